@@ -1,0 +1,45 @@
+"""ranklens: exact, fast evaluation of ranking and other machine-learned systems.
+
+>>> import ranklens
+>>> qrels = ranklens.Qrels.from_dict({"q1": {"d1": 2, "d2": 0, "d3": 1}})
+>>> run = ranklens.Run.from_dict({"q1": {"d1": 0.9, "d2": 0.5, "d3": 0.5}})
+>>> ranklens.evaluate(qrels, run, ["p@1", "mrr"]).summary()
+{'p@1': 1.0, 'mrr': 1.0}
+"""
+
+from ranklens.conventions import PROFILES, Conventions
+from ranklens.data import Qrels, Run
+from ranklens.errors import (
+    ConventionError,
+    DuplicateError,
+    InputError,
+    MetricNameError,
+    MetricParameterError,
+    RanklensError,
+    RanklensWarning,
+    UnsupportedError,
+)
+from ranklens.evaluate import Result, evaluate
+from ranklens.metrics import REGISTRY, Metric, get_metric
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PROFILES",
+    "REGISTRY",
+    "ConventionError",
+    "Conventions",
+    "DuplicateError",
+    "InputError",
+    "Metric",
+    "MetricNameError",
+    "MetricParameterError",
+    "Qrels",
+    "RanklensError",
+    "RanklensWarning",
+    "Result",
+    "Run",
+    "UnsupportedError",
+    "evaluate",
+    "get_metric",
+]

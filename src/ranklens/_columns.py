@@ -1,0 +1,238 @@
+"""Turning user columns (lists, numpy, pandas, polars, pyarrow) into the
+canonical columnar form: ids as Arrow string arrays, values as float64.
+
+Validation happens here, once, at the edge; nothing downstream re-checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ranklens.errors import DuplicateError, InputError
+
+__all__ = [
+    "as_float_column",
+    "as_id_column",
+    "columns_from_frame",
+    "find_duplicate_pairs",
+    "format_pairs",
+]
+
+_MAX_LISTED = 5
+
+
+def _to_arrow(values: Any, what: str) -> pa.Array:
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    if isinstance(values, pa.Array):
+        return values
+    mod = type(values).__module__.split(".")[0]
+    if mod == "polars":
+        return _to_arrow(values.to_arrow(), what)
+    if mod == "pandas":
+        try:
+            return pa.Array.from_pandas(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise InputError(f"{what}: cannot read the column ({exc}).") from exc
+    if isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise InputError(f"{what}: expected a one-dimensional array, got shape {values.shape}.")
+        if values.dtype.kind == "O":
+            try:
+                return pa.array(values, from_pandas=True)
+            except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                raise InputError(
+                    f"{what}: the values are of mixed or unsupported types ({exc})."
+                ) from exc
+        return pa.array(values)
+    if isinstance(values, Sequence) and not isinstance(values, (str, bytes)):
+        try:
+            return pa.array(list(values), from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise InputError(f"{what}: the values are of mixed or unsupported types ({exc}).") from exc
+    raise InputError(
+        f"{what}: expected a list, numpy array, pandas/polars Series or pyarrow Array, "
+        f"got {type(values).__name__}."
+    )
+
+
+def _first_null(arr: pa.Array) -> int:
+    mask = np.asarray(pc.is_null(arr).to_numpy(zero_copy_only=False))
+    return int(np.flatnonzero(mask)[0])
+
+
+def as_id_column(values: Any, what: str) -> pa.Array:
+    """Return ``values`` as an Arrow string array, exactly preserving the text.
+
+    Strings stay as they are ("007" stays "007"); integer ids become their
+    decimal text.  Floating point, boolean or other types are rejected, since
+    their text form is ambiguous (is 7.0 the id "7" or "7.0"?).
+    """
+    arr = _to_arrow(values, what)
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        arr = arr.dictionary_decode()
+        t = arr.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        pass
+    elif pa.types.is_string_view(t):
+        arr = arr.cast(pa.large_string())
+    elif pa.types.is_integer(t):
+        arr = arr.cast(pa.string())
+    elif pa.types.is_null(t) and len(arr) == 0:
+        arr = pa.array([], type=pa.string())
+    elif pa.types.is_null(t):
+        raise InputError(f"{what}: every id is missing (null); ids must be strings or integers.")
+    else:
+        raise InputError(
+            f"{what}: ids must be strings or integers, got values of type {t}. "
+            "Convert the column to strings first if that is what you mean."
+        )
+    if arr.null_count:
+        raise InputError(
+            f"{what}: row {_first_null(arr)} has a missing (null) id; "
+            f"{arr.null_count} row(s) in all. Drop or fill them before evaluating."
+        )
+    return arr
+
+
+def as_float_column(values: Any, what: str) -> np.ndarray:
+    """Return ``values`` as a new float64 numpy array (never a view of the
+    caller's data).  Non-numeric values and nulls are rejected."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iufb":
+        if values.ndim != 1:
+            raise InputError(f"{what}: expected a one-dimensional array, got shape {values.shape}.")
+        return np.array(values, dtype=np.float64)
+    arr = _to_arrow(values, what)
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        arr = arr.dictionary_decode()
+        t = arr.type
+    if pa.types.is_null(t) and len(arr) == 0:
+        return np.zeros(0, dtype=np.float64)
+    if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
+            or pa.types.is_decimal(t)):
+        example = ""
+        if pa.types.is_string(t) or pa.types.is_large_string(t):
+            bad = pc.utf8_is_numeric(arr)
+            idx = np.flatnonzero(~np.asarray(bad.fill_null(False).to_numpy(zero_copy_only=False)))
+            if idx.size:
+                example = f" (row {int(idx[0])}: {arr[int(idx[0])].as_py()!r})"
+        raise InputError(
+            f"{what}: values must be numeric, got type {t}{example}. "
+            "Convert the column to numbers first."
+        )
+    if arr.null_count:
+        raise InputError(
+            f"{what}: row {_first_null(arr)} has a missing (null) value; "
+            f"{arr.null_count} row(s) in all. Drop or fill them before evaluating."
+        )
+    out = np.array(arr.cast(pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+    return out
+
+
+def columns_from_frame(frame: Any, names: dict[str, str], what: str) -> dict[str, pa.Array]:
+    """Pull the named columns out of a pandas, polars or pyarrow table."""
+    mod = type(frame).__module__.split(".")[0]
+    if isinstance(frame, pa.Table):
+        available = list(frame.column_names)
+        get = frame.column
+    elif mod == "polars":
+        if type(frame).__name__ == "LazyFrame":
+            frame = frame.collect()
+        available = list(frame.columns)
+        get = frame.get_column
+    elif mod == "pandas":
+        available = [str(c) for c in frame.columns]
+        get = frame.__getitem__
+    elif isinstance(frame, dict):
+        available = [str(c) for c in frame]
+        get = frame.__getitem__
+    else:
+        raise InputError(
+            f"{what}: expected a pandas, polars or pyarrow table, got {type(frame).__name__}."
+        )
+    out: dict[str, Any] = {}
+    for role, col in names.items():
+        if col not in available:
+            raise InputError(
+                f"{what}: no column named {col!r} for the {role}; the table has columns "
+                f"{available}. Pass {role}=<column name>."
+            )
+        out[role] = get(col)
+    return out
+
+
+def format_pairs(query: pa.Array, doc: pa.Array, rows: np.ndarray) -> str:
+    shown = ", ".join(
+        f"({query[int(i)].as_py()!r}, {doc[int(i)].as_py()!r})" for i in rows[:_MAX_LISTED]
+    )
+    more = f" and {rows.size - _MAX_LISTED} more" if rows.size > _MAX_LISTED else ""
+    return shown + more
+
+
+def find_duplicate_pairs(query: pa.Array, doc: pa.Array) -> np.ndarray:
+    """Row indices of every (query, doc) pair after its first occurrence."""
+    n = len(query)
+    if n < 2:
+        return np.zeros(0, dtype=np.int64)
+    table = pa.table({"q": query, "d": doc})
+    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")])
+    sq = query.take(order)
+    sd = doc.take(order)
+    same = pc.and_(pc.equal(sq[1:], sq[:-1]), pc.equal(sd[1:], sd[:-1]))
+    dup = np.asarray(same.to_numpy(zero_copy_only=False))
+    if not dup.any():
+        return np.zeros(0, dtype=np.int64)
+    order_np = np.asarray(order.to_numpy())
+    return np.sort(order_np[1:][dup])
+
+
+def resolve_duplicates(
+    query: pa.Array,
+    doc: pa.Array,
+    values: np.ndarray,
+    policy: str,
+    what: str,
+    value_name: str,
+) -> tuple[pa.Array, pa.Array, np.ndarray, int]:
+    """Apply the duplicate policy; return the columns and how many rows were dropped."""
+    if policy not in ("error", "max", "first", "last"):
+        raise InputError(
+            f"{what}: duplicates={policy!r} is not a known policy; use 'error', 'max', 'first' "
+            "or 'last'."
+        )
+    dups = find_duplicate_pairs(query, doc)
+    if dups.size == 0:
+        return query, doc, values, 0
+    if policy == "error":
+        raise DuplicateError(
+            f"{what}: {dups.size} duplicate (query, doc) pair(s), e.g. "
+            f"{format_pairs(query, doc, dups)}. Remove them, or pass duplicates='max', "
+            f"'first' or 'last' to keep one {value_name} per pair."
+        )
+    n = len(query)
+    table = pa.table({"q": query, "d": doc, "v": values, "i": np.arange(n)})
+    if policy == "max":
+        keys = [("q", "ascending"), ("d", "ascending"), ("v", "descending"), ("i", "ascending")]
+    elif policy == "first":
+        keys = [("q", "ascending"), ("d", "ascending"), ("i", "ascending")]
+    else:
+        keys = [("q", "ascending"), ("d", "ascending"), ("i", "descending")]
+    order = pc.sort_indices(table, sort_keys=keys)
+    sq = query.take(order)
+    sd = doc.take(order)
+    first = np.ones(n, dtype=bool)
+    first[1:] = ~np.asarray(
+        pc.and_(pc.equal(sq[1:], sq[:-1]), pc.equal(sd[1:], sd[:-1])).to_numpy(
+            zero_copy_only=False
+        )
+    )
+    keep = np.sort(np.asarray(order.to_numpy())[first])
+    idx = pa.array(keep)
+    return query.take(idx), doc.take(idx), values[keep], int(n - keep.size)

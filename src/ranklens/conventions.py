@@ -1,0 +1,170 @@
+"""Named, switchable evaluation conventions and the profiles that set them.
+
+Every number ranklens reports is computed under an explicit
+:class:`Conventions` value, recorded in the result.  The defaults follow
+trec_eval 10.  Profiles reproduce other tools:
+
+``trec_eval``
+    ties broken by score descending then document id descending (byte
+    order); queries in the qrels but absent from the run are skipped
+    (trec_eval without ``-c``); queries with no relevant judgment score 0;
+    relevance threshold 1; no depth limit; iprec with ``lround``.
+``pytrec_eval``
+    as ``trec_eval`` but scores are rounded to float32 first (pytrec_eval
+    passes scores to trec_eval as C floats, turning near-ties into ties) and
+    iprec uses trec_eval 9's ``(long)(p*R + 0.9)`` rounding.
+``ranx``
+    ranx sorts by score descending; among equal scores it keeps the documents
+    in descending id order, which is the ``trec`` tie rule; queries in the
+    qrels but absent from the run score 0 and count in the mean
+    (``missing='zero'``).
+``sklearn``
+    ``ndcg_score``/``dcg_score`` average over tied scores (``ties='expected'``)
+    and build the ideal list from the scored documents only
+    (``ndcg(ideal=retrieved)``); ``average_precision_score`` treats a group of
+    tied scores as one threshold (``ap(ties=grouped, norm=retrieved)``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from ranklens.errors import ConventionError
+
+__all__ = ["PROFILES", "Conventions", "resolve_conventions"]
+
+TIE_POLICIES = ("trec", "input", "optimistic", "pessimistic", "expected", "grouped")
+MISSING_POLICIES = ("zero", "skip", "error")
+NO_RELEVANT_POLICIES = ("zero", "skip", "nan", "error")
+IPREC_ROUNDING = ("lround", "legacy")
+SCORE_PRECISION = ("float64", "float32")
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """The rules an evaluation follows (defaults: trec_eval 10).
+
+    Attributes
+    ----------
+    ties:
+        How documents with equal scores are ordered within a query.
+        ``trec``: document id descending (byte order), as trec_eval 10 does;
+        ``input``: the order of the rows in the run;
+        ``optimistic``: most relevant first; ``pessimistic``: least relevant
+        first; ``expected``: the expected value of the metric over all
+        orderings of each group of tied documents (McSherry & Najork, ECIR
+        2008), defined for the metrics whose docstring says so;
+        ``grouped``: a group of tied documents is retrieved at once (the
+        threshold view of scikit-learn's ``average_precision_score``),
+        defined for ``ap`` only.
+    missing:
+        Queries in the qrels that the run does not contain: ``skip`` them
+        (trec_eval), score them as an empty ranking, i.e. ``zero`` (trec_eval
+        ``-c``), or raise (``error``).
+    no_relevant:
+        Queries whose judgments contain no relevant document (at the
+        relevance threshold): score ``zero``, ``skip`` them, report ``nan``
+        (excluded from the mean), or raise (``error``).
+    rel_threshold:
+        Minimum relevance for a document to count as relevant in binary
+        metrics (trec_eval ``-l``).  Graded metrics use the grade itself.
+    depth:
+        Keep only the first ``depth`` documents of each ranking (trec_eval
+        ``-M``); ``None`` keeps all.
+    iprec_rounding:
+        How interpolated precision finds the rank for a recall level:
+        ``lround`` (trec_eval 10) or ``legacy`` (trec_eval 9 and
+        pytrec_eval: ``(long)(p * R + 0.9)``).
+    score_precision:
+        ``float64`` (exact) or ``float32`` (round scores first, as pytrec_eval).
+    metric_defaults:
+        Per-metric parameter defaults a profile sets, e.g.
+        ``{"ndcg": {"ideal": "retrieved"}}``; explicit metric parameters win.
+    """
+
+    ties: str = "trec"
+    missing: str = "skip"
+    no_relevant: str = "zero"
+    rel_threshold: float = 1
+    depth: int | None = None
+    iprec_rounding: str = "lround"
+    score_precision: str = "float64"
+    metric_defaults: dict[str, dict[str, Any]] = field(default_factory=dict, hash=False,
+                                                       compare=True)
+    profile: str | None = None
+
+    def __post_init__(self) -> None:
+        for name, allowed in (
+            ("ties", TIE_POLICIES),
+            ("missing", MISSING_POLICIES),
+            ("no_relevant", NO_RELEVANT_POLICIES),
+            ("iprec_rounding", IPREC_ROUNDING),
+            ("score_precision", SCORE_PRECISION),
+        ):
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ConventionError(
+                    f"{name}={value!r} is not a known convention; choose one of "
+                    f"{', '.join(map(repr, allowed))}."
+                )
+        if isinstance(self.rel_threshold, bool) or not isinstance(self.rel_threshold,
+                                                                  (int, float)):
+            raise ConventionError(
+                f"rel_threshold must be a number, got {self.rel_threshold!r}."
+            )
+        if self.depth is not None and (
+            isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1
+        ):
+            raise ConventionError(
+                f"depth must be a positive integer or None, got {self.depth!r}."
+            )
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+PROFILES: dict[str, Conventions] = {
+    "trec_eval": Conventions(profile="trec_eval"),
+    "pytrec_eval": Conventions(
+        iprec_rounding="legacy", score_precision="float32", profile="pytrec_eval"
+    ),
+    "ranx": Conventions(missing="zero", profile="ranx"),
+    "sklearn": Conventions(
+        ties="expected",
+        missing="zero",
+        metric_defaults={
+            "ndcg": {"ideal": "retrieved"},
+            "ap": {"ties": "grouped", "norm": "retrieved"},
+        },
+        profile="sklearn",
+    ),
+}
+
+
+def resolve_conventions(
+    conventions: Conventions | None, profile: str | None, overrides: dict[str, Any]
+) -> Conventions:
+    """Combine a profile, an explicit :class:`Conventions` and keyword overrides."""
+    if conventions is not None and profile is not None:
+        raise ConventionError("pass either profile= or conventions=, not both.")
+    if profile is not None:
+        key = profile.lower().replace("-", "_")
+        if key not in PROFILES:
+            close = difflib.get_close_matches(key, PROFILES, n=3)
+            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise ConventionError(
+                f"unknown profile {profile!r}; known profiles: "
+                f"{', '.join(map(repr, PROFILES))}.{hint}"
+            )
+        base = PROFILES[key]
+    else:
+        base = conventions if conventions is not None else Conventions()
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    if not clean:
+        return base
+    unknown = set(clean) - set(Conventions.__dataclass_fields__)
+    if unknown:
+        raise ConventionError(f"unknown convention(s): {', '.join(sorted(unknown))}.")
+    return replace(base, **clean)

@@ -1,0 +1,294 @@
+"""The ranking data model: :class:`Qrels` (judgments) and :class:`Run`
+(one system's scored documents).
+
+Both are immutable columnar tables of ``(query, doc, value)`` rows: ids are
+Arrow string arrays (text kept exactly: ``"007"`` is not ``"7"``), values a
+float64 numpy array.  They are built from dicts, data frames or arrays, never
+keep a reference to the caller's mutable data, and validate once on
+construction (ids present, values numeric and finite, no duplicate pairs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ranklens._columns import (
+    as_float_column,
+    as_id_column,
+    columns_from_frame,
+    format_pairs,
+    resolve_duplicates,
+)
+from ranklens.errors import InputError
+
+__all__ = ["Qrels", "Run"]
+
+_T = TypeVar("_T", bound="_Table")
+
+
+class _Table:
+    """Shared machinery of :class:`Qrels` and :class:`Run`."""
+
+    _value_name: ClassVar[str] = "value"
+    __slots__ = ("_cache", "_doc", "_query", "_values", "dropped_duplicates", "name")
+
+    def __init__(
+        self,
+        query: Any,
+        doc: Any,
+        values: Any,
+        *,
+        name: str | None = None,
+        duplicates: str = "error",
+    ) -> None:
+        what = type(self).__name__
+        q = as_id_column(query, f"{what} query column")
+        d = as_id_column(doc, f"{what} doc column")
+        v = as_float_column(values, f"{what} {self._value_name} column")
+        if not (len(q) == len(d) == len(v)):
+            raise InputError(
+                f"{what}: the query, doc and {self._value_name} columns have different "
+                f"lengths ({len(q)}, {len(d)}, {len(v)}); they must be equal."
+            )
+        self._check_values(q, d, v)
+        q, d, v, dropped = resolve_duplicates(q, d, v, duplicates, what, self._value_name)
+        v.setflags(write=False)
+        self._query: pa.Array = q
+        self._doc: pa.Array = d
+        self._values: np.ndarray = v
+        self.name = name
+        self.dropped_duplicates = dropped
+        self._cache: dict[Any, Any] = {}
+
+    def _check_values(self, q: pa.Array, d: pa.Array, v: np.ndarray) -> None:
+        bad = np.flatnonzero(~np.isfinite(v))
+        if bad.size:
+            raise InputError(
+                f"{type(self).__name__}: {bad.size} {self._value_name}(s) are NaN or infinite, "
+                f"at (query, doc) {format_pairs(q, d, bad)}. Every {self._value_name} must be "
+                "a finite number."
+            )
+
+    # -- constructors -----------------------------------------------------------------
+    @classmethod
+    def from_dict(
+        cls: type[_T],
+        data: Mapping[Any, Mapping[Any, Any]],
+        *,
+        name: str | None = None,
+    ) -> _T:
+        """Build from ``{query: {doc: value}}`` (the pytrec_eval / ranx layout)."""
+        if not isinstance(data, Mapping):
+            raise InputError(
+                f"{cls.__name__}.from_dict expects a mapping {{query: {{doc: value}}}}, "
+                f"got {type(data).__name__}."
+            )
+        qs: list[Any] = []
+        ds: list[Any] = []
+        vs: list[Any] = []
+        for q, docs in data.items():
+            if not isinstance(docs, Mapping):
+                raise InputError(
+                    f"{cls.__name__}.from_dict: the value for query {q!r} must be a mapping "
+                    f"{{doc: value}}, got {type(docs).__name__}."
+                )
+            qs.extend([q] * len(docs))
+            ds.extend(docs.keys())
+            vs.extend(docs.values())
+        for col, label in ((qs, "query"), (ds, "doc")):
+            bad = next((x for x in col if not isinstance(x, (str, int)) or isinstance(x, bool)),
+                       None)
+            if bad is not None:
+                raise InputError(
+                    f"{cls.__name__}.from_dict: {label} ids must be strings (or integers), got "
+                    f"{bad!r} of type {type(bad).__name__}."
+                )
+        try:
+            values = np.array(vs, dtype=np.float64)
+        except (TypeError, ValueError):
+            i = next(i for i, x in enumerate(vs) if not _is_number(x))
+            raise InputError(
+                f"{cls.__name__}.from_dict: the {cls._value_name} of (query {qs[i]!r}, doc "
+                f"{ds[i]!r}) is {vs[i]!r}, which is not a number."
+            ) from None
+        qa = pa.array([str(x) for x in qs], type=pa.string())
+        da = pa.array([str(x) for x in ds], type=pa.string())
+        return cls(qa, da, values, name=name)
+
+    @classmethod
+    def _from_columns(
+        cls: type[_T], query: Any, doc: Any, values: Any, name: str | None, duplicates: str
+    ) -> _T:
+        return cls(query, doc, values, name=name, duplicates=duplicates)
+
+    # -- accessors -------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._values)
+
+    @property
+    def query_ids(self) -> list[str]:
+        """Distinct query ids, sorted."""
+        return sorted(pc.unique(self._query).to_pylist())
+
+    @property
+    def num_queries(self) -> int:
+        return len(pc.unique(self._query))
+
+    def to_arrow(self) -> pa.Table:
+        """The rows as a pyarrow Table with columns query, doc and the value column."""
+        return pa.table({"query": self._query, "doc": self._doc, self._value_name: self._values})
+
+    def to_frame(self) -> Any:
+        """The rows as a pandas DataFrame (requires pandas)."""
+        return self.to_arrow().to_pandas()
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query: {doc: value}}``; values are floats."""
+        out: dict[str, dict[str, float]] = {}
+        for q, d, v in zip(self._query.to_pylist(), self._doc.to_pylist(),
+                           self._values.tolist(), strict=True):
+            out.setdefault(q, {})[d] = v
+        return out
+
+    def __iter__(self) -> Iterator[tuple[str, str, float]]:
+        return iter(zip(self._query.to_pylist(), self._doc.to_pylist(), self._values.tolist(),
+                        strict=True))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.to_arrow().sort_by([("query", "ascending"), ("doc", "ascending")]).equals(
+            other.to_arrow().sort_by([("query", "ascending"), ("doc", "ascending")])  # type: ignore[attr-defined]
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        nm = f" {self.name!r}" if self.name else ""
+        return f"<{type(self).__name__}{nm}: {len(self)} rows, {self.num_queries} queries>"
+
+    def take_queries(self: _T, queries: Any) -> _T:
+        """A new table with only the rows of the given queries (a partition)."""
+        keep = pc.is_in(self._query, value_set=as_id_column(queries, "queries"))
+        new = object.__new__(type(self))
+        new._query = self._query.filter(keep)
+        new._doc = self._doc.filter(keep)
+        vals = self._values[np.asarray(keep.to_numpy(zero_copy_only=False))]
+        vals.setflags(write=False)
+        new._values = vals
+        new.name = self.name
+        new.dropped_duplicates = 0
+        new._cache = {}
+        return new
+
+
+def _is_number(x: Any) -> bool:
+    try:
+        float(x)
+    except (TypeError, ValueError):
+        return False
+    return not isinstance(x, str)
+
+
+class Qrels(_Table):
+    """Relevance judgments: rows of ``(query, doc, relevance)``.
+
+    Relevance is a number: an integer grade or a real-valued gain.  Grades
+    below the relevance threshold (1 by default) are judged non-relevant;
+    negative grades are judged non-relevant and contribute zero gain.
+
+    Build with :meth:`from_dict`, :meth:`from_frame` or :meth:`from_arrays`.
+    Duplicate (query, doc) pairs are an error unless ``duplicates`` is
+    ``'max'``, ``'first'`` or ``'last'``.
+    """
+
+    _value_name = "relevance"
+    __slots__ = ()
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: Any,
+        *,
+        query: str = "query",
+        doc: str = "doc",
+        relevance: str = "relevance",
+        name: str | None = None,
+        duplicates: str = "error",
+    ) -> Qrels:
+        """Build from a pandas, polars or pyarrow table (columns named by the arguments)."""
+        cols = columns_from_frame(
+            frame, {"query": query, "doc": doc, "relevance": relevance}, "Qrels.from_frame"
+        )
+        return cls(cols["query"], cols["doc"], cols["relevance"], name=name,
+                   duplicates=duplicates)
+
+    @classmethod
+    def from_arrays(
+        cls,
+        query: Any,
+        doc: Any,
+        relevance: Any,
+        *,
+        name: str | None = None,
+        duplicates: str = "error",
+    ) -> Qrels:
+        """Build from three equally long arrays (numpy, lists, pyarrow, Series)."""
+        return cls(query, doc, relevance, name=name, duplicates=duplicates)
+
+    @property
+    def relevance(self) -> np.ndarray:
+        """Read-only float64 array of relevance values, row-aligned with the ids."""
+        return self._values
+
+
+class Run(_Table):
+    """One system's output: rows of ``(query, doc, score)``; higher score ranks higher.
+
+    Scores must be finite.  The order of rows does not matter under the default
+    (``trec``) tie policy; under the ``input`` tie policy, rows that tie on score
+    keep their order here.  ``name`` is the run tag shown in reports.
+    """
+
+    _value_name = "score"
+    __slots__ = ()
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: Any,
+        *,
+        query: str = "query",
+        doc: str = "doc",
+        score: str = "score",
+        name: str | None = None,
+        duplicates: str = "error",
+    ) -> Run:
+        """Build from a pandas, polars or pyarrow table (columns named by the arguments)."""
+        cols = columns_from_frame(
+            frame, {"query": query, "doc": doc, "score": score}, "Run.from_frame"
+        )
+        return cls(cols["query"], cols["doc"], cols["score"], name=name, duplicates=duplicates)
+
+    @classmethod
+    def from_arrays(
+        cls,
+        query: Any,
+        doc: Any,
+        score: Any,
+        *,
+        name: str | None = None,
+        duplicates: str = "error",
+    ) -> Run:
+        """Build from three equally long arrays (numpy, lists, pyarrow, Series)."""
+        return cls(query, doc, score, name=name, duplicates=duplicates)
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Read-only float64 array of scores, row-aligned with the ids."""
+        return self._values

@@ -1,0 +1,339 @@
+"""The prepared, sorted, joined columnar form every ranking metric reads.
+
+:func:`prepare` maps ids to integer codes once, joins the run to the qrels
+(one hash lookup plus one binary search), sorts each query's documents once
+(by the tie policy) and lays the result out CSR-style: ``offsets`` into flat
+arrays in rank order.  Per-query judgment statistics come from the qrels.
+Metric kernels are segmented reductions over these arrays; they never loop
+over queries in Python.
+
+The unit of work is a set of whole queries, so a partition of queries can be
+prepared and evaluated on its own and the per-query results concatenated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ranklens.conventions import Conventions
+from ranklens.data import Qrels, Run
+from ranklens.errors import InputError
+
+__all__ = ["Prepared", "prepare"]
+
+
+def _np(arr: Any) -> np.ndarray:
+    return np.asarray(arr.to_numpy(zero_copy_only=False))
+
+
+@dataclass(frozen=True, eq=False)
+class _JudgmentIndex:
+    """Qrels reorganised for joining: sorted query ids, (query, doc) keys."""
+
+    query_ids: pa.Array          # distinct qrels query ids, sorted
+    doc_ids: pa.Array            # distinct judged doc ids (any order)
+    keys: np.ndarray             # sorted int64 key qcode * ndocs + dcode
+    key_rel: np.ndarray          # relevance aligned with keys
+    qcode: np.ndarray            # per qrels row: query code, rows sorted by (qcode, -rel)
+    rel_sorted: np.ndarray       # relevance, sorted by query then descending
+    offsets: np.ndarray          # CSR offsets of rel_sorted per query code
+
+
+def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
+    cached = qrels._cache.get("index")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    uq = pc.unique(qrels._query)
+    uq = uq.take(pc.array_sort_indices(uq))
+    ud = pc.unique(qrels._doc)
+    qcode = _np(pc.index_in(qrels._query, value_set=uq)).astype(np.int64)
+    dcode = _np(pc.index_in(qrels._doc, value_set=ud)).astype(np.int64)
+    rel = qrels._values
+    keys = qcode * max(len(ud), 1) + dcode
+    order = np.argsort(keys, kind="stable")
+    # ideal ordering: by query, relevance descending
+    iorder = np.lexsort((-rel, qcode))
+    counts = np.bincount(qcode, minlength=len(uq))
+    offsets = np.zeros(len(uq) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    idx = _JudgmentIndex(
+        query_ids=uq,
+        doc_ids=ud,
+        keys=keys[order],
+        key_rel=rel[order],
+        qcode=qcode[iorder],
+        rel_sorted=rel[iorder],
+        offsets=offsets,
+    )
+    qrels._cache["index"] = idx
+    return idx
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """A run joined to its qrels, sorted, in CSR layout.
+
+    ``offsets[i]:offsets[i+1]`` is query ``query_ids[i]``'s ranked list; at
+    each rank: ``rel`` (relevance grade; 0 for documents not in the qrels),
+    ``judged`` (in the qrels with a grade >= 0; trec_eval counts negative
+    grades as "pooled but unjudged") and ``score``.  ``ideal_offsets``/``ideal_rel`` hold every judged
+    relevance of each query sorted descending (for ideal DCG and the like).
+    """
+
+    query_ids: pa.Array
+    offsets: np.ndarray
+    rel: np.ndarray
+    judged: np.ndarray
+    score: np.ndarray
+    ideal_offsets: np.ndarray
+    ideal_rel: np.ndarray
+    conventions: Conventions
+    report: dict[str, int] = field(default_factory=dict)
+    _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    # --- shape helpers ------------------------------------------------------------------
+    @property
+    def n_queries(self) -> int:
+        return len(self.offsets) - 1
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @cached_property
+    def seg(self) -> np.ndarray:
+        """Query index of every ranked position."""
+        return np.repeat(np.arange(self.n_queries, dtype=np.int64), self.lengths)
+
+    @cached_property
+    def pos(self) -> np.ndarray:
+        """0-based rank of every position within its query."""
+        return np.arange(len(self.rel), dtype=np.int64) - self.offsets[:-1][self.seg]
+
+    @cached_property
+    def ideal_seg(self) -> np.ndarray:
+        return np.repeat(np.arange(self.n_queries, dtype=np.int64), np.diff(self.ideal_offsets))
+
+    @cached_property
+    def ideal_pos(self) -> np.ndarray:
+        return np.arange(len(self.ideal_rel), dtype=np.int64) - self.ideal_offsets[:-1][
+            self.ideal_seg
+        ]
+
+    @cached_property
+    def group_start(self) -> np.ndarray:
+        """Flat index of the first position of each position's tie group."""
+        n = len(self.score)
+        new = np.ones(n, dtype=bool)
+        if n:
+            new[1:] = (self.score[1:] != self.score[:-1]) | (self.seg[1:] != self.seg[:-1])
+        starts = np.flatnonzero(new)
+        return starts[np.cumsum(new) - 1]
+
+    @cached_property
+    def group_size(self) -> np.ndarray:
+        """Size of each position's tie group."""
+        gs = self.group_start
+        n = len(gs)
+        if n == 0:
+            return np.zeros(0, dtype=np.int64)
+        new = np.ones(n, dtype=bool)
+        new[1:] = gs[1:] != gs[:-1]
+        starts = np.flatnonzero(new)
+        sizes = np.diff(np.append(starts, n))
+        return np.repeat(sizes, sizes)
+
+    def seg_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Per-query sum of ``values`` (optionally only where ``mask``)."""
+        if mask is not None:
+            return np.bincount(self.seg[mask], weights=values[mask], minlength=self.n_queries)
+        return np.bincount(self.seg, weights=values, minlength=self.n_queries)
+
+    def seg_count(self, mask: np.ndarray) -> np.ndarray:
+        return np.bincount(self.seg[mask], minlength=self.n_queries).astype(np.int64)
+
+    def seg_cumsum_int(self, values: np.ndarray) -> np.ndarray:
+        """Inclusive per-query cumulative sum of an integer array (exact)."""
+        c = np.cumsum(values, dtype=np.int64)
+        base = np.concatenate(([0], c))[self.offsets[:-1]]
+        return c - base[self.seg]
+
+    # --- judgment statistics ------------------------------------------------------------
+    def num_rel(self, threshold: float) -> np.ndarray:
+        """Number of judged documents with relevance >= threshold, per query."""
+        key = ("num_rel", threshold)
+        if key not in self._memo:
+            self._memo[key] = np.bincount(
+                self.ideal_seg[self.ideal_rel >= threshold], minlength=self.n_queries
+            ).astype(np.int64)
+        return self._memo[key]  # type: ignore[no-any-return]
+
+    def num_nonrel(self, threshold: float) -> np.ndarray:
+        """Number of judged non-relevant documents (0 <= grade < threshold) per query."""
+        key = ("num_nonrel", threshold)
+        if key not in self._memo:
+            m = (self.ideal_rel >= 0) & (self.ideal_rel < threshold)
+            self._memo[key] = np.bincount(self.ideal_seg[m], minlength=self.n_queries).astype(
+                np.int64)
+        return self._memo[key]  # type: ignore[no-any-return]
+
+    def is_rel(self, threshold: float) -> np.ndarray:
+        """Binary relevance (judged and relevance >= threshold) at every position."""
+        key = ("is_rel", threshold)
+        if key not in self._memo:
+            self._memo[key] = self.judged & (self.rel >= threshold)
+        return self._memo[key]  # type: ignore[no-any-return]
+
+
+def _score_column(run: Run, conv: Conventions) -> np.ndarray:
+    if conv.score_precision == "float32":
+        return run._values.astype(np.float32).astype(np.float64)
+    return run._values
+
+
+def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
+    """Join ``run`` to ``qrels`` and sort every query's ranking once."""
+    if len(qrels) == 0:
+        raise InputError("The qrels are empty: there is nothing to evaluate against.")
+    if len(run) == 0:
+        raise InputError(
+            "The run is empty: it has no (query, doc, score) rows. Check that the run was "
+            "read from the right file or frame."
+        )
+    idx = _judgment_index(qrels)
+    nq_all = len(idx.query_ids)
+    report: dict[str, int] = {}
+
+    # -- join run rows to query codes and judgments --------------------------------------
+    qcode_arr = pc.index_in(run._query, value_set=idx.query_ids)
+    in_qrels = _np(pc.is_valid(qcode_arr))
+    run_only = pc.unique(run._query.filter(pc.invert(pc.is_valid(qcode_arr))))
+    report["run_queries_without_judgments"] = len(run_only)
+    report["run_rows_without_judged_query"] = int(len(in_qrels) - in_qrels.sum())
+    all_in = bool(in_qrels.all())
+    q_run = run._query if all_in else run._query.filter(pa.array(in_qrels))
+    d_run = run._doc if all_in else run._doc.filter(pa.array(in_qrels))
+    score = _score_column(run, conventions)
+    if not all_in:
+        score = score[in_qrels]
+    qcode = _np(qcode_arr.filter(pa.array(in_qrels)) if not all_in else qcode_arr).astype(
+        np.int64
+    )
+    dcode_arr = pc.index_in(d_run, value_set=idx.doc_ids)
+    judged_doc = _np(pc.is_valid(dcode_arr))
+    dcode = _np(dcode_arr.fill_null(0)).astype(np.int64)
+    key = qcode * max(len(idx.doc_ids), 1) + dcode
+    hit = np.searchsorted(idx.keys, key)
+    hit_c = np.minimum(hit, len(idx.keys) - 1)
+    in_qrels = judged_doc & (idx.keys[hit_c] == key)
+    rel = np.where(in_qrels, idx.key_rel[hit_c], 0.0)
+    # a negative grade is a judgment of non-relevance that trec_eval treats as
+    # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj)
+    judged = in_qrels & (rel >= 0)
+
+    # -- one sort: query, score descending, tie rule ---------------------------------------
+    ties = conventions.ties
+    cols: dict[str, Any] = {"q": qcode, "s": score}
+    keys: list[tuple[str, str]] = [("q", "ascending"), ("s", "descending")]
+    if ties in ("optimistic", "pessimistic"):
+        cols["r"] = np.where(judged, rel, 0.0)
+        keys.append(("r", "descending" if ties == "optimistic" else "ascending"))
+    if ties == "input":
+        cols["i"] = np.arange(len(qcode))
+        keys.append(("i", "ascending"))
+    else:
+        cols["d"] = d_run
+        keys.append(("d", "descending"))
+    order = _np(pc.sort_indices(pa.table(cols), sort_keys=keys))
+    qcode = qcode[order]
+    score = score[order]
+    rel = rel[order]
+    judged = judged[order]
+
+    counts = np.bincount(qcode, minlength=nq_all)
+    if conventions.depth is not None:
+        offs = np.zeros(nq_all + 1, dtype=np.int64)
+        np.cumsum(counts, out=offs[1:])
+        pos = np.arange(len(qcode)) - offs[qcode]
+        keep = pos < conventions.depth
+        report["rows_beyond_depth"] = int(len(keep) - keep.sum())
+        if not keep.all():
+            qcode, score, rel, judged = qcode[keep], score[keep], rel[keep], judged[keep]
+            counts = np.bincount(qcode, minlength=nq_all)
+
+    # -- which queries are evaluated ---------------------------------------------------------
+    present = counts > 0
+    n_missing = int(nq_all - present.sum())
+    report["qrels_queries_missing_from_run"] = n_missing
+    selected = np.ones(nq_all, dtype=bool)
+    if n_missing:
+        if conventions.missing == "error":
+            missing_ids = idx.query_ids.filter(pa.array(~present)).to_pylist()
+            shown = ", ".join(map(repr, missing_ids[:5]))
+            more = f" and {len(missing_ids) - 5} more" if len(missing_ids) > 5 else ""
+            raise InputError(
+                f"{n_missing} queries in the qrels are not in the run: {shown}{more}. "
+                "Pass missing='zero' to score them 0 or missing='skip' to leave them out."
+            )
+        if conventions.missing == "skip":
+            selected &= present
+    if not present.any():
+        raise InputError(
+            "The run shares no query with the qrels: nothing can be evaluated. Check that "
+            "the query ids match (e.g. 'q1' vs '1', or the wrong qrels file)."
+        )
+    nrel_all = np.bincount(idx.qcode[idx.rel_sorted >= conventions.rel_threshold],
+                           minlength=nq_all)
+    no_rel = selected & (nrel_all == 0)
+    report["queries_without_relevant"] = int(no_rel.sum())
+    if no_rel.any():
+        if conventions.no_relevant == "error":
+            ids = idx.query_ids.filter(pa.array(no_rel)).to_pylist()
+            shown = ", ".join(map(repr, ids[:5]))
+            more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
+            raise InputError(
+                f"{len(ids)} queries have no relevant judgment (relevance >= "
+                f"{conventions.rel_threshold}): {shown}{more}. Pass no_relevant='zero', "
+                "'skip' or 'nan' to evaluate anyway."
+            )
+        if conventions.no_relevant == "skip":
+            selected &= ~no_rel
+
+    # -- restrict to the selected queries (renumbered densely) -------------------------------
+    if not selected.all():
+        newcode = np.cumsum(selected) - 1
+        keep_rows = selected[qcode]
+        qcode = newcode[qcode[keep_rows]]
+        score, rel, judged = score[keep_rows], rel[keep_rows], judged[keep_rows]
+        keep_j = selected[idx.qcode]
+        ideal_rel = idx.rel_sorted[keep_j]
+        icounts = np.diff(idx.offsets)[selected]
+        query_ids = idx.query_ids.filter(pa.array(selected))
+        counts = counts[selected]
+    else:
+        ideal_rel = idx.rel_sorted
+        icounts = np.diff(idx.offsets)
+        query_ids = idx.query_ids
+    n_sel = int(selected.sum())
+    offsets = np.zeros(n_sel + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    ideal_offsets = np.zeros(n_sel + 1, dtype=np.int64)
+    np.cumsum(icounts, out=ideal_offsets[1:])
+    report["queries_evaluated"] = n_sel
+    return Prepared(
+        query_ids=query_ids,
+        offsets=offsets,
+        rel=rel,
+        judged=judged,
+        score=score,
+        ideal_offsets=ideal_offsets,
+        ideal_rel=ideal_rel,
+        conventions=conventions,
+        report=report,
+    )

@@ -1,0 +1,54 @@
+"""Exception and warning types raised by ranklens.
+
+Every error raised on bad user input is a :class:`RanklensError`.  The
+subclasses also derive from the matching built-in type (``ValueError``,
+``KeyError``, ...) so that generic ``except ValueError`` code keeps working.
+Messages say what was wrong, where (column, row, query id, metric string) and
+how to fix it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConventionError",
+    "DuplicateError",
+    "InputError",
+    "MetricNameError",
+    "MetricParameterError",
+    "RanklensError",
+    "RanklensWarning",
+    "UnsupportedError",
+]
+
+
+class RanklensError(Exception):
+    """Base class of every error ranklens raises on bad input or usage."""
+
+
+class InputError(RanklensError, ValueError):
+    """Qrels, runs or other data are malformed (wrong type, NaN, empty, ...)."""
+
+
+class DuplicateError(InputError):
+    """A (query, document) pair occurs more than once."""
+
+
+class MetricNameError(RanklensError, ValueError):
+    """A metric string does not parse or names no known metric."""
+
+
+class MetricParameterError(MetricNameError):
+    """A metric parameter is unknown, of the wrong type or out of range."""
+
+
+class ConventionError(RanklensError, ValueError):
+    """An evaluation convention or profile is unknown or has a bad value."""
+
+
+class UnsupportedError(RanklensError, ValueError):
+    """A valid combination that ranklens does not (yet) compute, e.g. a tie
+    policy that is not defined for a metric."""
+
+
+class RanklensWarning(UserWarning):
+    """Warnings about data that was evaluated but looks suspicious."""

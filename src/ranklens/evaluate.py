@@ -1,0 +1,223 @@
+"""``ranklens.evaluate``: the public entry point for ranking evaluation."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ranklens.conventions import Conventions, resolve_conventions
+from ranklens.data import Qrels, Run
+from ranklens.engine import Prepared, prepare
+from ranklens.errors import InputError, MetricNameError, RanklensWarning
+from ranklens.metrics import Metric, get_metric
+from ranklens.metrics._segments import require_ties
+
+__all__ = ["Result", "evaluate"]
+
+GM_FLOOR = 1e-5  # trec_eval's floor for geometric means (gm_map, gm_bpref)
+
+
+def aggregate(values: np.ndarray, how: str) -> float:
+    """Mean, geometric mean (trec_eval: floor 1e-5) or sum; NaN entries are excluded."""
+    v = values[~np.isnan(values)]
+    if v.size == 0:
+        return float("nan")
+    if how == "sum":
+        return float(v.sum())
+    if how == "gmean":
+        return float(np.exp(np.mean(np.log(np.maximum(v, GM_FLOOR)))))
+    return float(v.mean())
+
+
+@dataclass(frozen=True)
+class Result:
+    """Per-query values of every metric, their aggregates and how they were made.
+
+    The same type whatever the number of metrics.  Keys are exactly the metric
+    strings passed to :func:`evaluate`.
+    """
+
+    metrics: tuple[str, ...]
+    query_ids: tuple[str, ...]
+    values: Mapping[str, np.ndarray]
+    parsed: Mapping[str, Metric]
+    conventions: Conventions
+    report: Mapping[str, int] = field(default_factory=dict)
+    run_name: str | None = None
+
+    def summary(self) -> dict[str, float]:
+        """``{metric: aggregate}`` (mean, or sum / geometric mean where the metric says)."""
+        return {
+            m: aggregate(self.values[m], self.parsed[m].definition.aggregate)
+            for m in self.metrics
+        }
+
+    def __getitem__(self, metric: str) -> float:
+        return self.summary()[self._key(metric)]
+
+    def _key(self, metric: str) -> str:
+        if metric in self.values:
+            return metric
+        want = get_metric(metric)
+        for m, p in self.parsed.items():
+            if p == want:
+                return m
+        raise MetricNameError(
+            f"metric {metric!r} was not evaluated; the result has {list(self.metrics)}."
+        )
+
+    def per_query(self, metric: str) -> dict[str, float]:
+        """``{query id: value}`` of one metric, queries in sorted id order."""
+        vals = self.values[self._key(metric)]
+        return dict(zip(self.query_ids, vals.tolist(), strict=True))
+
+    def per_query_all(self) -> dict[str, dict[str, float]]:
+        """``{metric: {query id: value}}`` for every metric."""
+        return {m: self.per_query(m) for m in self.metrics}
+
+    def to_arrow(self) -> Any:
+        import pyarrow as pa
+
+        cols: dict[str, Any] = {"query": pa.array(self.query_ids, type=pa.string())}
+        for m in self.metrics:
+            cols[m] = self.values[m]
+        return pa.table(cols)
+
+    def to_frame(self) -> Any:
+        """Per-query values as a pandas DataFrame: one row per query, one column
+        per metric (requires pandas)."""
+        return self.to_arrow().to_pandas().set_index("query")
+
+    def __repr__(self) -> str:
+        s = ", ".join(f"{k}={v:.4f}" for k, v in self.summary().items())
+        return f"<Result {len(self.query_ids)} queries: {s}>"
+
+
+def _ordering(ties: str) -> str:
+    """The sort a tie policy needs (expected/grouped work on the trec order)."""
+    return ties if ties in ("input", "optimistic", "pessimistic") else "trec"
+
+
+def evaluate(
+    qrels: Qrels,
+    run: Run,
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    profile: str | None = None,
+    conventions: Conventions | None = None,
+    ties: str | None = None,
+    missing: str | None = None,
+    no_relevant: str | None = None,
+    rel_threshold: float | None = None,
+    depth: int | None = None,
+    iprec_rounding: str | None = None,
+    score_precision: str | None = None,
+) -> Result:
+    """Evaluate ``run`` against ``qrels`` with every metric in ``metrics``.
+
+    Parameters
+    ----------
+    qrels, run:
+        :class:`~ranklens.Qrels` and :class:`~ranklens.Run`.
+    metrics:
+        Metric strings (``"ndcg@10"``, ``"map"``, ``"P.5"``, ...) or
+        :class:`~ranklens.metrics.Metric` values; one string is accepted too.
+    profile, conventions:
+        A named profile (``trec_eval``, ``pytrec_eval``, ``ranx``, ``sklearn``)
+        or a :class:`~ranklens.Conventions`; the keyword arguments after them
+        override single conventions.
+
+    Returns
+    -------
+    Result
+        Per-query values for every metric, their aggregates, the conventions
+        used and a report of how many queries each rule affected.
+
+    Examples
+    --------
+    >>> import ranklens
+    >>> qrels = ranklens.Qrels.from_dict({"q1": {"d1": 2, "d2": 0, "d3": 1}})
+    >>> run = ranklens.Run.from_dict({"q1": {"d1": 0.9, "d2": 0.5, "d3": 0.5}})
+    >>> res = ranklens.evaluate(qrels, run, ["p@2", "ndcg_cut.10"])
+    >>> res.summary()["p@2"]
+    1.0
+    """
+    if not isinstance(qrels, Qrels):
+        raise InputError(
+            f"qrels must be a ranklens.Qrels, got {type(qrels).__name__}; build one with "
+            "Qrels.from_dict, Qrels.from_frame or Qrels.from_arrays."
+        )
+    if not isinstance(run, Run):
+        raise InputError(
+            f"run must be a ranklens.Run, got {type(run).__name__}; build one with "
+            "Run.from_dict, Run.from_frame or Run.from_arrays."
+        )
+    conv = resolve_conventions(
+        conventions,
+        profile,
+        dict(ties=ties, missing=missing, no_relevant=no_relevant, rel_threshold=rel_threshold,
+             depth=depth, iprec_rounding=iprec_rounding, score_precision=score_precision),
+    )
+    names = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    if not names:
+        raise MetricNameError("no metric given: pass at least one, e.g. ['ndcg@10', 'map'].")
+    keys = [str(m) for m in names]
+    if len(set(keys)) != len(keys):
+        dup = sorted({k for k in keys if keys.count(k) > 1})
+        raise MetricNameError(f"metric(s) {dup} given more than once.")
+    parsed = {key: get_metric(m) for key, m in zip(keys, names, strict=True)}
+
+    plans: list[tuple[str, Metric, dict[str, Any]]] = []
+    for key, metric in parsed.items():
+        params = metric.resolved_params(conv.metric_defaults)
+        if params.get("ties") is None:
+            params["ties"] = conv.ties
+        defn = metric.definition
+        require_ties(f"{defn.name} ({key!r})", params["ties"], tuple(sorted(defn.ties)))
+        plans.append((key, metric, params))
+
+    prepared: dict[str, Prepared] = {}
+    values: dict[str, np.ndarray] = {}
+    for key, metric, params in plans:
+        order = _ordering(params["ties"])
+        if order not in prepared:
+            prepared[order] = prepare(qrels, run, conv if order == conv.ties else
+                                      _with_ties(conv, order))
+        prep = prepared[order]
+        v = np.asarray(metric.definition.kernel(prep, metric.k, params), dtype=np.float64)
+        values[key] = v
+    prep = next(iter(prepared.values()))
+    if conv.no_relevant == "nan":
+        none = prep.num_rel(conv.rel_threshold) == 0
+        for key in values:
+            values[key] = np.where(none, np.nan, values[key])
+    report = dict(prep.report)
+    n = report.get("run_queries_without_judgments", 0)
+    if n:
+        warnings.warn(
+            f"{n} run queries have no judgments in the qrels and were not evaluated "
+            f"({report['run_rows_without_judged_query']} rows).",
+            RanklensWarning,
+            stacklevel=2,
+        )
+    for key in values:
+        values[key].setflags(write=False)
+    return Result(
+        metrics=tuple(keys),
+        query_ids=tuple(prep.query_ids.to_pylist()),
+        values=values,
+        parsed=parsed,
+        conventions=conv,
+        report=report,
+        run_name=run.name,
+    )
+
+
+def _with_ties(conv: Conventions, ties: str) -> Conventions:
+    from dataclasses import replace
+
+    return replace(conv, ties=ties)

@@ -1,0 +1,108 @@
+"""Segmented building blocks shared by the ranking kernels.
+
+All functions work on the flat, rank-ordered arrays of a
+:class:`~ranklens.engine.Prepared` and never loop over queries in Python.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ranklens.errors import UnsupportedError
+
+if TYPE_CHECKING:
+    from ranklens.engine import Prepared
+
+
+def within(prep: Prepared, k: int | None) -> np.ndarray | None:
+    """Mask of positions at rank <= k (None when every position counts)."""
+    if k is None:
+        return None
+    return prep.pos < k  # type: ignore[no-any-return]
+
+
+def group_mean(prep: Prepared, x: np.ndarray) -> np.ndarray:
+    """Replace every value by the mean over its tie group (expected value of
+    a position's value under a uniformly random order of tied documents)."""
+    gs = prep.group_start
+    if len(gs) == 0:
+        return x.astype(np.float64)
+    starts = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
+    sums = np.add.reduceat(x.astype(np.float64), starts)
+    sizes = np.diff(np.append(starts, len(x)))
+    return np.repeat(sums / sizes, sizes)  # type: ignore[no-any-return]
+
+
+def binary_values(prep: Prepared, threshold: float, ties: str) -> np.ndarray:
+    """Per-position binary relevance, or its expectation under ``expected`` ties."""
+    b = prep.is_rel(threshold)
+    if ties == "expected":
+        return group_mean(prep, b)
+    return b.astype(np.float64)
+
+
+def first_relevant_prob(prep: Prepared, threshold: float, ties: str) -> np.ndarray:
+    """Probability that each position holds the first relevant document.
+
+    Without ``expected`` ties this is 1 at the first relevant position of a
+    query and 0 elsewhere.  With ``expected`` ties, inside the first tie group
+    that contains a relevant document (size g, r relevant, offset t within
+    the group) it is C(g-1-t, r-1) / C(g, r).
+    """
+    b = prep.is_rel(threshold)
+    cum = prep.seg_cumsum_int(b.astype(np.int64))
+    if ties != "expected":
+        return (b & (cum == 1)).astype(np.float64)  # type: ignore[no-any-return]
+    gs = prep.group_start
+    g = prep.group_size.astype(np.float64)
+    # relevant documents before the group and inside the group
+    before = cum[gs] - b[gs]
+    starts = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]]) if len(gs) else gs
+    r_group = np.repeat(np.add.reduceat(b.astype(np.int64), starts),
+                        np.diff(np.append(starts, len(b)))) if len(b) else b.astype(np.int64)
+    t = (np.arange(len(b)) - gs).astype(np.float64)
+    r = r_group.astype(np.float64)
+    active = (before == 0) & (r_group > 0) & (t <= g - r)
+    # log C(g-1-t, r-1) - log C(g, r) via a ratio product:
+    # p_t = r/g * prod_{u<t} (g-r-u)/(g-1-u)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step = np.where(active, np.log(np.maximum(g - r - t, 1e-300)) - np.log(
+            np.maximum(g - 1 - t, 1e-300)), 0.0)
+    # exclusive cumulative sum of `step` within each tie group (groups are short)
+    c = np.cumsum(step)
+    excl = c - step
+    base = excl[gs]
+    logp = np.log(np.where(active, r / np.maximum(g, 1), 1.0)) + (excl - base)
+    return np.where(active, np.exp(logp), 0.0)  # type: ignore[no-any-return]
+
+
+def require_ties(metric: str, ties: str, allowed: tuple[str, ...]) -> None:
+    if ties not in allowed:
+        raise UnsupportedError(
+            f"the tie policy {ties!r} is not defined for {metric}; it supports "
+            f"{', '.join(map(repr, allowed))}."
+        )
+
+
+def dense_top(prep: Prepared, values: np.ndarray, k: int, fill: float = 0.0) -> np.ndarray:
+    """A (queries x k) matrix of the first k values of each ranking, padded."""
+    out = np.full((prep.n_queries, k), fill, dtype=np.float64)
+    m = prep.pos < k
+    out[prep.seg[m], prep.pos[m]] = values[m]
+    return out
+
+
+def dense_ideal(prep: Prepared, values: np.ndarray, k: int, fill: float = 0.0) -> np.ndarray:
+    out = np.full((prep.n_queries, k), fill, dtype=np.float64)
+    m = prep.ideal_pos < k
+    out[prep.ideal_seg[m], prep.ideal_pos[m]] = values[m]
+    return out
+
+
+def safe_div(num: np.ndarray, den: Any) -> np.ndarray:
+    den = np.asarray(den, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    return out  # type: ignore[no-any-return]

@@ -1,0 +1,178 @@
+"""trec_eval measure names, accepted verbatim.
+
+Both the command-line form (``P.5``, ``ndcg_cut.10``, ``iprec_at_recall.0.10``,
+``ndcg.1=3,2=9``, ``utility.2,-1,0,0``) and the output form (``P_5``,
+``ndcg_cut_10``, ``iprec_at_recall_0.10``) translate to a registry metric
+with the parameters that reproduce trec_eval, pinned so that profiles do
+not change their meaning.  A trec_eval name that lists several cutoffs
+(``P.5,10``) names several values; :func:`expand_trec_name` splits it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ranklens.errors import MetricNameError
+
+__all__ = ["TREC_NAMES", "expand_trec_name", "translate_trec_name"]
+
+# trec_eval base name -> (registry family, pinned params, kind of parameter)
+# kind: None (takes none), "cutoff" (integer list), "level" (float list),
+#       "gains" (grade=gain list), "utility" (four numbers), "levels" (float list, one metric)
+_TREC: dict[str, tuple[str, dict[str, Any], str | None]] = {
+    "num_q": ("num_q", {}, None),
+    "num_ret": ("num_ret", {}, None),
+    "num_rel": ("num_rel", {}, None),
+    "num_rel_ret": ("num_rel_ret", {}, None),
+    "num_nonrel_judged_ret": ("num_nonrel_judged_ret", {}, None),
+    "map": ("ap", {"norm": "r"}, None),
+    "gm_map": ("gm_map", {}, None),
+    "Rprec": ("rprec", {}, None),
+    "bpref": ("bpref", {}, None),
+    "gm_bpref": ("gm_bpref", {}, None),
+    "recip_rank": ("rr", {}, None),
+    "infAP": ("infap", {}, None),
+    "iprec_at_recall": ("iprec", {}, "level"),
+    "P": ("p", {}, "cutoff"),
+    "recall": ("r", {}, "cutoff"),
+    "Rprec_mult": ("rprec_mult", {}, "level"),
+    "utility": ("utility", {}, "utility"),
+    "11pt_avg": ("11pt_avg", {}, "levels"),
+    "binG": ("bing", {}, None),
+    "G": ("g", {}, "pairs"),
+    "ndcg": ("ndcg", {"gain": "linear", "ideal": "cut"}, "pairs"),
+    "ndcg_rel": ("ndcg_rel", {}, "pairs"),
+    "Rndcg": ("rndcg", {}, "pairs"),
+    "ndcg_cut": ("ndcg", {"gain": "linear", "ideal": "cut"}, "cutoff"),
+    "map_cut": ("ap", {"norm": "r"}, "cutoff"),
+    "relative_P": ("relative_p", {}, "cutoff"),
+    "success": ("success", {}, "cutoff"),
+    "set_P": ("p", {}, None),
+    "set_relative_P": ("relative_p", {}, None),
+    "set_recall": ("r", {}, None),
+    "set_map": ("set_map", {}, None),
+    "set_F": ("f1", {"beta": 1.0}, "setf"),
+    "rbp": ("rbp", {}, "pairs"),
+    "rbp_resid": ("rbp_resid", {}, "pairs"),
+    "unj": ("unj", {}, "cutoff"),
+}
+
+TREC_NAMES: tuple[str, ...] = tuple(_TREC)
+_BY_LOWER = {name.lower(): name for name in _TREC}
+# longest names first so that "ndcg_cut" wins over "ndcg"
+_PATTERN = re.compile(
+    r"^(?P<base>" + "|".join(sorted(map(re.escape, _TREC), key=len, reverse=True)) +
+    r")(?:[._](?P<param>.+))?$",
+    re.IGNORECASE,
+)
+
+
+def _num(text: str, name: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise MetricNameError(
+            f"trec_eval measure {name!r}: {text!r} is not a number."
+        ) from None
+
+
+def _split_values(param: str) -> list[str]:
+    return [p for p in param.split(",") if p != ""]
+
+
+def expand_trec_name(name: str) -> list[str]:
+    """Split a trec_eval name with several cutoffs/levels into one name each
+    (``P.5,10`` -> ``P.5``, ``P.10``); other names come back unchanged."""
+    m = _PATTERN.match(name.strip())
+    if not m or m.group("param") is None:
+        return [name]
+    base = _BY_LOWER[m.group("base").lower()]
+    kind = _TREC[base][2]
+    if kind in ("cutoff", "level"):
+        sep = name[m.end("base")]
+        return [f"{base}{sep}{v}" for v in _split_values(m.group("param"))]
+    return [name]
+
+
+def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
+                                             int | float | None] | None:
+    """``(family, params, cutoff)`` for a trec_eval name, or None if ``name`` is
+    not one (it is then parsed by the ranklens grammar)."""
+    text = name.strip()
+    m = _PATTERN.match(text)
+    if not m:
+        return None
+    base = _BY_LOWER[m.group("base").lower()]
+    param = m.group("param")
+    family, pinned, kind = _TREC[base]
+    # plain grammar names that happen to equal a trec base keep the grammar's meaning
+    if param is None and base.lower() in ("p", "recall", "ndcg", "map", "success",
+                                          "num_rel", "num_ret", "num_rel_ret", "bpref"):
+        if text != base and text.lower() != base.lower():
+            return None
+    params: dict[str, Any] = dict(pinned)
+    cutoff: int | float | None = None
+    if param is not None:
+        if kind is None:
+            # e.g. "map_5" is not a trec name; let the grammar report it
+            return None
+        values = _split_values(param)
+        if kind in ("cutoff", "level", "setf") and len(values) != 1:
+            raise MetricNameError(
+                f"trec_eval measure {name!r} names {len(values)} values; give one per "
+                f"metric, e.g. {', '.join(expand_trec_name(text))}."
+            )
+        if kind == "cutoff":
+            v = _num(values[0], name)
+            if not v.is_integer() or v <= 0:
+                # trec_eval truncates fractional cutoffs (ndcg_cut.23.4 -> 23)
+                if v <= 0:
+                    raise MetricNameError(
+                        f"trec_eval measure {name!r}: the cutoff must be a positive integer."
+                    )
+            cutoff = int(v)
+        elif kind == "level":
+            cutoff = _num(values[0], name)
+        elif kind == "setf":
+            # trec_eval's set_F parameter x weighs (x+1) P R / (x P + R): x is beta^2
+            x = _num(values[0], name)
+            if x < 0:
+                raise MetricNameError(f"trec_eval measure {name!r}: the weight must be >= 0.")
+            params["beta"] = x ** 0.5
+        elif kind == "levels":
+            params["levels"] = tuple(_num(v, name) for v in values)
+        elif kind == "utility":
+            if len(values) != 4:
+                raise MetricNameError(
+                    f"trec_eval measure {name!r}: utility takes four numbers "
+                    "(rel_ret, nonrel_ret, rel_nonret, nonrel_nonret), e.g. utility.1,-1,0,0."
+                )
+            for key, v in zip(("a", "b", "c", "d"), values, strict=True):
+                params[key] = _num(v, name)
+        elif kind == "pairs":
+            gm: dict[float, float] = {}
+            for item in values:
+                if "=" not in item:
+                    raise MetricNameError(
+                        f"trec_eval measure {name!r}: parameters are written key=value, "
+                        "e.g. ndcg.1=3,2=9 or rbp.p=0.8."
+                    )
+                g, v = item.split("=", 1)
+                if g.strip().lower() == "p" and family in ("rbp", "rbp_resid"):
+                    params["p"] = _num(v, name)
+                elif re.fullmatch(r"[-+]?\d+", g.strip()):
+                    gm[float(g)] = _num(v, name)
+                else:
+                    raise MetricNameError(
+                        f"trec_eval measure {name!r}: unknown parameter {g!r}; give "
+                        "grade=gain pairs" + (" or p=<persistence>." if family.startswith("rbp")
+                                              else ".")
+                    )
+            if gm:
+                if family == "rbp_resid":
+                    raise MetricNameError(
+                        f"trec_eval measure {name!r}: rbp_resid takes only p=<persistence>."
+                    )
+                params["gain"] = gm
+    return family, tuple(params.items()), cutoff
