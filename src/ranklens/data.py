@@ -162,9 +162,9 @@ class _Table:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.to_arrow().sort_by([("query", "ascending"), ("doc", "ascending")]).equals(
-            other.to_arrow().sort_by([("query", "ascending"), ("doc", "ascending")])  # type: ignore[attr-defined]
-        )
+        keys = [("query", "ascending"), ("doc", "ascending")]
+        assert isinstance(other, _Table)
+        return bool(self.to_arrow().sort_by(keys).equals(other.to_arrow().sort_by(keys)))
 
     __hash__ = None  # type: ignore[assignment]
 

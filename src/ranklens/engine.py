@@ -48,7 +48,7 @@ class _JudgmentIndex:
 def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
     cached = qrels._cache.get("index")
     if cached is not None:
-        return cached  # type: ignore[no-any-return]
+        return cached
     uq = pc.unique(qrels._query)
     uq = uq.take(pc.array_sort_indices(uq))
     ud = pc.unique(qrels._doc)
@@ -172,7 +172,7 @@ class Prepared:
             self._memo[key] = np.bincount(
                 self.ideal_seg[self.ideal_rel >= threshold], minlength=self.n_queries
             ).astype(np.int64)
-        return self._memo[key]  # type: ignore[no-any-return]
+        return self._memo[key]
 
     def num_nonrel(self, threshold: float) -> np.ndarray:
         """Number of judged non-relevant documents (0 <= grade < threshold) per query."""
@@ -181,14 +181,14 @@ class Prepared:
             m = (self.ideal_rel >= 0) & (self.ideal_rel < threshold)
             self._memo[key] = np.bincount(self.ideal_seg[m], minlength=self.n_queries).astype(
                 np.int64)
-        return self._memo[key]  # type: ignore[no-any-return]
+        return self._memo[key]
 
     def is_rel(self, threshold: float) -> np.ndarray:
         """Binary relevance (judged and relevance >= threshold) at every position."""
         key = ("is_rel", threshold)
         if key not in self._memo:
             self._memo[key] = self.judged & (self.rel >= threshold)
-        return self._memo[key]  # type: ignore[no-any-return]
+        return self._memo[key]
 
 
 def _score_column(run: Run, conv: Conventions) -> np.ndarray:
@@ -217,7 +217,7 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     report["run_queries_without_judgments"] = len(run_only)
     report["run_rows_without_judged_query"] = int(len(in_qrels) - in_qrels.sum())
     all_in = bool(in_qrels.all())
-    q_run = run._query if all_in else run._query.filter(pa.array(in_qrels))
+    run._query if all_in else run._query.filter(pa.array(in_qrels))
     d_run = run._doc if all_in else run._doc.filter(pa.array(in_qrels))
     score = _score_column(run, conventions)
     if not all_in:

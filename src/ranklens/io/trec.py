@@ -35,11 +35,11 @@ def _lines(path: str | os.PathLike[str]) -> list[tuple[int, list[str]]]:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(f"{p}:{line}: the file is not valid UTF-8 text.") from None
     out = []
-    for no, line in enumerate(text.splitlines(), 1):
-        s = line.strip()
-        if not s or s.startswith("#"):
+    for no, raw in enumerate(text.splitlines(), 1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
             continue
-        out.append((no, s.split()))
+        out.append((no, stripped.split()))
     if not out:
         raise InputError(f"{p}: the file is empty (no data lines).")
     return out

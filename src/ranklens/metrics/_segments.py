@@ -20,7 +20,7 @@ def within(prep: Prepared, k: int | None) -> np.ndarray | None:
     """Mask of positions at rank <= k (None when every position counts)."""
     if k is None:
         return None
-    return prep.pos < k  # type: ignore[no-any-return]
+    return prep.pos < k
 
 
 def group_mean(prep: Prepared, x: np.ndarray) -> np.ndarray:
@@ -32,7 +32,7 @@ def group_mean(prep: Prepared, x: np.ndarray) -> np.ndarray:
     starts = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
     sums = np.add.reduceat(x.astype(np.float64), starts)
     sizes = np.diff(np.append(starts, len(x)))
-    return np.repeat(sums / sizes, sizes)  # type: ignore[no-any-return]
+    return np.repeat(sums / sizes, sizes)
 
 
 def binary_values(prep: Prepared, threshold: float, ties: str) -> np.ndarray:
@@ -54,7 +54,7 @@ def first_relevant_prob(prep: Prepared, threshold: float, ties: str) -> np.ndarr
     b = prep.is_rel(threshold)
     cum = prep.seg_cumsum_int(b.astype(np.int64))
     if ties != "expected":
-        return (b & (cum == 1)).astype(np.float64)  # type: ignore[no-any-return]
+        return (b & (cum == 1)).astype(np.float64)
     gs = prep.group_start
     g = prep.group_size.astype(np.float64)
     # relevant documents before the group and inside the group
@@ -75,7 +75,7 @@ def first_relevant_prob(prep: Prepared, threshold: float, ties: str) -> np.ndarr
     excl = c - step
     base = excl[gs]
     logp = np.log(np.where(active, r / np.maximum(g, 1), 1.0)) + (excl - base)
-    return np.where(active, np.exp(logp), 0.0)  # type: ignore[no-any-return]
+    return np.where(active, np.exp(logp), 0.0)
 
 
 def require_ties(metric: str, ties: str, allowed: tuple[str, ...]) -> None:
@@ -105,4 +105,4 @@ def safe_div(num: np.ndarray, den: Any) -> np.ndarray:
     den = np.asarray(den, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
-    return out  # type: ignore[no-any-return]
+    return out

@@ -302,7 +302,7 @@ def eleven_point(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     require_ties("11pt_avg", params["ties"], tuple(sorted(ORDERED)))
     levels = list(params["levels"]) if params["levels"] else [i / 10 for i in range(11)]
     vals = _iprec_levels(prep, levels, params)
-    return np.mean(np.vstack(vals), axis=0)  # type: ignore[no-any-return]
+    return np.mean(np.vstack(vals), axis=0)
 
 
 def num_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:

@@ -39,7 +39,7 @@ def gains(rel: np.ndarray, gain: Any) -> np.ndarray:
     if gain == "linear":
         return pos
     if gain == "exp2":
-        return np.exp2(pos) - 1.0  # type: ignore[no-any-return]
+        return np.exp2(pos) - 1.0
     out = pos.copy()
     for grade, value in gain.items():
         out[rel == grade] = value
@@ -50,7 +50,7 @@ def _discount(prep: Prepared) -> np.ndarray:
     key = "discount"
     if key not in prep._memo:
         prep._memo[key] = 1.0 / np.log2(prep.pos + 2.0)
-    return prep._memo[key]  # type: ignore[no-any-return]
+    return prep._memo[key]
 
 
 def _run_gains(prep: Prepared, params: dict[str, Any]) -> np.ndarray:
@@ -84,9 +84,11 @@ def _ideal_dcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     if isinstance(gain, dict):
         order = np.lexsort((-g, seg))
         g = g[order]
-    disc = 1.0 / np.log2(prep.ideal_pos + 2.0)
-    m = prep.ideal_pos < k if (ideal == "cut" and k is not None) else slice(None)
-    return np.bincount(seg[m], weights=(g * disc)[m], minlength=prep.n_queries)
+    contrib = g / np.log2(prep.ideal_pos + 2.0)
+    if ideal == "cut" and k is not None:
+        keep = prep.ideal_pos < k
+        seg, contrib = seg[keep], contrib[keep]
+    return np.bincount(seg, weights=contrib, minlength=prep.n_queries)
 
 
 def ndcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -135,7 +137,7 @@ def err(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
         mat = dense_top(prep, r, depth)
         stay = np.cumprod(1.0 - mat, axis=1)
         stay = np.hstack([np.ones((prep.n_queries, 1)), stay[:, :-1]])
-        return (mat * stay / np.arange(1, depth + 1)).sum(axis=1)  # type: ignore[no-any-return]
+        return (mat * stay / np.arange(1, depth + 1)).sum(axis=1)
     # long rankings: segmented log-space products
     stop_all = r >= 1.0
     zeros_before = prep.seg_cumsum_int(stop_all.astype(np.int64)) - stop_all

@@ -83,10 +83,7 @@ class _Items:
     def average_ranks(self, values: np.ndarray, sorted_desc: bool) -> np.ndarray:
         """Average (tie-aware) rank of each item within its query, 1-based."""
         n = len(values)
-        if sorted_desc:
-            order = np.arange(n)
-        else:
-            order = np.lexsort((-values, self.seg))
+        order = np.arange(n) if sorted_desc else np.lexsort((-values, self.seg))
         v = values[order]
         s = self.seg[order]
         new = np.ones(n, dtype=bool)
@@ -135,7 +132,7 @@ def kendall_tau(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     NaN when either side is constant (fewer than 2 distinct values)."""
     require_ties("kendall_tau", params["ties"], _ORD)
     it = _Items(prep, params["unjudged"])
-    conc, disc, tied_s_only, tied_g = it.pair_counts()
+    conc, disc, _tied_s_only, tied_g = it.pair_counts()
     n0 = it.n * (it.n - 1) / 2
     gs = it.gsize.astype(np.float64)
     tied_s = np.bincount(it.seg[it.gstarts], weights=gs * (gs - 1) / 2,

@@ -129,7 +129,7 @@ def _seg_cumsum_float(values: np.ndarray, seg: np.ndarray, n: int) -> np.ndarray
     offs = np.concatenate(([0], np.cumsum(counts)))
     c = np.cumsum(values)
     base = np.concatenate(([0.0], c))[offs[:-1]]
-    return c - base[seg]  # type: ignore[no-any-return]
+    return c - base[seg]
 
 
 def _lookup(cum: np.ndarray, seg: np.ndarray, n_queries: int, query: np.ndarray,
@@ -140,7 +140,7 @@ def _lookup(cum: np.ndarray, seg: np.ndarray, n_queries: int, query: np.ndarray,
     flat = offs[:-1][query] + np.maximum(index, 0)
     out = np.where(index >= 0, cum[np.minimum(flat, max(len(cum) - 1, 0))] if len(cum) else 0.0,
                    0.0)
-    return out  # type: ignore[no-any-return]
+    return out
 
 
 def g_measure(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -152,7 +152,7 @@ def g_measure(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     log2(2 + C_k - S_k) / sum_i I_i``; 0 when the ideal sum is 0."""
     gain = params["gain"]
     g = gains(prep.rel, gain)
-    ig, iseg, ipos = _ideal_positive(prep, gain)
+    ig, iseg, _ipos = _ideal_positive(prep, gain)
     s = _seg_cumsum_float(g, prep.seg, prep.n_queries)
     ic = _seg_cumsum_float(np.maximum(ig, 1.0), iseg, prep.n_queries)
     n_ideal = np.bincount(iseg, minlength=prep.n_queries)
@@ -180,7 +180,7 @@ def ndcg_rel(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     ``S = sum_{retrieved k with gain > 0} DCG@k / IDCG@min(k, n) +
     (n - n_r) DCG@num_ret / IDCG@n``; value ``S / n`` (0 when S <= 0)."""
     q = prep.n_queries
-    g, dcg_cum, ig, iseg, idcg_cum = _dcg_curves(prep, params["gain"])
+    g, dcg_cum, _ig, iseg, idcg_cum = _dcg_curves(prep, params["gain"])
     n = np.bincount(iseg, minlength=q)
     rank = prep.pos + 1
     idcg_at = _lookup(idcg_cum, iseg, q, prep.seg, np.minimum(rank, n[prep.seg]) - 1)
@@ -201,7 +201,7 @@ def rndcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     ``DCG@num_ret / IDCG@n`` when ``num_ret > n + 1`` (trec_eval's rule).
     The mean of these points; 0 when R = 0."""
     q = prep.n_queries
-    g, dcg_cum, ig, iseg, idcg_cum = _dcg_curves(prep, params["gain"])
+    _g, dcg_cum, ig, iseg, idcg_cum = _dcg_curves(prep, params["gain"])
     n = np.bincount(iseg, minlength=q)
     offs = np.concatenate(([0], np.cumsum(n)))
     last = np.arange(len(ig)) == (offs[1:][iseg] - 1)
@@ -248,11 +248,11 @@ def _rbp_gains(prep: Prepared, gain: Any) -> np.ndarray:
     lo_p, span_p, res_p = lo[prep.seg], span[prep.seg], rescale[prep.seg]
     in_table = prep.judged
     scaled = np.where(res_p, (g - lo_p) / span_p, g)
-    return np.where(in_table, scaled, 0.0)  # type: ignore[no-any-return]
+    return np.where(in_table, scaled, 0.0)
 
 
 def _powers(prep: Prepared, p: float) -> np.ndarray:
-    return p ** prep.pos.astype(np.float64)  # type: ignore[no-any-return]
+    return p ** prep.pos.astype(np.float64)
 
 
 def rbp(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:

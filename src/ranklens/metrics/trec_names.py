@@ -107,10 +107,6 @@ def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
     param = m.group("param")
     family, pinned, kind = _TREC[base]
     # plain grammar names that happen to equal a trec base keep the grammar's meaning
-    if param is None and base.lower() in ("p", "recall", "ndcg", "map", "success",
-                                          "num_rel", "num_ret", "num_rel_ret", "bpref"):
-        if text != base and text.lower() != base.lower():
-            return None
     params: dict[str, Any] = dict(pinned)
     cutoff: int | float | None = None
     if param is not None:
@@ -125,12 +121,11 @@ def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
             )
         if kind == "cutoff":
             v = _num(values[0], name)
-            if not v.is_integer() or v <= 0:
-                # trec_eval truncates fractional cutoffs (ndcg_cut.23.4 -> 23)
-                if v <= 0:
-                    raise MetricNameError(
-                        f"trec_eval measure {name!r}: the cutoff must be a positive integer."
-                    )
+            # trec_eval truncates fractional cutoffs (ndcg_cut.23.4 -> 23)
+            if int(v) <= 0:
+                raise MetricNameError(
+                    f"trec_eval measure {name!r}: the cutoff must be a positive integer."
+                )
             cutoff = int(v)
         elif kind == "level":
             cutoff = _num(values[0], name)
@@ -148,8 +143,8 @@ def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
                     f"trec_eval measure {name!r}: utility takes four numbers "
                     "(rel_ret, nonrel_ret, rel_nonret, nonrel_nonret), e.g. utility.1,-1,0,0."
                 )
-            for key, v in zip(("a", "b", "c", "d"), values, strict=True):
-                params[key] = _num(v, name)
+            for letter, text_value in zip(("a", "b", "c", "d"), values, strict=True):
+                params[letter] = _num(text_value, name)
         elif kind == "pairs":
             gm: dict[float, float] = {}
             for item in values:
@@ -158,14 +153,14 @@ def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
                         f"trec_eval measure {name!r}: parameters are written key=value, "
                         "e.g. ndcg.1=3,2=9 or rbp.p=0.8."
                     )
-                g, v = item.split("=", 1)
-                if g.strip().lower() == "p" and family in ("rbp", "rbp_resid"):
-                    params["p"] = _num(v, name)
-                elif re.fullmatch(r"[-+]?\d+", g.strip()):
-                    gm[float(g)] = _num(v, name)
+                key, val = item.split("=", 1)
+                if key.strip().lower() == "p" and family in ("rbp", "rbp_resid"):
+                    params["p"] = _num(val, name)
+                elif re.fullmatch(r"[-+]?\d+", key.strip()):
+                    gm[float(key)] = _num(val, name)
                 else:
                     raise MetricNameError(
-                        f"trec_eval measure {name!r}: unknown parameter {g!r}; give "
+                        f"trec_eval measure {name!r}: unknown parameter {key!r}; give "
                         "grade=gain pairs" + (" or p=<persistence>." if family.startswith("rbp")
                                               else ".")
                     )
