@@ -8,6 +8,7 @@
 """
 
 from ranklens.conventions import PROFILES, Conventions
+from ranklens.curves import CutoffResult, PRCurve, evaluate_cutoffs, precision_recall_curve
 from ranklens.data import Qrels, Run
 from ranklens.errors import (
     ConventionError,
@@ -29,11 +30,13 @@ __all__ = [
     "REGISTRY",
     "ConventionError",
     "Conventions",
+    "CutoffResult",
     "DuplicateError",
     "InputError",
     "Metric",
     "MetricNameError",
     "MetricParameterError",
+    "PRCurve",
     "Qrels",
     "RanklensError",
     "RanklensWarning",
@@ -41,5 +44,7 @@ __all__ = [
     "Run",
     "UnsupportedError",
     "evaluate",
+    "evaluate_cutoffs",
     "get_metric",
+    "precision_recall_curve",
 ]
