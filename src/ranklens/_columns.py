@@ -7,6 +7,7 @@ Validation happens here, once, at the edge; nothing downstream re-checks.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,8 +20,9 @@ __all__ = [
     "as_float_column",
     "as_id_column",
     "columns_from_frame",
-    "find_duplicate_pairs",
     "format_pairs",
+    "pair_index",
+    "resolve_duplicates",
 ]
 
 _MAX_LISTED = 5
@@ -176,21 +178,45 @@ def format_pairs(query: pa.Array, doc: pa.Array, rows: np.ndarray) -> str:
     return shown + more
 
 
-def find_duplicate_pairs(query: pa.Array, doc: pa.Array) -> np.ndarray:
-    """Row indices of every (query, doc) pair after its first occurrence."""
+@dataclass(frozen=True, eq=False)
+class PairIndex:
+    """Row structure of a (query, doc, value) table, computed once.
+
+    ``query_dict`` holds the distinct query ids and ``query_code`` each row's
+    index into it; ``doc_rank`` is each row's position when rows are sorted by
+    (query code, doc id ascending in byte order), so within a query it orders
+    documents by id.  ``dup_rows`` are the rows repeating an earlier (query,
+    doc) pair in that order.
+    """
+
+    query_dict: pa.Array
+    query_code: np.ndarray
+    doc_rank: np.ndarray
+    dup_rows: np.ndarray
+
+
+def pair_index(query: pa.Array, doc: pa.Array) -> PairIndex:
+    """Dictionary-encode the queries and sort rows by (query, doc): one string sort."""
+    enc = pc.dictionary_encode(query)
+    qcode = np.asarray(enc.indices.to_numpy(zero_copy_only=False))
     n = len(query)
-    if n < 2:
-        return np.zeros(0, dtype=np.int64)
-    table = pa.table({"q": query, "d": doc})
-    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")])
-    sq = query.take(order)
-    sd = doc.take(order)
-    same = pc.and_(pc.equal(sq[1:], sq[:-1]), pc.equal(sd[1:], sd[:-1]))
-    dup = np.asarray(same.to_numpy(zero_copy_only=False))
-    if not dup.any():
-        return np.zeros(0, dtype=np.int64)
-    order_np = np.asarray(order.to_numpy())
-    return np.sort(order_np[1:][dup])
+    order = np.asarray(
+        pc.sort_indices(pa.table({"q": qcode, "d": doc}),
+                        sort_keys=[("q", "ascending"), ("d", "ascending")]).to_numpy()
+    )
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n, dtype=np.int64)
+    dups = np.zeros(0, dtype=np.int64)
+    if n > 1:
+        sq = qcode[order]
+        same_q = sq[1:] == sq[:-1]
+        if same_q.any():
+            sd = doc.take(pa.array(order))
+            same = same_q & np.asarray(
+                pc.equal(sd[1:], sd[:-1]).to_numpy(zero_copy_only=False))
+            if same.any():
+                dups = np.sort(order[1:][same])
+    return PairIndex(enc.dictionary, qcode, rank, dups)
 
 
 def resolve_duplicates(
@@ -200,16 +226,18 @@ def resolve_duplicates(
     policy: str,
     what: str,
     value_name: str,
-) -> tuple[pa.Array, pa.Array, np.ndarray, int]:
-    """Apply the duplicate policy; return the columns and how many rows were dropped."""
+) -> tuple[pa.Array, pa.Array, np.ndarray, int, PairIndex]:
+    """Apply the duplicate policy; return the columns, how many rows were dropped
+    and the pair index of the rows kept."""
     if policy not in ("error", "max", "first", "last"):
         raise InputError(
             f"{what}: duplicates={policy!r} is not a known policy; use 'error', 'max', 'first' "
             "or 'last'."
         )
-    dups = find_duplicate_pairs(query, doc)
+    index = pair_index(query, doc)
+    dups = index.dup_rows
     if dups.size == 0:
-        return query, doc, values, 0
+        return query, doc, values, 0, index
     if policy == "error":
         raise DuplicateError(
             f"{what}: {dups.size} duplicate (query, doc) pair(s), e.g. "
@@ -217,22 +245,24 @@ def resolve_duplicates(
             f"'first' or 'last' to keep one {value_name} per pair."
         )
     n = len(query)
-    table = pa.table({"q": query, "d": doc, "v": values, "i": np.arange(n)})
+    # rows of one (query, doc) pair are adjacent in doc_rank order; pick one per pair
+    order = np.argsort(index.doc_rank)
+    pair_start = np.ones(n, dtype=bool)
+    dup_mask = np.zeros(n, dtype=bool)
+    dup_mask[dups] = True
+    pair_start[1:] = ~dup_mask[order[1:]]
+    pair_id = np.cumsum(pair_start) - 1
+    rows = order
     if policy == "max":
-        keys = [("q", "ascending"), ("d", "ascending"), ("v", "descending"), ("i", "ascending")]
+        pick = np.lexsort((rows, -values[rows], pair_id))
     elif policy == "first":
-        keys = [("q", "ascending"), ("d", "ascending"), ("i", "ascending")]
+        pick = np.lexsort((rows, pair_id))
     else:
-        keys = [("q", "ascending"), ("d", "ascending"), ("i", "descending")]
-    order = pc.sort_indices(table, sort_keys=keys)
-    sq = query.take(order)
-    sd = doc.take(order)
-    first = np.ones(n, dtype=bool)
-    first[1:] = ~np.asarray(
-        pc.and_(pc.equal(sq[1:], sq[:-1]), pc.equal(sd[1:], sd[:-1])).to_numpy(
-            zero_copy_only=False
-        )
-    )
-    keep = np.sort(np.asarray(order.to_numpy())[first])
+        pick = np.lexsort((-rows, pair_id))
+    chosen = rows[pick]
+    first_of_pair = np.ones(n, dtype=bool)
+    first_of_pair[1:] = pair_id[pick][1:] != pair_id[pick][:-1]
+    keep = np.sort(chosen[first_of_pair])
     idx = pa.array(keep)
-    return query.take(idx), doc.take(idx), values[keep], int(n - keep.size)
+    q2, d2 = query.take(idx), doc.take(idx)
+    return q2, d2, values[keep], int(n - keep.size), pair_index(q2, d2)

@@ -18,10 +18,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._columns import (
+    PairIndex,
     as_float_column,
     as_id_column,
     columns_from_frame,
     format_pairs,
+    pair_index,
     resolve_duplicates,
 )
 from ranklens.errors import InputError
@@ -56,14 +58,15 @@ class _Table:
                 f"lengths ({len(q)}, {len(d)}, {len(v)}); they must be equal."
             )
         self._check_values(q, d, v)
-        q, d, v, dropped = resolve_duplicates(q, d, v, duplicates, what, self._value_name)
+        q, d, v, dropped, index = resolve_duplicates(q, d, v, duplicates, what,
+                                                     self._value_name)
         v.setflags(write=False)
         self._query: pa.Array = q
         self._doc: pa.Array = d
         self._values: np.ndarray = v
         self.name = name
         self.dropped_duplicates = dropped
-        self._cache: dict[Any, Any] = {}
+        self._cache: dict[Any, Any] = {"pairs": index}
 
     def _check_values(self, q: pa.Array, d: pa.Array, v: np.ndarray) -> None:
         bad = np.flatnonzero(~np.isfinite(v))
@@ -183,8 +186,12 @@ class _Table:
         new._values = vals
         new.name = self.name
         new.dropped_duplicates = 0
-        new._cache = {}
+        new._cache = {"pairs": pair_index(new._query, new._doc)}
         return new
+
+    @property
+    def _pairs(self) -> PairIndex:
+        return self._cache["pairs"]  # type: ignore[no-any-return]
 
 
 def _is_number(x: Any) -> bool:

@@ -45,20 +45,28 @@ class _JudgmentIndex:
     offsets: np.ndarray          # CSR offsets of rel_sorted per query code
 
 
+def _sorted_codes(pairs: Any) -> tuple[pa.Array, np.ndarray]:
+    """Distinct query ids sorted (byte order) and each row's index into them."""
+    qdict = pairs.query_dict
+    order = _np(pc.array_sort_indices(qdict))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return qdict.take(pa.array(order)), rank[pairs.query_code]
+
+
 def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
     cached = qrels._cache.get("index")
     if cached is not None:
-        return cached
-    uq = pc.unique(qrels._query)
-    uq = uq.take(pc.array_sort_indices(uq))
+        return cached  # type: ignore[no-any-return]
+    uq, qcode = _sorted_codes(qrels._pairs)
     ud = pc.unique(qrels._doc)
-    qcode = _np(pc.index_in(qrels._query, value_set=uq)).astype(np.int64)
     dcode = _np(pc.index_in(qrels._doc, value_set=ud)).astype(np.int64)
     rel = qrels._values
     keys = qcode * max(len(ud), 1) + dcode
-    order = np.argsort(keys, kind="stable")
+    order = np.argsort(keys)
     # ideal ordering: by query, relevance descending
-    iorder = np.lexsort((-rel, qcode))
+    iorder = _np(pc.sort_indices(pa.table({"q": qcode, "r": rel}),
+                                 sort_keys=[("q", "ascending"), ("r", "descending")]))
     counts = np.bincount(qcode, minlength=len(uq))
     offsets = np.zeros(len(uq) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
@@ -114,7 +122,8 @@ class Prepared:
     @cached_property
     def pos(self) -> np.ndarray:
         """0-based rank of every position within its query."""
-        return np.arange(len(self.rel), dtype=np.int64) - self.offsets[:-1][self.seg]
+        return np.arange(len(self.rel), dtype=np.int64) - np.repeat(self.offsets[:-1],
+                                                                    self.lengths)
 
     @cached_property
     def ideal_seg(self) -> np.ndarray:
@@ -162,7 +171,15 @@ class Prepared:
         """Inclusive per-query cumulative sum of an integer array (exact)."""
         c = np.cumsum(values, dtype=np.int64)
         base = np.concatenate(([0], c))[self.offsets[:-1]]
-        return c - base[self.seg]
+        c -= np.repeat(base, self.lengths)
+        return c
+
+    def cum_rel(self, threshold: float) -> np.ndarray:
+        """Number of relevant documents at or above each rank (per query)."""
+        key = ("cum_rel", threshold)
+        if key not in self._memo:
+            self._memo[key] = self.seg_cumsum_int(self.is_rel(threshold))
+        return self._memo[key]
 
     # --- judgment statistics ------------------------------------------------------------
     def num_rel(self, threshold: float) -> np.ndarray:
@@ -191,6 +208,15 @@ class Prepared:
         return self._memo[key]
 
 
+def _lookup_rel(idx: _JudgmentIndex, qcode: np.ndarray, dcode: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Relevance of each (query code, doc code) and whether it is in the qrels."""
+    key = qcode * max(len(idx.doc_ids), 1) + dcode
+    hit = np.minimum(np.searchsorted(idx.keys, key), len(idx.keys) - 1)
+    found = (dcode >= 0) & (idx.keys[hit] == key)
+    return np.where(found, idx.key_rel[hit], 0.0), found
+
+
 def _score_column(run: Run, conv: Conventions) -> np.ndarray:
     if conv.score_precision == "float32":
         return run._values.astype(np.float32).astype(np.float64)
@@ -210,53 +236,51 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     nq_all = len(idx.query_ids)
     report: dict[str, int] = {}
 
-    # -- join run rows to query codes and judgments --------------------------------------
-    qcode_arr = pc.index_in(run._query, value_set=idx.query_ids)
-    in_qrels = _np(pc.is_valid(qcode_arr))
-    run_only = pc.unique(run._query.filter(pc.invert(pc.is_valid(qcode_arr))))
-    report["run_queries_without_judgments"] = len(run_only)
-    report["run_rows_without_judged_query"] = int(len(in_qrels) - in_qrels.sum())
-    all_in = bool(in_qrels.all())
-    run._query if all_in else run._query.filter(pa.array(in_qrels))
-    d_run = run._doc if all_in else run._doc.filter(pa.array(in_qrels))
+    # -- query codes: map the run's distinct query ids onto the qrels' ---------------------
+    pairs = run._pairs
+    qmap_arr = pc.index_in(pairs.query_dict, value_set=idx.query_ids)
+    qmap = _np(qmap_arr.fill_null(-1)).astype(np.int64)
+    report["run_queries_without_judgments"] = int((qmap < 0).sum())
+    qcode = qmap[pairs.query_code]
     score = _score_column(run, conventions)
-    if not all_in:
-        score = score[in_qrels]
-    qcode = _np(qcode_arr.filter(pa.array(in_qrels)) if not all_in else qcode_arr).astype(
-        np.int64
-    )
-    dcode_arr = pc.index_in(d_run, value_set=idx.doc_ids)
-    judged_doc = _np(pc.is_valid(dcode_arr))
-    dcode = _np(dcode_arr.fill_null(0)).astype(np.int64)
-    key = qcode * max(len(idx.doc_ids), 1) + dcode
-    hit = np.searchsorted(idx.keys, key)
-    hit_c = np.minimum(hit, len(idx.keys) - 1)
-    in_qrels = judged_doc & (idx.keys[hit_c] == key)
-    rel = np.where(in_qrels, idx.key_rel[hit_c], 0.0)
-    # a negative grade is a judgment of non-relevance that trec_eval treats as
-    # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj)
-    judged = in_qrels & (rel >= 0)
+    doc_rank = pairs.doc_rank
+    d_run = run._doc
+    rows = None
+    if report["run_queries_without_judgments"]:
+        keep = qcode >= 0
+        rows = np.flatnonzero(keep)
+        qcode, score, doc_rank = qcode[rows], score[rows], doc_rank[rows]
+        d_run = d_run.take(pa.array(rows))
+    report["run_rows_without_judged_query"] = int(len(run) - len(qcode))
 
-    # -- one sort: query, score descending, tie rule ---------------------------------------
+    # -- judgments of the retrieved documents: one hash lookup, one binary search ---------
+    dcode_arr = pc.index_in(d_run, value_set=idx.doc_ids)
+    dcode = _np(dcode_arr.fill_null(-1)).astype(np.int64)
+
+    # -- one sort: query, score descending, tie rule -----------------------------------------
     ties = conventions.ties
     cols: dict[str, Any] = {"q": qcode, "s": score}
     keys: list[tuple[str, str]] = [("q", "ascending"), ("s", "descending")]
     if ties in ("optimistic", "pessimistic"):
-        cols["r"] = np.where(judged, rel, 0.0)
+        cols["r"] = _lookup_rel(idx, qcode, dcode)[0]
         keys.append(("r", "descending" if ties == "optimistic" else "ascending"))
     if ties == "input":
-        cols["i"] = np.arange(len(qcode))
+        cols["i"] = np.arange(len(qcode)) if rows is None else rows
         keys.append(("i", "ascending"))
     else:
-        cols["d"] = d_run
+        # documents with equal scores: id descending (trec_eval)
+        cols["d"] = doc_rank
         keys.append(("d", "descending"))
     order = _np(pc.sort_indices(pa.table(cols), sort_keys=keys))
-    qcode = qcode[order]
     score = score[order]
-    rel = rel[order]
-    judged = judged[order]
-
+    dcode = dcode[order]
     counts = np.bincount(qcode, minlength=nq_all)
+    qcode = np.repeat(np.arange(nq_all, dtype=np.int64), counts)
+    rel, in_qrels = _lookup_rel(idx, qcode, dcode)
+    # a negative grade is a judgment of non-relevance that trec_eval treats as
+    # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj)
+    judged = in_qrels & (rel >= 0)
+
     if conventions.depth is not None:
         offs = np.zeros(nq_all + 1, dtype=np.int64)
         np.cumsum(counts, out=offs[1:])

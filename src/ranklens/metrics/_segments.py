@@ -52,7 +52,7 @@ def first_relevant_prob(prep: Prepared, threshold: float, ties: str) -> np.ndarr
     the group) it is C(g-1-t, r-1) / C(g, r).
     """
     b = prep.is_rel(threshold)
-    cum = prep.seg_cumsum_int(b.astype(np.int64))
+    cum = prep.cum_rel(threshold)
     if ties != "expected":
         return (b & (cum == 1)).astype(np.float64)
     gs = prep.group_start

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ranklens.errors import UnsupportedError
 from ranklens.metrics._segments import (
     binary_values,
     first_relevant_prob,
@@ -95,24 +96,32 @@ def average_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndar
     ``norm=min_r_k``: ``min(R, k)`` (seed 000, ml_metrics ``apk``);
     ``norm=retrieved``: the number of relevant documents in the top k
     (scikit-learn's ``average_precision_score`` over the ranked documents).
-    0 when ``N = 0``.  MAP is the mean of AP over queries.
+    0 when ``N = 0``.  MAP is the mean of AP over queries.  ``map@k`` is ``ap@k``.
 
     Ties: ordering policies; ``expected`` (exact expectation over tied orders:
     a position at offset t of a tie group of size g holding r relevant, with
     c relevant before the group, contributes
     ``(c r/g + r/g + t r (r-1)/(g (g-1))) / i``); ``grouped`` (a tie group is
     retrieved at once and every relevant document in it gets the precision at
-    the group's end; scikit-learn's threshold view).
+    the group's end; scikit-learn's threshold view).  ``norm=retrieved`` with a
+    cutoff is not defined under ``expected`` (the normaliser is random too).
     """
     thr = _thr(prep, params)
     ties = params["ties"]
     norm = params["norm"]
+    if ties == "expected" and norm == "retrieved" and k is not None:
+        # the normaliser is then random too (a tie group can straddle rank k), and the
+        # expectation of the ratio is not the ratio of expectations
+        raise UnsupportedError(
+            "ap(norm=retrieved)@k is not defined under ties='expected'; use norm=r or "
+            "norm=min_r_k, no cutoff, or an ordering tie policy."
+        )
     b = prep.is_rel(thr)
     rank = prep.pos.astype(np.float64) + 1.0
     if ties == "expected":
         gs = prep.group_start
         g = prep.group_size.astype(np.float64)
-        cum = prep.seg_cumsum_int(b.astype(np.int64))
+        cum = prep.cum_rel(thr)
         c = (cum[gs] - b[gs]).astype(np.float64)
         eb = binary_values(prep, thr, "expected")
         r = eb * g
@@ -121,7 +130,7 @@ def average_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndar
         term = (c * eb + eb + t * pair) / rank
         rel_in_k = eb
     elif ties == "grouped":
-        cum = prep.seg_cumsum_int(b.astype(np.int64))
+        cum = prep.cum_rel(thr)
         end = prep.group_start + prep.group_size - 1
         if k is not None:
             # a group cut by k ends at rank k
@@ -129,7 +138,7 @@ def average_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndar
         term = np.where(b, cum[end] / (prep.pos[end] + 1.0), 0.0)
         rel_in_k = b.astype(np.float64)
     else:
-        cum = prep.seg_cumsum_int(b.astype(np.int64))
+        cum = prep.cum_rel(thr)
         term = np.where(b, cum / rank, 0.0)
         rel_in_k = b.astype(np.float64)
     m = within(prep, k)
@@ -189,7 +198,7 @@ def average_recall(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray
     thr = _thr(prep, params)
     b = prep.is_rel(thr)
     nrel = prep.num_rel(thr).astype(np.float64)
-    cum = prep.seg_cumsum_int(b.astype(np.int64)).astype(np.float64)
+    cum = prep.cum_rel(thr).astype(np.float64)
     rec = safe_div(cum, nrel[prep.seg])
     m = within(prep, k)
     if params["mode"] == "relevant":
@@ -267,8 +276,7 @@ def interpolated_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np
 def _iprec_levels(prep: Prepared, levels: list[float], params: dict[str, Any]
                   ) -> list[np.ndarray]:
     thr = _thr(prep, params)
-    b = prep.is_rel(thr)
-    cum = prep.seg_cumsum_int(b.astype(np.int64))
+    cum = prep.cum_rel(thr)
     prec = cum / (prep.pos + 1.0)
     nrel = prep.num_rel(thr).astype(np.float64)
     # suffix maximum of precision within each query, evaluated at relevant ranks:

@@ -178,6 +178,11 @@ class Metric:
         return s
 
 
+def is_known_name(name: str) -> bool:
+    """Whether ``name`` is a registered family name or alias."""
+    return name.lower() in _ALIASES
+
+
 def known_names() -> list[str]:
     return sorted(_ALIASES)
 

@@ -87,7 +87,7 @@ def infap(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     b = prep.is_rel(thr)
     nonrel = prep.judged & ~b
     pooled_unjudged = (prep.rel < 0)  # in the qrels with a negative grade
-    rel = prep.seg_cumsum_int(b.astype(np.int64)).astype(np.float64)
+    rel = prep.cum_rel(thr).astype(np.float64)
     nr = (prep.seg_cumsum_int(nonrel.astype(np.int64)) - nonrel).astype(np.float64)
     u = (prep.seg_cumsum_int(pooled_unjudged.astype(np.int64)) - pooled_unjudged).astype(
         np.float64)
@@ -106,7 +106,7 @@ def bin_g(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     (0 when nothing relevant is retrieved)."""
     thr = _thr(prep, params)
     b = prep.is_rel(thr)
-    m = prep.seg_cumsum_int(b.astype(np.int64))
+    m = prep.cum_rel(thr)
     term = np.where(b, 1.0 / np.log2(2.0 + (prep.pos + 1) - m), 0.0)
     return safe_div(prep.seg_sum(term), prep.num_rel(thr))
 

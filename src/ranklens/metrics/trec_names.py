@@ -107,6 +107,13 @@ def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
     param = m.group("param")
     family, pinned, kind = _TREC[base]
     # plain grammar names that happen to equal a trec base keep the grammar's meaning
+    if param is None:
+        from ranklens.metrics.registry import is_known_name
+
+        if is_known_name(text):
+            # a plain name the grammar knows too ("map", "ndcg", "P", "bpref") keeps the
+            # grammar's meaning, so that profiles and conventions apply to it
+            return None
     params: dict[str, Any] = dict(pinned)
     cutoff: int | float | None = None
     if param is not None:
