@@ -49,7 +49,7 @@ class CutoffResult:
 
     def curve(self, metric: str) -> np.ndarray:
         """Mean over queries of ``metric`` at k = 1..K."""
-        return self.values[metric].mean(axis=0)  # type: ignore[no-any-return]
+        return self.values[metric].mean(axis=0)
 
     def summary(self) -> dict[str, dict[int, float]]:
         """``{metric: {k: mean}}``."""
@@ -217,7 +217,7 @@ class PRCurve:
 
     @property
     def mean_interpolated(self) -> np.ndarray:
-        return self.interpolated.mean(axis=0)  # type: ignore[no-any-return]
+        return self.interpolated.mean(axis=0)
 
     def to_frame(self) -> Any:
         """Per-rank points as a pandas DataFrame (query, rank, precision, recall)."""

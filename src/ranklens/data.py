@@ -191,7 +191,7 @@ class _Table:
 
     @property
     def _pairs(self) -> PairIndex:
-        return self._cache["pairs"]  # type: ignore[no-any-return]
+        return self._cache["pairs"]
 
 
 def _is_number(x: Any) -> bool:

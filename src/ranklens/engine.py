@@ -57,7 +57,7 @@ def _sorted_codes(pairs: Any) -> tuple[pa.Array, np.ndarray]:
 def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
     cached = qrels._cache.get("index")
     if cached is not None:
-        return cached  # type: ignore[no-any-return]
+        return cached
     uq, qcode = _sorted_codes(qrels._pairs)
     ud = pc.unique(qrels._doc)
     dcode = _np(pc.index_in(qrels._doc, value_set=ud)).astype(np.int64)
