@@ -14,10 +14,9 @@ trec_eval 10.  Profiles reproduce other tools:
     passes scores to trec_eval as C floats, turning near-ties into ties) and
     iprec uses trec_eval 9's ``(long)(p*R + 0.9)`` rounding.
 ``ranx``
-    ranx sorts by score descending; among equal scores it keeps the documents
-    in descending id order, which is the ``trec`` tie rule; queries in the
-    qrels but absent from the run score 0 and count in the mean
-    (``missing='zero'``).
+    ranx sorts by score descending and keeps documents with equal scores in
+    the order they were given (``ties='input'``); queries in the qrels but
+    absent from the run score 0 and count in the mean (``missing='zero'``).
 ``sklearn``
     ``ndcg_score``/``dcg_score`` average over tied scores (``ties='expected'``)
     and build the ideal list from the scored documents only
@@ -130,7 +129,7 @@ PROFILES: dict[str, Conventions] = {
     "pytrec_eval": Conventions(
         iprec_rounding="legacy", score_precision="float32", profile="pytrec_eval"
     ),
-    "ranx": Conventions(missing="zero", profile="ranx"),
+    "ranx": Conventions(ties="input", missing="zero", profile="ranx"),
     "sklearn": Conventions(
         ties="expected",
         missing="zero",

@@ -382,6 +382,8 @@ register(MetricDef("num_rel", "number of relevant judgments (summed)", num_rel,
 register(MetricDef("num_rel_ret", "number of relevant documents retrieved (summed)",
                    num_rel_ret, binary=True, aggregate="sum", range=None,
                    trec_name="num_rel_ret"))
+register(MetricDef("hits", "number of relevant documents in the top k (averaged; ranx hits)",
+                   num_rel_ret, binary=True, range=None))
 register(MetricDef("num_nonrel_judged_ret", "judged non-relevant documents retrieved (summed)",
                    num_nonrel_judged_ret, binary=True, aggregate="sum", range=None,
                    trec_name="num_nonrel_judged_ret"))
