@@ -211,10 +211,15 @@ class Prepared:
 def _lookup_rel(idx: _JudgmentIndex, qcode: np.ndarray, dcode: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Relevance of each (query code, doc code) and whether it is in the qrels."""
-    key = qcode * max(len(idx.doc_ids), 1) + dcode
+    rel = np.zeros(len(dcode), dtype=np.float64)
+    found = np.zeros(len(dcode), dtype=bool)
+    cand = np.flatnonzero(dcode >= 0)  # documents judged for some query
+    key = qcode[cand] * max(len(idx.doc_ids), 1) + dcode[cand]
     hit = np.minimum(np.searchsorted(idx.keys, key), len(idx.keys) - 1)
-    found = (dcode >= 0) & (idx.keys[hit] == key)
-    return np.where(found, idx.key_rel[hit], 0.0), found
+    ok = idx.keys[hit] == key
+    rel[cand[ok]] = idx.key_rel[hit[ok]]
+    found[cand[ok]] = True
+    return rel, found
 
 
 def _score_column(run: Run, conv: Conventions) -> np.ndarray:
