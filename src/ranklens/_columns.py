@@ -28,7 +28,7 @@ __all__ = [
 _MAX_LISTED = 5
 
 
-def _to_arrow(values: Any, what: str) -> pa.Array:
+def _to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
     if isinstance(values, pa.ChunkedArray):
         return values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
     if isinstance(values, pa.Array):
@@ -38,6 +38,8 @@ def _to_arrow(values: Any, what: str) -> pa.Array:
         return _to_arrow(values.to_arrow(), what)
     if mod == "pandas":
         try:
+            if not nan_is_null and getattr(values.dtype, "kind", "O") in "iufb":
+                return pa.array(values.to_numpy())
             return pa.Array.from_pandas(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise InputError(f"{what}: cannot read the column ({exc}).") from exc
@@ -54,7 +56,7 @@ def _to_arrow(values: Any, what: str) -> pa.Array:
         return pa.array(values)
     if isinstance(values, Sequence) and not isinstance(values, (str, bytes)):
         try:
-            return pa.array(list(values), from_pandas=True)
+            return pa.array(list(values), from_pandas=nan_is_null)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise InputError(f"{what}: the values are of mixed or unsupported types ({exc}).") from exc
     raise InputError(
@@ -110,7 +112,7 @@ def as_float_column(values: Any, what: str) -> np.ndarray:
         if values.ndim != 1:
             raise InputError(f"{what}: expected a one-dimensional array, got shape {values.shape}.")
         return np.array(values, dtype=np.float64)
-    arr = _to_arrow(values, what)
+    arr = _to_arrow(values, what, nan_is_null=False)
     t = arr.type
     if pa.types.is_dictionary(t):
         arr = arr.dictionary_decode()
@@ -239,10 +241,18 @@ def resolve_duplicates(
     if dups.size == 0:
         return query, doc, values, 0, index
     if policy == "error":
+        # one example row per repeated pair: the first repeat in (query, doc) order
+        order = np.argsort(index.doc_rank)
+        is_dup = np.zeros(len(query), dtype=bool)
+        is_dup[dups] = True
+        in_order = is_dup[order]
+        first_repeat = in_order & ~np.r_[False, in_order[:-1]]
+        examples = np.sort(order[first_repeat])
         raise DuplicateError(
-            f"{what}: {dups.size} duplicate (query, doc) pair(s), e.g. "
-            f"{format_pairs(query, doc, dups)}. Remove them, or pass duplicates='max', "
-            f"'first' or 'last' to keep one {value_name} per pair."
+            f"{what}: {examples.size} (query, doc) pair(s) occur more than once "
+            f"({dups.size} extra row(s)), e.g. {format_pairs(query, doc, examples)}. Remove "
+            f"them, or pass duplicates='max', 'first' or 'last' to keep one {value_name} per "
+            "pair."
         )
     n = len(query)
     # rows of one (query, doc) pair are adjacent in doc_rank order; pick one per pair

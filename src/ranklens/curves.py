@@ -22,6 +22,7 @@ from ranklens.conventions import Conventions, resolve_conventions
 from ranklens.data import Qrels, Run
 from ranklens.engine import Prepared, prepare
 from ranklens.errors import MetricParameterError, UnsupportedError
+from ranklens.evaluate import check_tables
 from ranklens.metrics import Metric, get_metric
 from ranklens.metrics._segments import binary_values, dense_ideal, dense_top, require_ties
 from ranklens.metrics.binary import _iprec_levels, _thr
@@ -89,6 +90,7 @@ def evaluate_cutoffs(
     """
     if isinstance(max_k, bool) or not isinstance(max_k, (int, np.integer)) or max_k < 1:
         raise MetricParameterError(f"max_k must be a positive integer, got {max_k!r}.")
+    check_tables(qrels, run)
     conv = _conv(profile, conventions, overrides)
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     parsed: dict[str, Metric] = {}
@@ -240,6 +242,7 @@ def precision_recall_curve(
 ) -> PRCurve:
     """Precision and recall after every rank of every query, plus interpolated
     precision at ``levels`` (default 0.0, 0.1, ..., 1.0)."""
+    check_tables(qrels, run)
     conv = _conv(profile, conventions, overrides)
     if conv.ties in ("expected", "grouped"):
         raise UnsupportedError(

@@ -97,6 +97,20 @@ class Result:
         return f"<Result {len(self.query_ids)} queries: {s}>"
 
 
+def check_tables(qrels: Any, run: Any) -> None:
+    """Raise InputError unless ``qrels`` is a Qrels and ``run`` a Run."""
+    if not isinstance(qrels, Qrels):
+        raise InputError(
+            f"qrels must be a ranklens.Qrels, got {type(qrels).__name__}; build one with "
+            "Qrels.from_dict, Qrels.from_frame or Qrels.from_arrays."
+        )
+    if not isinstance(run, Run):
+        raise InputError(
+            f"run must be a ranklens.Run, got {type(run).__name__}; build one with "
+            "Run.from_dict, Run.from_frame or Run.from_arrays."
+        )
+
+
 def _ordering(ties: str) -> str:
     """The sort a tie policy needs (expected/grouped work on the trec order)."""
     return ties if ties in ("input", "optimistic", "pessimistic") else "trec"
@@ -146,16 +160,7 @@ def evaluate(
     >>> res.summary()["p@2"]
     1.0
     """
-    if not isinstance(qrels, Qrels):
-        raise InputError(
-            f"qrels must be a ranklens.Qrels, got {type(qrels).__name__}; build one with "
-            "Qrels.from_dict, Qrels.from_frame or Qrels.from_arrays."
-        )
-    if not isinstance(run, Run):
-        raise InputError(
-            f"run must be a ranklens.Run, got {type(run).__name__}; build one with "
-            "Run.from_dict, Run.from_frame or Run.from_arrays."
-        )
+    check_tables(qrels, run)
     conv = resolve_conventions(
         conventions,
         profile,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ranklens.errors import MetricParameterError
 from ranklens.metrics._segments import dense_top, group_mean, require_ties, safe_div, within
 from ranklens.metrics.registry import MetricDef, Param, register
 
@@ -118,15 +119,21 @@ def err(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
     ``ERR@k = sum_{i<=k} (1/i) R_i prod_{j<i} (1 - R_j)`` with the stopping
     probability ``R = (2^rel - 1) / 2^max_rel`` (grades <= 0 give 0).
-    ``max_rel`` defaults to the highest grade in the evaluated qrels.
+    ``max_rel`` is the top of the grading scale, 4 by default (the 0-4 scale
+    of gdeval, the TREC Web track's reference ERR); a judged grade above it is
+    an error, so set ``err(max_rel=...)`` for other scales.  A fixed scale
+    keeps a query's ERR independent of the other queries evaluated with it.
     Ties: ordering policies.
     """
     require_ties("err", params["ties"], ORDERED)
-    gmax = params["max_rel"]
-    if gmax is None:
-        gmax = float(prep.ideal_rel.max()) if len(prep.ideal_rel) else 1.0
-    gmax = max(float(gmax), 0.0)
-    grade = np.minimum(np.maximum(prep.rel, 0.0), gmax)
+    gmax = float(params["max_rel"])
+    top = float(prep.ideal_rel.max()) if len(prep.ideal_rel) else 0.0
+    if top > gmax:
+        raise MetricParameterError(
+            f"err: a judged grade ({top:g}) exceeds max_rel={gmax:g}, the top of the grading "
+            f"scale; pass err(max_rel={top:g}) (or the true top of your scale)."
+        )
+    grade = np.maximum(prep.rel, 0.0)
     r = (np.exp2(grade) - 1.0) / np.exp2(gmax)
     longest = int(prep.lengths.max()) if prep.n_queries else 0
     depth = longest if k is None else min(int(k), longest)
@@ -160,5 +167,5 @@ register(MetricDef("ndcg", "normalised discounted cumulative gain at k", ndcg,
 register(MetricDef("cg", "cumulative gain at k", cg, params=(_GAIN,), ties=EXPECTED,
                    range=None))
 register(MetricDef("err", "expected reciprocal rank at k", err,
-                   params=(Param("max_rel", None, "highest grade of the scale",
+                   params=(Param("max_rel", 4, "top grade of the grading scale",
                                  kind="number", minimum=0),)))

@@ -4,7 +4,8 @@
 
     metric   := family [ "(" [ param ("," param)* ] ")" ] [ "@" cutoff ]
     param    := name "=" value
-    value    := number | word | quoted string | "{" [ number ":" number ("," ...)* ] "}"
+    value    := number | word | quoted string | "[" number ("," number)* "]"
+              | "{" [ number ":" number ("," ...)* ] "}"
     cutoff   := integer | decimal (a recall level for iprec)
 
 Family and parameter names are case-insensitive.  trec_eval's own measure
@@ -27,7 +28,7 @@ _TOKEN = re.compile(
         (?P<word>[A-Za-z_][A-Za-z0-9_\-]*|\d+(?![eE][-+]?\d)[A-Za-z_][A-Za-z0-9_\-]*)
       | (?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)
       | (?P<str>'[^']*'|"[^"]*")
-      | (?P<punct>[(),=@{}:])
+      | (?P<punct>[(),=@{}:\[\]])
     )""",
     re.VERBOSE,
 )
@@ -89,6 +90,18 @@ class _Parser:
         if tok[0] == "str":
             self.i += 1
             return tok[1][1:-1]
+        if tok[1] == "[":
+            self.i += 1
+            items: list[int | float] = []
+            while True:
+                items.append(_number(self.take("num")[1]))
+                sep = self.take("punct")[1]
+                if sep == "]":
+                    return tuple(items)
+                if sep != ",":
+                    raise MetricNameError(
+                        f"cannot parse metric {self.text!r}: expected ',' or ']' in a list."
+                    )
         if tok[1] == "{":
             self.i += 1
             out: dict[float, float] = {}
@@ -156,6 +169,8 @@ def parse_name(text: str) -> ParsedName:
 
 
 def format_value(v: Any) -> str:
+    if isinstance(v, (tuple, list)):
+        return "[" + ",".join(format_value(x) for x in v) + "]"
     if isinstance(v, dict):
         return "{" + ",".join(f"{format_value(k)}:{format_value(x)}" for k, x in v.items()) + "}"
     if isinstance(v, float):

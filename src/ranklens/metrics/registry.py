@@ -168,11 +168,8 @@ class Metric:
 
     def __str__(self) -> str:
         s = self.name
-        defn = self.definition
-        shown = [(n, v) for n, v in self.params
-                 if defn.param(n) is None or v != defn.param(n).default]  # type: ignore[union-attr]
-        if shown:
-            s += "(" + ",".join(f"{n}={format_value(v)}" for n, v in shown) + ")"
+        if self.params:
+            s += "(" + ",".join(f"{n}={format_value(v)}" for n, v in self.params) + ")"
         if self.k is not None:
             s += "@" + format_value(self.k)
         return s
@@ -188,7 +185,7 @@ def known_names() -> list[str]:
 
 
 def _suggest(word: str, extra: Iterable[str] = ()) -> str:
-    pool = list(_ALIASES) + list(extra)
+    pool = list(dict.fromkeys(list(_ALIASES) + [e.lower() for e in extra]))
     close = difflib.get_close_matches(word.lower(), pool, n=4, cutoff=0.6)
     if not close:
         close = [n for n in pool if n.startswith(word.lower()[:2])][:4]

@@ -100,6 +100,8 @@ def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
     """``(family, params, cutoff)`` for a trec_eval name, or None if ``name`` is
     not one (it is then parsed by the ranklens grammar)."""
     text = name.strip()
+    if any(c in text for c in "@()"):
+        return None  # grammar syntax; no trec_eval name contains these
     m = _PATTERN.match(text)
     if not m:
         return None
