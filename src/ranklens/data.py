@@ -208,7 +208,7 @@ def _is_number(x: Any) -> bool:
         float(x)
     except (TypeError, ValueError):
         return False
-    return not isinstance(x, str)
+    return not isinstance(x, (str, bytes))
 
 
 class Qrels(_Table):

@@ -166,6 +166,12 @@ class Metric:
         out.update(explicit)
         return out
 
+    def _raw(self) -> str:
+        """The spelling of a possibly unvalidated metric, for error messages."""
+        params = ",".join(f"{n}={format_value(v)}" for n, v in self.params)
+        return self.name + (f"({params})" if params else "") + (
+            f"@{format_value(self.k)}" if self.k is not None else "")
+
     def __str__(self) -> str:
         s = self.name
         if self.params:
@@ -254,7 +260,11 @@ def build_metric(text: str, family: str, params: Iterable[tuple[str, Any]],
 def get_metric(spec: str | Metric) -> Metric:
     """Parse a metric string (our grammar or a trec_eval measure name)."""
     if isinstance(spec, Metric):
-        return spec
+        # a hand-built Metric is validated like a parsed name
+        if not isinstance(spec.name, str):
+            raise MetricNameError(f"a Metric's name must be a string, got {spec.name!r}.")
+        checked = build_metric(str(spec._raw()), spec.name, spec.params, spec.k, spec.pinned)
+        return checked
     if not isinstance(spec, str):
         raise MetricNameError(
             f"a metric must be a string such as 'ndcg@10' or a Metric, got {spec!r}."
