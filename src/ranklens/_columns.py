@@ -38,7 +38,10 @@ def _to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
         return _to_arrow(values.to_arrow(), what)
     if mod == "pandas":
         try:
-            if not nan_is_null and getattr(values.dtype, "kind", "O") in "iufb":
+            # numpy-backed numbers keep NaN as NaN; nullable (extension) dtypes keep <NA>
+            # as a missing value
+            if not nan_is_null and isinstance(values.dtype, np.dtype) and \
+                    values.dtype.kind in "iufb":
                 return pa.array(values.to_numpy())
             return pa.Array.from_pandas(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
