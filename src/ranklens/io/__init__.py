@@ -1,5 +1,25 @@
-"""Readers and writers.  Only the TREC text formats exist so far."""
+"""Readers and writers for qrels, runs and results.
 
-from ranklens.io.trec import read_trec_qrels, read_trec_run
+``read_qrels`` / ``read_run`` pick the format from the file suffix (after a
+compression suffix ``.gz``/``.bz2``/``.zst``): ``.csv``, ``.tsv``,
+``.parquet``, ``.jsonl``, ``.json`` (dict of dicts, as ranx and pytrec_eval
+users keep them), anything else TREC.  ``write_qrels`` / ``write_run`` write
+every format they read; a round trip is exact.
+"""
 
-__all__ = ["read_trec_qrels", "read_trec_run"]
+from ranklens.io._files import FORMATS, detect_format
+from ranklens.io.tables import read_qrels, read_run, write_qrels, write_run
+from ranklens.io.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
+
+__all__ = [
+    "FORMATS",
+    "detect_format",
+    "read_qrels",
+    "read_run",
+    "read_trec_qrels",
+    "read_trec_run",
+    "write_qrels",
+    "write_run",
+    "write_trec_qrels",
+    "write_trec_run",
+]

@@ -1,0 +1,251 @@
+"""Qrels and runs in tabular formats (CSV, TSV, Parquet, JSON Lines, JSON) and
+the format-dispatching ``read_qrels`` / ``read_run`` / ``write_*``.
+
+Column names are chosen by the caller or detected from common names
+(``query``/``qid``/``user_id``, ``doc``/``docno``/``item_id``,
+``relevance``/``label``/``rating``, ``score``/``prediction``), case-insensitively.
+Ids are always read as text, so ``007`` stays ``007``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from ranklens.data import Qrels, Run
+from ranklens.errors import InputError
+from ranklens.io._files import check_readable, detect_format, read_bytes
+from ranklens.io.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
+
+__all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
+
+QUERY_NAMES = ("query", "query_id", "qid", "q_id", "topic", "topic_id", "user_id", "user",
+               "uid", "session_id", "session")
+DOC_NAMES = ("doc", "doc_id", "docid", "docno", "document", "document_id", "item_id", "item",
+             "iid", "passage_id", "pid", "product_id")
+RELEVANCE_NAMES = ("relevance", "rel", "label", "grade", "judgment", "judgement", "rating",
+                   "weight", "target", "qrel")
+SCORE_NAMES = ("score", "prediction", "pred", "predicted", "similarity", "sim", "rank_score",
+               "relevance_score")
+
+
+def _pick(path: str, columns: list[str], given: str | None, candidates: tuple[str, ...],
+          role: str, option: str) -> str:
+    if given is not None:
+        if given not in columns:
+            raise InputError(
+                f"{path}: no column named {given!r} for the {role}; the file has columns "
+                f"{columns}. Pass {option}=<name>."
+            )
+        return given
+    lower = {c.lower(): c for c in columns}
+    for name in candidates:
+        if name in lower:
+            return lower[name]
+    raise InputError(
+        f"{path}: cannot tell which column holds the {role}; the file has columns {columns}. "
+        f"Pass {option}=<name>."
+    )
+
+
+def _csv_header(path: str, buf: pa.Buffer, delimiter: str) -> list[str]:
+    head = bytes(buf[: min(len(buf), 1 << 20)]).split(b"\n", 1)[0].rstrip(b"\r")
+    if not head.strip():
+        raise InputError(f"{path}: the file is empty; expected a header line with column names.")
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}:1: the header is not valid UTF-8 text.") from None
+    import csv
+
+    return next(csv.reader([text], delimiter=delimiter))
+
+
+def _to_float(path: str, text: pa.ChunkedArray | pa.Array, what: str, first_line: int) -> Any:
+    arr = text.combine_chunks() if isinstance(text, pa.ChunkedArray) else text
+    if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type):
+        return arr
+    try:
+        return pc.cast(arr, pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        for i, item in enumerate(arr.to_pylist()):
+            try:
+                float(item)
+            except (TypeError, ValueError):
+                raise InputError(
+                    f"{path}:{first_line + i}: the {what} {item!r} is not a number."
+                ) from None
+        raise
+
+
+def _read_table(path: str, fmt: str, roles: dict[str, tuple[str | None, tuple[str, ...], str]]
+                ) -> tuple[dict[str, Any], int]:
+    """Read the columns for ``roles`` ({role: (given name, candidates, option)});
+    returns the columns and the file line of the first row (for messages)."""
+    if fmt in ("csv", "tsv"):
+        buf = read_bytes(path)
+        if np.any(np.frombuffer(buf, dtype=np.uint8)[:65536] == 0):
+            raise InputError(f"{path}: looks like a binary file, not {fmt.upper()} text.")
+        delimiter = "," if fmt == "csv" else "\t"
+        columns = _csv_header(path, buf, delimiter)
+        names = {role: _pick(path, columns, g, c, role, o) for role, (g, c, o) in roles.items()}
+        types = {names["query"]: pa.string(), names["doc"]: pa.string()}
+        try:
+            table = pacsv.read_csv(
+                pa.BufferReader(buf),
+                parse_options=pacsv.ParseOptions(delimiter=delimiter),
+                convert_options=pacsv.ConvertOptions(
+                    column_types=types, include_columns=list(dict.fromkeys(names.values())),
+                    strings_can_be_null=False),
+            )
+        except pa.ArrowInvalid as exc:
+            raise InputError(f"{path}: cannot read the {fmt.upper()} file: {exc}") from None
+        if table.num_rows == 0:
+            raise InputError(f"{path}: the file has a header but no rows.")
+        return {role: table.column(n) for role, n in names.items()}, 2
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        p = check_readable(path)
+        try:
+            schema = pq.read_schema(str(p))
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(f"{path}: not a readable Parquet file ({exc}).") from None
+        names = {role: _pick(path, schema.names, g, c, role, o)
+                 for role, (g, c, o) in roles.items()}
+        table = pq.read_table(str(p), columns=list(dict.fromkeys(names.values())))
+        return {role: table.column(n) for role, n in names.items()}, 0
+    if fmt == "jsonl":
+        import pyarrow.json as pajson
+
+        buf = read_bytes(path)
+        if len(buf) == 0:
+            raise InputError(f"{path}: the file is empty; expected one JSON object per line.")
+        try:
+            table = pajson.read_json(pa.BufferReader(buf))
+        except pa.ArrowInvalid as exc:
+            raise InputError(f"{path}: not valid JSON Lines ({exc}).") from None
+        names = {role: _pick(path, table.column_names, g, c, role, o)
+                 for role, (g, c, o) in roles.items()}
+        return {role: table.column(n) for role, n in names.items()}, 1
+    raise AssertionError(fmt)  # pragma: no cover
+
+
+def _read_json_dict(path: str) -> dict[str, Any]:
+    buf = read_bytes(path)
+    try:
+        data = json.loads(bytes(buf).decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: the file is not valid UTF-8 text ({exc.reason}).") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}, column "
+                         f"{exc.colno}).") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a JSON object {{query: {{doc: value}}}}, got "
+                         f"{type(data).__name__}.")
+    return data
+
+
+def read_qrels(path: str | os.PathLike[str], *, format: str | None = None,
+               query: str | None = None, doc: str | None = None,
+               relevance: str | None = None, duplicates: str = "error") -> Qrels:
+    """Read qrels from any supported format (chosen by suffix unless ``format``)."""
+    fmt, _ = detect_format(path, format)
+    name = str(path)
+    if fmt == "trec":
+        return read_trec_qrels(path, duplicates=duplicates)
+    try:
+        if fmt == "json":
+            return Qrels.from_dict(_read_json_dict(name))
+        cols, first = _read_table(name, fmt, {
+            "query": (query, QUERY_NAMES, "query"), "doc": (doc, DOC_NAMES, "doc"),
+            "relevance": (relevance, RELEVANCE_NAMES, "relevance")})
+        rel = _to_float(name, cols["relevance"], "relevance", first)
+        return Qrels(cols["query"], cols["doc"], rel, duplicates=duplicates)
+    except InputError as exc:
+        if str(exc).startswith(name):
+            raise
+        raise type(exc)(f"{name}: {exc}") from None
+
+
+def read_run(path: str | os.PathLike[str], *, format: str | None = None,
+             query: str | None = None, doc: str | None = None, score: str | None = None,
+             name: str | None = None, duplicates: str = "error") -> Run:
+    """Read a run from any supported format (chosen by suffix unless ``format``).
+    The run's name is ``name``, else the TREC tag, else the file name."""
+    fmt, _ = detect_format(path, format)
+    text = str(path)
+    if fmt == "trec":
+        run = read_trec_run(path, duplicates=duplicates)
+        if name is not None:
+            run.name = name
+        return run
+    label = name or os.path.basename(text)
+    try:
+        if fmt == "json":
+            return Run.from_dict(_read_json_dict(text), name=label)
+        cols, first = _read_table(text, fmt, {
+            "query": (query, QUERY_NAMES, "query"), "doc": (doc, DOC_NAMES, "doc"),
+            "score": (score, SCORE_NAMES, "score")})
+        sc = _to_float(text, cols["score"], "score", first)
+        return Run(cols["query"], cols["doc"], sc, name=label, duplicates=duplicates)
+    except InputError as exc:
+        if str(exc).startswith(text):
+            raise
+        raise type(exc)(f"{text}: {exc}") from None
+
+
+def _write_table(table: pa.Table, path: str, fmt: str) -> None:
+    if fmt in ("csv", "tsv"):
+        with pa.output_stream(path, compression="detect") as out:
+            pacsv.write_csv(table, out, write_options=pacsv.WriteOptions(
+                delimiter="," if fmt == "csv" else "\t"))
+    elif fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, path)
+    elif fmt == "jsonl":
+        names = table.column_names
+        rows = zip(*(table.column(n).to_pylist() for n in names), strict=True)
+        text = "".join(json.dumps(dict(zip(names, r, strict=True))) + "\n" for r in rows)
+        with pa.output_stream(path, compression="detect") as out:
+            out.write(text.encode("utf-8"))
+    else:  # pragma: no cover
+        raise AssertionError(fmt)
+
+
+def _write_json(data: dict[str, dict[str, float]], path: str) -> None:
+    buf = io.StringIO()
+    json.dump(data, buf)
+    with pa.output_stream(path, compression="detect") as out:
+        out.write(buf.getvalue().encode("utf-8"))
+
+
+def write_qrels(qrels: Qrels, path: str | os.PathLike[str], *, format: str | None = None) -> None:
+    """Write qrels in any supported format (chosen by suffix unless ``format``)."""
+    fmt, _ = detect_format(path, format)
+    if fmt == "trec":
+        write_trec_qrels(qrels, path)
+    elif fmt == "json":
+        _write_json(qrels.to_dict(), str(path))
+    else:
+        _write_table(qrels.to_arrow(), str(path), fmt)
+
+
+def write_run(run: Run, path: str | os.PathLike[str], *, format: str | None = None,
+              tag: str | None = None) -> None:
+    """Write a run in any supported format (chosen by suffix unless ``format``)."""
+    fmt, _ = detect_format(path, format)
+    if fmt == "trec":
+        write_trec_run(run, path, tag=tag)
+    elif fmt == "json":
+        _write_json(run.to_dict(), str(path))
+    else:
+        _write_table(run.to_arrow(), str(path), fmt)
