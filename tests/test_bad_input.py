@@ -526,8 +526,10 @@ def test_ids_are_not_normalised():
     res = rl.evaluate(q, r, ["p@1", "unj@1"])
     assert res["p@1"] == 0.0
     assert res["unj@1"] == 1.0
-    with pytest.raises(rl.InputError, match="shares no query"):
-        rl.evaluate(q, rl.Run.from_dict({" q": {"\u00e9": 1.0}}), ["p@1"])
+    with pytest.warns(rl.RanklensWarning, match="shares no query"):
+        res = rl.evaluate(q, rl.Run.from_dict({" q": {"\u00e9": 1.0}}), ["p@1"],
+                          missing="zero")
+    assert res.per_query("p@1") == {"q": 0.0}
 
 
 def test_leading_zeros_are_kept():
@@ -535,10 +537,12 @@ def test_leading_zeros_are_kept():
     assert q.query_ids == ["007"]
     r7 = rl.Run.from_dict({7: {"d": 1.0}})
     assert r7.query_ids == ["7"]
-    with pytest.raises(rl.InputError) as err:
-        rl.evaluate(q, r7, ["p@1"])
-    assert "shares no query" in str(err.value)
-    assert "'q1' vs '1'" in str(err.value)
+    with pytest.warns(rl.RanklensWarning) as rec:
+        res = rl.evaluate(q, r7, ["p@1"])
+    msg = str(rec[0].message)
+    assert "shares no query" in msg
+    assert "'q1' vs '1'" in msg
+    assert res.query_ids == ()  # trec_eval's rule: missing queries are skipped
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"query": ["007"], "doc": ["d"], "score": [1.0]})
     res = rl.evaluate(q, rl.Run.from_frame(frame), ["p@1"])
@@ -546,11 +550,19 @@ def test_leading_zeros_are_kept():
 
 
 def test_run_sharing_no_query_with_the_qrels():
-    with pytest.raises(rl.InputError) as err:
-        rl.evaluate(qrels(), rl.Run.from_dict({"x": {"d1": 1.0}, "y": {"d1": 1.0}}), ["p@1"])
-    msg = str(err.value)
+    # a warning that says so, and the result is still correct: every query is missing
+    run = rl.Run.from_dict({"x": {"d1": 1.0}, "y": {"d1": 1.0}})
+    with pytest.warns(rl.RanklensWarning) as rec:
+        res = rl.evaluate(qrels(), run, ["p@1", "ndcg@3"], missing="zero")
+    msg = str(rec[0].message)
     assert "shares no query with the qrels" in msg
-    assert "Check that the query ids match" in msg
+    assert "check that the query ids match" in msg
+    assert res.summary() == {"p@1": 0.0, "ndcg@3": 0.0}
+    assert res.report["run_queries_matched"] == 0
+    with pytest.warns(rl.RanklensWarning, match="shares no query"):
+        skipped = rl.evaluate(qrels(), run, ["p@1"])
+    assert skipped.query_ids == ()
+    assert np.isnan(skipped.summary()["p@1"])
 
 
 def test_run_queries_without_judgments_warn():

@@ -818,6 +818,7 @@ def test_report_counts():
         "run_rows_without_judged_query": 2,
         "rows_beyond_depth": 1,  # z in q1
         "qrels_queries_missing_from_run": 1,  # q2
+        "run_queries_matched": 3,  # q1, q3, q4
         "queries_without_relevant": 1,  # q3
         "queries_evaluated": 3,
     }

@@ -312,11 +312,7 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
             )
         if conventions.missing == "skip":
             selected &= present
-    if not present.any():
-        raise InputError(
-            "The run shares no query with the qrels: nothing can be evaluated. Check that "
-            "the query ids match (e.g. 'q1' vs '1', or the wrong qrels file)."
-        )
+    report["run_queries_matched"] = int(present.sum())
     nrel_all = np.bincount(idx.qcode[idx.rel_sorted >= conventions.rel_threshold],
                            minlength=nq_all)
     no_rel = selected & (nrel_all == 0)

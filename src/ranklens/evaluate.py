@@ -202,7 +202,15 @@ def evaluate(
             values[key] = np.where(none, np.nan, values[key])
     report = dict(prep.report)
     n = report.get("run_queries_without_judgments", 0)
-    if n:
+    if report.get("run_queries_matched", 1) == 0:
+        warnings.warn(
+            "the run shares no query with the qrels, so every query scores as missing "
+            f"(missing={conv.missing!r}); check that the query ids match (e.g. 'q1' vs '1') "
+            "and that this is the right qrels file.",
+            RanklensWarning,
+            stacklevel=2,
+        )
+    elif n:
         warnings.warn(
             f"{n} run queries have no judgments in the qrels and were not evaluated "
             f"({report['run_rows_without_judged_query']} rows).",

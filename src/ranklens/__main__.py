@@ -1,0 +1,5 @@
+"""``python -m ranklens`` runs the command line."""
+
+from ranklens.cli import main
+
+main()

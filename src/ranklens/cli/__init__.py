@@ -1,0 +1,54 @@
+"""The ``ranklens`` command line.
+
+Sub-commands live in modules of this package and are mounted on :data:`main`.
+Errors are printed to stderr as one sentence, never a traceback (``--debug``
+shows it); exit codes: 0 success, 2 usage error, 3 bad input data, 1 any
+other failure.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ranklens.cli._common import EXIT_BAD_INPUT, run_guarded
+
+__all__ = ["EXIT_BAD_INPUT", "main"]
+
+
+class _Group(click.Group):
+    """A group whose sub-commands turn our exceptions into one-line errors."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        return run_guarded(lambda: super(_Group, self).invoke(ctx), ctx)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show the full traceback of an error.")
+@click.version_option(package_name="ranklens")
+@click.pass_context
+def main(ctx: click.Context, debug: bool) -> None:
+    """ranklens: exact, fast evaluation of ranking and other ML systems."""
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def _mount() -> None:
+    from ranklens.cli.evaluate import evaluate_cmd, example_cmd, metrics_cmd
+
+    main.add_command(evaluate_cmd)
+    main.add_command(metrics_cmd)
+    main.add_command(example_cmd)
+    try:
+        from ranklens.cli.ab import ab  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # pragma: no cover - the online module is optional
+        return
+    main.add_command(ab)
+
+
+_mount()
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

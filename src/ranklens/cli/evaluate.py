@@ -1,0 +1,230 @@
+"""``ranklens evaluate``, ``ranklens metrics`` and ``ranklens example``."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from ranklens.conventions import (
+    IPREC_ROUNDING,
+    MISSING_POLICIES,
+    NO_RELEVANT_POLICIES,
+    PROFILES,
+    TIE_POLICIES,
+)
+
+DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "p@10", "recall@100")
+# trec_eval's default ("official") measures, for --format trec without -m
+TREC_OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                 "bpref", "recip_rank", "iprec_at_recall", "P")
+# the -m all_trec list in trec_eval's output order (relstring, runid are not metrics)
+ALL_TREC = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+            "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult",
+            "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+            "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall",
+            "set_map", "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj")
+# trec_eval's default cutoffs of measures that take a list
+TREC_DEFAULT_CUTOFFS = {
+    "P": "5,10,15,20,30,100,200,500,1000",
+    "recall": "5,10,15,20,30,100,200,500,1000",
+    "ndcg_cut": "5,10,15,20,30,100,200,500,1000",
+    "map_cut": "5,10,15,20,30,100,200,500,1000",
+    "relative_P": "5,10,15,20,30,100,200,500,1000",
+    "success": "1,5,10",
+    "unj": "5,10,20",
+    "iprec_at_recall": "0.00,0.10,0.20,0.30,0.40,0.50,0.60,0.70,0.80,0.90,1.00",
+    "Rprec_mult": "0.20,0.40,0.60,0.80,1.00,1.20,1.40,1.60,1.80,2.00",
+}
+FORMATS = ("table", "json", "csv", "markdown", "latex", "trec")
+
+
+def expand_measures(given: Sequence[str]) -> list[str]:
+    """Expand trec_eval conveniences: ``all_trec``, bare list measures (``P`` ->
+    ``P.5`` ... ``P.1000``) and several cutoffs in one name (``P.5,10``), keeping
+    trec_eval's order (cutoffs ascending within a measure) and dropping repeats."""
+    from ranklens.metrics import expand_trec_name
+
+    out: list[str] = []
+    for item in given:
+        for name in ALL_TREC if item == "all_trec" else (item,):
+            if name in TREC_DEFAULT_CUTOFFS:
+                name = f"{name}.{TREC_DEFAULT_CUTOFFS[name]}"
+            parts = expand_trec_name(name)
+            if len(parts) > 1:
+                parts = sorted(parts, key=_cutoff_value)
+            for p in parts:
+                if p not in out:
+                    out.append(p)
+    return out
+
+
+def _cutoff_value(name: str) -> float:
+    from ranklens.metrics import get_metric
+
+    m = get_metric(name)
+    return float(m.k) if m.k is not None else 0.0
+
+
+@contextmanager
+def _status(message: str) -> Iterator[None]:
+    """A spinner on a terminal; nothing when stderr is piped."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(message):
+        yield
+
+
+def _conventions_options(fn: Any) -> Any:
+    options = [
+        click.option("--profile", type=click.Choice(sorted(PROFILES)), default=None,
+                     help="Reproduce another tool's conventions at once."),
+        click.option("--ties", type=click.Choice(TIE_POLICIES), default=None,
+                     help="How documents with equal scores are ordered (default trec)."),
+        click.option("--missing", type=click.Choice(MISSING_POLICIES), default=None,
+                     help="Queries in the qrels absent from the run (default skip; "
+                          "trec_eval -c is zero)."),
+        click.option("-c", "complete", is_flag=True,
+                     help="trec_eval's -c: score missing queries as 0 (--missing zero)."),
+        click.option("--no-relevant", type=click.Choice(NO_RELEVANT_POLICIES), default=None,
+                     help="Queries without a relevant judgment (default zero)."),
+        click.option("--rel-threshold", "-l", type=float, default=None,
+                     help="Minimum relevance of a relevant document (default 1)."),
+        click.option("--depth", "-M", type=click.IntRange(min=1), default=None,
+                     help="Keep only the first N documents of each ranking (trec_eval -M)."),
+        click.option("--iprec-rounding", type=click.Choice(IPREC_ROUNDING), default=None,
+                     help="Rank for a recall level: lround (trec_eval 10) or legacy."),
+    ]
+    for opt in reversed(options):
+        fn = opt(fn)
+    return fn
+
+
+def _read_inputs(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any]
+                 ) -> tuple[Any, list[Any]]:
+    from ranklens.io import read_qrels, read_run
+
+    with _status(f"reading {qrels_path}"):
+        qrels = read_qrels(qrels_path, format=opts["qrels_format"], query=opts["query_col"],
+                           doc=opts["doc_col"], relevance=opts["relevance_col"])
+    runs = []
+    for path in run_paths:
+        with _status(f"reading {path}"):
+            runs.append(read_run(path, format=opts["run_format"], query=opts["query_col"],
+                                 doc=opts["doc_col"], score=opts["score_col"]))
+    return qrels, runs
+
+
+@click.command("evaluate")
+@click.argument("qrels", type=click.Path(dir_okay=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@click.option("-m", "--metric", "metrics", multiple=True,
+              help="A metric (repeatable): ndcg@10, map, P.5, all_trec, ... "
+                   "Default: ndcg@10 map mrr p@10 recall@100 (trec_eval's set with "
+                   "--format trec).")
+@click.option("-q", "--per-query", is_flag=True, help="Also print every query's values.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
+              help="Output format; trec prints trec_eval's three columns.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write to this file instead of standard output.")
+@_conventions_options
+@click.option("--query-col", default=None, help="Query id column of CSV/Parquet/JSONL files.")
+@click.option("--doc-col", default=None, help="Document id column of CSV/Parquet/JSONL files.")
+@click.option("--score-col", default=None, help="Score column of run files.")
+@click.option("--relevance-col", default=None, help="Relevance column of qrels files.")
+@click.option("--qrels-format", default=None, help="Qrels format if not given by the suffix.")
+@click.option("--run-format", default=None, help="Run format if not given by the suffix.")
+def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool,
+                 fmt: str, output: str | None, profile: str | None, ties: str | None,
+                 missing: str | None, complete: bool, no_relevant: str | None,
+                 rel_threshold: float | None, depth: int | None, iprec_rounding: str | None,
+                 **cols: Any) -> None:
+    """Evaluate one or more RUNS against QRELS.
+
+    Several runs print one table, one row per run.  Files may be TREC, CSV,
+    TSV, Parquet, JSON Lines or JSON (dict of dicts), optionally .gz/.bz2/.zst.
+    """
+    from ranklens.errors import RanklensWarning
+    from ranklens.evaluate import evaluate
+    from ranklens.report import render
+
+    if complete:
+        if missing not in (None, "zero"):
+            raise click.UsageError("-c means --missing zero; do not combine it with "
+                                   f"--missing {missing}.")
+        missing = "zero"
+    given = [m for m in metrics if m != "runid"]
+    # trec_eval prints its runid line with its default measures, all_trec or -m runid
+    runid = fmt == "trec" and (not metrics or "runid" in metrics or "all_trec" in metrics)
+    names = expand_measures(given or list(TREC_OFFICIAL if fmt == "trec" else DEFAULT_METRICS))
+    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
+    results = []
+    for path, run in zip(runs, run_ts, strict=True):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RanklensWarning)
+            with _status(f"evaluating {path}"):
+                res = evaluate(qrels_t, run, names, profile=profile, ties=ties,
+                               missing=missing, no_relevant=no_relevant,
+                               rel_threshold=rel_threshold, depth=depth,
+                               iprec_rounding=iprec_rounding)
+        for w in caught:
+            click.echo(f"ranklens: warning: {path}: {w.message}", err=True)
+        if res.run_name is None:
+            object.__setattr__(res, "run_name", path)
+        results.append(res)
+    text = render(results, fmt, per_query=per_query, runid=runid)
+    if output:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text if text.endswith("\n") else text + "\n")
+    else:
+        click.echo(text.rstrip("\n"))
+
+
+@click.command("metrics")
+@click.argument("name", required=False)
+def metrics_cmd(name: str | None) -> None:
+    """List every metric, or show the full definition of NAME."""
+    from ranklens.metrics import REGISTRY, get_metric
+
+    if name is None:
+        width = max(len(n) for n in REGISTRY) + 2
+        for defn in sorted(REGISTRY.values(), key=lambda d: d.name):
+            aliases = [a for a in defn.aliases if a != defn.name]
+            extra = f"  (aliases: {', '.join(aliases)})" if aliases else ""
+            trec = f"  [trec_eval: {defn.trec_name}]" if defn.trec_name else ""
+            click.echo(f"{defn.name:<{width}}{defn.summary}{extra}{trec}")
+        return
+    metric = get_metric(name)
+    defn = metric.definition
+    click.echo(f"{defn.name}: {defn.summary}")
+    if defn.aliases:
+        click.echo(f"aliases: {', '.join(defn.aliases)}")
+    if defn.trec_name:
+        click.echo(f"trec_eval name: {defn.trec_name}")
+    cutoff = {"optional": "@k optional", "required": "@k required", "none": "no cutoff",
+              "level": "@level (a recall level in [0, 1]) required",
+              "multiple": "@x (a multiple of R) required"}[defn.cutoff]
+    click.echo(f"cutoff: {cutoff}; aggregate over queries: {defn.aggregate}")
+    click.echo("parameters:")
+    for p in defn.all_params:
+        choices = f" one of {', '.join(p.choices)}" if p.choices else ""
+        click.echo(f"  {p.name} (default {p.default!r}){choices}: {p.doc}")
+    click.echo("")
+    click.echo(defn.doc)
+
+
+@click.command("example")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
+def example_cmd(fmt: str) -> None:
+    """Evaluate the example run shipped with ranklens (checks an installation)."""
+    from ranklens.example import run_example
+    from ranklens.report import render
+
+    click.echo(render([run_example()], fmt).rstrip("\n"))
