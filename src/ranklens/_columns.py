@@ -209,18 +209,21 @@ def pair_index(query: pa.Array, doc: pa.Array) -> PairIndex:
         pc.sort_indices(pa.table({"q": qcode, "d": doc}),
                         sort_keys=[("q", "ascending"), ("d", "ascending")]).to_numpy()
     )
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(n, dtype=np.int64)
+    small = np.int32 if n < 2**31 - 1 else np.int64
+    rank = np.empty(n, dtype=small)
+    rank[order] = np.arange(n, dtype=small)
     dups = np.zeros(0, dtype=np.int64)
     if n > 1:
         sq = qcode[order]
         same_q = sq[1:] == sq[:-1]
+        del sq
         if same_q.any():
             sd = doc.take(pa.array(order))
             same = same_q & np.asarray(
                 pc.equal(sd[1:], sd[:-1]).to_numpy(zero_copy_only=False))
+            del sd
             if same.any():
-                dups = np.sort(order[1:][same])
+                dups = np.sort(order[1:][same]).astype(np.int64)
     return PairIndex(enc.dictionary, qcode, rank, dups)
 
 
