@@ -15,7 +15,7 @@ from typing import Any
 
 from ranklens.errors import MetricNameError
 
-__all__ = ["TREC_NAMES", "expand_trec_name", "translate_trec_name"]
+__all__ = ["TREC_NAMES", "expand_trec_name", "translate_trec_name", "trec_output_name"]
 
 # trec_eval base name -> (registry family, pinned params, kind of parameter)
 # kind: None (takes none), "cutoff" (integer list), "level" (float list),
@@ -180,3 +180,38 @@ def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
                     )
                 params["gain"] = gm
     return family, tuple(params.items()), cutoff
+
+
+def trec_output_name(metric: str) -> str:
+    """The name trec_eval prints for the measure a metric string names.
+
+    Long cutoffs print as ``%ld`` (``P.5`` -> ``P_5``, ``ndcg_cut.23.4`` ->
+    ``ndcg_cut_23``), double cutoffs as ``%3.2f`` (``iprec_at_recall.0.1`` ->
+    ``iprec_at_recall_0.10``), other parameters exactly as typed
+    (``utility.2,-1,0,0`` -> ``utility_2,-1,0,0``, ``rbp.p=0.8`` -> ``rbp_p=0.8``).
+    Printed names (``P_5``), plain names (``map``), grammar names (``ndcg@10``)
+    and names of several values (``P.5,10``) come back unchanged.
+
+    >>> trec_output_name("ndcg_cut.10"), trec_output_name("iprec_at_recall.0.1")
+    ('ndcg_cut_10', 'iprec_at_recall_0.10')
+    """
+    text = metric.strip()
+    if any(c in text for c in "@()"):
+        return metric
+    m = _PATTERN.match(text)
+    if m is None or m.group("param") is None:
+        return metric
+    base = _BY_LOWER[m.group("base").lower()]
+    kind = _TREC[base][2]
+    param = m.group("param")
+    if kind is None:
+        return metric
+    if kind in ("cutoff", "level"):
+        try:
+            value = float(param)
+        except ValueError:
+            return metric  # several cutoffs, or not a number
+        if value != value or value in (float("inf"), float("-inf")):
+            return metric
+        return f"{base}_{int(value)}" if kind == "cutoff" else f"{base}_{value:3.2f}"
+    return f"{base}_{param}"
