@@ -207,6 +207,55 @@ class Prepared:
             self._memo[key] = self.judged & (self.rel >= threshold)
         return self._memo[key]
 
+    def sparse(self, mask: np.ndarray) -> Sparse:
+        """The positions where ``mask`` holds, with their query and rank."""
+        idx = np.flatnonzero(mask)
+        seg = np.searchsorted(self.offsets, idx, side="right") - 1
+        pos = idx - self.offsets[seg]
+        first = np.searchsorted(seg, np.arange(self.n_queries + 1))
+        return Sparse(idx, seg, pos, first)
+
+    def relevant(self, threshold: float) -> Sparse:
+        """Positions of the relevant documents (sorted by query, then rank)."""
+        key = ("relevant", threshold)
+        if key not in self._memo:
+            self._memo[key] = self.sparse(self.is_rel(threshold))
+        return self._memo[key]
+
+    def positive(self) -> Sparse:
+        """Positions of documents with a positive grade (the only ones with a gain)."""
+        if "positive" not in self._memo:
+            self._memo["positive"] = self.sparse(self.judged & (self.rel > 0))
+        return self._memo["positive"]
+
+
+@dataclass(frozen=True, eq=False)
+class Sparse:
+    """A subset of ranked positions: flat index, query, 0-based rank, and the
+    CSR offsets ``first`` of each query's entries (entries are in rank order)."""
+
+    idx: np.ndarray
+    seg: np.ndarray
+    pos: np.ndarray
+    first: np.ndarray
+
+    def count_in(self, n_queries: int, k: int | None = None) -> np.ndarray:
+        """Entries per query (within the top k)."""
+        seg = self.seg if k is None else self.seg[self.pos < k]
+        return np.bincount(seg, minlength=n_queries).astype(np.float64)
+
+    def sum_in(self, n_queries: int, values: np.ndarray, k: int | None = None) -> np.ndarray:
+        """Per-query sum of ``values`` (aligned with the entries), within the top k."""
+        if k is None:
+            return np.bincount(self.seg, weights=values, minlength=n_queries)
+        m = self.pos < k
+        return np.bincount(self.seg[m], weights=values[m], minlength=n_queries)
+
+    @property
+    def ordinal(self) -> np.ndarray:
+        """1-based index of each entry among its query's entries."""
+        return np.arange(1, len(self.idx) + 1) - self.first[:-1][self.seg]
+
 
 def _lookup_rel(idx: _JudgmentIndex, qcode: np.ndarray, dcode: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:

@@ -37,7 +37,9 @@ def _thr(prep: Prepared, params: dict[str, Any]) -> float:
 
 
 def _hits(prep: Prepared, k: int | None, params: dict[str, Any]) -> np.ndarray:
-    """Expected number of relevant documents in the top k."""
+    """(Expected) number of relevant documents in the top k."""
+    if params["ties"] != "expected":
+        return prep.relevant(_thr(prep, params)).count_in(prep.n_queries, k)
     b = binary_values(prep, _thr(prep, params), params["ties"])
     return prep.seg_sum(b, within(prep, k))
 
@@ -138,20 +140,25 @@ def average_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndar
         term = np.where(b, cum[end] / (prep.pos[end] + 1.0), 0.0)
         rel_in_k = b.astype(np.float64)
     else:
-        cum = prep.cum_rel(thr)
-        term = np.where(b, cum / rank, 0.0)
-        rel_in_k = b.astype(np.float64)
+        # only relevant positions contribute: the j-th relevant at rank r adds j / r
+        sp = prep.relevant(thr)
+        total = sp.sum_in(prep.n_queries, sp.ordinal / (sp.pos + 1.0), k)
+        den = _ap_norm(prep, k, norm, thr, lambda: sp.count_in(prep.n_queries, k))
+        return safe_div(total, den)
     m = within(prep, k)
     total = prep.seg_sum(term, m)
-    if norm == "r":
-        den: np.ndarray = prep.num_rel(thr).astype(np.float64)
-    elif norm == "min_r_k":
-        den = prep.num_rel(thr).astype(np.float64)
-        if k is not None:
-            den = np.minimum(den, k)
-    else:
-        den = prep.seg_sum(rel_in_k, m)
+    den = _ap_norm(prep, k, norm, thr, lambda: prep.seg_sum(rel_in_k, m))
     return safe_div(total, den)
+
+
+def _ap_norm(prep: Prepared, k: Any, norm: str, thr: float, retrieved: Any) -> np.ndarray:
+    """AP's normaliser: R, min(R, k), or the relevant retrieved (``retrieved()``)."""
+    if norm == "r":
+        return prep.num_rel(thr).astype(np.float64)
+    if norm == "min_r_k":
+        den = prep.num_rel(thr).astype(np.float64)
+        return den if k is None else np.minimum(den, k)
+    return retrieved()
 
 
 def reciprocal_rank(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -162,8 +169,22 @@ def reciprocal_rank(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarra
     position of the first tie group holding a relevant document is the first
     relevant one is hypergeometric).
     """
+    if params["ties"] != "expected":
+        rank = _first_relevant_rank(prep, _thr(prep, params), k)
+        return safe_div(np.ones(prep.n_queries), rank)
     p = first_relevant_prob(prep, _thr(prep, params), params["ties"])
     return prep.seg_sum(p / (prep.pos + 1.0), within(prep, k))
+
+
+def _first_relevant_rank(prep: Prepared, thr: float, k: Any) -> np.ndarray:
+    """1-based rank of each query's first relevant document (0 if none within k)."""
+    sp = prep.relevant(thr)
+    has = sp.first[1:] > sp.first[:-1]
+    rank = np.zeros(prep.n_queries)
+    rank[has] = sp.pos[sp.first[:-1][has]] + 1.0
+    if k is not None:
+        rank[rank > k] = 0.0
+    return rank
 
 
 def success(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -171,6 +192,8 @@ def success(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     (trec_eval ``success``, ranx ``hit_rate``).  Ties: ordering policies and
     ``expected`` (the probability of a hit).
     """
+    if params["ties"] != "expected":
+        return (_first_relevant_rank(prep, _thr(prep, params), k) > 0).astype(np.float64)
     p = first_relevant_prob(prep, _thr(prep, params), params["ties"])
     return prep.seg_sum(p, within(prep, k))
 
@@ -180,6 +203,9 @@ def arhr(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     (seed 000: the sum of the reciprocal ranks of all hits; its mean over
     queries is ARHR).  Ties: ordering policies and ``expected``.
     """
+    if params["ties"] != "expected":
+        sp = prep.relevant(_thr(prep, params))
+        return sp.sum_in(prep.n_queries, 1.0 / (sp.pos + 1.0), k)
     b = binary_values(prep, _thr(prep, params), params["ties"])
     return prep.seg_sum(b / (prep.pos + 1.0), within(prep, k))
 
@@ -218,8 +244,12 @@ def r_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     trec_eval ``Rprec``.  Ties: ordering policies and ``expected``.
     """
     thr = _thr(prep, params)
-    b = binary_values(prep, thr, params["ties"])
     nrel = prep.num_rel(thr)
+    if params["ties"] != "expected":
+        sp = prep.relevant(thr)
+        return safe_div(np.bincount(sp.seg[sp.pos < nrel[sp.seg]], minlength=prep.n_queries)
+                        .astype(np.float64), nrel)
+    b = binary_values(prep, thr, params["ties"])
     return safe_div(prep.seg_sum(b, prep.pos < nrel[prep.seg]), nrel)
 
 
@@ -325,7 +355,7 @@ def num_rel(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 def num_rel_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Number of relevant documents retrieved (within the cutoff); summed."""
-    return prep.seg_sum(prep.is_rel(_thr(prep, params)).astype(np.float64), within(prep, k))
+    return prep.relevant(_thr(prep, params)).count_in(prep.n_queries, k)
 
 
 def num_nonrel_judged_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:

@@ -67,6 +67,13 @@ def dcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     Ties: ordering policies and ``expected`` (each tied position gets the mean
     gain of its tie group: McSherry & Najork 2008, scikit-learn ``dcg_score``).
     """
+    gain = params["gain"]
+    sparse_ok = not isinstance(gain, dict) or all(v <= 0 for g, v in gain.items() if g <= 0)
+    if params["ties"] != "expected" and sparse_ok:
+        # only documents with a positive grade have a gain
+        sp = prep.positive()
+        g = gains(prep.rel[sp.idx], params["gain"])
+        return sp.sum_in(prep.n_queries, g / np.log2(sp.pos + 2.0), k)
     g = _run_gains(prep, params)
     return prep.seg_sum(g * _discount(prep), within(prep, k))
 
