@@ -13,6 +13,7 @@ prepared and evaluated on its own and the per-query results concatenated.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -26,6 +27,8 @@ from ranklens.data import Qrels, Run
 from ranklens.errors import InputError
 
 __all__ = ["Prepared", "prepare"]
+
+_PARALLEL_ROWS = 200_000  # below this, a second thread costs more than it saves
 
 
 def _np(arr: Any) -> np.ndarray:
@@ -59,8 +62,9 @@ def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
     if cached is not None:
         return cached
     uq, qcode = _sorted_codes(qrels._pairs)
-    ud = pc.unique(qrels._doc)
-    dcode = _np(pc.index_in(qrels._doc, value_set=ud)).astype(np.int64)
+    enc = pc.dictionary_encode(qrels._doc)
+    ud = enc.dictionary
+    dcode = _np(enc.indices).astype(np.int64)
     rel = qrels._values
     keys = qcode * max(len(ud), 1) + dcode
     order = np.argsort(keys)
@@ -307,15 +311,18 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
         d_run = d_run.take(pa.array(rows))
     report["run_rows_without_judged_query"] = int(len(run) - len(qcode))
 
-    # -- judgments of the retrieved documents: one hash lookup, one binary search ---------
-    dcode_arr = pc.index_in(d_run, value_set=idx.doc_ids)
-    dcode = _np(dcode_arr.fill_null(-1)).astype(np.int64)
+    # -- judgments of the retrieved documents (one hash lookup, one binary search) and one
+    # sort by query, score descending and the tie rule.  The lookup and the sort are
+    # independent (unless the tie rule needs the grades), so large inputs run them on
+    # both cores.
+    def lookup() -> np.ndarray:
+        return _np(pc.index_in(d_run, value_set=idx.doc_ids).fill_null(-1)).astype(np.int64)
 
-    # -- one sort: query, score descending, tie rule -----------------------------------------
     ties = conventions.ties
     cols: dict[str, Any] = {"q": qcode, "s": score}
     keys: list[tuple[str, str]] = [("q", "ascending"), ("s", "descending")]
     if ties in ("optimistic", "pessimistic"):
+        dcode = lookup()
         cols["r"] = _lookup_rel(idx, qcode, dcode)[0]
         keys.append(("r", "descending" if ties == "optimistic" else "ascending"))
     if ties == "input":
@@ -325,7 +332,16 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
         # documents with equal scores: id descending (trec_eval)
         cols["d"] = doc_rank
         keys.append(("d", "descending"))
-    order = _np(pc.sort_indices(pa.table(cols), sort_keys=keys))
+    if ties in ("optimistic", "pessimistic"):
+        order = _np(pc.sort_indices(pa.table(cols), sort_keys=keys))
+    elif len(qcode) >= _PARALLEL_ROWS:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(lookup)
+            order = _np(pc.sort_indices(pa.table(cols), sort_keys=keys))
+            dcode = pending.result()
+    else:
+        dcode = lookup()
+        order = _np(pc.sort_indices(pa.table(cols), sort_keys=keys))
     score = score[order]
     dcode = dcode[order]
     counts = np.bincount(qcode, minlength=nq_all)
