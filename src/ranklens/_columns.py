@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ranklens._arrow import from_numpy, to_numpy
 from ranklens.errors import DuplicateError, InputError
 
 __all__ = [
@@ -56,7 +57,7 @@ def _to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
                 raise InputError(
                     f"{what}: the values are of mixed or unsupported types ({exc})."
                 ) from exc
-        return pa.array(values)
+        return from_numpy(values)
     if isinstance(values, Sequence) and not isinstance(values, (str, bytes)):
         try:
             return pa.array(list(values), from_pandas=nan_is_null)
@@ -69,7 +70,7 @@ def _to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
 
 
 def _first_null(arr: pa.Array) -> int:
-    mask = np.asarray(pc.is_null(arr).to_numpy(zero_copy_only=False))
+    mask = to_numpy(pc.is_null(arr))
     return int(np.flatnonzero(mask)[0])
 
 
@@ -127,7 +128,7 @@ def as_float_column(values: Any, what: str) -> np.ndarray:
         example = ""
         if pa.types.is_string(t) or pa.types.is_large_string(t):
             bad = pc.utf8_is_numeric(arr)
-            idx = np.flatnonzero(~np.asarray(bad.fill_null(False).to_numpy(zero_copy_only=False)))
+            idx = np.flatnonzero(~to_numpy(bad, fill=False))
             if idx.size:
                 example = f" (row {int(idx[0])}: {arr[int(idx[0])].as_py()!r})"
         raise InputError(
@@ -139,7 +140,7 @@ def as_float_column(values: Any, what: str) -> np.ndarray:
             f"{what}: row {_first_null(arr)} has a missing (null) value; "
             f"{arr.null_count} row(s) in all. Drop or fill them before evaluating."
         )
-    out = np.array(arr.cast(pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+    out = np.array(to_numpy(arr.cast(pa.float64())), dtype=np.float64)
     return out
 
 
@@ -203,12 +204,10 @@ class PairIndex:
 def pair_index(query: pa.Array, doc: pa.Array) -> PairIndex:
     """Dictionary-encode the queries and sort rows by (query, doc): one string sort."""
     enc = pc.dictionary_encode(query)
-    qcode = np.asarray(enc.indices.to_numpy(zero_copy_only=False))
+    qcode = to_numpy(enc.indices)
     n = len(query)
-    order = np.asarray(
-        pc.sort_indices(pa.table({"q": qcode, "d": doc}),
-                        sort_keys=[("q", "ascending"), ("d", "ascending")]).to_numpy()
-    )
+    order = to_numpy(pc.sort_indices(pa.table({"q": from_numpy(qcode), "d": doc}),
+                        sort_keys=[("q", "ascending"), ("d", "ascending")]))
     small = np.int32 if n < 2**31 - 1 else np.int64
     rank = np.empty(n, dtype=small)
     rank[order] = np.arange(n, dtype=small)
@@ -218,9 +217,8 @@ def pair_index(query: pa.Array, doc: pa.Array) -> PairIndex:
         same_q = sq[1:] == sq[:-1]
         del sq
         if same_q.any():
-            sd = doc.take(pa.array(order))
-            same = same_q & np.asarray(
-                pc.equal(sd[1:], sd[:-1]).to_numpy(zero_copy_only=False))
+            sd = doc.take(from_numpy(order))
+            same = same_q & to_numpy(pc.equal(sd[1:], sd[:-1]))
             del sd
             if same.any():
                 dups = np.sort(order[1:][same]).astype(np.int64)
@@ -279,6 +277,6 @@ def resolve_duplicates(
     first_of_pair = np.ones(n, dtype=bool)
     first_of_pair[1:] = pair_id[pick][1:] != pair_id[pick][:-1]
     keep = np.sort(chosen[first_of_pair])
-    idx = pa.array(keep)
+    idx = from_numpy(keep)
     q2, d2 = query.take(idx), doc.take(idx)
     return q2, d2, values[keep], int(n - keep.size), pair_index(q2, d2)

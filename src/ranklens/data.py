@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ranklens._arrow import strings, to_numpy
 from ranklens._columns import (
     PairIndex,
     as_float_column,
@@ -121,8 +122,8 @@ class _Table:
                 f"{cls.__name__}.from_dict: the {cls._value_name} of (query {qs[i]!r}, doc "
                 f"{ds[i]!r}) is {vs[i]!r}, which is not a number."
             ) from None
-        qa = pa.array([str(x) for x in qs], type=pa.string())
-        da = pa.array([str(x) for x in ds], type=pa.string())
+        qa = strings([str(x) for x in qs])
+        da = strings([str(x) for x in ds])
         return cls(qa, da, values, name=name)
 
     @classmethod
@@ -190,7 +191,7 @@ class _Table:
         new = object.__new__(type(self))
         new._query = self._query.filter(keep)
         new._doc = self._doc.filter(keep)
-        vals = self._values[np.asarray(keep.to_numpy(zero_copy_only=False))]
+        vals = self._values[to_numpy(keep)]
         vals.setflags(write=False)
         new._values = vals
         new.name = self.name

@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ranklens._arrow import from_numpy, to_numpy
 from ranklens.conventions import Conventions
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError
@@ -32,7 +33,13 @@ _PARALLEL_ROWS = 200_000  # below this, a second thread costs more than it saves
 
 
 def _np(arr: Any) -> np.ndarray:
-    return np.asarray(arr.to_numpy(zero_copy_only=False))
+    return to_numpy(arr)
+
+
+def _table(cols: dict[str, Any]) -> pa.Table:
+    """A table of sort keys; NumPy columns are wrapped without copying."""
+    return pa.table({k: from_numpy(v) if isinstance(v, np.ndarray) else v
+                     for k, v in cols.items()})
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,7 +61,7 @@ def _sorted_codes(pairs: Any) -> tuple[pa.Array, np.ndarray]:
     order = _np(pc.array_sort_indices(qdict))
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
-    return qdict.take(pa.array(order)), rank[pairs.query_code]
+    return qdict.take(from_numpy(order)), rank[pairs.query_code]
 
 
 def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
@@ -69,7 +76,7 @@ def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
     keys = qcode * max(len(ud), 1) + dcode
     order = np.argsort(keys)
     # ideal ordering: by query, relevance descending
-    iorder = _np(pc.sort_indices(pa.table({"q": qcode, "r": rel}),
+    iorder = _np(pc.sort_indices(_table({"q": qcode, "r": rel}),
                                  sort_keys=[("q", "ascending"), ("r", "descending")]))
     counts = np.bincount(qcode, minlength=len(uq))
     offsets = np.zeros(len(uq) + 1, dtype=np.int64)
@@ -297,7 +304,7 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     # -- query codes: map the run's distinct query ids onto the qrels' ---------------------
     pairs = run._pairs
     qmap_arr = pc.index_in(pairs.query_dict, value_set=idx.query_ids)
-    qmap = _np(qmap_arr.fill_null(-1)).astype(np.int64)
+    qmap = to_numpy(qmap_arr, fill=-1).astype(np.int64)
     report["run_queries_without_judgments"] = int((qmap < 0).sum())
     qcode = qmap[pairs.query_code]
     score = _score_column(run, conventions)
@@ -308,7 +315,7 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
         keep = qcode >= 0
         rows = np.flatnonzero(keep)
         qcode, score, doc_rank = qcode[rows], score[rows], doc_rank[rows]
-        d_run = d_run.take(pa.array(rows))
+        d_run = d_run.take(from_numpy(rows))
     report["run_rows_without_judged_query"] = int(len(run) - len(qcode))
 
     # -- judgments of the retrieved documents (one hash lookup, one binary search) and one
@@ -316,7 +323,7 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     # independent (unless the tie rule needs the grades), so large inputs run them on
     # both cores.
     def lookup() -> np.ndarray:
-        return _np(pc.index_in(d_run, value_set=idx.doc_ids).fill_null(-1)).astype(np.int64)
+        return to_numpy(pc.index_in(d_run, value_set=idx.doc_ids), fill=-1).astype(np.int64)
 
     ties = conventions.ties
     cols: dict[str, Any] = {"q": qcode, "s": score}
@@ -333,15 +340,15 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
         cols["d"] = doc_rank
         keys.append(("d", "descending"))
     if ties in ("optimistic", "pessimistic"):
-        order = _np(pc.sort_indices(pa.table(cols), sort_keys=keys))
+        order = _np(pc.sort_indices(_table(cols), sort_keys=keys))
     elif len(qcode) >= _PARALLEL_ROWS:
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending = pool.submit(lookup)
-            order = _np(pc.sort_indices(pa.table(cols), sort_keys=keys))
+            order = _np(pc.sort_indices(_table(cols), sort_keys=keys))
             dcode = pending.result()
     else:
         dcode = lookup()
-        order = _np(pc.sort_indices(pa.table(cols), sort_keys=keys))
+        order = _np(pc.sort_indices(_table(cols), sort_keys=keys))
     score = score[order]
     dcode = dcode[order]
     counts = np.bincount(qcode, minlength=nq_all)
@@ -368,7 +375,7 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     selected = np.ones(nq_all, dtype=bool)
     if n_missing:
         if conventions.missing == "error":
-            missing_ids = idx.query_ids.filter(pa.array(~present)).to_pylist()
+            missing_ids = idx.query_ids.filter(from_numpy(~present)).to_pylist()
             shown = ", ".join(map(repr, missing_ids[:5]))
             more = f" and {len(missing_ids) - 5} more" if len(missing_ids) > 5 else ""
             raise InputError(
@@ -384,7 +391,7 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     report["queries_without_relevant"] = int(no_rel.sum())
     if no_rel.any():
         if conventions.no_relevant == "error":
-            ids = idx.query_ids.filter(pa.array(no_rel)).to_pylist()
+            ids = idx.query_ids.filter(from_numpy(no_rel)).to_pylist()
             shown = ", ".join(map(repr, ids[:5]))
             more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
             raise InputError(
@@ -404,7 +411,7 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
         keep_j = selected[idx.qcode]
         ideal_rel = idx.rel_sorted[keep_j]
         icounts = np.diff(idx.offsets)[selected]
-        query_ids = idx.query_ids.filter(pa.array(selected))
+        query_ids = idx.query_ids.filter(from_numpy(selected))
         counts = counts[selected]
     else:
         ideal_rel = idx.rel_sorted

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ranklens._arrow import from_numpy, scalar, to_numpy
 from ranklens.data import Qrels, Run
 from ranklens.errors import DuplicateError, InputError
 from ranklens.io._files import read_bytes
@@ -123,7 +124,7 @@ def _fast(buf: pa.Buffer, sep: str, layout: _Layout) -> _Columns | None:
         tag = table.column("c5")[-1].as_py()
     return _Columns(table.column(f"c{layout.query}").combine_chunks(),
                     table.column(f"c{layout.doc}").combine_chunks(),
-                    np.asarray(value.to_numpy(), dtype=np.float64), tag, None)
+                    np.array(to_numpy(value), dtype=np.float64), tag, None)
 
 
 def _slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: _Layout) -> _Columns:
@@ -149,9 +150,9 @@ def _slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: _Layout) -> _Columns
     for start in range(0, n_lines, _CHUNK_LINES):
         chunk = pc.utf8_trim_whitespace(lines.slice(start, _CHUNK_LINES))
         tokens = pc.utf8_split_whitespace(chunk)
-        count = np.asarray(pc.list_value_length(tokens).to_numpy(zero_copy_only=False))
-        blank = np.asarray(pc.equal(pc.utf8_length(chunk), 0).to_numpy(zero_copy_only=False))
-        comment = np.asarray(pc.starts_with(chunk, "#").to_numpy(zero_copy_only=False))
+        count = to_numpy(pc.list_value_length(tokens))
+        blank = to_numpy(pc.utf8_length(chunk)) == 0
+        comment = to_numpy(pc.starts_with(chunk, "#"))
         data = ~blank & ~comment
         short = np.flatnonzero(data & (count < layout.min_columns))
         if short.size:
@@ -160,14 +161,14 @@ def _slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: _Layout) -> _Columns
                 f"{path}:{start + i + 1}: expected {layout.min_columns} columns "
                 f"({layout.header}), found {int(count[i])}."
             )
-        keep = pa.array(data)
+        keep = from_numpy(data)
         tokens = tokens.filter(keep)
         idx = np.flatnonzero(data) + start + 1
-        qs.append(pc.list_element(tokens, layout.query))
-        ds.append(pc.list_element(tokens, layout.doc))
-        vs.append((pc.list_element(tokens, layout.value), idx))
+        qs.append(pc.list_element(tokens, scalar(layout.query)))
+        ds.append(pc.list_element(tokens, scalar(layout.doc)))
+        vs.append((pc.list_element(tokens, scalar(layout.value)), idx))
         if layout.kind == "run" and len(tokens):
-            tags.append(pc.list_element(tokens, 5)[-1].as_py())
+            tags.append(pc.list_element(tokens, scalar(5))[-1].as_py())
         line_no.append(idx)
     line_numbers = np.concatenate(line_no) if line_no else np.zeros(0, dtype=np.int64)
     if line_numbers.size == 0:
@@ -176,7 +177,7 @@ def _slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: _Layout) -> _Columns
     values = []
     for text, idx in vs:
         try:
-            values.append(np.asarray(pc.cast(text, pa.float64()).to_numpy(), dtype=np.float64))
+            values.append(np.array(to_numpy(pc.cast(text, pa.float64())), dtype=np.float64))
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             for j, item in enumerate(text.to_pylist()):
                 try:
@@ -222,12 +223,12 @@ def _build(path: str | os.PathLike[str], layout: _Layout, cls: type[Qrels] | typ
 
 
 def _duplicate_lines(cols: _Columns) -> str:
-    t = pa.table({"q": cols.query, "d": cols.doc, "i": np.arange(len(cols.query))})
-    order = np.asarray(pc.sort_indices(t, sort_keys=[("q", "ascending"), ("d", "ascending"),
-                                                     ("i", "ascending")]).to_numpy())
-    sq, sd = cols.query.take(pa.array(order)), cols.doc.take(pa.array(order))
-    same = np.asarray(pc.and_(pc.equal(sq[1:], sq[:-1]),
-                              pc.equal(sd[1:], sd[:-1])).to_numpy(zero_copy_only=False))
+    t = pa.table({"q": cols.query, "d": cols.doc, "i": from_numpy(np.arange(len(cols.query)))})
+    order = to_numpy(pc.sort_indices(t, sort_keys=[("q", "ascending"), ("d", "ascending"),
+                                                     ("i", "ascending")]))
+    sq, sd = cols.query.take(from_numpy(order)), cols.doc.take(from_numpy(order))
+    same = to_numpy(pc.and_(pc.equal(sq[1:], sq[:-1]),
+                              pc.equal(sd[1:], sd[:-1])))
     j = int(np.flatnonzero(same)[0])
     assert cols.lines is not None
     a, b = cols.lines[order[j]], cols.lines[order[j + 1]]
@@ -253,7 +254,7 @@ def read_trec_run(path: str | os.PathLike[str], *, duplicates: str = "error") ->
 def _check_ids(table_name: str, arr: pa.Array, what: str) -> None:
     bad = pc.match_substring_regex(arr, r"\s")
     if pc.any(bad).as_py():
-        i = int(np.flatnonzero(np.asarray(bad.to_numpy(zero_copy_only=False)))[0])
+        i = int(np.flatnonzero(to_numpy(bad))[0])
         raise InputError(
             f"cannot write {table_name} as TREC: the {what} id {arr[i].as_py()!r} contains "
             "whitespace, which the TREC format cannot hold; write CSV, Parquet or JSON Lines."
@@ -291,18 +292,19 @@ def write_trec_run(run: Run, path: str | os.PathLike[str], tag: str | None = Non
     name = tag or run.name or "ranklens"
     if any(c.isspace() for c in name):
         raise InputError(f"cannot write the run tag {name!r} as TREC: it contains whitespace.")
-    order = pc.sort_indices(pa.table({"q": run._query, "s": run._values, "d": run._doc}),
+    order = pc.sort_indices(pa.table({"q": run._query, "s": from_numpy(run._values),
+                                      "d": run._doc}),
                             sort_keys=[("q", "ascending"), ("s", "descending"),
                                        ("d", "descending")])
     q = run._query.take(order)
-    o = np.asarray(order.to_numpy())
+    o = to_numpy(order)
     n = len(o)
     new = np.ones(n, dtype=bool)
     if n > 1:
-        new[1:] = np.asarray(pc.not_equal(q[1:], q[:-1]).to_numpy(zero_copy_only=False))
+        new[1:] = to_numpy(pc.not_equal(q[1:], q[:-1]))
     starts = np.flatnonzero(new)
     rank = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n))) + 1
     const = pa.array(["Q0"] * n, type=pa.string())
-    _write_lines(path, [q, const, run._doc.take(order), pa.array(rank).cast(pa.string()),
+    _write_lines(path, [q, const, run._doc.take(order), from_numpy(rank).cast(pa.string()),
                         _number_text(run._values[o]),
                         pa.array([name] * n, type=pa.string())])
