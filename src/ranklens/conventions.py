@@ -17,6 +17,11 @@ trec_eval 10.  Profiles reproduce other tools:
     ranx sorts by score descending and keeps documents with equal scores in
     the order they were given (``ties='input'``); queries in the qrels but
     absent from the run score 0 and count in the mean (``missing='zero'``).
+    Caveat: ranx sorts with numba's ``argsort``, an insertion sort (stable)
+    for rankings of up to 15 documents but an unstable quicksort beyond, whose
+    order of tied documents follows no rule; on longer rankings with tied
+    scores ranx's values can differ from any rule, including this profile
+    (they always lie within ``ties='optimistic'`` / ``'pessimistic'``).
 ``sklearn``
     ``ndcg_score``/``dcg_score`` average over tied scores (``ties='expected'``)
     and build the ideal list from the scored documents only
