@@ -1,0 +1,102 @@
+"""Online evaluation: A/B assignment and experiment analysis.
+
+- Assignment (:mod:`ranklens.online.assign`): deterministic salted hashing of
+  unit ids into weighted variants, layers of mutually exclusive experiments
+  and a global holdout: :class:`Experiment`, :class:`Plan`, :func:`assign`,
+  :func:`hash_units`, :func:`bucket_units`.
+- Analysis (:mod:`ranklens.online.analysis`): :func:`analyze` turns an
+  exposures table and an events table into per metric and variant estimates,
+  differences with confidence intervals, p-values and verdicts, with a
+  sample-ratio-mismatch check, CUPED, multiple-comparison correction and
+  always-valid sequential monitoring.
+- Statistics: vectorised tests (:mod:`ranklens.online.stats`), the mSPRT
+  (:mod:`ranklens.online.sequential`) and power / sample size
+  (:mod:`ranklens.online.power`).
+
+scipy and statsmodels (the ``online`` extra) are imported only when a
+statistic is computed; importing this package needs numpy and pyarrow only.
+"""
+
+from ranklens.online._hashing import HASH_ALGORITHMS, HashAlgorithm, hash_units
+from ranklens.online.analysis import (
+    CORRECTIONS,
+    DataReport,
+    ExperimentAnalysis,
+    GroupEstimate,
+    MetricComparison,
+    SequentialTrace,
+    analyze,
+)
+from ranklens.online.assign import (
+    HOLDOUT,
+    NOT_ENROLLED,
+    Assignment,
+    Assignments,
+    Experiment,
+    Plan,
+    assign,
+    bucket_units,
+)
+from ranklens.online.metrics import EventAggregate, OnlineMetric, parse_metric
+from ranklens.online.power import (
+    MDEResult,
+    SampleSizeResult,
+    minimum_detectable_effect,
+    power,
+    ratio_unit_std,
+    sample_size,
+)
+from ranklens.online.sequential import SequentialTest, mixture_tau, msprt
+from ranklens.online.stats import (
+    Comparison,
+    SRMResult,
+    cuped_theta,
+    delta_method_ratio,
+    normal_comparison,
+    relative_difference,
+    sample_ratio_mismatch,
+    two_proportion_ztest,
+    welch_ttest,
+)
+
+__all__ = [
+    "CORRECTIONS",
+    "HASH_ALGORITHMS",
+    "HOLDOUT",
+    "NOT_ENROLLED",
+    "Assignment",
+    "Assignments",
+    "Comparison",
+    "DataReport",
+    "EventAggregate",
+    "Experiment",
+    "ExperimentAnalysis",
+    "GroupEstimate",
+    "HashAlgorithm",
+    "MDEResult",
+    "MetricComparison",
+    "OnlineMetric",
+    "Plan",
+    "SRMResult",
+    "SampleSizeResult",
+    "SequentialTest",
+    "SequentialTrace",
+    "analyze",
+    "assign",
+    "bucket_units",
+    "cuped_theta",
+    "delta_method_ratio",
+    "hash_units",
+    "minimum_detectable_effect",
+    "mixture_tau",
+    "msprt",
+    "normal_comparison",
+    "parse_metric",
+    "power",
+    "ratio_unit_std",
+    "relative_difference",
+    "sample_ratio_mismatch",
+    "sample_size",
+    "two_proportion_ztest",
+    "welch_ttest",
+]

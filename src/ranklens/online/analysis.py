@@ -1,0 +1,684 @@
+"""Experiment analysis from event logs: exposures + events -> per metric and variant results.
+
+Pipeline of :func:`analyze` (every step is reported in
+:attr:`ExperimentAnalysis.report`):
+
+1. **Exposures** ``(unit, variant, time)``: a unit's first exposure is when
+   it entered the experiment.  Variants the plan does not know are an error
+   (or dropped with ``unknown_variants="exclude"``).  A unit exposed to two
+   variants is handled by ``multiple_exposures``: ``"exclude"`` (default;
+   drop the unit, since its outcome mixes both treatments), ``"first"`` (keep
+   its first variant) or ``"error"``.
+2. **Sample ratio mismatch**: units per variant against the planned shares
+   (chi-square, :func:`ranklens.online.stats.sample_ratio_mismatch`); a
+   mismatch is a :class:`ranklens.errors.RanklensWarning`, issued before any
+   result is returned.
+3. **Events** ``(unit, time, event, value)``: events of units never exposed
+   are excluded (and counted), events before the unit's first exposure are
+   excluded from the metrics (and used as the CUPED covariate when
+   ``cuped=True``).
+4. **Metrics** (:class:`ranklens.online.OnlineMetric`) are computed per
+   unit (units without events count as zero) and every variant is compared
+   with the control: two-proportion z-test, Welch t-test or delta-method
+   z-test (see :mod:`ranklens.online.stats`), optionally CUPED-adjusted.
+5. **Multiple comparisons**: the p-values of all (metric, variant)
+   comparisons are adjusted together with ``statsmodels``' ``multipletests``
+   (Holm by default); the verdict uses the adjusted p-value.  Confidence
+   intervals are per comparison (not simultaneous).
+6. **Sequential monitoring** (``sequential=True``): the comparison is
+   recomputed at every look (daily by default) on the data available then,
+   and the normal-mixture mSPRT (:mod:`ranklens.online.sequential`) gives
+   always-valid p-values and confidence sequences; the verdict then uses
+   those, so it stays valid however often the dashboard was looked at.  The
+   test assumes a constant effect; metrics that mature slowly (purchases
+   days after exposure) show a smaller effect at early looks, and the
+   running intersection of the confidence sequence then leans towards those
+   early values.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pyarrow.compute as pc
+
+from ranklens.errors import InputError, RanklensWarning
+from ranklens.online._data import (
+    Events,
+    Exposures,
+    TimeKind,
+    as_duration,
+    check_same_time_kind,
+    read_events,
+    read_exposures,
+)
+from ranklens.online._logs import (
+    EventRows,
+    Units,
+    covariates_from_table,
+    format_examples,
+    prepare_events,
+    prepare_units,
+    unit_values,
+)
+from ranklens.online.assign import Experiment
+from ranklens.online.metrics import OnlineMetric, parse_metric
+from ranklens.online.results import (
+    DataReport,
+    ExperimentAnalysis,
+    GroupEstimate,
+    MetricComparison,
+    SequentialTrace,
+)
+from ranklens.online.sequential import mixture_tau, msprt
+from ranklens.online.stats import (
+    Comparison,
+    cuped_theta,
+    normal_comparison,
+    sample_ratio_mismatch,
+    two_proportion_ztest,
+    welch_ttest,
+)
+
+__all__ = [
+    "CORRECTIONS",
+    "DataReport",
+    "ExperimentAnalysis",
+    "GroupEstimate",
+    "MetricComparison",
+    "SequentialTrace",
+    "analyze",
+]
+
+MultipleExposures = Literal["exclude", "first", "error"]
+UnknownVariants = Literal["error", "exclude"]
+
+#: Multiple-comparison corrections (statsmodels ``multipletests`` methods, plus "none").
+CORRECTIONS: tuple[str, ...] = (
+    "holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg", "hommel", "fdr_bh",
+    "fdr_by", "fdr_tsbh", "fdr_tsbky", "none",
+)
+
+
+# ---------------------------------------------------------------------------------------
+# preparation
+# ---------------------------------------------------------------------------------------
+def _resolve_metrics(metrics: Any) -> tuple[OnlineMetric, ...]:
+    if isinstance(metrics, (str, OnlineMetric)):
+        metrics = [metrics]
+    if not isinstance(metrics, Sequence) or not metrics:
+        raise InputError("analyze: metrics must be a non-empty list of metric strings (e.g. "
+                         "'conversion=proportion(purchase)') or OnlineMetric objects.")
+    out: list[OnlineMetric] = []
+    for m in metrics:
+        if isinstance(m, str):
+            out.append(parse_metric(m))
+        elif isinstance(m, OnlineMetric):
+            out.append(m)
+        else:
+            raise InputError(f"analyze: {m!r} is not a metric string or OnlineMetric.")
+    names = [m.name for m in out]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise InputError(f"analyze: metric name(s) {dup} are used twice; give each metric a "
+                         "unique name (name=definition).")
+    return tuple(out)
+
+
+def _resolve_plan(
+    plan: Experiment | Mapping[str, float] | None,
+    control: str | None,
+    observed: list[str],
+) -> tuple[list[str], dict[str, float] | None, str]:
+    """Return (planned variants or None-derived list, expected shares or None, control)."""
+    if plan is None:
+        if control is None:
+            if "control" in observed:
+                control = "control"
+            else:
+                raise InputError(
+                    f"analyze: cannot tell which variant is the control among {sorted(observed)}; "
+                    "pass control=<variant> (or a plan)."
+                )
+        if control not in observed:
+            raise InputError(f"analyze: control={control!r} does not occur in the exposures; "
+                             f"the variants there are {sorted(observed)}.")
+        variants = [control, *sorted(v for v in observed if v != control)]
+        return variants, None, control
+    if isinstance(plan, Experiment):
+        shares = plan.allocation()
+        default_control = plan.control
+    elif isinstance(plan, Mapping):
+        if len(plan) < 2:
+            raise InputError("analyze: the plan needs at least two variants {variant: weight}.")
+        w: dict[str, float] = {}
+        for k, v in plan.items():
+            okv = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+            if not isinstance(k, str) or not okv or not math.isfinite(float(v)) or float(v) <= 0:
+                raise InputError(f"analyze: plan weights must map variant names to positive "
+                                 f"numbers, got {k!r}: {v!r}.")
+            w[k] = float(v)
+        total = sum(w.values())
+        shares = {k: v / total for k, v in w.items()}
+        default_control = next(iter(w))
+    else:
+        raise InputError(f"analyze: plan must be an Experiment or a {{variant: weight}} mapping, "
+                         f"got {type(plan).__name__}.")
+    control = control if control is not None else default_control
+    if control not in shares:
+        raise InputError(f"analyze: control={control!r} is not a variant of the plan "
+                         f"{list(shares)}.")
+    variants = [control] + [v for v in shares if v != control]
+    return variants, shares, control
+
+
+# ---------------------------------------------------------------------------------------
+# per-unit values and group statistics
+# ---------------------------------------------------------------------------------------
+def _group_sum(values: np.ndarray, group: np.ndarray, k: int) -> np.ndarray:
+    sel = group >= 0
+    return np.bincount(group[sel], weights=values[sel], minlength=k)
+
+
+def _group_mean_var(values: np.ndarray, group: np.ndarray, n: np.ndarray,
+                    k: int) -> tuple[np.ndarray, np.ndarray]:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = _group_sum(values, group, k) / n
+        dev = values - np.where(group >= 0, mean[np.maximum(group, 0)], 0.0)
+        var = _group_sum(dev**2, group, k) / (n - 1)
+    return mean, np.where(n >= 2, var, np.nan)
+
+
+@dataclass(frozen=True, eq=False)
+class _Stats:
+    """Per-group statistics of one metric (arrays of length k)."""
+
+    n: np.ndarray
+    estimate: np.ndarray
+    est_var: np.ndarray        # variance of the estimator
+    sample_var: np.ndarray     # per-unit (linearised) variance
+    theta: float | None = None
+    reduction: float | None = None
+
+
+def _metric_stats(
+    metric: OnlineMetric,
+    num: np.ndarray,
+    den: np.ndarray | None,
+    group: np.ndarray,
+    k: int,
+    cov: np.ndarray | None,
+) -> _Stats:
+    n = np.bincount(group[group >= 0], minlength=k).astype(np.float64)
+    if metric.kind != "ratio":
+        mean, var = _group_mean_var(num, group, n, k)
+        if cov is None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return _Stats(n, mean, var / n, var)
+        sel = group >= 0
+        theta = cuped_theta(num[sel], cov[sel])
+        adj = num - theta * (cov - cov[sel].mean())
+        amean, avar = _group_mean_var(adj, group, n, k)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            red = 1 - float(np.nansum(avar * (n - 1)) / np.nansum(var * (n - 1)))
+            return _Stats(n, amean, avar / n, avar, theta, red)
+    assert den is not None
+    sx = _group_sum(num, group, k)
+    sy = _group_sum(den, group, k)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(sy != 0, sx / np.where(sy != 0, sy, 1.0), np.nan)
+        ybar = sy / n
+        g = np.maximum(group, 0)
+        lin = np.where(group >= 0, (num - ratio[g] * den) / ybar[g], 0.0)
+        _, lvar = _group_mean_var(lin, group, n, k)
+        lvar = np.where(np.isfinite(ratio), lvar, np.nan)
+        if cov is None:
+            return _Stats(n, ratio, lvar / n, lvar)
+        sel = (group >= 0) & np.isfinite(lin)
+        theta = cuped_theta(lin[sel], cov[sel])
+        cbar = cov[sel].mean() if sel.any() else 0.0
+        adj = lin - theta * (cov - cbar)
+        amean, avar = _group_mean_var(np.where(sel, adj, 0.0), group, n, k)
+        est = ratio + amean  # lin has mean 0 within a group: amean = -theta (cbar_g - cbar)
+        red = 1 - float(np.nansum(avar * (n - 1)) / np.nansum(lvar * (n - 1)))
+        return _Stats(n, est, avar / n, avar, theta, red)
+
+
+def _compare(metric: OnlineMetric, st: _Stats, counts: np.ndarray | None, t: np.ndarray,
+             alpha: float, cuped: bool) -> tuple[Comparison, str]:
+    c = 0
+    if metric.kind == "proportion" and not cuped:
+        assert counts is not None
+        return two_proportion_ztest(counts[t], st.n[t], counts[c], st.n[c], alpha=alpha), \
+            "two-proportion z-test"
+    if metric.kind == "mean":
+        return welch_ttest(st.estimate[t], st.sample_var[t], st.n[t], st.estimate[c],
+                           st.sample_var[c], st.n[c], alpha=alpha), \
+            "CUPED Welch t-test" if cuped else "Welch t-test"
+    name = "delta-method z-test" if metric.kind == "ratio" else "z-test"
+    return normal_comparison(st.estimate[t], st.est_var[t], st.estimate[c], st.est_var[c],
+                             alpha=alpha), ("CUPED " + name) if cuped else name
+
+
+# ---------------------------------------------------------------------------------------
+# the public entry point
+# ---------------------------------------------------------------------------------------
+def analyze(
+    exposures: Any,
+    events: Any,
+    metrics: Sequence[str | OnlineMetric] | str | OnlineMetric,
+    *,
+    plan: Experiment | Mapping[str, float] | None = None,
+    control: str | None = None,
+    alpha: float = 0.05,
+    correction: str = "holm",
+    cuped: bool = False,
+    covariates: Any = None,
+    pre_window: Any = None,
+    multiple_exposures: MultipleExposures = "exclude",
+    unknown_variants: UnknownVariants = "error",
+    srm_threshold: float = 0.001,
+    sequential: bool = False,
+    look_every: Any = None,
+    tau: float | Mapping[str, float] | None = None,
+    unit: str = "unit",
+    variant: str = "variant",
+    time: str = "time",
+    event: str = "event",
+    value: str | None = None,
+) -> ExperimentAnalysis:
+    """Analyse an A/B test from its exposure and event logs.
+
+    Parameters
+    ----------
+    exposures
+        pandas/polars DataFrame or pyarrow Table with columns ``unit``,
+        ``variant`` and ``time`` (names set by the keyword arguments of the
+        same name).  Several rows per unit are fine (repeat exposures).
+    events
+        Table with columns ``unit``, ``time``, ``event`` (the event type) and
+        optionally a numeric ``value`` (default column name ``"value"`` if
+        present; otherwise every event has value 1).
+    metrics
+        Metric strings (``"conversion=proportion(purchase)"``,
+        ``"revenue=mean(purchase)"``, ``"ctr=ratio(count(click),
+        count(impression))"``) or :class:`OnlineMetric` objects.
+    plan
+        The :class:`Experiment` or ``{variant: weight}``: the variants that
+        may occur, the expected shares for the SRM check, and the default
+        control (the experiment's control, or the first variant).  Without a
+        plan the variants are those observed, an equal split is expected and
+        the control must be named (or be called ``"control"``).
+    control
+        The control variant.
+    alpha
+        Significance level of tests, intervals and verdicts.
+    correction
+        Multiple-comparison correction over all (metric, variant) pairs:
+        one of :data:`CORRECTIONS` (statsmodels ``multipletests`` methods),
+        ``"holm"`` by default, ``"none"`` to switch off.
+    cuped, covariates, pre_window
+        CUPED variance reduction (Deng et al. 2013).  With ``cuped=True`` the
+        covariate of each metric is the same metric computed from the unit's
+        events before its first exposure (within ``pre_window`` of it, if
+        given; units with no earlier events have covariate 0).  Alternatively
+        pass ``covariates``, a table with the ``unit`` column and one numeric
+        column per metric name (or one column ``"covariate"`` for all
+        metrics); units missing from it get covariate 0.
+    multiple_exposures
+        Policy for units exposed to more than one variant: ``"exclude"``,
+        ``"first"`` or ``"error"``.
+    unknown_variants
+        Policy for exposure rows whose variant is not in the plan: ``"error"``
+        or ``"exclude"``.
+    srm_threshold
+        p-value below which the sample-ratio-mismatch check warns.
+    sequential, look_every, tau
+        Always-valid sequential monitoring (normal-mixture mSPRT): looks every
+        ``look_every`` (default one day for timestamps; required for numeric
+        times) from the first exposure; ``tau`` is the mixing scale per metric
+        (a number for all, or ``{metric name: tau}``); by default it is tuned
+        to the variance at the last look (:func:`ranklens.online.mixture_tau`).
+    unit, variant, time, event, value
+        Column names.
+
+    Returns
+    -------
+    ExperimentAnalysis
+        Per (metric, variant) comparisons, per-group estimates, the SRM check
+        and a report of excluded rows.
+
+    Warns
+    -----
+    RanklensWarning
+        On a sample ratio mismatch, an empty variant or units exposed to more
+        than one variant.
+    """
+    from statsmodels.stats.multitest import multipletests  # type: ignore[import-untyped, unused-ignore]
+
+    # -- parameters -----------------------------------------------------------------
+    mets = _resolve_metrics(metrics)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise InputError(f"analyze: alpha must be a number in (0, 1), got {alpha!r}.")
+    alpha = float(alpha)
+    if correction not in CORRECTIONS:
+        raise InputError(f"analyze: correction={correction!r} is not known; use one of "
+                         f"{', '.join(CORRECTIONS)}.")
+    if multiple_exposures not in ("exclude", "first", "error"):
+        raise InputError(f"analyze: multiple_exposures={multiple_exposures!r} is not a policy; "
+                         "use 'exclude', 'first' or 'error'.")
+    if unknown_variants not in ("error", "exclude"):
+        raise InputError(f"analyze: unknown_variants={unknown_variants!r} is not a policy; use "
+                         "'error' or 'exclude'.")
+    okt = isinstance(srm_threshold, (int, float)) and not isinstance(srm_threshold, bool)
+    if not okt or not 0 < srm_threshold < 1:
+        raise InputError(f"analyze: srm_threshold must be in (0, 1), got {srm_threshold!r}.")
+    if covariates is not None and not cuped:
+        cuped = True
+
+    # -- inputs ---------------------------------------------------------------------
+    exp = read_exposures(exposures, unit=unit, variant=variant, time=time)
+    ev = read_events(events, unit=unit, time=time, event=event, value=value)
+    check_same_time_kind(exp.time_kind, ev.time_kind, "exposure", "event")
+    tkind = exp.time_kind
+    if exp.time.dtype != ev.time.dtype:  # numbers: int vs float columns
+        exp = Exposures(exp.unit, exp.variant, exp.time.astype(np.float64), tkind)
+        ev = Events(ev.unit, ev.time.astype(np.float64), ev.event, ev.value, tkind,
+                    ev.has_value)
+    present = set(pc.unique(ev.event).to_pylist())
+    for m in mets:
+        for e in m.events:
+            if e not in present:
+                import difflib
+
+                close = difflib.get_close_matches(e, sorted(present), n=1)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                raise InputError(
+                    f"analyze: metric {m.name!r} reads event type {e!r}, which does not occur in "
+                    f"the events table (event types there: {sorted(present)[:20]}).{hint}"
+                )
+    observed = [str(v) for v in pc.unique(exp.variant).to_pylist()]
+    variants, shares, control = _resolve_plan(plan, control, observed)
+    units, uinfo = prepare_units(exp, variants, unknown_variants, multiple_exposures)
+    rows, einfo = prepare_events(ev, units)
+    k = len(variants)
+    n_units = len(units.ids)
+    group = units.group
+    n_per = np.bincount(group[group >= 0], minlength=k)
+    per_variant = {v: int(n_per[i]) for i, v in enumerate(variants)}
+
+    # -- SRM and data warnings (before any result) ----------------------------------
+    expected = shares if shares is not None else {v: 1.0 / k for v in variants}
+    srm = sample_ratio_mismatch(per_variant, expected, threshold=srm_threshold)
+    messages: list[str] = []
+    if srm.mismatch:
+        messages.append("SAMPLE RATIO MISMATCH: " + srm.describe())
+    empty = tuple(v for v in variants if per_variant[v] == 0)
+    if empty:
+        messages.append(f"variant(s) {list(empty)} have no analysed units; their comparisons "
+                        "are not computed.")
+    if uinfo["multiple_variant_units"]:
+        how = {"exclude": "excluded them", "first": "kept each one's first variant"}
+        messages.append(
+            f"{uinfo['multiple_variant_units']} unit(s) were exposed to more than one variant "
+            f"(e.g. {format_examples(uinfo['multiple_variant_examples'], uinfo['multiple_variant_units'])}); "
+            f"multiple_exposures={multiple_exposures!r} {how[multiple_exposures]}."
+        )
+    for msg in messages:
+        warnings.warn(msg, RanklensWarning, stacklevel=2)
+
+    notes: list[str] = []
+    if shares is None:
+        notes.append("no plan given: the SRM check assumes an equal split.")
+    if uinfo["unknown_variant_rows"]:
+        notes.append(f"{uinfo['unknown_variant_rows']} exposure row(s) with variant(s) "
+                     f"{list(uinfo['unknown_variants'])} unknown to the plan were excluded.")
+    if einfo["unexposed_event_rows"]:
+        notes.append(
+            f"{einfo['unexposed_event_rows']} event row(s) of {einfo['unexposed_units']} unit(s) "
+            f"never exposed (e.g. {format_examples(einfo['unexposed_examples'], einfo['unexposed_units'])}) "
+            "were excluded."
+        )
+    if einfo["pre_exposure_event_rows"]:
+        notes.append(f"{einfo['pre_exposure_event_rows']} event row(s) before the unit's first "
+                     "exposure were excluded from the metrics"
+                     + (" (and used as the CUPED covariate)." if cuped and covariates is None
+                        else "."))
+
+    # -- covariates -----------------------------------------------------------------
+    cov_for: dict[str, np.ndarray] = {}
+    if cuped:
+        if covariates is not None:
+            cov_for = covariates_from_table(covariates, unit, units.ids, mets, notes)
+        else:
+            pre = ~rows.post
+            if pre_window is not None:
+                w = as_duration(pre_window, tkind, "pre_window")
+                pre &= rows.time >= units.t0[rows.unit] - w
+            for m in mets:
+                x = unit_values(rows, m.numerator, pre, n_units)
+                if m.kind == "ratio":
+                    assert m.denominator is not None
+                    y = unit_values(rows, m.denominator, pre, n_units)
+                    sel = group >= 0
+                    my = y[sel].mean() if sel.any() else 0.0
+                    if my > 0:
+                        rpre = x[sel].sum() / y[sel].sum()
+                        cov_for[m.name] = (x - rpre * y) / my
+                    else:
+                        notes.append(f"metric {m.name!r}: no pre-exposure denominator events; "
+                                     "analysed without CUPED.")
+                else:
+                    cov_for[m.name] = x
+
+    analysed = group >= 0
+    for name in list(cov_for):
+        c = cov_for[name][analysed]
+        if c.size < 2 or float(c.max()) == float(c.min()):
+            del cov_for[name]
+            notes.append(f"metric {name!r}: the covariate does not vary (no pre-exposure "
+                         "data?); analysed without CUPED.")
+
+    # -- fixed-horizon comparisons --------------------------------------------------
+    t_idx = np.arange(1, k)
+    post_all = rows.post
+    stats_by_metric: list[tuple[OnlineMetric, _Stats, Comparison, str]] = []
+    for m in mets:
+        num = unit_values(rows, m.numerator, post_all, n_units)
+        den = (unit_values(rows, m.denominator, post_all, n_units)
+               if m.denominator is not None else None)
+        cov = cov_for.get(m.name)
+        st = _metric_stats(m, num, den, group, k, cov)
+        counts = _group_sum(num, group, k) if m.kind == "proportion" else None
+        comp, test = _compare(m, st, counts, t_idx, alpha, cov is not None)
+        stats_by_metric.append((m, st, comp, test))
+
+    pvals = np.concatenate([c.p_value for _, _, c, _ in stats_by_metric]) if t_idx.size else \
+        np.zeros(0)
+    p_adj = _adjust(pvals, alpha, correction, multipletests)
+
+    # -- sequential -----------------------------------------------------------------
+    seq_traces: list[SequentialTrace] | None = None
+    seq_p = seq_adj = seq_lo = seq_hi = None
+    if sequential:
+        seq_traces, seq_p, seq_lo, seq_hi = _sequential(
+            mets, rows, units, k, variants, tkind, look_every, tau, alpha, cov_for)
+        seq_adj = _adjust(seq_p, alpha, correction, multipletests)
+
+    # -- assemble -------------------------------------------------------------------
+    groups: list[GroupEstimate] = []
+    out: list[MetricComparison] = []
+    row_i = 0
+    for m, st, comp, test in stats_by_metric:
+        for gi, v in enumerate(variants):
+            groups.append(GroupEstimate(m.name, v, int(st.n[gi]), float(st.estimate[gi]),
+                                        float(np.sqrt(st.est_var[gi]))))
+        for j, ti in enumerate(t_idx):
+            v = variants[ti]
+            p = float(comp.p_value[j])
+            pa_ = float(p_adj[row_i])
+            note = ""
+            use_p, use_diff = pa_, float(comp.diff[j])
+            sp = sa = clo = chi = None
+            if seq_p is not None and seq_adj is not None and seq_lo is not None and \
+                    seq_hi is not None:
+                sp, sa = float(seq_p[row_i]), float(seq_adj[row_i])
+                clo, chi = float(seq_lo[row_i]), float(seq_hi[row_i])
+                use_p = sa
+            if not math.isfinite(p):
+                note = _why_not(m, st, int(ti), variants)
+                verdict = "not computed"
+            elif math.isfinite(use_p) and use_p < alpha:
+                verdict = "increase" if use_diff > 0 else "decrease"
+            else:
+                verdict = "inconclusive"
+            out.append(MetricComparison(
+                metric=m.name, kind=m.kind, variant=v, control=control, test=test,
+                n=int(st.n[ti]), n_control=int(st.n[0]),
+                estimate=float(comp.estimate[j]), control_estimate=float(comp.control_estimate[j]),
+                diff=float(comp.diff[j]), ci_lower=float(comp.ci_lower[j]),
+                ci_upper=float(comp.ci_upper[j]), rel_diff=float(comp.rel_diff[j]),
+                rel_ci_lower=float(comp.rel_ci_lower[j]),
+                rel_ci_upper=float(comp.rel_ci_upper[j]),
+                statistic=float(comp.statistic[j]), p_value=p, p_adjusted=pa_,
+                verdict=verdict, cuped_theta=st.theta, variance_reduction=st.reduction,
+                seq_p_value=sp, seq_p_adjusted=sa, cs_lower=clo, cs_upper=chi, note=note,
+            ))
+            row_i += 1
+
+    report = DataReport(
+        exposure_rows=len(exp.unit), exposed_units=n_units,
+        analysed_units=int((group >= 0).sum()), units_per_variant=per_variant,
+        multiple_exposures=multiple_exposures,
+        multiple_variant_units=uinfo["multiple_variant_units"],
+        multiple_variant_examples=uinfo["multiple_variant_examples"],
+        unknown_variants=uinfo["unknown_variants"],
+        unknown_variant_rows=uinfo["unknown_variant_rows"],
+        event_rows=einfo["event_rows"], unexposed_event_rows=einfo["unexposed_event_rows"],
+        unexposed_units=einfo["unexposed_units"],
+        unexposed_examples=einfo["unexposed_examples"],
+        pre_exposure_event_rows=einfo["pre_exposure_event_rows"],
+        empty_variants=empty, notes=tuple(notes),
+    )
+    return ExperimentAnalysis(
+        control=control, variants=tuple(variants), metrics=mets, alpha=alpha,
+        correction=correction, comparisons=tuple(out), groups=tuple(groups), srm=srm,
+        report=report, sequential=tuple(seq_traces) if seq_traces is not None else None,
+        warnings=tuple(messages),
+    )
+
+
+def _adjust(p: np.ndarray, alpha: float, correction: str, multipletests: Any) -> np.ndarray:
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    if not ok.any():
+        return out
+    if correction == "none":
+        out[ok] = p[ok]
+    else:
+        out[ok] = multipletests(p[ok], alpha=alpha, method=correction)[1]
+    return out
+
+
+def _why_not(m: OnlineMetric, st: _Stats, ti: int, variants: list[str]) -> str:
+    for gi in (0, ti):
+        if st.n[gi] == 0:
+            return f"no units in variant {variants[gi]!r}"
+    if m.kind == "mean" and (st.n[0] < 2 or st.n[ti] < 2):
+        return "fewer than two units in a group"
+    if m.kind == "ratio" and not (np.isfinite(st.estimate[0]) and np.isfinite(st.estimate[ti])):
+        return "the denominator is zero in a group"
+    return "no variation in either group"
+
+
+def _sequential(
+    mets: tuple[OnlineMetric, ...],
+    rows: EventRows,
+    units: Units,
+    k: int,
+    variants: list[str],
+    tkind: TimeKind,
+    look_every: Any,
+    tau: float | Mapping[str, float] | None,
+    alpha: float,
+    cov_for: dict[str, np.ndarray],
+) -> tuple[list[SequentialTrace], np.ndarray, np.ndarray, np.ndarray]:
+    if look_every is None:
+        if tkind.kind == "number":
+            raise InputError("analyze: the times are numbers, so sequential monitoring needs "
+                             "look_every=<interval between looks, in the same unit>.")
+        look_every = "1d"
+    step = as_duration(look_every, tkind, "look_every")
+    sel = units.group >= 0
+    if not sel.any():
+        raise InputError("analyze: no analysed units, nothing to monitor.")
+    start = units.t0[sel].min()
+    last = max(units.t0[sel].max(), rows.time.max() if rows.time.size else start)
+    n_looks = int((last - start) // step) + 1
+    if n_looks > 10_000:
+        raise InputError(f"analyze: look_every={look_every!r} gives {n_looks} looks; choose a "
+                         "longer interval.")
+    looks = start + step * np.arange(1, n_looks + 1)
+    n_units = len(units.ids)
+    t_idx = np.arange(1, k)
+    n_rows = len(mets) * t_idx.size
+    diffs = np.full((n_rows, n_looks), np.nan)
+    varis = np.full((n_rows, n_looks), np.nan)
+    for li, lk in enumerate(looks):
+        g = np.where(units.t0 < lk, units.group, -1)
+        emask = rows.post & (rows.time < lk)
+        for mi, m in enumerate(mets):
+            num = unit_values(rows, m.numerator, emask, n_units)
+            den = (unit_values(rows, m.denominator, emask, n_units)
+                   if m.denominator is not None else None)
+            st = _metric_stats(m, num, den, g, k, cov_for.get(m.name))
+            var = st.est_var
+            sl = slice(mi * t_idx.size, (mi + 1) * t_idx.size)
+            diffs[sl, li] = st.estimate[t_idx] - st.estimate[0]
+            varis[sl, li] = var[t_idx] + var[0]
+    taus = np.full(n_rows, np.nan)
+    for mi, m in enumerate(mets):
+        sl = slice(mi * t_idx.size, (mi + 1) * t_idx.size)
+        if tau is None:
+            vlast = varis[sl, -1]
+            good = np.isfinite(vlast) & (vlast > 0)
+            taus[sl] = np.where(good, mixture_tau(np.where(good, vlast, 1.0), alpha=alpha),
+                                np.nan)
+        else:
+            tv = tau.get(m.name) if isinstance(tau, Mapping) else tau
+            if tv is None:
+                raise InputError(f"analyze: tau has no entry for metric {m.name!r}.")
+            ok = isinstance(tv, (int, float)) and not isinstance(tv, bool)
+            if not ok or not math.isfinite(float(tv)) or float(tv) <= 0:
+                raise InputError(f"analyze: tau for metric {m.name!r} must be a positive "
+                                 f"number, got {tv!r}.")
+            taus[sl] = float(tv)
+    good_rows = np.isfinite(taus)
+    p_last = np.full(n_rows, np.nan)
+    lo_last = np.full(n_rows, np.nan)
+    hi_last = np.full(n_rows, np.nan)
+    traces: list[SequentialTrace] = []
+    res = msprt(diffs[good_rows], varis[good_rows], tau=taus[good_rows], alpha=alpha) \
+        if good_rows.any() else None
+    look_values = tuple(tkind.format(x) for x in looks)
+    gi = 0
+    for mi, m in enumerate(mets):
+        for j, ti in enumerate(t_idx):
+            r = mi * t_idx.size + j
+            if good_rows[r] and res is not None:
+                p_last[r] = res.p_value[gi, -1]
+                lo_last[r] = res.ci_lower[gi, -1]
+                hi_last[r] = res.ci_upper[gi, -1]
+                traces.append(SequentialTrace(
+                    m.name, variants[ti], float(taus[r]), look_values,
+                    tuple(float(x) for x in diffs[r]), tuple(float(x) for x in varis[r]),
+                    tuple(float(x) for x in res.p_value[gi]),
+                    tuple(float(x) for x in res.ci_lower[gi]),
+                    tuple(float(x) for x in res.ci_upper[gi])))
+                gi += 1
+    return traces, p_last, lo_last, hi_last

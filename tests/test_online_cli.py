@@ -1,0 +1,218 @@
+"""``ranklens ab assign`` and ``ranklens ab analyze`` (the group is invoked directly)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pcsv
+import pyarrow.parquet as pq
+import pytest
+
+from ranklens.online import Experiment, Plan, analyze
+
+click_testing = pytest.importorskip("click.testing")
+pd = pytest.importorskip("pandas")
+pytest.importorskip("scipy")
+pytest.importorskip("statsmodels")
+pytest.importorskip("rich")
+
+from ranklens.cli.ab import ab  # noqa: E402
+
+METRICS = ["conversion=proportion(purchase)", "ctr=ratio(count(click), count(impression))"]
+
+
+def run(*args: str, input: str | None = None) -> Any:
+    runner = click_testing.CliRunner()
+    return runner.invoke(ab, list(args), input=input, catch_exceptions=False)
+
+
+@pytest.fixture()
+def logs(tmp_path: Path) -> tuple[Path, Path, Any, Any]:
+    rng = np.random.default_rng(0)
+    n = 2000
+    units = np.array([f"{i:06d}" for i in range(n)])          # leading zeros must survive
+    variant = rng.choice(["control", "treatment"], n)
+    t0 = pd.Timestamp("2024-05-01") + pd.to_timedelta(rng.uniform(0, 5, n), unit="D")
+    exposures = pd.DataFrame({"unit": units, "variant": variant, "time": t0})
+    imps = rng.poisson(4, n)
+    clicks = rng.binomial(imps, 0.1)
+    buys = rng.random(n) < 0.08
+    ev_unit = np.concatenate([np.repeat(units, imps), np.repeat(units, clicks), units[buys]])
+    ev_time = np.concatenate([np.repeat(t0, imps), np.repeat(t0, clicks), t0[buys]])
+    ev_time = ev_time + pd.to_timedelta(rng.uniform(0, 2, ev_unit.size), unit="D")
+    ev_type = np.repeat(["impression", "click", "purchase"], [imps.sum(), clicks.sum(),
+                                                               buys.sum()])
+    events = pd.DataFrame({"unit": ev_unit, "time": ev_time, "event": ev_type,
+                           "value": np.ones(ev_unit.size)})
+    ex_path, ev_path = tmp_path / "exposures.csv", tmp_path / "events.parquet"
+    exposures.to_csv(ex_path, index=False)
+    events.to_parquet(ev_path)
+    return ex_path, ev_path, exposures, events
+
+
+# ---------------------------------------------------------------------------------------
+# assign
+# ---------------------------------------------------------------------------------------
+def test_assign_from_csv_matches_the_library(tmp_path: Path) -> None:
+    ids = [f"{i:05d}" for i in range(300)]
+    src = tmp_path / "units.csv"
+    src.write_text("user_id,country\n" + "".join(f"{u},nl\n" for u in ids))
+    res = run("assign", str(src), "--unit-column", "user_id", "--experiment", "exp1",
+              "--variants", "control=1,treatment=3")
+    assert res.exit_code == 0, res.stderr
+    table = pcsv.read_csv(pa.BufferReader(res.stdout.encode()),
+                          convert_options=pcsv.ConvertOptions(
+                              column_types={"unit": pa.string()}))
+    want = Experiment("exp1", {"control": 1, "treatment": 3}).assign(ids)
+    assert table.column("unit").to_pylist() == ids
+    assert table.column("exp1").to_pylist() == want.labels().to_pylist()
+    assert res.stderr.startswith("exp1: control: ")
+
+
+def test_assign_from_stdin_and_json_output() -> None:
+    res = run("assign", "-", "-e", "e", "--variants", "a,b", "--format", "json", "-q",
+              input="u1\nu2\n\nu3\n")
+    assert res.exit_code == 0
+    rows = json.loads(res.stdout)
+    want = Experiment("e", ["a", "b"]).assign(["u1", "u2", "u3"]).labels().to_pylist()
+    assert [r["e"] for r in rows] == want
+    assert res.stderr == ""
+
+
+def test_assign_with_a_plan_file(tmp_path: Path) -> None:
+    plan = {"experiments": [
+        {"name": "rank", "variants": {"control": 1, "treatment": 1}, "layer": "L",
+         "traffic": 0.5},
+        {"name": "ui", "variants": ["c", "t"], "layer": "L", "traffic": 0.5}],
+        "holdout": 0.1, "algorithm": "fnv1a-fmix64"}
+    plan_path = tmp_path / "plan.json"
+    plan_path.write_text(json.dumps(plan))
+    ids = [f"user{i}" for i in range(1000)]
+    src = tmp_path / "ids.txt"
+    src.write_text("\n".join(ids))
+    out = tmp_path / "out.parquet"
+    res = run("assign", str(src), "--plan", str(plan_path), "-o", str(out))
+    assert res.exit_code == 0, res.stderr
+    table = pq.read_table(out)
+    want = Plan.from_dict(plan).assign(ids)
+    assert table.column_names == ["unit", "holdout", "rank", "ui"]
+    assert table.column("rank").to_pylist() == want["rank"].labels().to_pylist()
+    assert table.column("holdout").to_pylist() == want.held_out.tolist()
+    only = run("assign", str(src), "--plan", str(plan_path), "-e", "ui", "-q")
+    assert only.stdout.splitlines()[0] == '"unit","holdout","ui"'
+
+
+@pytest.mark.parametrize(("args", "code", "match"), [
+    (["assign", "missing.csv", "-e", "e", "--variants", "a,b"], 3, "no such file"),
+    (["assign", "UNITS", "-e", "e", "--variants", "a,b", "--unit-column", "uid"], 3,
+     "no column named 'uid'"),
+    (["assign", "UNITS", "-e", "e", "--variants", "a=1,b=-2"], 2, "positive weight"),
+    (["assign", "UNITS", "-e", "e"], 2, "--variants"),
+    (["assign", "UNITS", "-e", "e", "--variants", "a,b", "--hash", "md5"], 2, "md5"),
+    (["assign", "UNITS", "--plan", "PLAN"], 3, "unknown key"),
+    (["assign", "UNITS", "--plan", "PLAN", "--traffic", "0.5"], 2, "put them in the plan"),
+])
+def test_assign_errors(tmp_path: Path, args: list[str], code: int, match: str) -> None:
+    units = tmp_path / "units.csv"
+    units.write_text("unit\nu1\nu2\n")
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"experiments": [], "nope": 1}))
+    args = [str(units) if a == "UNITS" else str(plan) if a == "PLAN" else a for a in args]
+    res = run(*args)
+    assert res.exit_code == code
+    assert match in res.stderr
+    assert "Traceback" not in res.output
+    if code == 3:
+        assert res.stderr.startswith("ranklens: error: ")
+        assert len(res.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------------------
+# analyze
+# ---------------------------------------------------------------------------------------
+def test_analyze_json_matches_the_library(logs: tuple[Path, Path, Any, Any]) -> None:
+    ex_path, ev_path, exposures, events = logs
+    args = ["analyze", str(ex_path), str(ev_path), "--format", "json"]
+    for m in METRICS:
+        args += ["--metric", m]
+    res = run(*args, "--weights", "control=1,treatment=1")
+    assert res.exit_code == 0, res.stderr
+    got = json.loads(res.stdout)
+    want = analyze(exposures, events, METRICS, plan={"control": 1, "treatment": 1})
+    assert got["comparisons"] == json.loads(want.to_json())["comparisons"]
+    assert got["srm"]["mismatch"] is False
+
+
+def test_analyze_table(logs: tuple[Path, Path, Any, Any]) -> None:
+    ex_path, ev_path, _, _ = logs
+    res = run("analyze", str(ex_path), str(ev_path), "-m", METRICS[0], "-m", METRICS[1],
+              "--sequential", "--cuped")
+    assert res.exit_code == 0, res.stderr
+    out = res.stdout
+    for word in ("conversion", "ctr", "treatment", "verdict", "SRM check", "seq. p adj."):
+        assert word in out
+    assert "delta-method z-test" in out
+
+
+def test_analyze_warns_loudly_on_sample_ratio_mismatch(
+        logs: tuple[Path, Path, Any, Any], tmp_path: Path) -> None:
+    _, ev_path, exposures, _ = logs
+    drop = (exposures["variant"] == "treatment") & (exposures.index % 4 == 0)
+    skewed = tmp_path / "skewed.parquet"
+    exposures[~drop].to_parquet(skewed)
+    res = run("analyze", str(skewed), str(ev_path), "-m", METRICS[0], "--format", "json")
+    assert res.exit_code == 0
+    assert "WARNING: SAMPLE RATIO MISMATCH" in res.stderr
+    assert json.loads(res.stdout)["srm"]["mismatch"] is True
+    # the warning comes before the results
+    assert res.output.index("SAMPLE RATIO MISMATCH") < res.output.index('"comparisons"')
+
+
+def test_analyze_with_a_plan(logs: tuple[Path, Path, Any, Any], tmp_path: Path) -> None:
+    ex_path, ev_path, _, _ = logs
+    plan = tmp_path / "plan.toml"
+    plan.write_text('[[experiments]]\nname = "exp"\ncontrol = "treatment"\n'
+                    '[experiments.variants]\ncontrol = 1\ntreatment = 1\n')
+    res = run("analyze", str(ex_path), str(ev_path), "-m", METRICS[0], "--plan", str(plan),
+              "--format", "json")
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["control"] == "treatment"
+
+
+@pytest.mark.parametrize(("extra", "code", "match"), [
+    (["-m", "conversion=proportion(purchse)"], 3, "Did you mean 'purchase'"),
+    (["-m", "x=median(click)"], 2, "unknown metric kind"),
+    (["-m", "c=proportion(purchase)", "--weights", "control=1,other=1"], 3,
+     "that the plan does not know"),
+    (["-m", "c=proportion(purchase)", "--variant-column", "arm"], 3, "no column named 'arm'"),
+    (["-m", "c=proportion(purchase)", "--correction", "tukey"], 2, "tukey"),
+    (["-m", "c=proportion(purchase)", "--multiple-exposures", "last"], 2, "last"),
+    (["-m", "c=proportion(purchase)", "--sequential", "--look-every", "soon"], 3,
+     "as a duration"),
+])
+def test_analyze_errors(logs: tuple[Path, Path, Any, Any], extra: list[str], code: int,
+                        match: str) -> None:
+    ex_path, ev_path, _, _ = logs
+    res = run("analyze", str(ex_path), str(ev_path), *extra)
+    assert res.exit_code == code, res.output
+    assert match in res.stderr
+    assert "Traceback" not in res.output
+
+
+def test_analyze_bad_files(logs: tuple[Path, Path, Any, Any], tmp_path: Path) -> None:
+    ex_path, ev_path, _, _ = logs
+    res = run("analyze", str(tmp_path / "nope.csv"), str(ev_path), "-m", METRICS[0])
+    assert res.exit_code == 3 and "no such file" in res.stderr
+    weird = tmp_path / "events.xlsx"
+    weird.write_text("x")
+    res = run("analyze", str(ex_path), str(weird), "-m", METRICS[0])
+    assert res.exit_code == 3 and "unknown file type" in res.stderr
+    broken = tmp_path / "broken.csv"
+    broken.write_text('unit,variant,time\n"u1,control\n')
+    res = run("analyze", str(broken), str(ev_path), "-m", METRICS[0])
+    assert res.exit_code == 3 and "cannot read" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
