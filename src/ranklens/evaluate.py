@@ -182,6 +182,11 @@ def evaluate(
         if params.get("ties") is None:
             params["ties"] = conv.ties
         defn = metric.definition
+        if defn.domain != "ranking":
+            raise MetricNameError(
+                f"metric {key!r} is a {defn.domain} metric, not a ranking metric; compute it "
+                f"with ranklens.{defn.domain}, not ranklens.evaluate."
+            )
         require_ties(f"{defn.name} ({key!r})", params["ties"], tuple(sorted(defn.ties)))
         plans.append((key, metric, params))
 

@@ -195,11 +195,13 @@ def metrics_cmd(name: str | None) -> None:
 
     if name is None:
         width = max(len(n) for n in REGISTRY) + 2
-        for defn in sorted(REGISTRY.values(), key=lambda d: d.name):
+        for defn in sorted(REGISTRY.values(), key=lambda d: (d.domain != "ranking", d.domain,
+                                                             d.name)):
             aliases = [a for a in defn.aliases if a != defn.name]
             extra = f"  (aliases: {', '.join(aliases)})" if aliases else ""
             trec = f"  [trec_eval: {defn.trec_name}]" if defn.trec_name else ""
-            click.echo(f"{defn.name:<{width}}{defn.summary}{extra}{trec}")
+            domain = "" if defn.domain == "ranking" else f"  [{defn.domain}]"
+            click.echo(f"{defn.name:<{width}}{defn.summary}{extra}{trec}{domain}")
         return
     metric = get_metric(name)
     defn = metric.definition

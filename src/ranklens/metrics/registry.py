@@ -98,6 +98,10 @@ class MetricDef:
     binary: bool = False  # takes the rel= threshold parameter
     trec_name: str | None = None
     range: tuple[float, float] | None = (0.0, 1.0)
+    # "ranking" metrics take a Prepared ranking; other domains ("classification",
+    # "regression", "clustering", "entity_resolution", "detection") define their own
+    # kernel signature and entry point, and share only the names, docs and parameters
+    domain: str = "ranking"
 
     @property
     def doc(self) -> str:
