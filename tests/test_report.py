@@ -589,7 +589,7 @@ def test_unknown_formats(tmp_path: Path, bm25: ranklens.Result) -> None:
     with pytest.raises(FormatError, match="'table', 'json', 'csv', 'markdown', 'latex', "
                                           "'trec'") as info:
         render(bm25, "xlsx")
-    assert isinstance(info.value, ranklens.InputError) and isinstance(info.value, ValueError)
+    assert isinstance(info.value, ranklens.FormatError) and isinstance(info.value, ValueError)
     with pytest.raises(FormatError, match="binary"):
         render(bm25, "parquet")
     with pytest.raises(FormatError, match=r"\.json, \.csv, \.parquet, \.md, \.tex, \.txt"):

@@ -13,6 +13,7 @@ from ranklens.data import Qrels, Run
 from ranklens.errors import (
     ConventionError,
     DuplicateError,
+    FormatError,
     InputError,
     MetricNameError,
     MetricParameterError,
@@ -25,13 +26,28 @@ from ranklens.metrics import REGISTRY, Metric, get_metric
 
 __version__ = "0.1.0"
 
+# metric families outside ranking, imported on first use (they load scikit-learn/scipy)
+FAMILIES = ("classification", "regression", "clustering", "entity_resolution", "detection",
+            "online")
+
+
+def __getattr__(name: str) -> object:
+    if name in FAMILIES:
+        import importlib
+
+        return importlib.import_module(f"ranklens.{name}")
+    raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
+
+
 __all__ = [
+    "FAMILIES",
     "PROFILES",
     "REGISTRY",
     "ConventionError",
     "Conventions",
     "CutoffResult",
     "DuplicateError",
+    "FormatError",
     "InputError",
     "Metric",
     "MetricNameError",

@@ -12,6 +12,7 @@ from __future__ import annotations
 __all__ = [
     "ConventionError",
     "DuplicateError",
+    "FormatError",
     "InputError",
     "MetricNameError",
     "MetricParameterError",
@@ -31,6 +32,10 @@ class InputError(RanklensError, ValueError):
 
 class DuplicateError(InputError):
     """A (query, document) pair occurs more than once."""
+
+
+class FormatError(RanklensError, ValueError):
+    """An unknown file or output format (a usage error, not bad data)."""
 
 
 class MetricNameError(RanklensError, ValueError):

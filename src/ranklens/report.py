@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.errors import InputError
+from ranklens.errors import FormatError, InputError
 from ranklens.evaluate import Result
 from ranklens.metrics.trec_names import trec_output_name
 
@@ -89,10 +89,6 @@ _NO_BEST = frozenset({"num_q", "num_ret", "num_rel", "num_nonrel_judged_ret"})
 _LOWER_IS_BETTER = frozenset({"unj", "rbp_resid"})
 
 _NAN_TEXT = "NaN"  # missing values in the human-readable formats
-
-
-class FormatError(InputError):
-    """An unknown output format or file suffix."""
 
 
 # --------------------------------------------------------------------------------------

@@ -13,19 +13,41 @@ from typing import Any
 
 import click
 
-from ranklens.cli._common import EXIT_BAD_INPUT, run_guarded
+from ranklens.cli._common import EXIT_BAD_INPUT, EXIT_USAGE, run_guarded
 
 __all__ = ["EXIT_BAD_INPUT", "main"]
 
 
 class _Group(click.Group):
-    """A group whose sub-commands turn our exceptions into one-line errors."""
+    """A group whose sub-commands turn our exceptions into one-line errors, and
+    whose usage errors are one line too (``ranklens: error: ...``, exit 2)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         return run_guarded(lambda: super(_Group, self).invoke(ctx), ctx)
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        standalone = kwargs.pop("standalone_mode", True)
+        try:
+            rv = click.Group.main(self, *args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
+        except click.exceptions.UsageError as exc:
+            hint = ""
+            if exc.ctx is not None and exc.ctx.command_path:
+                hint = f" (see '{exc.ctx.command_path} --help')"
+            click.echo(f"ranklens: error: {exc.format_message()}{hint}", err=True)
+            rv = EXIT_USAGE
+        except click.exceptions.ClickException as exc:
+            click.echo(f"ranklens: error: {exc.format_message()}", err=True)
+            rv = exc.exit_code
+        except click.exceptions.Abort:
+            click.echo("ranklens: aborted", err=True)
+            rv = 1
+        if not standalone:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+
+@click.group(name="ranklens", cls=_Group,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show the full traceback of an error.")
 @click.version_option(package_name="ranklens")
 @click.pass_context
@@ -41,6 +63,13 @@ def _mount() -> None:
     main.add_command(evaluate_cmd)
     main.add_command(metrics_cmd)
     main.add_command(example_cmd)
+    try:
+        from ranklens.cli.compare import compare_cmd, plot_cmd
+    except ImportError:  # pragma: no cover - the compare module is optional
+        pass
+    else:
+        main.add_command(compare_cmd)
+        main.add_command(plot_cmd)
     try:
         from ranklens.cli.ab import ab  # type: ignore[import-not-found,unused-ignore]
     except ImportError:  # pragma: no cover - the online module is optional

@@ -41,6 +41,7 @@ TREC_DEFAULT_CUTOFFS = {
     "Rprec_mult": "0.20,0.40,0.60,0.80,1.00,1.20,1.40,1.60,1.80,2.00",
 }
 FORMATS = ("table", "json", "csv", "markdown", "latex", "trec")
+INPUT_FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl", "json")
 
 
 def expand_measures(given: Sequence[str]) -> list[str]:
@@ -139,8 +140,10 @@ def _read_inputs(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any]
 @click.option("--doc-col", default=None, help="Document id column of CSV/Parquet/JSONL files.")
 @click.option("--score-col", default=None, help="Score column of run files.")
 @click.option("--relevance-col", default=None, help="Relevance column of qrels files.")
-@click.option("--qrels-format", default=None, help="Qrels format if not given by the suffix.")
-@click.option("--run-format", default=None, help="Run format if not given by the suffix.")
+@click.option("--qrels-format", default=None,
+              help=f"Qrels format if not given by the suffix: {', '.join(INPUT_FORMATS)}.")
+@click.option("--run-format", default=None,
+              help=f"Run format if not given by the suffix: {', '.join(INPUT_FORMATS)}.")
 def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool,
                  fmt: str, output: str | None, profile: str | None, ties: str | None,
                  missing: str | None, complete: bool, no_relevant: str | None,
@@ -179,6 +182,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
         if res.run_name is None:
             object.__setattr__(res, "run_name", path)
         results.append(res)
+    _unique_names(results, runs)
     text = render(results, fmt, per_query=per_query, runid=runid)
     if output:
         with open(output, "w", encoding="utf-8") as fh:
@@ -187,11 +191,26 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
         click.echo(text.rstrip("\n"))
 
 
+def _unique_names(results: list[Any], paths: Sequence[str]) -> None:
+    """Runs whose names collide (e.g. the same TREC tag) are labelled by their file."""
+    names = [r.run_name for r in results]
+    for res, path in zip(results, paths, strict=True):
+        if names.count(res.run_name) > 1:
+            object.__setattr__(res, "run_name", f"{res.run_name} ({path})")
+
+
 @click.command("metrics")
 @click.argument("name", required=False)
 def metrics_cmd(name: str | None) -> None:
     """List every metric, or show the full definition of NAME."""
+    import importlib
+
+    import ranklens
     from ranklens.metrics import REGISTRY, get_metric
+
+    for family in ranklens.FAMILIES:  # register the other domains' metrics too
+        if family != "online":
+            importlib.import_module(f"ranklens.{family}")
 
     if name is None:
         width = max(len(n) for n in REGISTRY) + 2
@@ -203,8 +222,11 @@ def metrics_cmd(name: str | None) -> None:
             domain = "" if defn.domain == "ranking" else f"  [{defn.domain}]"
             click.echo(f"{defn.name:<{width}}{defn.summary}{extra}{trec}{domain}")
         return
-    metric = get_metric(name)
-    defn = metric.definition
+    from ranklens.metrics.registry import lookup
+
+    found = lookup(name)
+    # otherwise a full metric string or a trec_eval name
+    defn = found if found is not None else get_metric(name).definition
     click.echo(f"{defn.name}: {defn.summary}")
     if defn.aliases:
         click.echo(f"aliases: {', '.join(defn.aliases)}")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
-from ranklens.errors import InputError
+from ranklens.errors import FormatError, InputError
 
-__all__ = ["COMPRESSIONS", "FORMATS", "check_readable", "detect_format", "read_bytes"]
+__all__ = ["COMPRESSIONS", "FORMATS", "check_readable", "detect_format", "numbers",
+           "output_compression", "read_bytes"]
 
 COMPRESSIONS = {".gz": "gzip", ".gzip": "gzip", ".bz2": "bz2", ".zst": "zstd", ".zstd": "zstd"}
 FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl", "json")
@@ -41,7 +44,7 @@ def detect_format(path: str | os.PathLike[str], fmt: str | None = None) -> tuple
     if fmt is not None:
         key = fmt.lower()
         if key not in FORMATS:
-            raise InputError(
+            raise FormatError(
                 f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}."
             )
         return key, compression
@@ -70,3 +73,34 @@ def read_bytes(path: str | os.PathLike[str]) -> pa.Buffer:
             return stream.read_buffer()
     except (OSError, pa.ArrowInvalid) as exc:
         raise InputError(f"{p}: cannot read the {compression or ''} file ({exc}).") from exc
+
+
+def output_compression(path: str | os.PathLike[str]) -> str | None:
+    """The compression to write ``path`` with, from its suffix (None: plain)."""
+    return _suffixes(Path(path))[1]
+
+
+# the decimal text Arrow reads as a float64 (ASCII digits, optional sign, point, exponent)
+_NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$|^[+-]?(?:inf|infinity|nan)$"
+
+
+def numbers(text: pa.Array, where: Callable[[int], str], what: str) -> np.ndarray:
+    """Parse a text column as float64; on failure name the first bad row.
+
+    ``where(i)`` gives the location (``file:line``) of row ``i`` for the message.
+    """
+    import pyarrow.compute as pc
+
+    from ranklens._arrow import to_numpy
+
+    if pa.types.is_integer(text.type) or pa.types.is_floating(text.type):
+        return np.array(to_numpy(text.cast(pa.float64())), dtype=np.float64)
+    try:
+        return np.array(to_numpy(pc.cast(text, pa.float64())), dtype=np.float64)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        pass
+    ok = to_numpy(pc.match_substring_regex(text.cast(pa.large_string()), _NUMBER,
+                                           ignore_case=True), fill=False)
+    bad = np.flatnonzero(~ok)
+    i = int(bad[0]) if bad.size else 0
+    raise InputError(f"{where(i)}: the {what} {text[i].as_py()!r} is not a number.")

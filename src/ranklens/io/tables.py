@@ -16,12 +16,17 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError
-from ranklens.io._files import check_readable, detect_format, read_bytes
+from ranklens.io._files import (
+    check_readable,
+    detect_format,
+    numbers,
+    output_compression,
+    read_bytes,
+)
 from ranklens.io.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 
 __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
@@ -68,21 +73,29 @@ def _csv_header(path: str, buf: pa.Buffer, delimiter: str) -> list[str]:
     return next(csv.reader([text], delimiter=delimiter))
 
 
-def _to_float(path: str, text: pa.ChunkedArray | pa.Array, what: str, first_line: int) -> Any:
-    arr = text.combine_chunks() if isinstance(text, pa.ChunkedArray) else text
-    if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type):
-        return arr
+def _csv_problem(path: str, buf: pa.Buffer, delimiter: str, ncols: int, fmt: str,
+                 exc: Exception) -> str:
+    """Where a CSV/TSV file that Arrow refused goes wrong (file:line and what)."""
+    import csv
+
+    data = bytes(buf)
     try:
-        return pc.cast(arr, pa.float64())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        for i, item in enumerate(arr.to_pylist()):
-            try:
-                float(item)
-            except (TypeError, ValueError):
-                raise InputError(
-                    f"{path}:{first_line + i}: the {what} {item!r} is not a number."
-                ) from None
-        raise
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        return f"{path}:{line}: the file is not valid UTF-8 text; re-encode it as UTF-8."
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    for row in reader:
+        if row and len(row) != ncols:
+            return (f"{path}:{reader.line_num}: expected {ncols} fields like the header, "
+                    f"found {len(row)}.")
+    return f"{path}: cannot read the {fmt.upper()} file: {exc}"
+
+
+def _to_float(path: str, text: pa.ChunkedArray | pa.Array, what: str, first_line: int
+              ) -> np.ndarray:
+    arr = text.combine_chunks() if isinstance(text, pa.ChunkedArray) else text
+    return numbers(arr, lambda i: f"{path}:{first_line + i}", what)
 
 
 def _read_table(path: str, fmt: str, roles: dict[str, tuple[str | None, tuple[str, ...], str]]
@@ -91,6 +104,8 @@ def _read_table(path: str, fmt: str, roles: dict[str, tuple[str | None, tuple[st
     returns the columns and the file line of the first row (for messages)."""
     if fmt in ("csv", "tsv"):
         buf = read_bytes(path)
+        if len(buf) >= 3 and bytes(buf[:3]) == b"\xef\xbb\xbf":
+            buf = buf.slice(3)  # a UTF-8 byte-order mark (Excel's "CSV UTF-8")
         if np.any(np.frombuffer(buf, dtype=np.uint8)[:65536] == 0):
             raise InputError(f"{path}: looks like a binary file, not {fmt.upper()} text.")
         delimiter = "," if fmt == "csv" else "\t"
@@ -106,7 +121,7 @@ def _read_table(path: str, fmt: str, roles: dict[str, tuple[str | None, tuple[st
                     strings_can_be_null=False),
             )
         except pa.ArrowInvalid as exc:
-            raise InputError(f"{path}: cannot read the {fmt.upper()} file: {exc}") from None
+            raise InputError(_csv_problem(path, buf, delimiter, len(columns), fmt, exc)) from None
         if table.num_rows == 0:
             raise InputError(f"{path}: the file has a header but no rows.")
         return {role: table.column(n) for role, n in names.items()}, 2
@@ -204,7 +219,7 @@ def read_run(path: str | os.PathLike[str], *, format: str | None = None,
 
 def _write_table(table: pa.Table, path: str, fmt: str) -> None:
     if fmt in ("csv", "tsv"):
-        with pa.output_stream(path, compression="detect") as out:
+        with pa.output_stream(path, compression=output_compression(path)) as out:
             pacsv.write_csv(table, out, write_options=pacsv.WriteOptions(
                 delimiter="," if fmt == "csv" else "\t"))
     elif fmt == "parquet":
@@ -215,7 +230,7 @@ def _write_table(table: pa.Table, path: str, fmt: str) -> None:
         names = table.column_names
         rows = zip(*(table.column(n).to_pylist() for n in names), strict=True)
         text = "".join(json.dumps(dict(zip(names, r, strict=True))) + "\n" for r in rows)
-        with pa.output_stream(path, compression="detect") as out:
+        with pa.output_stream(path, compression=output_compression(path)) as out:
             out.write(text.encode("utf-8"))
     else:  # pragma: no cover
         raise AssertionError(fmt)
@@ -224,7 +239,7 @@ def _write_table(table: pa.Table, path: str, fmt: str) -> None:
 def _write_json(data: dict[str, dict[str, float]], path: str) -> None:
     buf = io.StringIO()
     json.dump(data, buf)
-    with pa.output_stream(path, compression="detect") as out:
+    with pa.output_stream(path, compression=output_compression(path)) as out:
         out.write(buf.getvalue().encode("utf-8"))
 
 

@@ -23,10 +23,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ranklens._arrow import from_numpy, scalar, to_numpy
+from ranklens._arrow import from_numpy, scalar, strings, to_numpy
 from ranklens.data import Qrels, Run
 from ranklens.errors import DuplicateError, InputError
-from ranklens.io._files import read_bytes
+from ranklens.io._files import numbers, output_compression, read_bytes
 
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
 
@@ -61,35 +61,59 @@ def _line_of(b: np.ndarray, pos: int) -> int:
     return int(np.count_nonzero(b[:pos] == 10)) + 1
 
 
-def _check_text(path: str, buf: pa.Buffer) -> np.ndarray:
+_BOM = b"\xef\xbb\xbf"
+
+
+def _check_text(path: str, buf: pa.Buffer) -> tuple[pa.Buffer, np.ndarray]:
+    """The file's bytes without a UTF-8 byte-order mark, checked to be UTF-8 text."""
+    if len(buf) >= 3 and bytes(buf[:3]) == _BOM:
+        buf = buf.slice(3)
     b = np.frombuffer(buf, dtype=np.uint8)
     if b.size == 0:
         raise InputError(f"{path}: the file is empty; expected TREC lines.")
     if np.any(b[:65536] == 0):
         raise InputError(f"{path}: looks like a binary file, not a TREC text file.")
-    return b
+    try:
+        _whole(buf).cast(pa.large_string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        try:
+            bytes(buf).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"{path}:{_line_of(b, exc.start)}: the file is not valid UTF-8 text; "
+                "re-encode it as UTF-8."
+            ) from None
+        raise
+    return buf, b
 
 
-def _regular(b: np.ndarray) -> str | None:
-    """The delimiter if the file can go through the fast CSV reader, else None."""
-    has_tab = bool(np.any(b == 9))
-    has_space = bool(np.any(b == 32))
-    if has_tab and has_space:
+def _whole(buf: pa.Buffer) -> pa.Array:
+    """The whole buffer as a one-element binary array (no copy)."""
+    offsets = np.array([0, len(buf)], dtype=np.int64)
+    return pa.Array.from_buffers(pa.large_binary(), 1, [None, pa.py_buffer(offsets), buf])
+
+
+def _byte_counts(b: np.ndarray) -> np.ndarray:
+    """How often each byte value occurs (counted in chunks to bound memory)."""
+    counts = np.zeros(256, dtype=np.int64)
+    step = 1 << 23
+    for start in range(0, b.size, step):
+        counts += np.bincount(b[start:start + step], minlength=256)
+    return counts
+
+
+def _delimiter(buf: pa.Buffer, b: np.ndarray) -> str | None:
+    """The delimiter if the file may go through the fast CSV reader, else None.
+
+    The fast reader needs one delimiter (space or tab, not both) and no other
+    ASCII whitespace inside lines (vertical tab, form feed).  What a byte count
+    cannot see (doubled delimiters, indented or '#' comment lines) is checked
+    on the parsed columns by :func:`_fast`.
+    """
+    counts = _byte_counts(b)
+    if counts[11] or counts[12] or (counts[9] and counts[32]):
         return None
-    sep = 9 if has_tab else 32
-    s = b == sep
-    if s[0] or s[-1]:
-        return None
-    nl = (b == 10) | (b == 13)
-    # doubled delimiters, delimiters at line starts or ends, blank lines
-    if np.any(s[1:] & (s[:-1] | nl[:-1])) or np.any(s[:-1] & nl[1:]):
-        return None
-    # a token starting with '#' may be a comment line
-    hashes = np.flatnonzero(b == 35)
-    if hashes.size and (hashes[0] == 0 or np.any(s[hashes[hashes > 0] - 1] |
-                                                  nl[hashes[hashes > 0] - 1])):
-        return None
-    return "\t" if has_tab else " "
+    return "\t" if counts[9] else " "
 
 
 def _fast(buf: pa.Buffer, sep: str, layout: _Layout) -> _Columns | None:
@@ -97,13 +121,11 @@ def _fast(buf: pa.Buffer, sep: str, layout: _Layout) -> _Columns | None:
     # read the first line to learn how many columns the file has
     first = bytes(buf[: min(len(buf), 65536)]).split(b"\n", 1)[0].rstrip(b"\r")
     ncols = len(first.split(sep.encode()))
-    if ncols < layout.min_columns:
+    if ncols < layout.min_columns or ncols != len(first.split()):
         return None
     names = [f"c{i}" for i in range(ncols)]
     want = {f"c{layout.query}": pa.string(), f"c{layout.doc}": pa.string(),
             f"c{layout.value}": pa.float64()}
-    if layout.kind == "run":
-        want["c5"] = pa.string()
     try:
         table = pacsv.read_csv(
             pa.BufferReader(buf),
@@ -119,12 +141,25 @@ def _fast(buf: pa.Buffer, sep: str, layout: _Layout) -> _Columns | None:
     value = table.column(f"c{layout.value}")
     if value.null_count:
         return None
-    tag = None
-    if layout.kind == "run" and table.num_rows:
-        tag = table.column("c5")[-1].as_py()
-    return _Columns(table.column(f"c{layout.query}").combine_chunks(),
-                    table.column(f"c{layout.doc}").combine_chunks(),
+    query = table.column(f"c{layout.query}").combine_chunks()
+    doc = table.column(f"c{layout.doc}").combine_chunks()
+    # an empty token means a doubled delimiter or an indented line; a query id starting
+    # with '#' a comment line: both are the slow path's to judge
+    for col in (query, doc):
+        if len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
+            return None
+    if pc.any(pc.starts_with(query, "#")).as_py():
+        return None
+    tag = _last_tag(buf, sep) if layout.kind == "run" and table.num_rows else None
+    return _Columns(query, doc,
                     np.array(to_numpy(value), dtype=np.float64), tag, None)
+
+
+def _last_tag(buf: pa.Buffer, sep: str) -> str | None:
+    """The run tag (6th column) of the file's last non-blank line."""
+    tail = bytes(buf[max(0, len(buf) - 65536):]).rstrip(b"\r\n \t")
+    fields = tail.rsplit(b"\n", 1)[-1].split(sep.encode())
+    return fields[5].decode("utf-8", "replace") if len(fields) > 5 else None
 
 
 def _slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: _Layout) -> _Columns:
@@ -133,25 +168,15 @@ def _slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: _Layout) -> _Columns
     if offs[-1] != b.size:
         offs = np.append(offs, b.size)
     n_lines = offs.size - 1
-    lines = pa.Array.from_buffers(pa.large_binary(), n_lines, [None, pa.py_buffer(offs), buf])
-    try:
-        lines = lines.cast(pa.large_string())
-        lines.validate(full=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        try:
-            bytes(buf).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                f"{path}:{_line_of(b, exc.start)}: the file is not valid UTF-8 text; "
-                "re-encode it as UTF-8."
-            ) from None
-        raise
+    # UTF-8 was checked in _check_text
+    lines = pa.Array.from_buffers(pa.large_string(), n_lines, [None, pa.py_buffer(offs), buf])
     qs, ds, vs, tags, line_no = [], [], [], [], []
     for start in range(0, n_lines, _CHUNK_LINES):
-        chunk = pc.utf8_trim_whitespace(lines.slice(start, _CHUNK_LINES))
-        tokens = pc.utf8_split_whitespace(chunk)
+        # trec_eval splits on ASCII whitespace (C isspace): so do both paths
+        chunk = pc.ascii_trim_whitespace(lines.slice(start, _CHUNK_LINES))
+        tokens = pc.ascii_split_whitespace(chunk)
         count = to_numpy(pc.list_value_length(tokens))
-        blank = to_numpy(pc.utf8_length(chunk)) == 0
+        blank = to_numpy(pc.binary_length(chunk)) == 0
         comment = to_numpy(pc.starts_with(chunk, "#"))
         data = ~blank & ~comment
         short = np.flatnonzero(data & (count < layout.min_columns))
@@ -176,27 +201,19 @@ def _slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: _Layout) -> _Columns
                          "comments).")
     values = []
     for text, idx in vs:
-        try:
-            values.append(np.array(to_numpy(pc.cast(text, pa.float64())), dtype=np.float64))
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            for j, item in enumerate(text.to_pylist()):
-                try:
-                    float(item)
-                except ValueError:
-                    raise InputError(
-                        f"{path}:{idx[j]}: the {layout.value_name} {item!r} is not a number."
-                    ) from None
-            raise
+        def where(j: int, idx: np.ndarray = idx) -> str:
+            return f"{path}:{idx[j]}"
+
+        values.append(numbers(text, where, layout.value_name))
     return _Columns(pa.concat_arrays(qs), pa.concat_arrays(ds), np.concatenate(values),
                     tags[-1] if tags else None, line_numbers)
 
 
 def _columns(path: str | os.PathLike[str], layout: _Layout, fast: bool = True) -> _Columns:
     name = str(path)
-    buf = read_bytes(path)
-    b = _check_text(name, buf)
+    buf, b = _check_text(name, read_bytes(path))
     if fast:
-        sep = _regular(b)
+        sep = _delimiter(buf, b)
         if sep is not None:
             cols = _fast(buf, sep, layout)
             if cols is not None and len(cols.query):
@@ -252,26 +269,46 @@ def read_trec_run(path: str | os.PathLike[str], *, duplicates: str = "error") ->
 
 
 def _check_ids(table_name: str, arr: pa.Array, what: str) -> None:
-    bad = pc.match_substring_regex(arr, r"\s")
-    if pc.any(bad).as_py():
-        i = int(np.flatnonzero(to_numpy(bad))[0])
+    """TREC ids are non-empty runs of non-whitespace (ASCII whitespace separates
+    columns); a query id must not start with '#' (its line would be a comment)."""
+    tokens = to_numpy(pc.list_value_length(pc.ascii_split_whitespace(arr)))
+    bad = (tokens != 1) | (to_numpy(pc.binary_length(arr)) == 0)
+    if what == "query":
+        bad |= to_numpy(pc.starts_with(arr, "#"))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        value = arr[i].as_py()
+        why = ("is empty" if value == "" else "starts with '#', which would make its line a "
+               "comment" if value.startswith("#") and tokens[i] == 1 else "contains whitespace")
         raise InputError(
-            f"cannot write {table_name} as TREC: the {what} id {arr[i].as_py()!r} contains "
-            "whitespace, which the TREC format cannot hold; write CSV, Parquet or JSON Lines."
+            f"cannot write {table_name} as TREC: the {what} id {value!r} {why}; the TREC "
+            "format cannot hold it, write CSV, Parquet or JSON Lines instead."
         )
 
 
 def _number_text(values: np.ndarray) -> pa.Array:
     """Shortest text that reads back to exactly the same float64 (Arrow formats
     doubles with the shortest round-trip representation; integers have no '.0')."""
-    return pa.array(values, type=pa.float64()).cast(pa.string())
+    return from_numpy(np.asarray(values, dtype=np.float64)).cast(pa.string())
+
+
+def _const(text: str, n: int) -> pa.Array:
+    return pa.repeat(scalar(text), n) if n else strings([])
 
 
 def _write_lines(path: str | os.PathLike[str], columns: list[pa.Array]) -> None:
-    table = pa.table({f"c{i}": c for i, c in enumerate(columns)})
-    with pa.output_stream(str(path), compression="detect") as out:
-        pacsv.write_csv(table, out, write_options=pacsv.WriteOptions(
-            include_header=False, delimiter=" ", quoting_style="none"))
+    """Write space-separated columns, one line per row (no quoting)."""
+    n = len(columns[0])
+    cols = [c.cast(pa.large_string()) for c in columns]
+    space, newline = (strings([" "])[0], strings(["\n"])[0])
+    lines = pc.binary_join_element_wise(*cols, space)
+    lines = pc.binary_join_element_wise(lines, _const("", n).cast(pa.large_string()), newline)
+    offsets = to_numpy(lines.buffers()[1] and pa.Array.from_buffers(
+        pa.int64(), n + 1, [None, lines.buffers()[1]], offset=lines.offset))
+    data = lines.buffers()[2]
+    body = data.slice(int(offsets[0]), int(offsets[-1] - offsets[0])) if n else b""
+    with pa.output_stream(str(path), compression=output_compression(path)) as out:
+        out.write(body)
 
 
 def write_trec_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
@@ -279,8 +316,7 @@ def write_trec_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
     _check_ids("qrels", qrels._query, "query")
     _check_ids("qrels", qrels._doc, "doc")
     n = len(qrels)
-    _write_lines(path, [qrels._query, pa.array(["0"] * n, type=pa.string()) if n else
-                        pa.array([], type=pa.string()), qrels._doc,
+    _write_lines(path, [qrels._query, _const("0", n), qrels._doc,
                         _number_text(qrels._values)])
 
 
@@ -304,7 +340,6 @@ def write_trec_run(run: Run, path: str | os.PathLike[str], tag: str | None = Non
         new[1:] = to_numpy(pc.not_equal(q[1:], q[:-1]))
     starts = np.flatnonzero(new)
     rank = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n))) + 1
-    const = pa.array(["Q0"] * n, type=pa.string())
-    _write_lines(path, [q, const, run._doc.take(order), from_numpy(rank).cast(pa.string()),
-                        _number_text(run._values[o]),
-                        pa.array([name] * n, type=pa.string())])
+    _write_lines(path, [q, _const("Q0", n), run._doc.take(order),
+                        from_numpy(rank).cast(pa.string()), _number_text(run._values[o]),
+                        _const(name, n)])

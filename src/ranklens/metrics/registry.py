@@ -112,6 +112,8 @@ class MetricDef:
 
     @property
     def all_params(self) -> tuple[Param, ...]:
+        if self.domain != "ranking":
+            return self.params
         extra: list[Param] = [
             Param("ties", None, "tie policy for this metric (overrides the conventions)",
                   choices=tuple(sorted(self.ties))),
@@ -185,6 +187,12 @@ class Metric:
         return s
 
 
+def lookup(name: str) -> MetricDef | None:
+    """The definition a family name or alias names (case-insensitive), if any."""
+    canonical = _ALIASES.get(name.lower())
+    return REGISTRY[canonical] if canonical else None
+
+
 def is_known_name(name: str) -> bool:
     """Whether ``name`` is a registered family name or alias."""
     return name.lower() in _ALIASES
@@ -194,8 +202,9 @@ def known_names() -> list[str]:
     return sorted(_ALIASES)
 
 
-def _suggest(word: str, extra: Iterable[str] = ()) -> str:
-    pool = list(dict.fromkeys(list(_ALIASES) + [e.lower() for e in extra]))
+def _suggest(word: str, extra: Iterable[str] = (), domain: str = "ranking") -> str:
+    names = [a for a, c in _ALIASES.items() if REGISTRY[c].domain == domain]
+    pool = list(dict.fromkeys(names + [e.lower() for e in extra]))
     close = difflib.get_close_matches(word.lower(), pool, n=4, cutoff=0.6)
     if not close:
         close = [n for n in pool if n.startswith(word.lower()[:2])][:4]

@@ -1,0 +1,569 @@
+"""The ``ranklens`` command line: trec_eval's own regression outputs reproduced
+line for line through ``ranklens evaluate --format trec``, several runs in one
+table, every output format parseable, ``ranklens metrics`` / ``example``, exit
+codes, one-line errors and warnings on stderr, ``--debug`` and ``-o``.
+
+Most tests call :data:`ranklens.cli.main` in-process through click's
+``CliRunner``; a few run the installed console script in a subprocess to check
+what a shell sees (exit status, no traceback).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+import ranklens
+from ranklens.cli import main
+from ranklens.metrics import REGISTRY
+
+CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance" / "trec_eval"
+EXIT_USAGE = 2
+EXIT_BAD_INPUT = 3
+
+
+def invoke(*args: str | os.PathLike[str]) -> Result:
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=True)
+
+
+def _write(path: Path, text: str | bytes) -> Path:
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def _assert_one_line_error(result: Result, code: int, message: str | None = None) -> None:
+    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("ranklens: error: ")
+    assert "Traceback" not in result.stderr
+    if message is not None:
+        assert lines[0] == f"ranklens: error: {message}"
+
+
+# --------------------------------------------------------------------------------------
+# trec_eval conformance through the command line
+
+
+def _manifest_cases() -> list[tuple[str, list[str]]]:
+    """(expected output file, trec_eval arguments) for every MANIFEST command we
+    implement: not the preference / qrels_jg formats (-R) and not -Z.  Rows
+    whose role does not start with a ``trec_eval`` command (after an optional
+    parenthesised note) describe data files."""
+    cases: list[tuple[str, list[str]]] = []
+    if not (CONFORMANCE / "MANIFEST.tsv").is_file():
+        return cases
+    rows = (CONFORMANCE / "MANIFEST.tsv").read_text().splitlines()[1:]
+    for row in rows:
+        name, *_, command = row.split("\t")
+        name = Path(name).name
+        start = re.search(r"(?:^|\)\s*)(trec_eval\s.*)$", command)
+        if start is None:
+            continue
+        command = start.group(1)
+        also = re.search(r"\(also:?\s*([^)]*)\)", command)
+        command = command[:also.start()] if also else command
+        args = shlex.split(command)[1:]
+        if any(a.startswith(("-R", "-Z")) for a in args):
+            continue
+        # we do not implement relstring (a string, not a measure): drop it
+        args = [a for a in args if not a.startswith("-mrelstring")]
+        cases.append((name, args))
+        if also:
+            files = also.group(1).split()
+            if len(files) == 2:
+                cases.append((name, [*args[:-2], *files]))
+    return cases
+
+
+CASES = _manifest_cases()
+
+
+def _expected_lines(name: str) -> list[str]:
+    return [line for line in (CONFORMANCE / name).read_text().splitlines()
+            if not line.startswith("relstring")]
+
+
+def _cli_args(args: list[str]) -> list[str]:
+    """trec_eval's arguments as given, with the file names made absolute."""
+    return [str(CONFORMANCE / a) if (CONFORMANCE / a).is_file() else a for a in args]
+
+
+@pytest.mark.conformance
+@pytest.mark.skipif(not CASES, reason="../shared/conformance is not present")
+def test_manifest_cases_cover_the_expected_outputs() -> None:
+    names = {name for name, _ in CASES}
+    assert names == {"out.302.iprec.v10", "out.comment.test", "out.test", "out.test.a",
+                     "out.test.aq", "out.test.aqc", "out.test.aqcM", "out.test.aql",
+                     "out.test.meas_params"}
+    assert ("out.test", ["qrels.test.with-comments", "results.test"]) in CASES
+
+
+@pytest.mark.conformance
+@pytest.mark.parametrize("name,args", CASES,
+                         ids=[f"{n}:{' '.join(a)}" for n, a in CASES] or None)
+def test_trec_eval_output_line_for_line(name: str, args: list[str]) -> None:
+    result = invoke("evaluate", *_cli_args(args), "--format", "trec")
+    assert result.exit_code == 0, (result.stderr, result.exception)
+    assert result.stdout.splitlines() == _expected_lines(name)
+    if name == "out.comment.test":
+        # results.comment.test has 270 topics without judgments (trec_eval skips them)
+        assert result.stderr.startswith("ranklens: warning: ")
+    else:
+        assert result.stderr == ""
+
+
+@pytest.mark.conformance
+@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="../shared/conformance is not present")
+@pytest.mark.parametrize("args", [
+    ["-m", "all_trec", "-q", "-c", "-M", "100"],
+    ["-m", "all_trec", "-q", "-c", "--depth", "100", "--missing", "zero"],
+    ["--metric", "all_trec", "--per-query", "-c", "-M100"],
+])
+def test_spelled_out_options_give_the_same_output(args: list[str]) -> None:
+    result = invoke("evaluate", CONFORMANCE / "qrels.test", CONFORMANCE / "results.trunc",
+                    *args, "--format", "trec")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == _expected_lines("out.test.aqcM")
+
+
+@pytest.mark.conformance
+@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="../shared/conformance is not present")
+def test_several_cutoffs_and_separate_rel_threshold() -> None:
+    result = invoke("evaluate", CONFORMANCE / "qrels.rel_level", CONFORMANCE / "results.test",
+                    "-m", "all_trec", "-q", "-l", "2", "--format", "trec")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == _expected_lines("out.test.aql")
+    result = invoke("evaluate", CONFORMANCE / "qrels.test", CONFORMANCE / "results.test",
+                    "-m", "P.5,7,3", "--format", "trec")
+    assert result.stdout.splitlines() == [
+        line for line in _expected_lines("out.test.meas_params")
+        if line.startswith("P_") and "\tall\t" in line
+    ] == [
+        "P_3                   \tall\t0.2222",
+        "P_5                   \tall\t0.2667",
+        "P_7                   \tall\t0.3333",
+    ]
+
+
+# --------------------------------------------------------------------------------------
+# small files for the rest
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\nq2 0 d4 0\n"
+RUN_A = "q1 Q0 d1 1 0.9 bm25\nq1 Q0 d2 2 0.5 bm25\nq2 Q0 d4 1 1.0 bm25\nq2 Q0 d1 2 0.5 bm25\n"
+RUN_B = "q1 Q0 d3 1 0.9 dense\nq1 Q0 d2 2 0.5 dense\nq2 Q0 d1 1 1.0 dense\n"
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    return {"qrels": _write(tmp_path / "qrels.txt", QRELS),
+            "a": _write(tmp_path / "a.run", RUN_A),
+            "b": _write(tmp_path / "b.run", RUN_B)}
+
+
+def _expected_summary(run_text: str, metrics: list[str]) -> dict[str, float]:
+    qrels = ranklens.Qrels.from_dict(_nested(QRELS, 3))
+    run = ranklens.Run.from_dict(_nested(run_text, 4))
+    return ranklens.evaluate(qrels, run, metrics).summary()
+
+
+def _nested(text: str, value_col: int) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for line in text.splitlines():
+        cols = line.split()
+        out.setdefault(cols[0], {})[cols[2]] = float(cols[value_col])
+    return out
+
+
+METRICS = ["map", "ndcg@10", "P.5"]
+
+
+def test_several_runs_one_table(files: dict[str, Path]) -> None:
+    result = invoke("evaluate", files["qrels"], files["a"], files["b"],
+                    *[f"-m{m}" for m in METRICS])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    assert lines[0].split() == ["run", *METRICS]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[1:] if line[0].isalnum()}
+    assert set(rows) == {"bm25", "dense"}
+    for name, text in (("bm25", RUN_A), ("dense", RUN_B)):
+        want = _expected_summary(text, METRICS)
+        assert [float(v) for v in rows[name]] == [round(want[m], 4) for m in METRICS]
+    assert "\x1b[" not in result.stdout  # no ANSI styles when not on a terminal
+
+
+def test_csv_output(files: dict[str, Path]) -> None:
+    result = invoke("evaluate", files["qrels"], files["a"], files["b"], "-m", "map",
+                    "-m", "ndcg@10", "--format", "csv")
+    assert result.exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [r["run"] for r in rows] == ["bm25", "dense"]
+    for row, text in zip(rows, (RUN_A, RUN_B), strict=True):
+        want = _expected_summary(text, ["map", "ndcg@10"])
+        assert float(row["map"]) == want["map"]  # full precision
+        assert float(row["ndcg@10"]) == want["ndcg@10"]
+
+
+def test_csv_output_per_query(files: dict[str, Path]) -> None:
+    result = invoke("evaluate", files["qrels"], files["a"], files["b"], "-m", "map", "-q",
+                    "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [(r["run"], r["query"]) for r in rows] == [("bm25", "q1"), ("bm25", "q2"),
+                                                      ("dense", "q1"), ("dense", "q2")]
+
+
+def test_json_output(files: dict[str, Path]) -> None:
+    result = invoke("evaluate", files["qrels"], files["a"], files["b"], *[f"-m{m}" for m in
+                                                                           METRICS],
+                    "--format", "json", "--per-query")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert [r["run"] for r in data["runs"]] == ["bm25", "dense"]
+    for entry, text in zip(data["runs"], (RUN_A, RUN_B), strict=True):
+        assert entry["summary"] == _expected_summary(text, METRICS)
+        assert set(entry["per_query"]["map"]) == {"q1", "q2"}
+        assert entry["conventions"]["ties"] == "trec"
+
+
+def test_markdown_output(files: dict[str, Path]) -> None:
+    result = invoke("evaluate", files["qrels"], files["a"], files["b"], "-m", "map",
+                    "-m", "P.5", "--format", "markdown")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
+    assert cells[0] == ["run", "map", "P.5"]
+    assert all(re.fullmatch(r":?-+:?", c) for c in cells[1])
+    assert [row[0] for row in cells[2:]] == ["bm25", "dense"]
+    want = _expected_summary(RUN_A, ["map", "P.5"])
+    assert cells[2][1:] == [f"{want['map']:.4f}", f"{want['P.5']:.4f}"]
+
+
+def test_latex_output(files: dict[str, Path]) -> None:
+    result = invoke("evaluate", files["qrels"], files["a"], files["b"], "-m", "map",
+                    "-m", "P.5", "--format", "latex")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == r"\begin{tabular}{lrr}" and lines[-1] == r"\end{tabular}"
+    body = lines[lines.index(r"\midrule") + 1:lines.index(r"\bottomrule")]
+    assert [row.split(" & ")[0] for row in body] == ["bm25", "dense"]
+    assert all(row.endswith(r" \\") and row.count(" & ") == 2 for row in body)
+    assert r"run & map & P.5 \\" in lines
+
+
+def test_trec_output_of_several_runs(files: dict[str, Path]) -> None:
+    result = invoke("evaluate", files["qrels"], files["a"], files["b"], "-m", "map",
+                    "--format", "trec", "-m", "runid")
+    assert result.stdout.splitlines() == [
+        "runid                 \tall\tbm25",
+        f"map                   \tall\t{_expected_summary(RUN_A, ['map'])['map']:6.4f}",
+        "runid                 \tall\tdense",
+        f"map                   \tall\t{_expected_summary(RUN_B, ['map'])['map']:6.4f}",
+    ]
+
+
+def test_runs_with_the_same_tag_get_distinct_rows(tmp_path: Path, files: dict[str, Path]) -> None:
+    other = _write(tmp_path / "c.run", RUN_B.replace("dense", "bm25"))
+    result = invoke("evaluate", files["qrels"], files["a"], other, "-m", "map", "--format",
+                    "csv")
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert len({r["run"] for r in rows}) == 2
+
+
+def test_default_metrics(files: dict[str, Path]) -> None:
+    result = invoke("evaluate", files["qrels"], files["a"], "--format", "csv")
+    header = next(csv.reader(io.StringIO(result.stdout)))
+    assert header[0] == "run" and len(header) > 2
+    result = invoke("evaluate", files["qrels"], files["a"], "--format", "trec")
+    names = [line.split("\t")[0].strip() for line in result.stdout.splitlines()]
+    assert names[:5] == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret"]
+
+
+def test_tabular_inputs_with_custom_columns(tmp_path: Path) -> None:
+    qrels = _write(tmp_path / "qrels.csv", "user_id,item_id,rating\nu1,i1,1\nu1,i2,0\n")
+    run = _write(tmp_path / "run.tsv", "uid\tiid\tp\nu1\ti1\t0.2\nu1\ti2\t0.9\n")
+    result = invoke("evaluate", qrels, run, "-m", "rr", "--format", "json",
+                    "--query-col", "uid", "--doc-col", "iid", "--score-col", "p",
+                    "--relevance-col", "rating")
+    # the column options apply to both files: user_id is not uid
+    _assert_one_line_error(result, EXIT_BAD_INPUT, (
+        f"{qrels}: no column named 'uid' for the query; the file has columns "
+        "['user_id', 'item_id', 'rating']. Pass query=<name>."))
+    # --qrels-format overrides the suffix: this CSV is not a TREC file
+    result = invoke("evaluate", qrels, run, "-m", "rr", "--qrels-format", "trec")
+    _assert_one_line_error(result, EXIT_BAD_INPUT, (
+        f"{qrels}:1: expected 4 columns (query iter doc relevance), found 1."))
+    run2 = _write(tmp_path / "run2.tsv", "user_id\titem_id\tp\nu1\ti1\t0.2\nu1\ti2\t0.9\n")
+    result = invoke("evaluate", qrels, run2, "-m", "rr", "--format", "json", "--score-col", "p")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["runs"][0]["summary"] == {"rr": 0.5}
+
+
+def test_output_file(tmp_path: Path, files: dict[str, Path]) -> None:
+    out = tmp_path / "result.json"
+    result = invoke("evaluate", files["qrels"], files["a"], "-m", "map", "--format", "json",
+                    "-o", out)
+    assert result.exit_code == 0
+    assert result.stdout == "" and result.stderr == ""
+    data = json.loads(out.read_text())
+    assert data["runs"][0]["summary"] == _expected_summary(RUN_A, ["map"])
+    trec = tmp_path / "result.trec"
+    invoke("evaluate", files["qrels"], files["a"], "-m", "map", "--format", "trec",
+           "--output", trec)
+    assert trec.read_text() == (
+        f"map                   \tall\t{_expected_summary(RUN_A, ['map'])['map']:6.4f}\n")
+
+
+# --------------------------------------------------------------------------------------
+# warnings
+
+
+def test_run_queries_without_judgments_warn_on_stderr(tmp_path: Path,
+                                                      files: dict[str, Path]) -> None:
+    run = _write(tmp_path / "extra.run", RUN_A + "q9 Q0 d1 1 1.0 bm25\n")
+    result = invoke("evaluate", files["qrels"], run, "-m", "map", "--format", "trec")
+    assert result.exit_code == 0
+    assert result.stderr.startswith(f"ranklens: warning: {run}: ")
+    assert "\n" not in result.stderr.rstrip("\n")
+    # the result is the same as without the extra query
+    assert result.stdout == invoke("evaluate", files["qrels"], files["a"], "-m", "map",
+                                   "--format", "trec").stdout
+
+
+def test_run_sharing_no_query_with_the_qrels(tmp_path: Path, files: dict[str, Path]) -> None:
+    run = _write(tmp_path / "other.run", "x1 Q0 d1 1 1.0 t\n")
+    result = invoke("evaluate", files["qrels"], run, "-m", "map", "--format", "json")
+    assert result.exit_code == 0
+    assert result.stderr == (
+        f"ranklens: warning: {run}: the run shares no query with the qrels, so every query "
+        "scores as missing (missing='skip'); check that the query ids match (e.g. 'q1' vs "
+        "'1') and that this is the right qrels file.\n")
+    summary = json.loads(result.stdout)["runs"][0]["summary"]
+    assert summary == {"map": None}  # no query evaluated: NaN, written as null
+    result = invoke("evaluate", files["qrels"], run, "-m", "map", "-c", "--format", "json")
+    assert json.loads(result.stdout)["runs"][0]["summary"] == {"map": 0.0}
+
+
+# --------------------------------------------------------------------------------------
+# errors and exit codes
+
+
+def test_unknown_metric(files: dict[str, Path]) -> None:
+    result = invoke("evaluate", files["qrels"], files["a"], "-m", "nosuch")
+    _assert_one_line_error(result, EXIT_USAGE,
+                           "unknown metric 'nosuch'. Run `ranklens metrics` for the full list.")
+
+
+@pytest.mark.parametrize("args", [
+    ["--bogus"], ["--format", "xml"], ["--ties", "random-ish"], ["-M", "0"], ["-M", "x"],
+    ["--profile", "nope"],
+])
+def test_bad_options_are_usage_errors(files: dict[str, Path], args: list[str]) -> None:
+    result = invoke("evaluate", files["qrels"], files["a"], *args)
+    _assert_one_line_error(result, EXIT_USAGE)
+    assert "ranklens evaluate --help" in result.stderr
+
+
+def test_missing_arguments_and_unknown_command(files: dict[str, Path]) -> None:
+    assert invoke("evaluate", files["qrels"]).exit_code == EXIT_USAGE
+    assert invoke("evaluate").exit_code == EXIT_USAGE
+    assert invoke("evalute", files["qrels"], files["a"]).exit_code == EXIT_USAGE
+
+
+def test_c_conflicts_with_another_missing_policy(files: dict[str, Path]) -> None:
+    result = invoke("evaluate", files["qrels"], files["a"], "-c", "--missing", "skip")
+    assert result.exit_code == EXIT_USAGE
+    assert "-c means --missing zero; do not combine it with --missing skip." in result.stderr
+
+
+def test_unknown_input_format_option_is_a_usage_error(files: dict[str, Path]) -> None:
+    result = invoke("evaluate", files["qrels"], files["a"], "--run-format", "xml")
+    _assert_one_line_error(result, EXIT_USAGE)
+
+
+def test_unknown_input_format_option_message(files: dict[str, Path]) -> None:
+    result = invoke("evaluate", files["qrels"], files["a"], "--run-format", "xml")
+    assert result.stderr == ("ranklens: error: unknown format 'xml'; choose one of trec, csv, "
+                             "tsv, parquet, jsonl, json.\n")
+
+
+def test_bad_input_files(tmp_path: Path, files: dict[str, Path]) -> None:
+    bad = _write(tmp_path / "bad.run", "q1 Q0 d1 1 0.9 t\nq1 Q0 d2 2\n")
+    _assert_one_line_error(invoke("evaluate", files["qrels"], bad), EXIT_BAD_INPUT,
+                           f"{bad}:2: expected 6 columns (query Q0 doc rank score tag), found 4.")
+    score = _write(tmp_path / "score.run", "q1 Q0 d1 1 high t\n")
+    _assert_one_line_error(invoke("evaluate", files["qrels"], score), EXIT_BAD_INPUT,
+                           f"{score}:1: the score 'high' is not a number.")
+    missing = tmp_path / "nope.run"
+    _assert_one_line_error(invoke("evaluate", files["qrels"], missing), EXIT_BAD_INPUT,
+                           f"{missing}: no such file; check the path.")
+    _assert_one_line_error(invoke("evaluate", tmp_path, files["a"]), EXIT_BAD_INPUT,
+                           f"{tmp_path}: is a directory, not a file; give the path of a file "
+                           "in it.")
+    empty = _write(tmp_path / "empty.qrels", b"")
+    _assert_one_line_error(invoke("evaluate", empty, files["a"]), EXIT_BAD_INPUT,
+                           f"{empty}: the file is empty; expected TREC lines.")
+    binary = _write(tmp_path / "bin.run", b"\x00\x01\x02\x03")
+    _assert_one_line_error(invoke("evaluate", files["qrels"], binary), EXIT_BAD_INPUT,
+                           f"{binary}: looks like a binary file, not a TREC text file.")
+    latin = _write(tmp_path / "latin.run", "q1 Q0 caf\u00e9 1 1 t\n".encode("latin-1"))
+    _assert_one_line_error(invoke("evaluate", files["qrels"], latin), EXIT_BAD_INPUT,
+                           f"{latin}:1: the file is not valid UTF-8 text; re-encode it as "
+                           "UTF-8.")
+    dup = _write(tmp_path / "dup.run", "q1 Q0 d1 1 0.9 t\nq1 Q0 d1 2 0.5 t\n")
+    result = invoke("evaluate", files["qrels"], dup)
+    _assert_one_line_error(result, EXIT_BAD_INPUT)
+    assert result.stderr.startswith(f"ranklens: error: {dup}: lines 1 and 2 repeat (query "
+                                    "'q1', doc 'd1'); ")
+    csv_file = _write(tmp_path / "run.csv", "a,b,c\nq1,d1,1\n")
+    _assert_one_line_error(invoke("evaluate", files["qrels"], csv_file, "--score-col", "s"),
+                           EXIT_BAD_INPUT,
+                           f"{csv_file}: cannot tell which column holds the query; the file "
+                           "has columns ['a', 'b', 'c']. Pass query=<name>.")
+
+
+def test_arrow_parse_errors_are_bad_input(tmp_path: Path, files: dict[str, Path]) -> None:
+    run = _write(tmp_path / "u.run", "q1 Q0 d1 1 1_0 t\n")
+    _assert_one_line_error(invoke("evaluate", files["qrels"], run), EXIT_BAD_INPUT)
+
+
+def test_debug_shows_the_traceback(tmp_path: Path, files: dict[str, Path]) -> None:
+    bad = _write(tmp_path / "bad.run", "q1 Q0 d1 1 0.9 t\nq1 Q0 d2 2\n")
+    result = invoke("--debug", "evaluate", files["qrels"], bad)
+    assert result.exit_code == EXIT_BAD_INPUT
+    assert "Traceback (most recent call last):" in result.stderr
+    assert "ranklens.errors.InputError" in result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"ranklens: error: {bad}:2: expected 6 columns (query Q0 doc rank score tag), found 4.")
+    result = invoke("--debug", "evaluate", files["qrels"], files["a"], "-m", "nosuch")
+    assert result.exit_code == EXIT_USAGE
+    assert "Traceback (most recent call last):" in result.stderr
+
+
+# --------------------------------------------------------------------------------------
+# metrics and example
+
+
+def test_metrics_lists_every_registry_metric() -> None:
+    result = invoke("metrics")
+    assert result.exit_code == 0 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    listed = [line.split()[0] for line in lines]
+    assert sorted(listed) == sorted(REGISTRY)
+    for line in lines:
+        defn = REGISTRY[line.split()[0]]
+        assert defn.summary in line
+        for alias in defn.aliases:
+            if alias != defn.name:
+                assert alias in line
+
+
+def test_metrics_ndcg_prints_its_definition() -> None:
+    result = invoke("metrics", "ndcg")
+    assert result.exit_code == 0
+    defn = REGISTRY["ndcg"]
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"ndcg: {defn.summary}"
+    assert "aliases: " + ", ".join(defn.aliases) in lines
+    assert "parameters:" in lines
+    assert any(line.strip().startswith("gain (default") for line in lines)
+    assert defn.doc.strip().splitlines()[0] in result.stdout
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_metrics_describes_each_metric(name: str) -> None:
+    result = invoke("metrics", name)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"{name}: {REGISTRY[name].summary}\n")
+
+
+def test_metrics_by_alias_and_unknown_name() -> None:
+    result = invoke("metrics", "map")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("ap: ")
+    result = invoke("metrics", "nosuch")
+    _assert_one_line_error(result, EXIT_USAGE,
+                           "unknown metric 'nosuch'. Run `ranklens metrics` for the full list.")
+
+
+def test_example() -> None:
+    result = invoke("example")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    assert lines[0].split()[0] == "run"
+    assert len(lines) >= 3
+    data = json.loads(invoke("example", "--format", "json").stdout)
+    (entry,) = data["runs"]
+    assert entry["summary"] and all(0 <= v <= 1 for v in entry["summary"].values())
+
+
+def test_help_and_version() -> None:
+    result = invoke("--help")
+    assert result.exit_code == 0
+    for command in ("evaluate", "metrics", "example"):
+        assert command in result.stdout
+    assert invoke("evaluate", "--help").exit_code == 0
+    result = invoke("--version")
+    assert result.exit_code == 0 and "version" in result.stdout
+
+
+# --------------------------------------------------------------------------------------
+# the installed console script, as a shell sees it
+
+
+def _script() -> str:
+    candidate = Path(sys.executable).parent / "ranklens"
+    found = str(candidate) if candidate.is_file() else shutil.which("ranklens")
+    if found is None:
+        pytest.skip("the ranklens console script is not installed")
+    return found
+
+
+def _run_script(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONWARNINGS": "error::UserWarning"}
+    return subprocess.run([_script(), *map(str, args)], capture_output=True, text=True,
+                          timeout=120, env=env, check=False)
+
+
+def test_console_script_exit_codes(tmp_path: Path, files: dict[str, Path]) -> None:
+    ok = _run_script("evaluate", files["qrels"], files["a"], files["b"], "-m", "map",
+                     "--format", "trec")
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stderr == ""
+    assert "\x1b[" not in ok.stdout
+    assert [line.split("\t")[0].strip() for line in ok.stdout.splitlines()] == ["map", "map"]
+
+    bad = _write(tmp_path / "bad.run", "q1 Q0 d1 1 0.9 t\nq1 Q0 d2 x 0.5\n")
+    proc = _run_script("evaluate", files["qrels"], bad)
+    assert proc.returncode == EXIT_BAD_INPUT
+    assert proc.stdout == ""
+    assert proc.stderr == (
+        f"ranklens: error: {bad}:2: expected 6 columns (query Q0 doc rank score tag), "
+        "found 5.\n")
+
+    usage = _run_script("evaluate", files["qrels"], files["a"], "-m", "nosuch")
+    assert usage.returncode == EXIT_USAGE
+    assert usage.stderr == ("ranklens: error: unknown metric 'nosuch'. Run `ranklens metrics` "
+                            "for the full list.\n")
+    assert "Traceback" not in proc.stderr + usage.stderr
+
+
+def test_console_script_debug_traceback(tmp_path: Path, files: dict[str, Path]) -> None:
+    proc = _run_script("--debug", "evaluate", files["qrels"], tmp_path / "nope.run")
+    assert proc.returncode == EXIT_BAD_INPUT
+    assert "Traceback (most recent call last):" in proc.stderr
+    assert proc.stderr.endswith(f"ranklens: error: {tmp_path / 'nope.run'}: no such file; "
+                                "check the path.\n")
