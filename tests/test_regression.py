@@ -1,0 +1,79 @@
+"""Regression metrics: hand-computed values, sklearn reference, bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import ranklens.regression as reg
+from ranklens.errors import InputError
+from ranklens.metrics.registry import REGISTRY
+
+sk = pytest.importorskip("sklearn.metrics")
+
+T = [3.0, -0.5, 2.0, 7.0]
+P = [2.5, 0.0, 2.0, 8.0]
+
+
+def test_hand_computed() -> None:
+    assert reg.mae(T, P) == 0.5
+    assert reg.mse(T, P) == 0.375
+    assert reg.rmse(T, P) == pytest.approx(math.sqrt(0.375))
+    mean = sum(T) / 4
+    ss_tot = sum((v - mean) ** 2 for v in T)
+    assert reg.r2(T, P) == pytest.approx(1 - 1.5 / ss_tot)
+    assert reg.mae(T, P, per_sample=True).tolist() == [0.5, 0.5, 0.0, 1.0]
+    assert reg.mse(T, P, per_sample=True).tolist() == [0.25, 0.25, 0.0, 1.0]
+
+
+def test_constant_truth_r2_convention() -> None:
+    assert reg.r2([1.0, 1.0], [1.0, 1.0]) == 1.0
+    assert reg.r2([1.0, 1.0], [1.0, 2.0]) == 0.0
+
+
+def test_multioutput() -> None:
+    t = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+    p = np.array([[1.0, 3.0], [2.0, 4.0], [5.0, 5.0]])
+    raw = reg.mae(t, p, multioutput="raw_values")
+    assert raw.tolist() == pytest.approx([1 / 3, 1.0])
+    assert reg.mae(t, p) == pytest.approx(2 / 3)
+    assert reg.mse(t, p, per_sample=True).tolist() == pytest.approx([0.5, 0.5, 2.0])
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("seed", range(5))
+def test_reference_sklearn(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    t = rng.normal(size=300)
+    p = t + rng.normal(scale=0.5, size=300)
+    w = rng.random(300)
+    assert reg.mae(t, p) == pytest.approx(sk.mean_absolute_error(t, p), rel=1e-12)
+    assert reg.mse(t, p, sample_weight=w) == pytest.approx(
+        sk.mean_squared_error(t, p, sample_weight=w), rel=1e-12)
+    assert reg.rmse(t, p) == pytest.approx(math.sqrt(sk.mean_squared_error(t, p)), rel=1e-12)
+    assert reg.r2(t, p) == pytest.approx(sk.r2_score(t, p), rel=1e-12)
+    assert reg.mae(t, p, per_sample=True).mean() == pytest.approx(reg.mae(t, p))
+
+
+def test_bad_input() -> None:
+    with pytest.raises(InputError, match="y_true has 3, y_pred has 2"):
+        reg.mae([1, 2, 3], [1, 2])
+    with pytest.raises(InputError, match="y_pred contains NaN"):
+        reg.mse([1, 2], [1, float("nan")])
+    with pytest.raises(InputError, match="y_true must be numeric"):
+        reg.rmse(["a", "b"], [1, 2])
+    with pytest.raises(InputError, match="shape"):
+        reg.mae([[1, 2]], [[1, 2, 3]])
+    with pytest.raises(InputError, match="multioutput must be one of"):
+        reg.mae([1], [1], multioutput="variance")
+    with pytest.raises(InputError, match="at least two samples"):
+        reg.r2([1.0], [1.0])
+    with pytest.raises(InputError, match="sample_weight"):
+        reg.mae([1, 2], [1, 2], sample_weight=[1])
+
+
+def test_registered() -> None:
+    for name in ("mae", "mse", "rmse", "r2"):
+        assert REGISTRY[name].domain == "regression"
