@@ -7,6 +7,7 @@
 {'p@1': 1.0, 'mrr': 1.0}
 """
 
+from ranklens.compare import Comparison, compare
 from ranklens.conventions import PROFILES, Conventions
 from ranklens.curves import CutoffResult, PRCurve, evaluate_cutoffs, precision_recall_curve
 from ranklens.data import Qrels, Run
@@ -43,6 +44,7 @@ __all__ = [
     "FAMILIES",
     "PROFILES",
     "REGISTRY",
+    "Comparison",
     "ConventionError",
     "Conventions",
     "CutoffResult",
@@ -59,6 +61,7 @@ __all__ = [
     "Result",
     "Run",
     "UnsupportedError",
+    "compare",
     "evaluate",
     "evaluate_cutoffs",
     "get_metric",

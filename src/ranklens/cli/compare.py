@@ -1,0 +1,186 @@
+"""``ranklens compare`` and ``ranklens plot``."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ranklens.cli.evaluate import DEFAULT_METRICS, _conventions_options, _read_inputs
+
+__all__ = ["compare_cmd", "plot_cmd"]
+
+_TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
+_CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+_CIS = ("t", "percentile", "bca")
+_FORMATS = ("table", "markdown", "latex", "csv", "json")
+_PLOTS = ("cutoffs", "pr", "diff", "dist")
+
+
+def _file_options(fn: Any) -> Any:
+    for opt in reversed([
+        click.option("--query-col", default=None, help="Query id column of CSV/Parquet/JSONL."),
+        click.option("--doc-col", default=None, help="Document id column of CSV/Parquet/JSONL."),
+        click.option("--score-col", default=None, help="Score column of run files."),
+        click.option("--relevance-col", default=None, help="Relevance column of qrels files."),
+        click.option("--qrels-format", default=None, help="Qrels format if not given by suffix."),
+        click.option("--run-format", default=None, help="Run format if not given by suffix."),
+    ]):
+        fn = opt(fn)
+    return fn
+
+
+def _stem(path: str) -> str:
+    name = Path(path).name
+    for suffix in (".gz", ".bz2", ".zst"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return Path(name).stem or name
+
+
+def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
+    """Each run's TREC tag, else its file name; repeats get ``-2``, ``-3``, ..."""
+    out: list[str] = []
+    for path, run in zip(paths, runs, strict=True):
+        base = run.name or _stem(path)
+        name, i = base, 1
+        while name in out:
+            i += 1
+            name = f"{base}-{i}"
+        out.append(name)
+    return out
+
+
+def _conventions(profile: str | None, ties: str | None, missing: str | None, complete: bool,
+                 no_relevant: str | None, rel_threshold: float | None, depth: int | None,
+                 iprec_rounding: str | None) -> dict[str, Any]:
+    if complete:
+        if missing not in (None, "zero"):
+            raise click.UsageError(f"-c means --missing zero; do not combine it with "
+                                   f"--missing {missing}.")
+        missing = "zero"
+    given = dict(profile=profile, ties=ties, missing=missing, no_relevant=no_relevant,
+                 rel_threshold=rel_threshold, depth=depth, iprec_rounding=iprec_rounding)
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text if text.endswith("\n") else text + "\n")
+    else:
+        click.echo(text.rstrip("\n"))
+
+
+@click.command("compare")
+@click.argument("qrels", type=click.Path(dir_okay=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@click.option("-m", "--metric", "metrics", multiple=True,
+              help="A metric (repeatable). Default: ndcg@10 map mrr p@10 recall@100.")
+@click.option("--baseline", default=None,
+              help="Run name to test the others against (default: the first run).")
+@click.option("--pairwise", is_flag=True, help="Test every pair of runs, not a baseline.")
+@click.option("--test", type=click.Choice(_TESTS), default="randomization", show_default=True,
+              help="Paired significance test.")
+@click.option("--correction", type=click.Choice(_CORRECTIONS), default="holm",
+              show_default=True, help="Multiple-comparison correction over all tests.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="Significance level.")
+@click.option("--ci", type=click.Choice(_CIS), default="t", show_default=True,
+              help="Confidence interval method.")
+@click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Permutations / bootstrap resamples.")
+@click.option("--seed", type=int, default=None, help="Random seed (reproducible p-values).")
+@click.option("--format", "fmt", type=click.Choice(_FORMATS), default="table",
+              show_default=True, help="Output format.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write to this file instead of standard output.")
+@_conventions_options
+@_file_options
+def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
+                baseline: str | None, pairwise: bool, test: str, correction: str, alpha: float,
+                ci: str, n_resamples: int, seed: int | None, fmt: str, output: str | None,
+                profile: str | None, ties: str | None, missing: str | None, complete: bool,
+                no_relevant: str | None, rel_threshold: float | None, depth: int | None,
+                iprec_rounding: str | None, **cols: Any) -> None:
+    """Compare two or more RUNS on QRELS: means, confidence intervals, paired
+    significance tests against a baseline (or pairwise), win/tie/loss counts."""
+    from ranklens.compare import compare
+    from ranklens.errors import RanklensWarning
+
+    if len(runs) < 2:
+        raise click.UsageError("compare needs at least two run files.")
+    if pairwise and baseline is not None:
+        raise click.UsageError("--pairwise and --baseline exclude each other.")
+    conv = _conventions(profile, ties, missing, complete, no_relevant, rel_threshold, depth,
+                        iprec_rounding)
+    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
+    names = run_names(runs, run_ts)
+    if baseline is not None and baseline not in names:
+        raise click.UsageError(f"--baseline {baseline!r} is not a run name; the runs are "
+                               f"{', '.join(names)}.")
+    base = None if pairwise else (baseline or names[0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RanklensWarning)
+        cmp = compare(qrels_t, dict(zip(names, run_ts, strict=True)),
+                      list(metrics) or list(DEFAULT_METRICS), baseline=base, test=test,
+                      correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
+                      ci=ci, **conv)
+    for w in caught:
+        click.echo(f"ranklens: warning: {w.message}", err=True)
+    _emit(cmp.render(fmt), output)
+
+
+@click.command("plot")
+@click.argument("kind", type=click.Choice(_PLOTS))
+@click.argument("qrels", type=click.Path(dir_okay=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@click.option("-m", "--metric", default=None,
+              help="cutoffs: a family without @k (default ndcg); diff/dist: a metric "
+                   "(default ndcg@10).")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Image file: .png or .svg.")
+@click.option("--max-k", type=click.IntRange(min=1), default=20, show_default=True,
+              help="cutoffs: the largest k.")
+@click.option("--pr", "pr_kind", type=click.Choice(("both", "interpolated", "raw")),
+              default="both", show_default=True, help="pr: which curves.")
+@click.option("--dist", "dist_kind", type=click.Choice(("box", "hist")), default="box",
+              show_default=True, help="dist: box plot or histograms.")
+@_conventions_options
+@_file_options
+def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, output: str,
+             max_k: int, pr_kind: str, dist_kind: str, profile: str | None, ties: str | None,
+             missing: str | None, complete: bool, no_relevant: str | None,
+             rel_threshold: float | None, depth: int | None, iprec_rounding: str | None,
+             **cols: Any) -> None:
+    """Draw a chart of RUNS on QRELS into -o FILE (.png or .svg).
+
+    KIND: cutoffs (metric at k = 1..K), pr (precision-recall), diff (per-query
+    difference of the second run minus the first), dist (per-query values).
+    """
+    from ranklens import plots
+    from ranklens.evaluate import evaluate
+
+    plots._check_path(output)
+    if kind == "diff" and len(runs) != 2:
+        raise click.UsageError("plot diff needs exactly two runs (the difference is RUN2 - RUN1).")
+    conv = _conventions(profile, ties, missing, complete, no_relevant, rel_threshold, depth,
+                        iprec_rounding)
+    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
+    named = dict(zip(run_names(runs, run_ts), run_ts, strict=True))
+    if kind == "cutoffs":
+        plots.plot_cutoffs(qrels_t, named, metric or "ndcg", max_k, output, **conv)
+    elif kind == "pr":
+        plots.plot_pr_curves(qrels_t, named, pr_kind, path=output, **conv)
+    else:
+        m = metric or "ndcg@10"
+        res = {n: evaluate(qrels_t, r, [m], **conv) for n, r in named.items()}
+        if kind == "diff":
+            (na, ra), (nb, rb) = res.items()
+            plots.plot_differences(ra, rb, m, output, labels=(na, nb))
+        else:
+            plots.plot_distribution(res, m, dist_kind, output)
+    click.echo(f"wrote {output}")

@@ -1,0 +1,103 @@
+"""``ranklens compare`` and ``ranklens plot``: output and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("scipy")
+pytest.importorskip("statsmodels")
+
+from ranklens.cli import main
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    rng = np.random.default_rng(0)
+    qrels_lines, runs = [], {"bm25": [], "dense": []}
+    for q in range(30):
+        rels = rng.integers(0, 3, 8)
+        for d, r in enumerate(rels):
+            qrels_lines.append(f"q{q} 0 d{d} {r}")
+        for name, noise in (("bm25", 2.0), ("dense", 0.3)):
+            scores = rels + rng.normal(0, noise, 8)
+            order = np.argsort(-scores)
+            for rank, d in enumerate(order, start=1):
+                runs[name].append(f"q{q} Q0 d{d} {rank} {scores[d]:.6f} {name}")
+    out = {"qrels": tmp_path / "qrels.txt"}
+    out["qrels"].write_text("\n".join(qrels_lines) + "\n")
+    for name, lines in runs.items():
+        out[name] = tmp_path / f"{name}.run"
+        out[name].write_text("\n".join(lines) + "\n")
+    return out
+
+
+def _invoke(*args: str) -> object:
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_compare_table_and_json(files: dict[str, Path]) -> None:
+    res = _invoke("compare", files["qrels"], files["bm25"], files["dense"], "-m", "ndcg@5",
+                  "-m", "map", "--seed", "1", "--n-resamples", "500")
+    assert res.exit_code == 0, res.output  # type: ignore[attr-defined]
+    text = res.output  # type: ignore[attr-defined]
+    assert "(a) bm25" in text and "(b) dense" in text and "Fisher randomisation" in text
+    res = _invoke("compare", files["qrels"], files["bm25"], files["dense"], "-m", "ndcg@5",
+                  "--test", "t", "--correction", "bonferroni", "--format", "json")
+    assert res.exit_code == 0
+    doc = json.loads(res.output)  # type: ignore[attr-defined]
+    assert doc["baseline"] == "bm25" and doc["test"] == "t"
+    assert doc["correction"] == "bonferroni" and doc["tests"][0]["system"] == "dense"
+
+
+def test_compare_same_seed_same_output(files: dict[str, Path]) -> None:
+    args = ("compare", files["qrels"], files["bm25"], files["dense"], "-m", "map",
+            "--seed", "7", "--n-resamples", "300", "--test", "bootstrap", "--format", "csv")
+    a, b = _invoke(*args), _invoke(*args)
+    assert a.exit_code == 0 and a.output == b.output  # type: ignore[attr-defined]
+
+
+def test_compare_pairwise_duplicate_names_and_output(files: dict[str, Path],
+                                                     tmp_path: Path) -> None:
+    out = tmp_path / "table.tex"
+    res = _invoke("compare", files["qrels"], files["bm25"], files["bm25"], files["dense"],
+                  "-m", "p@5", "--pairwise", "--test", "wilcoxon", "--format", "latex",
+                  "-o", out)
+    assert res.exit_code == 0, res.output  # type: ignore[attr-defined]
+    tex = out.read_text()
+    assert "bm25-2" in tex and r"\toprule" in tex and "Wilcoxon" in tex
+
+
+def test_compare_errors(files: dict[str, Path], tmp_path: Path) -> None:
+    res = _invoke("compare", files["qrels"], files["bm25"], files["dense"], "--baseline", "x")
+    assert res.exit_code == 2 and "--baseline" in res.output  # type: ignore[attr-defined]
+    res = _invoke("compare", files["qrels"], files["bm25"])
+    assert res.exit_code == 2
+    res = _invoke("compare", files["qrels"], files["bm25"], files["dense"], "-m", "nope@3")
+    assert res.exit_code == 2
+    bad = tmp_path / "bad.run"
+    bad.write_text("q1 Q0 d1 1 notanumber x\n")
+    res = _invoke("compare", files["qrels"], files["bm25"], bad)
+    assert res.exit_code == 3, res.output  # type: ignore[attr-defined]
+    res = _invoke("compare", files["qrels"], files["bm25"], files["dense"], "--test", "z")
+    assert res.exit_code == 2
+
+
+@pytest.mark.parametrize("kind", ["cutoffs", "pr", "diff", "dist"])
+def test_plot_command(files: dict[str, Path], tmp_path: Path, kind: str) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / f"{kind}.png"
+    res = _invoke("plot", kind, files["qrels"], files["bm25"], files["dense"], "-o", out)
+    assert res.exit_code == 0, res.output  # type: ignore[attr-defined]
+    assert out.read_bytes().startswith(b"\x89PNG")
+
+
+def test_plot_errors(files: dict[str, Path], tmp_path: Path) -> None:
+    res = _invoke("plot", "cutoffs", files["qrels"], files["bm25"], "-o", tmp_path / "x.gif")
+    assert res.exit_code == 2 and ".png or .svg" in res.output  # type: ignore[attr-defined]
+    res = _invoke("plot", "diff", files["qrels"], files["bm25"], "-o", tmp_path / "x.png")
+    assert res.exit_code == 2
