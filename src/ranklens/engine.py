@@ -268,13 +268,14 @@ class Sparse:
         return np.arange(1, len(self.idx) + 1) - self.first[:-1][self.seg]
 
 
-def _lookup_rel(idx: _JudgmentIndex, qcode: np.ndarray, dcode: np.ndarray
+def _lookup_rel(idx: _JudgmentIndex, query_of: Any, dcode: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Relevance of each (query code, doc code) and whether it is in the qrels."""
+    """Relevance of each (query code, doc code) and whether it is in the qrels;
+    ``query_of(rows)`` gives the query codes of the rows that need a look-up."""
     rel = np.zeros(len(dcode), dtype=np.float64)
     found = np.zeros(len(dcode), dtype=bool)
     cand = np.flatnonzero(dcode >= 0)  # documents judged for some query
-    key = qcode[cand] * max(len(idx.doc_ids), 1) + dcode[cand]
+    key = query_of(cand) * max(len(idx.doc_ids), 1) + dcode[cand]
     hit = np.minimum(np.searchsorted(idx.keys, key), len(idx.keys) - 1)
     ok = idx.keys[hit] == key
     rel[cand[ok]] = idx.key_rel[hit[ok]]
@@ -330,7 +331,7 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     keys: list[tuple[str, str]] = [("q", "ascending"), ("s", "descending")]
     if ties in ("optimistic", "pessimistic"):
         dcode = lookup()
-        cols["r"] = _lookup_rel(idx, qcode, dcode)[0]
+        cols["r"] = _lookup_rel(idx, qcode.__getitem__, dcode)[0]
         keys.append(("r", "descending" if ties == "optimistic" else "ascending"))
     if ties == "input":
         cols["i"] = np.arange(len(qcode)) if rows is None else rows
@@ -351,22 +352,24 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
         order = _np(pc.sort_indices(_table(cols), sort_keys=keys))
     score = score[order]
     dcode = dcode[order]
+    # rows are now grouped by query code: the codes follow from the counts
     counts = np.bincount(qcode, minlength=nq_all)
-    qcode = np.repeat(np.arange(nq_all, dtype=np.int64), counts)
-    rel, in_qrels = _lookup_rel(idx, qcode, dcode)
+    del qcode
+    offs = np.zeros(nq_all + 1, dtype=np.int64)
+    np.cumsum(counts, out=offs[1:])
+    rel, in_qrels = _lookup_rel(
+        idx, lambda rows: np.searchsorted(offs, rows, side="right") - 1, dcode)
     # a negative grade is a judgment of non-relevance that trec_eval treats as
     # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj)
     judged = in_qrels & (rel >= 0)
 
     if conventions.depth is not None:
-        offs = np.zeros(nq_all + 1, dtype=np.int64)
-        np.cumsum(counts, out=offs[1:])
-        pos = np.arange(len(qcode)) - offs[qcode]
+        pos = np.arange(len(score)) - np.repeat(offs[:-1], counts)
         keep = pos < conventions.depth
         report["rows_beyond_depth"] = int(len(keep) - keep.sum())
         if not keep.all():
-            qcode, score, rel, judged = qcode[keep], score[keep], rel[keep], judged[keep]
-            counts = np.bincount(qcode, minlength=nq_all)
+            score, rel, judged = score[keep], rel[keep], judged[keep]
+            counts = np.minimum(counts, conventions.depth)
 
     # -- which queries are evaluated ---------------------------------------------------------
     present = counts > 0
@@ -404,9 +407,7 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
 
     # -- restrict to the selected queries (renumbered densely) -------------------------------
     if not selected.all():
-        newcode = np.cumsum(selected) - 1
-        keep_rows = selected[qcode]
-        qcode = newcode[qcode[keep_rows]]
+        keep_rows = np.repeat(selected, counts)
         score, rel, judged = score[keep_rows], rel[keep_rows], judged[keep_rows]
         keep_j = selected[idx.qcode]
         ideal_rel = idx.rel_sorted[keep_j]
