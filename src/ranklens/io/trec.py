@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -26,7 +27,7 @@ import pyarrow.csv as pacsv
 from ranklens._arrow import from_numpy, scalar, strings, to_numpy
 from ranklens.data import Qrels, Run
 from ranklens.errors import DuplicateError, InputError
-from ranklens.io._files import numbers, output_compression, read_bytes
+from ranklens.io._files import check_readable, numbers, output_compression, read_bytes
 
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
 
@@ -116,10 +117,15 @@ def _delimiter(buf: pa.Buffer, b: np.ndarray) -> str | None:
     return "\t" if counts[9] else " "
 
 
-def _fast(buf: pa.Buffer, sep: str, layout: _Layout) -> _Columns | None:
-    names = [f"c{i}" for i in range(layout.min_columns)]
+def _fast(buf: Any, sep: str, layout: _Layout, head: bytes | None = None,
+          tail: bytes | None = None) -> _Columns | None:
+    """Read a regular file with Arrow's CSV reader.  ``buf`` is the file's bytes or
+    its path (then ``head`` and ``tail`` are its first and last bytes)."""
+    if head is None:
+        head = bytes(buf[: min(len(buf), 65536)])
+        tail = bytes(buf[max(0, len(buf) - 65536):])
     # read the first line to learn how many columns the file has
-    first = bytes(buf[: min(len(buf), 65536)]).split(b"\n", 1)[0].rstrip(b"\r")
+    first = head.split(b"\n", 1)[0].rstrip(b"\r")
     ncols = len(first.split(sep.encode()))
     if ncols < layout.min_columns or ncols != len(first.split()):
         return None
@@ -128,7 +134,7 @@ def _fast(buf: pa.Buffer, sep: str, layout: _Layout) -> _Columns | None:
             f"c{layout.value}": pa.float64()}
     try:
         table = pacsv.read_csv(
-            pa.BufferReader(buf),
+            buf if isinstance(buf, str) else pa.BufferReader(buf),
             read_options=pacsv.ReadOptions(column_names=names),
             parse_options=pacsv.ParseOptions(delimiter=sep, quote_char=False,
                                               double_quote=False, escape_char=False),
@@ -150,15 +156,14 @@ def _fast(buf: pa.Buffer, sep: str, layout: _Layout) -> _Columns | None:
             return None
     if pc.any(pc.starts_with(query, "#")).as_py():
         return None
-    tag = _last_tag(buf, sep) if layout.kind == "run" and table.num_rows else None
+    tag = _last_tag(tail or b"", sep) if layout.kind == "run" and table.num_rows else None
     return _Columns(query, doc,
                     np.array(to_numpy(value), dtype=np.float64), tag, None)
 
 
-def _last_tag(buf: pa.Buffer, sep: str) -> str | None:
-    """The run tag (6th column) of the file's last non-blank line."""
-    tail = bytes(buf[max(0, len(buf) - 65536):]).rstrip(b"\r\n \t")
-    fields = tail.rsplit(b"\n", 1)[-1].split(sep.encode())
+def _last_tag(tail: bytes, sep: str) -> str | None:
+    """The run tag (6th column) of the last non-blank line of ``tail`` (the file's end)."""
+    fields = tail.rstrip(b"\r\n \t").rsplit(b"\n", 1)[-1].split(sep.encode())
     return fields[5].decode("utf-8", "replace") if len(fields) > 5 else None
 
 
@@ -209,8 +214,70 @@ def _slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: _Layout) -> _Columns
                     tags[-1] if tags else None, line_numbers)
 
 
+_SCAN_CHUNK = 1 << 24
+
+
+def _scan(path: str) -> tuple[str | None, bytes, bytes]:
+    """Check a plain file in chunks, without holding it in memory: text, UTF-8,
+    and which delimiter the fast reader could use.  Returns (delimiter or None,
+    the first bytes, the last bytes)."""
+    seen = {b"\t": False, b" ": False, b"\v": False, b"\f": False}
+    head = b""
+    lines_before = 0
+    carry = b""
+    with open(path, "rb") as fh:
+        while True:
+            block = fh.read(_SCAN_CHUNK)
+            if not block and not carry:
+                break
+            data = carry + block
+            if not head:
+                if data.startswith(_BOM):
+                    data = data[3:]
+                head = data[:65536]
+                if b"\x00" in head:
+                    raise InputError(f"{path}: looks like a binary file, not a TREC text file.")
+            cut = data.rfind(b"\n") + 1 if block else len(data)
+            part, carry = data[:cut], data[cut:]
+            if not part and block:
+                carry = data
+                continue
+            for ch in seen:
+                seen[ch] = seen[ch] or ch in part  # memchr: fast
+            try:
+                _whole(pa.py_buffer(part)).cast(pa.large_string())
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                try:
+                    part.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    line = lines_before + part[: exc.start].count(b"\n") + 1
+                    raise InputError(f"{path}:{line}: the file is not valid UTF-8 text; "
+                                     "re-encode it as UTF-8.") from None
+            lines_before += part.count(b"\n")
+            if not block:
+                break
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        fh.seek(max(0, size - 65536))
+        tail = fh.read()
+    if not head.strip():
+        raise InputError(f"{path}: the file is empty; expected TREC lines.")
+    if seen[b"\v"] or seen[b"\f"] or (seen[b"\t"] and seen[b" "]):
+        return None, head, tail
+    return ("\t" if seen[b"\t"] else " "), head, tail
+
+
 def _columns(path: str | os.PathLike[str], layout: _Layout, fast: bool = True) -> _Columns:
     name = str(path)
+    if fast and output_compression(path) is None:
+        # a plain file: check it in chunks and let Arrow read it from disk, so that the
+        # whole file is never in memory at once
+        p = check_readable(path)
+        sep, head, tail = _scan(str(p))
+        if sep is not None:
+            cols = _fast(str(p), sep, layout, head, tail)
+            if cols is not None and len(cols.query):
+                return cols
     buf, b = _check_text(name, read_bytes(path))
     if fast:
         sep = _delimiter(buf, b)
