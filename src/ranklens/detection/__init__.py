@@ -1,4 +1,5 @@
-"""Object detection metrics (seed 001): IoU, greedy matching, AP and mAP.
+"""Object detection metrics (seed 001): IoU, greedy matching, AP and mAP,
+COCO evaluation (:func:`coco_evaluate`).
 
 >>> from ranklens.detection import iou
 >>> iou([[0, 0, 2, 2]], [[1, 1, 3, 3]]).round(4).tolist()
@@ -7,11 +8,14 @@
 
 from ranklens.detection.ap import average_precision, interpolated_ap, mean_average_precision
 from ranklens.detection.boxes import box_convert, iou
+from ranklens.detection.coco import CocoResult, coco_evaluate
 from ranklens.detection.matching import match_detections
 
 __all__ = [
+    "CocoResult",
     "average_precision",
     "box_convert",
+    "coco_evaluate",
     "interpolated_ap",
     "iou",
     "match_detections",

@@ -144,11 +144,15 @@ def _fast(buf: Any, sep: str, layout: _Layout, head: bytes | None = None,
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    value = table.column(f"c{layout.value}")
-    if value.null_count:
+    rows = table.num_rows
+    chunked = {name: table.column(name) for name in want}
+    del table
+    if chunked[f"c{layout.value}"].null_count:
         return None
-    query = table.column(f"c{layout.query}").combine_chunks()
-    doc = table.column(f"c{layout.doc}").combine_chunks()
+    # one column at a time: the chunked original is freed before the next is combined
+    value = np.array(to_numpy(chunked.pop(f"c{layout.value}")), dtype=np.float64)
+    query = chunked.pop(f"c{layout.query}").combine_chunks()
+    doc = chunked.pop(f"c{layout.doc}").combine_chunks()
     # an empty token means a doubled delimiter or an indented line; a query id starting
     # with '#' a comment line: both are the slow path's to judge
     for col in (query, doc):
@@ -156,9 +160,8 @@ def _fast(buf: Any, sep: str, layout: _Layout, head: bytes | None = None,
             return None
     if pc.any(pc.starts_with(query, "#")).as_py():
         return None
-    tag = _last_tag(tail or b"", sep) if layout.kind == "run" and table.num_rows else None
-    return _Columns(query, doc,
-                    np.array(to_numpy(value), dtype=np.float64), tag, None)
+    tag = _last_tag(tail or b"", sep) if layout.kind == "run" and rows else None
+    return _Columns(query, doc, value, tag, None)
 
 
 def _last_tag(tail: bytes, sep: str) -> str | None:
