@@ -1,0 +1,206 @@
+"""Cold / warm / hot segments of users and items, and metrics per segment.
+
+A user (or item) is **cold** when it has no training interaction, **warm**
+when it has some, and **hot** when it has more than ``hot_threshold`` (or is
+above the ``hot_quantile`` of the non-cold activity counts).  Without a hot
+threshold there are only cold and warm.
+
+:func:`evaluate_by_segment` evaluates any ranking metric once with
+:func:`ranklens.evaluate` and averages the per-query values inside each user
+segment (``by="user"``), or restricts the judgments to each item segment and
+evaluates again (``by="item"``: e.g. recall on cold items), and returns one
+table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ranklens.data import Qrels, Run
+from ranklens.errors import InputError
+from ranklens.evaluate import Result, aggregate, evaluate
+
+__all__ = ["SEGMENTS", "SegmentTable", "evaluate_by_segment", "label_segments"]
+
+SEGMENTS = ("cold", "warm", "hot")
+UNLABELLED = "unlabelled"
+
+
+def _ids(values: Any, what: str) -> np.ndarray:
+    if hasattr(values, "to_numpy"):
+        values = values.to_numpy()
+    elif isinstance(values, (pa.Array, pa.ChunkedArray)):
+        values = values.to_pylist()
+    arr = np.asarray(list(values) if not isinstance(values, np.ndarray) else values)
+    if arr.ndim != 1:
+        raise InputError(f"{what} must be a 1-d sequence of ids, got shape {arr.shape}.")
+    return arr.astype(str)
+
+
+def label_segments(
+    train_ids: Any,
+    ids: Any = None,
+    *,
+    hot_threshold: int | None = None,
+    hot_quantile: float | None = None,
+) -> dict[str, str]:
+    """``{id: "cold" | "warm" | "hot"}`` from the ids of the training interactions.
+
+    ``train_ids`` is the user (or item) column of the training interactions
+    (one id per interaction); ``ids`` the ids to label (default: every id in
+    ``train_ids``; pass the test users/items to see the cold ones).  An id with
+    ``c`` training interactions is cold if ``c == 0``, hot if
+    ``c > hot_threshold`` (or ``c`` above the ``hot_quantile`` quantile of the
+    counts of ``ids`` with ``c > 0``), else warm.  Ids are compared as text.
+
+    >>> label_segments(["a", "a", "a", "b"], ["a", "b", "c"], hot_threshold=2)
+    {'a': 'hot', 'b': 'warm', 'c': 'cold'}
+    """
+    if hot_threshold is not None and hot_quantile is not None:
+        raise InputError("label_segments: give hot_threshold or hot_quantile, not both.")
+    if hot_threshold is not None and (isinstance(hot_threshold, bool) or not isinstance(
+            hot_threshold, (int, np.integer)) or hot_threshold < 1):
+        raise InputError(
+            "label_segments: the 'hot_threshold' parameter must be an int in the range "
+            f"[1, inf). Got {hot_threshold!r} instead."
+        )
+    if hot_quantile is not None and not (isinstance(hot_quantile, (int, float))
+                                         and 0 < hot_quantile < 1):
+        raise InputError(
+            "label_segments: the 'hot_quantile' parameter must be a float in the open interval "
+            f"(0, 1). Got {hot_quantile!r} instead."
+        )
+    train = _ids(train_ids, "train_ids")
+    uniq, counts = np.unique(train, return_counts=True)
+    targets = uniq if ids is None else np.unique(_ids(ids, "ids"))
+    pos = np.searchsorted(uniq, targets)
+    pos_c = np.minimum(pos, max(uniq.size - 1, 0))
+    found = (pos < uniq.size) & (uniq[pos_c] == targets) if uniq.size else np.zeros(
+        targets.size, bool)
+    c = np.where(found, counts[pos_c] if uniq.size else 0, 0)
+    threshold: float | None = None
+    if hot_threshold is not None:
+        threshold = float(hot_threshold)
+    elif hot_quantile is not None and (c > 0).any():
+        threshold = float(np.quantile(c[c > 0], hot_quantile))
+    labels = np.where(c == 0, "cold", "warm").astype(object)
+    if threshold is not None:
+        labels[c > threshold] = "hot"
+    return dict(zip(targets.tolist(), labels.tolist(), strict=True))
+
+
+@dataclass(frozen=True)
+class SegmentTable:
+    """Metric aggregates per segment, with the number of queries (users) in each.
+
+    ``values[metric][segment]`` is the aggregate (mean, unless the metric says
+    otherwise) over the segment's queries; the ``"all"`` segment is every
+    query.  ``results`` holds the underlying :class:`ranklens.Result` (one for
+    ``by="user"``, one per segment for ``by="item"``).
+    """
+
+    by: str
+    segments: tuple[str, ...]
+    metrics: tuple[str, ...]
+    values: Mapping[str, Mapping[str, float]]
+    counts: Mapping[str, int]
+    results: Mapping[str, Result]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per segment: ``segment``, ``n_queries`` and one key per metric."""
+        return [{"segment": s, "n_queries": self.counts[s],
+                 **{m: self.values[m][s] for m in self.metrics}} for s in self.segments]
+
+    def to_frame(self) -> Any:
+        """The table as a pandas DataFrame indexed by segment (requires pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows()).set_index("segment")
+
+
+def _restrict_qrels(qrels: Qrels, keep_docs: np.ndarray) -> Qrels:
+    tbl = qrels.to_arrow()
+    mask = pc.is_in(tbl.column("doc"), value_set=pa.array(keep_docs.tolist(), pa.string()))
+    sub = tbl.filter(mask)
+    return Qrels.from_arrays(sub.column("query"), sub.column("doc"), sub.column("relevance"),
+                             name=qrels.name)
+
+
+def evaluate_by_segment(
+    qrels: Qrels,
+    run: Run,
+    metrics: str | Iterable[str],
+    segments: Mapping[Any, str],
+    *,
+    by: str = "user",
+    **evaluate_kwargs: Any,
+) -> SegmentTable:
+    """Evaluate ``metrics`` per user segment or per item segment in one call.
+
+    ``segments`` maps user ids (``by="user"``) or item ids (``by="item"``) to
+    a segment label, e.g. from :func:`label_segments`.  For users, ``run`` is
+    evaluated once and each segment's row is the aggregate of its users'
+    per-query values; users without a label form the ``"unlabelled"`` segment
+    (so nothing is silently dropped).  For items, the judgments are restricted
+    to the items of each segment (unlabelled judged items form
+    ``"unlabelled"``) and the run is evaluated on the users that have
+    judgments there: "how well do we find the cold items users went on to
+    like".  Keyword arguments go to :func:`ranklens.evaluate` (``profile``,
+    ``missing``, ...).
+
+    >>> import ranklens
+    >>> qrels = ranklens.Qrels.from_dict({"u1": {"i1": 1}, "u2": {"i2": 1}})
+    >>> run = ranklens.Run.from_dict({"u1": {"i1": 1.0}, "u2": {"i3": 1.0}})
+    >>> t = evaluate_by_segment(qrels, run, ["p@1"], {"u1": "warm", "u2": "cold"})
+    >>> t.values["p@1"]
+    {'all': 0.5, 'cold': 0.0, 'warm': 1.0}
+    """
+    if by not in ("user", "item"):
+        raise InputError(f"evaluate_by_segment: by must be 'user' or 'item', got {by!r}.")
+    if not isinstance(segments, Mapping):
+        raise InputError(
+            "evaluate_by_segment: segments must be a mapping {id: label}, e.g. from "
+            f"label_segments; got {type(segments).__name__}."
+        )
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    seg_map = {str(k): str(v) for k, v in segments.items()}
+    order = [s for s in SEGMENTS if s in seg_map.values()]
+    order += sorted(set(seg_map.values()) - set(order))
+    if by == "user":
+        res = evaluate(qrels, run, names, **evaluate_kwargs)
+        labels = np.array([seg_map.get(q, UNLABELLED) for q in res.query_ids], dtype=object)
+        if (labels == UNLABELLED).any():
+            order.append(UNLABELLED)
+        values: dict[str, dict[str, float]] = {}
+        for key in res.metrics:
+            how = res.parsed[key].definition.aggregate
+            v = res.values[key]
+            values[key] = {"all": aggregate(v, how)}
+            for s in order:
+                values[key][s] = aggregate(v[labels == s], how)
+        counts = {"all": len(res.query_ids), **{s: int((labels == s).sum()) for s in order}}
+        return SegmentTable("user", ("all", *order), tuple(res.metrics), values, counts,
+                            {"all": res})
+    docs = np.asarray(qrels.to_arrow().column("doc").to_pylist(), dtype=object).astype(str)
+    judged = np.unique(docs)
+    doc_labels = np.array([seg_map.get(d, UNLABELLED) for d in judged], dtype=object)
+    if (doc_labels == UNLABELLED).any():
+        order.append(UNLABELLED)
+    results: dict[str, Result] = {"all": evaluate(qrels, run, names, **evaluate_kwargs)}
+    for s in order:
+        keep = judged[doc_labels == s]
+        if keep.size == 0:
+            continue
+        sub = _restrict_qrels(qrels, keep)
+        results[s] = evaluate(sub, run.take_queries(sub.query_ids), names, **evaluate_kwargs)
+    keys = results["all"].metrics
+    values = {k: {s: (results[s].summary()[k] if s in results else float("nan"))
+                  for s in ("all", *order)} for k in keys}
+    counts = {s: (len(results[s].query_ids) if s in results else 0) for s in ("all", *order)}
+    return SegmentTable("item", ("all", *order), tuple(keys), values, counts, results)
