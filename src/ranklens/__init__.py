@@ -29,7 +29,7 @@ __version__ = "0.1.0"
 
 # metric families outside ranking, imported on first use (they load scikit-learn/scipy)
 FAMILIES = ("classification", "regression", "clustering", "entity_resolution", "detection",
-            "online")
+            "online", "recsys")
 
 
 def __getattr__(name: str) -> object:

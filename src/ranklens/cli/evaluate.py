@@ -209,7 +209,7 @@ def metrics_cmd(name: str | None) -> None:
     from ranklens.metrics import REGISTRY, get_metric
 
     for family in ranklens.FAMILIES:  # register the other domains' metrics too
-        if family != "online":
+        if family not in ("online", "recsys"):
             importlib.import_module(f"ranklens.{family}")
 
     if name is None:
