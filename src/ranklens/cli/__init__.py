@@ -71,6 +71,12 @@ def _mount() -> None:
         main.add_command(compare_cmd)
         main.add_command(plot_cmd)
     try:
+        from ranklens.cli.score import score_cmd
+    except ImportError:  # pragma: no cover - the score module is optional
+        pass
+    else:
+        main.add_command(score_cmd)
+    try:
         from ranklens.cli.ab import ab  # type: ignore[import-not-found,unused-ignore]
     except ImportError:  # pragma: no cover - the online module is optional
         return
