@@ -57,30 +57,25 @@ def main(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
-def _mount() -> None:
-    from ranklens.cli.evaluate import evaluate_cmd, example_cmd, metrics_cmd
+# sub-commands: (module, command names); modules whose optional parts are missing are skipped
+_COMMANDS = (
+    ("ranklens.cli.evaluate", ("evaluate_cmd", "metrics_cmd", "example_cmd")),
+    ("ranklens.cli.compare", ("compare_cmd", "plot_cmd")),
+    ("ranklens.cli.score", ("score_cmd",)),
+    ("ranklens.cli.ab", ("ab",)),
+)
 
-    main.add_command(evaluate_cmd)
-    main.add_command(metrics_cmd)
-    main.add_command(example_cmd)
-    try:
-        from ranklens.cli.compare import compare_cmd, plot_cmd
-    except ImportError:  # pragma: no cover - the compare module is optional
-        pass
-    else:
-        main.add_command(compare_cmd)
-        main.add_command(plot_cmd)
-    try:
-        from ranklens.cli.score import score_cmd
-    except ImportError:  # pragma: no cover - the score module is optional
-        pass
-    else:
-        main.add_command(score_cmd)
-    try:
-        from ranklens.cli.ab import ab  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # pragma: no cover - the online module is optional
-        return
-    main.add_command(ab)
+
+def _mount() -> None:
+    import importlib
+
+    for module_name, names in _COMMANDS:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:  # pragma: no cover - an optional part is not installed
+            continue
+        for name in names:
+            main.add_command(getattr(module, name))
 
 
 _mount()
