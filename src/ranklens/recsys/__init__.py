@@ -16,6 +16,7 @@ from ranklens.recsys.beyond import (
     serendipity,
     shannon_entropy,
 )
+from ranklens.recsys.interactions import InteractionEvaluation, evaluate_interactions
 from ranklens.recsys.pipeline import PipelineReport, oracle_run, pipeline_report
 from ranklens.recsys.segments import SEGMENTS, SegmentTable, evaluate_by_segment, label_segments
 from ranklens.recsys.splitters import (
@@ -42,6 +43,7 @@ __all__ = [
     "FoldReport",
     "GlobalTimeSplit",
     "GroupKFoldSplit",
+    "InteractionEvaluation",
     "KFoldSplit",
     "LeakageError",
     "LeaveLastN",
@@ -60,6 +62,7 @@ __all__ = [
     "catalog_coverage",
     "check_leakage",
     "evaluate_by_segment",
+    "evaluate_interactions",
     "gini_index",
     "intra_list_diversity",
     "label_segments",

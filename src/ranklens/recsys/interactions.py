@@ -1,0 +1,157 @@
+"""Evaluating recommendations against held-out interactions.
+
+:func:`evaluate_interactions` takes recommendations ``(user, item, score or
+rank)`` and held-out interactions ``(user, item[, weight])`` as tables and runs
+:func:`ranklens.evaluate` with the recommender conventions made explicit:
+
+* users with held-out interactions but no recommendations score 0 and count
+  in the mean (``missing="zero"``; ``"skip"`` leaves them out);
+* users with recommendations but no held-out interactions cannot be judged:
+  they are excluded and counted in ``report["users_without_interactions"]``;
+* a user-item pair interacted with several times is one relevant item, of
+  grade the summed weight (``repeats="sum"``), the largest weight (``"max"``)
+  or 1 (``"binary"``);
+* a recommendation list given by rank (1 = best) is turned into scores
+  ``-rank``; a repeated recommendation of the same item is an error unless
+  ``duplicates="first"`` keeps its best position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ranklens._arrow import from_numpy, to_numpy
+from ranklens._columns import as_float_column, as_id_column, columns_from_frame
+from ranklens.data import Qrels, Run
+from ranklens.errors import InputError
+from ranklens.evaluate import Result, evaluate
+
+__all__ = ["InteractionEvaluation", "evaluate_interactions"]
+
+
+@dataclass(frozen=True)
+class InteractionEvaluation:
+    """The :class:`~ranklens.Result` over users and what the conventions did."""
+
+    result: Result
+    report: dict[str, int]
+
+    def summary(self) -> dict[str, float]:
+        return self.result.summary()
+
+
+def _aggregate_repeats(user: pa.Array, item: pa.Array, weight: np.ndarray, how: str
+                       ) -> tuple[pa.Array, pa.Array, np.ndarray, int]:
+    """One row per (user, item); returns the rows and how many were merged."""
+    table = pa.table({"u": user, "i": item, "w": from_numpy(weight)})
+    agg = "sum" if how == "sum" else "max"
+    grouped = table.group_by(["u", "i"], use_threads=False).aggregate([("w", agg)])
+    merged = table.num_rows - grouped.num_rows
+    w = np.array(to_numpy(grouped.column(f"w_{agg}")), dtype=np.float64)
+    if how == "binary":
+        w = np.ones_like(w)
+    return (grouped.column("u").combine_chunks(), grouped.column("i").combine_chunks(), w,
+            int(merged))
+
+
+def evaluate_interactions(
+    recommendations: Any,
+    interactions: Any,
+    metrics: Any,
+    *,
+    user: str = "user_id",
+    item: str = "item_id",
+    score: str | None = "score",
+    rank: str | None = None,
+    weight: str | None = None,
+    repeats: str = "sum",
+    missing: str = "zero",
+    duplicates: str = "error",
+    **conventions: Any,
+) -> InteractionEvaluation:
+    """Evaluate recommendation lists against held-out interactions.
+
+    Parameters
+    ----------
+    recommendations:
+        Table (pandas, polars, pyarrow) with ``user``, ``item`` and either a
+        ``score`` column (higher is better) or a ``rank`` column (1 = best).
+    interactions:
+        Held-out table with ``user``, ``item`` and optionally ``weight``
+        (default 1 per interaction).
+    metrics:
+        Ranking metric names, as for :func:`ranklens.evaluate`.
+    repeats:
+        Grade of a pair interacted with several times: ``sum`` of weights,
+        ``max`` weight, or ``binary`` (1).
+    missing:
+        Users with interactions but no recommendations: ``zero`` (default; they
+        count as 0) or ``skip``.
+    duplicates:
+        A user-item pair recommended twice: ``error`` (default) or ``first``
+        (keep the best position).
+    conventions:
+        Further conventions for :func:`ranklens.evaluate` (``ties``,
+        ``rel_threshold``, ...).
+    """
+    if repeats not in ("sum", "max", "binary"):
+        raise InputError(f"repeats={repeats!r} is not known; use 'sum', 'max' or 'binary'.")
+    if missing not in ("zero", "skip"):
+        raise InputError(f"missing={missing!r} is not known here; use 'zero' or 'skip'.")
+    use_rank = rank is not None
+    if not use_rank and score is None:
+        raise InputError("give the recommendations' score= or rank= column.")
+    rec_cols: dict[str, str] = {"user": user, "item": item}
+    rec_cols["rank" if use_rank else "score"] = str(rank if use_rank else score)
+    rec = columns_from_frame(recommendations, rec_cols, "recommendations")
+    inter_cols = {"user": user, "item": item}
+    if weight is not None:
+        inter_cols["weight"] = weight
+    held = columns_from_frame(interactions, inter_cols, "interactions")
+
+    values = as_float_column(rec["rank" if use_rank else "score"], "recommendations score")
+    if use_rank:
+        if np.any(values < 1):
+            bad = int(np.flatnonzero(values < 1)[0])
+            raise InputError(f"recommendations: rank in row {bad} is {values[bad]:g}; ranks "
+                             "start at 1.")
+        values = -values
+    dup_policy = "max" if duplicates == "first" else duplicates
+    if dup_policy not in ("error", "max"):
+        raise InputError(f"duplicates={duplicates!r} is not known; use 'error' or 'first'.")
+    run = Run(rec["user"], rec["item"], values, name="recommendations",
+              duplicates=dup_policy)
+
+    hu = as_id_column(held["user"], "interactions user column")
+    hi = as_id_column(held["item"], "interactions item column")
+    n_held = len(hu)
+    w = (as_float_column(held["weight"], "interactions weight column") if weight is not None
+         else np.ones(n_held))
+    hu, hi, w, merged = _aggregate_repeats(hu, hi, w, repeats)
+    qrels = Qrels(hu, hi, w)
+
+    users_rec = pc.unique(run._query)
+    users_held = pc.unique(qrels._query)
+    no_inter = int(len(users_rec) - pc.sum(pc.is_in(users_rec, value_set=users_held)).as_py())
+    no_rec = int(len(users_held) - pc.sum(pc.is_in(users_held, value_set=users_rec)).as_py())
+    import warnings
+
+    from ranklens.errors import RanklensWarning
+
+    with warnings.catch_warnings():
+        # users without interactions are the documented rule here, counted below
+        warnings.simplefilter("ignore", RanklensWarning)
+        res = evaluate(qrels, run, metrics, missing=missing, **conventions)
+    report = {
+        "users_evaluated": len(res.query_ids),
+        "users_without_recommendations": no_rec,
+        "users_without_interactions": no_inter,
+        "repeated_interactions_merged": merged,
+        "duplicate_recommendations_dropped": run.dropped_duplicates,
+    }
+    return InteractionEvaluation(res, report)
