@@ -206,9 +206,10 @@ def pair_index(query: pa.Array, doc: pa.Array) -> PairIndex:
     enc = pc.dictionary_encode(query)
     qcode = to_numpy(enc.indices)
     n = len(query)
-    order = to_numpy(pc.sort_indices(pa.table({"q": from_numpy(qcode), "d": doc}),
-                        sort_keys=[("q", "ascending"), ("d", "ascending")]))
     small = np.int32 if n < 2**31 - 1 else np.int64
+    order = to_numpy(pc.sort_indices(pa.table({"q": from_numpy(qcode), "d": doc}),
+                                     sort_keys=[("q", "ascending"), ("d", "ascending")])
+                     ).astype(small)
     rank = np.empty(n, dtype=small)
     rank[order] = np.arange(n, dtype=small)
     dups = np.zeros(0, dtype=np.int64)
@@ -217,9 +218,15 @@ def pair_index(query: pa.Array, doc: pa.Array) -> PairIndex:
         same_q = sq[1:] == sq[:-1]
         del sq
         if same_q.any():
-            sd = doc.take(from_numpy(order))
-            same = same_q & to_numpy(pc.equal(sd[1:], sd[:-1]))
-            del sd
+            # neighbouring doc ids in sorted order, a block at a time (a sorted copy of
+            # the whole doc column would be the peak of a large table's memory)
+            same = np.zeros(n - 1, dtype=bool)
+            step = 1 << 20
+            for start in range(0, n - 1, step):
+                stop = min(start + step, n - 1)
+                block = doc.take(from_numpy(order[start:stop + 1]))
+                same[start:stop] = to_numpy(pc.equal(block[1:], block[:-1]))
+            same &= same_q
             if same.any():
                 dups = np.sort(order[1:][same]).astype(np.int64)
     return PairIndex(enc.dictionary, qcode, rank, dups)
