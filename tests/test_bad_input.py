@@ -709,3 +709,11 @@ def test_trec_readers_name_file_and_line(tmp_path):
 def test_metric_values_are_validated_by_evaluate(metric, error):
     with pytest.raises(error):
         rl.evaluate(qrels(), run(), metric)
+
+
+@pytest.mark.parametrize("metrics", [None, 5, 2.5])
+def test_metrics_of_the_wrong_type_are_rejected(metrics: object) -> None:
+    with pytest.raises(rl.MetricNameError, match="metrics must be a metric string"):
+        rl.evaluate(qrels(), run(), metrics)  # type: ignore[arg-type]
+    with pytest.raises(rl.MetricNameError, match="metrics must be a metric string"):
+        rl.evaluate_cutoffs(qrels(), run(), metrics)  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ from ranklens.conventions import Conventions, resolve_conventions
 from ranklens.data import Qrels, Run
 from ranklens.engine import Prepared, prepare
 from ranklens.errors import MetricParameterError, UnsupportedError
-from ranklens.evaluate import check_tables
+from ranklens.evaluate import check_tables, metric_list
 from ranklens.metrics import Metric, get_metric
 from ranklens.metrics._segments import binary_values, dense_ideal, dense_top, require_ties
 from ranklens.metrics.binary import _iprec_levels, _thr
@@ -92,7 +92,7 @@ def evaluate_cutoffs(
         raise MetricParameterError(f"max_k must be a positive integer, got {max_k!r}.")
     check_tables(qrels, run)
     conv = _conv(profile, conventions, overrides)
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_list(metrics)
     parsed: dict[str, Metric] = {}
     for name in names:
         m = get_metric(name)

@@ -97,6 +97,18 @@ class Result:
         return f"<Result {len(self.query_ids)} queries: {s}>"
 
 
+def metric_list(metrics: Any) -> list[Any]:
+    """``metrics`` as a list: one metric string or Metric, or an iterable of them."""
+    if isinstance(metrics, (str, Metric)):
+        return [metrics]
+    if isinstance(metrics, Iterable):
+        return list(metrics)
+    raise MetricNameError(
+        f"metrics must be a metric string, a Metric or a list of them (e.g. "
+        f"['ndcg@10', 'map']), got {type(metrics).__name__}."
+    )
+
+
 def check_tables(qrels: Any, run: Any) -> None:
     """Raise InputError unless ``qrels`` is a Qrels and ``run`` a Run."""
     if not isinstance(qrels, Qrels):
@@ -167,7 +179,7 @@ def evaluate(
         dict(ties=ties, missing=missing, no_relevant=no_relevant, rel_threshold=rel_threshold,
              depth=depth, iprec_rounding=iprec_rounding, score_precision=score_precision),
     )
-    names = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    names = metric_list(metrics)
     if not names:
         raise MetricNameError("no metric given: pass at least one, e.g. ['ndcg@10', 'map'].")
     keys = [str(m) for m in names]
