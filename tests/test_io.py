@@ -885,3 +885,10 @@ def test_csv_quoting_and_special_characters_in_ids(tmp_path: Path) -> None:
         path = tmp_path / f"run{suffix}"
         write_run(run, path)
         _assert_same(read_run(path), run)
+
+
+@pytest.mark.parametrize("path", [None, 123])
+def test_paths_of_the_wrong_type(path: object) -> None:
+    for fn in (read_run, read_qrels):
+        with pytest.raises(InputError, match="a file path must be a string or a path"):
+            fn(path)  # type: ignore[arg-type]

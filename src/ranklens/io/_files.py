@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -39,7 +40,7 @@ def _suffixes(path: Path) -> tuple[str, str | None]:
 
 def detect_format(path: str | os.PathLike[str], fmt: str | None = None) -> tuple[str, str | None]:
     """The format (``trec`` unless the suffix says otherwise) and compression of a path."""
-    p = Path(path)
+    p = _as_path(path)
     suffix, compression = _suffixes(p)
     if fmt is not None:
         key = fmt.lower()
@@ -51,8 +52,14 @@ def detect_format(path: str | os.PathLike[str], fmt: str | None = None) -> tuple
     return _SUFFIX_FORMAT.get(suffix, "trec"), compression
 
 
+def _as_path(path: Any) -> Path:
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"a file path must be a string or a path, got {type(path).__name__}.")
+    return Path(path)
+
+
 def check_readable(path: str | os.PathLike[str]) -> Path:
-    p = Path(path)
+    p = _as_path(path)
     if not p.exists():
         raise InputError(f"{p}: no such file; check the path.")
     if p.is_dir():
