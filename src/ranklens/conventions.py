@@ -27,6 +27,15 @@ trec_eval 10.  Profiles reproduce other tools:
     and build the ideal list from the scored documents only
     (``ndcg(ideal=retrieved)``); ``average_precision_score`` treats a group of
     tied scores as one threshold (``ap(ties=grouped, norm=retrieved)``).
+``rectools``
+    RecTools' ``calc_metrics`` on deduplicated data: users with held-out
+    interactions but no recommendations score 0 (``missing='zero'``); nDCG@k
+    divides by k positions of gain 1 (``ndcg(ideal=k)``); MAP@k divides by
+    the number of relevant items (``norm=r``; ``ap(norm=k)`` for its
+    ``divide_by_k``).  RecTools reads ranks as literal positions and counts
+    every row of a duplicated interaction or recommendation; give it (and
+    :func:`ranklens.recsys.evaluate_interactions`) deduplicated lists with
+    ranks 1..n for identical numbers.
 """
 
 from __future__ import annotations
@@ -135,6 +144,11 @@ PROFILES: dict[str, Conventions] = {
         iprec_rounding="legacy", score_precision="float32", profile="pytrec_eval"
     ),
     "ranx": Conventions(ties="input", missing="zero", profile="ranx"),
+    "rectools": Conventions(
+        missing="zero",
+        metric_defaults={"ndcg": {"ideal": "k"}},
+        profile="rectools",
+    ),
     "sklearn": Conventions(
         ties="expected",
         missing="zero",

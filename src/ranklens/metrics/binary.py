@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens.errors import UnsupportedError
+from ranklens.errors import MetricParameterError, UnsupportedError
 from ranklens.metrics._segments import (
     binary_values,
     first_relevant_prob,
@@ -97,7 +97,8 @@ def average_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndar
     ``norm=r``: ``R`` (trec_eval ``map``/``map_cut``, ranx ``map``);
     ``norm=min_r_k``: ``min(R, k)`` (seed 000, ml_metrics ``apk``);
     ``norm=retrieved``: the number of relevant documents in the top k
-    (scikit-learn's ``average_precision_score`` over the ranked documents).
+    (scikit-learn's ``average_precision_score`` over the ranked documents);
+    ``norm=k``: k (RecTools ``MAP(divide_by_k=True)``; needs a cutoff).
     0 when ``N = 0``.  MAP is the mean of AP over queries.  ``map@k`` is ``ap@k``.
 
     Ties: ordering policies; ``expected`` (exact expectation over tied orders:
@@ -158,6 +159,10 @@ def _ap_norm(prep: Prepared, k: Any, norm: str, thr: float, retrieved: Any) -> n
     if norm == "min_r_k":
         den = prep.num_rel(thr).astype(np.float64)
         return den if k is None else np.minimum(den, k)
+    if norm == "k":
+        if k is None:
+            raise MetricParameterError("ap(norm=k) needs a cutoff, e.g. ap(norm=k)@10.")
+        return np.full(prep.n_queries, float(k))
     return retrieved()
 
 
@@ -365,8 +370,9 @@ def num_nonrel_judged_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.
 
 
 _NORM = Param("norm", "r", "AP normaliser: r = number relevant (trec_eval), "
-              "min_r_k = min(R, k) (seed 000), retrieved = relevant retrieved (sklearn)",
-              choices=("r", "min_r_k", "retrieved"))
+              "min_r_k = min(R, k) (seed 000), retrieved = relevant retrieved (sklearn), "
+              "k = the cutoff (RecTools divide_by_k)",
+              choices=("r", "min_r_k", "retrieved", "k"))
 
 register(MetricDef("p", "precision at k (the whole ranking without k)", precision,
                    aliases=("precision", "prec"), binary=True, ties=EXPECTED,

@@ -81,6 +81,11 @@ def dcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 def _ideal_dcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     ideal = params["ideal"]
     gain = params["gain"]
+    if ideal == "k":
+        if k is None:
+            raise MetricParameterError("ndcg(ideal=k) needs a cutoff, e.g. ndcg(ideal=k)@10.")
+        # k positions of gain 1, whatever the query's judgments (RecTools' default)
+        return np.full(prep.n_queries, float(np.sum(1.0 / np.log2(np.arange(k) + 2.0))))
     if ideal == "retrieved":
         g = gains(prep.rel, gain)
         order = np.lexsort((-g, prep.seg))
@@ -107,7 +112,9 @@ def ndcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     the query, ideal list cut at k;
     ``ideal=full``: every judgment, ideal list not cut (``DCG@k / IDCG``);
     ``ideal=retrieved`` (scikit-learn ``ndcg_score``, seed 003): only the
-    retrieved documents' grades, cut at k.
+    retrieved documents' grades, cut at k;
+    ``ideal=k`` (RecTools ``NDCG``): k positions of gain 1, as if every one
+    of the top k could be relevant (needs a cutoff).
     Without k this is trec_eval ``ndcg`` (with ``gain=linear``).
 
     Ties: ordering policies and ``expected`` (scikit-learn's default).
@@ -168,8 +175,9 @@ register(MetricDef("dcg", "discounted cumulative gain at k", dcg, params=(_GAIN,
 register(MetricDef("ndcg", "normalised discounted cumulative gain at k", ndcg,
                    aliases=("ndcg_cut", "n_dcg"),
                    params=(_GAIN, Param("ideal", "cut", "ideal list: cut (all judgments, cut "
-                                        "at k), full (not cut) or retrieved (sklearn)",
-                                        choices=("cut", "full", "retrieved"))),
+                                        "at k), full (not cut), retrieved (sklearn) or k "
+                                        "(k relevant positions, RecTools)",
+                                        choices=("cut", "full", "retrieved", "k"))),
                    ties=EXPECTED, trec_name="ndcg"))
 register(MetricDef("cg", "cumulative gain at k", cg, params=(_GAIN,), ties=EXPECTED,
                    range=None))
