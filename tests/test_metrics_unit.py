@@ -834,3 +834,20 @@ def test_run_name_is_kept():
     res = rl.evaluate(rl.Qrels.from_dict(QRELS), rl.Run.from_dict(RUN, name="bm25"), ["p@1"])
     assert res.run_name == "bm25"
     assert repr(res) == f"<Result 3 queries: p@1={(1 + 0 + 0) / 3:.4f}>"
+
+
+def test_rectools_normalisers_by_hand() -> None:
+    # one relevant document at rank 2 of 3, two relevant judgments in all
+    qrels = rl.Qrels.from_dict({"q": {"b": 1, "z": 1}})
+    run = rl.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7}})
+    res = rl.evaluate(qrels, run, ["ndcg(ideal=k)@3", "ap(norm=k)@3", "ndcg@3"])
+    idcg_k = 1 + 1 / math.log2(3) + 1 / math.log2(4)  # three positions of gain 1
+    assert res.summary()["ndcg(ideal=k)@3"] == pytest.approx((1 / math.log2(3)) / idcg_k)
+    assert res.summary()["ap(norm=k)@3"] == pytest.approx((1 / 2) / 3)
+    assert res.summary()["ndcg@3"] == pytest.approx((1 / math.log2(3)) / (1 + 1 / math.log2(3)))
+    prof = rl.evaluate(qrels, run, ["ndcg@3"], profile="rectools").summary()["ndcg@3"]
+    assert prof == pytest.approx((1 / math.log2(3)) / idcg_k)
+    with pytest.raises(rl.MetricParameterError, match="needs a cutoff"):
+        rl.evaluate(qrels, run, ["ndcg(ideal=k)"])
+    with pytest.raises(rl.MetricParameterError, match="needs a cutoff"):
+        rl.evaluate(qrels, run, ["ap(norm=k)"])
