@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ranklens._arrow import from_numpy, to_numpy
+from ranklens._arrow import from_numpy
 from ranklens._columns import as_float_column, as_id_column, columns_from_frame
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError
@@ -47,16 +47,25 @@ class InteractionEvaluation:
 
 def _aggregate_repeats(user: pa.Array, item: pa.Array, weight: np.ndarray, how: str
                        ) -> tuple[pa.Array, pa.Array, np.ndarray, int]:
-    """One row per (user, item); returns the rows and how many were merged."""
-    table = pa.table({"u": user, "i": item, "w": from_numpy(weight)})
-    agg = "sum" if how == "sum" else "max"
-    grouped = table.group_by(["u", "i"], use_threads=False).aggregate([("w", agg)])
-    merged = table.num_rows - grouped.num_rows
-    w = np.array(to_numpy(grouped.column(f"w_{agg}")), dtype=np.float64)
+    """One row per (user, item); returns the rows and how many were merged.
+
+    One (user, item) sort (the same pair index Qrels and Run build) groups the
+    repeats; the weights are summed or maxed per group with ``reduceat``."""
+    from ranklens._columns import pair_index
+
+    index = pair_index(user, item)
+    if index.dup_rows.size == 0:
+        return user, item, (np.ones_like(weight) if how == "binary" else weight), 0
+    order = np.argsort(index.doc_rank)  # rows in (user, item) order
+    is_dup = np.zeros(len(user), dtype=bool)
+    is_dup[index.dup_rows] = True
+    starts = np.flatnonzero(~is_dup[order])
+    w = weight[order]
+    agg = np.add.reduceat(w, starts) if how == "sum" else np.maximum.reduceat(w, starts)
     if how == "binary":
-        w = np.ones_like(w)
-    return (grouped.column("u").combine_chunks(), grouped.column("i").combine_chunks(), w,
-            int(merged))
+        agg = np.ones_like(agg)
+    keep = from_numpy(order[starts])
+    return user.take(keep), item.take(keep), agg, int(len(user) - starts.size)
 
 
 def evaluate_interactions(
