@@ -80,6 +80,26 @@ class _Lists:
         return np.diff(self.offsets)
 
 
+def _factorize(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct ids (as text) and each value's index into them, like
+    ``np.unique(..., return_inverse=True)`` but hashing with Arrow instead of
+    sorting every string."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ranklens._arrow import from_numpy, to_numpy
+    from ranklens._columns import as_id_column
+
+    arr = values if isinstance(values, pa.Array) else as_id_column(
+        values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values, "ids")
+    enc = pc.dictionary_encode(arr)
+    order = to_numpy(pc.array_sort_indices(enc.dictionary))
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    uniques = np.array(enc.dictionary.take(from_numpy(order)).to_pylist(), dtype=str)
+    return uniques, rank[to_numpy(enc.indices)]
+
+
 def _strings(values: Any) -> np.ndarray:
     return np.asarray(values.to_pylist() if hasattr(values, "to_pylist") else values,
                       dtype=object).astype(str)
@@ -100,8 +120,8 @@ def _lists(recs: Run, k: int | None, what: str) -> _Lists:
     if len(recs) == 0:
         raise InputError(f"{what}: recs has no rows.")
     tbl = recs.to_arrow()
-    users, ucode = np.unique(_strings(tbl.column("query")), return_inverse=True)
-    items, icode = np.unique(_strings(tbl.column("doc")), return_inverse=True)
+    users, ucode = _factorize(tbl.column("query").combine_chunks())
+    items, icode = _factorize(tbl.column("doc").combine_chunks())
     score = recs.scores
     order = np.lexsort((-icode, -score, ucode))
     u = ucode[order]
@@ -221,17 +241,17 @@ def gini_index(recs: Run, catalog: Any, *, k: int | None = None) -> float:
 def _popularity(train_users: Any, train_items: Any, what: str) -> tuple[np.ndarray, np.ndarray,
                                                                         int]:
     """``(item ids, distinct users per item, number of users)`` of the training log."""
-    u = _strings(train_users)
-    i = _strings(train_items)
-    if u.size != i.size:
+    u = train_users
+    i = train_items
+    if len(u) != len(i):
         raise InputError(
             f"{what}: train_users and train_items must be equally long (one entry per "
-            f"training interaction); got {u.size} and {i.size}."
+            f"training interaction); got {len(u)} and {len(i)}."
         )
-    if u.size == 0:
+    if len(u) == 0:
         raise InputError(f"{what}: the training interactions are empty.")
-    _, ucode = np.unique(u, return_inverse=True)
-    items, icode = np.unique(i, return_inverse=True)
+    _, ucode = _factorize(u)
+    items, icode = _factorize(i)
     pairs = np.unique(icode.astype(np.int64) * (ucode.max() + 1) + ucode)
     users_per_item = np.bincount(pairs // (ucode.max() + 1), minlength=items.size)
     return items, users_per_item, int(ucode.max() + 1)
@@ -283,7 +303,8 @@ def average_recommendation_popularity(recs: Run, train_items: Any, *,
     """
     what = "average_recommendation_popularity"
     lists = _lists(recs, k, what)
-    items, counts = np.unique(_strings(train_items), return_counts=True)
+    items, codes = _factorize(train_items)
+    counts = np.bincount(codes, minlength=items.size)
     phi = _lookup(items, counts, lists.item)
     return float(np.nanmean(_per_user_mean(lists, phi.astype(np.float64))))
 
@@ -321,7 +342,8 @@ def long_tail_share(recs: Run, train_items: Any, *, k: int | None = None,
             f"Got {head_share!r} instead."
         )
     lists = _lists(recs, k, what)
-    items, counts = np.unique(_strings(train_items), return_counts=True)
+    items, codes = _factorize(train_items)
+    counts = np.bincount(codes, minlength=items.size)
     if items.size == 0:
         raise InputError(f"{what}: the training interactions are empty.")
     n_head = int(np.ceil(head_share * items.size))
