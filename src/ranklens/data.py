@@ -126,12 +126,6 @@ class _Table:
         da = strings([str(x) for x in ds])
         return cls(qa, da, values, name=name)
 
-    @classmethod
-    def _from_columns(
-        cls: type[_T], query: Any, doc: Any, values: Any, name: str | None, duplicates: str
-    ) -> _T:
-        return cls(query, doc, values, name=name, duplicates=duplicates)
-
     # -- accessors -------------------------------------------------------------------------
     def __len__(self) -> int:
         return len(self._values)

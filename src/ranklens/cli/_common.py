@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -35,10 +34,3 @@ def run_guarded(fn: Callable[[], Any], ctx: click.Context) -> Any:
     return None
 
 
-def fail_usage(message: str) -> None:
-    """A usage error (exit 2) with our wording."""
-    raise click.UsageError(message)
-
-
-def stdout_is_terminal() -> bool:
-    return sys.stdout.isatty()
