@@ -221,6 +221,13 @@ class Qrels(_Table):
     _value_name = "relevance"
     __slots__ = ()
 
+    def __init__(self, query: Any, doc: Any, values: Any, *, name: str | None = None,
+                 duplicates: str = "error") -> None:
+        super().__init__(query, doc, values, name=name, duplicates=duplicates)
+        from ranklens.engine import index_in_background
+
+        index_in_background(self)  # large qrels: build the judgment index on the other core
+
     @classmethod
     def from_frame(
         cls,

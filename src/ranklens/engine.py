@@ -64,10 +64,32 @@ def _sorted_codes(pairs: Any) -> tuple[pa.Array, np.ndarray]:
     return qdict.take(from_numpy(order)), rank[pairs.query_code]
 
 
+_BACKGROUND: ThreadPoolExecutor | None = None
+_BACKGROUND_ROWS = 200_000
+
+
+def index_in_background(qrels: Qrels) -> None:
+    """Start building a large qrels' judgment index on the second core, so that it
+    is ready (or nearly) when the first evaluation needs it."""
+    global _BACKGROUND
+    if len(qrels) < _BACKGROUND_ROWS or "index" in qrels._cache:
+        return
+    if _BACKGROUND is None:
+        _BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ranklens")
+    qrels._cache["index_future"] = _BACKGROUND.submit(_build_judgment_index, qrels)
+
+
 def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
     cached = qrels._cache.get("index")
     if cached is not None:
         return cached
+    pending = qrels._cache.pop("index_future", None)
+    idx = pending.result() if pending is not None else _build_judgment_index(qrels)
+    qrels._cache["index"] = idx
+    return idx
+
+
+def _build_judgment_index(qrels: Qrels) -> _JudgmentIndex:
     uq, qcode = _sorted_codes(qrels._pairs)
     enc = pc.dictionary_encode(qrels._doc)
     ud = enc.dictionary
@@ -90,7 +112,6 @@ def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
         rel_sorted=rel[iorder],
         offsets=offsets,
     )
-    qrels._cache["index"] = idx
     return idx
 
 
