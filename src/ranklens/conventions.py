@@ -36,6 +36,20 @@ trec_eval 10.  Profiles reproduce other tools:
     every row of a duplicated interaction or recommendation; give it (and
     :func:`ranklens.recsys.evaluate_interactions`) deduplicated lists with
     ranks 1..n for identical numbers.
+``replay``
+    RePlay's (``replay-rec``) ``Precision``, ``Recall``, ``MAP``, ``NDCG``,
+    ``MRR`` and ``HitRate`` on deduplicated data: recommendations are ordered
+    by score descending, then item id descending (string ids: the ``trec``
+    tie rule; integer ids are compared as numbers there but as text here);
+    users with ground truth but no recommendations score 0
+    (``missing='zero'``), users without ground truth are not counted;
+    precision@k divides by k; MAP@k divides by ``min(k, R)``
+    (``ap(norm=min_r_k)``); NDCG@k is binary with the ideal list of
+    ``min(k, R)`` positions of gain 1 (``ndcg(ideal=cut)`` on binary
+    grades).  RePlay takes a repeated ground-truth row as another relevant
+    item in the MAP and NDCG normalisers, and counts a repeated
+    recommendation at each of its positions in MAP and NDCG (values above 1);
+    give it deduplicated lists, and ranklens ``repeats='binary'``.
 """
 
 from __future__ import annotations
@@ -148,6 +162,11 @@ PROFILES: dict[str, Conventions] = {
         missing="zero",
         metric_defaults={"ndcg": {"ideal": "k"}},
         profile="rectools",
+    ),
+    "replay": Conventions(
+        missing="zero",
+        metric_defaults={"ap": {"norm": "min_r_k"}, "ndcg": {"ideal": "cut"}},
+        profile="replay",
     ),
     "sklearn": Conventions(
         ties="expected",
