@@ -230,9 +230,8 @@ class _Table:
 
 
 def _read_table(path: str, fmt: str | None) -> _Table:
-    import pyarrow as pa
-
-    from ranklens.io._files import check_readable, detect_format, read_bytes
+    from ranklens.io._files import detect_format
+    from ranklens.io.tables import read_table
 
     kind, _ = detect_format(path, fmt)
     if kind not in TABLE_FORMATS:
@@ -240,40 +239,10 @@ def _read_table(path: str, fmt: str | None) -> _Table:
             f"{path}: `ranklens score` reads {', '.join(TABLE_FORMATS)} tables; name the file "
             "by its format (.csv, .tsv, .parquet, .jsonl) or pass --input-format."
         )
-    if kind == "parquet":
-        import pyarrow.parquet as pq
-
-        p = check_readable(path)
-        try:
-            table = pq.read_table(str(p))
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputError(f"{path}: not a readable Parquet file ({exc}).") from None
-        first, prefix = 0, f"{path}: row "
-    else:
-        buf = read_bytes(path)
-        if len(buf) >= 3 and bytes(buf[:3]) == b"\xef\xbb\xbf":
-            buf = buf.slice(3)
-        if len(buf) == 0 or not bytes(buf[:65536]).strip():
-            raise InputError(f"{path}: the file is empty.")
-        try:
-            if kind == "jsonl":
-                import pyarrow.json as pajson
-
-                table = pajson.read_json(pa.BufferReader(buf))
-                first = 1
-            else:
-                import pyarrow.csv as pacsv
-
-                table = pacsv.read_csv(
-                    pa.BufferReader(buf),
-                    parse_options=pacsv.ParseOptions(delimiter="," if kind == "csv" else "\t"),
-                    convert_options=pacsv.ConvertOptions(strings_can_be_null=False))
-                first = 2
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-            raise InputError(f"{path}: cannot read the {kind.upper()} file: {exc}") from None
-        prefix = f"{path}:"
+    table, first = read_table(path, kind)
     if table.num_rows == 0:
         raise InputError(f"{path}: the table has no rows.")
+    prefix = f"{path}: row " if kind == "parquet" else f"{path}:"
     return _Table(path, table, lambda i: f"{prefix}{first + i}")
 
 

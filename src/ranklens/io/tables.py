@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from ranklens.data import Qrels, Run
-from ranklens.errors import InputError
+from ranklens.errors import FormatError, InputError
 from ranklens.io._files import (
     check_readable,
     detect_format,
@@ -29,7 +30,7 @@ from ranklens.io._files import (
 )
 from ranklens.io.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 
-__all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
+__all__ = ["read_qrels", "read_run", "read_table", "write_qrels", "write_run"]
 
 QUERY_NAMES = ("query", "query_id", "qid", "q_id", "topic", "topic_id", "user_id", "user",
                "uid", "session_id", "session")
@@ -98,10 +99,17 @@ def _to_float(path: str, text: pa.ChunkedArray | pa.Array, what: str, first_line
     return numbers(arr, lambda i: f"{path}:{first_line + i}", what)
 
 
-def _read_table(path: str, fmt: str, roles: dict[str, tuple[str | None, tuple[str, ...], str]]
-                ) -> tuple[dict[str, Any], int]:
-    """Read the columns for ``roles`` ({role: (given name, candidates, option)});
-    returns the columns and the file line of the first row (for messages)."""
+def read_table(path: str, fmt: str,
+               pick: Callable[[list[str]], dict[str, str]] | None = None,
+               text: Sequence[str] = ()) -> tuple[pa.Table, int]:
+    """Read a CSV, TSV, Parquet or JSON Lines table.
+
+    ``pick(columns)`` chooses the columns to keep, as ``{role: column}``
+    (None keeps them all); the ``text`` roles are read as strings from CSV/TSV
+    (ids stay text: ``007``).  Returns the table (the picked columns, or all)
+    and the file line of its first row, for messages (0 for Parquet).
+    Errors name the file and, where there is one, the line.
+    """
     if fmt in ("csv", "tsv"):
         buf = read_bytes(path)
         if len(buf) >= 3 and bytes(buf[:3]) == b"\xef\xbb\xbf":
@@ -110,21 +118,21 @@ def _read_table(path: str, fmt: str, roles: dict[str, tuple[str | None, tuple[st
             raise InputError(f"{path}: looks like a binary file, not {fmt.upper()} text.")
         delimiter = "," if fmt == "csv" else "\t"
         columns = _csv_header(path, buf, delimiter)
-        names = {role: _pick(path, columns, g, c, role, o) for role, (g, c, o) in roles.items()}
-        types = {names["query"]: pa.string(), names["doc"]: pa.string()}
+        names = pick(columns) if pick is not None else None
+        types = {names[r]: pa.string() for r in text} if names is not None else {}
+        include = list(dict.fromkeys(names.values())) if names is not None else None
         try:
             table = pacsv.read_csv(
                 pa.BufferReader(buf),
                 parse_options=pacsv.ParseOptions(delimiter=delimiter),
                 convert_options=pacsv.ConvertOptions(
-                    column_types=types, include_columns=list(dict.fromkeys(names.values())),
-                    strings_can_be_null=False),
+                    column_types=types, include_columns=include, strings_can_be_null=False),
             )
         except pa.ArrowInvalid as exc:
             raise InputError(_csv_problem(path, buf, delimiter, len(columns), fmt, exc)) from None
         if table.num_rows == 0:
             raise InputError(f"{path}: the file has a header but no rows.")
-        return {role: table.column(n) for role, n in names.items()}, 2
+        return table, 2
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -133,10 +141,9 @@ def _read_table(path: str, fmt: str, roles: dict[str, tuple[str | None, tuple[st
             schema = pq.read_schema(str(p))
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputError(f"{path}: not a readable Parquet file ({exc}).") from None
-        names = {role: _pick(path, schema.names, g, c, role, o)
-                 for role, (g, c, o) in roles.items()}
-        table = pq.read_table(str(p), columns=list(dict.fromkeys(names.values())))
-        return {role: table.column(n) for role, n in names.items()}, 0
+        names = pick(list(schema.names)) if pick is not None else None
+        include = list(dict.fromkeys(names.values())) if names is not None else None
+        return pq.read_table(str(p), columns=include), 0
     if fmt == "jsonl":
         import pyarrow.json as pajson
 
@@ -147,10 +154,25 @@ def _read_table(path: str, fmt: str, roles: dict[str, tuple[str | None, tuple[st
             table = pajson.read_json(pa.BufferReader(buf))
         except pa.ArrowInvalid as exc:
             raise InputError(f"{path}: not valid JSON Lines ({exc}).") from None
-        names = {role: _pick(path, table.column_names, g, c, role, o)
-                 for role, (g, c, o) in roles.items()}
-        return {role: table.column(n) for role, n in names.items()}, 1
-    raise AssertionError(fmt)  # pragma: no cover
+        if pick is not None:
+            pick(list(table.column_names))  # checks the named columns exist
+        return table, 1
+    raise FormatError(f"{path}: {fmt!r} is not a table format; use csv, tsv, parquet or jsonl.")
+
+
+def _read_table(path: str, fmt: str, roles: dict[str, tuple[str | None, tuple[str, ...], str]]
+                ) -> tuple[dict[str, Any], int]:
+    """Read the columns for ``roles`` ({role: (given name, candidates, option)});
+    returns the columns and the file line of the first row (for messages)."""
+    names: dict[str, str] = {}
+
+    def pick(columns: list[str]) -> dict[str, str]:
+        names.update({role: _pick(path, columns, g, c, role, o)
+                      for role, (g, c, o) in roles.items()})
+        return names
+
+    table, first = read_table(path, fmt, pick, text=("query", "doc"))
+    return {role: table.column(n) for role, n in names.items()}, first
 
 
 def _read_json_dict(path: str) -> dict[str, Any]:
