@@ -134,20 +134,26 @@ def _lists(recs: Run, k: int | None, what: str) -> _Lists:
     return _Lists(users, u, items[icode[keep]], np.r_[0, np.cumsum(lengths)])
 
 
-def _counts_over(universe: np.ndarray, values: np.ndarray, what: str, label: str) -> np.ndarray:
-    """How often each id of ``universe`` (sorted, unique) occurs in ``values``; ids of
-    ``values`` outside the universe raise :class:`InputError`."""
+def _positions(universe: np.ndarray, values: np.ndarray, what: str, problem: str,
+               tail: str) -> np.ndarray:
+    """Index of each of ``values`` in ``universe`` (sorted, unique); recommended ids
+    that are not there raise :class:`InputError` ("{problem}, e.g. [...]{tail}")."""
     pos = np.searchsorted(universe, values)
     pos_c = np.minimum(pos, universe.size - 1)
     bad = (pos >= universe.size) | (universe[pos_c] != values)
     if bad.any():
         missing = np.unique(values[bad])
-        raise InputError(
-            f"{what}: {missing.size} recommended item(s) are not in the {label}, e.g. "
-            f"{missing[:3].tolist()}; add them to the {label} or remove them from the "
-            "recommendations."
-        )
-    return np.bincount(pos_c, minlength=universe.size)
+        raise InputError(f"{what}: {missing.size} recommended item(s) {problem}, e.g. "
+                         f"{missing[:3].tolist()}{tail}")
+    return pos_c
+
+
+def _counts_over(universe: np.ndarray, values: np.ndarray, what: str, label: str) -> np.ndarray:
+    """How often each id of ``universe`` (sorted, unique) occurs in ``values``; ids of
+    ``values`` outside the universe raise :class:`InputError`."""
+    pos = _positions(universe, values, what, f"are not in the {label}",
+                     f"; add them to the {label} or remove them from the recommendations.")
+    return np.bincount(pos, minlength=universe.size)
 
 
 def _catalog(catalog: Any, what: str) -> np.ndarray:
@@ -275,17 +281,10 @@ def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = No
     what = "novelty"
     lists = _lists(recs, k, what)
     items, users_per_item, n_users = _popularity(train_users, train_items, what)
-    pos = np.searchsorted(items, lists.item)
-    pos_c = np.minimum(pos, items.size - 1)
-    bad = (pos >= items.size) | (items[pos_c] != lists.item)
-    if bad.any():
-        missing = np.unique(lists.item[bad])
-        raise InputError(
-            f"{what}: {missing.size} recommended item(s) have no training interaction, e.g. "
-            f"{missing[:3].tolist()}, so their self-information is infinite; drop cold items "
-            "from the recommendations or evaluate them separately."
-        )
-    info = -np.log2(users_per_item[pos_c] / n_users)
+    pos = _positions(items, lists.item, what, "have no training interaction",
+                     ", so their self-information is infinite; drop cold items from the "
+                     "recommendations or evaluate them separately.")
+    info = -np.log2(users_per_item[pos] / n_users)
     return float(np.nanmean(_per_user_mean(lists, info)))
 
 
@@ -417,16 +416,8 @@ def intra_list_diversity(
         ids = ids[order]
         mat = np.eye(cats.size)[ccode[order]]
         label = "categories"
-    pos = np.searchsorted(ids, lists.item)
-    pos_c = np.minimum(pos, ids.size - 1)
-    bad = (pos >= ids.size) | (ids[pos_c] != lists.item)
-    if bad.any():
-        missing = np.unique(lists.item[bad])
-        raise InputError(
-            f"{what}: {missing.size} recommended item(s) have no {label}, e.g. "
-            f"{missing[:3].tolist()}; add them to {label} or remove them from the "
-            "recommendations."
-        )
+    pos_c = _positions(ids, lists.item, what, f"have no {label}",
+                       f"; add them to {label} or remove them from the recommendations.")
     norms = np.linalg.norm(mat, axis=1)
     if (norms[pos_c] == 0).any():
         zero = np.unique(lists.item[norms[pos_c] == 0])
