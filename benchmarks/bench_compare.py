@@ -27,11 +27,12 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import time
 import warnings
 from typing import Any
 
 import numpy as np
+
+from _timing import best
 
 
 def _objects(df: Any) -> Any:
@@ -57,14 +58,6 @@ def make_data(n_queries: int, n_docs: int, n_systems: int, seed: int) -> tuple[A
                                                         "score": score}))))
     return qrels, runs
 
-
-def best(fn: Any, repeat: int) -> tuple[float, Any]:
-    times, out = [], None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
 
 
 def main() -> None:

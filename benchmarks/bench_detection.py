@@ -30,13 +30,13 @@ import argparse
 import contextlib
 import io
 import platform
-import time
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from _timing import best
 from ranklens.detection import coco_evaluate
 
 
@@ -96,14 +96,6 @@ def columns(anns: list[dict[str, Any]], det: bool) -> dict[str, np.ndarray]:
         out["iscrowd"] = np.array([a["iscrowd"] for a in anns])
     return out
 
-
-def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    times, out = [], None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
 
 
 def peer(module: str, gt: dict[str, Any], dets: list[dict[str, Any]]

@@ -12,12 +12,12 @@ can be imported (it pins pandas<3 and numpy<2: install it with ``pip install
 from __future__ import annotations
 
 import argparse
-import time
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from _timing import best
 from ranklens import Run
 from ranklens.recsys import catalog_coverage, evaluate_interactions, novelty
 
@@ -45,14 +45,6 @@ def make_data(users: int, seed: int = 0) -> tuple[Any, Any, Any]:
     })
     return recs, held, train
 
-
-def best(fn: Any, repeat: int) -> tuple[float, Any]:
-    times, out = [], None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
 
 
 def main() -> None:
