@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._arrow import from_numpy, to_numpy
+from ranklens._columns import parallel_pool
 from ranklens.conventions import Conventions
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError
@@ -289,19 +290,64 @@ class Sparse:
         return np.arange(1, len(self.idx) + 1) - self.first[:-1][self.seg]
 
 
-def _lookup_rel(idx: _JudgmentIndex, query_of: Any, dcode: np.ndarray
+def _lookup_rel(idx: _JudgmentIndex, qcode: np.ndarray, dcode: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Relevance of each (query code, doc code) and whether it is in the qrels;
-    ``query_of(rows)`` gives the query codes of the rows that need a look-up."""
-    rel = np.zeros(len(dcode), dtype=np.float64)
-    found = np.zeros(len(dcode), dtype=bool)
-    cand = np.flatnonzero(dcode >= 0)  # documents judged for some query
-    key = query_of(cand) * max(len(idx.doc_ids), 1) + dcode[cand]
-    hit = np.minimum(np.searchsorted(idx.keys, key), len(idx.keys) - 1)
-    ok = idx.keys[hit] == key
-    rel[cand[ok]] = idx.key_rel[hit[ok]]
-    found[cand[ok]] = True
+    """Relevance of each (query code, doc code) row and whether it is in the qrels:
+    a binary search of the judged rows' keys; large inputs in two halves on both
+    cores."""
+    n = len(dcode)
+    rel = np.zeros(n, dtype=np.float64)
+    found = np.zeros(n, dtype=bool)
+    ndocs = max(len(idx.doc_ids), 1)
+
+    def part(a: int, b: int) -> None:
+        cand = np.flatnonzero(dcode[a:b] >= 0)  # documents judged for some query
+        cand += a
+        key = qcode[cand].astype(np.int64) * ndocs + dcode[cand]
+        hit = np.minimum(np.searchsorted(idx.keys, key), len(idx.keys) - 1)
+        ok = idx.keys[hit] == key
+        rel[cand[ok]] = idx.key_rel[hit[ok]]
+        found[cand[ok]] = True
+
+    _in_halves(n, part)
     return rel, found
+
+
+def _in_halves(n: int, work: Any) -> None:
+    """Run ``work(a, b)`` over row ranges covering ``0..n``: two halves on both cores
+    for large inputs, else at once."""
+    if n < _PARALLEL_ROWS:
+        work(0, n)
+        return
+    h = n // 2
+    job = parallel_pool().submit(work, h, n)
+    work(0, h)
+    job.result()
+
+
+def _split_sort(cols: dict[str, np.ndarray], keys: list[tuple[str, str]], n_codes: int
+                ) -> np.ndarray:
+    """``sort_indices`` over columns whose first key is a query code in
+    ``[0, n_codes)``: large inputs are cut into two sets of whole queries (by code) and
+    sorted on both cores; the results concatenate because every code of the first set
+    is below every code of the second."""
+    q = cols["q"]
+    n = len(q)
+    if n < _PARALLEL_ROWS or n_codes < 2:
+        return _np(pc.sort_indices(_table(cols), sort_keys=keys))
+    cum = np.cumsum(np.bincount(q, minlength=n_codes))
+    mid = int(np.searchsorted(cum, n // 2)) + 1  # codes < mid go first
+    first = q < mid
+
+    def sort_part(mask: np.ndarray) -> np.ndarray:
+        rows = np.flatnonzero(mask)
+        local = _np(pc.sort_indices(_table({k: v[rows] for k, v in cols.items()}),
+                                    sort_keys=keys))
+        return rows[local]
+
+    job = parallel_pool().submit(sort_part, ~first)
+    head = sort_part(first)
+    return np.concatenate([head, job.result()])
 
 
 def _score_column(run: Run, conv: Conventions) -> np.ndarray:
@@ -326,7 +372,7 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     # -- query codes: map the run's distinct query ids onto the qrels' ---------------------
     pairs = run._pairs
     qmap_arr = pc.index_in(pairs.query_dict, value_set=idx.query_ids)
-    qmap = to_numpy(qmap_arr, fill=-1).astype(np.int64)
+    qmap: np.ndarray = to_numpy(qmap_arr, fill=-1).astype(np.int32 if nq_all < 2**31 else np.int64)
     report["run_queries_without_judgments"] = int((qmap < 0).sum())
     qcode = qmap[pairs.query_code]
     score = _score_column(run, conventions)
@@ -345,14 +391,14 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     # independent (unless the tie rule needs the grades), so large inputs run them on
     # both cores.
     def lookup() -> np.ndarray:
-        return to_numpy(pc.index_in(d_run, value_set=idx.doc_ids), fill=-1).astype(np.int64)
+        return to_numpy(pc.index_in(d_run, value_set=idx.doc_ids), fill=-1)
 
     ties = conventions.ties
     cols: dict[str, Any] = {"q": qcode, "s": score}
     keys: list[tuple[str, str]] = [("q", "ascending"), ("s", "descending")]
     if ties in ("optimistic", "pessimistic"):
         dcode = lookup()
-        cols["r"] = _lookup_rel(idx, qcode.__getitem__, dcode)[0]
+        cols["r"] = _lookup_rel(idx, qcode, dcode)[0]
         keys.append(("r", "descending" if ties == "optimistic" else "ascending"))
     if ties == "input":
         cols["i"] = np.arange(len(qcode)) if rows is None else rows
@@ -362,15 +408,15 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
         cols["d"] = doc_rank
         keys.append(("d", "descending"))
     if ties in ("optimistic", "pessimistic"):
-        order = _np(pc.sort_indices(_table(cols), sort_keys=keys))
+        order = _split_sort(cols, keys, nq_all)
     elif len(qcode) >= _PARALLEL_ROWS:
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(lookup)
-            order = _np(pc.sort_indices(_table(cols), sort_keys=keys))
-            dcode = pending.result()
+        pending = parallel_pool().submit(lookup)
+        order = _split_sort(cols, keys, nq_all)
+        dcode = pending.result()
     else:
         dcode = lookup()
-        order = _np(pc.sort_indices(_table(cols), sort_keys=keys))
+        order = _split_sort(cols, keys, nq_all)
+    del cols
     score = score[order]
     dcode = dcode[order]
     # rows are now grouped by query code: the codes follow from the counts
@@ -378,8 +424,8 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     del qcode
     offs = np.zeros(nq_all + 1, dtype=np.int64)
     np.cumsum(counts, out=offs[1:])
-    rel, in_qrels = _lookup_rel(
-        idx, lambda rows: np.searchsorted(offs, rows, side="right") - 1, dcode)
+    rel, in_qrels = _lookup_rel(idx, np.repeat(np.arange(nq_all, dtype=np.int64), counts),
+                                dcode)
     # a negative grade is a judgment of non-relevance that trec_eval treats as
     # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj)
     judged = in_qrels & (rel >= 0)

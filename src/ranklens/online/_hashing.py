@@ -85,7 +85,7 @@ def hash_units(units: Any, salt: str, *, algorithm: HashAlgorithm = DEFAULT_ALGO
         ``uint64`` array, one value per unit, in input order.
 
     >>> import hashlib
-    >>> h = hash_units(["alice"], "exp1")[0]
+    >>> h = hash_units(["alice"], "exp1", algorithm="sha256")[0]
     >>> int(h) == int.from_bytes(hashlib.sha256(b"exp1:alice").digest()[:8], "big")
     True
     """

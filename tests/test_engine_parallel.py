@@ -1,0 +1,93 @@
+"""Large inputs take other code paths (two-core sorts and look-ups, grouping of
+ungrouped rows before the (query, doc) sort): they must give exactly the values of
+the one-thread path.  The size threshold is lowered so small data take them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ranklens
+import ranklens._columns as columns
+import ranklens.engine as engine
+from ranklens.errors import DuplicateError
+
+METRICS = ["ndcg@10", "ndcg", "map", "mrr", "p@5", "recall@20", "bpref", "err@10",
+           "rprec", "num_rel_ret", "iprec@0.3", "kendall_tau"]
+
+
+def _data(seed: int, shuffle: bool) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    nq, m = 60, 40
+    q = np.repeat(np.arange(nq), m)
+    d = (np.repeat(rng.integers(0, 500, nq), m) + np.tile(np.arange(m) * 7, nq)) % 600
+    s = rng.integers(0, 6, nq * m) / 2.0  # many ties
+    if shuffle:
+        p = rng.permutation(len(q))
+        q, d, s = q[p], d[p], s[p]
+    run = {"query": np.char.add("q", q.astype(str)), "doc": np.char.add("d", d.astype(str)),
+           "score": s}
+    jq = rng.integers(0, nq + 5, 900)  # some judged queries are not in the run
+    jd = rng.integers(0, 600, 900)
+    key = np.unique(jq * 1000 + jd)
+    qrels = {"query": np.char.add("q", (key // 1000).astype(str)),
+             "doc": np.char.add("d", (key % 1000).astype(str)),
+             "relevance": rng.integers(-1, 4, key.size)}
+    return qrels, run
+
+
+def _evaluate(qrels: dict[str, np.ndarray], run: dict[str, np.ndarray], **conv: object
+              ) -> dict[str, dict[str, float]]:
+    q = ranklens.Qrels.from_arrays(qrels["query"], qrels["doc"], qrels["relevance"])
+    r = ranklens.Run.from_arrays(run["query"], run["doc"], run["score"])
+    res = ranklens.evaluate(q, r, METRICS, **conv)
+    return {m: res.per_query(m) for m in METRICS}
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+@pytest.mark.parametrize("ties", ["trec", "input", "optimistic", "pessimistic"])
+def test_two_core_paths_match_one_core(monkeypatch: pytest.MonkeyPatch, shuffle: bool,
+                                       ties: str) -> None:
+    qrels, run = _data(7, shuffle)
+    serial = _evaluate(qrels, run, ties=ties, missing="zero")
+    monkeypatch.setattr(columns, "_PARALLEL_ROWS", 10)
+    monkeypatch.setattr(engine, "_PARALLEL_ROWS", 10)
+    parallel = _evaluate(qrels, run, ties=ties, missing="zero")
+    for m in METRICS:
+        assert list(parallel[m]) == list(serial[m])
+        np.testing.assert_array_equal(list(parallel[m].values()), list(serial[m].values()))
+
+
+def test_pair_index_two_core_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow as pa
+
+    rng = np.random.default_rng(3)
+    q = pa.array(rng.integers(0, 50, 3000).astype(str))
+    d = pa.array(rng.integers(0, 40, 3000).astype(str))
+    serial = columns.pair_index(q, d)
+    monkeypatch.setattr(columns, "_PARALLEL_ROWS", 10)
+    parallel = columns.pair_index(q, d)
+    assert np.array_equal(serial.doc_rank, parallel.doc_rank)
+    assert np.array_equal(serial.dup_rows, parallel.dup_rows)
+    # the order is (query code, doc) and every repeat of a pair is flagged
+    qs, ds = np.array(q.to_pylist()), np.array(d.to_pylist())
+    expect = np.lexsort((ds, serial.query_code))
+    assert np.array_equal(np.argsort(parallel.doc_rank), expect)
+    pairs = np.char.add(np.char.add(qs, "|"), ds)
+    assert parallel.dup_rows.size == pairs.size - np.unique(pairs).size
+
+
+def test_duplicates_found_on_the_two_core_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(columns, "_PARALLEL_ROWS", 10)
+    q = [f"q{i % 7}" for i in range(200)] + ["q3"]
+    d = [f"d{i}" for i in range(200)] + ["d3"]
+    with pytest.raises(DuplicateError, match=r"\('q3', 'd3'\)"):
+        ranklens.Run.from_arrays(q, d, np.arange(201.0))
+
+
+@pytest.mark.parametrize("n_codes", [5, 70_000, 5_000_000])
+def test_group_order_is_a_stable_argsort(n_codes: int) -> None:
+    rng = np.random.default_rng(n_codes)
+    codes = rng.integers(0, n_codes, 5000).astype(np.int32)
+    assert np.array_equal(columns.group_order(codes, n_codes),
+                          np.argsort(codes, kind="stable"))
