@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -225,3 +226,260 @@ def test_evaluate_by_item_segment():
     assert t.values["recall@3"]["cold"] == 0.75
     with pytest.raises(InputError, match="by must be 'user' or 'item', got 'day'"):
         rs.evaluate_by_segment(qrels, RECS, ["p@1"], items, by="day")
+
+
+# -- per-user values -----------------------------------------------------------------------
+
+def _same(got: dict, want: dict) -> bool:
+    """Equal keys, values equal to 1e-12 or both NaN."""
+    return got.keys() == want.keys() and all(
+        (math.isnan(got[u]) and math.isnan(want[u]))
+        or math.isclose(got[u], want[u], rel_tol=1e-12, abs_tol=1e-12) for u in got)
+
+
+def test_per_user_values_by_hand():
+    info = {"a": -math.log2(3 / 4), **{i: 2.0 for i in "bcde"}}
+    v = rs.novelty(RECS, TRAIN_USERS, TRAIN_ITEMS, per_user=True)
+    assert isinstance(v, rs.UserValues)
+    assert v.metric == "novelty" and v.user_ids == ("u1", "u2", "u3") and len(v) == 3
+    assert _same(v.per_user(), {u: float(np.mean([info[i] for i in lst]))
+                                for u, lst in lists_of(RECS).items()})
+    assert v.mean == rs.novelty(RECS, TRAIN_USERS, TRAIN_ITEMS)
+    phi = {"a": 3, "b": 1, "c": 1, "d": 2, "e": 1}
+    v = rs.average_recommendation_popularity(RECS, TRAIN_ITEMS, k=2, per_user=True)
+    assert v.per_user() == {"u1": 2.0, "u2": 2.5, "u3": 1.0}
+    assert v.mean == rs.average_recommendation_popularity(RECS, TRAIN_ITEMS, k=2)
+    assert v.mean == np.mean([np.mean([phi[i] for i in lst])
+                              for lst in lists_of(RECS, 2).values()])
+    v = rs.long_tail_share(RECS, TRAIN_ITEMS, head_share=0.4, per_user=True)
+    assert _same(v.per_user(), {"u1": 2 / 3, "u2": 1 / 3, "u3": 1.0})
+    assert v.mean == rs.long_tail_share(RECS, TRAIN_ITEMS, head_share=0.4)
+    # the values are read-only, the frame has one row per user
+    with pytest.raises(ValueError, match="read-only"):
+        v.values[0] = 0.0
+    frame = v.to_frame()
+    assert list(frame.columns) == ["long_tail_share"] and frame.index.name == "user"
+    assert frame.loc["u2", "long_tail_share"] == v.per_user()["u2"]
+    assert repr(v) == "<UserValues long_tail_share: mean=0.6667 over 3 of 3 users>"
+    with pytest.raises(InputError, match="per_user must be True or False, got 'yes'"):
+        rs.novelty(RECS, TRAIN_USERS, TRAIN_ITEMS, per_user="yes")
+
+
+def test_ild_per_user_skips_one_item_lists():
+    cats = {"a": "x", "b": "x", "c": "y", "d": "y", "e": "y"}
+    v = rs.intra_list_diversity(RECS, categories=cats, per_user=True)
+    assert v.per_user()["u1"] == pytest.approx(2 / 3) and math.isnan(v.per_user()["u3"])
+    assert v.report == {"users_with_one_item": 1}
+    assert v.mean == rs.intra_list_diversity(RECS, categories=cats)
+    assert repr(v).endswith("over 2 of 3 users>")
+
+
+def test_personalisation_per_user_by_hand():
+    # u1 {a,b,c}, u2 {a,d,e}, u3 {b}: cos(u1,u2) = 1/3, cos(u1,u3) = 1/sqrt 3, cos(u2,u3) = 0
+    v = rs.personalisation(RECS, per_user=True)
+    r3 = 1 / math.sqrt(3)
+    assert _same(v.per_user(), {"u1": 1 - (1 / 3 + r3) / 2, "u2": 1 - (1 / 3) / 2,
+                                "u3": 1 - r3 / 2})
+    assert v.mean == rs.personalisation(RECS)
+    assert math.isclose(v.mean, 1 - (2 / 3 + 2 * r3) / 6)
+
+
+def test_serendipity_baseline_per_user():
+    qrels = rl.Qrels.from_dict({"u1": {"a": 1, "c": 1}, "u2": {"d": 2, "e": 0}})
+    popular = rl.Run.from_dict({u: {"a": 1.0, "b": 0.5} for u in ("u1", "u2", "u3")})
+    v = rs.serendipity(RECS, qrels, popular, per_user=True)
+    assert _same(v.per_user(), {"u1": 1 / 3, "u2": 1 / 3, "u3": 0.0})
+    assert v.report == {"users_without_judgments": 1}
+    assert v.mean == rs.serendipity(RECS, qrels, popular)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6), st.integers(2, 8))
+def test_personalisation_and_ild_per_user_match_loops(seed, n_users):
+    run = random_recs(seed, n_users, 8, 4)
+    lists = {u: set(v) for u, v in lists_of(run).items()}
+    want = {u: 1 - float(np.mean([len(a & b) / math.sqrt(len(a) * len(b))
+                                  for v, b in lists.items() if v != u]))
+            for u, a in lists.items()}
+    got = rs.personalisation(run, per_user=True)
+    assert _same(got.per_user(), want)
+    assert got.mean == rs.personalisation(run)
+    rng = np.random.default_rng(seed)
+    vec = {f"i{i}": rng.normal(size=3) for i in range(8)}
+    cos = lambda a, b: float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))  # noqa: E731
+    want = {u: float(np.mean([1 - cos(vec[x], vec[y]) for x, y in itertools.permutations(lst, 2)]))
+            if len(lst) > 1 else math.nan for u, lst in lists_of(run).items()}
+    if all(math.isnan(w) for w in want.values()):
+        return
+    got = rs.intra_list_diversity(run, features=vec, per_user=True)
+    assert _same(got.per_user(), want)
+    assert got.mean == rs.intra_list_diversity(run, features=vec)
+
+
+# -- unexpectedness and serendipity against user profiles ----------------------------------
+
+# u1 knows a, f, b (a twice: counts once); u2 knows g, h; u3 has no profile;
+# zz is not recommended to, so its unknown item q is never looked at
+PROFILES = (["u1", "u1", "u1", "u1", "u2", "u2", "zz"], ["a", "f", "b", "a", "g", "h", "q"])
+CATS = {"a": "x", "b": "x", "c": "y", "d": "y", "e": "z", "f": "y", "g": "y", "h": "z"}
+
+
+def test_unexpectedness_categories_by_hand():
+    # mean: u1 a 1/3, b 1/3, c 2/3 ; u2 a 1, d 1/2, e 1/2
+    # min:  u1 a 0, b 0, c 0       ; u2 a 1, d 0, e 0
+    with pytest.warns(rl.errors.RanklensWarning,
+                      match=r"unexpectedness: 1 of 3 recommended user\(s\) have no training "
+                            r"profile, e\.g\. \['u3'\]"):
+        v = rs.unexpectedness(RECS, PROFILES, categories=CATS, per_user=True)
+    assert _same(v.per_user(), {"u1": 4 / 9, "u2": 2 / 3, "u3": math.nan})
+    assert v.report == {"users_without_profile": 1}
+    assert math.isclose(v.mean, 5 / 9)
+    some = RECS.take_queries(["u1", "u2"])
+    assert rs.unexpectedness(some, PROFILES, categories=CATS) == v.mean
+    v = rs.unexpectedness(some, PROFILES, categories=CATS, profile_distance="min", per_user=True)
+    assert _same(v.per_user(), {"u1": 0.0, "u2": 1 / 3})
+    # top-1: u1 a, u2 a
+    assert math.isclose(rs.unexpectedness(some, PROFILES, categories=CATS, k=1), (1 / 3 + 1) / 2)
+
+
+def test_unexpectedness_features_by_hand():
+    feats = {"a": [1, 0], "b": [0, 1], "c": [1, 1], "d": [2, 0], "e": [-1, 0]}
+    some = RECS.take_queries(["u1", "u2"])
+    profiles = (["u1", "u2", "u2"], ["b", "a", "b"])
+    # u1 knows b: a 1, b 0, c 1 - 1/sqrt 2 (mean = min with one profile item)
+    u1 = (1 + 0 + 1 - 1 / math.sqrt(2)) / 3
+    # u2 knows a, b: a (0 + 1)/2, d (0 + 1)/2, e (2 + 1)/2 ; min: 0, 0, 1
+    v = rs.unexpectedness(some, profiles, features=feats, per_user=True)
+    assert _same(v.per_user(), {"u1": u1, "u2": 5 / 6})
+    v = rs.unexpectedness(some, profiles, features=feats, profile_distance="min", per_user=True)
+    assert _same(v.per_user(), {"u1": u1, "u2": 1 / 3})
+    ids, mat = list(feats), np.array(list(feats.values()), dtype=float)
+    assert math.isclose(rs.unexpectedness(some, profiles, features=(ids, mat)), (u1 + 5 / 6) / 2)
+
+
+def test_serendipity_profiles_by_hand():
+    qrels = rl.Qrels.from_dict({"u1": {"a": 1, "c": 1}, "u2": {"a": 1, "d": 1}})
+    kw = dict(profiles=PROFILES, categories=CATS)
+    with pytest.warns(rl.errors.RanklensWarning, match="serendipity: 1 of 3"):
+        # mean unexp > 0.4: u1 c -> 1/3 ; u2 a, d -> 2/3 ; u3 no profile
+        v = rs.serendipity(RECS, qrels, threshold=0.4, per_user=True, **kw)
+    assert _same(v.per_user(), {"u1": 1 / 3, "u2": 2 / 3, "u3": math.nan})
+    assert v.report == {"users_without_judgments": 1, "users_without_profile": 1}
+    assert math.isclose(v.mean, 1 / 2)
+    some = RECS.take_queries(["u1", "u2"])
+    # strictly above: d has unexp 1/2 exactly, so threshold 0.5 drops it
+    assert math.isclose(rs.serendipity(some, qrels, threshold=0.5, **kw), (1 / 3 + 1 / 3) / 2)
+    # min distance: only u2's a is unexpected
+    assert math.isclose(rs.serendipity(some, qrels, threshold=0.5, profile_distance="min", **kw),
+                        (0 + 1 / 3) / 2)
+    assert math.isclose(rs.serendipity(some, qrels, threshold=0.5, rel_threshold=2, **kw), 0.0)
+
+
+def _brute_unexp(lists, profile, dist, how):
+    out = {}
+    for u, lst in lists.items():
+        if not profile.get(u):
+            out[u] = [math.nan] * len(lst)
+            continue
+        agg = np.mean if how == "mean" else np.min
+        out[u] = [float(agg([dist(i, j) for j in sorted(profile[u])])) for i in lst]
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(["mean", "min"]), st.booleans(),
+       st.sampled_from([1, 5, 1 << 22]))
+def test_unexpectedness_and_serendipity_match_loops(seed, how, use_categories, block):
+    from unittest import mock
+
+    import ranklens.recsys.beyond as beyond
+
+    rng = np.random.default_rng(seed)
+    run = random_recs(seed, 7, 12, 6)
+    n = int(rng.integers(1, 40))
+    train_users = ["u0"] + [f"u{rng.integers(0, 9)}" for _ in range(n)]   # u7, u8: not recs
+    train_items = [f"i{rng.integers(0, 12)}" for _ in range(n + 1)]
+    profile: dict[str, set[str]] = {}
+    for u, i in zip(train_users, train_items, strict=True):
+        profile.setdefault(u, set()).add(i)
+    if use_categories:
+        cat = {f"i{i}": int(rng.integers(0, 3)) for i in range(12)}
+        kw = {"categories": cat}
+        dist = lambda i, j: float(cat[i] != cat[j])  # noqa: E731
+    else:
+        vec = {f"i{i}": rng.normal(size=3) for i in range(12)}
+        kw = {"features": vec}
+        dist = lambda i, j: 1 - float(  # noqa: E731
+            vec[i] @ vec[j] / np.linalg.norm(vec[i]) / np.linalg.norm(vec[j]))
+    lists = lists_of(run, 4)
+    unexp = _brute_unexp(lists, profile, dist, how)
+    judged = {u: {f"i{i}": int(rng.integers(0, 3)) for i in range(12) if rng.random() < 0.5}
+              for u in list(lists)[:5]}
+    qrels = rl.Qrels.from_dict({u: d for u, d in judged.items() if d})
+    threshold = float(rng.uniform(0.05, 1.2))
+    want_unexp = {u: float(np.mean(v)) for u, v in unexp.items()}
+    want_ser = {u: (math.nan if math.isnan(unexp[u][0]) else
+                    sum(judged.get(u, {}).get(i, 0) >= 1 and x > threshold
+                        for i, x in zip(lst, unexp[u], strict=True)) / len(lst))
+                for u, lst in lists.items()}
+    with mock.patch.object(beyond, "_BLOCK_VALUES", block), warnings.catch_warnings():
+        warnings.simplefilter("ignore", rl.errors.RanklensWarning)
+        got = rs.unexpectedness(run, (train_users, train_items), profile_distance=how, k=4,
+                                per_user=True, **kw)
+        ser = rs.serendipity(run, qrels, profiles=(train_users, train_items), threshold=threshold,
+                             profile_distance=how, k=4, per_user=True, **kw)
+        assert got.mean == rs.unexpectedness(run, (train_users, train_items), k=4,
+                                             profile_distance=how, **kw)
+    assert _same(got.per_user(), want_unexp)
+    assert _same(ser.per_user(), want_ser)
+    assert got.report["users_without_profile"] == sum(not profile.get(u) for u in lists)
+
+
+def test_profile_bad_input():
+    feats = {i: [1.0, float(n)] for n, i in enumerate("abcdefgh")}
+    qrels = rl.Qrels.from_dict({"u1": {"a": 1}})
+    with pytest.raises(InputError) as e:
+        rs.unexpectedness(RECS, PROFILES, features={"a": [1.0], "b": [2.0]})
+    assert str(e.value) == (
+        "unexpectedness: 3 recommended item(s) have no features, e.g. ['c', 'd', 'e']; "
+        "add them to features or remove them from the recommendations.")
+    with pytest.raises(InputError) as e:
+        rs.unexpectedness(RECS, PROFILES, features={i: feats[i] for i in "abcde"})
+    assert str(e.value) == (
+        "unexpectedness: 3 item(s) in the training profiles of recommended users have no "
+        "features, e.g. ['f', 'g', 'h']; add them to features or drop those interactions from "
+        "profiles.")
+    with pytest.raises(InputError, match=r"item\(s\) \['g'\] have an all-zero feature vector"):
+        rs.unexpectedness(RECS, PROFILES, features=feats | {"g": [0.0, 0.0]})
+    with pytest.raises(InputError, match=r"feature vector\(s\) of 1 item\(s\) contain NaN"):
+        rs.unexpectedness(RECS, PROFILES, features=feats | {"g": [math.nan, 0.0]})
+    with pytest.raises(InputError) as e:
+        rs.unexpectedness(RECS, PROFILES, categories=CATS, no_profile="error")
+    assert str(e.value).startswith(
+        "unexpectedness: 1 recommended user(s) have no training profile, e.g. ['u3'], so their "
+        "unexpectedness is undefined;")
+    with pytest.raises(InputError, match=r"none of the 3 recommended user\(s\) has a training "
+                                         "profile"):
+        rs.unexpectedness(RECS, (["x"], ["a"]), categories=CATS)
+    with pytest.raises(InputError, match=r"profiles must be a tuple \(train_users, train_items\)"):
+        rs.unexpectedness(RECS, {"u1": ["a"]}, categories=CATS)
+    with pytest.raises(InputError, match=r"must be equally long .* got 2 and 1"):
+        rs.unexpectedness(RECS, (["u1", "u2"], ["a"]), categories=CATS)
+    with pytest.raises(InputError, match=r"the training interactions \(profiles\) are empty"):
+        rs.unexpectedness(RECS, ([], []), categories=CATS)
+    with pytest.raises(InputError, match="profile_distance must be 'mean' or 'min', got 'max'"):
+        rs.unexpectedness(RECS, PROFILES, categories=CATS, profile_distance="max")
+    with pytest.raises(InputError, match="no_profile must be 'skip' or 'error', got 'zero'"):
+        rs.unexpectedness(RECS, PROFILES, categories=CATS, no_profile="zero")
+    with pytest.raises(InputError, match="give exactly one of features and categories"):
+        rs.unexpectedness(RECS, PROFILES)
+    with pytest.raises(InputError, match=r"give exactly one of baseline .* and profiles"):
+        rs.serendipity(RECS, qrels)
+    with pytest.raises(InputError, match=r"give exactly one of baseline .* and profiles"):
+        rs.serendipity(RECS, qrels, RECS, profiles=PROFILES, categories=CATS, threshold=0.5)
+    with pytest.raises(InputError, match=r"categories, threshold only apply with profiles"):
+        rs.serendipity(RECS, qrels, RECS, categories=CATS, threshold=0.5)
+    with pytest.raises(InputError, match=r"with profiles=\.\.\. give threshold="):
+        rs.serendipity(RECS, qrels, profiles=PROFILES, categories=CATS)
+    with pytest.raises(InputError, match="'threshold' parameter must be a finite number"):
+        rs.serendipity(RECS, qrels, profiles=PROFILES, categories=CATS, threshold=math.nan)

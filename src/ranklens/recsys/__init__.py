@@ -6,6 +6,7 @@ scikit-learn are imported when a function needs them.
 """
 
 from ranklens.recsys.beyond import (
+    UserValues,
     average_recommendation_popularity,
     catalog_coverage,
     gini_index,
@@ -15,6 +16,7 @@ from ranklens.recsys.beyond import (
     personalisation,
     serendipity,
     shannon_entropy,
+    unexpectedness,
 )
 from ranklens.recsys.interactions import InteractionEvaluation, evaluate_interactions
 from ranklens.recsys.pipeline import PipelineReport, oracle_run, pipeline_report
@@ -58,6 +60,7 @@ __all__ = [
     "TimeRangeCV",
     "TwoStageSplit",
     "UserRatioSplit",
+    "UserValues",
     "average_recommendation_popularity",
     "catalog_coverage",
     "check_leakage",
@@ -73,4 +76,5 @@ __all__ = [
     "pipeline_report",
     "serendipity",
     "shannon_entropy",
+    "unexpectedness",
 ]
