@@ -1,10 +1,17 @@
-"""Recommender metrics: ranklens vs RecTools on the same data, in one process.
+"""Recommender metrics: ranklens vs RecTools and RePlay on the same data, in one process.
 
-100,000 users x 20 recommendations (ranks 1..20), 500,000 held-out
-interactions, a training log for novelty; P@10, R@10, MAP@10, nDCG@10 with the
-``rectools`` profile, plus catalog coverage and novelty.  RecTools runs when it
-can be imported (it pins pandas<3 and numpy<2: install it with ``pip install
---no-deps rectools`` plus attrs<24, pydantic, typeguard, tqdm).
+100,000 users x 20 recommendations (ranks 1..20, integer user and item ids),
+500,000 held-out interactions and a training log; P@10, R@10, MAP@10 and
+nDCG@10 under each peer's profile (``rectools``, ``replay``), plus catalog
+coverage and novelty.  Each library gets its input as a pandas frame (and
+RePlay also as a polars frame); times are best of ``--repeat`` calls, from the
+frames to the four means.
+
+The peers pin old stacks (RecTools: pandas<3, numpy<2; RePlay: pandas<3,
+polars<2, pyarrow<24) but import and run on pandas 3 / polars 2 / pyarrow 26.
+Install them without their pins, e.g. ``pip install --no-deps rectools
+replay-rec`` plus attrs<24, pydantic, typeguard, tqdm for RecTools, and the
+benchmark runs whichever imports.
 
     python benchmarks/bench_recsys.py [--users 100000] [--repeat 3]
 """
@@ -12,6 +19,8 @@ can be imported (it pins pandas<3 and numpy<2: install it with ``pip install
 from __future__ import annotations
 
 import argparse
+import resource
+import sys
 from typing import Any
 
 import numpy as np
@@ -20,6 +29,8 @@ import pandas as pd
 from _timing import best
 from ranklens import Run
 from ranklens.recsys import catalog_coverage, evaluate_interactions, novelty
+
+NAMES = ["p@10", "r@10", "map@10", "ndcg@10"]
 
 
 def make_data(users: int, seed: int = 0) -> tuple[Any, Any, Any]:
@@ -46,6 +57,16 @@ def make_data(users: int, seed: int = 0) -> tuple[Any, Any, Any]:
     return recs, held, train
 
 
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _report(label: str, seconds: float, ours: float, values: dict[str, float],
+            want: dict[str, float]) -> None:
+    diff = max(abs(values[k] - want[k]) for k in NAMES)
+    print(f"{label:<22} {seconds:7.3f} s   {seconds / ours:5.2f}x ranklens's time   "
+          f"max |difference| of the means {diff:.1e}")
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -53,36 +74,71 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     recs, held, train = make_data(args.users)
-    print(f"{args.users:,} users x 20 recommendations; {len(held):,} held-out interactions")
-    names = ["p@10", "r@10", "map@10", "ndcg@10"]
+    print(f"{args.users:,} users x 20 recommendations; {len(held):,} held-out interactions; "
+          f"{len(train):,} training interactions")
+    rss0 = _peak_mib()
 
-    def ours() -> dict[str, float]:
-        return evaluate_interactions(recs, held, names, rank="rank", repeats="binary",
-                                     profile="rectools").summary()
+    def ours(profile: str) -> dict[str, float]:
+        return evaluate_interactions(recs, held, NAMES, rank="rank", repeats="binary",
+                                     profile=profile).summary()
 
-    t_ours, v_ours = best(ours, args.repeat)
+    t_ours, v_ours = best(lambda: ours("rectools"), args.repeat)
+    t_ours_rp, v_ours_rp = best(lambda: ours("replay"), args.repeat)
     run = Run.from_frame(recs.assign(score=-recs["rank"]), query="user_id", doc="item_id",
                          score="score")
+    catalog = np.unique(train["item_id"].to_numpy())
     t_beyond, beyond = best(lambda: (
-        catalog_coverage(run, np.arange(50_000), k=10),
+        catalog_coverage(run, catalog, k=10),
         novelty(run, train["user_id"].to_numpy(), train["item_id"].to_numpy(), k=10)),
         args.repeat)
-    print(f"ranklens   accuracy {t_ours:.3f} s   coverage+novelty {t_beyond:.3f} s")
+    print(f"\nranklens (profile rectools)   accuracy {t_ours:.3f} s   "
+          f"coverage+novelty {t_beyond:.3f} s   peak RSS +{_peak_mib() - rss0:.0f} MiB")
     print("  " + ", ".join(f"{k}={v:.6f}" for k, v in v_ours.items()))
-    print(f"  coverage={beyond[0]:.6f} novelty={beyond[1]:.6f}")
+    print(f"  coverage={beyond[0]:.6f} novelty={beyond[1]:.6f} (self-information, bits)")
+    print(f"ranklens (profile replay)     accuracy {t_ours_rp:.3f} s")
+    print("  " + ", ".join(f"{k}={v:.6f}" for k, v in v_ours_rp.items()))
+    print()
+
     try:
         import rectools.metrics as rt
     except ImportError:
-        print("rectools    not installed: skipped")
+        print("rectools               not installed: skipped")
+    else:
+        metrics = {"p@10": rt.Precision(k=10), "r@10": rt.Recall(k=10), "map@10": rt.MAP(k=10),
+                   "ndcg@10": rt.NDCG(k=10)}
+        inter = held.assign(weight=1.0, datetime=0)
+        t_rt, v_rt = best(lambda: rt.calc_metrics(metrics, reco=recs, interactions=inter),
+                          args.repeat)
+        _report("rectools (pandas)", t_rt, t_ours, v_rt, v_ours)
+
+    try:
+        import replay.metrics as rm
+    except ImportError:
+        print("replay                 not installed: skipped")
         return
-    metrics = {"p@10": rt.Precision(k=10), "r@10": rt.Recall(k=10), "map@10": rt.MAP(k=10),
-               "ndcg@10": rt.NDCG(k=10)}
-    inter = held.assign(weight=1.0, datetime=0)
-    t_rt, v_rt = best(lambda: rt.calc_metrics(metrics, reco=recs, interactions=inter),
-                      args.repeat)
-    print(f"rectools   accuracy {t_rt:.3f} s   ratio rectools/ranklens {t_rt / t_ours:.2f}x")
-    diff = max(abs(v_rt[k] - v_ours[k]) for k in names)
-    print(f"  max |difference| of the means: {diff:.2e}")
+    cols = {"query_column": "user_id", "item_column": "item_id", "rating_column": "score"}
+    offline = rm.OfflineMetrics([rm.Precision(10), rm.Recall(10), rm.MAP(10), rm.NDCG(10)],
+                                **cols)
+    keys = {"p@10": "Precision@10", "r@10": "Recall@10", "map@10": "MAP@10",
+            "ndcg@10": "NDCG@10"}
+    scored = recs.assign(score=(-recs["rank"]).astype(float)).drop(columns="rank")
+    t_cov_rp, cov_rp = best(lambda: rm.Coverage(10, **cols)(scored, train), args.repeat)
+    t_cov, cov = best(lambda: catalog_coverage(run, catalog, k=10), args.repeat)
+    frames: list[tuple[str, Any, Any]] = [("pandas", scored, held)]
+    try:
+        import polars as pl
+    except ImportError:
+        pass
+    else:
+        frames.append(("polars", pl.from_pandas(scored), pl.from_pandas(held)))
+    for label, rec_frame, held_frame in frames:
+        t_rp, out = best(lambda r=rec_frame, h=held_frame: offline(r, h), args.repeat)
+        _report(f"replay ({label})", t_rp, t_ours_rp, {k: out[v] for k, v in keys.items()},
+                v_ours_rp)
+    print(f"replay Coverage@10     {t_cov_rp:7.3f} s   {t_cov_rp / t_cov:5.2f}x ranklens's "
+          f"catalog_coverage ({t_cov:.3f} s); values {cov_rp['Coverage@10']:.6f} vs {cov:.6f}")
+    print("(RePlay's Novelty is the share of recommended items the user had not seen in "
+          "training, not self-information: not compared)", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -75,16 +75,28 @@ def _first_null(arr: pa.Array) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
-def as_id_column(values: Any, what: str) -> pa.Array:
+def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
     """Return ``values`` as an Arrow string array, exactly preserving the text.
 
     Strings stay as they are ("007" stays "007"); integer ids become their
     decimal text.  Floating point, boolean or other types are rejected, since
     their text form is ambiguous (is 7.0 the id "7" or "7.0"?).
+
+    With ``encode=True`` integer ids and dictionary-encoded ids (pandas or polars
+    categoricals) come back dictionary-encoded instead: int32 codes into the distinct
+    ids as text.  Hashing integers is cheap and only the distinct values are turned
+    into text, so everything downstream works on integer codes.
     """
     arr = _to_arrow(values, what)
     t = arr.type
     if pa.types.is_dictionary(t):
+        if encode and _is_text(t.value_type) and arr.dictionary.null_count == 0 and \
+                pc.count_distinct(arr.dictionary).as_py() == len(arr.dictionary):
+            if arr.null_count:
+                raise InputError(
+                    f"{what}: row {_first_null(arr.indices)} has a missing (null) id; "
+                    f"{arr.null_count} row(s) in all. Drop or fill them before evaluating.")
+            return arr
         arr = arr.dictionary_decode()
         t = arr.type
     if pa.types.is_string(t) or pa.types.is_large_string(t):
@@ -92,6 +104,10 @@ def as_id_column(values: Any, what: str) -> pa.Array:
     elif pa.types.is_string_view(t):
         arr = arr.cast(pa.large_string())
     elif pa.types.is_integer(t):
+        if encode and arr.null_count == 0:
+            enc = pc.dictionary_encode(arr)
+            return pa.DictionaryArray.from_arrays(enc.indices.cast(pa.int32()),
+                                                  enc.dictionary.cast(pa.string()))
         arr = arr.cast(pa.string())
     elif pa.types.is_null(t) and len(arr) == 0:
         arr = pa.array([], type=pa.string())
@@ -108,6 +124,35 @@ def as_id_column(values: Any, what: str) -> pa.Array:
             f"{arr.null_count} row(s) in all. Drop or fill them before evaluating."
         )
     return arr
+
+
+def _is_text(t: pa.DataType) -> bool:
+    return bool(pa.types.is_string(t) or pa.types.is_large_string(t))
+
+
+def id_codes(arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """Distinct ids (text, in first-use order for plain strings) and each row's index
+    into them: the dictionary's own codes for an encoded column (unused entries
+    dropped), else one hash pass."""
+    if pa.types.is_dictionary(arr.type):
+        codes = to_numpy(arr.indices).astype(np.int32, copy=False)
+        values = arr.dictionary
+        used = np.bincount(codes, minlength=len(values)) > 0
+        if not used.all():
+            remap = (np.cumsum(used) - 1).astype(np.int32)
+            codes = remap[codes]
+            values = values.filter(from_numpy(used))
+        return values, codes
+    enc = pc.dictionary_encode(arr)
+    return enc.dictionary, to_numpy(enc.indices)
+
+
+def text_rank(values: pa.Array) -> np.ndarray:
+    """Rank of each of ``values`` (distinct strings) in byte order."""
+    order = to_numpy(pc.array_sort_indices(values))
+    rank = np.empty(len(values), dtype=np.int32)
+    rank[order] = np.arange(len(values), dtype=np.int32)
+    return rank
 
 
 def as_float_column(values: Any, what: str) -> np.ndarray:
@@ -266,20 +311,41 @@ def _sorted_block(qcode: np.ndarray, doc: pa.Array, small: np.dtype[Any]
 
 
 def pair_index(query: pa.Array, doc: pa.Array) -> PairIndex:
-    """Dictionary-encode the queries and sort rows by (query, doc).
+    """Code the queries and sort rows by (query, doc id in byte order).
 
-    Arrow's (query code, doc) sort is fast only when the rows are grouped by query,
-    so ungrouped rows are grouped first (one stable integer sort); large inputs are
-    then cut at a query boundary and the two halves sorted on both cores."""
-    enc = pc.dictionary_encode(query)
-    qcode = to_numpy(enc.indices)
+    Dictionary-encoded doc ids sort as integers (the rank of each distinct id's
+    text).  Plain string ids: Arrow's (query code, doc) sort is fast only when the
+    rows are grouped by query, so ungrouped rows are grouped first (a radix sort of
+    the codes); large inputs are then cut at a query boundary and the two halves
+    sorted on both cores."""
+    query_dict, qcode = id_codes(query)
     n = len(query)
     small = np.dtype(np.int32 if n < 2**31 - 1 else np.int64)
+    if pa.types.is_dictionary(doc.type):
+        drank = text_rank(doc.dictionary)[to_numpy(doc.indices)]
+        key = qcode.astype(np.int64) * max(len(doc.dictionary), 1) + drank
+        order = np.argsort(key, kind="stable").astype(small)
+        sk = key[order]
+        same = sk[1:] == sk[:-1]
+        del sk, key, drank
+    else:
+        order, same = _string_pair_order(qcode, doc, len(query_dict), small)
+    rank = np.empty(n, dtype=small)
+    rank[order] = np.arange(n, dtype=small)
+    dups = np.sort(order[1:][same]).astype(np.int64) if same.any() else np.zeros(0, np.int64)
+    return PairIndex(query_dict, qcode, rank, dups)
+
+
+def _string_pair_order(qcode: np.ndarray, doc: pa.Array, n_codes: int, small: np.dtype[Any]
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """Rows in (query code, doc) order and, per sorted row, whether it repeats the
+    previous row's pair."""
+    n = len(qcode)
     # dictionary codes follow first appearance: rows grouped by query <=> codes ascending
     grouped = n < 2 or bool(np.all(qcode[1:] >= qcode[:-1]))
     perm: np.ndarray | None = None
     if not grouped:
-        perm = group_order(qcode, len(enc.dictionary)).astype(small)
+        perm = group_order(qcode, n_codes).astype(small)
         qcode = qcode[perm]
         doc = doc.take(from_numpy(perm))
     cuts = split_points(qcode, 2) if n >= _PARALLEL_ROWS else [0, n]
@@ -298,11 +364,7 @@ def pair_index(query: pa.Array, doc: pa.Array) -> PairIndex:
     del blocks
     if perm is not None:
         order = perm[order]
-    rank = np.empty(n, dtype=small)
-    rank[order] = np.arange(n, dtype=small)
-    dups = np.sort(order[1:][same]).astype(np.int64) if same.any() else np.zeros(0, np.int64)
-    codes = to_numpy(enc.indices)
-    return PairIndex(enc.dictionary, codes, rank, dups)
+    return order, same
 
 
 def resolve_duplicates(

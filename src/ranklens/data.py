@@ -38,7 +38,7 @@ class _Table:
     """Shared machinery of :class:`Qrels` and :class:`Run`."""
 
     _value_name: ClassVar[str] = "value"
-    __slots__ = ("_cache", "_doc", "_query", "_values", "dropped_duplicates", "name")
+    __slots__ = ("_cache", "_d", "_q", "_values", "dropped_duplicates", "name")
 
     def __init__(
         self,
@@ -50,8 +50,8 @@ class _Table:
         duplicates: str = "error",
     ) -> None:
         what = type(self).__name__
-        q = as_id_column(query, f"{what} query column")
-        d = as_id_column(doc, f"{what} doc column")
+        q = as_id_column(query, f"{what} query column", encode=True)
+        d = as_id_column(doc, f"{what} doc column", encode=True)
         v = as_float_column(values, f"{what} {self._value_name} column")
         if not (len(q) == len(d) == len(v)):
             raise InputError(
@@ -62,8 +62,10 @@ class _Table:
         q, d, v, dropped, index = resolve_duplicates(q, d, v, duplicates, what,
                                                      self._value_name)
         v.setflags(write=False)
-        self._query: pa.Array = q
-        self._doc: pa.Array = d
+        # ids as Arrow strings, or dictionary-encoded (integer ids, categoricals): the
+        # engine works on the codes; ``_query``/``_doc`` give the text
+        self._q: pa.Array = q
+        self._d: pa.Array = d
         self._values: np.ndarray = v
         self.name = name
         self.dropped_duplicates = dropped
@@ -183,19 +185,38 @@ class _Table:
         """A new table with only the rows of the given queries (a partition)."""
         keep = pc.is_in(self._query, value_set=as_id_column(queries, "queries"))
         new = object.__new__(type(self))
-        new._query = self._query.filter(keep)
-        new._doc = self._doc.filter(keep)
+        new._q = self._q.filter(keep)
+        new._d = self._d.filter(keep)
         vals = self._values[to_numpy(keep)]
         vals.setflags(write=False)
         new._values = vals
         new.name = self.name
         new.dropped_duplicates = 0
-        new._cache = {"pairs": pair_index(new._query, new._doc)}
+        new._cache = {"pairs": pair_index(new._q, new._d)}
         return new
 
     @property
     def _pairs(self) -> PairIndex:
         return self._cache["pairs"]
+
+    @property
+    def _query(self) -> pa.Array:
+        """The query ids as an Arrow string array."""
+        return self._text("_q")
+
+    @property
+    def _doc(self) -> pa.Array:
+        """The doc ids as an Arrow string array."""
+        return self._text("_d")
+
+    def _text(self, slot: str) -> pa.Array:
+        arr = getattr(self, slot)
+        if not pa.types.is_dictionary(arr.type):
+            return arr
+        key = ("text", slot)
+        if key not in self._cache:
+            self._cache[key] = arr.dictionary_decode()
+        return self._cache[key]
 
 
 def _is_number(x: Any) -> bool:

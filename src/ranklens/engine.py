@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._arrow import from_numpy, to_numpy
-from ranklens._columns import parallel_pool
+from ranklens._columns import id_codes, parallel_pool
 from ranklens.conventions import Conventions
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError
@@ -92,9 +92,8 @@ def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
 
 def _build_judgment_index(qrels: Qrels) -> _JudgmentIndex:
     uq, qcode = _sorted_codes(qrels._pairs)
-    enc = pc.dictionary_encode(qrels._doc)
-    ud = enc.dictionary
-    dcode = _np(enc.indices).astype(np.int64)
+    ud, dcode = id_codes(qrels._d)
+    dcode = dcode.astype(np.int64)
     rel = qrels._values
     keys = qcode * max(len(ud), 1) + dcode
     order = np.argsort(keys)
@@ -377,7 +376,7 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     qcode = qmap[pairs.query_code]
     score = _score_column(run, conventions)
     doc_rank = pairs.doc_rank
-    d_run = run._doc
+    d_run = run._d
     rows = None
     if report["run_queries_without_judgments"]:
         keep = qcode >= 0
@@ -391,6 +390,9 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     # independent (unless the tie rule needs the grades), so large inputs run them on
     # both cores.
     def lookup() -> np.ndarray:
+        if pa.types.is_dictionary(d_run.type):  # codes: look up the distinct ids only
+            m = to_numpy(pc.index_in(d_run.dictionary, value_set=idx.doc_ids), fill=-1)
+            return m[to_numpy(d_run.indices)]
         return to_numpy(pc.index_in(d_run, value_set=idx.doc_ids), fill=-1)
 
     ties = conventions.ties
