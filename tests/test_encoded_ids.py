@@ -117,3 +117,14 @@ def test_take_queries_of_an_encoded_table() -> None:
     part = r.take_queries(some)
     assert part.query_ids == some
     assert part == ranklens.Run.from_frame(_as_text(run)).take_queries(some)
+
+
+def test_frames_whose_columns_are_several_arrow_chunks() -> None:
+    # pandas 3 string columns of a concatenated frame are chunked Arrow arrays
+    a = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d1", "d2"], "relevance": [1, 0]})
+    b = pd.DataFrame({"query": ["q2"], "doc": ["d1"], "relevance": [2]})
+    qrels = ranklens.Qrels.from_frame(pd.concat([a, b], ignore_index=True))
+    run = ranklens.Run.from_frame(pd.concat([a, b], ignore_index=True).rename(
+        columns={"relevance": "score"}))
+    assert qrels.to_dict() == {"q1": {"d1": 1.0, "d2": 0.0}, "q2": {"d1": 2.0}}
+    assert ranklens.evaluate(qrels, run, ["map"]).per_query("map") == {"q1": 1.0, "q2": 1.0}

@@ -23,6 +23,7 @@ def test_background_index_gives_the_same_results() -> None:
     fresh = ranklens.Qrels.from_arrays(q[:100], d[:100], rel[:100])
     assert "index_future" not in fresh._cache  # small qrels: built when needed
     idx = _build_judgment_index(qrels)
-    np.testing.assert_array_equal(idx.keys, qrels._cache["index"].keys)
+    np.testing.assert_array_equal(idx.row_qcode, qrels._cache["index"].row_qcode)
+    np.testing.assert_array_equal(idx.doc_keys.keys, qrels._cache["index"].doc_keys.keys)
     again = ranklens.evaluate(qrels, run, ["map", "ndcg@10", "p@5"]).summary()
     assert first == again

@@ -9,6 +9,7 @@ import pytest
 
 import ranklens
 import ranklens._columns as columns
+import ranklens.data as data
 import ranklens.engine as engine
 from ranklens.errors import DuplicateError
 
@@ -44,14 +45,19 @@ def _evaluate(qrels: dict[str, np.ndarray], run: dict[str, np.ndarray], **conv: 
     return {m: res.per_query(m) for m in METRICS}
 
 
+@pytest.mark.parametrize("deferred", [False, True])
 @pytest.mark.parametrize("shuffle", [False, True])
 @pytest.mark.parametrize("ties", ["trec", "input", "optimistic", "pessimistic"])
 def test_two_core_paths_match_one_core(monkeypatch: pytest.MonkeyPatch, shuffle: bool,
-                                       ties: str) -> None:
+                                       ties: str, deferred: bool) -> None:
+    """Also the join of a run whose pairs are checked on first use (one sort of the run
+    and the qrels together) against the hash-and-search join."""
     qrels, run = _data(7, shuffle)
     serial = _evaluate(qrels, run, ties=ties, missing="zero")
     monkeypatch.setattr(columns, "_PARALLEL_ROWS", 10)
     monkeypatch.setattr(engine, "_PARALLEL_ROWS", 10)
+    if deferred:
+        monkeypatch.setattr(data, "DEFER_ROWS", 1)
     parallel = _evaluate(qrels, run, ties=ties, missing="zero")
     for m in METRICS:
         assert list(parallel[m]) == list(serial[m])
@@ -91,3 +97,40 @@ def test_group_order_is_a_stable_argsort(n_codes: int) -> None:
     codes = rng.integers(0, n_codes, 5000).astype(np.int32)
     assert np.array_equal(columns.group_order(codes, n_codes),
                           np.argsort(codes, kind="stable"))
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_deferred_duplicate_check(monkeypatch: pytest.MonkeyPatch, parallel: bool) -> None:
+    monkeypatch.setattr(data, "DEFER_ROWS", 1)
+    if parallel:
+        monkeypatch.setattr(engine, "_PARALLEL_ROWS", 10)
+    q = [f"q{i % 7}" for i in range(200)] + ["q3", "q3"]
+    d = [f"d{i}" for i in range(200)] + ["d3", "d3"]
+    qrels = ranklens.Qrels.from_arrays([f"q{i}" for i in range(7)],
+                                       [f"d{i}" for i in range(7)], [1] * 7)
+    run = ranklens.Run.from_arrays(q, d, np.arange(202.0))  # no error yet
+    message = r"Run: 1 \(query, doc\) pair\(s\) occur more than once \(2 extra row\(s\)\), " \
+        r"e\.g\. \('q3', 'd3'\)"
+    with pytest.raises(DuplicateError, match=message):
+        ranklens.evaluate(qrels, run, ["map"])
+    with pytest.raises(DuplicateError, match=message):
+        run.validate()
+    fine = ranklens.Run.from_arrays(q[:200], d[:200], np.arange(200.0))
+    assert "pairs" not in fine._cache
+    assert fine.validate() is fine
+    assert ranklens.evaluate(qrels, fine, ["map"]).summary()["map"] == pytest.approx(
+        ranklens.evaluate(qrels, ranklens.Run.from_dict(fine.to_dict()), ["map"]
+                          ).summary()["map"])
+
+
+def test_deferred_run_evaluated_twice_and_partitioned(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(data, "DEFER_ROWS", 1)
+    qrels_cols, run_cols = _data(11, True)
+    q = ranklens.Qrels.from_arrays(qrels_cols["query"], qrels_cols["doc"],
+                                   qrels_cols["relevance"])
+    r = ranklens.Run.from_arrays(run_cols["query"], run_cols["doc"], run_cols["score"])
+    first = ranklens.evaluate(q, r, METRICS).summary()
+    second = ranklens.evaluate(q, r, METRICS).summary()  # the pair index is now cached
+    np.testing.assert_array_equal(list(first.values()), list(second.values()))
+    part = r.take_queries(["q1", "q2"])
+    assert part.query_ids == ["q1", "q2"]

@@ -22,6 +22,7 @@ __all__ = [
     "as_float_column",
     "as_id_column",
     "columns_from_frame",
+    "duplicate_error",
     "format_pairs",
     "pair_index",
     "resolve_duplicates",
@@ -45,9 +46,11 @@ def _to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
             if not nan_is_null and isinstance(values.dtype, np.dtype) and \
                     values.dtype.kind in "iufb":
                 return pa.array(values.to_numpy())
-            return pa.Array.from_pandas(values)
+            out = pa.Array.from_pandas(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise InputError(f"{what}: cannot read the column ({exc}).") from exc
+        # pandas 3 string columns can be several Arrow chunks (e.g. after a concat)
+        return _to_arrow(out, what) if isinstance(out, pa.ChunkedArray) else out
     if isinstance(values, np.ndarray):
         if values.ndim != 1:
             raise InputError(f"{what}: expected a one-dimensional array, got shape {values.shape}.")
@@ -367,6 +370,21 @@ def _string_pair_order(qcode: np.ndarray, doc: pa.Array, n_codes: int, small: np
     return order, same
 
 
+def duplicate_error(query: pa.Array, doc: pa.Array, order: np.ndarray, repeat: np.ndarray,
+                    what: str, value_name: str) -> DuplicateError:
+    """The error for repeated (query, doc) pairs: ``order`` lists rows in (query, doc)
+    order and ``repeat`` flags, in that order, the rows that repeat their predecessor's
+    pair; one example row is named per repeated pair (its first repeat)."""
+    first_repeat = repeat & ~np.r_[False, repeat[:-1]]
+    examples = np.sort(order[first_repeat])
+    return DuplicateError(
+        f"{what}: {examples.size} (query, doc) pair(s) occur more than once "
+        f"({int(repeat.sum())} extra row(s)), e.g. {format_pairs(query, doc, examples)}. "
+        f"Remove them, or pass duplicates='max', 'first' or 'last' to keep one {value_name} "
+        "per pair."
+    )
+
+
 def resolve_duplicates(
     query: pa.Array,
     doc: pa.Array,
@@ -387,19 +405,10 @@ def resolve_duplicates(
     if dups.size == 0:
         return query, doc, values, 0, index
     if policy == "error":
-        # one example row per repeated pair: the first repeat in (query, doc) order
         order = np.argsort(index.doc_rank)
         is_dup = np.zeros(len(query), dtype=bool)
         is_dup[dups] = True
-        in_order = is_dup[order]
-        first_repeat = in_order & ~np.r_[False, in_order[:-1]]
-        examples = np.sort(order[first_repeat])
-        raise DuplicateError(
-            f"{what}: {examples.size} (query, doc) pair(s) occur more than once "
-            f"({dups.size} extra row(s)), e.g. {format_pairs(query, doc, examples)}. Remove "
-            f"them, or pass duplicates='max', 'first' or 'last' to keep one {value_name} per "
-            "pair."
-        )
+        raise duplicate_error(query, doc, order, is_dup[order], what, value_name)
     n = len(query)
     # rows of one (query, doc) pair are adjacent in doc_rank order; pick one per pair
     order = np.argsort(index.doc_rank)

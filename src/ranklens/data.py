@@ -5,7 +5,9 @@ Both are immutable columnar tables of ``(query, doc, value)`` rows: ids are
 Arrow string arrays (text kept exactly: ``"007"`` is not ``"7"``), values a
 float64 numpy array.  They are built from dicts, data frames or arrays, never
 keep a reference to the caller's mutable data, and validate once on
-construction (ids present, values numeric and finite, no duplicate pairs).
+construction (ids present, values numeric and finite, no duplicate pairs;
+runs of 200,000 rows or more with text doc ids check for duplicate pairs on
+first use instead, see :meth:`Run.validate`).
 """
 
 from __future__ import annotations
@@ -33,11 +35,14 @@ __all__ = ["Qrels", "Run"]
 
 _T = TypeVar("_T", bound="_Table")
 
+DEFER_ROWS = 200_000  # runs this large check (query, doc) pairs on first use
+
 
 class _Table:
     """Shared machinery of :class:`Qrels` and :class:`Run`."""
 
     _value_name: ClassVar[str] = "value"
+    _defer_pairs: ClassVar[bool] = False
     __slots__ = ("_cache", "_d", "_q", "_values", "dropped_duplicates", "name")
 
     def __init__(
@@ -59,8 +64,12 @@ class _Table:
                 f"lengths ({len(q)}, {len(d)}, {len(v)}); they must be equal."
             )
         self._check_values(q, d, v)
-        q, d, v, dropped, index = resolve_duplicates(q, d, v, duplicates, what,
-                                                     self._value_name)
+        index: PairIndex | None = None
+        dropped = 0
+        if not (self._defer_pairs and duplicates == "error" and len(v) >= DEFER_ROWS
+                and not pa.types.is_dictionary(d.type)):
+            q, d, v, dropped, index = resolve_duplicates(q, d, v, duplicates, what,
+                                                         self._value_name)
         v.setflags(write=False)
         # ids as Arrow strings, or dictionary-encoded (integer ids, categoricals): the
         # engine works on the codes; ``_query``/``_doc`` give the text
@@ -69,7 +78,7 @@ class _Table:
         self._values: np.ndarray = v
         self.name = name
         self.dropped_duplicates = dropped
-        self._cache: dict[Any, Any] = {"pairs": index}
+        self._cache: dict[Any, Any] = {} if index is None else {"pairs": index}
 
     def _check_values(self, q: pa.Array, d: pa.Array, v: np.ndarray) -> None:
         bad = np.flatnonzero(~np.isfinite(v))
@@ -197,7 +206,22 @@ class _Table:
 
     @property
     def _pairs(self) -> PairIndex:
+        if "pairs" not in self._cache:  # a large run's deferred (query, doc) check
+            self._cache["pairs"] = resolve_duplicates(
+                self._q, self._d, self._values, "error", type(self).__name__,
+                self._value_name)[4]
         return self._cache["pairs"]
+
+    def validate(self: _T) -> _T:
+        """Check for repeated (query, doc) pairs now and return ``self``.
+
+        Tables check this on construction, except runs of ``DEFER_ROWS`` (200,000)
+        rows or more with text doc ids: they defer the check to their first use
+        (:func:`ranklens.evaluate` merges it into the join with the qrels, saving a
+        sort of every row), which then raises the same :class:`DuplicateError`.
+        """
+        self._pairs  # noqa: B018  (computing the pair index is the check)
+        return self
 
     @property
     def _query(self) -> pa.Array:
@@ -292,9 +316,16 @@ class Run(_Table):
     Scores must be finite.  The order of rows does not matter under the default
     (``trec``) tie policy; under the ``input`` tie policy, rows that tie on score
     keep their order here.  ``name`` is the run tag shown in reports.
+
+    Duplicate (query, doc) pairs are an error unless ``duplicates`` is ``'max'``,
+    ``'first'`` or ``'last'``.  A run of 200,000 rows or more with text doc ids
+    finds them on first use rather than on construction: :func:`ranklens.evaluate`
+    detects them in the same sort that joins the run to the qrels (one sort of
+    every row fewer); :meth:`validate` checks at once.
     """
 
     _value_name = "score"
+    _defer_pairs = True
     __slots__ = ()
 
     @classmethod

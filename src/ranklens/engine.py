@@ -16,6 +16,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._arrow import from_numpy, to_numpy
-from ranklens._columns import id_codes, parallel_pool
+from ranklens._columns import (
+    PairIndex,
+    duplicate_error,
+    group_order,
+    id_codes,
+    parallel_pool,
+    split_points,
+)
 from ranklens.conventions import Conventions
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError
@@ -44,16 +52,36 @@ def _table(cols: dict[str, Any]) -> pa.Table:
 
 
 @dataclass(frozen=True, eq=False)
-class _JudgmentIndex:
-    """Qrels reorganised for joining: sorted query ids, (query, doc) keys."""
+class _DocKeys:
+    """The qrels' (query, doc) pairs as sorted integer keys, for hash-and-search joins."""
 
-    query_ids: pa.Array          # distinct qrels query ids, sorted
     doc_ids: pa.Array            # distinct judged doc ids (any order)
     keys: np.ndarray             # sorted int64 key qcode * ndocs + dcode
     key_rel: np.ndarray          # relevance aligned with keys
+
+
+@dataclass(frozen=True, eq=False)
+class _JudgmentIndex:
+    """Qrels reorganised for joining: sorted query ids and per-query judgments."""
+
+    query_ids: pa.Array          # distinct qrels query ids, sorted
+    row_qcode: np.ndarray        # query code of every qrels row (rows in input order)
     qcode: np.ndarray            # per qrels row: query code, rows sorted by (qcode, -rel)
     rel_sorted: np.ndarray       # relevance, sorted by query then descending
     offsets: np.ndarray          # CSR offsets of rel_sorted per query code
+    doc: pa.Array                # the qrels' doc column and values (for the joins)
+    values: np.ndarray
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def doc_keys(self) -> _DocKeys:
+        """Built on first use: only runs with dictionary-encoded doc ids join this way."""
+        if "keys" not in self._memo:
+            ud, dcode = id_codes(self.doc)
+            keys = self.row_qcode * max(len(ud), 1) + dcode.astype(np.int64)
+            order = np.argsort(keys)
+            self._memo["keys"] = _DocKeys(ud, keys[order], self.values[order])
+        return self._memo["keys"]
 
 
 def _sorted_codes(pairs: Any) -> tuple[pa.Array, np.ndarray]:
@@ -92,27 +120,22 @@ def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
 
 def _build_judgment_index(qrels: Qrels) -> _JudgmentIndex:
     uq, qcode = _sorted_codes(qrels._pairs)
-    ud, dcode = id_codes(qrels._d)
-    dcode = dcode.astype(np.int64)
     rel = qrels._values
-    keys = qcode * max(len(ud), 1) + dcode
-    order = np.argsort(keys)
     # ideal ordering: by query, relevance descending
     iorder = _np(pc.sort_indices(_table({"q": qcode, "r": rel}),
                                  sort_keys=[("q", "ascending"), ("r", "descending")]))
     counts = np.bincount(qcode, minlength=len(uq))
     offsets = np.zeros(len(uq) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    idx = _JudgmentIndex(
+    return _JudgmentIndex(
         query_ids=uq,
-        doc_ids=ud,
-        keys=keys[order],
-        key_rel=rel[order],
+        row_qcode=qcode,
         qcode=qcode[iorder],
         rel_sorted=rel[iorder],
         offsets=offsets,
+        doc=qrels._d,
+        values=rel,
     )
-    return idx
 
 
 @dataclass(frozen=True, eq=False)
@@ -297,15 +320,16 @@ def _lookup_rel(idx: _JudgmentIndex, qcode: np.ndarray, dcode: np.ndarray
     n = len(dcode)
     rel = np.zeros(n, dtype=np.float64)
     found = np.zeros(n, dtype=bool)
-    ndocs = max(len(idx.doc_ids), 1)
+    dk = idx.doc_keys
+    ndocs = max(len(dk.doc_ids), 1)
 
     def part(a: int, b: int) -> None:
         cand = np.flatnonzero(dcode[a:b] >= 0)  # documents judged for some query
         cand += a
         key = qcode[cand].astype(np.int64) * ndocs + dcode[cand]
-        hit = np.minimum(np.searchsorted(idx.keys, key), len(idx.keys) - 1)
-        ok = idx.keys[hit] == key
-        rel[cand[ok]] = idx.key_rel[hit[ok]]
+        hit = np.minimum(np.searchsorted(dk.keys, key), len(dk.keys) - 1)
+        ok = dk.keys[hit] == key
+        rel[cand[ok]] = dk.key_rel[hit[ok]]
         found[cand[ok]] = True
 
     _in_halves(n, part)
@@ -349,6 +373,111 @@ def _split_sort(cols: dict[str, np.ndarray], keys: list[tuple[str, str]], n_code
     return np.concatenate([head, job.result()])
 
 
+def _merge_block(rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.Array
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One sort of a block of run rows together with the qrels rows of the same queries,
+    by (query code, doc, qrels first).  A run row right after a qrels row of the same
+    pair is judged; right after a run row of the same pair, it repeats that pair.
+
+    Returns, for the run rows (indices local to the block): each row's rank in (query,
+    doc) order, the judged rows with their qrels rows, the rows in (query, doc) order and
+    which of them repeat their predecessor."""
+    nr, nq = len(rcode), len(qcode)
+    table = pa.table({
+        "q": pa.chunked_array([from_numpy(rcode), from_numpy(qcode.astype(rcode.dtype))]),
+        "d": pa.chunked_array([rdoc, qdoc]),
+        "s": pa.chunked_array([from_numpy(np.ones(nr, np.int8)),
+                               from_numpy(np.zeros(nq, np.int8))]),
+    })
+    order = _np(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending"),
+                                                  ("s", "ascending")]))
+    m = nr + nq
+    codes = np.concatenate([rcode, qcode.astype(rcode.dtype)])[order]
+    same = codes[1:] == codes[:-1]
+    del codes
+    doc = table.column("d")
+    step = 1 << 20
+    for start in range(0, m - 1, step):  # neighbouring doc ids, a slice at a time
+        stop = min(start + step, m - 1)
+        block = doc.take(from_numpy(order[start:stop + 1])).combine_chunks()
+        same[start:stop] &= _np(pc.equal(block[1:], block[:-1]))
+    is_run = order < nr
+    follows = np.flatnonzero(same & is_run[1:]) + 1  # run rows that repeat a predecessor
+    judged = follows[~is_run[follows - 1]]
+    repeats = follows[is_run[follows - 1]]
+    run_pos = np.flatnonzero(is_run)
+    rank = np.empty(nr, dtype=np.int64)
+    rank[order[run_pos]] = np.arange(nr, dtype=np.int64)
+    repeat = np.zeros(m, dtype=bool)
+    repeat[repeats] = True
+    return rank, order[judged], order[judged - 1] - nr, order[run_pos], repeat[run_pos]
+
+
+def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
+                ) -> tuple[PairIndex, np.ndarray, np.ndarray]:
+    """Join a run whose (query, doc) pairs are not indexed yet to the qrels by sorting
+    both together (no hash look-up of every retrieved doc id), checking the run for
+    repeated pairs on the way.  Returns the run's pair index and, per run row, its
+    relevance and whether it is judged.  Large inputs: two sets of whole queries sorted
+    on both cores."""
+    rq_dict, rq_code = id_codes(run._q)
+    n = len(run)
+    # the qrels rows of the run's queries, grouped by the run's query codes
+    to_run = to_numpy(pc.index_in(idx.query_ids, value_set=rq_dict), fill=-1)
+    qr_code = to_run[idx.row_qcode]
+    qsel = np.flatnonzero(qr_code >= 0)
+    qsel = qsel[group_order(qr_code[qsel], len(rq_dict))]
+    qcodes = qr_code[qsel]
+    rdoc = run._d
+    qdoc = qrels._doc.take(from_numpy(qsel))
+    if qdoc.type != rdoc.type:
+        qdoc = qdoc.cast(rdoc.type)
+    # the run rows grouped by query (codes follow first appearance)
+    perm: np.ndarray | None = None
+    rc = rq_code
+    if n > 1 and not bool(np.all(rc[1:] >= rc[:-1])):
+        perm = group_order(rc, len(rq_dict))
+        rc = rc[perm]
+        rdoc = rdoc.take(from_numpy(perm))
+    cuts = split_points(rc, 2) if n >= _PARALLEL_ROWS else [0, n]
+    parts = list(pairwise(cuts))
+
+    def block(a: int, b: int) -> tuple[tuple[np.ndarray, ...], int]:
+        qa = int(np.searchsorted(qcodes, rc[a], side="left")) if b > a else 0
+        qb = int(np.searchsorted(qcodes, rc[b - 1], side="right")) if b > a else 0
+        return _merge_block(rc[a:b], rdoc.slice(a, b - a), qcodes[qa:qb],
+                            qdoc.slice(qa, qb - qa)), qa
+
+    if len(parts) > 1:
+        jobs = [parallel_pool().submit(block, a, b) for a, b in parts[1:]]
+        results = [block(*parts[0])] + [job.result() for job in jobs]
+    else:
+        results = [block(*parts[0])]
+    rank = np.empty(n, dtype=np.int64)
+    rel = np.zeros(n, dtype=np.float64)
+    found = np.zeros(n, dtype=bool)
+    in_order: list[np.ndarray] = []
+    repeat: list[np.ndarray] = []
+    for (a, _b), ((r, judged, qrow, rows, rep), qa) in zip(parts, results, strict=True):
+        rows_a = rows + a
+        local = judged + a
+        if perm is not None:
+            rows_a, local = perm[rows_a], perm[local]
+            rank[perm[a + np.arange(len(r))]] = r + a
+        else:
+            rank[a:a + len(r)] = r + a
+        rel[local] = qrels._values[qsel[qrow + qa]]
+        found[local] = True
+        in_order.append(rows_a)
+        repeat.append(rep)
+    rep_all = np.concatenate(repeat)
+    if rep_all.any():
+        raise duplicate_error(run._q, run._d, np.concatenate(in_order), rep_all, "Run",
+                              "score")
+    small = np.int32 if n < 2**31 - 1 else np.int64
+    return PairIndex(rq_dict, rq_code, rank.astype(small), np.zeros(0, np.int64)), rel, found
+
+
 def _score_column(run: Run, conv: Conventions) -> np.ndarray:
     if conv.score_precision == "float32":
         return run._values.astype(np.float32).astype(np.float64)
@@ -368,6 +497,13 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     nq_all = len(idx.query_ids)
     report: dict[str, int] = {}
 
+    # -- a large run not indexed yet joins by one sort with the qrels ---------------------
+    joined: tuple[np.ndarray, np.ndarray] | None = None
+    if "pairs" not in run._cache:
+        pairs, rel_row, found_row = _merge_join(qrels, run, idx)
+        run._cache["pairs"] = pairs
+        joined = (rel_row, found_row)
+
     # -- query codes: map the run's distinct query ids onto the qrels' ---------------------
     pairs = run._pairs
     qmap_arr = pc.index_in(pairs.query_dict, value_set=idx.query_ids)
@@ -382,25 +518,32 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
         keep = qcode >= 0
         rows = np.flatnonzero(keep)
         qcode, score, doc_rank = qcode[rows], score[rows], doc_rank[rows]
-        d_run = d_run.take(from_numpy(rows))
+        if joined is not None:
+            joined = (joined[0][rows], joined[1][rows])
+        else:
+            d_run = d_run.take(from_numpy(rows))
     report["run_rows_without_judged_query"] = int(len(run) - len(qcode))
 
-    # -- judgments of the retrieved documents (one hash lookup, one binary search) and one
-    # sort by query, score descending and the tie rule.  The lookup and the sort are
-    # independent (unless the tie rule needs the grades), so large inputs run them on
-    # both cores.
+    # -- judgments of the retrieved documents (from the merge above, or one hash lookup
+    # and one binary search) and one sort by query, score descending and the tie rule.
+    # The lookup and the sort are independent (unless the tie rule needs the grades), so
+    # large inputs run them on both cores.
     def lookup() -> np.ndarray:
         if pa.types.is_dictionary(d_run.type):  # codes: look up the distinct ids only
-            m = to_numpy(pc.index_in(d_run.dictionary, value_set=idx.doc_ids), fill=-1)
+            m = to_numpy(pc.index_in(d_run.dictionary, value_set=idx.doc_keys.doc_ids),
+                         fill=-1)
             return m[to_numpy(d_run.indices)]
-        return to_numpy(pc.index_in(d_run, value_set=idx.doc_ids), fill=-1)
+        return to_numpy(pc.index_in(d_run, value_set=idx.doc_keys.doc_ids), fill=-1)
 
     ties = conventions.ties
     cols: dict[str, Any] = {"q": qcode, "s": score}
     keys: list[tuple[str, str]] = [("q", "ascending"), ("s", "descending")]
+    dcode: np.ndarray | None = None
     if ties in ("optimistic", "pessimistic"):
-        dcode = lookup()
-        cols["r"] = _lookup_rel(idx, qcode, dcode)[0]
+        if joined is None:
+            dcode = lookup()
+            joined = _lookup_rel(idx, qcode, dcode)
+        cols["r"] = joined[0]
         keys.append(("r", "descending" if ties == "optimistic" else "ascending"))
     if ties == "input":
         cols["i"] = np.arange(len(qcode)) if rows is None else rows
@@ -409,7 +552,7 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
         # documents with equal scores: id descending (trec_eval)
         cols["d"] = doc_rank
         keys.append(("d", "descending"))
-    if ties in ("optimistic", "pessimistic"):
+    if joined is not None:
         order = _split_sort(cols, keys, nq_all)
     elif len(qcode) >= _PARALLEL_ROWS:
         pending = parallel_pool().submit(lookup)
@@ -420,14 +563,17 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
         order = _split_sort(cols, keys, nq_all)
     del cols
     score = score[order]
-    dcode = dcode[order]
     # rows are now grouped by query code: the codes follow from the counts
     counts = np.bincount(qcode, minlength=nq_all)
     del qcode
     offs = np.zeros(nq_all + 1, dtype=np.int64)
     np.cumsum(counts, out=offs[1:])
-    rel, in_qrels = _lookup_rel(idx, np.repeat(np.arange(nq_all, dtype=np.int64), counts),
-                                dcode)
+    if joined is not None:
+        rel, in_qrels = joined[0][order], joined[1][order]
+    else:
+        assert dcode is not None
+        rel, in_qrels = _lookup_rel(
+            idx, np.repeat(np.arange(nq_all, dtype=np.int64), counts), dcode[order])
     # a negative grade is a judgment of non-relevance that trec_eval treats as
     # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj)
     judged = in_qrels & (rel >= 0)

@@ -232,7 +232,8 @@ def read_run(path: str | os.PathLike[str], *, format: str | None = None,
             "query": (query, QUERY_NAMES, "query"), "doc": (doc, DOC_NAMES, "doc"),
             "score": (score, SCORE_NAMES, "score")})
         sc = _to_float(text, cols["score"], "score", first)
-        return Run(cols["query"], cols["doc"], sc, name=label, duplicates=duplicates)
+        # checked now, so that a repeated pair is reported against this file
+        return Run(cols["query"], cols["doc"], sc, name=label, duplicates=duplicates).validate()
     except InputError as exc:
         if str(exc).startswith(text):
             raise
