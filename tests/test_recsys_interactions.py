@@ -72,3 +72,50 @@ def test_bad_arguments() -> None:
         evaluate_interactions(recs, held, ["p@1"], repeats="mean")
     with pytest.raises(ranklens.InputError, match="no column named 'stars'"):
         evaluate_interactions(recs, held, ["p@1"], weight="stars")
+
+
+def test_unjudged_users_score_zero_when_asked() -> None:
+    recs, held = _data()
+    ev = evaluate_interactions(recs, held, ["p@2", "mrr", "num_ret"], unjudged_users="zero")
+    # u4 (recommendations, no interactions) is listed with 0 for every metric, counts too
+    assert ev.result.query_ids == ("u1", "u2", "u3", "u4")
+    assert ev.result.per_query("p@2") == {"u1": 0.5, "u2": 0.5, "u3": 0.0, "u4": 0.0}
+    assert ev.result.per_query("num_ret")["u4"] == 0.0
+    assert ev.summary()["mrr"] == pytest.approx((0.5 + 0.5) / 4)
+    assert ev.report["users_evaluated"] == 4
+    assert ev.report["users_without_interactions"] == 1
+    assert ev.result.report["run_queries_scored_zero_without_judgments"] == 1
+    assert ev.result.report["queries_evaluated"] == 4
+    assert not ev.result.values["p@2"].flags.writeable
+    assert list(ev.result.to_frame().index) == ["u1", "u2", "u3", "u4"]
+    # the default leaves u4 out, as before
+    default = evaluate_interactions(recs, held, ["p@2"])
+    assert default.result.query_ids == ("u1", "u2", "u3")
+    assert default.report["users_without_interactions"] == 1
+
+
+def test_unjudged_users_keep_the_sorted_id_order() -> None:
+    # integer ids are read as text: "10" < "2" < "30" < "4"
+    recs = pd.DataFrame({"user_id": [30, 30, 2, 10, 4], "item_id": [1, 2, 1, 3, 1],
+                         "score": [1.0, 0.5, 1.0, 1.0, 1.0]})
+    held = pd.DataFrame({"user_id": [2, 4], "item_id": [1, 2]})
+    ev = evaluate_interactions(recs, held, ["p@1", "r@2"], unjudged_users="zero")
+    assert ev.result.query_ids == ("10", "2", "30", "4")
+    assert ev.result.per_query("p@1") == {"10": 0.0, "2": 1.0, "30": 0.0, "4": 0.0}
+    assert ev.summary()["p@1"] == 0.25
+    # with missing="skip" too, and with no user lacking interactions nothing changes
+    skip = evaluate_interactions(recs, held, ["p@1"], unjudged_users="zero", missing="skip")
+    assert skip.result.query_ids == ("10", "2", "30", "4")
+    judged = recs[recs["user_id"].isin([2, 4])]
+    same = evaluate_interactions(judged, held, ["p@1"], unjudged_users="zero")
+    plain = evaluate_interactions(judged, held, ["p@1"])
+    assert same.result.per_query_all() == plain.result.per_query_all()
+
+
+def test_unjudged_users_policy_is_checked() -> None:
+    recs, held = _data()
+    with pytest.raises(ranklens.InputError,
+                       match=r"unjudged_users='skip' is not known; use 'exclude' or 'zero'"):
+        evaluate_interactions(recs, held, ["p@1"], unjudged_users="skip")
+    with pytest.raises(ranklens.InputError, match="unjudged_users=None"):
+        evaluate_interactions(recs, held, ["p@1"], unjudged_users=None)

@@ -50,6 +50,32 @@ trec_eval 10.  Profiles reproduce other tools:
     item in the MAP and NDCG normalisers, and counts a repeated
     recommendation at each of its positions in MAP and NDCG (values above 1);
     give it deduplicated lists, and ranklens ``repeats='binary'``.
+``spark``
+    Apache Spark MLlib's ``RankingMetrics`` (``precisionAt``, ``recallAt``,
+    ``meanAveragePrecision``, ``meanAveragePrecisionAt``, ``ndcgAt``).  Spark
+    reads each user's predictions as a ranked list, so items with equal scores
+    keep their row order (``ties='input'``): give the rows in list order, or
+    ranks.  Every label is relevant whatever its relevance value, so every
+    judged item with a grade >= 0 is relevant (``rel_threshold=0``; drop the
+    judged non-relevant rows of TREC-style qrels, or pass
+    ``rel_threshold=1``).  Users with labels but no predictions score 0
+    (``missing='zero'``).  precision@k divides by k, recall@k by R, MAP by R
+    and MAP@k by ``min(R, k)`` (``ap(norm=min_r_k)``).  nDCG@k has gain
+    ``2^rel - 1`` and the ideal list of the ``min(R, k)`` highest grades
+    (``ndcg(gain=exp2, ideal=cut)``); Spark's binary form (no relevance
+    values) is grade 1 for every label.  Spark builds the graded ideal list
+    from the labels in the order given, not sorted: pass them in descending
+    relevance (otherwise Spark's nDCG can exceed 1), and relevance >= 0 (a
+    negative one has negative gain in Spark, 0 here).  pyspark's Python
+    ``RankingMetrics`` (4.3) hands only predictions and labels to the JVM,
+    so from Python ``ndcgAt`` is always the binary form.  Spark counts a
+    repeated prediction at each of its positions (values above 1); ranklens
+    runs hold each item once.  Spark counts a user with predictions but no
+    labels as 0 in the mean: :func:`ranklens.evaluate` leaves such users out
+    (they have no judgments), while
+    :func:`ranklens.recsys.evaluate_interactions` scores them 0 with
+    ``unjudged_users='zero'`` (its ``repeats='binary'`` gives Spark's label
+    set).  A user in neither table is unknown to ranklens.
 """
 
 from __future__ import annotations
@@ -167,6 +193,14 @@ PROFILES: dict[str, Conventions] = {
         missing="zero",
         metric_defaults={"ap": {"norm": "min_r_k"}, "ndcg": {"ideal": "cut"}},
         profile="replay",
+    ),
+    "spark": Conventions(
+        ties="input",
+        missing="zero",
+        rel_threshold=0,
+        metric_defaults={"ap": {"norm": "min_r_k"},
+                         "ndcg": {"gain": "exp2", "ideal": "cut"}},
+        profile="spark",
     ),
     "sklearn": Conventions(
         ties="expected",

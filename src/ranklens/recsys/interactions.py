@@ -7,7 +7,9 @@ rank)`` and held-out interactions ``(user, item[, weight])`` as tables and runs
 * users with held-out interactions but no recommendations score 0 and count
   in the mean (``missing="zero"``; ``"skip"`` leaves them out);
 * users with recommendations but no held-out interactions cannot be judged:
-  they are excluded and counted in ``report["users_without_interactions"]``;
+  they are counted in ``report["users_without_interactions"]`` and excluded
+  (``unjudged_users="exclude"``), or score 0 on every metric and count in the
+  mean (``"zero"``, as Spark's ``RankingMetrics`` does);
 * a user-item pair interacted with several times is one relevant item, of
   grade the summed weight (``repeats="sum"``), the largest weight (``"max"``)
   or 1 (``"binary"``);
@@ -25,13 +27,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ranklens._arrow import from_numpy
+from ranklens._arrow import from_numpy, to_numpy
 from ranklens._columns import as_float_column, as_id_column, columns_from_frame
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError
 from ranklens.evaluate import Result, evaluate
 
 __all__ = ["InteractionEvaluation", "evaluate_interactions"]
+
+UNJUDGED_POLICIES = ("exclude", "zero")
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,7 @@ def evaluate_interactions(
     repeats: str = "sum",
     missing: str = "zero",
     duplicates: str = "error",
+    unjudged_users: str = "exclude",
     **conventions: Any,
 ) -> InteractionEvaluation:
     """Evaluate recommendation lists against held-out interactions.
@@ -104,6 +109,12 @@ def evaluate_interactions(
     duplicates:
         A user-item pair recommended twice: ``error`` (default) or ``first``
         (keep the best position).
+    unjudged_users:
+        Users with recommendations but no held-out interactions: ``exclude``
+        (default; they cannot be judged) or ``zero`` (they are listed in the
+        per-user results with 0 for every metric, also counts such as
+        ``num_ret``, and count in the mean, as in Spark's ``RankingMetrics``).
+        Either way ``report["users_without_interactions"]`` counts them.
     conventions:
         Further conventions for :func:`ranklens.evaluate` (``ties``,
         ``rel_threshold``, ...).
@@ -112,6 +123,9 @@ def evaluate_interactions(
         raise InputError(f"repeats={repeats!r} is not known; use 'sum', 'max' or 'binary'.")
     if missing not in ("zero", "skip"):
         raise InputError(f"missing={missing!r} is not known here; use 'zero' or 'skip'.")
+    if not isinstance(unjudged_users, str) or unjudged_users not in UNJUDGED_POLICIES:
+        raise InputError(f"unjudged_users={unjudged_users!r} is not known; use 'exclude' or "
+                         "'zero'.")
     use_rank = rank is not None
     if not use_rank and score is None:
         raise InputError("give the recommendations' score= or rank= column.")
@@ -136,18 +150,14 @@ def evaluate_interactions(
     run = Run(rec["user"], rec["item"], values, name="recommendations",
               duplicates=dup_policy)
 
-    hu = as_id_column(held["user"], "interactions user column")
-    hi = as_id_column(held["item"], "interactions item column")
+    hu = as_id_column(held["user"], "interactions user column", encode=True)
+    hi = as_id_column(held["item"], "interactions item column", encode=True)
     n_held = len(hu)
     w = (as_float_column(held["weight"], "interactions weight column") if weight is not None
          else np.ones(n_held))
     hu, hi, w, merged = _aggregate_repeats(hu, hi, w, repeats)
     qrels = Qrels(hu, hi, w)
 
-    users_rec = pc.unique(run._query)
-    users_held = pc.unique(qrels._query)
-    no_inter = int(len(users_rec) - pc.sum(pc.is_in(users_rec, value_set=users_held)).as_py())
-    no_rec = int(len(users_held) - pc.sum(pc.is_in(users_held, value_set=users_rec)).as_py())
     import warnings
 
     from ranklens.errors import RanklensWarning
@@ -156,6 +166,14 @@ def evaluate_interactions(
         # users without interactions are the documented rule here, counted below
         warnings.simplefilter("ignore", RanklensWarning)
         res = evaluate(qrels, run, metrics, missing=missing, **conventions)
+    # (after evaluating: a large run's pair index comes out of its join with the qrels)
+    users_rec = run._pairs.query_dict  # distinct ids, as text
+    users_held = qrels._pairs.query_dict
+    judged = pc.is_in(users_rec, value_set=users_held)
+    no_inter = int(len(users_rec) - pc.sum(judged).as_py())
+    no_rec = int(len(users_held) - pc.sum(pc.is_in(users_held, value_set=users_rec)).as_py())
+    if unjudged_users == "zero" and no_inter:
+        res = _with_zero_users(res, users_rec.filter(pc.invert(judged)))
     report = {
         "users_evaluated": len(res.query_ids),
         "users_without_recommendations": no_rec,
@@ -164,3 +182,31 @@ def evaluate_interactions(
         "duplicate_recommendations_dropped": run.dropped_duplicates,
     }
     return InteractionEvaluation(res, report)
+
+
+def _with_zero_users(res: Result, users: pa.Array) -> Result:
+    """``res`` with ``users`` (ids not among its queries) added at 0 for every metric.
+
+    The per-query arrays keep the sorted id order of :func:`ranklens.evaluate`
+    (byte order of the id text)."""
+    known = pa.array(res.query_ids, type=pa.string())
+    ids = pa.concat_arrays([known, users.cast(pa.string())])
+    order = to_numpy(pc.array_sort_indices(ids)).astype(np.int64)
+    extra = np.zeros(len(users))
+    values: dict[str, np.ndarray] = {}
+    for key in res.metrics:
+        v = np.concatenate([res.values[key], extra])[order]
+        v.setflags(write=False)
+        values[key] = v
+    report = dict(res.report)
+    report["run_queries_scored_zero_without_judgments"] = len(users)
+    report["queries_evaluated"] = len(ids)
+    return Result(
+        metrics=res.metrics,
+        query_ids=tuple(ids.take(from_numpy(order)).to_pylist()),
+        values=values,
+        parsed=res.parsed,
+        conventions=res.conventions,
+        report=report,
+        run_name=res.run_name,
+    )
