@@ -851,3 +851,20 @@ def test_rectools_normalisers_by_hand() -> None:
         rl.evaluate(qrels, run, ["ndcg(ideal=k)"])
     with pytest.raises(rl.MetricParameterError, match="needs a cutoff"):
         rl.evaluate(qrels, run, ["ap(norm=k)"])
+
+
+def test_unjudged_queries_skipped_or_scored_zero() -> None:
+    qrels = rl.Qrels.from_dict({"q1": {"a": 1}, "q3": {"c": 1}})
+    run = rl.Run.from_dict({"q1": {"a": 1.0}, "q2": {"b": 1.0}, "q0": {"x": 2.0}})
+    with pytest.warns(rl.RanklensWarning, match=r"2 run queries have no judgments"):
+        skipped = rl.evaluate(qrels, run, ["map", "num_ret"])
+    assert skipped.query_ids == ("q1",)
+    zero = rl.evaluate(qrels, run, ["map", "num_ret"], unjudged="zero", missing="zero")
+    assert zero.query_ids == ("q0", "q1", "q2", "q3")
+    assert zero.per_query("map") == {"q0": 0.0, "q1": 1.0, "q2": 0.0, "q3": 0.0}
+    assert zero.per_query("num_ret") == {"q0": 0.0, "q1": 1.0, "q2": 0.0, "q3": 0.0}
+    assert zero.report["run_queries_scored_zero_without_judgments"] == 2
+    assert zero.report["queries_evaluated"] == 4
+    assert zero.conventions.unjudged == "zero"
+    with pytest.raises(rl.ConventionError, match="unjudged='nan' is not a known convention"):
+        rl.evaluate(qrels, run, ["map"], unjudged="nan")

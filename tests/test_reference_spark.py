@@ -92,11 +92,17 @@ def test_spark_profile_by_hand() -> None:
     assert ev.report["users_evaluated"] == 4
     assert ev.report["users_without_interactions"] == 1
 
-    # ranklens.evaluate knows no judgments for u2: it is left out
+    # ranklens.evaluate under the profile scores u2 (no judgments) 0 as well
     qrels = ranklens.Qrels.from_frame(held, query="user_id", doc="item_id")
     run = ranklens.Run.from_frame(recs, query="user_id", doc="item_id")
+    res = ranklens.evaluate(qrels, run, list(u1), profile="spark")
+    assert res.query_ids == ("u1", "u2", "u3", "u4")
+    assert res.report["run_queries_scored_zero_without_judgments"] == 1
+    for name in u1:
+        assert res[name] == pytest.approx((u1[name] + u4[name]) / 4, abs=1e-12)
+    # unjudged='skip' leaves it out, with a warning
     with pytest.warns(ranklens.RanklensWarning, match="no judgments"):
-        res = ranklens.evaluate(qrels, run, list(u1), profile="spark")
+        res = ranklens.evaluate(qrels, run, list(u1), profile="spark", unjudged="skip")
     assert res.query_ids == ("u1", "u3", "u4")
     for name in u1:
         assert res[name] == pytest.approx((u1[name] + u4[name]) / 3, abs=1e-12)
@@ -111,7 +117,8 @@ def test_spark_profile_by_hand() -> None:
 
 def test_spark_profile_settings() -> None:
     conv = PROFILES["spark"]
-    assert (conv.ties, conv.missing, conv.rel_threshold) == ("input", "zero", 0)
+    assert (conv.ties, conv.missing, conv.unjudged, conv.rel_threshold) == (
+        "input", "zero", "zero", 0)
     assert conv.metric_defaults == {"ap": {"norm": "min_r_k"},
                                     "ndcg": {"gain": "exp2", "ideal": "cut"}}
 
@@ -370,14 +377,17 @@ def test_evaluate_interactions_agrees_with_spark(reference: SparkReference,
 def test_evaluate_agrees_with_spark_on_labelled_users(reference: SparkReference,
                                                        graded: bool) -> None:
     cases = reference.cases
-    # ranklens.evaluate (and evaluate_interactions by default) leave out users without
-    # labels: Spark over the labelled users' rows
     held = cases.held if graded else cases.held.assign(relevance=1.0)
     qrels = ranklens.Qrels.from_frame(held, query="user_id", doc="item_id")
     run = ranklens.Run.from_frame(cases.recs, query="user_id", doc="item_id")
+    # the profile scores users without labels 0, as Spark does
+    _check(reference, cases.users, graded,
+           ranklens.evaluate(qrels, run, NAMES, profile="spark"), "evaluate")
+    # unjudged='skip' (and evaluate_interactions by default) leave them out: Spark over
+    # the labelled users' rows
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ranklens.RanklensWarning)  # users without labels
-        res = ranklens.evaluate(qrels, run, NAMES, profile="spark")
+        res = ranklens.evaluate(qrels, run, NAMES, profile="spark", unjudged="skip")
     _check(reference, cases.labelled, graded, res, "evaluate")
     ev = evaluate_interactions(cases.recs, held, NAMES, weight="relevance", profile="spark")
     assert ev.result.query_ids == res.query_ids

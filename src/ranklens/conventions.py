@@ -71,11 +71,10 @@ trec_eval 10.  Profiles reproduce other tools:
     so from Python ``ndcgAt`` is always the binary form.  Spark counts a
     repeated prediction at each of its positions (values above 1); ranklens
     runs hold each item once.  Spark counts a user with predictions but no
-    labels as 0 in the mean: :func:`ranklens.evaluate` leaves such users out
-    (they have no judgments), while
-    :func:`ranklens.recsys.evaluate_interactions` scores them 0 with
-    ``unjudged_users='zero'`` (its ``repeats='binary'`` gives Spark's label
-    set).  A user in neither table is unknown to ranklens.
+    labels as 0 in the mean (``unjudged='zero'``; in
+    :func:`ranklens.recsys.evaluate_interactions`, ``unjudged_users='zero'``,
+    whose ``repeats='binary'`` gives Spark's label set).  A user in neither
+    table is unknown to ranklens.
 """
 
 from __future__ import annotations
@@ -91,6 +90,7 @@ __all__ = ["PROFILES", "Conventions", "resolve_conventions"]
 TIE_POLICIES = ("trec", "input", "optimistic", "pessimistic", "expected", "grouped")
 MISSING_POLICIES = ("zero", "skip", "error")
 NO_RELEVANT_POLICIES = ("zero", "skip", "nan", "error")
+UNJUDGED_POLICIES = ("skip", "zero")
 IPREC_ROUNDING = ("lround", "legacy")
 SCORE_PRECISION = ("float64", "float32")
 
@@ -120,6 +120,11 @@ class Conventions:
         Queries whose judgments contain no relevant document (at the
         relevance threshold): score ``zero``, ``skip`` them, report ``nan``
         (excluded from the mean), or raise (``error``).
+    unjudged:
+        Queries in the run that have no judgment at all: ``skip`` them
+        (trec_eval, with a warning naming how many) or score them 0 on every
+        metric and count them in the mean (``zero``; Spark's
+        ``RankingMetrics``).
     rel_threshold:
         Minimum relevance for a document to count as relevant in binary
         metrics (trec_eval ``-l``).  Graded metrics use the grade itself.
@@ -140,6 +145,7 @@ class Conventions:
     ties: str = "trec"
     missing: str = "skip"
     no_relevant: str = "zero"
+    unjudged: str = "skip"
     rel_threshold: float = 1
     depth: int | None = None
     iprec_rounding: str = "lround"
@@ -153,6 +159,7 @@ class Conventions:
             ("ties", TIE_POLICIES),
             ("missing", MISSING_POLICIES),
             ("no_relevant", NO_RELEVANT_POLICIES),
+            ("unjudged", UNJUDGED_POLICIES),
             ("iprec_rounding", IPREC_ROUNDING),
             ("score_precision", SCORE_PRECISION),
         ):
@@ -197,6 +204,7 @@ PROFILES: dict[str, Conventions] = {
     "spark": Conventions(
         ties="input",
         missing="zero",
+        unjudged="zero",
         rel_threshold=0,
         metric_defaults={"ap": {"norm": "min_r_k"},
                          "ndcg": {"gain": "exp2", "ideal": "cut"}},

@@ -158,6 +158,7 @@ class Prepared:
     ideal_rel: np.ndarray
     conventions: Conventions
     report: dict[str, int] = field(default_factory=dict)
+    unjudged_ids: pa.Array | None = None  # run queries without any judgment
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     # --- shape helpers ------------------------------------------------------------------
@@ -509,6 +510,8 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     qmap_arr = pc.index_in(pairs.query_dict, value_set=idx.query_ids)
     qmap: np.ndarray = to_numpy(qmap_arr, fill=-1).astype(np.int32 if nq_all < 2**31 else np.int64)
     report["run_queries_without_judgments"] = int((qmap < 0).sum())
+    unjudged_ids = (pairs.query_dict.filter(from_numpy(qmap < 0))
+                    if report["run_queries_without_judgments"] else pairs.query_dict[:0])
     qcode = qmap[pairs.query_code]
     score = _score_column(run, conventions)
     doc_rank = pairs.doc_rank
@@ -649,4 +652,5 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
         ideal_rel=ideal_rel,
         conventions=conventions,
         report=report,
+        unjudged_ids=unjudged_ids,
     )

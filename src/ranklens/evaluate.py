@@ -8,7 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from ranklens._arrow import from_numpy, to_numpy
 from ranklens.conventions import Conventions, resolve_conventions
 from ranklens.data import Qrels, Run
 from ranklens.engine import Prepared, prepare
@@ -138,6 +141,7 @@ def evaluate(
     ties: str | None = None,
     missing: str | None = None,
     no_relevant: str | None = None,
+    unjudged: str | None = None,
     rel_threshold: float | None = None,
     depth: int | None = None,
     iprec_rounding: str | None = None,
@@ -153,9 +157,11 @@ def evaluate(
         Metric strings (``"ndcg@10"``, ``"map"``, ``"P.5"``, ...) or
         :class:`~ranklens.metrics.Metric` values; one string is accepted too.
     profile, conventions:
-        A named profile (``trec_eval``, ``pytrec_eval``, ``ranx``, ``sklearn``)
+        A named profile (``trec_eval``, ``pytrec_eval``, ``ranx``, ``sklearn``,
+        ``rectools``, ``replay``, ``spark``; see :mod:`ranklens.conventions`)
         or a :class:`~ranklens.Conventions`; the keyword arguments after them
-        override single conventions.
+        override single conventions (each is documented on
+        :class:`~ranklens.Conventions`).
 
     Returns
     -------
@@ -176,8 +182,9 @@ def evaluate(
     conv = resolve_conventions(
         conventions,
         profile,
-        dict(ties=ties, missing=missing, no_relevant=no_relevant, rel_threshold=rel_threshold,
-             depth=depth, iprec_rounding=iprec_rounding, score_precision=score_precision),
+        dict(ties=ties, missing=missing, no_relevant=no_relevant, unjudged=unjudged,
+             rel_threshold=rel_threshold, depth=depth, iprec_rounding=iprec_rounding,
+             score_precision=score_precision),
     )
     names = metric_list(metrics)
     if not names:
@@ -227,24 +234,40 @@ def evaluate(
             RanklensWarning,
             stacklevel=2,
         )
-    elif n:
+    elif n and conv.unjudged == "skip":
         warnings.warn(
             f"{n} run queries have no judgments in the qrels and were not evaluated "
-            f"({report['run_rows_without_judged_query']} rows).",
+            f"({report['run_rows_without_judged_query']} rows); unjudged='zero' scores them 0.",
             RanklensWarning,
             stacklevel=2,
         )
+    query_ids = prep.query_ids
+    if n and conv.unjudged == "zero" and prep.unjudged_ids is not None:
+        query_ids, values = _with_zero_queries(query_ids, values, prep.unjudged_ids)
+        report["run_queries_scored_zero_without_judgments"] = n
+        report["queries_evaluated"] = len(query_ids)
     for key in values:
         values[key].setflags(write=False)
     return Result(
         metrics=tuple(keys),
-        query_ids=tuple(prep.query_ids.to_pylist()),
+        query_ids=tuple(query_ids.to_pylist()),
         values=values,
         parsed=parsed,
         conventions=conv,
         report=report,
         run_name=run.name,
     )
+
+
+def _with_zero_queries(query_ids: pa.Array, values: dict[str, np.ndarray], extra: pa.Array
+                       ) -> tuple[pa.Array, dict[str, np.ndarray]]:
+    """Add the ``extra`` queries (none of them in ``query_ids``) at 0 for every metric,
+    keeping the ids in byte order."""
+    ids = pa.concat_arrays([query_ids.cast(pa.large_string()), extra.cast(pa.large_string())])
+    order = to_numpy(pc.array_sort_indices(ids))
+    zeros = np.zeros(len(extra))
+    return (ids.take(from_numpy(order)),
+            {k: np.concatenate([v, zeros])[order] for k, v in values.items()})
 
 
 def _with_ties(conv: Conventions, ties: str) -> Conventions:

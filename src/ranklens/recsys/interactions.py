@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ranklens._arrow import from_numpy, to_numpy
+from ranklens._arrow import from_numpy
 from ranklens._columns import as_float_column, as_id_column, columns_from_frame
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError
@@ -165,15 +165,14 @@ def evaluate_interactions(
     with warnings.catch_warnings():
         # users without interactions are the documented rule here, counted below
         warnings.simplefilter("ignore", RanklensWarning)
-        res = evaluate(qrels, run, metrics, missing=missing, **conventions)
+        res = evaluate(qrels, run, metrics, missing=missing,
+                       unjudged="zero" if unjudged_users == "zero" else "skip", **conventions)
     # (after evaluating: a large run's pair index comes out of its join with the qrels)
     users_rec = run._pairs.query_dict  # distinct ids, as text
     users_held = qrels._pairs.query_dict
     judged = pc.is_in(users_rec, value_set=users_held)
     no_inter = int(len(users_rec) - pc.sum(judged).as_py())
     no_rec = int(len(users_held) - pc.sum(pc.is_in(users_held, value_set=users_rec)).as_py())
-    if unjudged_users == "zero" and no_inter:
-        res = _with_zero_users(res, users_rec.filter(pc.invert(judged)))
     report = {
         "users_evaluated": len(res.query_ids),
         "users_without_recommendations": no_rec,
@@ -182,31 +181,3 @@ def evaluate_interactions(
         "duplicate_recommendations_dropped": run.dropped_duplicates,
     }
     return InteractionEvaluation(res, report)
-
-
-def _with_zero_users(res: Result, users: pa.Array) -> Result:
-    """``res`` with ``users`` (ids not among its queries) added at 0 for every metric.
-
-    The per-query arrays keep the sorted id order of :func:`ranklens.evaluate`
-    (byte order of the id text)."""
-    known = pa.array(res.query_ids, type=pa.string())
-    ids = pa.concat_arrays([known, users.cast(pa.string())])
-    order = to_numpy(pc.array_sort_indices(ids)).astype(np.int64)
-    extra = np.zeros(len(users))
-    values: dict[str, np.ndarray] = {}
-    for key in res.metrics:
-        v = np.concatenate([res.values[key], extra])[order]
-        v.setflags(write=False)
-        values[key] = v
-    report = dict(res.report)
-    report["run_queries_scored_zero_without_judgments"] = len(users)
-    report["queries_evaluated"] = len(ids)
-    return Result(
-        metrics=res.metrics,
-        query_ids=tuple(ids.take(from_numpy(order)).to_pylist()),
-        values=values,
-        parsed=res.parsed,
-        conventions=res.conventions,
-        report=report,
-        run_name=res.run_name,
-    )
