@@ -80,6 +80,25 @@ class _Table:
         self.dropped_duplicates = dropped
         self._cache: dict[Any, Any] = {} if index is None else {"pairs": index}
 
+    @classmethod
+    def _indexed(cls: type[_T], q: pa.Array, d: pa.Array, v: np.ndarray, index: PairIndex,
+                 name: str | None = None) -> _T:
+        """A table from id columns (as :func:`as_id_column` returns them) whose pair index
+        is already known (free of repeated pairs): no second sort."""
+        new = object.__new__(cls)
+        new._check_values(q, d, v)
+        v = np.array(v, dtype=np.float64)
+        v.setflags(write=False)
+        new._q, new._d, new._values = q, d, v
+        new.name = name
+        new.dropped_duplicates = 0
+        new._cache = {"pairs": index}
+        new._built()
+        return new
+
+    def _built(self) -> None:
+        """Hook run once a table is complete."""
+
     def _check_values(self, q: pa.Array, d: pa.Array, v: np.ndarray) -> None:
         bad = np.flatnonzero(~np.isfinite(v))
         if bad.size:
@@ -269,6 +288,9 @@ class Qrels(_Table):
     def __init__(self, query: Any, doc: Any, values: Any, *, name: str | None = None,
                  duplicates: str = "error") -> None:
         super().__init__(query, doc, values, name=name, duplicates=duplicates)
+        self._built()
+
+    def _built(self) -> None:
         from ranklens.engine import index_in_background
 
         index_in_background(self)  # large qrels: build the judgment index on the other core

@@ -49,17 +49,20 @@ class InteractionEvaluation:
         return self.result.summary()
 
 
-def _aggregate_repeats(user: pa.Array, item: pa.Array, weight: np.ndarray, how: str
-                       ) -> tuple[pa.Array, pa.Array, np.ndarray, int]:
-    """One row per (user, item); returns the rows and how many were merged.
+def _judgments(user: pa.Array, item: pa.Array, weight: np.ndarray, how: str
+               ) -> tuple[Qrels, int]:
+    """The held-out interactions as qrels, one row per (user, item); returns them and how
+    many rows were merged.
 
-    One (user, item) sort (the same pair index Qrels and Run build) groups the
-    repeats; the weights are summed or maxed per group with ``reduceat``."""
-    from ranklens._columns import pair_index
+    One (user, item) sort (the pair index Qrels build) groups the repeats; the
+    weights are summed or maxed per group with ``reduceat``, and the merged rows, in
+    (user, item) order, keep that index."""
+    from ranklens._columns import PairIndex, pair_index
 
     index = pair_index(user, item)
     if index.dup_rows.size == 0:
-        return user, item, (np.ones_like(weight) if how == "binary" else weight), 0
+        w = np.ones_like(weight) if how == "binary" else weight
+        return Qrels._indexed(user, item, w, index), 0
     order = np.argsort(index.doc_rank)  # rows in (user, item) order
     is_dup = np.zeros(len(user), dtype=bool)
     is_dup[index.dup_rows] = True
@@ -68,8 +71,12 @@ def _aggregate_repeats(user: pa.Array, item: pa.Array, weight: np.ndarray, how: 
     agg = np.add.reduceat(w, starts) if how == "sum" else np.maximum.reduceat(w, starts)
     if how == "binary":
         agg = np.ones_like(agg)
-    keep = from_numpy(order[starts])
-    return user.take(keep), item.take(keep), agg, int(len(user) - starts.size)
+    kept = order[starts]
+    merged = PairIndex(index.query_dict, index.query_code[kept],
+                       np.arange(kept.size, dtype=index.doc_rank.dtype), np.zeros(0, np.int64))
+    keep = from_numpy(kept)
+    return (Qrels._indexed(user.take(keep), item.take(keep), agg, merged),
+            int(len(user) - starts.size))
 
 
 def evaluate_interactions(
@@ -155,8 +162,7 @@ def evaluate_interactions(
     n_held = len(hu)
     w = (as_float_column(held["weight"], "interactions weight column") if weight is not None
          else np.ones(n_held))
-    hu, hi, w, merged = _aggregate_repeats(hu, hi, w, repeats)
-    qrels = Qrels(hu, hi, w)
+    qrels, merged = _judgments(hu, hi, w, repeats)
 
     import warnings
 
