@@ -567,3 +567,14 @@ def test_console_script_debug_traceback(tmp_path: Path, files: dict[str, Path]) 
     assert "Traceback (most recent call last):" in proc.stderr
     assert proc.stderr.endswith(f"ranklens: error: {tmp_path / 'nope.run'}: no such file; "
                                 "check the path.\n")
+
+
+def test_unjudged_queries_scored_zero_on_the_command_line(tmp_path: Path) -> None:
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 a 1\n")
+    run = tmp_path / "r.txt"
+    run.write_text("q1 Q0 a 1 1.0 t\nq2 Q0 b 1 1.0 t\n")
+    out = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "-m", "map",
+                                    "--unjudged", "zero", "--per-query", "--format", "csv"])
+    assert out.exit_code == 0, out.output
+    assert "q2" in out.stdout and "warning" not in out.output

@@ -55,14 +55,15 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
 
 
 def _conventions(profile: str | None, ties: str | None, missing: str | None, complete: bool,
-                 no_relevant: str | None, rel_threshold: float | None, depth: int | None,
-                 iprec_rounding: str | None) -> dict[str, Any]:
+                 no_relevant: str | None, unjudged: str | None, rel_threshold: float | None,
+                 depth: int | None, iprec_rounding: str | None) -> dict[str, Any]:
     if complete:
         if missing not in (None, "zero"):
             raise click.UsageError(f"-c means --missing zero; do not combine it with "
                                    f"--missing {missing}.")
         missing = "zero"
     given = dict(profile=profile, ties=ties, missing=missing, no_relevant=no_relevant,
+                 unjudged=unjudged,
                  rel_threshold=rel_threshold, depth=depth, iprec_rounding=iprec_rounding)
     return {k: v for k, v in given.items() if v is not None}
 
@@ -104,8 +105,8 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
                 baseline: str | None, pairwise: bool, test: str, correction: str, alpha: float,
                 ci: str, n_resamples: int, seed: int | None, fmt: str, output: str | None,
                 profile: str | None, ties: str | None, missing: str | None, complete: bool,
-                no_relevant: str | None, rel_threshold: float | None, depth: int | None,
-                iprec_rounding: str | None, **cols: Any) -> None:
+                no_relevant: str | None, unjudged: str | None, rel_threshold: float | None,
+                depth: int | None, iprec_rounding: str | None, **cols: Any) -> None:
     """Compare two or more RUNS on QRELS: means, confidence intervals, paired
     significance tests against a baseline (or pairwise), win/tie/loss counts."""
     from ranklens.compare import compare
@@ -115,8 +116,8 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
         raise click.UsageError("compare needs at least two run files.")
     if pairwise and baseline is not None:
         raise click.UsageError("--pairwise and --baseline exclude each other.")
-    conv = _conventions(profile, ties, missing, complete, no_relevant, rel_threshold, depth,
-                        iprec_rounding)
+    conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
+                        depth, iprec_rounding)
     qrels_t, run_ts = _read_inputs(qrels, runs, cols)
     names = run_names(runs, run_ts)
     if baseline is not None and baseline not in names:
@@ -154,8 +155,8 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
 def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, output: str,
              max_k: int, pr_kind: str, dist_kind: str, profile: str | None, ties: str | None,
              missing: str | None, complete: bool, no_relevant: str | None,
-             rel_threshold: float | None, depth: int | None, iprec_rounding: str | None,
-             **cols: Any) -> None:
+             unjudged: str | None, rel_threshold: float | None, depth: int | None,
+             iprec_rounding: str | None, **cols: Any) -> None:
     """Draw a chart of RUNS on QRELS into -o FILE (.png or .svg).
 
     KIND: cutoffs (metric at k = 1..K), pr (precision-recall), diff (per-query
@@ -167,8 +168,8 @@ def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, o
     plots._check_path(output)
     if kind == "diff" and len(runs) != 2:
         raise click.UsageError("plot diff needs exactly two runs (the difference is RUN2 - RUN1).")
-    conv = _conventions(profile, ties, missing, complete, no_relevant, rel_threshold, depth,
-                        iprec_rounding)
+    conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
+                        depth, iprec_rounding)
     qrels_t, run_ts = _read_inputs(qrels, runs, cols)
     named = dict(zip(run_names(runs, run_ts), run_ts, strict=True))
     if kind == "cutoffs":

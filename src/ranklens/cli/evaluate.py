@@ -16,6 +16,7 @@ from ranklens.conventions import (
     NO_RELEVANT_POLICIES,
     PROFILES,
     TIE_POLICIES,
+    UNJUDGED_POLICIES,
 )
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "p@10", "recall@100")
@@ -96,6 +97,9 @@ def _conventions_options(fn: Any) -> Any:
                      help="trec_eval's -c: score missing queries as 0 (--missing zero)."),
         click.option("--no-relevant", type=click.Choice(NO_RELEVANT_POLICIES), default=None,
                      help="Queries without a relevant judgment (default zero)."),
+        click.option("--unjudged", type=click.Choice(UNJUDGED_POLICIES), default=None,
+                     help="Run queries without any judgment (default skip; zero scores "
+                          "them 0, as Spark does)."),
         click.option("--rel-threshold", "-l", type=float, default=None,
                      help="Minimum relevance of a relevant document (default 1)."),
         click.option("--depth", "-M", type=click.IntRange(min=1), default=None,
@@ -147,8 +151,8 @@ def _read_inputs(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any]
 def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool,
                  fmt: str, output: str | None, profile: str | None, ties: str | None,
                  missing: str | None, complete: bool, no_relevant: str | None,
-                 rel_threshold: float | None, depth: int | None, iprec_rounding: str | None,
-                 **cols: Any) -> None:
+                 unjudged: str | None, rel_threshold: float | None, depth: int | None,
+                 iprec_rounding: str | None, **cols: Any) -> None:
     """Evaluate one or more RUNS against QRELS.
 
     Several runs print one table, one row per run.  Files may be TREC, CSV,
@@ -174,7 +178,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
             warnings.simplefilter("always", RanklensWarning)
             with _status(f"evaluating {path}"):
                 res = evaluate(qrels_t, run, names, profile=profile, ties=ties,
-                               missing=missing, no_relevant=no_relevant,
+                               missing=missing, no_relevant=no_relevant, unjudged=unjudged,
                                rel_threshold=rel_threshold, depth=depth,
                                iprec_rounding=iprec_rounding)
         for w in caught:
