@@ -483,3 +483,254 @@ def test_profile_bad_input():
         rs.serendipity(RECS, qrels, profiles=PROFILES, categories=CATS)
     with pytest.raises(InputError, match="'threshold' parameter must be a finite number"):
         rs.serendipity(RECS, qrels, profiles=PROFILES, categories=CATS, threshold=math.nan)
+
+
+# -- encoded ids, row order, large inputs ----------------------------------------------------
+
+def _synthetic(seed: int, n_users: int, n_items: int, max_len: int):
+    """Integer ids, tied scores (one decimal), lists of 1..max_len items, a training log
+    that covers every item, features and categories for every item."""
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, max_len + 1, n_users)
+    users = np.repeat(np.arange(n_users) * 7 + 3, lengths)       # not 0..n-1
+    items = np.concatenate([rng.choice(n_items, size=m, replace=False) for m in lengths])
+    scores = np.round(rng.random(users.size), 1)
+    train_users = np.concatenate([rng.integers(0, n_users, 5 * n_items) * 7 + 3,
+                                  rng.integers(0, n_users, n_items) * 7 + 3])
+    train_items = np.concatenate([rng.integers(0, n_items, 5 * n_items), np.arange(n_items)])
+    feats = (np.arange(n_items), rng.normal(size=(n_items, 3)))
+    cats = {i: int(rng.integers(0, 4)) for i in range(n_items)}
+    return users, items, scores, train_users, train_items, feats, cats
+
+
+def _metric_values(run, train_users, train_items, catalog, feats, cats, qrels, base, k):
+    """Every metric on ``run``: floats, and (user ids, values) for per-user metrics."""
+    profiles = (train_users, train_items)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rl.errors.RanklensWarning)
+        out = {
+            "coverage": rs.catalog_coverage(run, catalog, k=k),
+            "entropy": rs.shannon_entropy(run, catalog, k=k),
+            "gini": rs.gini_index(run, catalog, k=k),
+            "novelty": rs.novelty(run, train_users, train_items, k=k, per_user=True),
+            "arp": rs.average_recommendation_popularity(run, train_items, k=k, per_user=True),
+            "aplt": rs.long_tail_share(run, train_items, k=k, per_user=True),
+            "personalisation": rs.personalisation(run, k=k, per_user=True),
+            "ild_features": rs.intra_list_diversity(run, features=feats, k=k, per_user=True),
+            "ild_categories": rs.intra_list_diversity(run, categories=cats, k=k, per_user=True),
+            "unexp_mean": rs.unexpectedness(run, profiles, features=feats, k=k, per_user=True),
+            "unexp_min": rs.unexpectedness(run, profiles, features=feats, k=k,
+                                           profile_distance="min", per_user=True),
+            "unexp_categories": rs.unexpectedness(run, profiles, categories=cats, k=k,
+                                                  per_user=True),
+            "serendipity_baseline": rs.serendipity(run, qrels, base, k=k, per_user=True),
+            "serendipity_profiles": rs.serendipity(run, qrels, profiles=profiles, features=feats,
+                                                   threshold=0.6, k=k, per_user=True),
+        }
+    return {name: ((v.user_ids, v.values.tolist(), dict(v.report))
+                   if isinstance(v, rs.UserValues) else v) for name, v in out.items()}
+
+
+def _identical(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for name in a:
+        if isinstance(a[name], tuple):
+            assert a[name][0] == b[name][0] and a[name][2] == b[name][2], name
+            np.testing.assert_array_equal(a[name][1], b[name][1], err_msg=name)  # NaN == NaN
+        else:
+            assert a[name] == b[name], name
+
+
+def _inputs(seed: int, n_users: int, n_items: int, max_len: int):
+    users, items, scores, tu, ti, feats, cats = _synthetic(seed, n_users, n_items, max_len)
+    rng = np.random.default_rng(seed + 1)
+    judged = rng.random(users.size) < 0.3
+    qrels = rl.Qrels.from_arrays(users[judged], items[judged],
+                                 rng.integers(0, 3, int(judged.sum())).astype(float))
+    base_users = np.repeat(np.unique(users), 5)
+    base = rl.Run.from_arrays(base_users, np.tile(np.arange(5), base_users.size // 5),
+                              np.tile(-np.arange(5.0), base_users.size // 5))
+    return users, items, scores, tu, ti, np.arange(n_items), feats, cats, qrels, base
+
+
+@pytest.mark.parametrize("k", [None, 2, 4])
+def test_integer_string_and_shuffled_ids_give_identical_values(k):
+    from unittest import mock
+
+    import ranklens.recsys.beyond as beyond
+
+    users, items, scores, tu, ti, catalog, feats, cats, qrels, base = _inputs(3, 60, 40, 9)
+    as_text = lambda a: [str(x) for x in a]  # noqa: E731
+    ints = _metric_values(rl.Run.from_arrays(users, items, scores), tu, ti, catalog, feats,
+                          cats, qrels, base, k)
+    texts = _metric_values(
+        rl.Run.from_arrays(as_text(users), as_text(items), scores), as_text(tu), as_text(ti),
+        as_text(catalog), (as_text(feats[0]), feats[1]), {str(i): c for i, c in cats.items()},
+        rl.Qrels.from_dict({u: {d: r for d, r in docs.items()}
+                            for u, docs in qrels.to_dict().items()}),
+        rl.Run.from_dict(base.to_dict()), k)
+    _identical(ints, texts)
+    perm = np.random.default_rng(0).permutation(users.size)
+    shuffled = rl.Run.from_arrays(users[perm], items[perm], scores[perm])
+    _identical(ints, _metric_values(shuffled, tu, ti, catalog, feats, cats, qrels, base, k))
+    with mock.patch.object(beyond, "_PARALLEL_ROWS", 1):     # the two-core sort
+        _identical(ints, _metric_values(shuffled, tu, ti, catalog, feats, cats, qrels, base, k))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from([None, 1, 2, 5]),
+       st.sampled_from(["shuffled", "ranked", "ranked, users reversed", "ties ascending"]),
+       st.booleans())
+def test_top_k_lists_match_sorting(seed, k, order, integer_ids):
+    import ranklens.recsys.beyond as beyond
+
+    rng = np.random.default_rng(seed)
+    # ties: scores on a coarse grid
+    rows = [(u, d, round(s * 3) / 3) for u, d, s in random_recs(seed, 8, 12, 7)]
+    if integer_ids:
+        rows = [(int(u[1:]) * 11, int(d[1:]) * 13, s) for u, d, s in rows]
+    if order == "shuffled":
+        rows = [rows[i] for i in rng.permutation(len(rows))]
+    else:
+        # grouped by user, in ranking order (the checked fast path) or with ties in the
+        # wrong order (which must be sorted)
+        rows.sort(key=lambda r: str(r[1]), reverse=order != "ties ascending")
+        rows.sort(key=lambda r: -r[2])
+        rows.sort(key=lambda r: str(r[0]), reverse=order == "ranked, users reversed")
+    users, items, scores = (list(c) for c in zip(*rows, strict=True))
+    run = rl.Run.from_arrays(users, items, scores)
+    lists = beyond._lists(run, k, "test")
+    got = {u: lists.items.take(lists.item[a:b]).to_pylist()
+           for u, a, b in zip(lists.users.to_pylist(), lists.offsets[:-1], lists.offsets[1:],
+                              strict=True)}
+    # trec_eval's order: score descending, ties by item id descending (as text)
+    want = {}
+    for u, docs in run.to_dict().items():
+        ranked = sorted(sorted(docs, reverse=True), key=lambda d: -docs[d])
+        want[u] = ranked[:k] if k else ranked
+    assert list(got) == sorted(want)
+    assert got == want
+
+
+def test_segment_sums_add_in_row_order():
+    import ranklens.recsys.beyond as beyond
+
+    rng = np.random.default_rng(1)
+    for dim in (1, 3):
+        lengths = np.r_[rng.integers(1, 12, 50), 200, 1, 9, 9, 300]
+        offsets = np.r_[0, np.cumsum(lengths)]
+        unit = rng.normal(size=(30, dim))
+        row = rng.integers(0, 30, int(offsets[-1]))
+        want = np.zeros((lengths.size, dim))
+        np.add.at(want, np.repeat(np.arange(lengths.size), lengths), unit[row])
+        for block in (1 << 22, 7):
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(beyond, "_BLOCK_VALUES", block)
+                got = beyond._segment_sums(unit, row, offsets)
+            np.testing.assert_array_equal(got, want)
+
+
+def test_large_unordered_run_matches_a_plain_sort():
+    """400,000 rows (both cores sort them) with tied scores, in random row order."""
+    users, items, scores, tu, ti, catalog, feats, cats, qrels, base = _inputs(5, 20_000, 3_000, 40)
+    perm = np.random.default_rng(2).permutation(users.size)
+    run = rl.Run.from_arrays(users[perm], items[perm], scores[perm])
+    assert len(run) > 200_000
+    k = 10
+    # reference top-k: a plain lexsort on (user, -score, -item id rank as text)
+    ut, ucode = np.unique(users.astype(str), return_inverse=True)
+    it, icode = np.unique(items.astype(str), return_inverse=True)
+    order = np.lexsort((-icode, -scores, ucode))
+    pos = np.arange(order.size) - np.r_[0, np.cumsum(np.bincount(ucode))][ucode[order]]
+    top = order[pos < k]
+    counts = np.bincount(icode[top], minlength=it.size)
+    cat_ids = np.unique(catalog.astype(str))
+    assert rs.catalog_coverage(run, catalog, k=k) == (counts > 0).sum() / cat_ids.size
+    _, tu_code = np.unique(tu, return_inverse=True)
+    t_items, ti_code = np.unique(ti.astype(str), return_inverse=True)
+    seen = np.unique(ti_code.astype(np.int64) * (tu_code.max() + 1) + tu_code)
+    p = np.bincount(seen // (tu_code.max() + 1), minlength=t_items.size) / (tu_code.max() + 1)
+    info = -np.log2(p[np.searchsorted(t_items, it[icode[top]])])
+    per_user = np.bincount(ucode[top], weights=info) / np.bincount(ucode[top])
+    v = rs.novelty(run, tu, ti, k=k, per_user=True)
+    assert v.user_ids == tuple(ut.tolist())
+    np.testing.assert_array_equal(v.values, per_user)
+    assert v.mean == float(per_user.mean())
+    grouped = rl.Run.from_arrays(users, items, scores)
+    _identical(_metric_values(run, tu, ti, catalog, feats, cats, qrels, base, k),
+               _metric_values(grouped, tu, ti, catalog, feats, cats, qrels, base, k))
+
+
+def test_id_inputs_of_every_kind():
+    pd = pytest.importorskip("pandas")
+    want = rs.catalog_coverage(RECS, CATALOG)
+    for catalog in (set(CATALOG), tuple(CATALOG), np.array(CATALOG), pd.Index(CATALOG),
+                    pd.Series(CATALOG), pd.Series(CATALOG, dtype="category"),
+                    {c: 1 for c in CATALOG}.keys()):
+        assert rs.catalog_coverage(RECS, catalog) == want
+    # pandas categoricals with unused categories, and a partition of a run
+    frame = pd.DataFrame({"u": ["u1", "u1", "u2", "u3"], "i": ["a", "b", "a", "c"],
+                          "s": [2.0, 1.0, 1.0, 1.0]})
+    frame["i"] = frame["i"].astype(pd.CategoricalDtype(["z", "c", "b", "a", "y"]))
+    frame["u"] = frame["u"].astype("category")
+    cat_run = rl.Run.from_frame(frame, query="u", doc="i", score="s")
+    str_run = rl.Run.from_frame(frame.astype(str).assign(s=frame["s"]), query="u", doc="i",
+                                score="s")
+    for run in (cat_run, cat_run.take_queries(["u1", "u3"])):
+        v = rs.novelty(run, TRAIN_USERS, TRAIN_ITEMS, per_user=True)
+        same = str_run.take_queries(list(v.user_ids))
+        assert v.per_user() == rs.novelty(same, TRAIN_USERS, TRAIN_ITEMS, per_user=True).per_user()
+        assert rs.catalog_coverage(run, ["a", "b", "c", "q"]) == rs.catalog_coverage(
+            same, ["a", "b", "c", "q"])
+    # mapping keys that mix integers and strings are compared as text
+    mixed = rl.Run.from_dict({"u1": {"1": 2, "b": 1}})
+    assert rs.intra_list_diversity(mixed, categories={1: "x", "b": "x"}) == 0.0
+
+
+def test_errors_name_integer_ids_as_text():
+    run = rl.Run.from_arrays([1, 1, 2, 2], [7, 10, 9, 7], [2.0, 1.0, 2.0, 1.0])
+    with pytest.raises(InputError) as e:
+        rs.catalog_coverage(run, [1, 2, 3])
+    assert str(e.value).startswith(
+        "catalog_coverage: 3 recommended item(s) are not in the catalog, e.g. ['10', '7', '9'];")
+    with pytest.raises(InputError, match=r"e\.g\. \['10', '9'\], so their self-information"):
+        rs.novelty(run, [5, 5], [7, 7])
+    with pytest.raises(InputError, match=r"catalog_coverage catalog: ids must be strings or "
+                                         "integers"):
+        rs.catalog_coverage(run, [1.5, 2.5])
+    feats = {7: [1.0, 0.0], 9: [0.0, 0.0], 10: [1.0, 1.0]}
+    with pytest.raises(InputError, match=r"item\(s\) \['9'\] have an all-zero feature vector"):
+        rs.intra_list_diversity(run, features=feats)
+    v = rs.novelty(run, [5, 6, 5, 6], [7, 7, 10, 9], per_user=True)   # p(7) = 1
+    assert v.user_ids == ("1", "2") and v.per_user() == {"1": 0.5, "2": 0.5}
+
+
+def test_sort_falls_back_to_arrow_beyond_64_key_bits():
+    import ranklens.recsys.beyond as beyond
+
+    rng = np.random.default_rng(4)
+    n = 500
+    user = np.sort(rng.integers(0, 20, n))
+    score = np.round(rng.random(n), 1)
+    within = rng.permutation(n)                  # distinct within each user
+    want = beyond._sort_block(user, score, within)
+    # the same order, but keys too wide to pack into 64 bits
+    got = beyond._sort_block(user << 40, score, within << 20)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1] << 40)
+    ref = np.lexsort((-within, -score, user))
+    np.testing.assert_array_equal(want[0], ref)
+
+
+def test_polars_categorical_ids():
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame({"u": ["u1", "u1", "u2"], "i": ["b", "a", "a"], "s": [1.0, 1.0, 2.0]})
+    cat = frame.with_columns(pl.col("u").cast(pl.Categorical), pl.col("i").cast(pl.Categorical))
+    run = rl.Run.from_frame(cat, query="u", doc="i", score="s")
+    plain = rl.Run.from_frame(frame, query="u", doc="i", score="s")
+    for k in (None, 1):
+        assert (rs.average_recommendation_popularity(run, ["a", "a", "b"], k=k, per_user=True)
+                .per_user() == rs.average_recommendation_popularity(
+                    plain, ["a", "a", "b"], k=k, per_user=True).per_user())
+    # top-1: u1 b (tie with a: id descending), u2 a
+    assert rs.catalog_coverage(run, pl.Series(["a", "b", "c"]), k=1) == 2 / 3

@@ -56,12 +56,16 @@ recommender systems with personalized re-ranking", FLAIRS 2019.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import KeysView, Mapping, ValuesView
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from ranklens._arrow import from_numpy, to_numpy
+from ranklens._columns import as_id_column, id_codes, parallel_pool
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError, RanklensWarning
 
@@ -81,6 +85,72 @@ __all__ = [
 
 # at most this many float64 values in one gathered block of feature rows (32 MiB)
 _BLOCK_VALUES = 1 << 22
+# from this many rows on, an unordered run is sorted on both cores
+_PARALLEL_ROWS = 200_000
+
+
+# -- ids: Arrow hashing, integer codes -------------------------------------------------
+#
+# Ids never become Python or NumPy strings on a hot path: every id column is turned into
+# (distinct ids as an Arrow string array, int32 code per entry), ids are matched between
+# tables by hashing the distinct ids (``pc.index_in``), and everything per row works on
+# the integer codes.  Only the few ids an error message names become Python strings.
+
+
+def _id_array(values: Any, what: str) -> pa.Array:
+    """An id column (list, numpy, pandas, polars, Arrow; strings or integers) as an Arrow
+    string array or a dictionary array of int32 codes into the distinct ids as text."""
+    if isinstance(values, (set, frozenset, KeysView, ValuesView)):
+        values = list(values)
+    try:
+        return as_id_column(values, what, encode=True)
+    except InputError:
+        # Python strings and integers mixed in one list (e.g. the keys of a mapping):
+        # compare them as text
+        if isinstance(values, (list, tuple)) or (isinstance(values, np.ndarray)
+                                                 and values.dtype == object):
+            seq = list(values)
+            if all(isinstance(x, (str, int, np.integer)) and not isinstance(x, (bool, np.bool_))
+                   for x in seq):
+                return as_id_column([str(x) for x in seq], what)
+        raise
+
+
+def _ids(values: Any, what: str) -> tuple[pa.Array, np.ndarray]:
+    """Distinct ids (text, any order) and each entry's int32 code into them."""
+    arr = _id_array(values, what)
+    if isinstance(arr, pa.ChunkedArray):   # very large text columns come back chunked
+        arr = arr.combine_chunks()
+    return id_codes(arr)
+
+
+def _index_in(values: pa.Array, value_set: pa.Array) -> np.ndarray:
+    """Position of each of ``values`` in ``value_set`` (distinct ids), -1 where absent;
+    a dictionary array is looked up through its distinct ids."""
+    if pa.types.is_dictionary(values.type):
+        return _index_in(values.dictionary, value_set)[to_numpy(values.indices)]
+    if len(values) == 0:
+        return np.zeros(0, dtype=np.int32)
+    if len(value_set) == 0:
+        return np.full(len(values), -1, dtype=np.int32)
+    if values.type != value_set.type:
+        values, value_set = values.cast(pa.large_string()), value_set.cast(pa.large_string())
+    return to_numpy(pc.index_in(values, value_set=value_set), fill=-1)
+
+
+def _examples(ids: pa.Array, n: int = 3) -> list[Any]:
+    """The first ``n`` of ``ids`` (distinct) in sorted order, as Python strings."""
+    first = pc.array_sort_indices(ids).slice(0, n)
+    return list(ids.take(first).to_pylist())
+
+
+def _sorted_order(ids: pa.Array) -> np.ndarray:
+    """Indices that sort ``ids`` (distinct strings) in byte order."""
+    return to_numpy(pc.array_sort_indices(ids)).astype(np.int64)
+
+
+def _bits(x: int) -> int:
+    return max(int(x).bit_length(), 1)
 
 
 # -- the recommendation lists, prepared once ---------------------------------------------
@@ -88,46 +158,44 @@ _BLOCK_VALUES = 1 << 22
 
 @dataclass(frozen=True)
 class _Lists:
-    """Top-k lists in CSR form: rows grouped by user, rank order inside a user."""
+    """Top-k lists in CSR form: rows grouped by user (users in sorted id order), rank
+    order inside a user; items as int32 codes into ``items``."""
 
-    users: np.ndarray      # distinct user ids (sorted)
-    user: np.ndarray       # user code per kept row
-    item: np.ndarray       # item id (str) per kept row
+    users: pa.Array        # distinct user ids (text), sorted
+    user: np.ndarray       # user index per kept row (non-decreasing)
+    items: pa.Array        # distinct item ids (text); may hold ids no kept row uses
+    item: np.ndarray       # item code per kept row
     offsets: np.ndarray    # row offsets per user (len = n_users + 1)
 
     @property
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
 
+    @property
+    def n_users(self) -> int:
+        return len(self.users)
 
-def _factorize(values: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct ids (as text) and each value's index into them, like
-    ``np.unique(..., return_inverse=True)`` but hashing with Arrow instead of
-    sorting every string."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    def used(self) -> np.ndarray:
+        """Which of ``items`` some kept row recommends."""
+        return np.bincount(self.item, minlength=len(self.items)) > 0
 
-    from ranklens._arrow import from_numpy, to_numpy
-    from ranklens._columns import as_id_column
+    def lookup(self, ids: pa.Array) -> np.ndarray:
+        """Position of each of ``items`` in ``ids`` (distinct), -1 where absent."""
+        return _index_in(self.items, ids)
 
-    arr = values if isinstance(values, pa.Array) else as_id_column(
-        values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values, "ids")
-    if isinstance(arr, pa.ChunkedArray):   # large numpy inputs come back chunked
-        arr = arr.combine_chunks()
-    enc = pc.dictionary_encode(arr)
-    order = to_numpy(pc.array_sort_indices(enc.dictionary))
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    uniques = np.array(enc.dictionary.take(from_numpy(order)).to_pylist(), dtype=str)
-    return uniques, rank[to_numpy(enc.indices)]
-
-
-def _strings(values: Any) -> np.ndarray:
-    return np.asarray(values.to_pylist() if hasattr(values, "to_pylist") else values,
-                      dtype=object).astype(str)
+    def positions(self, ids: pa.Array, what: str, problem: str, tail: str) -> np.ndarray:
+        """Per kept row, the position of its item in ``ids`` (distinct); recommended
+        items that are not there raise :class:`InputError` ("{problem}, e.g. [...]{tail}")."""
+        pos = self.lookup(ids)
+        bad = (pos < 0) & self.used()
+        if bad.any():
+            missing = self.items.filter(from_numpy(bad))
+            raise InputError(f"{what}: {len(missing)} recommended item(s) {problem}, e.g. "
+                             f"{_examples(missing)}{tail}")
+        return pos[self.item]
 
 
-def _lists(recs: Run, k: int | None, what: str) -> _Lists:
+def _check_k(recs: Run, k: int | None, what: str) -> None:
     if not isinstance(recs, Run):
         raise InputError(
             f"{what}: recs must be a ranklens.Run of (user, item, score) rows, got "
@@ -141,52 +209,161 @@ def _lists(recs: Run, k: int | None, what: str) -> _Lists:
         )
     if len(recs) == 0:
         raise InputError(f"{what}: recs has no rows.")
-    tbl = recs.to_arrow()
-    users, ucode = _factorize(tbl.column("query").combine_chunks())
-    items, icode = _factorize(tbl.column("doc").combine_chunks())
-    score = recs.scores
-    order = np.lexsort((-icode, -score, ucode))
-    u = ucode[order]
-    counts = np.bincount(u, minlength=users.size)
-    starts = np.r_[0, np.cumsum(counts)[:-1]]
-    pos = np.arange(u.size) - starts[u]
-    keep = order if k is None else order[pos < k]
-    u = ucode[keep]
-    lengths = np.bincount(u, minlength=users.size)
-    return _Lists(users, u, items[icode[keep]], np.r_[0, np.cumsum(lengths)])
 
 
-def _positions(universe: np.ndarray, values: np.ndarray, what: str, problem: str,
-               tail: str) -> np.ndarray:
-    """Index of each of ``values`` in ``universe`` (sorted, unique); recommended ids
-    that are not there raise :class:`InputError` ("{problem}, e.g. [...]{tail}")."""
-    pos = np.searchsorted(universe, values)
-    pos_c = np.minimum(pos, max(universe.size - 1, 0))
-    bad = (pos >= universe.size) | (universe[pos_c] != values if universe.size else True)
-    if bad.any():
-        missing = np.unique(values[bad])
-        raise InputError(f"{what}: {missing.size} recommended item(s) {problem}, e.g. "
-                         f"{missing[:3].tolist()}{tail}")
-    return pos_c
+def _lists(recs: Run, k: int | None, what: str) -> _Lists:
+    _check_k(recs, k, what)
+    pairs = recs._pairs
+    qdict = pairs.query_dict
+    qcode = pairs.query_code
+    n_users = len(qdict)
+    by_text = _sorted_order(qdict)
+    users = qdict.take(from_numpy(by_text))
+    urank = np.empty(n_users, dtype=np.int64)
+    urank[by_text] = np.arange(n_users, dtype=np.int64)
+    cut = len(recs) if k is None else int(k)
+    rows, user = _ranked_rows(qcode, urank, recs.scores, pairs.doc_rank, cut)
+    d = recs._d
+    if pa.types.is_dictionary(d.type):
+        items = d.dictionary
+        item = to_numpy(d.indices)[rows].astype(np.int32, copy=False)
+    else:   # plain strings: hash the kept rows' ids only
+        items, item = id_codes(d.take(from_numpy(rows)))
+    lengths = np.bincount(user, minlength=n_users)
+    offsets = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return _Lists(users, user, items, item, offsets)
 
 
-def _counts_over(universe: np.ndarray, values: np.ndarray, what: str, label: str) -> np.ndarray:
-    """How often each id of ``universe`` (sorted, unique) occurs in ``values``; ids of
-    ``values`` outside the universe raise :class:`InputError`."""
-    pos = _positions(universe, values, what, f"are not in the {label}",
-                     f"; add them to the {label} or remove them from the recommendations.")
-    return np.bincount(pos, minlength=universe.size)
+def _ranked_rows(qcode: np.ndarray, urank: np.ndarray, score: np.ndarray,
+                 doc_rank: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of each user's top ``k`` (score descending, ties by item id descending in
+    byte order, as trec_eval), grouped by user in sorted-id order, and each row's user.
+
+    ``doc_rank`` orders the rows of one user by item id (the run's pair index).  Rows
+    that already come grouped by user in ranking order (a recommender's usual output)
+    are only checked (one pass) and cut; others are sorted once (:func:`_sort_rows`)."""
+    n = qcode.size
+    n_users = urank.size
+    if n > 1:
+        same = qcode[1:] == qcode[:-1]
+        if n - int(np.count_nonzero(same)) == n_users:   # grouped by user
+            s0, s1 = score[:-1], score[1:]
+            ok = (s1 < s0) | ((s1 == s0) & (doc_rank[1:] < doc_rank[:-1]))
+            ok |= ~same
+            if ok.all():
+                return _cut_grouped(qcode, urank, same, k)
+    order, user = _sort_rows(qcode, urank, score, doc_rank)
+    counts = np.bincount(user, minlength=n_users)
+    if k >= int(counts.max()):
+        return order, user
+    starts = np.zeros(n_users, dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    keep = np.arange(n, dtype=np.int64) - starts[user] < k
+    return order[keep], user[keep]
 
 
-def _catalog(catalog: Any, what: str) -> np.ndarray:
-    cat = np.unique(_strings(catalog))
-    if cat.size == 0:
-        raise InputError(f"{what}: the catalog is empty.")
-    return cat
+def _cut_grouped(qcode: np.ndarray, urank: np.ndarray, same: np.ndarray, k: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Top-``k`` rows of rows grouped by user in ranking order, users put in sorted
+    order (a scatter, no sort)."""
+    n = qcode.size
+    n_users = urank.size
+    starts = np.flatnonzero(np.r_[True, ~same])
+    glen = np.diff(np.r_[starts, n])
+    guser = urank[qcode[starts]]                 # sorted-user index of each group
+    kept = np.minimum(glen, k)
+    if k >= int(glen.max()):
+        rows = np.arange(n, dtype=np.int64)
+        pos = None
+    else:
+        pos = np.arange(n, dtype=np.int64) - np.repeat(starts, glen)
+        rows = np.flatnonzero(pos < k)
+    if n_users < 2 or bool((guser[1:] > guser[:-1]).all()):
+        return rows, np.repeat(guser, kept)
+    # groups in another order (e.g. integer ids, whose text order differs): scatter
+    lengths = np.empty(n_users, dtype=np.int64)
+    lengths[guser] = kept
+    offsets = np.zeros(n_users, dtype=np.int64)
+    np.cumsum(lengths[:-1], out=offsets[1:])
+    within = (np.arange(n, dtype=np.int64) - np.repeat(starts, glen)) if pos is None else pos
+    dest = np.repeat(offsets[guser], kept) + within[rows]
+    out = np.empty(rows.size, dtype=np.int64)
+    out[dest] = rows
+    return out, np.repeat(np.arange(n_users, dtype=np.int64), lengths)
+
+
+def _sort_rows(qcode: np.ndarray, urank: np.ndarray, score: np.ndarray,
+               doc_rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All rows ordered by (user in sorted-id order, score descending, item id
+    descending) and the user index of each ordered row.  Large inputs are cut into two
+    sets of whole users, sorted on both cores."""
+    n = qcode.size
+    n_users = urank.size
+    user = urank[qcode]
+    # the item's rank among its user's items: doc_rank numbers the rows of one user
+    # (query code) consecutively in item id order
+    qstart = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(np.bincount(qcode, minlength=n_users), out=qstart[1:])
+    within = np.asarray(doc_rank, dtype=np.int64) - qstart[qcode]
+    del qstart
+    if n >= _PARALLEL_ROWS and n_users > 1:
+        mid = int(np.searchsorted(np.cumsum(np.bincount(user, minlength=n_users)), n // 2)) + 1
+        first = user < mid                       # users below mid go first
+        head, tail = np.flatnonzero(first), np.flatnonzero(~first)
+        if head.size and tail.size:
+            job = parallel_pool().submit(_sort_part, user, score, within, tail)
+            o0, u0 = _sort_part(user, score, within, head)
+            o1, u1 = job.result()
+            return np.concatenate([o0, o1]), np.concatenate([u0, u1])
+    return _sort_block(user, score, within)
+
+
+def _sort_part(user: np.ndarray, score: np.ndarray, within: np.ndarray, rows: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    order, u = _sort_block(user[rows], score[rows], within[rows])
+    return rows[order], u
+
+
+def _sort_block(user: np.ndarray, score: np.ndarray, within: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ordered by (``user``, score descending, ``within`` descending) and the user
+    of each ordered row.
+
+    The three keys and the row number are packed into one uint64 per row and sorted as
+    plain values (NumPy sorts values several times faster than it argsorts, and a 3-key
+    lexsort is slower still); the score enters as its dense rank, from one argsort."""
+    n = user.size
+    by_score = np.argsort(score)
+    ordered = score[by_score]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    del ordered
+    dense = np.cumsum(new)                       # 1 .. n_scores, ascending
+    n_scores = int(dense[-1])
+    desc = np.empty(n, dtype=np.int64)
+    desc[by_score] = n_scores - dense            # 0 = the highest score
+    del by_score, dense, new
+    width = int(within.max()) + 1
+    bi, bw, bs = _bits(n - 1), _bits(width - 1), _bits(n_scores - 1)
+    if _bits(int(user.max())) + bs + bw + bi > 64:   # too many bits: Arrow's multi-key sort
+        tbl = pa.table({"u": from_numpy(user), "s": from_numpy(desc), "d": from_numpy(within)})
+        order = to_numpy(pc.sort_indices(tbl, sort_keys=[
+            ("u", "ascending"), ("s", "ascending"), ("d", "descending")])).astype(np.int64)
+        return order, user[order]
+    u64 = np.uint64
+    key = user.astype(u64) << u64(bs + bw + bi)
+    key |= desc.astype(u64) << u64(bw + bi)
+    key |= (width - 1 - within).astype(u64) << u64(bi)
+    key |= np.arange(n, dtype=u64)
+    del desc
+    key.sort()
+    return (key & u64((1 << bi) - 1)).astype(np.int64), (key >> u64(bs + bw + bi)).astype(np.int64)
 
 
 def _per_user_mean(lists: _Lists, per_row: np.ndarray) -> np.ndarray:
-    sums = np.bincount(lists.user, weights=per_row, minlength=lists.users.size)
+    sums = np.bincount(lists.user, weights=per_row, minlength=lists.n_users)
     with np.errstate(invalid="ignore", divide="ignore"):
         return sums / lists.lengths
 
@@ -265,7 +442,7 @@ def _result(what: str, lists: _Lists, values: np.ndarray, per_user: bool,
     if not per_user:
         return _mean(values)
     values.setflags(write=False)
-    return UserValues(what, tuple(lists.users.tolist()), values, dict(report or {}))
+    return UserValues(what, tuple(lists.users.to_pylist()), values, dict(report or {}))
 
 
 # -- coverage ------------------------------------------------------------------------
@@ -284,16 +461,30 @@ def catalog_coverage(recs: Run, catalog: Any, *, k: int | None = None) -> float:
     0.5
     """
     what = "catalog_coverage"
+    counts = _catalog_counts(recs, catalog, k, what)
+    return float((counts > 0).sum() / counts.size)
+
+
+def _catalog_counts(recs: Run, catalog: Any, k: int | None, what: str, *,
+                    sort: bool = False) -> np.ndarray:
+    """How often each catalog item fills a top-``k`` slot (catalog items in sorted id
+    order with ``sort=True``, else in any order); recommended items outside the
+    catalog raise :class:`InputError`."""
     lists = _lists(recs, k, what)
-    cat = _catalog(catalog, what)
-    counts = _counts_over(cat, lists.item, what, "catalog")
-    return float((counts > 0).sum() / cat.size)
+    cat, _ = _ids(catalog, f"{what} catalog")
+    if len(cat) == 0:
+        raise InputError(f"{what}: the catalog is empty.")
+    if sort:
+        cat = cat.take(from_numpy(_sorted_order(cat)))
+    pos = lists.positions(cat, what, "are not in the catalog",
+                          "; add them to the catalog or remove them from the recommendations.")
+    return np.bincount(pos, minlength=len(cat))
 
 
 def _shares(recs: Run, catalog: Any, k: int | None, what: str) -> np.ndarray:
-    lists = _lists(recs, k, what)
-    cat = _catalog(catalog, what)
-    counts = _counts_over(cat, lists.item, what, "catalog").astype(np.float64)
+    """Each catalog item's share of the top-``k`` slots, items in sorted id order (the
+    order the sums run in)."""
+    counts = _catalog_counts(recs, catalog, k, what, sort=True).astype(np.float64)
     return counts / counts.sum()
 
 
@@ -346,9 +537,10 @@ def gini_index(recs: Run, catalog: Any, *, k: int | None = None) -> float:
 # -- popularity-based ----------------------------------------------------------------
 
 
-def _popularity(train_users: Any, train_items: Any, what: str) -> tuple[np.ndarray, np.ndarray,
+def _popularity(train_users: Any, train_items: Any, what: str) -> tuple[pa.Array, np.ndarray,
                                                                         int]:
-    """``(item ids, distinct users per item, number of users)`` of the training log."""
+    """``(distinct item ids, distinct users per item, number of users)`` of the training
+    log."""
     u = train_users
     i = train_items
     if len(u) != len(i):
@@ -358,11 +550,15 @@ def _popularity(train_users: Any, train_items: Any, what: str) -> tuple[np.ndarr
         )
     if len(u) == 0:
         raise InputError(f"{what}: the training interactions are empty.")
-    _, ucode = _factorize(u)
-    items, icode = _factorize(i)
-    pairs = np.unique(icode.astype(np.int64) * (ucode.max() + 1) + ucode)
-    users_per_item = np.bincount(pairs // (ucode.max() + 1), minlength=items.size)
-    return items, users_per_item, int(ucode.max() + 1)
+    users, ucode = _ids(u, f"{what} train_users")
+    items, icode = _ids(i, f"{what} train_items")
+    n_users = len(users)
+    pairs = np.sort(icode.astype(np.int64) * n_users + ucode)   # sorting beats hashing here
+    first = np.empty(pairs.size, dtype=bool)
+    first[0] = True
+    np.not_equal(pairs[1:], pairs[:-1], out=first[1:])
+    users_per_item = np.bincount(pairs[first] // n_users, minlength=len(items))
+    return items, users_per_item, n_users
 
 
 @overload
@@ -395,9 +591,9 @@ def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = No
     _check_per_user(per_user, what)
     lists = _lists(recs, k, what)
     items, users_per_item, n_users = _popularity(train_users, train_items, what)
-    pos = _positions(items, lists.item, what, "have no training interaction",
-                     ", so their self-information is infinite; drop cold items from the "
-                     "recommendations or evaluate them separately.")
+    pos = lists.positions(items, what, "have no training interaction",
+                          ", so their self-information is infinite; drop cold items from the "
+                          "recommendations or evaluate them separately.")
     info = -np.log2(users_per_item[pos] / n_users)
     return _result(what, lists, _per_user_mean(lists, info), per_user)
 
@@ -427,28 +623,22 @@ def average_recommendation_popularity(recs: Run, train_items: Any, *, k: int | N
     what = "average_recommendation_popularity"
     _check_per_user(per_user, what)
     lists = _lists(recs, k, what)
-    items, codes = _factorize(train_items)
-    counts = np.bincount(codes, minlength=items.size)
-    phi = _lookup(items, counts, lists.item)
-    return _result(what, lists, _per_user_mean(lists, phi.astype(np.float64)), per_user)
+    items, codes = _ids(train_items, f"{what} train_items")
+    counts = np.bincount(codes, minlength=len(items))
+    at = lists.lookup(items)
+    phi = np.where(at >= 0, counts[np.maximum(at, 0)], 0) if counts.size else np.zeros(at.size)
+    return _result(what, lists, _per_user_mean(lists, phi[lists.item].astype(np.float64)),
+                   per_user)
 
 
 def _lookup(keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """``values`` of ``query`` ids in sorted ``keys`` (0 where absent)."""
+    """``values`` of ``query`` integers in sorted ``keys`` (0 where absent)."""
     if keys.size == 0:
         return np.zeros(query.size, dtype=values.dtype)
     pos = np.searchsorted(keys, query)
     pos_c = np.minimum(pos, keys.size - 1)
     found = (pos < keys.size) & (keys[pos_c] == query)
     return np.where(found, values[pos_c], 0)
-
-
-def _codes(keys: np.ndarray, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Index of each ``query`` value in sorted ``keys`` and whether it is there."""
-    if keys.size == 0:
-        return np.zeros(query.size, dtype=np.int64), np.zeros(query.size, dtype=bool)
-    pos = np.minimum(np.searchsorted(keys, query), keys.size - 1)
-    return pos, keys[pos] == query
 
 
 @overload
@@ -485,13 +675,17 @@ def long_tail_share(recs: Run, train_items: Any, *, k: int | None = None,
             f"Got {head_share!r} instead."
         )
     lists = _lists(recs, k, what)
-    items, codes = _factorize(train_items)
-    counts = np.bincount(codes, minlength=items.size)
-    if items.size == 0:
+    items, codes = _ids(train_items, f"{what} train_items")
+    counts = np.bincount(codes, minlength=len(items))
+    if len(items) == 0:
         raise InputError(f"{what}: the training interactions are empty.")
-    n_head = int(np.ceil(head_share * items.size))
-    head = np.sort(items[np.lexsort((items, -counts))[:n_head]])
-    in_head = _lookup(head, np.ones(head.size, dtype=bool), lists.item).astype(bool)
+    n_head = int(np.ceil(head_share * len(items)))
+    # most interactions first, ties by item id (the distinct items only)
+    rank = np.empty(len(items), dtype=np.int64)
+    rank[_sorted_order(items)] = np.arange(len(items))
+    head = np.zeros(len(items) + 1, dtype=bool)          # the last slot: unseen items
+    head[np.lexsort((rank, -counts))[:n_head]] = True
+    in_head = head[lists.lookup(items)][lists.item]
     return _result(what, lists, _per_user_mean(lists, (~in_head).astype(np.float64)),
                    per_user)
 
@@ -499,32 +693,86 @@ def long_tail_share(recs: Run, train_items: Any, *, k: int | None = None,
 # -- diversity, serendipity, personalisation ---------------------------------------------
 
 
-def _feature_rows(features: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
+def _feature_rows(features: Any, what: str) -> tuple[pa.Array, np.ndarray]:
+    """The item id of each feature row (text, distinct) and the float64 matrix."""
     if isinstance(features, Mapping):
-        ids = _strings(list(features.keys()))
+        keys: Any = list(features.keys())
         mat = np.asarray(list(features.values()), dtype=np.float64)
     elif isinstance(features, tuple) and len(features) == 2:
-        ids = _strings(features[0])
+        keys = features[0]
         mat = np.asarray(features[1], dtype=np.float64)
     else:
         raise InputError(
             f"{what}: features must be a mapping {{item: vector}} or a tuple (item_ids, "
             f"matrix); got {type(features).__name__}."
         )
-    if mat.ndim != 2 or mat.shape[0] != ids.size:
+    ids, codes = _ids(keys, f"{what} feature item ids")
+    if mat.ndim != 2 or mat.shape[0] != codes.size:
         raise InputError(
-            f"{what}: the feature matrix must have one row per item id ({ids.size}); got "
+            f"{what}: the feature matrix must have one row per item id ({codes.size}); got "
             f"shape {mat.shape}."
         )
-    order = np.argsort(ids, kind="stable")
-    ids, mat = ids[order], mat[order]
-    if ids.size > 1 and (ids[1:] == ids[:-1]).any():
+    if len(ids) != codes.size:
         raise InputError(f"{what}: item ids in features are not unique.")
-    bad = ~np.isfinite(mat).all(axis=1)
+    ids = ids.take(from_numpy(codes))
+    bad = ~np.isfinite(mat).all(axis=1).reshape(-1)
     if bad.any():
         raise InputError(f"{what}: the feature vector(s) of {int(bad.sum())} item(s) contain "
-                         f"NaN or infinite values, e.g. {ids[bad][:3].tolist()}.")
+                         f"NaN or infinite values, e.g. {_examples(ids.filter(from_numpy(bad)))}.")
     return ids, mat
+
+
+def _category_codes(values: list[Any]) -> np.ndarray:
+    """A code per category label; labels are compared as text (1 and "1" are equal)."""
+    arr: pa.Array | None
+    try:
+        arr = pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        arr = None
+    if arr is None or arr.null_count or not (
+            pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)
+            or pa.types.is_integer(arr.type)):
+        arr = pa.array([str(v) for v in values], type=pa.string())
+    return to_numpy(pc.dictionary_encode(arr).indices).astype(np.int64)
+
+
+def _segment_sums(unit: np.ndarray, row: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per segment of ``offsets`` (every one non-empty), the sum of the feature rows
+    ``unit[row[j]]``, added one after another in row order (as ``np.add.at`` would).
+
+    Segments of one length ``L`` are gathered together (``np.take``, in blocks of at most
+    ``_BLOCK_VALUES`` numbers) as a ``(segments, L, dim)`` array and summed with ``L``
+    vectorised additions: no loop over segments, no scatter-add."""
+    lengths = np.diff(offsets)
+    dim = unit.shape[1]
+    out = np.empty((lengths.size, dim))
+    step = max(_BLOCK_VALUES // max(dim, 1), 1)
+    for length in np.unique(lengths).tolist():
+        segs = np.flatnonzero(lengths == length)
+        per = max(step // length, 1)
+        for s0 in range(0, segs.size, per):
+            seg = segs[s0:s0 + per]
+            if seg[-1] - seg[0] + 1 == seg.size:        # consecutive segments: one slice
+                rows = row[offsets[seg[0]]:offsets[seg[-1] + 1]]
+            else:
+                rows = row[(offsets[seg][:, None] + np.arange(length)).ravel()]
+            block = np.take(unit, rows, axis=0).reshape(seg.size, length, dim)
+            acc = block[:, 0].copy()
+            for j in range(1, length):
+                acc += block[:, j]
+            out[seg] = acc
+    return out
+
+
+def _same_category_counts(user: np.ndarray, cat: np.ndarray, n_users: int) -> np.ndarray:
+    """Per user, ``sum_c n_c^2`` over the categories ``c`` of the user's rows (``n_c``
+    rows in category ``c``): the number of ordered same-category pairs, ``i = j``
+    included."""
+    n_cats = np.int64(cat.max() + 1) if cat.size else np.int64(1)
+    key = np.sort(user.astype(np.int64) * n_cats + cat)
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    counts = np.diff(np.r_[starts, key.size]).astype(np.float64)
+    return np.bincount(key[starts] // n_cats, weights=counts * counts, minlength=n_users)
 
 
 @overload
@@ -570,29 +818,19 @@ def intra_list_diversity(
     if (features is None) == (categories is None):
         raise InputError(f"{what}: give exactly one of features and categories.")
     lists = _lists(recs, k, what)
-    if features is not None:
-        ids, mat = _feature_rows(features, what)
-        label = "features"
-    else:
-        assert categories is not None
-        ids = _strings(list(categories.keys()))
-        cats, ccode = np.unique(_strings(list(categories.values())), return_inverse=True)
-        order = np.argsort(ids, kind="stable")
-        ids = ids[order]
-        mat = np.eye(cats.size)[ccode[order]]
-        label = "categories"
-    pos_c = _positions(ids, lists.item, what, f"have no {label}",
-                       f"; add them to {label} or remove them from the recommendations.")
-    norms = np.linalg.norm(mat, axis=1)
-    if (norms[pos_c] == 0).any():
-        zero = np.unique(lists.item[norms[pos_c] == 0])
-        raise InputError(f"{what}: item(s) {zero[:3].tolist()} have an all-zero feature "
-                         "vector, so their cosine distance is undefined.")
-    unit = mat[pos_c] / norms[pos_c, None]
-    sums = np.zeros((lists.users.size, unit.shape[1]))
-    np.add.at(sums, lists.user, unit)
+    items = _item_table(features, categories, what)
+    row = lists.positions(items.ids, what, f"have no {items.label}",
+                          f"; add them to {items.label} or remove them from the "
+                          "recommendations.")
     n = lists.lengths.astype(np.float64)
-    pair_sim = (sums * sums).sum(axis=1) - n
+    if items.cat is not None:
+        # cos is 1 for the same category, else 0
+        pair_sim = _same_category_counts(lists.user, items.cat[row], lists.n_users) - n
+    else:
+        _check_nonzero(items, row, what)
+        assert items.unit is not None
+        sums = _segment_sums(items.unit, row, lists.offsets)
+        pair_sim = (sums * sums).sum(axis=1) - n
     ok = n >= 2
     if not ok.any():
         raise InputError(f"{what}: no list has two or more items, so ILD is undefined.")
@@ -601,24 +839,35 @@ def intra_list_diversity(
     return _result(what, lists, ild, per_user, {"users_with_one_item": int((~ok).sum())})
 
 
-def _pair_rows(lists: _Lists, users: np.ndarray, items: np.ndarray) -> np.ndarray:
-    """For each recommended row, whether its (user, item) pair is among ``(users, items)``."""
-    ucode, known = _codes(lists.users, users)
-    items = items[known]
-    universe = np.unique(np.concatenate([lists.item, items]))
-    n = np.int64(universe.size)
-    rec_keys = lists.user.astype(np.int64) * n + np.searchsorted(universe, lists.item)
-    keys = ucode[known].astype(np.int64) * n + np.searchsorted(universe, items)
-    return np.isin(rec_keys, keys)
+def _pairs_in(lists: _Lists, user: np.ndarray, item: np.ndarray) -> np.ndarray:
+    """For each kept row, whether its (user, item) is among the pairs ``(user, item)``
+    (codes of ``lists``; -1 for a user or item that is not there)."""
+    ok = (user >= 0) & (item >= 0)
+    n_items = np.int64(max(len(lists.items), 1))
+    keys = np.sort(user[ok].astype(np.int64) * n_items + item[ok])
+    rec = lists.user.astype(np.int64) * n_items + lists.item
+    return _lookup(keys, np.ones(keys.size, dtype=bool), rec).astype(bool)
+
+
+def _pair_rows(lists: _Lists, other: _Lists) -> np.ndarray:
+    """For each kept row, whether its (user, item) pair is in the lists ``other``."""
+    user = _index_in(other.users, lists.users)[other.user]
+    item = _index_in(other.items, lists.items)[other.item]
+    return _pairs_in(lists, user, item)
 
 
 def _relevant_rows(lists: _Lists, qrels: Qrels, rel_threshold: float) -> tuple[np.ndarray, int]:
     """Whether each recommended row is relevant, and how many users have no judgment."""
-    q = qrels.to_arrow()
-    q_users = _strings(q.column("query"))
-    rel = qrels.relevance >= rel_threshold
-    hit = _pair_rows(lists, q_users[rel], _strings(q.column("doc"))[rel])
-    return hit, int((~np.isin(lists.users, q_users)).sum())
+    pairs = qrels._pairs
+    user_of = _index_in(pairs.query_dict, lists.users)     # per distinct qrels user
+    rows = np.flatnonzero((qrels.relevance >= rel_threshold) & (user_of[pairs.query_code] >= 0))
+    d = qrels._d
+    if pa.types.is_dictionary(d.type):
+        item = _index_in(d.dictionary, lists.items)[to_numpy(d.indices)[rows]]
+    else:
+        item = _index_in(d.take(from_numpy(rows)), lists.items)
+    hit = _pairs_in(lists, user_of[pairs.query_code[rows]], item)
+    return hit, int((_index_in(lists.users, pairs.query_dict) < 0).sum())
 
 
 # -- unexpectedness against the user's training profile ------------------------------------
@@ -626,9 +875,9 @@ def _relevant_rows(lists: _Lists, qrels: Qrels, rel_threshold: float) -> tuple[n
 
 @dataclass(frozen=True)
 class _Items:
-    """Item descriptions sorted by id: unit feature vectors or category codes."""
+    """Item descriptions, one row per item id: unit feature vectors or category codes."""
 
-    ids: np.ndarray
+    ids: pa.Array                     # distinct item ids (text), one per row
     label: str                        # "features" | "categories"
     unit: np.ndarray | None = None    # unit vectors (all-zero rows stay zero)
     norm: np.ndarray | None = None
@@ -648,21 +897,19 @@ def _item_table(features: Any, categories: Any, what: str) -> _Items:
     if not isinstance(categories, Mapping):
         raise InputError(f"{what}: categories must be a mapping {{item: category}}; got "
                          f"{type(categories).__name__}.")
-    ids = _strings(list(categories.keys()))
-    _, code = np.unique(_strings(list(categories.values())), return_inverse=True)
-    order = np.argsort(ids, kind="stable")
-    ids = ids[order]
-    if ids.size > 1 and (ids[1:] == ids[:-1]).any():
+    ids, codes = _ids(list(categories.keys()), f"{what} category item ids")
+    if len(ids) != codes.size:
         raise InputError(f"{what}: item ids in categories are not unique (as text).")
-    return _Items(ids, "categories", cat=code.reshape(-1)[order].astype(np.int64))
+    return _Items(ids.take(from_numpy(codes)), "categories",
+                  cat=_category_codes(list(categories.values())))
 
 
 def _check_nonzero(items: _Items, pos: np.ndarray, what: str) -> None:
     assert items.norm is not None
     zero = items.norm[pos] == 0
     if zero.any():
-        bad = np.unique(items.ids[pos[zero]])
-        raise InputError(f"{what}: item(s) {bad[:3].tolist()} have an all-zero feature "
+        bad = items.ids.take(from_numpy(np.unique(pos[zero])))
+        raise InputError(f"{what}: item(s) {_examples(bad)} have an all-zero feature "
                          "vector, so their cosine distance is undefined.")
 
 
@@ -689,28 +936,32 @@ def _profiles(profiles: Any, lists: _Lists, items: _Items, what: str) -> _Profil
         )
     if len(train_users) == 0:
         raise InputError(f"{what}: the training interactions (profiles) are empty.")
-    uids, ucode = _factorize(train_users)
-    iids, icode = _factorize(train_items)
-    rec_code, is_rec = _codes(lists.users, uids)
-    keep = is_rec[ucode]                      # interactions of recommended users only
-    pair_user = rec_code[ucode[keep]].astype(np.int64)
+    uids, ucode = _ids(train_users, f"{what} profiles train_users")
+    iids, icode = _ids(train_items, f"{what} profiles train_items")
+    rec_code = _index_in(uids, lists.users)[ucode]
+    keep = rec_code >= 0                      # interactions of recommended users only
+    pair_user = rec_code[keep].astype(np.int64)
     pair_item = icode[keep]
-    used = np.flatnonzero(np.bincount(pair_item, minlength=iids.size))
-    row, found = _codes(items.ids, iids[used])
-    if not found.all():
-        missing = iids[used[~found]]
+    used = np.flatnonzero(np.bincount(pair_item, minlength=len(iids)))
+    row = _index_in(iids.take(from_numpy(used)), items.ids)
+    if (row < 0).any():
+        missing = iids.take(from_numpy(used[row < 0]))
         raise InputError(
-            f"{what}: {missing.size} item(s) in the training profiles of recommended users "
-            f"have no {items.label}, e.g. {missing[:3].tolist()}; add them to {items.label} "
+            f"{what}: {len(missing)} item(s) in the training profiles of recommended users "
+            f"have no {items.label}, e.g. {_examples(missing)}; add them to {items.label} "
             "or drop those interactions from profiles."
         )
-    row_of = np.zeros(iids.size, dtype=np.int64)
-    row_of[used] = row
-    n_items = np.int64(items.ids.size)
-    key = np.sort(pair_user * n_items + row_of[pair_item])     # sorted by user, then item
+    # distinct (user, item) pairs, sorted by user, then item id: the order profile sums run in
+    n_items = np.int64(len(items.ids))
+    by_id = _sorted_order(items.ids)
+    id_rank = np.empty(by_id.size, dtype=np.int64)
+    id_rank[by_id] = np.arange(by_id.size)
+    rank_of = np.zeros(len(iids), dtype=np.int64)
+    rank_of[used] = id_rank[row]
+    key = np.sort(pair_user * n_items + rank_of[pair_item])
     key = key[np.r_[True, key[1:] != key[:-1]]] if key.size else key   # distinct pairs
-    size = np.bincount(key // n_items, minlength=lists.users.size)
-    return _Profiles(key % n_items, size, np.r_[0, np.cumsum(size)])
+    size = np.bincount(key // n_items, minlength=lists.n_users)
+    return _Profiles(by_id[key % n_items], size, np.r_[0, np.cumsum(size)])
 
 
 def _profile_similarity(lists: _Lists, rec_pos: np.ndarray, prof: _Profiles,
@@ -721,7 +972,7 @@ def _profile_similarity(lists: _Lists, rec_pos: np.ndarray, prof: _Profiles,
     Users are processed in blocks of consecutive users so that no gathered block of
     feature rows holds more than ``_BLOCK_VALUES`` numbers (one user that needs more
     is a block on its own); there is no loop over single users."""
-    n_users = lists.users.size
+    n_users = lists.n_users
     dim = max(unit.shape[1], 1)
     n_rec = lists.lengths.astype(np.int64)
     n_prof = prof.size.astype(np.int64)
@@ -742,16 +993,18 @@ def _profile_similarity(lists: _Lists, rec_pos: np.ndarray, prof: _Profiles,
                 p0, p1 = int(prof.offsets[a]), int(prof.offsets[b])
                 has = np.flatnonzero(n_prof[a:b] > 0)
                 sums = np.zeros((b - a, unit.shape[1]))
-                sums[has] = np.add.reduceat(unit[prof.pos[p0:p1]],
+                sums[has] = np.add.reduceat(np.take(unit, prof.pos[p0:p1], axis=0),
                                             prof.offsets[a:b][has] - p0, axis=0)
-                sim = np.einsum("ij,ij->i", unit[pos], sums[user - a]) / cnt
+                sim = np.einsum("ij,ij->i", np.take(unit, pos, axis=0),
+                                np.take(sums, user - a, axis=0)) / cnt
             else:
                 # every (recommended item, profile item) pair of the block, then a segment max
                 first = np.cumsum(cnt) - cnt
                 row = np.repeat(np.arange(sel.size), cnt)
                 within = np.arange(row.size) - first[row]
                 other = prof.pos[prof.offsets[user][row] + within]
-                sims = np.einsum("ij,ij->i", unit[pos[row]], unit[other])
+                sims = np.einsum("ij,ij->i", np.take(unit, pos[row], axis=0),
+                                 np.take(unit, other, axis=0))
                 sim = np.maximum.reduceat(sims, first)
             out[r0 + sel] = sim
         a = b
@@ -769,24 +1022,24 @@ def _unexpectedness_rows(lists: _Lists, profiles: Any, features: Any, categories
     if no_profile not in ("skip", "error"):
         raise InputError(f"{what}: no_profile must be 'skip' or 'error', got {no_profile!r}.")
     items = _item_table(features, categories, what)
-    rec_pos = _positions(items.ids, lists.item, what, f"have no {items.label}",
-                         f"; add them to {items.label} or remove them from the "
-                         "recommendations.")
+    rec_pos = lists.positions(items.ids, what, f"have no {items.label}",
+                              f"; add them to {items.label} or remove them from the "
+                              "recommendations.")
     prof = _profiles(profiles, lists, items, what)
     if items.unit is not None:
         _check_nonzero(items, rec_pos, what)
         _check_nonzero(items, prof.pos, what)
     missing = prof.size == 0
-    n_users = lists.users.size
+    n_users = lists.n_users
     if missing.all():
         raise InputError(
             f"{what}: none of the {n_users} recommended user(s) has a training profile "
-            f"(e.g. {lists.users[:3].tolist()}); check that the user ids of recs and profiles "
+            f"(e.g. {lists.users.slice(0, 3).to_pylist()}); check that the user ids of recs and profiles "
             "match."
         )
     if missing.any():
         m = int(missing.sum())
-        examples = lists.users[missing][:3].tolist()
+        examples = lists.users.filter(from_numpy(missing)).slice(0, 3).to_pylist()
         if no_profile == "error":
             raise InputError(
                 f"{what}: {m} recommended user(s) have no training profile, e.g. {examples}, "
@@ -1015,7 +1268,7 @@ def serendipity(
                 "an item is unexpected when the baseline does not recommend it."
             )
         base = _lists(baseline, k, what)
-        hit = relevant & ~_pair_rows(lists, base.users[base.user], base.item)
+        hit = relevant & ~_pair_rows(lists, base)
         return _result(what, lists, _per_user_mean(lists, hit.astype(np.float64)), per_user,
                        report)
     limit = _threshold(threshold, what)
@@ -1060,11 +1313,10 @@ def personalisation(recs: Run, *, k: int | None = None,
     what = "personalisation"
     _check_per_user(per_user, what)
     lists = _lists(recs, k, what)
-    n = lists.users.size
+    n = lists.n_users
     if n < 2:
         raise InputError(f"{what}: needs recommendations for at least 2 users, got {n}.")
-    items, icode = np.unique(lists.item, return_inverse=True)
     weight = 1.0 / np.sqrt(lists.lengths[lists.user])
-    s = np.bincount(icode, weights=weight, minlength=items.size)
-    dot = np.bincount(lists.user, weights=weight * s[icode], minlength=n)   # y_u . S
+    s = np.bincount(lists.item, weights=weight, minlength=len(lists.items))
+    dot = np.bincount(lists.user, weights=weight * s[lists.item], minlength=n)   # y_u . S
     return _result(what, lists, 1.0 - (dot - 1.0) / (n - 1), per_user)
