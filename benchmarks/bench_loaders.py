@@ -26,12 +26,26 @@ What it does:
    compilation or Arrow's thread pool start are not timed), then times the
    real load with ``time.perf_counter``;
 3. reports the load time, the ratio to ranklens, the wall time of the whole
-   child process (interpreter start, imports, warm-up, load), the peak
-   resident memory of the child (``VmHWM`` from ``/proc/self/status``, else
-   ``resource.getrusage(RUSAGE_SELF).ru_maxrss``), the growth of that peak
-   over the child's footprint just before the load (interpreter + imports +
-   warm-up), and, for comparison, the size of the data as Arrow columns: the
-   sum of the Arrow buffer sizes of the query, doc and score columns.
+   child process (interpreter start, imports, warm-up, load) and memory:
+
+   * ``peak RSS``: the child's peak resident memory (``VmHWM`` from
+     ``/proc/self/status``, else ``resource.getrusage(RUSAGE_SELF).ru_maxrss``);
+   * ``growth``: the peak *during the load* over the resident memory just
+     before it (``VmRSS`` after the imports and the warm-up).  On Linux the
+     peak is restarted at the load (``echo 5 > /proc/self/clear_refs``), so
+     that nothing before it (the warm-up, a transient of the imports) can hide
+     in it; elsewhere it is the peak over the peak before the load;
+   * ``growth/cols``: that growth over the size of the data as Arrow columns
+     (``cols``, printed above the table): the sum of the Arrow buffer sizes of
+     the query and doc ids as ``string`` columns (32-bit offsets + text) and
+     the scores as ``float64`` -- what the data takes in the leanest plain
+     columnar form, the same yardstick for every loader;
+   * ``kept``: resident memory after the load over that before it (the loaded
+     object plus what the allocators still hold);
+
+   and, for ranklens, the size of the ``Run`` as loaded: its query ids (int32
+   codes into the distinct ids when dictionary-encoded), doc ids, scores and,
+   if it was built on loading, its pair index.
 
 Options: ``--lines N[,N...]`` (default ``1000000,10000000``),
 ``--loaders ranklens,ranx,pytrec_eval``, ``--docs-per-query``, ``--repeat``
@@ -141,27 +155,62 @@ def _rows(loader: str, obj: Any) -> int:
     return sum(len(v) for v in obj.values())
 
 
-def _ranklens_columns(obj: Any) -> int:
-    """Sum of the Arrow buffer sizes of a loaded ranklens Run's columns."""
-    total = int(obj.scores.nbytes)
-    for arr in (obj._query, obj._doc):
-        total += sum(b.size for b in arr.buffers() if b is not None)
-    return total
+def _arrow_bytes(arr: Any) -> int:
+    """Bytes of an Arrow array's buffers (with the dictionary of an encoded one)."""
+    if hasattr(arr, "dictionary"):
+        return _arrow_bytes(arr.indices) + _arrow_bytes(arr.dictionary)
+    return sum(b.size for b in arr.buffers() if b is not None)
+
+
+def _ranklens_footprint(obj: Any) -> dict[str, int]:
+    """Bytes of a loaded ranklens Run: its columns as kept (without decoding
+    dictionary-encoded ids) and its pair index if it was built on loading."""
+    out = {"query": _arrow_bytes(obj._q), "doc": _arrow_bytes(obj._d),
+           "score": int(obj.scores.nbytes)}
+    pairs = obj._cache.get("pairs")
+    if pairs is not None:
+        import numpy as np
+
+        size = int(pairs.doc_rank.nbytes + pairs.dup_rows.nbytes) + _arrow_bytes(pairs.query_dict)
+        codes = obj._q.indices.buffers()[1] if hasattr(obj._q, "dictionary") else None
+        if codes is None or not np.may_share_memory(pairs.query_code,
+                                                    np.frombuffer(codes, dtype=np.uint8)):
+            size += int(pairs.query_code.nbytes)  # else: the encoded query column's codes
+        out["pair index"] = size
+    return out
+
+
+def _status_mb(field: str) -> float | None:
+    """A memory figure of this process from /proc/self/status (Linux), in MiB."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
 
 
 def _peak_rss_mb() -> float:
     """This process's peak resident set size: VmHWM where /proc has it (it starts
     afresh at exec, unlike ru_maxrss, which on Linux keeps the high-water mark of
     the forked parent image), else ru_maxrss."""
+    peak = _status_mb("VmHWM")
+    if peak is not None:
+        return peak
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return maxrss / 2**20 if sys.platform == "darwin" else maxrss / 1024
+
+
+def _restart_peak() -> bool:
+    """Restart the peak (VmHWM) at the current resident size (Linux 4.0+)."""
     try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
+            fh.write("5")
     except OSError:
-        pass
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / 2**20 if sys.platform == "darwin" else peak / 1024
+        return False
+    return True
 
 
 def child(loader: str, path: str, repeat: int) -> None:
@@ -174,7 +223,10 @@ def child(loader: str, path: str, repeat: int) -> None:
     _load(loader, str(tiny))  # imports + one-time costs
     shutil.rmtree(tiny.parent)
     warm = time.perf_counter() - t0
-    rss_before = _peak_rss_mb()
+    rss_now = _status_mb("VmRSS")
+    restarted = rss_now is not None and _restart_peak()
+    # the baseline: resident memory now, or (no restart possible) the peak so far
+    rss_before = rss_now if restarted and rss_now is not None else _peak_rss_mb()
     best = float("inf")
     obj: Any = None
     for _ in range(repeat):
@@ -182,10 +234,13 @@ def child(loader: str, path: str, repeat: int) -> None:
         start = time.perf_counter()
         obj = _load(loader, path)
         best = min(best, time.perf_counter() - start)
+    peak = _peak_rss_mb()
+    rss_after = _status_mb("VmRSS")
     out = {"loader": loader, "load_s": best, "warmup_s": warm, "rows": _rows(loader, obj),
-           "rss_before_mb": rss_before, "peak_rss_mb": _peak_rss_mb()}
+           "rss_before_mb": rss_before, "peak_rss_mb": peak, "peak_restarted": restarted,
+           "kept_mb": rss_after - rss_now if restarted and rss_after and rss_now else None}
     if loader == "ranklens":
-        out["loaded_columns_bytes"] = _ranklens_columns(obj)
+        out["footprint"] = _ranklens_footprint(obj)
     print(json.dumps(out))
 
 
@@ -219,12 +274,13 @@ def report(lines: int, path: Path, columns: dict[str, int], results: list[dict[s
     print()
     print(f"== {lines:,} lines  ({path.stat().st_size / 2**20:,.0f} MiB on disk, written in "
           f"{gen_s:.1f} s)")
-    print(f"   Arrow columns query+doc+score: {col_bytes / 2**20:,.0f} MiB "
-          f"(query {columns['query'] / 2**20:,.0f}, doc {columns['doc'] / 2**20:,.0f}, "
-          f"score {columns['score'] / 2**20:,.0f})")
+    print(f"   cols: the data as Arrow columns (ids as string, score as float64) = "
+          f"{col_bytes / 2**20:,.0f} MiB (query {columns['query'] / 2**20:,.0f}, "
+          f"doc {columns['doc'] / 2**20:,.0f}, score {columns['score'] / 2**20:,.0f})")
     base = next((r for r in results if r["loader"] == "ranklens" and "error" not in r), None)
     header = (f"   {'loader':<12} {'load s':>8} {'x ranklens':>10} {'process s':>9} "
-              f"{'peak RSS MiB':>12} {'growth MiB':>10} {'growth/cols':>11} {'rows':>12}")
+              f"{'peak RSS MiB':>12} {'growth MiB':>10} {'growth/cols':>11} {'kept MiB':>8} "
+              f"{'rows':>12}")
     print(header)
     print("   " + "-" * (len(header) - 3))
     for r in results:
@@ -233,12 +289,17 @@ def report(lines: int, path: Path, columns: dict[str, int], results: list[dict[s
             continue
         ratio = r["load_s"] / base["load_s"] if base else float("nan")
         growth = r["peak_rss_mb"] - r["rss_before_mb"]
+        kept = "" if r.get("kept_mb") is None else _mb(r["kept_mb"])
         print(f"   {r['loader']:<12} {r['load_s']:>8.2f} {ratio:>10.1f} {r['process_s']:>9.1f} "
               f"{_mb(r['peak_rss_mb']):>12} {_mb(growth):>10} "
-              f"{growth * 2**20 / col_bytes:>11.2f} {r['rows']:>12,}")
-    if base and "loaded_columns_bytes" in base:
-        print(f"   ranklens Run columns after loading: "
-              f"{base['loaded_columns_bytes'] / 2**20:,.0f} MiB")
+              f"{growth * 2**20 / col_bytes:>11.2f} {kept:>8} {r['rows']:>12,}")
+    if base and "footprint" in base:
+        parts = base["footprint"]
+        total = sum(parts.values())
+        print(f"   ranklens Run as loaded: {total / 2**20:,.0f} MiB = {total / col_bytes:.2f} cols ("
+              + ", ".join(f"{k} {v / 2**20:,.0f}" for k, v in parts.items()) + ")")
+    if any("error" not in r and not r.get("peak_restarted") for r in results):
+        print("   (no /proc/self/clear_refs: growth is the peak over the peak before the load)")
 
 
 def main(argv: list[str] | None = None) -> int:

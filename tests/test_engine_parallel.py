@@ -134,3 +134,21 @@ def test_deferred_run_evaluated_twice_and_partitioned(monkeypatch: pytest.Monkey
     np.testing.assert_array_equal(list(first.values()), list(second.values()))
     part = r.take_queries(["q1", "q2"])
     assert part.query_ids == ["q1", "q2"]
+
+
+def test_deferred_duplicates_in_a_trec_file_name_its_lines(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    from pathlib import Path
+
+    from ranklens.io import read_trec_qrels, read_trec_run
+
+    monkeypatch.setattr(data, "DEFER_ROWS", 1)
+    base = Path(str(tmp_path))
+    (base / "qrels").write_text("q1 0 a 1\nq2 0 b 1\n")
+    (base / "run").write_text("q1 Q0 a 1 3 t\nq2 Q0 b 1 2 t\nq1 Q0 c 2 1 t\nq1 Q0 a 3 0 t\n")
+    run = read_trec_run(base / "run")  # the pairs are checked on first use
+    match = r"run: lines 1 and 4 repeat \(query 'q1', doc 'a'\); Run: 1 \(query, doc\)"
+    with pytest.raises(DuplicateError, match=match):
+        ranklens.evaluate(read_trec_qrels(base / "qrels"), run, ["map"])
+    with pytest.raises(DuplicateError, match=match):
+        read_trec_run(base / "run").validate()

@@ -540,6 +540,155 @@ def test_invalid_utf8_in_an_ignored_column_is_treated_the_same(tmp_path: Path) -
         _read_slow(path, "run")
 
 
+def test_carriage_return_inside_a_line_takes_the_slow_path(tmp_path: Path) -> None:
+    # the CSV reader would end the line at a lone CR; trec_eval (C isspace) reads it as
+    # whitespace between columns, so "d3 1" are extra columns of line 2
+    path = _write_bytes(tmp_path / "qrels", "q1 0 d1 1\nq1 0 d2 0\rq1 0 d3 1\n")
+    assert _path_taken(path, "qrels") == "slow"
+    expected = Qrels.from_dict({"q1": {"d1": 1, "d2": 0}})
+    _assert_same(read_trec_qrels(path), expected)
+    _assert_same(_read_slow(path, "qrels"), expected)
+
+
+# --------------------------------------------------------------------------------------
+# the fast path streams: the file is checked a chunk at a time, and the columns are
+# built from the CSV reader's blocks as they come (query ids dictionary-encoded)
+
+
+def _interleaved_run(n_queries: int = 7, docs: int = 60) -> tuple[str, Run]:
+    """A run whose queries interleave (every block sees most of them again), with ids of
+    varying length and non-ASCII text."""
+    rows = [(f"q{i}" if i % 3 else f"q\u00e9{i}", f"doc{'x' * (j % 5)}{j}\u00fc{i}",
+             float(docs - j) + i / 8) for j in range(docs) for i in range(n_queries)]
+    text = "".join(f"{q} Q0 {d} {r} {s!r} tag\n" for r, (q, d, s) in enumerate(rows, 1))
+    expected = Run.from_arrays([r[0] for r in rows], [r[1] for r in rows],
+                               [r[2] for r in rows])
+    return text, expected
+
+
+@pytest.mark.parametrize("sep", [" ", "\t"])
+def test_fast_path_builds_the_columns_over_many_blocks(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       sep: str) -> None:
+    monkeypatch.setattr(trec_io, "_BLOCK_SIZE", 256)
+    batches: list[int] = []
+    next_batch = trec_io._next_batch
+
+    def counting(reader: Any) -> Any:
+        batch = next_batch(reader)
+        batches.append(0 if batch is None else batch.num_rows)
+        return batch
+
+    monkeypatch.setattr(trec_io, "_next_batch", counting)
+    text, expected = _interleaved_run()
+    text = text.replace(" ", sep)
+    path = _write_bytes(tmp_path / "run", text)
+    run = read_trec_run(path)
+    assert sum(b > 0 for b in batches) > 20
+    assert _path_taken(path, "run") == "fast"
+    _assert_same(run, expected)
+    _assert_same(_read_fast(path, "run"), expected)
+    _assert_same(_read_slow(path, "run"), expected)
+    assert run.name == "tag"
+    # query ids: int32 codes into the distinct ids, in order of first appearance
+    assert run._q.type == pa.dictionary(pa.int32(), pa.string())
+    first_seen = list(dict.fromkeys(line.split(sep)[0] for line in text.splitlines()))
+    assert run._q.dictionary.to_pylist() == first_seen
+    # doc ids: one string column holding exactly the ids' text
+    assert run._d.type == pa.string()
+    assert run._d.buffers()[2].size == sum(len(d.encode()) for _, d, _ in expected)
+    qrels = Qrels.from_dict({q: {d: int(v) % 3 for _, d, v in expected if _ == q}
+                             for q in first_seen})
+    metrics = ["map", "ndcg", "P@5", "rr"]
+    assert ranklens.evaluate(qrels, run, metrics).summary() == \
+        ranklens.evaluate(qrels, expected, metrics).summary()
+
+
+@pytest.mark.parametrize("change", ["comment line", "doubled delimiter", "indented line",
+                                    "blank lines"])
+def test_fast_path_judges_every_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      change: str) -> None:
+    # what only the slow path may read, late in the file: the fast path gives up there
+    monkeypatch.setattr(trec_io, "_BLOCK_SIZE", 256)
+    text, expected = _interleaved_run()
+    lines = text.splitlines(keepends=True)
+    k = len(lines) - 3
+    if change == "comment line":
+        lines.insert(k, "# a comment\n")
+    elif change == "doubled delimiter":
+        lines[k] = lines[k].replace(" Q0 ", "  Q0 ")
+    elif change == "indented line":
+        lines[k] = " " + lines[k]
+    else:
+        lines.insert(k, "\n\n")
+    path = _write_bytes(tmp_path / "run", "".join(lines))
+    assert _path_taken(path, "run") == ("fast" if change == "blank lines" else "slow")
+    _assert_same(read_trec_run(path), expected)
+    _assert_same(_read_slow(path, "run"), expected)
+
+
+def test_fast_path_columns_outgrow_a_low_row_estimate(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(trec_io, "_BLOCK_SIZE", 256)
+    text, expected = _interleaved_run()
+    path = _write_bytes(tmp_path / "run", text)
+    sep, head, tail, lines = trec_io._scan(str(path))
+    assert (sep, lines) == (" ", text.count("\n"))
+    cols = trec_io._fast(str(path), sep, trec_io._RUN, head, tail, rows=3)
+    assert cols is not None
+    _assert_same(Run(cols.query, cols.doc, cols.value), expected)
+
+
+def test_growing_column() -> None:
+    col = trec_io._Growing(np.int64, 4)
+    for i in range(10):
+        col.slot(3)[:] = np.arange(3) + 3 * i
+    assert col.finish().tolist() == list(range(30))
+    # more than can be reserved: start from the fallback size and grow
+    huge = trec_io._Growing(np.uint8, 1 << 62, 100)
+    assert len(huge.array) == 100
+    huge.slot(300)[:] = 7
+    assert huge.finish().tolist() == [7] * 300
+
+
+@pytest.mark.parametrize("text", [
+    "q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 0.5 t\n",
+    "q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 0.5 t",
+    "\ufeffq1 Q0 d1 1 1.5 t\r\nq1 Q0 d2 2 0.5 t\r\n",
+    "q1\tQ0\td1\t1\t1.5\tt\n\nq1\tQ0\td2\t2\t0.5\tt\n",
+    "q1 Q0 d1 1 1.5 t\n" + "q1 Q0 " + "d" * 50 + " 2 0.5 t\n",
+    "q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 0.5 t\rq1 Q0 d3 3 0.1 t\n",
+    "q1 Q0 d1 1 1.5 t\nq1 Q0\td2 2 0.5 t\n",
+    "q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 0.5\ft\n",
+], ids=["plain", "no last line end", "bom crlf", "tabs, blank line", "long line", "lone cr",
+        "tab and space", "form feed"])
+def test_scan_in_small_chunks_agrees_with_one_chunk(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    text: str) -> None:
+    path = str(_write_bytes(tmp_path / "run", text))
+    sep, head, tail, lines = trec_io._scan(path)
+    assert lines == text.count("\n") + (not text.endswith("\n"))
+    assert head == text.lstrip("\ufeff").encode() and tail == text.encode()
+    for chunk in (1, 5, 16):
+        monkeypatch.setattr(trec_io, "_SCAN_CHUNK", chunk)
+        small = trec_io._scan(path)
+        assert (small[0], small[2], small[3]) == (sep, tail, lines)
+        assert head.startswith(small[1])
+    # the delimiter the scan of a file and the byte count of its text find agree
+    buf = pa.py_buffer(text.encode())
+    assert trec_io._delimiter(*trec_io._check_text(path, buf)) == sep
+
+
+def test_invalid_utf8_line_is_found_in_any_chunk(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    line = b"q1 Q0 d1 1 1.5 t\n"
+    path = _write_bytes(tmp_path / "run", line * 5 + b"q1 Q0 d\xff 1 1.5 t\n" + line)
+    for chunk in (3, 7, 40, 1 << 20):
+        monkeypatch.setattr(trec_io, "_SCAN_CHUNK", chunk)
+        assert _message(read_trec_run, path) == (
+            f"{path}:6: the file is not valid UTF-8 text; re-encode it as UTF-8.")
+
+
 # --------------------------------------------------------------------------------------
 # bad input: exact messages
 

@@ -140,7 +140,8 @@ def id_codes(arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
     if pa.types.is_dictionary(arr.type):
         codes = to_numpy(arr.indices).astype(np.int32, copy=False)
         values = arr.dictionary
-        used = np.bincount(codes, minlength=len(values)) > 0
+        used = np.zeros(len(values), dtype=bool)
+        used[codes] = True
         if not used.all():
             remap = (np.cumsum(used) - 1).astype(np.int32)
             codes = remap[codes]

@@ -26,10 +26,11 @@ from ranklens._columns import (
     as_id_column,
     columns_from_frame,
     format_pairs,
+    id_codes,
     pair_index,
     resolve_duplicates,
 )
-from ranklens.errors import InputError
+from ranklens.errors import DuplicateError, InputError
 
 __all__ = ["Qrels", "Run"]
 
@@ -53,11 +54,15 @@ class _Table:
         *,
         name: str | None = None,
         duplicates: str = "error",
+        _own_values: bool = False,
     ) -> None:
         what = type(self).__name__
         q = as_id_column(query, f"{what} query column", encode=True)
         d = as_id_column(doc, f"{what} doc column", encode=True)
-        v = as_float_column(values, f"{what} {self._value_name} column")
+        if _own_values and isinstance(values, np.ndarray) and values.dtype == np.float64:
+            v = values  # a reader's fresh array: no copy (nobody else holds it)
+        else:
+            v = as_float_column(values, f"{what} {self._value_name} column")
         if not (len(q) == len(d) == len(v)):
             raise InputError(
                 f"{what}: the query, doc and {self._value_name} columns have different "
@@ -163,11 +168,15 @@ class _Table:
     @property
     def query_ids(self) -> list[str]:
         """Distinct query ids, sorted."""
-        return sorted(pc.unique(self._query).to_pylist())
+        return sorted(self._distinct_queries().to_pylist())
 
     @property
     def num_queries(self) -> int:
-        return len(pc.unique(self._query))
+        return len(self._distinct_queries())
+
+    def _distinct_queries(self) -> pa.Array:
+        pairs = self._cache.get("pairs")
+        return pairs.query_dict if pairs is not None else id_codes(self._q)[0]
 
     def to_arrow(self) -> pa.Table:
         """The rows as a pyarrow Table with columns query, doc and the value column."""
@@ -226,10 +235,19 @@ class _Table:
     @property
     def _pairs(self) -> PairIndex:
         if "pairs" not in self._cache:  # a large run's deferred (query, doc) check
-            self._cache["pairs"] = resolve_duplicates(
-                self._q, self._d, self._values, "error", type(self).__name__,
-                self._value_name)[4]
+            try:
+                self._cache["pairs"] = resolve_duplicates(
+                    self._q, self._d, self._values, "error", type(self).__name__,
+                    self._value_name)[4]
+            except DuplicateError as exc:
+                raise self._duplicates_found(exc) from None
         return self._cache["pairs"]
+
+    def _duplicates_found(self, exc: DuplicateError) -> DuplicateError:
+        """The error for repeated pairs found after construction, with what the table's
+        maker can add (a file reader: the file and line numbers)."""
+        describe = self._cache.get("describe_duplicates")
+        return describe(exc) if describe is not None else exc
 
     def validate(self: _T) -> _T:
         """Check for repeated (query, doc) pairs now and return ``self``.
@@ -286,8 +304,9 @@ class Qrels(_Table):
     __slots__ = ()
 
     def __init__(self, query: Any, doc: Any, values: Any, *, name: str | None = None,
-                 duplicates: str = "error") -> None:
-        super().__init__(query, doc, values, name=name, duplicates=duplicates)
+                 duplicates: str = "error", _own_values: bool = False) -> None:
+        super().__init__(query, doc, values, name=name, duplicates=duplicates,
+                         _own_values=_own_values)
         self._built()
 
     def _built(self) -> None:

@@ -473,8 +473,8 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
         repeat.append(rep)
     rep_all = np.concatenate(repeat)
     if rep_all.any():
-        raise duplicate_error(run._q, run._d, np.concatenate(in_order), rep_all, "Run",
-                              "score")
+        raise run._duplicates_found(duplicate_error(
+            run._q, run._d, np.concatenate(in_order), rep_all, "Run", "score"))
     small = np.int32 if n < 2**31 - 1 else np.int64
     return PairIndex(rq_dict, rq_code, rank.astype(small), np.zeros(0, np.int64)), rel, found
 
