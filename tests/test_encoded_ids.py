@@ -128,3 +128,41 @@ def test_frames_whose_columns_are_several_arrow_chunks() -> None:
         columns={"relevance": "score"}))
     assert qrels.to_dict() == {"q1": {"d1": 1.0, "d2": 0.0}, "q2": {"d1": 2.0}}
     assert ranklens.evaluate(qrels, run, ["map"]).per_query("map") == {"q1": 1.0, "q2": 1.0}
+
+
+def test_integer_ids_are_ordered_as_their_text() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from ranklens._columns import as_id_column, decimal_text_order
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.integers(-2**63, 2**63 - 1), min_size=1, max_size=40, unique=True))
+    def check(values: list[int]) -> None:
+        arr = np.array(values, dtype=np.int64)
+        text = [str(v) for v in arr[decimal_text_order(arr)]]
+        assert text == sorted(text, key=str.encode)
+        enc = as_id_column(arr, "ids", encode=True)
+        assert enc.dictionary.to_pylist() == sorted({str(v) for v in values}, key=str.encode)
+        assert enc.dictionary_decode().to_pylist() == [str(v) for v in values]
+
+    check()
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize("ids", ["int", "text"])
+def test_pair_index_ranks_rows_by_query_code_then_doc_text(grouped: bool, ids: str) -> None:
+    from ranklens._columns import as_id_column, pair_index
+
+    rng = np.random.default_rng(4)
+    q = rng.integers(0, 40, 2000)
+    q = q[np.argsort(-q, kind="stable")] if grouped else q  # grouped, codes out of order
+    d = rng.integers(0, 300, 2000)
+    qa = as_id_column(q if ids == "int" else q.astype(str), "q", encode=True)
+    da = as_id_column(d if ids == "int" else d.astype(str), "d", encode=True)
+    index = pair_index(qa, da)
+    text = np.array(d.astype(str), dtype=object)
+    want = np.lexsort((text, index.query_code))
+    assert np.array_equal(np.argsort(index.doc_rank), want)
+    pairs = {(a, b) for a, b in zip(q.tolist(), d.tolist(), strict=True)}
+    assert index.dup_rows.size == len(q) - len(pairs)

@@ -152,3 +152,38 @@ def test_deferred_duplicates_in_a_trec_file_name_its_lines(
         ranklens.evaluate(read_trec_qrels(base / "qrels"), run, ["map"])
     with pytest.raises(DuplicateError, match=match):
         read_trec_run(base / "run").validate()
+
+
+@pytest.mark.parametrize("ties", ["trec", "input", "optimistic"])
+@pytest.mark.parametrize("layout", ["ranked", "ties_ascending", "split_queries"])
+def test_runs_given_in_rank_order_skip_the_sort(monkeypatch: pytest.MonkeyPatch, ties: str,
+                                                layout: str) -> None:
+    """Rows already grouped by query and ranked take a no-sort path; rows that only look
+    ranked (ties in the wrong order, a query's rows split up) must not, and every layout
+    gives the values of a full sort."""
+    qrels, run = _data(5, shuffle=False)
+    q, d, s = run["query"], run["doc"], run["score"]
+    drank = np.unique(d, return_inverse=True)[1]  # doc ids in text order
+    qdesc = -np.unique(q, return_inverse=True)[1]  # queries in an order unlike the ids'
+    tie = drank if layout == "ties_ascending" else -drank
+    order = np.lexsort((tie, -s, qdesc))
+    if layout == "split_queries":
+        order = np.r_[order[len(order) // 2:], order[:len(order) // 2]]
+    ranked = {k: v[order] for k, v in run.items()}
+    got = _evaluate(qrels, ranked, ties=ties, missing="zero")
+    monkeypatch.setattr(engine, "_ordered_groups", lambda cols, keys: None)
+    want = _evaluate(qrels, ranked, ties=ties, missing="zero")  # always a full sort
+    for m in METRICS:
+        assert list(got[m]) == list(want[m])
+        np.testing.assert_array_equal(list(got[m].values()), list(want[m].values()))
+
+
+def test_ordered_groups_detection() -> None:
+    keys = [("q", "ascending"), ("s", "descending"), ("d", "descending")]
+    cols = {"q": np.array([2, 2, 0, 0, 1]), "s": np.array([3.0, 1, 5, 5, 0]),
+            "d": np.array([0, 9, 4, 2, 1])}
+    assert engine._ordered_groups(cols, keys).tolist() == [2, 3, 4, 0, 1]
+    wrong_tie = dict(cols, d=np.array([0, 9, 2, 4, 1]))
+    assert engine._ordered_groups(wrong_tie, keys) is None
+    split = dict(cols, q=np.array([2, 0, 2, 0, 1]))
+    assert engine._ordered_groups(split, keys) is None

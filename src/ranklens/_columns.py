@@ -109,8 +109,15 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
     elif pa.types.is_integer(t):
         if encode and arr.null_count == 0:
             enc = pc.dictionary_encode(arr)
-            return pa.DictionaryArray.from_arrays(enc.indices.cast(pa.int32()),
-                                                  enc.dictionary.cast(pa.string()))
+            values = to_numpy(enc.dictionary.cast(pa.int64()))
+            # distinct ids in the byte order of their text, so that sorting them (tie
+            # rules, sorted query ids) is a pass over sorted data
+            order = decimal_text_order(values)
+            remap = np.empty(len(order), dtype=np.int32)
+            remap[order] = np.arange(len(order), dtype=np.int32)
+            codes = remap[to_numpy(enc.indices)]
+            return pa.DictionaryArray.from_arrays(from_numpy(codes),
+                                                  from_numpy(values[order]).cast(pa.string()))
         arr = arr.cast(pa.string())
     elif pa.types.is_null(t) and len(arr) == 0:
         arr = pa.array([], type=pa.string())
@@ -127,6 +134,24 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
             f"{arr.null_count} row(s) in all. Drop or fill them before evaluating."
         )
     return arr
+
+
+def decimal_text_order(values: np.ndarray) -> np.ndarray:
+    """Indices that sort int64 ``values`` as their decimal text sorts in byte order
+    ("-1" < "-10" < "-2" < "0" < "1" < "10" < "9"), without making the text: by sign
+    ("-" sorts before digits), then the digits left-aligned, then the digit count."""
+    v = values.astype(np.int64)
+    neg = v < 0
+    mag = np.abs(v).astype(np.uint64)
+    mag[v == np.iinfo(np.int64).min] = np.uint64(2**63)
+    digits = np.searchsorted(_POWERS_OF_TEN[1:], mag, side="right") + 1
+    aligned = mag * _POWERS_OF_TEN[19 - digits]  # at most 19 digits: fits in 64 bits
+    if not neg.any():
+        return np.lexsort((digits, aligned))
+    return np.lexsort((digits, aligned, ~neg))
+
+
+_POWERS_OF_TEN = np.array([10**k for k in range(20)], dtype=np.uint64)
 
 
 def _is_text(t: pa.DataType) -> bool:
@@ -290,6 +315,27 @@ def group_order(codes: np.ndarray, n_codes: int) -> np.ndarray:
     return low[np.argsort((codes[low] >> 16).astype(np.uint16), kind="stable")]
 
 
+def contiguous_groups(codes: np.ndarray, n_codes: int) -> np.ndarray | None:
+    """Each row's group number (0, 0, 1, 1, 1, 2, ...) when the rows of every code in
+    ``[0, n_codes)`` (all used) are contiguous, whatever the codes' order; else None."""
+    n = len(codes)
+    if n == 0:
+        return np.zeros(0, dtype=np.int32)
+    bound = codes[1:] != codes[:-1]
+    if int(np.count_nonzero(bound)) + 1 != n_codes:
+        return None
+    groups = np.zeros(n, dtype=np.int32)
+    np.cumsum(bound, out=groups[1:])
+    return groups
+
+
+def lex_order(major: np.ndarray, n_major: int, minor: np.ndarray, n_minor: int) -> np.ndarray:
+    """Stable argsort by (major, minor) of integer codes (in ``[0, n_major)``,
+    ``[0, n_minor)``): radix sorts, least significant key first."""
+    by_minor = group_order(minor, n_minor)
+    return by_minor[group_order(major[by_minor], n_major)]
+
+
 def _sorted_block(qcode: np.ndarray, doc: pa.Array, small: np.dtype[Any]
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Sort one block of rows (whole queries) by (query code, doc) and flag each sorted
@@ -326,18 +372,42 @@ def pair_index(query: pa.Array, doc: pa.Array) -> PairIndex:
     n = len(query)
     small = np.dtype(np.int32 if n < 2**31 - 1 else np.int64)
     if pa.types.is_dictionary(doc.type):
+        n_docs = max(len(doc.dictionary), 1)
         drank = text_rank(doc.dictionary)[to_numpy(doc.indices)]
-        key = qcode.astype(np.int64) * max(len(doc.dictionary), 1) + drank
-        order = np.argsort(key, kind="stable").astype(small)
+        groups = contiguous_groups(qcode, len(query_dict))
+        if groups is not None:  # rows grouped by query: a merge sort of ascending runs
+            key = groups.astype(np.int64) * n_docs + drank
+            order = np.argsort(key, kind="stable").astype(small)
+        else:  # two radix sorts (doc, then query) beat a comparison sort of random keys
+            key = qcode.astype(np.int64) * n_docs + drank
+            order = lex_order(qcode, len(query_dict), drank, n_docs).astype(small)
         sk = key[order]
         same = sk[1:] == sk[:-1]
         del sk, key, drank
     else:
         order, same = _string_pair_order(qcode, doc, len(query_dict), small)
-    rank = np.empty(n, dtype=small)
-    rank[order] = np.arange(n, dtype=small)
+    rank = in_code_order(order, qcode, len(query_dict))
     dups = np.sort(order[1:][same]).astype(np.int64) if same.any() else np.zeros(0, np.int64)
     return PairIndex(query_dict, qcode, rank, dups)
+
+
+def in_code_order(order: np.ndarray, qcode: np.ndarray, n_codes: int) -> np.ndarray:
+    """Each row's position in (query code, doc) order, from ``order``: the rows sorted by
+    doc within each query, with the queries' blocks in any order."""
+    n = len(order)
+    rank = np.empty(n, dtype=order.dtype)
+    rank[order] = np.arange(n, dtype=order.dtype)
+    if n == 0:
+        return rank
+    blocks = qcode[order]
+    heads = np.flatnonzero(np.r_[True, blocks[1:] != blocks[:-1]])
+    start_now = np.zeros(n_codes, dtype=np.int64)
+    start_now[blocks[heads]] = heads
+    start_sorted = np.zeros(n_codes, dtype=np.int64)
+    np.cumsum(np.bincount(qcode, minlength=n_codes)[:-1], out=start_sorted[1:])
+    if not np.array_equal(start_now, start_sorted):
+        rank += (start_sorted - start_now).astype(order.dtype)[qcode]
+    return rank
 
 
 def _string_pair_order(qcode: np.ndarray, doc: pa.Array, n_codes: int, small: np.dtype[Any]
@@ -345,10 +415,13 @@ def _string_pair_order(qcode: np.ndarray, doc: pa.Array, n_codes: int, small: np
     """Rows in (query code, doc) order and, per sorted row, whether it repeats the
     previous row's pair."""
     n = len(qcode)
-    # dictionary codes follow first appearance: rows grouped by query <=> codes ascending
-    grouped = n < 2 or bool(np.all(qcode[1:] >= qcode[:-1]))
+    # sort by group number when the rows come grouped by query (in any order), else group
+    # them first
     perm: np.ndarray | None = None
-    if not grouped:
+    groups = contiguous_groups(qcode, n_codes)
+    if groups is not None:
+        qcode = groups
+    else:
         perm = group_order(qcode, n_codes).astype(small)
         qcode = qcode[perm]
         doc = doc.take(from_numpy(perm))

@@ -26,9 +26,12 @@ import pyarrow.compute as pc
 from ranklens._arrow import from_numpy, to_numpy
 from ranklens._columns import (
     PairIndex,
+    contiguous_groups,
     duplicate_error,
     group_order,
     id_codes,
+    in_code_order,
+    lex_order,
     parallel_pool,
     split_points,
 )
@@ -118,12 +121,21 @@ def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
     return idx
 
 
+def _ideal_order(qcode: np.ndarray, n_codes: int, rel: np.ndarray) -> np.ndarray:
+    """Rows by query, relevance descending (the ideal rankings).  Integer grades in a
+    small range (the usual case) take two radix sorts, others one Arrow sort."""
+    if len(rel):
+        lo, hi = float(rel.min()), float(rel.max())
+        if hi - lo < 1 << 16 and bool(np.all(rel == np.floor(rel))):
+            return lex_order(qcode, n_codes, (hi - rel).astype(np.int64), int(hi - lo) + 1)
+    return _np(pc.sort_indices(_table({"q": qcode, "r": rel}),
+                               sort_keys=[("q", "ascending"), ("r", "descending")]))
+
+
 def _build_judgment_index(qrels: Qrels) -> _JudgmentIndex:
     uq, qcode = _sorted_codes(qrels._pairs)
     rel = qrels._values
-    # ideal ordering: by query, relevance descending
-    iorder = _np(pc.sort_indices(_table({"q": qcode, "r": rel}),
-                                 sort_keys=[("q", "ascending"), ("r", "descending")]))
+    iorder = _ideal_order(qcode, len(uq), rel)
     counts = np.bincount(qcode, minlength=len(uq))
     offsets = np.zeros(len(uq) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
@@ -349,12 +361,44 @@ def _in_halves(n: int, work: Any) -> None:
     job.result()
 
 
+def _ordered_groups(cols: dict[str, np.ndarray], keys: list[tuple[str, str]]
+                    ) -> np.ndarray | None:
+    """The order of :func:`_split_sort` without sorting when the rows already come grouped
+    by query and ranked within each query (rank-ordered run files, recommender output):
+    then only the queries are put in code order.  ``None`` when they do not."""
+    q = cols["q"]
+    n = len(q)
+    if n < 2:
+        return np.arange(n)
+    for stop in (min(n, 4096), n):  # a cheap look at the head first
+        ok = np.ones(stop - 1, dtype=bool)  # row i ranks no lower than row i + 1
+        undecided = np.ones(stop - 1, dtype=bool)
+        for name, direction in keys[1:]:
+            a, b = cols[name][:stop - 1], cols[name][1:stop]
+            ok &= ~(undecided & (a < b if direction == "descending" else a > b))
+            undecided &= a == b
+        if not bool((ok | (q[1:stop] != q[:stop - 1])).all()):
+            return None
+    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    if np.bincount(q[starts]).max() > 1:
+        return None  # a query's rows are not contiguous
+    lengths = np.diff(np.r_[starts, n])
+    by_code = np.argsort(q[starts], kind="stable")
+    first = np.repeat(starts[by_code], lengths[by_code])
+    within = np.arange(n) - np.repeat(np.cumsum(lengths[by_code]) - lengths[by_code],
+                                      lengths[by_code])
+    return first + within
+
+
 def _split_sort(cols: dict[str, np.ndarray], keys: list[tuple[str, str]], n_codes: int
                 ) -> np.ndarray:
     """``sort_indices`` over columns whose first key is a query code in
     ``[0, n_codes)``: large inputs are cut into two sets of whole queries (by code) and
     sorted on both cores; the results concatenate because every code of the first set
     is below every code of the second."""
+    ready = _ordered_groups(cols, keys)
+    if ready is not None:
+        return ready
     q = cols["q"]
     n = len(q)
     if n < _PARALLEL_ROWS or n_codes < 2:
@@ -423,23 +467,30 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
     on both cores."""
     rq_dict, rq_code = id_codes(run._q)
     n = len(run)
-    # the qrels rows of the run's queries, grouped by the run's query codes
-    to_run = to_numpy(pc.index_in(idx.query_ids, value_set=rq_dict), fill=-1)
-    qr_code = to_run[idx.row_qcode]
-    qsel = np.flatnonzero(qr_code >= 0)
-    qsel = qsel[group_order(qr_code[qsel], len(rq_dict))]
-    qcodes = qr_code[qsel]
+    n_codes = len(rq_dict)
+    # the run rows grouped by query, numbered by group in row order (rows that come grouped
+    # are used as they are)
+    perm: np.ndarray | None = None
     rdoc = run._d
+    rc = contiguous_groups(rq_code, n_codes)
+    if rc is not None:
+        group_of = np.empty(n_codes, dtype=np.int64)
+        group_of[rq_code[np.r_[0, np.flatnonzero(rc[1:] != rc[:-1]) + 1]]] = np.arange(n_codes)
+    else:
+        perm = group_order(rq_code, n_codes)
+        rc = rq_code[perm]
+        rdoc = rdoc.take(from_numpy(perm))
+        group_of = np.arange(n_codes, dtype=np.int64)
+    # the qrels rows of the run's queries, in the same group order
+    to_run = to_numpy(pc.index_in(idx.query_ids, value_set=rq_dict), fill=-1).astype(np.int64)
+    to_run[to_run >= 0] = group_of[to_run[to_run >= 0]]
+    qr_code = to_run[idx.row_qcode].astype(rc.dtype)
+    qsel = np.flatnonzero(qr_code >= 0)
+    qsel = qsel[group_order(qr_code[qsel], n_codes)]
+    qcodes = qr_code[qsel]
     qdoc = qrels._doc.take(from_numpy(qsel))
     if qdoc.type != rdoc.type:
         qdoc = qdoc.cast(rdoc.type)
-    # the run rows grouped by query (codes follow first appearance)
-    perm: np.ndarray | None = None
-    rc = rq_code
-    if n > 1 and not bool(np.all(rc[1:] >= rc[:-1])):
-        perm = group_order(rc, len(rq_dict))
-        rc = rc[perm]
-        rdoc = rdoc.take(from_numpy(perm))
     cuts = split_points(rc, 2) if n >= _PARALLEL_ROWS else [0, n]
     parts = list(pairwise(cuts))
 
@@ -454,7 +505,7 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
         results = [block(*parts[0])] + [job.result() for job in jobs]
     else:
         results = [block(*parts[0])]
-    rank = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)  # run rows in (group, doc) order
     rel = np.zeros(n, dtype=np.float64)
     found = np.zeros(n, dtype=bool)
     in_order: list[np.ndarray] = []
@@ -464,9 +515,7 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
         local = judged + a
         if perm is not None:
             rows_a, local = perm[rows_a], perm[local]
-            rank[perm[a + np.arange(len(r))]] = r + a
-        else:
-            rank[a:a + len(r)] = r + a
+        order[a:a + len(r)] = rows_a
         rel[local] = qrels._values[qsel[qrow + qa]]
         found[local] = True
         in_order.append(rows_a)
@@ -476,7 +525,8 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
         raise run._duplicates_found(duplicate_error(
             run._q, run._d, np.concatenate(in_order), rep_all, "Run", "score"))
     small = np.int32 if n < 2**31 - 1 else np.int64
-    return PairIndex(rq_dict, rq_code, rank.astype(small), np.zeros(0, np.int64)), rel, found
+    rank = in_code_order(order.astype(small), rq_code, n_codes)
+    return PairIndex(rq_dict, rq_code, rank, np.zeros(0, np.int64)), rel, found
 
 
 def _score_column(run: Run, conv: Conventions) -> np.ndarray:

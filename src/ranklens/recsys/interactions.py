@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ranklens._arrow import from_numpy
 from ranklens._columns import as_float_column, as_id_column, columns_from_frame
@@ -154,15 +153,15 @@ def evaluate_interactions(
     dup_policy = "max" if duplicates == "first" else duplicates
     if dup_policy not in ("error", "max"):
         raise InputError(f"duplicates={duplicates!r} is not known; use 'error' or 'first'.")
-    run = Run(rec["user"], rec["item"], values, name="recommendations",
-              duplicates=dup_policy)
-
     hu = as_id_column(held["user"], "interactions user column", encode=True)
     hi = as_id_column(held["item"], "interactions item column", encode=True)
     n_held = len(hu)
     w = (as_float_column(held["weight"], "interactions weight column") if weight is not None
          else np.ones(n_held))
+    # the qrels first: a large one indexes itself on the other core meanwhile
     qrels, merged = _judgments(hu, hi, w, repeats)
+    run = Run(rec["user"], rec["item"], values, name="recommendations",
+              duplicates=dup_policy)
 
     import warnings
 
@@ -173,12 +172,8 @@ def evaluate_interactions(
         warnings.simplefilter("ignore", RanklensWarning)
         res = evaluate(qrels, run, metrics, missing=missing,
                        unjudged="zero" if unjudged_users == "zero" else "skip", **conventions)
-    # (after evaluating: a large run's pair index comes out of its join with the qrels)
-    users_rec = run._pairs.query_dict  # distinct ids, as text
-    users_held = qrels._pairs.query_dict
-    judged = pc.is_in(users_rec, value_set=users_held)
-    no_inter = int(len(users_rec) - pc.sum(judged).as_py())
-    no_rec = int(len(users_held) - pc.sum(pc.is_in(users_held, value_set=users_rec)).as_py())
+    no_inter = res.report["run_queries_without_judgments"]
+    no_rec = res.report["qrels_queries_missing_from_run"]
     report = {
         "users_evaluated": len(res.query_ids),
         "users_without_recommendations": no_rec,
