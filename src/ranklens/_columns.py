@@ -397,8 +397,8 @@ def in_code_order(order: np.ndarray, qcode: np.ndarray, n_codes: int) -> np.ndar
     n = len(order)
     rank = np.empty(n, dtype=order.dtype)
     rank[order] = np.arange(n, dtype=order.dtype)
-    if n == 0:
-        return rank
+    if n == 0 or bool(np.all(qcode[1:] >= qcode[:-1])):
+        return rank  # rows grouped in code order: so are the blocks
     blocks = qcode[order]
     heads = np.flatnonzero(np.r_[True, blocks[1:] != blocks[:-1]])
     start_now = np.zeros(n_codes, dtype=np.int64)
