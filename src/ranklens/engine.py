@@ -419,14 +419,14 @@ def _split_sort(cols: dict[str, np.ndarray], keys: list[tuple[str, str]], n_code
 
 
 def _merge_block(rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.Array
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One sort of a block of run rows together with the qrels rows of the same queries,
     by (query code, doc, qrels first).  A run row right after a qrels row of the same
     pair is judged; right after a run row of the same pair, it repeats that pair.
 
-    Returns, for the run rows (indices local to the block): each row's rank in (query,
-    doc) order, the judged rows with their qrels rows, the rows in (query, doc) order and
-    which of them repeat their predecessor."""
+    Returns, for the run rows (indices local to the block): the judged rows with their
+    qrels rows, the rows in (query, doc) order and which of them repeat their
+    predecessor."""
     nr, nq = len(rcode), len(qcode)
     table = pa.table({
         "q": pa.chunked_array([from_numpy(rcode), from_numpy(qcode.astype(rcode.dtype))]),
@@ -445,18 +445,16 @@ def _merge_block(rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.
     step = 1 << 20
     for start in range(0, m - 1, step):  # neighbouring doc ids, a slice at a time
         stop = min(start + step, m - 1)
-        block = doc.take(from_numpy(order[start:stop + 1])).combine_chunks()
+        block = doc.take(from_numpy(order[start:stop + 1])).chunk(0)
         same[start:stop] &= _np(pc.equal(block[1:], block[:-1]))
     is_run = order < nr
     follows = np.flatnonzero(same & is_run[1:]) + 1  # run rows that repeat a predecessor
     judged = follows[~is_run[follows - 1]]
     repeats = follows[is_run[follows - 1]]
     run_pos = np.flatnonzero(is_run)
-    rank = np.empty(nr, dtype=np.int64)
-    rank[order[run_pos]] = np.arange(nr, dtype=np.int64)
     repeat = np.zeros(m, dtype=bool)
     repeat[repeats] = True
-    return rank, order[judged], order[judged - 1] - nr, order[run_pos], repeat[run_pos]
+    return order[judged], order[judged - 1] - nr, order[run_pos], repeat[run_pos]
 
 
 def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
@@ -509,22 +507,19 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
     order = np.empty(n, dtype=np.int64)  # run rows in (group, doc) order
     rel = np.zeros(n, dtype=np.float64)
     found = np.zeros(n, dtype=bool)
-    in_order: list[np.ndarray] = []
-    repeat: list[np.ndarray] = []
-    for (a, _b), ((r, judged, qrow, rows, rep), qa) in zip(parts, results, strict=True):
+    repeat = np.zeros(n, dtype=bool)  # in that order: repeats its predecessor's pair
+    for (a, b), ((judged, qrow, rows, rep), qa) in zip(parts, results, strict=True):
         rows_a = rows + a
         local = judged + a
         if perm is not None:
             rows_a, local = perm[rows_a], perm[local]
-        order[a:a + len(r)] = rows_a
+        order[a:b] = rows_a
+        repeat[a:b] = rep
         rel[local] = qrels._values[qsel[qrow + qa]]
         found[local] = True
-        in_order.append(rows_a)
-        repeat.append(rep)
-    rep_all = np.concatenate(repeat)
-    if rep_all.any():
-        raise run._duplicates_found(duplicate_error(
-            run._q, run._d, np.concatenate(in_order), rep_all, "Run", "score"))
+    if repeat.any():
+        raise run._duplicates_found(duplicate_error(run._q, run._d, order, repeat, "Run",
+                                                    "score"))
     small = np.int32 if n < 2**31 - 1 else np.int64
     rank = in_code_order(order.astype(small), rq_code, n_codes)
     return PairIndex(rq_dict, rq_code, rank, np.zeros(0, np.int64)), rel, found
