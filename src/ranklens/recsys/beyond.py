@@ -537,21 +537,30 @@ def gini_index(recs: Run, catalog: Any, *, k: int | None = None) -> float:
 # -- popularity-based ----------------------------------------------------------------
 
 
+def _training_log(train_users: Any, train_items: Any, what: str, label: str
+                  ) -> tuple[pa.Array, np.ndarray, pa.Array, np.ndarray]:
+    """The user and item columns of training interactions, checked, as (distinct users,
+    user code per row, distinct items, item code per row)."""
+    of = f" of {label}" if label else ""
+    if len(train_users) != len(train_items):
+        raise InputError(
+            f"{what}: the train_users and train_items{of} must be equally long (one entry "
+            f"per training interaction); got {len(train_users)} and {len(train_items)}."
+        )
+    if len(train_users) == 0:
+        raise InputError(f"{what}: the training interactions{f' ({label})' if label else ''} "
+                         "are empty.")
+    prefix = f"{what} {label} " if label else f"{what} "
+    users, ucode = _ids(train_users, f"{prefix}train_users")
+    items, icode = _ids(train_items, f"{prefix}train_items")
+    return users, ucode, items, icode
+
+
 def _popularity(train_users: Any, train_items: Any, what: str) -> tuple[pa.Array, np.ndarray,
                                                                         int]:
     """``(distinct item ids, distinct users per item, number of users)`` of the training
     log."""
-    u = train_users
-    i = train_items
-    if len(u) != len(i):
-        raise InputError(
-            f"{what}: train_users and train_items must be equally long (one entry per "
-            f"training interaction); got {len(u)} and {len(i)}."
-        )
-    if len(u) == 0:
-        raise InputError(f"{what}: the training interactions are empty.")
-    users, ucode = _ids(u, f"{what} train_users")
-    items, icode = _ids(i, f"{what} train_items")
+    users, ucode, items, icode = _training_log(train_users, train_items, what, "")
     n_users = len(users)
     pairs = np.sort(icode.astype(np.int64) * n_users + ucode)   # sorting beats hashing here
     first = np.empty(pairs.size, dtype=bool)
@@ -928,16 +937,7 @@ def _profiles(profiles: Any, lists: _Lists, items: _Items, what: str) -> _Profil
             f"{what}: profiles must be a tuple (train_users, train_items): the user and "
             f"item columns of the training interactions; got {type(profiles).__name__}."
         )
-    train_users, train_items = profiles
-    if len(train_users) != len(train_items):
-        raise InputError(
-            f"{what}: the train_users and train_items of profiles must be equally long (one "
-            f"entry per training interaction); got {len(train_users)} and {len(train_items)}."
-        )
-    if len(train_users) == 0:
-        raise InputError(f"{what}: the training interactions (profiles) are empty.")
-    uids, ucode = _ids(train_users, f"{what} profiles train_users")
-    iids, icode = _ids(train_items, f"{what} profiles train_items")
+    uids, ucode, iids, icode = _training_log(profiles[0], profiles[1], what, "profiles")
     rec_code = _index_in(uids, lists.users)[ucode]
     keep = rec_code >= 0                      # interactions of recommended users only
     pair_user = rec_code[keep].astype(np.int64)
