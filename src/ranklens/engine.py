@@ -435,9 +435,10 @@ def _merge_block(rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.
                                from_numpy(np.zeros(nq, np.int8))]),
     })
     table = table.combine_chunks()  # Arrow sorts one chunk faster than two
-    order = _np(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending"),
-                                                  ("s", "ascending")]))
     m = nr + nq
+    order = _np(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending"),
+                                                  ("s", "ascending")])
+                ).astype(np.int32 if m < 2**31 - 1 else np.int64)
     codes = np.concatenate([rcode, qcode.astype(rcode.dtype)])[order]
     same = codes[1:] == codes[:-1]
     del codes
@@ -522,6 +523,8 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
                                                     "score"))
     small = np.int32 if n < 2**31 - 1 else np.int64
     rank = in_code_order(order.astype(small), rq_code, n_codes)
+    del order, repeat
+    pa.default_memory_pool().release_unused()  # the sorts' buffers, back to the system
     return PairIndex(rq_dict, rq_code, rank, np.zeros(0, np.int64)), rel, found
 
 
