@@ -436,7 +436,7 @@ def _merge_block(rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.
     })
     table = table.combine_chunks()  # Arrow sorts one chunk faster than two
     m = nr + nq
-    order = _np(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending"),
+    order: np.ndarray = _np(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending"),
                                                   ("s", "ascending")])
                 ).astype(np.int32 if m < 2**31 - 1 else np.int64)
     codes = np.concatenate([rcode, qcode.astype(rcode.dtype)])[order]
