@@ -247,8 +247,10 @@ class _Splitter:
         raise NotImplementedError
 
     def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
-        """The number of (train, test) pairs :meth:`split` yields."""
-        return 1
+        """The number of (train, test) pairs :meth:`split` yields: ``n_splits`` for the
+        splitters that take it, else 1."""
+        n = getattr(self, "n_splits", None)
+        return 1 if n is None else _check_int(n, type(self).__name__, "n_splits", 1)
 
     def split(self, X: Any, y: Any = None, groups: Any = None) -> Iterator[tuple[Index, Index]]:
         """Yield ``(train_idx, test_idx)``: sorted int64 row positions into ``X``."""
@@ -459,9 +461,6 @@ class TimeRangeCV(_Splitter):
         self.drop_cold_users = drop_cold_users
         self.drop_cold_items = drop_cold_items
 
-    def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
-        return _check_int(self.n_splits, type(self).__name__, "n_splits", 1)
-
     def _raw_splits(self, data: _Data, y: Any, groups: Any) -> Iterator[
         tuple[Index, Index, dict[str, str]]
     ]:
@@ -638,9 +637,6 @@ class RandomSplit(_Splitter):
         self.time_col = time_col
         self.drop_cold_users = drop_cold_users
         self.drop_cold_items = drop_cold_items
-
-    def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
-        return _check_int(self.n_splits, type(self).__name__, "n_splits", 1)
 
     def _raw_splits(self, data: _Data, y: Any, groups: Any) -> Iterator[
         tuple[Index, Index, dict[str, str]]
