@@ -65,12 +65,14 @@ def test_cutoff_rejects_k_and_unknown_families() -> None:
     qrels, run = _data()
     with pytest.raises(ranklens.MetricParameterError, match="without '@k'"):
         ranklens.evaluate_cutoffs(qrels, run, ["ndcg@10"])
-    with pytest.raises(ranklens.UnsupportedError, match="not available at every cutoff"):
-        ranklens.evaluate_cutoffs(qrels, run, ["bpref"])
+    with pytest.raises(ranklens.UnsupportedError, match="takes no integer cutoff"):
+        ranklens.evaluate_cutoffs(qrels, run, ["rprec"])
     with pytest.raises(ranklens.MetricParameterError, match="max_k"):
         ranklens.evaluate_cutoffs(qrels, run, ["p"], max_k=0)
     with pytest.raises(ranklens.UnsupportedError, match="tie policy 'expected'"):
-        ranklens.evaluate_cutoffs(qrels, run, ["ap"], ties="expected")
+        ranklens.evaluate_cutoffs(qrels, run, ["bpref"], ties="expected")
+    with pytest.raises(ranklens.UnsupportedError, match="ties=expected"):
+        ranklens.evaluate_cutoffs(qrels, run, ["ap(norm=retrieved)"], ties="expected")
 
 
 def test_precision_recall_curve_by_hand() -> None:

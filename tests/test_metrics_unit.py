@@ -547,7 +547,7 @@ def test_expected_ties_ap_norm_retrieved_at_k_is_rejected():
     scores = {"a": 1.0, "b": 1.0, "c": 1.0}
     assert brute_force_expected(qrels, scores, ["ap(norm=retrieved)@1"])[
         "ap(norm=retrieved)@1"] == pytest.approx(1 / 3)
-    with pytest.raises(rl.UnsupportedError, match=r"norm=retrieved.*expected"):
+    with pytest.raises(rl.UnsupportedError, match=r"norm=retrieved.*ties=expected"):
         ev({"q": qrels}, {"q": scores}, ["ap(norm=retrieved)@1"], ties="expected")
     # without a cutoff the normaliser is fixed and the expectation is exact
     assert brute_force_expected(qrels, scores, ["ap(norm=retrieved)"])[

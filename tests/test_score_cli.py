@@ -384,7 +384,7 @@ def test_kernel_warnings_go_to_stderr(table: Path, monkeypatch: pytest.MonkeyPat
         warnings.warn("only one class predicted", UserWarning, stacklevel=2)
         return float(clf.accuracy(y_true, y_pred))
 
-    monkeypatch.setitem(REGISTRY, "accuracy", dataclasses.replace(defn, kernel=noisy))
+    monkeypatch.setitem(REGISTRY, "accuracy", dataclasses.replace(defn, impl=noisy))
     result = invoke("score", table, "-m", "accuracy", "--format", "json")
     assert result.exit_code == 0, (result.stderr, result.exception)
     assert result.stderr == "ranklens: warning: accuracy: only one class predicted\n"

@@ -51,7 +51,6 @@ from typing import Any, cast
 import numpy as np
 
 from ranklens.errors import InputError
-from ranklens.metrics.registry import MetricDef, Param, register
 
 __all__ = [
     "accuracy",
@@ -532,42 +531,3 @@ def log_loss(y_true: Any, y_prob: Any, *, labels: Any = None, pos_label: Any = 1
     return -ll if per_sample else float(-ll.mean())
 
 
-# --------------------------------------------------------------------------- registry
-
-def _register() -> None:
-    avg = Param("average", "binary", "binary | micro | macro | weighted",
-                choices=AVERAGES)
-    zd = Param("zero_division", 0.0, "value of 0/0", kind="number")
-    eps = Param("eps", DEFAULT_EPS, "probabilities clipped to [eps, 1-eps]", kind="number",
-                minimum=0.0, maximum=0.5)
-    entries: list[tuple[str, str, Any, tuple[str, ...], tuple[Param, ...],
-                        tuple[float, float] | None]] = [
-        ("clf_precision", "classification precision TP/(TP+FP)", precision, (),
-         (avg, zd), (0.0, 1.0)),
-        ("clf_recall", "classification recall TP/(TP+FN)", recall, (), (avg, zd),
-         (0.0, 1.0)),
-        ("clf_f1", "classification F1", f1, ("clf_f_measure",), (avg, zd), (0.0, 1.0)),
-        ("clf_fbeta", "classification F-beta", fbeta, (),
-         (avg, zd, Param("beta", 1.0, "weight of recall", kind="number", minimum=0.0)),
-         (0.0, 1.0)),
-        ("accuracy", "fraction of samples classified correctly", accuracy, ("acc",), (),
-         (0.0, 1.0)),
-        ("confusion_matrix", "counts of (true, predicted) classes", confusion_matrix, (),
-         (), None),
-        ("roc_auc", "area under the ROC curve", roc_auc, ("auc", "auroc"), (),
-         (0.0, 1.0)),
-        ("clf_average_precision", "average precision of a binary score (sklearn)",
-         average_precision, ("pr_auc", "clf_ap"), (), (0.0, 1.0)),
-        ("log_loss", "cross-entropy, negative mean log-likelihood", log_loss,
-         ("cross_entropy", "logloss"), (eps,), (0.0, float("inf"))),
-        ("log_likelihood", "total (or mean) log-likelihood of observed outcomes",
-         log_likelihood, ("loglik",),
-         (eps, Param("reduction", "sum", "sum | mean | none",
-                     choices=("sum", "mean", "none"))), (float("-inf"), 0.0)),
-    ]
-    for name, summary, fn, aliases, params, rng in entries:
-        register(MetricDef(name, summary, cast(Any, fn), aliases=aliases, params=params,
-                           cutoff="none", range=rng, domain="classification"))
-
-
-_register()

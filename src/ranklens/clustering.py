@@ -28,13 +28,12 @@ Jaccard = TP / (TP + FP + FN), Rand = (TP + TN) / C(n).
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from ranklens.classification import _as_array, _check_choice, _same_length
 from ranklens.errors import InputError
-from ranklens.metrics.registry import MetricDef, Param, register
 
 __all__ = [
     "adjusted_rand_index",
@@ -315,44 +314,3 @@ def _internal_k2(X: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
     return x, lab
 
 
-# --------------------------------------------------------------------------- registry
-
-def _register() -> None:
-    inf = float("inf")
-    zd = Param("zero_division", 0.0, "value of 0/0", kind="number")
-    entries: list[tuple[str, str, Any, tuple[str, ...], tuple[Param, ...],
-                        tuple[float, float] | None]] = [
-        ("silhouette", "mean silhouette coefficient", silhouette, ("silhouette_score",),
-         (Param("sample_size", None, "points sampled (None: exact)", kind="int",
-                minimum=2),), (-1.0, 1.0)),
-        ("davies_bouldin", "Davies-Bouldin index (lower is better)", davies_bouldin,
-         ("dbi",), (), (0.0, inf)),
-        ("calinski_harabasz", "Calinski-Harabasz variance ratio", calinski_harabasz,
-         ("chi", "variance_ratio"), (), (0.0, inf)),
-        ("dunn", "Dunn index, classic or centroid variant", dunn_index, ("dunn_index",),
-         (Param("variant", "classic", "classic | centroid",
-                choices=("classic", "centroid")),), (0.0, inf)),
-        ("rand_index", "Rand index", rand_index, ("ri", "rand"), (), (0.0, 1.0)),
-        ("ari", "adjusted Rand index", adjusted_rand_index, ("adjusted_rand_index",), (),
-         (-0.5, 1.0)),
-        ("nmi", "normalized mutual information", nmi, ("normalized_mutual_info",),
-         (Param("average_method", "arithmetic", "normaliser",
-                choices=("arithmetic", "geometric", "min", "max")),), (0.0, 1.0)),
-        ("v_measure", "V-measure", v_measure, (), (), (0.0, 1.0)),
-        ("fowlkes_mallows", "Fowlkes-Mallows index", fowlkes_mallows, ("fmi",), (),
-         (0.0, 1.0)),
-        ("purity", "cluster purity", purity, (), (), (0.0, 1.0)),
-        ("pair_jaccard", "pair-counting Jaccard index", jaccard, ("cluster_jaccard",), (zd,),
-         (0.0, 1.0)),
-        ("pair_precision", "pair-counting precision", pair_precision,
-         ("pairwise_precision",), (zd,), (0.0, 1.0)),
-        ("pair_recall", "pair-counting recall", pair_recall,
-         ("pairwise_recall",), (zd,), (0.0, 1.0)),
-        ("pair_f1", "pair-counting F1", pair_f1, ("pairwise_f1",), (zd,), (0.0, 1.0)),
-    ]
-    for name, summary, fn, aliases, params, rng in entries:
-        register(MetricDef(name, summary, cast(Any, fn), aliases=aliases, params=params,
-                           cutoff="none", range=rng, domain="clustering"))
-
-
-_register()

@@ -1,10 +1,12 @@
 """Metrics at every cutoff and precision-recall curves.
 
-:func:`evaluate_cutoffs` returns P, R, F1, AP, nDCG, DCG, success, RR and
-ARHR at every k = 1..K in one pass: the top-K of each ranking is laid out
-as a dense (queries x K) matrix and every metric is a cumulative sum along
-its rows, so all K cutoffs cost about as much as one.  Values equal those
-of :func:`ranklens.evaluate` with ``metric@k`` for each k (tested).
+:func:`evaluate_cutoffs` returns metrics at every k = 1..K.  It runs the very
+kernels :func:`ranklens.evaluate` runs, through the same evaluation path, with
+k given as the vector of cutoffs: the kernels that take a vector
+(P, R, F, AP, nDCG, DCG, CG, RR, success, ARHR, ERR, RBP, ...) return one
+column per cutoff in one pass; the others are called once per cutoff.  So
+``evaluate_cutoffs(...).values[m][:, k - 1]`` equals
+``evaluate(..., f"{m}@{k}")`` for every k (tested over the whole catalogue).
 
 :func:`precision_recall_curve` returns precision and recall at every rank of
 every query, and interpolated precision at recall levels.
@@ -20,18 +22,36 @@ import numpy as np
 
 from ranklens.conventions import Conventions, resolve_conventions
 from ranklens.data import Qrels, Run
-from ranklens.engine import Prepared, prepare
-from ranklens.errors import MetricParameterError, UnsupportedError
-from ranklens.evaluate import check_tables, metric_list
-from ranklens.metrics import Metric, get_metric
-from ranklens.metrics._segments import binary_values, dense_ideal, dense_top, require_ties
+from ranklens.engine import prepare
+from ranklens.errors import MetricNameError, MetricParameterError, UnsupportedError
+from ranklens.evaluate import GM_FLOOR, Job, check_tables, metric_list, plan_params, run_jobs
+from ranklens.metrics import REGISTRY, Metric, get_metric
 from ranklens.metrics.binary import _iprec_levels, _thr
-from ranklens.metrics.graded import gains
 
-__all__ = ["CutoffResult", "PRCurve", "evaluate_cutoffs", "precision_recall_curve"]
+__all__ = ["CUTOFF_FAMILIES", "CutoffResult", "PRCurve", "evaluate_cutoffs",
+           "precision_recall_curve"]
 
-CUTOFF_FAMILIES = ("p", "r", "f1", "ap", "ndcg", "dcg", "success", "rr", "arhr")
-_EXPECTED_OK = ("p", "r", "f1", "ndcg", "dcg", "arhr")
+# the ranking metrics that take an integer cutoff k
+CUTOFF_FAMILIES = tuple(d.name for d in REGISTRY.values()
+                        if d.domain == "ranking" and d.cutoff in ("optional", "required"))
+
+
+def _aggregate_columns(values: np.ndarray, how: str) -> np.ndarray:
+    """Per column: mean, geometric mean (floor 1e-5) or sum over queries, NaN left out
+    (as :meth:`ranklens.Result.summary`)."""
+    ok = ~np.isnan(values)
+    n = ok.sum(axis=0)
+    v = np.where(ok, values, 0.0)
+    if how == "sum":
+        out = v.sum(axis=0)
+    elif how == "gmean":
+        logs = np.where(ok, np.log(np.maximum(np.where(ok, values, 1.0), GM_FLOOR)), 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.exp(logs.sum(axis=0) / n)
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = v.sum(axis=0) / n
+    return np.where(n > 0, out, np.nan)
 
 
 @dataclass(frozen=True)
@@ -39,7 +59,8 @@ class CutoffResult:
     """Per-query values of each metric at k = 1..K.
 
     ``values[metric]`` is a (queries x K) array; column ``k - 1`` holds
-    ``metric@k``.  ``curve(metric)`` is the mean over queries at every k.
+    ``metric@k``.  ``curve(metric)`` aggregates over queries at every k, as
+    :meth:`ranklens.Result.summary` does (mean, NaN left out).
     """
 
     metrics: tuple[str, ...]
@@ -47,10 +68,12 @@ class CutoffResult:
     query_ids: tuple[str, ...]
     values: Mapping[str, np.ndarray]
     conventions: Conventions
+    parsed: Mapping[str, Metric] | None = None
 
     def curve(self, metric: str) -> np.ndarray:
-        """Mean over queries of ``metric`` at k = 1..K."""
-        return self.values[metric].mean(axis=0)
+        """Aggregate over queries of ``metric`` at k = 1..K."""
+        how = self.parsed[metric].definition.aggregate if self.parsed else "mean"
+        return _aggregate_columns(self.values[metric], how)
 
     def summary(self) -> dict[str, dict[int, float]]:
         """``{metric: {k: mean}}``."""
@@ -84,18 +107,30 @@ def evaluate_cutoffs(
     """Every metric in ``metrics`` at every cutoff k = 1..``max_k``.
 
     ``metrics`` are names without a cutoff, with parameters if needed:
-    ``"ndcg(gain=exp2)"``, ``"ap(norm=min_r_k)"``, ``"p(rel=2)"``.  Supported
-    families: p, r, f1, ap, ndcg, dcg, success, rr, arhr.  Conventions as in
-    :func:`ranklens.evaluate`.
+    ``"ndcg(gain=exp2)"``, ``"ap(norm=min_r_k)"``, ``"p(rel=2)"``.  Every
+    ranking metric that takes an integer cutoff is supported
+    (:data:`CUTOFF_FAMILIES`).  Conventions as in :func:`ranklens.evaluate`,
+    and the values are those of :func:`ranklens.evaluate` with ``metric@k``.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q1": {"d1": 1, "d2": 0, "d3": 1, "d9": 1}})
+    >>> r = ranklens.Run.from_dict({"q1": {"d1": .9, "d2": .8, "d3": .7}})
+    >>> ranklens.evaluate_cutoffs(q, r, ["ap(norm=k)"], 3).summary()["ap(norm=k)"][2]
+    0.5
     """
     if isinstance(max_k, bool) or not isinstance(max_k, (int, np.integer)) or max_k < 1:
         raise MetricParameterError(f"max_k must be a positive integer, got {max_k!r}.")
     check_tables(qrels, run)
     conv = _conv(profile, conventions, overrides)
     names = metric_list(metrics)
+    if not names:
+        raise MetricNameError("no metric given: pass at least one, e.g. ['ndcg', 'p'].")
+    ks = np.arange(1, int(max_k) + 1, dtype=np.int64)
     parsed: dict[str, Metric] = {}
+    jobs: list[Job] = []
     for name in names:
-        m = get_metric(name)
+        m = get_metric(name, every_cutoff=True)
+        key = str(name)
         if m.k is not None:
             raise MetricParameterError(
                 f"in metric {name!r}: evaluate_cutoffs computes every k = 1..max_k; give the "
@@ -103,99 +138,16 @@ def evaluate_cutoffs(
             )
         if m.name not in CUTOFF_FAMILIES:
             raise UnsupportedError(
-                f"metric {name!r} is not available at every cutoff; choose from "
-                f"{', '.join(CUTOFF_FAMILIES)}."
+                f"metric {name!r} takes no integer cutoff, so it has no value at every k; "
+                f"choose from {', '.join(CUTOFF_FAMILIES)}."
             )
-        parsed[name] = m
-    K = int(max_k)
-    preps: dict[str, Prepared] = {}
-    values: dict[str, np.ndarray] = {}
-    for name, m in parsed.items():
-        params = m.resolved_params(conv.metric_defaults)
-        ties = params.get("ties") or conv.ties
-        params["ties"] = ties
-        allowed = ("trec", "input", "optimistic", "pessimistic") + (
-            ("expected",) if m.name in _EXPECTED_OK else ())
-        require_ties(f"{m.name} at every cutoff", ties, allowed)
-        order = ties if ties in ("input", "optimistic", "pessimistic") else "trec"
-        if order not in preps:
-            from dataclasses import replace
-
-            preps[order] = prepare(qrels, run, replace(conv, ties=order))
-        values[name] = _cutoff_values(preps[order], m.name, params, K)
-    prep = next(iter(preps.values()))
-    return CutoffResult(tuple(parsed), np.arange(1, K + 1), tuple(prep.query_ids.to_pylist()),
-                        values, conv)
-
-
-def _cutoff_values(prep: Prepared, family: str, params: dict[str, Any], K: int) -> np.ndarray:
-    ks = np.arange(1, K + 1, dtype=np.float64)
-    if family in ("ndcg", "dcg"):
-        g = gains(prep.rel, params["gain"])
-        if params["ties"] == "expected":
-            from ranklens.metrics._segments import group_mean
-
-            g = group_mean(prep, g)
-        dcg = np.cumsum(dense_top(prep, g / np.log2(prep.pos + 2.0), K), axis=1)
-        if family == "dcg":
-            return dcg
-        ideal = params["ideal"]
-        if ideal == "retrieved":
-            raw = gains(prep.rel, params["gain"])
-            order = np.lexsort((-raw, prep.seg))
-            ig = dense_top(prep, raw[order] / np.log2(prep.pos + 2.0), K)
-            idcg = np.cumsum(ig, axis=1)
-        else:
-            ir = gains(prep.ideal_rel, params["gain"])
-            if isinstance(params["gain"], dict):
-                o = np.lexsort((-ir, prep.ideal_seg))
-                ir = ir[o]
-            contrib = ir / np.log2(prep.ideal_pos + 2.0)
-            if ideal == "full":
-                total = np.bincount(prep.ideal_seg, weights=contrib, minlength=prep.n_queries)
-                idcg = np.repeat(total[:, None], K, axis=1)
-            else:
-                idcg = np.cumsum(dense_ideal(prep, contrib, K), axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
-    thr = _thr(prep, params)
-    b = binary_values(prep, thr, params["ties"])
-    bm = dense_top(prep, b, K)
-    hits = np.cumsum(bm, axis=1)
-    nrel = prep.num_rel(thr).astype(np.float64)[:, None]
-
-    def div(a: np.ndarray, d: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(d > 0, a / np.where(d > 0, d, 1.0), 0.0)
-
-    if family == "p":
-        return hits / ks
-    if family == "r":
-        return div(hits, np.broadcast_to(nrel, hits.shape))
-    if family == "f1":
-        beta2 = float(params["beta"]) ** 2
-        p = hits / ks
-        r = div(hits, np.broadcast_to(nrel, hits.shape))
-        return div((1 + beta2) * p * r, beta2 * p + r)
-    if family == "arhr":
-        return np.cumsum(bm / ks, axis=1)
-    if family == "ap":
-        if params["ties"] not in ("trec", "input", "optimistic", "pessimistic"):
-            raise UnsupportedError("ap at every cutoff supports the ordering tie policies only.")
-        contrib = np.cumsum(bm * hits / ks, axis=1)
-        norm = params["norm"]
-        if norm == "r":
-            den = np.broadcast_to(nrel, hits.shape)
-        elif norm == "min_r_k":
-            den = np.minimum(nrel, ks[None, :])
-        else:
-            den = hits
-        return div(contrib, den)
-    first = (bm > 0) & (hits == 1)
-    if family == "success":
-        return (hits > 0).astype(np.float64)
-    # rr
-    return np.cumsum(np.where(first, 1.0 / ks, 0.0), axis=1)
+        if key in parsed:
+            raise MetricNameError(f"metric {key!r} given more than once.")
+        parsed[key] = m
+        jobs.append(Job(key, m, plan_params(key, m, conv, cutoff=ks), ks, use_k=True))
+    out = run_jobs(qrels, run, conv, jobs, stacklevel=3)
+    return CutoffResult(tuple(parsed), ks, tuple(out.query_ids.to_pylist()), out.values, conv,
+                        parsed)
 
 
 @dataclass(frozen=True)

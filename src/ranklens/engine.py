@@ -38,6 +38,7 @@ from ranklens._columns import (
 from ranklens.conventions import Conventions
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError
+from ranklens.metrics._segments import sum_at
 
 __all__ = ["Prepared", "prepare"]
 
@@ -232,6 +233,11 @@ class Prepared:
             return np.bincount(self.seg[mask], weights=values[mask], minlength=self.n_queries)
         return np.bincount(self.seg, weights=values, minlength=self.n_queries)
 
+    def sum_k(self, values: np.ndarray, k: Any) -> np.ndarray:
+        """Per-query sum of ``values`` within the top ``k`` (None: all; an integer; or
+        a sorted vector of cutoffs, giving queries x cutoffs)."""
+        return sum_at(self.seg, self.pos, values, self.n_queries, k)
+
     def seg_count(self, mask: np.ndarray) -> np.ndarray:
         return np.bincount(self.seg[mask], minlength=self.n_queries).astype(np.int64)
 
@@ -307,17 +313,16 @@ class Sparse:
     pos: np.ndarray
     first: np.ndarray
 
-    def count_in(self, n_queries: int, k: int | None = None) -> np.ndarray:
-        """Entries per query (within the top k)."""
-        seg = self.seg if k is None else self.seg[self.pos < k]
-        return np.bincount(seg, minlength=n_queries).astype(np.float64)
+    def count_in(self, n_queries: int, k: Any = None) -> np.ndarray:
+        """Entries per query (within the top k; k as in :meth:`Prepared.sum_k`)."""
+        if k is None or np.ndim(k) == 0:
+            seg = self.seg if k is None else self.seg[self.pos < k]
+            return np.bincount(seg, minlength=n_queries).astype(np.float64)
+        return sum_at(self.seg, self.pos, np.ones(len(self.seg)), n_queries, k)
 
-    def sum_in(self, n_queries: int, values: np.ndarray, k: int | None = None) -> np.ndarray:
+    def sum_in(self, n_queries: int, values: np.ndarray, k: Any = None) -> np.ndarray:
         """Per-query sum of ``values`` (aligned with the entries), within the top k."""
-        if k is None:
-            return np.bincount(self.seg, weights=values, minlength=n_queries)
-        m = self.pos < k
-        return np.bincount(self.seg[m], weights=values[m], minlength=n_queries)
+        return sum_at(self.seg, self.pos, values, n_queries, k)
 
     @property
     def ordinal(self) -> np.ndarray:

@@ -43,7 +43,6 @@ import numpy as np
 from ranklens.classification import _as_array, _check_choice, _same_length
 from ranklens.clustering import _codes, _pairs, _ratio
 from ranklens.errors import InputError
-from ranklens.metrics.registry import MetricDef, Param, register
 
 __all__ = [
     "bcubed",
@@ -214,26 +213,3 @@ def blocking(true_entities: Any, *, candidate_pairs: Any = None, blocks: Any = N
         "pairs_quality": _ratio(n_hit, n_cand, zero_division),
         "n_candidates": n_cand, "n_true_matches": n_true, "n_true_candidates": n_hit,
     }
-
-
-def _register() -> None:
-    zd = Param("zero_division", 0.0, "value of 0/0", kind="number")
-    entries: list[tuple[str, str, Any, tuple[str, ...]]] = [
-        ("bcubed_precision", "B-cubed precision (mean per record)", bcubed, ("b3_precision",)),
-        ("bcubed_recall", "B-cubed recall (mean per record)", bcubed, ("b3_recall",)),
-        ("bcubed_f1", "B-cubed F1", bcubed, ("b3_f1",)),
-        ("cluster_precision", "exact entity match precision", cluster_level, ()),
-        ("cluster_recall", "exact entity match recall", cluster_level, ()),
-        ("cluster_f1", "exact entity match F1", cluster_level, ()),
-        ("reduction_ratio", "blocking: 1 - candidates / all pairs", blocking, ("rr_blocking",)),
-        ("pairs_completeness", "blocking: true matches kept / true matches", blocking,
-         ("pc_blocking",)),
-        ("pairs_quality", "blocking: true matches kept / candidates", blocking,
-         ("pq_blocking",)),
-    ]
-    for name, summary, fn, aliases in entries:
-        register(MetricDef(name, summary, cast(Any, fn), aliases=aliases, params=(zd,),
-                           cutoff="none", range=(0.0, 1.0), domain="entity_resolution"))
-
-
-_register()

@@ -194,36 +194,83 @@ def evaluate(
         dup = sorted({k for k in keys if keys.count(k) > 1})
         raise MetricNameError(f"metric(s) {dup} given more than once.")
     parsed = {key: get_metric(m) for key, m in zip(keys, names, strict=True)}
+    jobs = [Job(key, metric, plan_params(key, metric, conv)) for key, metric in parsed.items()]
+    out = run_jobs(qrels, run, conv, jobs, stacklevel=3)
+    return Result(
+        metrics=tuple(keys),
+        query_ids=tuple(out.query_ids.to_pylist()),
+        values=out.values,
+        parsed=parsed,
+        conventions=conv,
+        report=out.report,
+        run_name=run.name,
+    )
 
-    plans: list[tuple[str, Metric, dict[str, Any]]] = []
-    for key, metric in parsed.items():
-        params = metric.resolved_params(conv.metric_defaults)
-        if params.get("ties") is None:
-            params["ties"] = conv.ties
-        defn = metric.definition
-        if defn.domain != "ranking":
-            raise MetricNameError(
-                f"metric {key!r} is a {defn.domain} metric, not a ranking metric; compute it "
-                f"with ranklens.{defn.domain}, not ranklens.evaluate."
-            )
-        require_ties(f"{defn.name} ({key!r})", params["ties"], tuple(sorted(defn.ties)))
-        plans.append((key, metric, params))
 
+@dataclass(frozen=True)
+class Job:
+    """One metric to compute: its key, the metric, its resolved parameters and the
+    cutoff the kernel receives (the metric's k, or a vector of cutoffs)."""
+
+    key: str
+    metric: Metric
+    params: dict[str, Any]
+    k: Any = None
+    use_k: bool = False  # k given (a vector); otherwise the metric's own
+
+
+def plan_params(key: str, metric: Metric, conv: Conventions, cutoff: Any = None
+                ) -> dict[str, Any]:
+    """The parameters ``metric`` is computed with under ``conv``, checked against
+    the catalogue (family, tie policy, allowed combinations) before any data is
+    touched."""
+    defn = metric.definition
+    if defn.domain != "ranking":
+        raise MetricNameError(
+            f"metric {key!r} is a {defn.domain} metric, not a ranking metric; compute it "
+            f"with ranklens.{defn.domain}, not ranklens.evaluate."
+        )
+    params = metric.resolve(conv, cutoff)
+    require_ties(f"{defn.name} ({key!r})", params["ties"], tuple(sorted(defn.ties)))
+    return params
+
+
+@dataclass(frozen=True)
+class Computed:
+    query_ids: pa.Array
+    values: dict[str, np.ndarray]
+    report: dict[str, int]
+
+
+def run_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job],
+             stacklevel: int = 2) -> Computed:
+    """The one evaluation path: prepare the rankings once per ordering, run each
+    metric's kernel (with a vector of cutoffs where the job gives one and the
+    kernel takes it, else once per cutoff), then apply the conventions' rules
+    for queries without relevant documents and run queries without judgments.
+    Values have one row per query (and one column per cutoff for vector jobs)."""
     prepared: dict[str, Prepared] = {}
     values: dict[str, np.ndarray] = {}
-    for key, metric, params in plans:
-        order = _ordering(params["ties"])
+    for job in jobs:
+        order = _ordering(job.params["ties"])
         if order not in prepared:
             prepared[order] = prepare(qrels, run, conv if order == conv.ties else
                                       _with_ties(conv, order))
         prep = prepared[order]
-        v = np.asarray(metric.definition.kernel(prep, metric.k, params), dtype=np.float64)
-        values[key] = v
+        defn = job.metric.definition
+        kernel = defn.kernel
+        k = job.k if job.use_k else job.metric.k
+        if isinstance(k, np.ndarray) and not defn.vector_k:
+            cols = [np.asarray(kernel(prep, int(c), job.params), dtype=np.float64) for c in k]
+            v = np.column_stack(cols) if cols else np.zeros((prep.n_queries, 0))
+        else:
+            v = np.asarray(kernel(prep, k, job.params), dtype=np.float64)
+        values[job.key] = np.array(v, dtype=np.float64)  # own, writable copy
     prep = next(iter(prepared.values()))
     if conv.no_relevant == "nan":
         none = prep.num_rel(conv.rel_threshold) == 0
         for key in values:
-            values[key] = np.where(none, np.nan, values[key])
+            values[key][none] = np.nan
     report = dict(prep.report)
     n = report.get("run_queries_without_judgments", 0)
     if report.get("run_queries_matched", 1) == 0:
@@ -232,14 +279,14 @@ def evaluate(
             f"(missing={conv.missing!r}); check that the query ids match (e.g. 'q1' vs '1') "
             "and that this is the right qrels file.",
             RanklensWarning,
-            stacklevel=2,
+            stacklevel=stacklevel,
         )
     elif n and conv.unjudged == "skip":
         warnings.warn(
             f"{n} run queries have no judgments in the qrels and were not evaluated "
             f"({report['run_rows_without_judged_query']} rows); unjudged='zero' scores them 0.",
             RanklensWarning,
-            stacklevel=2,
+            stacklevel=stacklevel,
         )
     query_ids = prep.query_ids
     if n and conv.unjudged == "zero" and prep.unjudged_ids is not None:
@@ -248,15 +295,7 @@ def evaluate(
         report["queries_evaluated"] = len(query_ids)
     for key in values:
         values[key].setflags(write=False)
-    return Result(
-        metrics=tuple(keys),
-        query_ids=tuple(query_ids.to_pylist()),
-        values=values,
-        parsed=parsed,
-        conventions=conv,
-        report=report,
-        run_name=run.name,
-    )
+    return Computed(query_ids, values, report)
 
 
 def _with_zero_queries(query_ids: pa.Array, values: dict[str, np.ndarray], extra: pa.Array
@@ -265,9 +304,9 @@ def _with_zero_queries(query_ids: pa.Array, values: dict[str, np.ndarray], extra
     keeping the ids in byte order."""
     ids = pa.concat_arrays([query_ids.cast(pa.large_string()), extra.cast(pa.large_string())])
     order = to_numpy(pc.array_sort_indices(ids))
-    zeros = np.zeros(len(extra))
     return (ids.take(from_numpy(order)),
-            {k: np.concatenate([v, zeros])[order] for k, v in values.items()})
+            {k: np.concatenate([v, np.zeros((len(extra), *v.shape[1:]))])[order]
+             for k, v in values.items()})
 
 
 def _with_ties(conv: Conventions, ties: str) -> Conventions:

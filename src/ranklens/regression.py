@@ -20,13 +20,12 @@ validates the input once and makes the conventions explicit:
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from ranklens.classification import _as_array, _check_choice, _check_weights, _same_length
 from ranklens.errors import InputError
-from ranklens.metrics.registry import MetricDef, Param, register
 
 __all__ = ["mae", "mse", "r2", "rmse"]
 
@@ -95,21 +94,3 @@ def r2(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
     if len(t) < 2:
         raise InputError("r2 needs at least two samples; it is undefined for one.")
     return _result(r2_score(t, p, sample_weight=w, multioutput=multioutput))
-
-
-def _register() -> None:
-    inf = float("inf")
-    mo = Param("multioutput", "uniform_average", "uniform_average | raw_values",
-               choices=MULTIOUTPUT)
-    for name, summary, fn, aliases, rng in [
-        ("mae", "mean absolute error", mae, ("mean_absolute_error",), (0.0, inf)),
-        ("mse", "mean squared error", mse, ("mean_squared_error",), (0.0, inf)),
-        ("rmse", "root mean squared error", rmse, ("root_mean_squared_error",), (0.0, inf)),
-        ("r2", "coefficient of determination R^2", r2, ("r2_score", "r_squared"),
-         (-inf, 1.0)),
-    ]:
-        register(MetricDef(name, summary, cast(Any, fn), aliases=aliases, params=(mo,),
-                           cutoff="none", range=rng, domain="regression"))
-
-
-_register()

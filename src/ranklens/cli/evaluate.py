@@ -207,14 +207,7 @@ def _unique_names(results: list[Any], paths: Sequence[str]) -> None:
 @click.argument("name", required=False)
 def metrics_cmd(name: str | None) -> None:
     """List every metric, or show the full definition of NAME."""
-    import importlib
-
-    import ranklens
     from ranklens.metrics import REGISTRY, get_metric
-
-    for family in ranklens.FAMILIES:  # register the other domains' metrics too
-        if family not in ("online", "recsys"):
-            importlib.import_module(f"ranklens.{family}")
 
     if name is None:
         width = max(len(n) for n in REGISTRY) + 2

@@ -109,16 +109,6 @@ class _Job:
     extra: dict[str, Any]  # EXTRA_KEYWORDS the kernel takes
 
 
-def _load_families() -> None:
-    import importlib
-
-    import ranklens
-
-    for family in ranklens.FAMILIES:
-        if family != "online":  # the online module registers no metric
-            importlib.import_module(f"ranklens.{family}")
-
-
 def _unknown(text: str, family: str) -> MetricNameError:
     from ranklens.metrics.registry import known_names, lookup
 
@@ -153,7 +143,6 @@ def _plan(metrics: Sequence[str], params: Sequence[str]) -> list[_Job]:
     from ranklens.metrics.registry import build_metric, lookup
     from ranklens.metrics.trec_names import translate_trec_name
 
-    _load_families()
     given = [_parse_param(p) for p in params]
     used: set[str] = set()
     takes: set[str] = set()

@@ -3,14 +3,13 @@ and COCO 101-point interpolation, and mAP over classes."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from ranklens.classification import _as_array, _check_choice, _same_length
 from ranklens.detection.matching import match_detections
 from ranklens.errors import InputError
-from ranklens.metrics.registry import MetricDef, Param, register
 
 __all__ = ["INTERPOLATIONS", "average_precision", "interpolated_ap", "mean_average_precision"]
 
@@ -108,22 +107,3 @@ def mean_average_precision(
         aps[c] = average_precision(tp[sel], ds[sel], int(np.sum((gl == c) & ~gig)),
                                    method=method)
     return {"map": float(np.mean(list(aps.values()))) if aps else float("nan"), "ap": aps}
-
-
-def _register() -> None:
-    from ranklens.detection.boxes import iou
-
-    register(MetricDef("iou", "intersection over union of boxes", cast(Any, iou),
-                       aliases=("box_iou", "jaccard_boxes"), cutoff="none",
-                       domain="detection"))
-    register(MetricDef(
-        "det_map", "detection mAP over classes at one IoU threshold",
-        cast(Any, mean_average_precision), aliases=("voc_map", "detection_map"),
-        params=(Param("method", "voc2010", "voc2007 | voc2010 | coco",
-                      choices=INTERPOLATIONS),
-                Param("iou_threshold", 0.5, "match threshold", kind="number", minimum=0.0,
-                      maximum=1.0)),
-        cutoff="none", domain="detection"))
-
-
-_register()

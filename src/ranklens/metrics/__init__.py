@@ -1,10 +1,9 @@
-"""The metric catalogue: one registry of every metric, its names and kernel.
+"""The metric catalogue: every metric of every family, its names and kernel.
 
-Importing this package registers the ranking metrics.  Use
-:func:`get_metric` to parse a name and :data:`REGISTRY` to list them.
+:mod:`ranklens.metrics.catalogue` declares them; use :func:`get_metric` to
+parse a name and :data:`REGISTRY` to list them.  Kernels load on first use.
 """
 
-from ranklens.metrics import binary, graded, order, trec  # noqa: F401  (registration)
 from ranklens.metrics.registry import REGISTRY, Metric, MetricDef, Param, get_metric
 from ranklens.metrics.trec_names import expand_trec_name
 

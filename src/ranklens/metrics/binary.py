@@ -14,21 +14,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens.errors import MetricParameterError, UnsupportedError
 from ranklens.metrics._segments import (
     binary_values,
+    col,
+    cutoff_array,
     first_relevant_prob,
-    require_ties,
+    is_vector,
     safe_div,
+    value_shape,
     within,
 )
-from ranklens.metrics.registry import MetricDef, Param, register
 
 if TYPE_CHECKING:
     from ranklens.engine import Prepared
 
-EXPECTED = frozenset({"trec", "input", "optimistic", "pessimistic", "expected"})
-ORDERED = frozenset({"trec", "input", "optimistic", "pessimistic"})
 
 
 def _thr(prep: Prepared, params: dict[str, Any]) -> float:
@@ -36,17 +35,18 @@ def _thr(prep: Prepared, params: dict[str, Any]) -> float:
     return float(prep.conventions.rel_threshold if t is None else t)
 
 
-def _hits(prep: Prepared, k: int | None, params: dict[str, Any]) -> np.ndarray:
-    """(Expected) number of relevant documents in the top k."""
+def _hits(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """(Expected) number of relevant documents in the top k (k: None, an integer or a
+    vector of cutoffs)."""
     if params["ties"] != "expected":
         return prep.relevant(_thr(prep, params)).count_in(prep.n_queries, k)
     b = binary_values(prep, _thr(prep, params), params["ties"])
-    return prep.seg_sum(b, within(prep, k))
+    return prep.sum_k(b, k)
 
 
-def num_retrieved(prep: Prepared, k: int | None) -> np.ndarray:
+def num_retrieved(prep: Prepared, k: Any) -> np.ndarray:
     n = prep.lengths.astype(np.float64)
-    return n if k is None else np.minimum(n, k)
+    return n if k is None else np.minimum(col(n, k), cutoff_array(k))
 
 
 def precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -62,7 +62,7 @@ def precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     hits = _hits(prep, k, params)
     if k is None:
         return safe_div(hits, prep.lengths)
-    return hits / float(k)
+    return hits / cutoff_array(k)
 
 
 def recall(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -71,7 +71,7 @@ def recall(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     Without a cutoff, recall of the whole ranking (trec_eval ``set_recall``).
     Ties: ordering policies and ``expected``.
     """
-    return safe_div(_hits(prep, k, params), prep.num_rel(_thr(prep, params)))
+    return safe_div(_hits(prep, k, params), col(prep.num_rel(_thr(prep, params)), k))
 
 
 def f_measure(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -84,9 +84,9 @@ def f_measure(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """
     beta2 = float(params["beta"]) ** 2
     hits = _hits(prep, k, params)
-    denom_p = prep.lengths.astype(np.float64) if k is None else np.full(prep.n_queries, float(k))
+    denom_p = prep.lengths.astype(np.float64) if k is None else cutoff_array(k)
     p = safe_div(hits, denom_p)
-    r = safe_div(hits, prep.num_rel(_thr(prep, params)))
+    r = safe_div(hits, col(prep.num_rel(_thr(prep, params)), k))
     return safe_div((1 + beta2) * p * r, beta2 * p + r)
 
 
@@ -112,13 +112,6 @@ def average_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndar
     thr = _thr(prep, params)
     ties = params["ties"]
     norm = params["norm"]
-    if ties == "expected" and norm == "retrieved" and k is not None:
-        # the normaliser is then random too (a tie group can straddle rank k), and the
-        # expectation of the ratio is not the ratio of expectations
-        raise UnsupportedError(
-            "ap(norm=retrieved)@k is not defined under ties='expected'; use norm=r or "
-            "norm=min_r_k, no cutoff, or an ordering tie policy."
-        )
     b = prep.is_rel(thr)
     rank = prep.pos.astype(np.float64) + 1.0
     if ties == "expected":
@@ -140,29 +133,28 @@ def average_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndar
             end = np.minimum(end, prep.offsets[:-1][prep.seg] + k - 1)
         term = np.where(b, cum[end] / (prep.pos[end] + 1.0), 0.0)
         rel_in_k = b.astype(np.float64)
+        if is_vector(k):  # the groups cut by k differ per cutoff
+            return np.column_stack([average_precision(prep, int(c), params) for c in k])
     else:
         # only relevant positions contribute: the j-th relevant at rank r adds j / r
         sp = prep.relevant(thr)
         total = sp.sum_in(prep.n_queries, sp.ordinal / (sp.pos + 1.0), k)
         den = _ap_norm(prep, k, norm, thr, lambda: sp.count_in(prep.n_queries, k))
         return safe_div(total, den)
-    m = within(prep, k)
-    total = prep.seg_sum(term, m)
-    den = _ap_norm(prep, k, norm, thr, lambda: prep.seg_sum(rel_in_k, m))
+    total = prep.sum_k(term, k)
+    den = _ap_norm(prep, k, norm, thr, lambda: prep.sum_k(rel_in_k, k))
     return safe_div(total, den)
 
 
 def _ap_norm(prep: Prepared, k: Any, norm: str, thr: float, retrieved: Any) -> np.ndarray:
-    """AP's normaliser: R, min(R, k), or the relevant retrieved (``retrieved()``)."""
+    """AP's normaliser: R, min(R, k), k or the relevant retrieved (``retrieved()``)."""
     if norm == "r":
-        return prep.num_rel(thr).astype(np.float64)
+        return col(prep.num_rel(thr).astype(np.float64), k)
     if norm == "min_r_k":
         den = prep.num_rel(thr).astype(np.float64)
-        return den if k is None else np.minimum(den, k)
-    if norm == "k":
-        if k is None:
-            raise MetricParameterError("ap(norm=k) needs a cutoff, e.g. ap(norm=k)@10.")
-        return np.full(prep.n_queries, float(k))
+        return den if k is None else np.minimum(col(den, k), cutoff_array(k))
+    if norm == "k":  # the catalogue's rule: norm=k comes with a cutoff
+        return np.broadcast_to(cutoff_array(k), value_shape(prep.n_queries, k))
     return retrieved()
 
 
@@ -176,20 +168,22 @@ def reciprocal_rank(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarra
     """
     if params["ties"] != "expected":
         rank = _first_relevant_rank(prep, _thr(prep, params), k)
-        return safe_div(np.ones(prep.n_queries), rank)
+        return safe_div(np.ones(rank.shape), rank)
     p = first_relevant_prob(prep, _thr(prep, params), params["ties"])
-    return prep.seg_sum(p / (prep.pos + 1.0), within(prep, k))
+    return prep.sum_k(p / (prep.pos + 1.0), k)
 
 
 def _first_relevant_rank(prep: Prepared, thr: float, k: Any) -> np.ndarray:
-    """1-based rank of each query's first relevant document (0 if none within k)."""
+    """1-based rank of each query's first relevant document (0 if none within k;
+    queries x cutoffs for a vector k)."""
     sp = prep.relevant(thr)
     has = sp.first[1:] > sp.first[:-1]
     rank = np.zeros(prep.n_queries)
     rank[has] = sp.pos[sp.first[:-1][has]] + 1.0
-    if k is not None:
-        rank[rank > k] = 0.0
-    return rank
+    if k is None:
+        return rank
+    rank = col(rank, k)
+    return np.where(rank > cutoff_array(k), 0.0, rank)
 
 
 def success(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -200,7 +194,7 @@ def success(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     if params["ties"] != "expected":
         return (_first_relevant_rank(prep, _thr(prep, params), k) > 0).astype(np.float64)
     p = first_relevant_prob(prep, _thr(prep, params), params["ties"])
-    return prep.seg_sum(p, within(prep, k))
+    return prep.sum_k(p, k)
 
 
 def arhr(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -212,7 +206,7 @@ def arhr(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
         sp = prep.relevant(_thr(prep, params))
         return sp.sum_in(prep.n_queries, 1.0 / (sp.pos + 1.0), k)
     b = binary_values(prep, _thr(prep, params), params["ties"])
-    return prep.seg_sum(b / (prep.pos + 1.0), within(prep, k))
+    return prep.sum_k(b / (prep.pos + 1.0), k)
 
 
 def average_recall(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -225,23 +219,22 @@ def average_recall(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray
     rank 1..k (ranks beyond the end of the ranking keep the final recall).
     Ties: ordering policies.
     """
-    require_ties("mar", params["ties"], tuple(sorted(ORDERED)))
     thr = _thr(prep, params)
     b = prep.is_rel(thr)
     nrel = prep.num_rel(thr).astype(np.float64)
     cum = prep.cum_rel(thr).astype(np.float64)
     rec = safe_div(cum, nrel[prep.seg])
-    m = within(prep, k)
     if params["mode"] == "relevant":
-        num = prep.seg_sum(np.where(b, rec, 0.0), m)
-        return safe_div(num, prep.seg_sum(b.astype(np.float64), m))
+        num = prep.sum_k(np.where(b, rec, 0.0), k)
+        return safe_div(num, prep.sum_k(b.astype(np.float64), k))
     if k is None:
         return safe_div(prep.seg_sum(rec), prep.lengths)
-    total = prep.seg_sum(rec, m)
+    total = prep.sum_k(rec, k)
     # ranks past the end of a short ranking keep its final recall
     final = safe_div(prep.seg_sum(b.astype(np.float64)), nrel)
-    short = np.maximum(k - prep.lengths, 0)
-    return (total + short * final) / float(k)
+    kf = cutoff_array(k)
+    short = np.maximum(kf - col(prep.lengths, k), 0)
+    return (total + short * col(final, k)) / kf
 
 
 def r_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -268,7 +261,6 @@ def bpref(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     contributes 1.  Unjudged documents and negative grades are skipped, as in
     trec_eval.  0 when R = 0.  Ties: ordering policies.
     """
-    require_ties("bpref", params["ties"], tuple(sorted(ORDERED)))
     thr = _thr(prep, params)
     b = prep.is_rel(thr)
     nonrel = prep.judged & ~b
@@ -304,7 +296,6 @@ def interpolated_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np
     precision at any rank (1 at x = 0 if the first document is relevant).
     trec_eval ``iprec_at_recall``.  Ties: ordering policies.
     """
-    require_ties("iprec", params["ties"], tuple(sorted(ORDERED)))
     return _iprec_levels(prep, [float(k)], params)[0]
 
 
@@ -342,7 +333,6 @@ def eleven_point(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     ``11pt_avg..25,.5,.75``).  Same rounding convention as ``iprec``.
     Ties: ordering policies.
     """
-    require_ties("11pt_avg", params["ties"], tuple(sorted(ORDERED)))
     levels = list(params["levels"]) if params["levels"] else [i / 10 for i in range(11)]
     vals = _iprec_levels(prep, levels, params)
     return np.mean(np.vstack(vals), axis=0)
@@ -366,60 +356,4 @@ def num_rel_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 def num_nonrel_judged_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Number of judged non-relevant documents retrieved; summed over queries."""
     b = prep.judged & ~prep.is_rel(_thr(prep, params))
-    return prep.seg_sum(b.astype(np.float64), within(prep, k))
-
-
-_NORM = Param("norm", "r", "AP normaliser: r = number relevant (trec_eval), "
-              "min_r_k = min(R, k) (seed 000), retrieved = relevant retrieved (sklearn), "
-              "k = the cutoff (RecTools divide_by_k)",
-              choices=("r", "min_r_k", "retrieved", "k"))
-
-register(MetricDef("p", "precision at k (the whole ranking without k)", precision,
-                   aliases=("precision", "prec"), binary=True, ties=EXPECTED,
-                   trec_name="P"))
-register(MetricDef("r", "recall at k", recall, aliases=("recall",), binary=True,
-                   ties=EXPECTED, trec_name="recall"))
-register(MetricDef("f1", "F-measure at k (beta=1 by default)", f_measure,
-                   aliases=("f", "fmeasure", "f_measure"), binary=True, ties=EXPECTED,
-                   params=(Param("beta", 1.0, "weight of recall", kind="number", minimum=0),),
-                   trec_name="set_F"))
-register(MetricDef("ap", "average precision (MAP is its mean)", average_precision,
-                   aliases=("map", "average_precision"), binary=True,
-                   ties=EXPECTED | {"grouped"}, params=(_NORM,), trec_name="map"))
-register(MetricDef("rr", "reciprocal rank of the first relevant document (MRR)",
-                   reciprocal_rank, aliases=("mrr", "recip_rank", "reciprocal_rank"),
-                   binary=True, ties=EXPECTED, trec_name="recip_rank"))
-register(MetricDef("success", "1 if a relevant document is in the top k", success,
-                   aliases=("hit_rate", "hitrate", "hit"), binary=True, ties=EXPECTED,
-                   trec_name="success"))
-register(MetricDef("arhr", "sum of reciprocal ranks of all hits in the top k", arhr,
-                   binary=True, ties=EXPECTED, range=None))
-register(MetricDef("mar", "average recall at k (MAR is its mean)", average_recall,
-                   aliases=("ar", "average_recall"), binary=True,
-                   params=(Param("mode", "relevant", "average over hit ranks (relevant) "
-                                 "or over all ranks 1..k (all)", choices=("relevant", "all")),)))
-register(MetricDef("rprec", "precision at rank R (number relevant)", r_precision,
-                   aliases=("r-precision", "r_precision", "rprecision"), binary=True,
-                   ties=EXPECTED, cutoff="none", trec_name="Rprec"))
-register(MetricDef("bpref", "binary preference (Buckley & Voorhees)", bpref, binary=True,
-                   trec_name="bpref"))
-register(MetricDef("iprec", "interpolated precision at a recall level (@0.3)",
-                   interpolated_precision, aliases=("iprec_at_recall",), binary=True,
-                   cutoff="level", trec_name="iprec_at_recall"))
-register(MetricDef("11pt_avg", "11-point interpolated average precision", eleven_point,
-                   aliases=("11pt", "elevenpt_avg"), binary=True, cutoff="none",
-                   params=(Param("levels", None, "recall levels to average", kind="numbers"),),
-                   trec_name="11pt_avg"))
-register(MetricDef("num_ret", "number of documents retrieved (summed)", num_ret,
-                   aggregate="sum", range=None, trec_name="num_ret"))
-register(MetricDef("num_rel", "number of relevant judgments (summed)", num_rel,
-                   binary=True, aggregate="sum", range=None, cutoff="none",
-                   trec_name="num_rel"))
-register(MetricDef("num_rel_ret", "number of relevant documents retrieved (summed)",
-                   num_rel_ret, binary=True, aggregate="sum", range=None,
-                   trec_name="num_rel_ret"))
-register(MetricDef("hits", "number of relevant documents in the top k (averaged; ranx hits)",
-                   num_rel_ret, binary=True, range=None))
-register(MetricDef("num_nonrel_judged_ret", "judged non-relevant documents retrieved (summed)",
-                   num_nonrel_judged_ret, binary=True, aggregate="sum", range=None,
-                   trec_name="num_nonrel_judged_ret"))
+    return prep.sum_k(b.astype(np.float64), k)

@@ -1,17 +1,24 @@
 """Graded-relevance ranking metrics: CG, DCG, nDCG and ERR.
 
-``rel_i`` is the relevance grade of the document at rank ``i`` (1-based;
-unjudged documents have grade 0).  The gain of a grade is chosen by the
-``gain`` parameter:
+``rel_i`` is the relevance grade of the document at rank ``i`` (1-based).
+The gain of a judged document is chosen by the ``gain`` parameter:
 
 * ``linear`` (default; trec_eval ``ndcg``, ranx ``ndcg``): ``g = rel``;
 * ``exp2`` (Burges et al. 2005, seeds 002/003, ranx ``ndcg_burges``):
   ``g = 2^rel - 1``;
+* ``binary``: ``g = 1`` when ``rel`` reaches the relevance threshold
+  (conventions' ``rel_threshold``), else 0 (RecTools, RePlay, Spark's
+  binary form);
 * a mapping ``{grade: gain}`` (trec_eval ``ndcg.1=3,2=9``): listed grades get
-  the given gain, the others keep their grade as gain.
+  the given gain, which may be 0 or negative, and the others keep their grade
+  as gain; grade 0 can be given a gain.
 
-Grades below zero (judged non-relevant, e.g. spam) have gain 0.  The discount
-at rank ``i`` is ``1 / log2(i + 1)``.
+As in trec_eval, a retrieved document that is not in the qrels, and one
+judged with a negative grade (judged non-relevant, e.g. spam), has gain 0
+whatever the mapping.  The ideal list holds the query's positive gains in
+descending order (trec_eval stops its ideal list at the first gain <= 0), so
+with negative gains nDCG lies in (-inf, 1].  The discount at rank ``i`` is
+``1 / log2(i + 1)``.
 """
 
 from __future__ import annotations
@@ -21,30 +28,65 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens.errors import MetricParameterError
-from ranklens.metrics._segments import dense_top, group_mean, require_ties, safe_div, within
-from ranklens.metrics.registry import MetricDef, Param, register
+from ranklens.metrics._segments import (
+    col,
+    dense_top,
+    group_mean,
+    is_vector,
+    safe_div,
+    sum_at,
+    value_shape,
+)
 
 if TYPE_CHECKING:
     from ranklens.engine import Prepared
 
-EXPECTED = frozenset({"trec", "input", "optimistic", "pessimistic", "expected"})
-ORDERED = ("input", "optimistic", "pessimistic", "trec")
 
-_GAIN = Param("gain", "linear", "gain of a grade: linear (rel), exp2 (2^rel - 1) or a "
-              "mapping {grade: gain}", kind="gainmap", choices=("linear", "exp2"))
+def gains(rel: np.ndarray, gain: Any, judged: np.ndarray | None = None,
+          threshold: float = 1.0) -> np.ndarray:
+    """Gain of each grade under the ``gain`` parameter.
 
-
-def gains(rel: np.ndarray, gain: Any) -> np.ndarray:
-    """Gain of each grade under the ``gain`` parameter (grades < 0 give 0)."""
+    Negative grades give 0; where ``judged`` is given, documents not judged give
+    0 too (the mapping never applies to them); ``binary`` gives 1 from
+    ``threshold`` up."""
     pos = np.maximum(rel, 0.0)
     if gain == "linear":
-        return pos
-    if gain == "exp2":
-        return np.exp2(pos) - 1.0
-    out = pos.copy()
-    for grade, value in gain.items():
-        out[rel == grade] = value
-    return np.maximum(out, 0.0)
+        out = pos
+    elif gain == "exp2":
+        out = np.exp2(pos) - 1.0
+    elif gain == "binary":
+        out = (rel >= threshold).astype(np.float64)
+    else:
+        out = pos.copy()
+        for grade, value in gain.items():
+            out[rel == grade] = value
+    if judged is not None and (gain not in ("linear", "exp2") or not judged.all()):
+        out = np.where(judged, out, 0.0)
+    return out
+
+
+def run_gains(prep: Prepared, gain: Any) -> np.ndarray:
+    """The gain of the document at every ranked position (0 if unjudged)."""
+    return gains(prep.rel, gain, prep.judged, prep.conventions.rel_threshold)
+
+
+def ideal_gains(prep: Prepared, gain: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each query's ideal list: its positive gains in descending order, as
+    (gains, query index, 0-based ideal rank)."""
+    rel = prep.ideal_rel
+    g = gains(rel, gain, rel >= 0, prep.conventions.rel_threshold)
+    if not isinstance(gain, dict):
+        # monotone in the grade: the judgments are sorted already and the positive
+        # gains come first in each query
+        keep = g > 0
+        return g[keep], prep.ideal_seg[keep], prep.ideal_pos[keep]
+    keep = g > 0
+    g, seg = g[keep], prep.ideal_seg[keep]
+    order = np.lexsort((-g, seg))
+    g, seg = g[order], seg[order]
+    counts = np.bincount(seg, minlength=prep.n_queries)
+    offs = np.concatenate(([0], np.cumsum(counts)))
+    return g, seg, np.arange(len(g)) - offs[:-1][seg]
 
 
 def _discount(prep: Prepared) -> np.ndarray:
@@ -55,10 +97,17 @@ def _discount(prep: Prepared) -> np.ndarray:
 
 
 def _run_gains(prep: Prepared, params: dict[str, Any]) -> np.ndarray:
-    g = gains(prep.rel, params["gain"])
+    g = run_gains(prep, params["gain"])
     if params["ties"] == "expected":
         g = group_mean(prep, g)
     return g
+
+
+def _sparse_gain(prep: Prepared, gain: Any) -> bool:
+    """Whether only documents with a positive grade can have a gain."""
+    if isinstance(gain, dict):
+        return gain.get(0.0, 0.0) == 0.0
+    return gain != "binary" or prep.conventions.rel_threshold > 0
 
 
 def dcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -66,66 +115,76 @@ def dcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
     Ties: ordering policies and ``expected`` (each tied position gets the mean
     gain of its tie group: McSherry & Najork 2008, scikit-learn ``dcg_score``).
+    Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 3, "b": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"b": 2.0, "a": 1.0}})
+    >>> round(ranklens.evaluate(q, r, "dcg@2")["dcg@2"], 4)  # 1/log2(2) + 3/log2(3)
+    2.8928
     """
     gain = params["gain"]
-    sparse_ok = not isinstance(gain, dict) or all(v <= 0 for g, v in gain.items() if g <= 0)
-    if params["ties"] != "expected" and sparse_ok:
-        # only documents with a positive grade have a gain
+    if params["ties"] != "expected" and _sparse_gain(prep, gain):
         sp = prep.positive()
-        g = gains(prep.rel[sp.idx], params["gain"])
+        g = gains(prep.rel[sp.idx], gain, None, prep.conventions.rel_threshold)
         return sp.sum_in(prep.n_queries, g / np.log2(sp.pos + 2.0), k)
     g = _run_gains(prep, params)
-    return prep.seg_sum(g * _discount(prep), within(prep, k))
+    return prep.sum_k(g * _discount(prep), k)
 
 
 def _ideal_dcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     ideal = params["ideal"]
     gain = params["gain"]
     if ideal == "k":
-        if k is None:
-            raise MetricParameterError("ndcg(ideal=k) needs a cutoff, e.g. ndcg(ideal=k)@10.")
-        # k positions of gain 1, whatever the query's judgments (RecTools' default)
-        return np.full(prep.n_queries, float(np.sum(1.0 / np.log2(np.arange(k) + 2.0))))
+        # k positions of gain 1, whatever the query's judgments (RecTools' default);
+        # the catalogue's rule makes the gains binary and gives a cutoff
+        kk = np.atleast_1d(k)
+        per_k = np.cumsum(1.0 / np.log2(np.arange(int(kk.max())) + 2.0))[kk - 1]
+        return np.broadcast_to(per_k if is_vector(k) else per_k[0],
+                               value_shape(prep.n_queries, k))
     if ideal == "retrieved":
-        g = gains(prep.rel, gain)
+        # the retrieved documents' positive gains, best first
+        g = np.maximum(run_gains(prep, gain), 0.0)
         order = np.lexsort((-g, prep.seg))
-        g = g[order]
-        m = within(prep, k)
-        return prep.seg_sum(g * _discount(prep), m)
-    g = gains(prep.ideal_rel, gain)
-    seg = prep.ideal_seg
-    if isinstance(gain, dict):
-        order = np.lexsort((-g, seg))
-        g = g[order]
-    contrib = g / np.log2(prep.ideal_pos + 2.0)
+        return prep.sum_k(g[order] * _discount(prep), k)
+    g, seg, pos = ideal_gains(prep, gain)
+    contrib = g / np.log2(pos + 2.0)
     if ideal == "cut" and k is not None:
-        keep = prep.ideal_pos < k
-        seg, contrib = seg[keep], contrib[keep]
-    return np.bincount(seg, weights=contrib, minlength=prep.n_queries)
+        return sum_at(seg, pos, contrib, prep.n_queries, k)
+    total = np.bincount(seg, weights=contrib, minlength=prep.n_queries)
+    return col(total, k)
 
 
 def ndcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Normalised DCG at k: ``nDCG@k = DCG@k / IDCG``; 0 when IDCG = 0.
 
-    The ideal DCG sorts the gains in descending order and is taken from
-    ``ideal=cut`` (default; trec_eval ``ndcg_cut``, ranx): every judgment of
-    the query, ideal list cut at k;
+    The ideal DCG sorts the query's positive gains in descending order and is
+    taken from ``ideal=cut`` (default; trec_eval ``ndcg_cut``, ranx): every
+    judgment of the query, ideal list cut at k;
     ``ideal=full``: every judgment, ideal list not cut (``DCG@k / IDCG``);
     ``ideal=retrieved`` (scikit-learn ``ndcg_score``, seed 003): only the
     retrieved documents' grades, cut at k;
     ``ideal=k`` (RecTools ``NDCG``): k positions of gain 1, as if every one
-    of the top k could be relevant (needs a cutoff).
+    of the top k could be relevant (needs a cutoff; gains are binary).
     Without k this is trec_eval ``ndcg`` (with ``gain=linear``).
+    Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.
 
     Ties: ordering policies and ``expected`` (scikit-learn's default).
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 3, "b": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"b": 2.0, "a": 1.0}})
+    >>> round(ranklens.evaluate(q, r, "ndcg@2")["ndcg@2"], 4)  # 2.8928 / (3 + 1/log2(3))
+    0.7967
     """
     return safe_div(dcg(prep, k, params), _ideal_dcg(prep, k, params))
 
 
 def cg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Cumulative gain at k: ``CG@k = sum_{i<=k} g(rel_i)`` (order inside the
-    top k does not matter).  Ties: ordering policies and ``expected``."""
-    return prep.seg_sum(_run_gains(prep, params), within(prep, k))
+    top k does not matter).  Ties: ordering policies and ``expected``.
+    Järvelin & Kekäläinen, ACM TOIS 20(4), 2002."""
+    return prep.sum_k(_run_gains(prep, params), k)
 
 
 def err(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -139,7 +198,6 @@ def err(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     keeps a query's ERR independent of the other queries evaluated with it.
     Ties: ordering policies.
     """
-    require_ties("err", params["ties"], ORDERED)
     gmax = float(params["max_rel"])
     top = float(prep.ideal_rel.max()) if len(prep.ideal_rel) else 0.0
     if top > gmax:
@@ -150,15 +208,18 @@ def err(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     grade = np.maximum(prep.rel, 0.0)
     r = (np.exp2(grade) - 1.0) / np.exp2(gmax)
     longest = int(prep.lengths.max()) if prep.n_queries else 0
-    depth = longest if k is None else min(int(k), longest)
+    depth = longest if k is None or is_vector(k) else min(int(k), longest)
     if depth == 0:
-        return np.zeros(prep.n_queries)
+        return np.zeros(value_shape(prep.n_queries, k))
     if prep.n_queries * depth <= 20_000_000:
         # exact per-query products on a dense (queries x depth) matrix
         mat = dense_top(prep, r, depth)
         stay = np.cumprod(1.0 - mat, axis=1)
         stay = np.hstack([np.ones((prep.n_queries, 1)), stay[:, :-1]])
-        return (mat * stay / np.arange(1, depth + 1)).sum(axis=1)
+        terms = mat * stay / np.arange(1, depth + 1)
+        if is_vector(k):
+            return np.cumsum(terms, axis=1)[:, np.minimum(k, depth) - 1]
+        return terms.sum(axis=1)
     # long rankings: segmented log-space products
     stop_all = r >= 1.0
     zeros_before = prep.seg_cumsum_int(stop_all.astype(np.int64)) - stop_all
@@ -167,20 +228,4 @@ def err(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     base = np.concatenate(([0.0], c))[prep.offsets[:-1]]
     excl = c - logs - base[prep.seg]
     stay = np.where(zeros_before > 0, 0.0, np.exp(excl))
-    return prep.seg_sum(r * stay / (prep.pos + 1.0), within(prep, k))
-
-
-register(MetricDef("dcg", "discounted cumulative gain at k", dcg, params=(_GAIN,),
-                   ties=EXPECTED, range=None))
-register(MetricDef("ndcg", "normalised discounted cumulative gain at k", ndcg,
-                   aliases=("ndcg_cut", "n_dcg"),
-                   params=(_GAIN, Param("ideal", "cut", "ideal list: cut (all judgments, cut "
-                                        "at k), full (not cut), retrieved (sklearn) or k "
-                                        "(k relevant positions, RecTools)",
-                                        choices=("cut", "full", "retrieved", "k"))),
-                   ties=EXPECTED, trec_name="ndcg"))
-register(MetricDef("cg", "cumulative gain at k", cg, params=(_GAIN,), ties=EXPECTED,
-                   range=None))
-register(MetricDef("err", "expected reciprocal rank at k", err,
-                   params=(Param("max_rel", 4, "top grade of the grading scale",
-                                 kind="number", minimum=0),)))
+    return prep.sum_k(r * stay / (prep.pos + 1.0), k)

@@ -16,13 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens.metrics._segments import require_ties
-from ranklens.metrics.registry import MetricDef, Param, register
-
 if TYPE_CHECKING:
     from ranklens.engine import Prepared
 
-_ORD = ("input", "optimistic", "pessimistic", "trec")
 
 
 class _Items:
@@ -111,7 +107,6 @@ def fcp(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     mean over queries is the per-query average; Surprise instead pools the
     counts over users before dividing.
     """
-    require_ties("fcp", params["ties"], _ORD)
     it = _Items(prep, params["unjudged"])
     conc, disc, tied_s, _ = it.pair_counts()
     mode = params["score_ties"]
@@ -130,7 +125,6 @@ def kendall_tau(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     ``(n_c - n_d) / sqrt((n_0 - n_s)(n_0 - n_g))`` with ``n_0 = n(n-1)/2`` and
     ``n_s``/``n_g`` the pairs tied on score/grade (as ``scipy.stats.kendalltau``).
     NaN when either side is constant (fewer than 2 distinct values)."""
-    require_ties("kendall_tau", params["ties"], _ORD)
     it = _Items(prep, params["unjudged"])
     conc, disc, _tied_s_only, tied_g = it.pair_counts()
     n0 = it.n * (it.n - 1) / 2
@@ -146,7 +140,6 @@ def spearman_rho(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Spearman's rho between scores and grades per query: the Pearson
     correlation of their average ranks (ties share the mean rank, as
     ``scipy.stats.spearmanr``).  NaN when either side is constant."""
-    require_ties("spearman_rho", params["ties"], _ORD)
     it = _Items(prep, params["unjudged"])
     rs = it.average_ranks(it.score, sorted_desc=True)
     rg = it.average_ranks(it.grade, sorted_desc=False)
@@ -159,18 +152,3 @@ def spearman_rho(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     den = np.sqrt(sxx * syy)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, sxy / np.where(den > 0, den, 1.0), np.nan)
-
-
-_UNJ = Param("unjudged", "exclude", "retrieved documents not in the qrels: exclude, or "
-             "include with grade 0 (zero)", choices=("exclude", "zero"))
-register(MetricDef("fcp", "fraction of concordant pairs (scores vs grades)", fcp,
-                   aliases=("fraction_concordant_pairs",), cutoff="none",
-                   params=(_UNJ, Param("score_ties", "discordant", "pairs tied on score: "
-                                       "discordant, ignore or half",
-                                       choices=("discordant", "ignore", "half")))))
-register(MetricDef("kendall_tau", "Kendall's tau-b between scores and grades", kendall_tau,
-                   aliases=("kendall", "tau", "kendalltau"), cutoff="none", params=(_UNJ,),
-                   range=(-1.0, 1.0)))
-register(MetricDef("spearman_rho", "Spearman's rho between scores and grades", spearman_rho,
-                   aliases=("spearman", "rho", "spearmanr"), cutoff="none", params=(_UNJ,),
-                   range=(-1.0, 1.0)))

@@ -1,6 +1,8 @@
-"""The one metric registry: names, aliases, parameters, documentation, kernels.
+"""The metric registry: the catalogue indexed by name and alias, and metric values.
 
-A :class:`Metric` is a value: a family, a cutoff and explicit parameters.
+:data:`REGISTRY` maps every family name of :data:`~ranklens.metrics.catalogue.CATALOGUE`
+to its declaration; it is the same whatever modules were imported.  A
+:class:`Metric` is a value: a family, a cutoff and explicit parameters.
 ``str(metric)`` is its canonical name and parses back to an equal metric.
 The CLI's metric list, "did you mean" suggestions and report labels are all
 generated from :data:`REGISTRY`.
@@ -9,133 +11,34 @@ generated from :data:`REGISTRY`.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ranklens.errors import MetricNameError, MetricParameterError
+from ranklens.metrics.catalogue import CATALOGUE, MetricDef, Param
 from ranklens.metrics.grammar import format_value, parse_name
 
 if TYPE_CHECKING:
-    from ranklens.engine import Prepared
+    from ranklens.conventions import Conventions
 
-__all__ = ["REGISTRY", "Metric", "MetricDef", "Param", "get_metric", "register"]
-
-Kernel = Callable[["Prepared", Any, dict[str, Any]], np.ndarray]
-
-
-@dataclass(frozen=True)
-class Param:
-    """One metric parameter: its name, what values it takes, its default."""
-
-    name: str
-    default: Any
-    doc: str
-    choices: tuple[str, ...] | None = None
-    kind: str = "choice"  # choice | number | int | gainmap | numbers
-    minimum: float | None = None
-    maximum: float | None = None
-
-    def check(self, metric: str, value: Any) -> Any:
-        def fail(expect: str) -> MetricParameterError:
-            return MetricParameterError(
-                f"in metric {metric!r}: parameter {self.name!r} must be {expect}, got "
-                f"{value!r}."
-            )
-
-        if self.kind == "choice":
-            if not isinstance(value, str) or value.lower() not in (self.choices or ()):
-                raise fail("one of " + ", ".join(map(repr, self.choices or ())))
-            return value.lower()
-        if self.kind in ("number", "int"):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise fail("a number" if self.kind == "number" else "an integer")
-            if self.kind == "int" and not float(value).is_integer():
-                raise fail("an integer")
-            lo, hi = self.minimum, self.maximum
-            if (lo is not None and value < lo) or (hi is not None and value > hi):
-                rng = f"in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
-                raise fail(f"a number {rng}")
-            return int(value) if self.kind == "int" else value
-        if self.kind == "gainmap":
-            if isinstance(value, str) and value.lower() in (self.choices or ()):
-                return value.lower()
-            if isinstance(value, dict) and all(
-                isinstance(k, (int, float)) and isinstance(v, (int, float))
-                and not isinstance(k, bool) and not isinstance(v, bool)
-                for k, v in value.items()
-            ):
-                return {float(k): float(v) for k, v in value.items()}
-            raise fail(
-                "one of " + ", ".join(map(repr, self.choices or ()))
-                + " or a mapping {grade: gain, ...}"
-            )
-        if self.kind == "numbers":
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                value = (value,)
-            if isinstance(value, (list, tuple)) and value and all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
-            ):
-                return tuple(float(v) for v in value)
-            raise fail("a number or a list of numbers")
-        raise AssertionError(self.kind)  # pragma: no cover
-
-
-@dataclass(frozen=True)
-class MetricDef:
-    """Registry entry of one metric family."""
-
-    name: str
-    summary: str
-    kernel: Kernel
-    aliases: tuple[str, ...] = ()
-    cutoff: str = "optional"  # optional | required | none | level (0..1) | multiple (> 0)
-    params: tuple[Param, ...] = ()
-    aggregate: str = "mean"  # mean | gmean | sum
-    ties: frozenset[str] = frozenset({"trec", "input", "optimistic", "pessimistic"})
-    binary: bool = False  # takes the rel= threshold parameter
-    trec_name: str | None = None
-    range: tuple[float, float] | None = (0.0, 1.0)
-    # "ranking" metrics take a Prepared ranking; other domains ("classification",
-    # "regression", "clustering", "entity_resolution", "detection") define their own
-    # kernel signature and entry point, and share only the names, docs and parameters
-    domain: str = "ranking"
-
-    @property
-    def doc(self) -> str:
-        return (self.kernel.__doc__ or self.summary).strip()
-
-    def param(self, name: str) -> Param | None:
-        return next((p for p in self.all_params if p.name == name), None)
-
-    @property
-    def all_params(self) -> tuple[Param, ...]:
-        if self.domain != "ranking":
-            return self.params
-        extra: list[Param] = [
-            Param("ties", None, "tie policy for this metric (overrides the conventions)",
-                  choices=tuple(sorted(self.ties))),
-        ]
-        if self.binary:
-            extra.append(Param("rel", None, "relevance threshold (overrides the conventions)",
-                               kind="number"))
-        return self.params + tuple(extra)
-
+__all__ = ["REGISTRY", "Metric", "MetricDef", "Param", "get_metric"]
 
 REGISTRY: dict[str, MetricDef] = {}
 _ALIASES: dict[str, str] = {}
 
 
-def register(defn: MetricDef) -> MetricDef:
-    for name in (defn.name, *defn.aliases):
-        key = name.lower()
-        if key in _ALIASES:
-            raise RuntimeError(f"metric name {name!r} registered twice")
-        _ALIASES[key] = defn.name
-    REGISTRY[defn.name] = defn
-    return defn
+def _build() -> None:
+    for defn in CATALOGUE:
+        for name in (defn.name, *defn.aliases):
+            key = name.lower()
+            if key in _ALIASES:  # pragma: no cover - the catalogue is static
+                raise RuntimeError(f"metric name {name!r} declared twice in the catalogue")
+            _ALIASES[key] = defn.name
+        REGISTRY[defn.name] = defn
+
+
+_build()
 
 
 @dataclass(frozen=True)
@@ -171,6 +74,18 @@ class Metric:
                 out[name] = value
         out.update(explicit)
         return out
+
+    def resolve(self, conventions: Conventions, cutoff: Any = None) -> dict[str, Any]:
+        """The parameters an evaluation under ``conventions`` uses: explicit, else the
+        profile's default, else the metric's; ``ties`` from the conventions unless
+        given; the catalogue's rules applied (a forbidden combination raises
+        :class:`MetricParameterError` before any data is touched).  ``cutoff``
+        stands for ``k`` where the cutoffs are a vector."""
+        params = self.resolved_params(conventions.metric_defaults)
+        if params.get("ties", False) is None:
+            params["ties"] = conventions.ties
+        k = self.k if cutoff is None else cutoff
+        return self.definition.apply_rules(str(self), params, {n for n, _ in self.params}, k)
 
     def _raw(self) -> str:
         """The spelling of a possibly unvalidated metric, for error messages."""
@@ -212,8 +127,10 @@ def _suggest(word: str, extra: Iterable[str] = (), domain: str = "ranking") -> s
 
 
 def build_metric(text: str, family: str, params: Iterable[tuple[str, Any]],
-                 cutoff: int | float | None, pinned: Iterable[str] = ()) -> Metric:
-    """Validate a parsed name against the registry."""
+                 cutoff: int | float | None, pinned: Iterable[str] = (),
+                 every_cutoff: bool = False) -> Metric:
+    """Validate a parsed name against the registry (``every_cutoff``: the name is
+    to be evaluated at a vector of cutoffs, as if it had one)."""
     from ranklens.metrics.trec_names import TREC_NAMES
 
     canonical = _ALIASES.get(family.lower())
@@ -267,16 +184,24 @@ def build_metric(text: str, family: str, params: Iterable[tuple[str, Any]],
     elif defn.cutoff in ("required", "level", "multiple"):
         what = "a recall level, e.g. @0.3" if defn.cutoff == "level" else "a cutoff, e.g. @10"
         raise MetricParameterError(f"in metric {text!r}: {defn.name} needs {what}.")
+    explicit = dict(checked)
+    defaults = {p.name: p.default for p in defn.all_params}
+    defn.apply_rules(text, {**defaults, **explicit}, set(explicit),
+                     1 if every_cutoff and cutoff is None else cutoff)
     return Metric(canonical, cutoff, tuple(sorted(checked)), frozenset(pinned))
 
 
-def get_metric(spec: str | Metric) -> Metric:
-    """Parse a metric string (our grammar or a trec_eval measure name)."""
+def get_metric(spec: str | Metric, *, every_cutoff: bool = False) -> Metric:
+    """Parse a metric string (our grammar or a trec_eval measure name).
+
+    ``every_cutoff``: the metric comes without ``@k`` because it is evaluated
+    at every cutoff (:func:`ranklens.evaluate_cutoffs`)."""
     if isinstance(spec, Metric):
         # a hand-built Metric is validated like a parsed name
         if not isinstance(spec.name, str):
             raise MetricNameError(f"a Metric's name must be a string, got {spec.name!r}.")
-        checked = build_metric(str(spec._raw()), spec.name, spec.params, spec.k, spec.pinned)
+        checked = build_metric(str(spec._raw()), spec.name, spec.params, spec.k, spec.pinned,
+                               every_cutoff)
         return checked
     if not isinstance(spec, str):
         raise MetricNameError(
@@ -287,6 +212,8 @@ def get_metric(spec: str | Metric) -> Metric:
     trec = translate_trec_name(spec)
     if trec is not None:
         family, params, cutoff = trec
-        return build_metric(spec, family, params, cutoff, pinned=[n for n, _ in params])
+        return build_metric(spec, family, params, cutoff, pinned=[n for n, _ in params],
+                            every_cutoff=every_cutoff)
     parsed = parse_name(spec)
-    return build_metric(spec, parsed.family, parsed.params, parsed.cutoff)
+    return build_metric(spec, parsed.family, parsed.params, parsed.cutoff,
+                        every_cutoff=every_cutoff)

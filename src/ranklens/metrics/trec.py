@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens.metrics._segments import safe_div, within
+from ranklens.metrics._segments import col, cutoff_array, safe_div
 from ranklens.metrics.binary import _thr, average_precision, bpref
-from ranklens.metrics.graded import _discount, gains
-from ranklens.metrics.registry import MetricDef, Param, register
+from ranklens.metrics.graded import _discount, gains, ideal_gains, run_gains
 
 if TYPE_CHECKING:
     from ranklens.engine import Prepared
@@ -31,9 +30,9 @@ def relative_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.nda
     """Relative precision: ``rel@k / min(k, R)`` (trec_eval ``relative_P``); without
     k, ``RR / min(n, R)`` (``set_relative_P``).  0 when the denominator is 0."""
     thr = _thr(prep, params)
-    hits = prep.seg_sum(prep.is_rel(thr).astype(np.float64), within(prep, k))
-    nrel = prep.num_rel(thr).astype(np.float64)
-    cap = prep.lengths.astype(np.float64) if k is None else float(k)
+    hits = prep.sum_k(prep.is_rel(thr).astype(np.float64), k)
+    nrel = col(prep.num_rel(thr).astype(np.float64), k)
+    cap = prep.lengths.astype(np.float64) if k is None else cutoff_array(k)
     return safe_div(hits, np.minimum(cap, nrel))
 
 
@@ -111,19 +110,6 @@ def bin_g(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     return safe_div(prep.seg_sum(term), prep.num_rel(thr))
 
 
-def _ideal_positive(prep: Prepared, gain: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Positive ideal gains per query, sorted descending: (gains, seg, pos)."""
-    g = gains(prep.ideal_rel, gain)
-    keep = g > 0
-    g, seg = g[keep], prep.ideal_seg[keep]
-    order = np.lexsort((-g, seg))
-    g, seg = g[order], seg[order]
-    counts = np.bincount(seg, minlength=prep.n_queries)
-    offs = np.concatenate(([0], np.cumsum(counts)))
-    pos = np.arange(len(g)) - offs[:-1][seg]
-    return g, seg, pos
-
-
 def _seg_cumsum_float(values: np.ndarray, seg: np.ndarray, n: int) -> np.ndarray:
     counts = np.bincount(seg, minlength=n)
     offs = np.concatenate(([0], np.cumsum(counts)))
@@ -151,8 +137,8 @@ def g_measure(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     past the last positive ideal gain): ``G = sum_{k: g_k != 0} g_k /
     log2(2 + C_k - S_k) / sum_i I_i``; 0 when the ideal sum is 0."""
     gain = params["gain"]
-    g = gains(prep.rel, gain)
-    ig, iseg, _ipos = _ideal_positive(prep, gain)
+    g = run_gains(prep, gain)
+    ig, iseg, _ipos = ideal_gains(prep, gain)
     s = _seg_cumsum_float(g, prep.seg, prep.n_queries)
     ic = _seg_cumsum_float(np.maximum(ig, 1.0), iseg, prep.n_queries)
     n_ideal = np.bincount(iseg, minlength=prep.n_queries)
@@ -166,9 +152,9 @@ def g_measure(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 def _dcg_curves(prep: Prepared, gain: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                      np.ndarray, np.ndarray]:
-    g = gains(prep.rel, gain)
+    g = run_gains(prep, gain)
     dcg_cum = _seg_cumsum_float(g * _discount(prep), prep.seg, prep.n_queries)
-    ig, iseg, ipos = _ideal_positive(prep, gain)
+    ig, iseg, ipos = ideal_gains(prep, gain)
     idcg_cum = _seg_cumsum_float(ig / np.log2(ipos + 2.0), iseg, prep.n_queries)
     return g, dcg_cum, ig, iseg, idcg_cum
 
@@ -225,7 +211,7 @@ def rndcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 def _rbp_gains(prep: Prepared, gain: Any) -> np.ndarray:
     """Per-position RBP gains with trec_eval's per-query rescaling to [0, 1]."""
     q = prep.n_queries
-    g = gains(prep.rel, gain)
+    g = run_gains(prep, gain)
     judged_rel = np.where(prep.ideal_rel >= 0, prep.ideal_rel, -np.inf)
     top = np.full(q, -np.inf)
     np.maximum.at(top, prep.ideal_seg, judged_rel)
@@ -234,7 +220,7 @@ def _rbp_gains(prep: Prepared, gain: Any) -> np.ndarray:
     custom = gain if isinstance(gain, dict) else {}
     levels = np.arange(0, int(max(top.max(initial=-1.0), 0)) + 1, dtype=np.float64)
     table = np.where(levels[None, :] <= top[:, None],
-                     gains(levels, gain)[None, :] if custom else levels[None, :], np.nan)
+                     gains(levels, gain)[None, :], np.nan)
     lo = np.nanmin(np.hstack([table, np.zeros((q, 1)) * np.nan]), axis=1,
                    initial=np.inf) if table.size else np.full(q, np.inf)
     hi = np.nanmax(np.hstack([table, np.zeros((q, 1)) * np.nan]), axis=1,
@@ -263,7 +249,7 @@ def rbp(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     to ``(g - min) / (max - min)``.  Unjudged documents gain 0."""
     p = float(params["p"])
     gv = _rbp_gains(prep, params["gain"])
-    return (1.0 - p) * prep.seg_sum(gv * _powers(prep, p), within(prep, k))
+    return (1.0 - p) * prep.sum_k(gv * _powers(prep, p), k)
 
 
 def rbp_resid(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -281,8 +267,8 @@ def unjudged(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Fraction of unjudged documents in the top k (trec_eval ``unj_k``):
     ``(# unjudged in the top min(k, n)) / k``; without k, over the whole ranking
     (divided by n)."""
-    cnt = prep.seg_sum((~prep.judged).astype(np.float64), within(prep, k))
-    return cnt / float(k) if k is not None else safe_div(cnt, prep.lengths)
+    cnt = prep.sum_k((~prep.judged).astype(np.float64), k)
+    return cnt / cutoff_array(k) if k is not None else safe_div(cnt, prep.lengths)
 
 
 def gm_map(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -294,46 +280,3 @@ def gm_map(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 def gm_bpref(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """bpref aggregated by geometric mean (trec_eval ``gm_bpref``), floor 1e-5."""
     return bpref(prep, k, params)
-
-
-_ORD = frozenset({"trec", "input", "optimistic", "pessimistic"})
-_P = Param("p", 0.9, "persistence", kind="number", minimum=0, maximum=1)
-_GAIN = Param("gain", "linear", "gain of a grade: linear or a mapping {grade: gain}",
-              kind="gainmap", choices=("linear", "exp2"))
-
-register(MetricDef("num_q", "number of queries evaluated (summed)", num_q, cutoff="none",
-                   aggregate="sum", range=None, trec_name="num_q"))
-register(MetricDef("relative_p", "precision relative to the best possible, rel@k/min(k,R)",
-                   relative_precision, aliases=("relative_precision",), binary=True,
-                   trec_name="relative_P"))
-register(MetricDef("set_map", "set precision x set recall (RR^2 / (n R))", set_map,
-                   binary=True, cutoff="none", trec_name="set_map"))
-register(MetricDef("rprec_mult", "precision at x*R (@x)", rprec_mult, binary=True,
-                   cutoff="multiple", trec_name="Rprec_mult"))
-register(MetricDef("utility", "linear utility a*RR + b*(n-RR) + c*(R-RR) + d*(RR-n-R)",
-                   utility, binary=True, cutoff="none", range=None, trec_name="utility",
-                   params=(Param("a", 1.0, "weight of relevant retrieved", kind="number"),
-                           Param("b", -1.0, "weight of non-relevant retrieved", kind="number"),
-                           Param("c", 0.0, "weight of relevant not retrieved", kind="number"),
-                           Param("d", 0.0, "weight of non-relevant not retrieved",
-                                 kind="number"))))
-register(MetricDef("infap", "inferred average precision (Yilmaz & Aslam)", infap,
-                   aliases=("inf_ap",), binary=True, cutoff="none", trec_name="infAP"))
-register(MetricDef("bing", "binary G (trec_eval binG)", bin_g, binary=True, cutoff="none",
-                   trec_name="binG"))
-register(MetricDef("g", "G (trec_eval G)", g_measure, cutoff="none", params=(_GAIN,),
-                   trec_name="G"))
-register(MetricDef("ndcg_rel", "nDCG averaged over relevant documents (trec_eval)", ndcg_rel,
-                   cutoff="none", params=(_GAIN,), trec_name="ndcg_rel"))
-register(MetricDef("rndcg", "nDCG averaged over ideal gain boundaries (trec_eval)", rndcg,
-                   binary=True, cutoff="none", params=(_GAIN,), trec_name="Rndcg"))
-register(MetricDef("rbp", "rank-biased precision", rbp, params=(_P, _GAIN), trec_name="rbp"))
-register(MetricDef("rbp_resid", "rank-biased precision residual", rbp_resid, params=(_P,),
-                   trec_name="rbp_resid"))
-register(MetricDef("unj", "fraction of unjudged documents in the top k", unjudged,
-                   aliases=("unjudged",), trec_name="unj"))
-register(MetricDef("gm_map", "geometric mean average precision", gm_map, binary=True,
-                   aggregate="gmean", cutoff="none", trec_name="gm_map",
-                   params=(Param("norm", "r", "AP normaliser", choices=("r",)),)))
-register(MetricDef("gm_bpref", "bpref aggregated by geometric mean", gm_bpref, binary=True,
-                   aggregate="gmean", cutoff="none", trec_name="gm_bpref"))

@@ -14,48 +14,14 @@ import re
 from typing import Any
 
 from ranklens.errors import MetricNameError
+from ranklens.metrics.catalogue import CATALOGUE
 
 __all__ = ["TREC_NAMES", "expand_trec_name", "translate_trec_name", "trec_output_name"]
 
-# trec_eval base name -> (registry family, pinned params, kind of parameter)
-# kind: None (takes none), "cutoff" (integer list), "level" (float list),
-#       "gains" (grade=gain list), "utility" (four numbers), "levels" (float list, one metric)
+# trec_eval base name -> (registry family, pinned params, kind of parameter), read from
+# the catalogue's TrecName declarations
 _TREC: dict[str, tuple[str, dict[str, Any], str | None]] = {
-    "num_q": ("num_q", {}, None),
-    "num_ret": ("num_ret", {}, None),
-    "num_rel": ("num_rel", {}, None),
-    "num_rel_ret": ("num_rel_ret", {}, None),
-    "num_nonrel_judged_ret": ("num_nonrel_judged_ret", {}, None),
-    "map": ("ap", {"norm": "r"}, None),
-    "gm_map": ("gm_map", {}, None),
-    "Rprec": ("rprec", {}, None),
-    "bpref": ("bpref", {}, None),
-    "gm_bpref": ("gm_bpref", {}, None),
-    "recip_rank": ("rr", {}, None),
-    "infAP": ("infap", {}, None),
-    "iprec_at_recall": ("iprec", {}, "level"),
-    "P": ("p", {}, "cutoff"),
-    "recall": ("r", {}, "cutoff"),
-    "Rprec_mult": ("rprec_mult", {}, "level"),
-    "utility": ("utility", {}, "utility"),
-    "11pt_avg": ("11pt_avg", {}, "levels"),
-    "binG": ("bing", {}, None),
-    "G": ("g", {}, "pairs"),
-    "ndcg": ("ndcg", {"gain": "linear", "ideal": "cut"}, "pairs"),
-    "ndcg_rel": ("ndcg_rel", {}, "pairs"),
-    "Rndcg": ("rndcg", {}, "pairs"),
-    "ndcg_cut": ("ndcg", {"gain": "linear", "ideal": "cut"}, "cutoff"),
-    "map_cut": ("ap", {"norm": "r"}, "cutoff"),
-    "relative_P": ("relative_p", {}, "cutoff"),
-    "success": ("success", {}, "cutoff"),
-    "set_P": ("p", {}, None),
-    "set_relative_P": ("relative_p", {}, None),
-    "set_recall": ("r", {}, None),
-    "set_map": ("set_map", {}, None),
-    "set_F": ("f1", {"beta": 1.0}, "setf"),
-    "rbp": ("rbp", {}, "pairs"),
-    "rbp_resid": ("rbp_resid", {}, "pairs"),
-    "unj": ("unj", {}, "cutoff"),
+    t.base: (d.name, dict(t.pinned), t.kind) for d in CATALOGUE for t in d.trec
 }
 
 TREC_NAMES: tuple[str, ...] = tuple(_TREC)
