@@ -52,17 +52,34 @@ def test_two_proportion_ztest_matches_statsmodels(xt: int, nt: int, xc: int, nc:
 
 
 def test_two_proportion_ztest_is_vectorised_and_handles_degenerate_groups() -> None:
-    xt = np.array([45, 0, 10, 50])
-    nt = np.array([1000, 100, 0, 50])
-    xc = np.array([30, 0, 10, 50])
-    nc = np.array([900, 100, 100, 50])
+    xt = np.array([45, 0, 50])
+    nt = np.array([1000, 100, 50])
+    xc = np.array([30, 0, 50])
+    nc = np.array([900, 100, 50])
     res = two_proportion_ztest(xt, nt, xc, nc)
     z0, _ = smprop.proportions_ztest(np.array([45, 30]), np.array([1000, 900]))
     assert float(res.statistic[0]) == pytest.approx(z0)
     assert math.isnan(res.p_value[1])       # nobody converted anywhere
-    assert math.isnan(res.p_value[2]) and math.isnan(res.estimate[2])   # empty group
-    assert math.isnan(res.p_value[3])       # everybody converted
+    assert math.isnan(res.ci_lower[1])      # and the Wald interval has no width
+    assert math.isnan(res.p_value[2])       # everybody converted
     assert math.isnan(res.rel_diff[1])      # control rate 0
+
+
+@pytest.mark.parametrize(("args", "match"), [
+    ((60, 50, 10, 100), "successes=60 exceeds n=50"),
+    ((10, 100, 101, 100), "control_successes=101 exceeds control_n=100"),
+    ((-1, 50, 10, 100), "successes must be a count"),
+    ((1.5, 50, 10, 100), "successes must be a count"),
+    ((10, 50.5, 10, 100), "n must be a count"),
+    ((10, 50, np.nan, 100), "control_successes must be a count"),
+    (([45, 10], [1000, 0], [30, 10], [900, 100]), r"n is 0 at index 1"),
+    (([1, 2, 3], [10, 10], 1, 10), "broadcast"),
+])
+def test_two_proportion_ztest_rejects_impossible_counts(args: tuple, match: str) -> None:
+    from ranklens.errors import InputError
+
+    with pytest.raises(InputError, match=match):
+        two_proportion_ztest(*args)
 
 
 def test_welch_matches_scipy_and_statsmodels() -> None:

@@ -266,8 +266,9 @@ def _results(qrels: Qrels | None, items: list[tuple[str, Any]],
     return out, names
 
 
-def _matrix(results: Mapping[str, Result], metric: str) -> np.ndarray:
-    """(queries x systems) values on the queries every system has, NaN rows dropped."""
+def _matrix(results: Mapping[str, Result], metric: str) -> tuple[np.ndarray, int]:
+    """(queries x systems) values on the queries every system has; a query where the metric
+    is NaN (undefined) in any system is dropped for all of them; also how many were."""
     res = list(results.values())
     common = set(res[0].query_ids)
     for r in res[1:]:
@@ -279,7 +280,8 @@ def _matrix(results: Mapping[str, Result], metric: str) -> np.ndarray:
         take = np.fromiter((pos[q] for q in ids), dtype=np.int64, count=len(ids))
         cols.append(np.asarray(r.values[metric], dtype=np.float64)[take])
     x = np.column_stack(cols) if ids else np.zeros((0, len(res)))
-    return x[~np.isnan(x).any(axis=1)]
+    undefined = np.isnan(x).any(axis=1)
+    return x[~undefined], int(undefined.sum())
 
 
 # ---------------------------------------------------------------------- entry point
@@ -335,8 +337,15 @@ def compare(
         ``percentile``, ``bca``) and its level (default ``1 - alpha``).
 
     Queries: each metric is compared on the queries every system has a value
-    for (with ``missing="skip"``, the default, a run that lacks a query drops
-    it; a :class:`~ranklens.RanklensWarning` says how many).
+    for.  A query is left out, for every system at once, when a run lacks it
+    (with ``missing="skip"``, the default) or when the metric is undefined
+    (NaN) for it in any system -- e.g. FCP or Kendall's tau on a query with a
+    single judged document.  The tests stay paired, a
+    :class:`~ranklens.RanklensWarning` says how many queries were left out
+    and ``Comparison.n_queries`` records how many were used.  (The functions
+    of :mod:`ranklens.compare.stats` themselves never drop anything: a NaN
+    per-query value makes that test's p-value and intervals NaN.)  A metric
+    with no query left raises :class:`~ranklens.errors.InputError`.
 
     Examples
     --------
@@ -377,14 +386,21 @@ def compare(
     n_queries: dict[str, int] = {}
     total = len(set().union(*(set(r.query_ids) for r in results.values())))
     for j, m in enumerate(metric_names):
-        x = _matrix(results, m)
+        x, undefined = _matrix(results, m)
         n = x.shape[0]
         n_queries[m] = n
         if n < total:
+            missing = total - n - undefined
+            why = []
+            if missing:
+                why.append(f"{missing} missing in some system (evaluate with missing='zero' to "
+                           "score missing queries as 0)")
+            if undefined:
+                why.append(f"{undefined} where {m} is undefined (NaN) in some system")
             warnings.warn(
-                f"{m}: {total - n} of {total} queries are missing (or NaN) in some system "
-                "and were left out of the comparison; evaluate with missing='zero' to score "
-                "missing queries as 0.", RanklensWarning, stacklevel=2)
+                f"{m}: {total - n} of {total} queries were left out of the comparison, for "
+                f"every system: {'; '.join(why)}; the tests use the other {n}.",
+                RanklensWarning, stacklevel=2)
         if n == 0:
             raise InputError(f"{m}: no query has a value in every system; nothing to compare.")
         sys_idx = np.array([p[0] for p in index_pairs])

@@ -51,6 +51,29 @@ Confidence intervals for a mean (of one system, or of paired differences):
     the interval is the bootstrap quantiles at
     :math:`\Phi(z_0 + (z_0 + z_q) / (1 - a (z_0 + z_q)))`, ``q`` in
     :math:`\{\alpha/2, 1-\alpha/2\}`.
+
+Missing, undefined and impossible values (one rule for every function here):
+
+- **NaN in, NaN out.**  A column (one test) whose per-query values contain a
+  NaN or an infinity has no defined mean, so its p-value, interval bounds,
+  bootstrap means and effect size are NaN -- never a finite number that
+  could look significant.  Nothing is dropped silently here: a metric that is
+  undefined for some queries (e.g. FCP or Kendall's tau on a query with one
+  judged document) must be handled by the caller, for both systems at once.
+  :func:`ranklens.compare.compare` does that explicitly: it drops the queries
+  where any system's value is NaN, records how many queries remain in
+  ``Comparison.n_queries`` and warns with a :class:`~ranklens.RanklensWarning`.
+  Other columns of a 2-d input are unaffected (the resampling tests draw the
+  same random numbers whatever the values).
+- **Too little data gives NaN.**  A t-test or t interval of fewer than two
+  queries, or of differences that are all equal but not zero, is NaN.
+- **Impossible inputs raise** :class:`~ranklens.errors.InputError`: no queries
+  at all, ``a`` and ``b`` of different shapes, arrays of more than two
+  dimensions, non-numeric values, p-values outside [0, 1].  Bad parameters
+  (``alpha`` or ``level`` outside (0, 1), ``n_resamples < 1``, an unknown
+  ``method``/``test``, a bad ``seed``) raise
+  :class:`~ranklens.errors.MetricParameterError`.  Both are
+  :class:`~ranklens.errors.RanklensError` and :class:`ValueError`.
 """
 
 from __future__ import annotations
@@ -91,11 +114,12 @@ def resolve_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     """A Generator from a seed, an existing Generator (used as is) or ``None`` (fresh entropy)."""
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
+    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
+                        and seed >= 0):
         return np.random.default_rng(seed)
     raise MetricParameterError(
-        f"seed must be an int, a numpy.random.Generator or None, got {seed!r} of type "
-        f"{type(seed).__name__}."
+        f"the 'seed' parameter must be a non-negative int, a numpy.random.Generator or None, "
+        f"got {seed!r} of type {type(seed).__name__}."
     )
 
 
@@ -108,27 +132,73 @@ def _check_choice(name: str, value: str, choices: Sequence[str]) -> str:
     return value
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_))
+
+
 def check_alpha(alpha: float, name: str = "alpha") -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise MetricParameterError(f"the {name!r} parameter must be in (0, 1); got {alpha!r}.")
+    """``alpha`` as a float in the open interval (0, 1), else :class:`MetricParameterError`."""
+    if not _is_number(alpha) or not 0 < float(alpha) < 1:
+        raise MetricParameterError(
+            f"the {name!r} parameter must be a number in (0, 1), e.g. "
+            f"{'0.95' if name.endswith('level') else '0.05'}; got {alpha!r}."
+        )
     return float(alpha)
 
 
 def check_resamples(n: int) -> int:
+    """``n`` as a positive int, else :class:`MetricParameterError`."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise MetricParameterError(
-            f"the 'n_resamples' parameter must be a positive integer; got {n!r}."
+            f"the 'n_resamples' parameter must be a positive integer, e.g. 10000; got {n!r}."
         )
     return int(n)
 
 
-def _as_2d(d: Any) -> tuple[np.ndarray, bool]:
-    arr = np.asarray(d, dtype=np.float64)
+def _array(x: Any, name: str, where: str) -> np.ndarray:
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{where}: {name} must be numbers (per-query values); "
+                         f"cannot read it as floats ({exc}).") from exc
+
+
+def _as_2d(d: Any, name: str = "x", where: str = "ranklens.compare") -> tuple[np.ndarray, bool]:
+    """(queries, columns) float array and whether the input was 1-d; no queries is an error."""
+    arr = _array(d, name, where)
     if arr.ndim == 1:
-        return arr[:, None], True
-    if arr.ndim != 2:
-        raise InputError(f"expected a 1-d or 2-d array of per-query values, got {arr.ndim}-d.")
-    return arr, False
+        arr, one = arr[:, None], True
+    elif arr.ndim == 2:
+        one = False
+    else:
+        raise InputError(f"{where}: {name} must be a 1-d (queries,) or 2-d (queries, tests) "
+                         f"array of per-query values, got {arr.ndim}-d of shape {arr.shape}.")
+    if arr.shape[0] == 0:
+        raise InputError(f"{where}: {name} holds no queries; pass the per-query values of at "
+                         "least one query.")
+    return arr, one
+
+
+def _paired(a: Any, b: Any, where: str, *, one_d: bool = False) -> tuple[np.ndarray, bool]:
+    """``b - a`` as (queries, columns), checking that both have the same shape."""
+    aa, bb = _array(a, "a", where), _array(b, "b", where)
+    if aa.shape != bb.shape:
+        raise InputError(f"{where}: a and b must hold the same queries in the same order; got "
+                         f"shapes {aa.shape} (a) and {bb.shape} (b).")
+    if one_d and aa.ndim != 1:
+        raise InputError(f"{where}: a and b must be 1-d arrays of per-query values (one test), "
+                         f"got shape {aa.shape}; use paired_pvalues for several columns.")
+    return _as_2d(bb - aa, "b - a", where)
+
+
+def _finite_columns(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The columns without NaN/inf, and a copy of ``arr`` with the others zeroed (so that
+    they can be computed along without warnings and then set to NaN)."""
+    good = np.isfinite(arr).all(axis=0)
+    if good.all():
+        return good, arr
+    return good, np.where(good, arr, 0.0)
 
 
 def _out(p: np.ndarray, one: bool) -> Any:
@@ -142,13 +212,19 @@ def paired_ttest(a: Any, b: Any) -> float:
     """Two-sided paired t-test p-value of ``b - a``: :math:`t = \\bar d / (s_d / \\sqrt n)`,
     :math:`p = 2\\,P(T_{n-1} \\ge |t|)` (the same number as :func:`scipy.stats.ttest_rel`).
 
-    1.0 when every difference is zero; NaN when the differences are all equal
-    but not zero (no variance), or fewer than two.
+    ``a`` and ``b`` are 1-d arrays of per-query values of the same queries.
+    1.0 when every difference is zero; NaN when a value is NaN or infinite,
+    when the differences are all equal but not zero (no variance), or when
+    there is only one query.  Empty or differently shaped inputs raise
+    :class:`~ranklens.errors.InputError`.
     """
     from scipy import stats
 
-    d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
-    if d.size and not np.any(d != 0):
+    arr, _ = _paired(a, b, "paired_ttest", one_d=True)
+    d = arr[:, 0]
+    if not np.all(np.isfinite(d)):
+        return float("nan")
+    if not np.any(d != 0):
         return 1.0
     if d.size < 2:
         return float("nan")
@@ -160,11 +236,19 @@ def paired_ttest(a: Any, b: Any) -> float:
 
 
 def wilcoxon_test(a: Any, b: Any) -> float:
-    """Two-sided Wilcoxon signed-rank p-value of ``b - a`` (:func:`scipy.stats.wilcoxon`);
-    1.0 when every difference is zero."""
+    """Two-sided Wilcoxon signed-rank p-value of ``b - a`` (:func:`scipy.stats.wilcoxon`,
+    ``zero_method="wilcox"``).
+
+    ``a`` and ``b`` are 1-d arrays of per-query values of the same queries.
+    1.0 when every difference is zero; NaN when a value is NaN or infinite.
+    Empty or differently shaped inputs raise :class:`~ranklens.errors.InputError`.
+    """
     from scipy import stats
 
-    d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
+    arr, _ = _paired(a, b, "wilcoxon_test", one_d=True)
+    d = arr[:, 0]
+    if not np.all(np.isfinite(d)):
+        return float("nan")
     if not np.any(d != 0):
         return 1.0
     return float(stats.wilcoxon(d, zero_method="wilcox").pvalue)
@@ -183,6 +267,8 @@ def randomization_test(d: Any, n_resamples: int = 10_000,
     Vectorised: each chunk of :data:`CHUNK` sign vectors is one random bit
     matrix and one matrix product, so 10,000 permutations of 10,000 queries
     cost a few hundred megaflops.  Formula and citation in the module docs.
+    A column with a NaN or infinite difference gets a NaN p-value (the
+    others are unaffected); no queries raises :class:`~ranklens.errors.InputError`.
 
     All four differences positive: the exact p-value is 2 / 2**4 = 0.125
     (only the all-positive and all-negative sign vectors are as extreme):
@@ -190,12 +276,11 @@ def randomization_test(d: Any, n_resamples: int = 10_000,
     >>> round(randomization_test([0.1, 0.2, 0.3, 0.4], 1000, seed=0), 3)
     0.141
     """
-    arr, one = _as_2d(d)
+    arr, one = _as_2d(d, "d", "randomization_test")
     R = check_resamples(n_resamples)
     rng = resolve_rng(seed)
+    good, arr = _finite_columns(arr)
     n, m = arr.shape
-    if n == 0:
-        return _out(np.full(m, np.nan), one)
     obs = np.abs(arr.sum(axis=0))
     thr = _threshold(obs)
     total = arr.sum(axis=0)
@@ -210,7 +295,7 @@ def randomization_test(d: Any, n_resamples: int = 10_000,
         stat = np.abs(2.0 * (bits.astype(np.float64) @ arr) - total)
         count += (stat >= thr).sum(axis=0)
         done += c
-    return _out((count + 1) / (R + 1), one)
+    return _out(np.where(good, (count + 1) / (R + 1), np.nan), one)
 
 
 def _resample_counts(rng: np.random.Generator, c: int, n: int) -> np.ndarray:
@@ -220,16 +305,25 @@ def _resample_counts(rng: np.random.Generator, c: int, n: int) -> np.ndarray:
     return np.bincount(idx.ravel(), minlength=c * n).reshape(c, n).astype(np.float64)
 
 
-def bootstrap_means(x: Any, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """(B, columns) bootstrap means of the columns of ``x`` (rows resampled jointly)."""
-    arr, _ = _as_2d(x)
+def bootstrap_means(x: Any, n_resamples: int,
+                    rng: int | np.random.Generator | None) -> np.ndarray:
+    """(B, columns) bootstrap means of the columns of ``x`` (rows resampled jointly).
+
+    A column with a NaN or infinite value has NaN bootstrap means; no rows
+    raises :class:`~ranklens.errors.InputError`.
+    """
+    arr, _ = _as_2d(x, "x", "bootstrap_means")
+    B = check_resamples(n_resamples)
+    gen = resolve_rng(rng)
+    good, arr = _finite_columns(arr)
     n, m = arr.shape
-    out = np.empty((n_resamples, m))
+    out = np.empty((B, m))
     done = 0
-    while done < n_resamples:
-        c = min(CHUNK, n_resamples - done)
-        out[done:done + c] = _resample_counts(rng, c, n) @ arr / n
+    while done < B:
+        c = min(CHUNK, B - done)
+        out[done:done + c] = _resample_counts(gen, c, n) @ arr / n
         done += c
+    out[:, ~good] = np.nan
     return out
 
 
@@ -238,14 +332,15 @@ def bootstrap_test(d: Any, n_resamples: int = 10_000,
     """Paired bootstrap test of mean(d) = 0, two-sided (shift method; module docs).
 
     ``d`` is (queries,) or (queries, tests); every column is resampled with the
-    same query indices.
+    same query indices.  A column with a NaN or infinite difference gets a NaN
+    p-value (the others are unaffected); no queries raises
+    :class:`~ranklens.errors.InputError`.
     """
-    arr, one = _as_2d(d)
+    arr, one = _as_2d(d, "d", "bootstrap_test")
     B = check_resamples(n_resamples)
     rng = resolve_rng(seed)
+    good, arr = _finite_columns(arr)
     n, m = arr.shape
-    if n == 0:
-        return _out(np.full(m, np.nan), one)
     mean = arr.mean(axis=0)
     shifted = arr - mean
     thr = _threshold(np.abs(mean))
@@ -256,21 +351,25 @@ def bootstrap_test(d: Any, n_resamples: int = 10_000,
         stat = np.abs(_resample_counts(rng, c, n) @ shifted / n)
         count += (stat >= thr).sum(axis=0)
         done += c
-    return _out((count + 1) / (B + 1), one)
+    return _out(np.where(good, (count + 1) / (B + 1), np.nan), one)
 
 
-def paired_pvalues(a: np.ndarray, b: np.ndarray, test: str, n_resamples: int = 10_000,
+def paired_pvalues(a: Any, b: Any, test: str, n_resamples: int = 10_000,
                    seed: int | np.random.Generator | None = None) -> np.ndarray:
-    """p-values of ``b[:, j]`` vs ``a[:, j]`` for every column ``j`` with one test."""
+    """p-values of ``b[:, j]`` vs ``a[:, j]`` for every column ``j`` with one test.
+
+    ``a`` and ``b`` are (queries,) or (queries, tests) of the same shape;
+    NaN for a column with a NaN or infinite value (module docs).
+    """
     _check_choice("test", test, TESTS)
-    a2, _ = _as_2d(a)
-    b2, _ = _as_2d(b)
+    d, _ = _paired(a, b, "paired_pvalues")
     if test == "randomization":
-        return np.atleast_1d(randomization_test(b2 - a2, n_resamples, seed))
+        return np.atleast_1d(randomization_test(d, n_resamples, seed))
     if test == "bootstrap":
-        return np.atleast_1d(bootstrap_test(b2 - a2, n_resamples, seed))
+        return np.atleast_1d(bootstrap_test(d, n_resamples, seed))
     fn = paired_ttest if test == "t" else wilcoxon_test
-    return np.array([fn(a2[:, j], b2[:, j]) for j in range(a2.shape[1])])
+    zero = np.zeros(d.shape[0])
+    return np.array([fn(zero, d[:, j]) for j in range(d.shape[1])])
 
 
 # --------------------------------------------------------------------------- CIs and effects
@@ -284,7 +383,12 @@ def mean_ci(x: Any, method: str = "t", level: float = 0.95, n_resamples: int = 1
     ``method`` is ``t``, ``percentile`` or ``bca`` (formulas in the module
     docs); ``x`` is (queries,) or (queries, columns); for a paired difference
     pass ``b - a``.  ``boot`` may hold precomputed bootstrap means
-    (:func:`bootstrap_means`) so several intervals share one resampling.
+    (:func:`bootstrap_means`, shape (resamples, columns)) so several
+    intervals share one resampling.  Both bounds are NaN for a column with a
+    NaN or infinite value and for fewer than two queries; no queries raises
+    :class:`~ranklens.errors.InputError`.  The t interval is centred on the
+    mean; the bootstrap intervals are quantiles of the bootstrap means
+    (``low <= high``, but not always around the sample mean).
 
     >>> low, high = mean_ci([1.0, 2.0, 3.0, 4.0], "t")
     >>> round(low, 4), round(high, 4)
@@ -292,25 +396,35 @@ def mean_ci(x: Any, method: str = "t", level: float = 0.95, n_resamples: int = 1
     """
     _check_choice("ci", method, CI_METHODS)
     check_alpha(level, "level")
-    arr, one = _as_2d(x)
-    n = arr.shape[0]
-    mean = arr.mean(axis=0) if n else np.full(arr.shape[1], np.nan)
+    arr, one = _as_2d(x, "x", "mean_ci")
+    good, arr = _finite_columns(arr)
+    n, m = arr.shape
+    if boot is not None:
+        boot = _array(boot, "boot", "mean_ci")
+        if boot.ndim != 2 or boot.shape[1] != m or boot.shape[0] < 1:
+            raise InputError(f"mean_ci: boot must hold bootstrap means of shape (resamples, "
+                             f"{m}) as made by bootstrap_means(x, ...), got {boot.shape}.")
+    nan = np.full(m, np.nan)
+    if n < 2:
+        return _out(nan, one), _out(nan.copy(), one)
+    mean = arr.mean(axis=0)
     alpha = 1.0 - level
     from scipy import special, stats
 
-    if method == "t" or n < 2:
-        if n < 2:
-            nan = np.full(arr.shape[1], np.nan)
-            return _out(nan, one), _out(nan, one)
+    if method == "t":
         se = arr.std(axis=0, ddof=1) / np.sqrt(n)
         h = stats.t.ppf(1 - alpha / 2, n - 1) * se
-        return _out(mean - h, one), _out(mean + h, one)
+        return (_out(np.where(good, mean - h, np.nan), one),
+                _out(np.where(good, mean + h, np.nan), one))
     if boot is None:
         boot = bootstrap_means(arr, check_resamples(n_resamples), resolve_rng(seed))
     qs = np.array([alpha / 2, 1 - alpha / 2])
+    good = good & np.isfinite(boot).all(axis=0)
+    boot = np.where(good, boot, 0.0)
     if method == "percentile":
         lo, hi = np.quantile(boot, qs, axis=0)
-        return _out(lo, one), _out(hi, one)
+        return (_out(np.where(good, lo, np.nan), one),
+                _out(np.where(good, hi, np.nan), one))
     # BCa: bias from the share of bootstrap means below the estimate (ties count half)
     share = ((boot < mean).sum(axis=0) + (boot <= mean).sum(axis=0)) / (2.0 * boot.shape[0])
     z0 = special.ndtri(share)
@@ -322,9 +436,11 @@ def mean_ci(x: Any, method: str = "t", level: float = 0.95, n_resamples: int = 1
         acc = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
         zq = special.ndtri(qs)[:, None]
         adj = special.ndtr(z0 + (z0 + zq) / (1 - acc * (z0 + zq)))
-    lo = np.empty(arr.shape[1])
-    hi = np.empty(arr.shape[1])
-    for j in range(arr.shape[1]):
+    lo = np.full(m, np.nan)
+    hi = np.full(m, np.nan)
+    for j in range(m):
+        if not good[j]:
+            continue
         if not np.all(np.isfinite(adj[:, j])):  # degenerate (constant data)
             lo[j] = hi[j] = mean[j]
             continue
@@ -335,15 +451,19 @@ def mean_ci(x: Any, method: str = "t", level: float = 0.95, n_resamples: int = 1
 def cohens_d_paired(a: Any, b: Any) -> Any:
     """Cohen's d for paired data (:math:`d_z = \\bar d / s_d`, ``s_d`` with ``n - 1``).
 
-    NaN when the differences have no variance.  Cohen (1988), *Statistical Power
-    Analysis for the Behavioral Sciences*; Lakens (2013) for the paired variant.
+    ``a`` and ``b`` are (queries,) or (queries, tests) of the same shape.
+    NaN when the differences have no variance, when there is one query, or
+    for a column with a NaN or infinite value.  Cohen (1988), *Statistical
+    Power Analysis for the Behavioral Sciences*; Lakens (2013) for the
+    paired variant.
     """
-    d, one = _as_2d(np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64))
+    d, one = _paired(a, b, "cohens_d_paired")
+    good, d = _finite_columns(d)
     if d.shape[0] < 2:
         return _out(np.full(d.shape[1], np.nan), one)
     sd = d.std(axis=0, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(sd > 0, d.mean(axis=0) / np.where(sd > 0, sd, 1.0), np.nan)
+        out = np.where(good & (sd > 0), d.mean(axis=0) / np.where(sd > 0, sd, 1.0), np.nan)
     return _out(out, one)
 
 
@@ -351,13 +471,22 @@ def correct(pvalues: Any, method: str = "holm", alpha: float = 0.05) -> np.ndarr
     """Adjusted p-values for a family of tests (:func:`statsmodels.stats.multitest.multipletests`).
 
     ``holm`` (Holm 1979), ``bonferroni``, ``bh`` (Benjamini & Hochberg 1995,
-    false discovery rate) or ``none``.  NaN p-values are left out of the
-    family and stay NaN.
+    false discovery rate) or ``none``.  NaN p-values (tests that could not be
+    computed, which cannot reject) are left out of the family and stay NaN,
+    as R's ``p.adjust`` does.  An empty family or a p-value outside [0, 1]
+    raises :class:`~ranklens.errors.InputError`.
     """
     _check_choice("correction", method, CORRECTIONS)
-    p = np.asarray(pvalues, dtype=np.float64).ravel()
-    out = p.copy()
+    alpha = check_alpha(alpha)
+    p = _array(pvalues, "pvalues", "correct").ravel()
+    if p.size == 0:
+        raise InputError("correct: pvalues is empty; pass the p-values of at least one test.")
     ok = ~np.isnan(p)
+    bad = np.flatnonzero(ok & ~((p >= 0) & (p <= 1)))
+    if bad.size:
+        raise InputError(f"correct: pvalues must be probabilities in [0, 1] (or NaN for a test "
+                         f"not made); pvalues[{int(bad[0])}] is {p[bad[0]]!r}.")
+    out = p.copy()
     if method == "none" or not ok.any():
         return out
     from statsmodels.stats.multitest import multipletests

@@ -38,6 +38,7 @@ Pipeline of :func:`analyze` (every step is reported in
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -221,6 +222,9 @@ def _metric_stats(
             with np.errstate(divide="ignore", invalid="ignore"):
                 return _Stats(n, mean, var / n, var)
         sel = group >= 0
+        if not sel.any():  # no units yet (an early sequential look): nothing to adjust
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return _Stats(n, mean, var / n, var)
         theta = cuped_theta(num[sel], cov[sel])
         adj = num - theta * (cov - cov[sel].mean())
         amean, avar = _group_mean_var(adj, group, n, k)
@@ -240,6 +244,8 @@ def _metric_stats(
         if cov is None:
             return _Stats(n, ratio, lvar / n, lvar)
         sel = (group >= 0) & np.isfinite(lin)
+        if not sel.any():  # every denominator is zero: nothing to adjust
+            return _Stats(n, ratio, lvar / n, lvar)
         theta = cuped_theta(lin[sel], cov[sel])
         cbar = cov[sel].mean() if sel.any() else 0.0
         adj = lin - theta * (cov - cbar)
@@ -249,20 +255,45 @@ def _metric_stats(
         return _Stats(n, est, avar / n, avar, theta, red)
 
 
-def _compare(metric: OnlineMetric, st: _Stats, counts: np.ndarray | None, t: np.ndarray,
-             alpha: float, cuped: bool) -> tuple[Comparison, str]:
+def _test_name(metric: OnlineMetric, cuped: bool) -> str:
+    if metric.kind == "proportion" and not cuped:
+        return "two-proportion z-test"
+    if metric.kind == "mean":
+        return "CUPED Welch t-test" if cuped else "Welch t-test"
+    name = "delta-method z-test" if metric.kind == "ratio" else "z-test"
+    return ("CUPED " + name) if cuped else name
+
+
+def _run_test(metric: OnlineMetric, st: _Stats, counts: np.ndarray | None, t: np.ndarray,
+              alpha: float, cuped: bool) -> Comparison:
     c = 0
     if metric.kind == "proportion" and not cuped:
         assert counts is not None
-        return two_proportion_ztest(counts[t], st.n[t], counts[c], st.n[c], alpha=alpha), \
-            "two-proportion z-test"
+        return two_proportion_ztest(counts[t], st.n[t], counts[c], st.n[c], alpha=alpha)
     if metric.kind == "mean":
         return welch_ttest(st.estimate[t], st.sample_var[t], st.n[t], st.estimate[c],
-                           st.sample_var[c], st.n[c], alpha=alpha), \
-            "CUPED Welch t-test" if cuped else "Welch t-test"
-    name = "delta-method z-test" if metric.kind == "ratio" else "z-test"
+                           st.sample_var[c], st.n[c], alpha=alpha)
     return normal_comparison(st.estimate[t], st.est_var[t], st.estimate[c], st.est_var[c],
-                             alpha=alpha), ("CUPED " + name) if cuped else name
+                             alpha=alpha)
+
+
+def _compare(metric: OnlineMetric, st: _Stats, counts: np.ndarray | None, t: np.ndarray,
+             alpha: float, cuped: bool) -> tuple[Comparison, str]:
+    """Every treatment in ``t`` against the control (group 0).  A comparison with an empty
+    group is not a test (the tests raise on groups of no units): its fields are NaN."""
+    name = _test_name(metric, cuped)
+    full = (st.n[t] > 0) & (st.n[0] > 0)
+    if full.all():
+        return _run_test(metric, st, counts, t, alpha, cuped), name
+    out = {f.name: np.full(t.shape, np.nan) for f in dataclasses.fields(Comparison)}
+    if full.any():
+        sub = _run_test(metric, st, counts, t[full], alpha, cuped)
+        for k, arr in out.items():
+            arr[full] = getattr(sub, k)
+    part = ~full
+    out["estimate"][part] = np.where(st.n[t] > 0, st.estimate[t], np.nan)[part]
+    out["control_estimate"][part] = st.estimate[0] if st.n[0] > 0 else np.nan
+    return Comparison(**out), name
 
 
 # ---------------------------------------------------------------------------------------

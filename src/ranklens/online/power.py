@@ -100,6 +100,17 @@ def _num(value: Any, name: str, *, low: float, high: float = math.inf,
     return v
 
 
+def _units(value: Any, name: str) -> int:
+    """A number of units: a whole number >= 2 (a t-test needs two units per group)."""
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_))
+    if not ok or not math.isfinite(float(value)) or float(value) != math.floor(float(value)) \
+            or float(value) < 2:
+        raise InputError(f"{name} must be a whole number of units >= 2 (per group), got "
+                         f"{value!r}.")
+    return int(value)
+
+
 def _common(kind: Any, alpha: Any, ratio: Any, comparisons: Any,
             alternative: Any) -> tuple[MetricKind, float, float, str]:
     if kind not in ("proportion", "mean", "ratio"):
@@ -134,8 +145,8 @@ def _baseline_std(kind: str, baseline: Any, std: Any) -> tuple[float, float]:
 def _effect_to_abs(kind: str, baseline: float, sigma: float, es: float) -> float:
     if kind == "proportion":
         angle = math.asin(math.sqrt(baseline)) + es / 2
-        if angle >= math.pi / 2:
-            return 1.0 - baseline
+        if angle > math.pi / 2:  # beyond p_t = 1: no proportion is that far away
+            return math.nan
         return math.sin(angle) ** 2 - baseline
     return es * sigma
 
@@ -198,12 +209,19 @@ def sample_size(
     eff = _num(effect, "effect", low=-math.inf)
     delta = eff * b if relative else eff
     if delta == 0:
-        raise InputError("effect must not be zero.")
+        raise InputError("effect must not be zero" + (
+            " (relative=True with baseline=0 makes every effect zero; give an absolute "
+            "effect)." if relative and eff != 0 else "; give the smallest effect worth "
+            "detecting."))
     es = _abs_to_effect(kind, b, sigma, delta)
     if alt == "larger" and es < 0:
         raise InputError("alternative='larger' needs a positive effect.")
     n1 = float(_solver(kind).solve_power(effect_size=abs(es), nobs1=None, alpha=a, power=pw,
                                          ratio=r, alternative=alt))
+    if not math.isfinite(n1) or n1 <= 0:
+        raise InputError(f"sample_size: no sample size found for effect={effect!r} (effect size "
+                         f"{es:.3g}) at alpha={a:g}, power={pw:g}; the effect is too small "
+                         "to solve for. Give a larger effect.")
     nc = math.ceil(n1 - 1e-9)
     nt = math.ceil(n1 * r - 1e-9)
     return SampleSizeResult(n_control=nc, n_treatment=nt, total=nc + nt,
@@ -225,6 +243,10 @@ def minimum_detectable_effect(
     """Smallest increase detectable with ``n_control`` units in control
     (``ratio * n_control`` in treatment) at the given power.
 
+    ``n_control`` is a whole number >= 2.  For proportions, when even a
+    treatment rate of 1 would not be detected, :class:`~ranklens.errors.InputError`
+    says to increase ``n_control``.
+
     >>> mde = minimum_detectable_effect("mean", baseline=10.0, std=5.0, n_control=10_000)
     >>> round(mde.absolute, 3)
     0.198
@@ -232,12 +254,20 @@ def minimum_detectable_effect(
     kind, a, r, alt = _common(kind, alpha, ratio, comparisons, alternative)
     pw = _num(power, "power", low=0, high=1)
     b, sigma = _baseline_std(kind, baseline, std)
-    n = _num(n_control, "n_control", low=1)
+    n = _units(n_control, "n_control")
     es = float(_solver(kind).solve_power(effect_size=None, nobs1=n, alpha=a, power=pw, ratio=r,
                                          alternative=alt))
+    if not math.isfinite(es):
+        raise InputError(f"minimum_detectable_effect: no effect size found for n_control={n} "
+                         f"at alpha={a:g}, power={pw:g}; increase n_control.")
     absolute = _effect_to_abs(kind, b, sigma, es)
+    if not math.isfinite(absolute):
+        raise InputError(
+            f"minimum_detectable_effect: with n_control={n} even raising the baseline "
+            f"{b:g} to 1 is not detected with power {pw:g} (effect size {es:.3g} needed); "
+            "increase n_control.")
     rel = absolute / b if b != 0 else math.nan
-    return MDEResult(absolute=absolute, relative=rel, effect_size=es, n_control=int(n),
+    return MDEResult(absolute=absolute, relative=rel, effect_size=es, n_control=n,
                      n_treatment=math.ceil(n * r - 1e-9), alpha=a, power=pw)
 
 
@@ -254,12 +284,17 @@ def power(
     comparisons: int = 1,
     alternative: Alternative = "two-sided",
 ) -> float:
-    """Probability of a significant result for a true ``effect`` with the given traffic."""
+    """Probability of a significant result for a true ``effect`` with the given traffic.
+
+    ``n_control`` units in control and ``ratio * n_control`` in treatment
+    (``n_control`` a whole number >= 2); an ``effect`` of 0 gives ``alpha``
+    (two-sided) -- the chance of a false positive.
+    """
     kind, a, r, alt = _common(kind, alpha, ratio, comparisons, alternative)
     b, sigma = _baseline_std(kind, baseline, std)
     eff = _num(effect, "effect", low=-math.inf)
     delta = eff * b if relative else eff
-    n = _num(n_control, "n_control", low=1)
+    n = _units(n_control, "n_control")
     es = _abs_to_effect(kind, b, sigma, delta)
     if alt == "larger":
         return float(_solver(kind).power(effect_size=es, nobs1=n, alpha=a, ratio=r,
@@ -276,13 +311,21 @@ def ratio_unit_std(numerator: Any, denominator: Any) -> float:
     units (Deng, Knoblich & Lu 2018).  Feed it to :func:`sample_size` as
     ``std`` for ``kind="ratio"``.
     """
-    x = np.asarray(numerator, dtype=np.float64)
-    y = np.asarray(denominator, dtype=np.float64)
+    try:
+        x = np.asarray(numerator, dtype=np.float64)
+        y = np.asarray(denominator, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"ratio_unit_std: numerator and denominator must be numbers ({exc})."
+                         ) from exc
     if x.shape != y.shape or x.ndim != 1 or x.size < 2:
-        raise InputError("ratio_unit_std: numerator and denominator must be equally long 1-d "
-                         "arrays of at least two units.")
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-        raise InputError("ratio_unit_std: values must be finite.")
+        raise InputError(f"ratio_unit_std: numerator and denominator must be equally long 1-d "
+                         f"arrays of at least two units; got shapes {x.shape} and {y.shape}.")
+    for name, arr in (("numerator", x), ("denominator", y)):
+        bad = np.flatnonzero(~np.isfinite(arr))
+        if bad.size:
+            raise InputError(f"ratio_unit_std: {name}[{int(bad[0])}] is {arr[bad[0]]!r}; the "
+                             "per-unit values must be finite numbers (drop units without "
+                             "data).")
     my = float(y.mean())
     if my == 0:
         raise InputError("ratio_unit_std: the denominator sums to zero.")

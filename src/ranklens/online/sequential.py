@@ -83,10 +83,20 @@ class SequentialTest:
     alpha: float
 
 
-def _check_alpha(alpha: Any) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InputError(f"alpha must be a number in (0, 1), got {alpha!r}.")
+def _check_alpha(alpha: Any, where: str) -> float:
+    ok = isinstance(alpha, (int, float, np.integer, np.floating)) and not isinstance(
+        alpha, (bool, np.bool_))
+    if not ok or not 0 < float(alpha) < 1:
+        raise InputError(f"{where}: alpha must be a number in (0, 1), e.g. alpha=0.05; got "
+                         f"{alpha!r}.")
     return float(alpha)
+
+
+def _floats(x: Any, name: str, where: str) -> np.ndarray:
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{where}: {name} must be numbers ({exc}).") from exc
 
 
 def mixture_tau(variance: Any, *, alpha: float = 0.05) -> np.ndarray:
@@ -101,10 +111,14 @@ def mixture_tau(variance: Any, *, alpha: float = 0.05) -> np.ndarray:
     """
     from scipy.special import lambertw  # type: ignore[import-untyped, unused-ignore]
 
-    alpha = _check_alpha(alpha)
-    v = np.asarray(variance, dtype=np.float64)
-    if np.any(~(v > 0)):
-        raise InputError("mixture_tau: the variance must be positive and finite.")
+    alpha = _check_alpha(alpha, "mixture_tau")
+    v = _floats(variance, "variance", "mixture_tau")
+    bad = ~(np.isfinite(v) & (v > 0))
+    if bad.any():
+        first = v if v.ndim == 0 else v[tuple(np.argwhere(bad)[0])]
+        raise InputError(f"mixture_tau: the variance must be positive and finite, got "
+                         f"{float(first)!r}; pass the variance of the difference expected at "
+                         "the last look, e.g. 2 * sigma**2 / n.")
     c = 2 * math.log(1 / alpha) + 1
     r = float(-lambertw(-math.exp(-c), k=-1).real) - 1.0
     return np.sqrt(r * v)
@@ -125,8 +139,15 @@ def msprt(
     diff, variance
         Estimated difference and its variance at each look, the looks on the
         last axis (any leading axes, e.g. metrics or simulated experiments,
-        are kept).  Looks with a NaN or non-positive variance (no data yet)
-        are skipped: they neither reject nor narrow the sequence.
+        are kept).  A look whose difference or variance is NaN or infinite,
+        or whose variance is 0, has no data (yet): it is skipped, i.e. it
+        neither rejects nor narrows the sequence, and the p-value and
+        sequence carry over from the previous look (1 and (-inf, inf) before
+        any data).  This is the NaN rule of an always-valid test: the
+        running p-value stays valid at every look, so a look without data
+        changes nothing -- it never yields a smaller p-value than the looks
+        with data alone.  A negative variance or no looks at all raise
+        :class:`~ranklens.errors.InputError`.
     tau
         Mixing scale (standard deviation of the normal prior over effects), in
         metric units; broadcast against the leading axes.  See
@@ -134,27 +155,43 @@ def msprt(
     alpha
         Error rate; the test rejects when ``Lambda >= 1 / alpha``.
     null
-        Difference under the null hypothesis.
+        Difference under the null hypothesis (a finite number).
 
     >>> res = msprt([0.0, 0.5, 0.9], [1.0, 0.1, 0.01], tau=0.3)
     >>> bool(res.rejected[-1]), float(res.p_value[0])
     (True, 1.0)
     """
-    alpha = _check_alpha(alpha)
-    d = np.asarray(diff, dtype=np.float64)
-    v = np.asarray(variance, dtype=np.float64)
+    alpha = _check_alpha(alpha, "msprt")
+    d = _floats(diff, "diff", "msprt")
+    v = _floats(variance, "variance", "msprt")
     if d.shape != v.shape or d.ndim == 0:
         raise InputError(
             f"msprt: diff and variance must be arrays of the same shape with the looks on the "
             f"last axis, got shapes {d.shape} and {v.shape}."
         )
-    t = np.asarray(tau, dtype=np.float64)
+    if d.shape[-1] == 0:
+        raise InputError("msprt: diff and variance hold no looks (the last axis has length 0); "
+                         "pass the estimate and its variance at one look or more.")
+    if (v < 0).any():
+        raise InputError(f"msprt: variance must be >= 0 (the variance of the difference at each "
+                         f"look), got {float(v[v < 0][0])!r}; NaN marks a look without data.")
+    ok_null = isinstance(null, (int, float, np.integer, np.floating)) and not isinstance(
+        null, (bool, np.bool_))
+    if not ok_null or not math.isfinite(float(null)):
+        raise InputError(f"msprt: null must be a finite number (the difference under H0, "
+                         f"usually 0), got {null!r}.")
+    t = _floats(tau, "tau", "msprt")
     if np.any(~(t > 0)) or not np.all(np.isfinite(t)):
-        raise InputError(f"msprt: tau must be positive and finite, got {tau!r}.")
-    t2 = np.broadcast_to(t[..., None] if t.ndim else t, d.shape) ** 2
+        raise InputError(f"msprt: tau must be positive and finite, got {tau!r}; see "
+                         "mixture_tau(variance).")
+    try:
+        t2 = np.broadcast_to(t[..., None] if t.ndim else t, d.shape) ** 2
+    except ValueError:
+        raise InputError(f"msprt: tau of shape {t.shape} does not match the leading axes "
+                         f"{d.shape[:-1]} of diff; pass one tau, or one per row.") from None
     ok = np.isfinite(d) & np.isfinite(v) & (v > 0)
     vs = np.where(ok, v, 1.0)
-    ds = np.where(ok, d - null, 0.0)
+    ds = np.where(ok, d - float(null), 0.0)
     log_lr = 0.5 * np.log(vs / (vs + t2)) + t2 * ds**2 / (2 * vs * (vs + t2))
     log_lr = np.where(ok, log_lr, 0.0)
     best = np.maximum.accumulate(np.maximum(log_lr, 0.0), axis=-1)

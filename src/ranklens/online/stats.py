@@ -3,9 +3,23 @@
 Every function takes per-group summary statistics as numpy arrays (or
 scalars) that broadcast together, so one call compares many metrics,
 variants or simulated experiments at once, and returns a :class:`Comparison`
-of arrays.  Impossible comparisons (an empty group, no variation at all)
-give NaN rather than an error.  Distributions and library tests come from
-scipy and statsmodels, imported when a function is first called.
+of arrays.  Distributions and library tests come from scipy and
+statsmodels, imported when a function is first called.
+
+Missing, undefined and impossible values (one rule for every function here):
+
+- **NaN in, NaN out** for values: a NaN (or infinite) estimate, mean,
+  variance or per-unit value makes the affected comparison's statistic,
+  p-value and interval NaN -- never a finite number that could look
+  significant; other elements of a vectorised call are unaffected.
+- **Undefined comparisons give NaN**: no variation in either group, a
+  Welch group of a single unit, a ratio whose denominator is zero.
+- **Impossible inputs raise** :class:`~ranklens.errors.InputError` naming the
+  argument: counts (successes, units) that are negative, not whole numbers,
+  NaN or infinite; more successes than units; a proportion of zero units (an
+  empty group: leave it out, as :func:`~ranklens.online.analyze` does);
+  negative variances; ``alpha`` outside (0, 1); arrays that do not broadcast
+  together; a sample of no units.
 
 References
 ----------
@@ -22,10 +36,13 @@ References
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from ranklens.errors import InputError
 
 __all__ = [
     "Comparison",
@@ -66,16 +83,63 @@ class Comparison:
     df: np.ndarray
 
 
-def _f(x: Any) -> np.ndarray:
-    return np.asarray(x, dtype=np.float64)
+def _f(x: Any, name: str = "value", where: str = "ranklens.online") -> np.ndarray:
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{where}: {name} must be numbers; cannot read {x!r} as floats "
+                         f"({exc}).") from exc
 
 
-def _check_alpha(alpha: float) -> float:
-    from ranklens.errors import InputError
+def _at(arr: np.ndarray, bad: np.ndarray) -> tuple[str, float]:
+    """Where the first bad element is (text for messages) and its value."""
+    if arr.ndim == 0:
+        return "", float(arr)
+    i = tuple(int(k) for k in np.argwhere(bad)[0])
+    return f" at index {i[0] if len(i) == 1 else i}", float(arr[i])
 
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InputError(f"alpha must be a number in (0, 1), got {alpha!r}.")
+
+def _check_alpha(alpha: float, where: str = "ranklens.online") -> float:
+    ok = isinstance(alpha, (int, float, np.integer, np.floating)) and not isinstance(
+        alpha, (bool, np.bool_))
+    if not ok or not 0 < float(alpha) < 1:
+        raise InputError(f"{where}: alpha must be a number in (0, 1), e.g. alpha=0.05; got "
+                         f"{alpha!r}.")
     return float(alpha)
+
+
+def _nonnegative(arr: np.ndarray, name: str, where: str) -> np.ndarray:
+    """Variances: NaN passes (NaN out), negative values raise."""
+    bad = arr < 0
+    if bad.any():
+        at, v = _at(arr, bad)
+        raise InputError(f"{where}: {name} must be >= 0 (a variance); got {v!r}{at}. Pass "
+                         "squared standard errors or sample variances, not differences.")
+    return arr
+
+
+def _counts(x: Any, name: str, where: str, *, trials: bool = False) -> np.ndarray:
+    """Counts: whole numbers >= 0 (>= 1 for ``trials``); NaN, inf and fractions raise."""
+    arr = _f(x, name, where)
+    bad = ~(np.isfinite(arr) & (arr >= 0) & (arr == np.floor(arr)))
+    if bad.any():
+        at, v = _at(arr, bad)
+        raise InputError(f"{where}: {name} must be a count (a whole number >= 0); got {v!r}"
+                         f"{at}. Pass the number of units, e.g. {name}=1000.")
+    if trials and (arr == 0).any():
+        at, _ = _at(arr, arr == 0)
+        raise InputError(f"{where}: {name} is 0{at}: a group with no units has no proportion "
+                         "or mean to compare; leave empty groups out of the comparison.")
+    return arr
+
+
+def _broadcast(where: str, **arrays: np.ndarray) -> list[np.ndarray]:
+    try:
+        return list(np.broadcast_arrays(*arrays.values()))
+    except ValueError:
+        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items())
+        raise InputError(f"{where}: the arguments must broadcast to one shape (one element per "
+                         f"comparison); got shapes {shapes}.") from None
 
 
 def relative_difference(
@@ -93,16 +157,31 @@ def relative_difference(
         Var(m_t / m_c) ≈ Var(m_t) / m_c**2 + m_t**2 * Var(m_c) / m_c**4
 
     ``variance`` and ``control_variance`` are the variances of the
-    *estimators* (squared standard errors).  NaN where ``m_c == 0``.
+    *estimators* (squared standard errors) and ``crit >= 0`` the critical
+    value (e.g. ``z_{1-alpha/2}``).  NaN where ``m_c == 0`` or an input is
+    NaN; a negative variance or ``crit`` raises
+    :class:`~ranklens.errors.InputError`.
     """
-    mt, vt, mc, vc = _f(estimate), _f(variance), _f(control_estimate), _f(control_variance)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ok = mc != 0
+    w = "relative_difference"
+    mt, vt = _f(estimate, "estimate", w), _f(variance, "variance", w)
+    mc, vc = _f(control_estimate, "control_estimate", w), _f(control_variance,
+                                                             "control_variance", w)
+    c = _f(crit, "crit", w)
+    _nonnegative(vt, "variance", w)
+    _nonnegative(vc, "control_variance", w)
+    if (c < 0).any():
+        at, v = _at(c, c < 0)
+        raise InputError(f"{w}: crit must be >= 0 (a critical value such as 1.96); got "
+                         f"{v!r}{at}.")
+    mt, vt, mc, vc, c = _broadcast(w, estimate=mt, variance=vt, control_estimate=mc,
+                                   control_variance=vc, crit=c)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ok = (mc != 0) & np.isfinite(mt) & np.isfinite(mc) & np.isfinite(vt) & np.isfinite(vc)
         safe = np.where(ok, mc, 1.0)
         rel = np.where(ok, mt / safe - 1.0, np.nan)
         se = np.where(ok, np.sqrt(vt / safe**2 + mt**2 * vc / safe**4), np.nan)
-    c = _f(crit)
-    return rel, rel - c * se, rel + c * se
+        half = c * se
+        return rel, rel - half, rel + half
 
 
 def normal_comparison(
@@ -123,15 +202,24 @@ def normal_comparison(
 
     Used for ratio metrics (delta-method variances, :func:`delta_method_ratio`)
     and CUPED-adjusted means.  Assumes the central limit theorem applies to
-    each estimator (many independent units per group).
+    each estimator (many independent units per group).  NaN where an input
+    is NaN or both variances are 0; negative variances raise
+    :class:`~ranklens.errors.InputError`.
     """
     from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
-    alpha = _check_alpha(alpha)
-    mt, vt, mc, vc = np.broadcast_arrays(_f(estimate), _f(variance), _f(control_estimate),
-                                         _f(control_variance))
-    diff = mt - mc
-    se = np.sqrt(vt + vc)
+    w = "normal_comparison"
+    alpha = _check_alpha(alpha, w)
+    mt, vt = _f(estimate, "estimate", w), _f(variance, "variance", w)
+    mc, vc = _f(control_estimate, "control_estimate", w), _f(control_variance,
+                                                             "control_variance", w)
+    _nonnegative(vt, "variance", w)
+    _nonnegative(vc, "control_variance", w)
+    mt, vt, mc, vc = _broadcast(w, estimate=mt, variance=vt, control_estimate=mc,
+                                control_variance=vc)
+    finite = np.isfinite(mt) & np.isfinite(mc) & np.isfinite(vt) & np.isfinite(vc)
+    diff = np.where(finite, mt - mc, np.nan)
+    se = np.where(finite, np.sqrt(vt + vc), np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(se > 0, diff / np.where(se > 0, se, 1.0), np.nan)
     p = 2 * stats.norm.sf(np.abs(z))
@@ -167,10 +255,16 @@ def two_proportion_ztest(
     ``test_proportions_2indep(method="score", correction=False)``, which at a
     null difference of 0 is the pooled z-test (identical to
     ``proportions_ztest``); the interval is statsmodels'
-    ``confint_proportions_2indep(method="wald")``.  NaN when a group is empty
-    or nobody (or everybody) converted in both groups.  Reference: J. L.
+    ``confint_proportions_2indep(method="wald")``.  Reference: J. L.
     Fleiss, B. Levin, M. C. Paik, "Statistical Methods for Rates and
     Proportions", 3rd ed., Wiley 2003, ch. 3.
+
+    ``p_value`` and ``statistic`` are NaN when nobody (or everybody)
+    converted in both groups; the interval is NaN when its standard error is
+    0 (both groups all 0 or all 1).  Counts must be whole numbers with
+    ``0 <= successes <= n`` and ``n >= 1``; anything else (NaN, a fraction,
+    more successes than units, an empty group) raises
+    :class:`~ranklens.errors.InputError` naming the argument.
     """
     from scipy import stats  # type: ignore[import-untyped, unused-ignore]
     from statsmodels.stats.proportion import (  # type: ignore[import-untyped, unused-ignore]
@@ -178,15 +272,24 @@ def two_proportion_ztest(
         test_proportions_2indep,
     )
 
-    alpha = _check_alpha(alpha)
-    xt, nt, xc, nc = np.broadcast_arrays(_f(successes), _f(n), _f(control_successes),
-                                         _f(control_n))
-    ok_n = (nt > 0) & (nc > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pt = np.where(ok_n, xt / np.where(nt > 0, nt, 1.0), np.nan)
-        pc = np.where(ok_n, xc / np.where(nc > 0, nc, 1.0), np.nan)
-        pooled = (xt + xc) / np.where(ok_n, nt + nc, 1.0)
-    ok = ok_n & (pooled > 0) & (pooled < 1)
+    w = "two_proportion_ztest"
+    alpha = _check_alpha(alpha, w)
+    xt, nt = _counts(successes, "successes", w), _counts(n, "n", w, trials=True)
+    xc = _counts(control_successes, "control_successes", w)
+    nc = _counts(control_n, "control_n", w, trials=True)
+    xt, nt, xc, nc = _broadcast(w, successes=xt, n=nt, control_successes=xc, control_n=nc)
+    for x_, n_, xn, nn in ((xt, nt, "successes", "n"),
+                           (xc, nc, "control_successes", "control_n")):
+        if (x_ > n_).any():
+            at, _ = _at(x_, x_ > n_)
+            i = np.argwhere(x_ > n_)[0] if x_.ndim else ()
+            raise InputError(
+                f"{w}: {xn}={x_[tuple(i)]:g} exceeds {nn}={n_[tuple(i)]:g}{at}; {xn} counts "
+                f"the units that converted among the {nn} units of the group, so "
+                f"0 <= {xn} <= {nn}.")
+    pt, pc = xt / nt, xc / nc
+    pooled = (xt + xc) / (nt + nc)
+    ok = (pooled > 0) & (pooled < 1)
     # statsmodels divides by zero on degenerate inputs: hand it harmless values there
     sx_t, sn_t = np.where(ok, xt, 1.0), np.where(ok, nt, 2.0)
     sx_c, sn_c = np.where(ok, xc, 1.0), np.where(ok, nc, 2.0)
@@ -194,21 +297,20 @@ def two_proportion_ztest(
         warnings.simplefilter("ignore", RuntimeWarning)
         res = test_proportions_2indep(sx_t, sn_t, sx_c, sn_c, method="score", compare="diff",
                                       correction=False, return_results=True)
-        lo, hi = confint_proportions_2indep(np.where(ok_n, xt, 1.0), np.where(ok_n, nt, 2.0),
-                                            np.where(ok_n, xc, 1.0), np.where(ok_n, nc, 2.0),
-                                            method="wald", compare="diff", alpha=alpha)
+        lo, hi = confint_proportions_2indep(xt, nt, xc, nc, method="wald", compare="diff",
+                                            alpha=alpha)
     z = np.where(ok, np.asarray(res.statistic, dtype=np.float64).reshape(xt.shape), np.nan)
     p = np.where(ok, np.asarray(res.pvalue, dtype=np.float64).reshape(xt.shape), np.nan)
     diff = pt - pc
-    lo = np.where(ok_n, np.asarray(lo, dtype=np.float64).reshape(xt.shape), np.nan)
-    hi = np.where(ok_n, np.asarray(hi, dtype=np.float64).reshape(xt.shape), np.nan)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        vt = pt * (1 - pt) / np.where(nt > 0, nt, 1.0)
-        vc = pc * (1 - pc) / np.where(nc > 0, nc, 1.0)
+    vt = pt * (1 - pt) / nt
+    vc = pc * (1 - pc) / nc
+    se = np.sqrt(vt + vc)
+    lo = np.where(se > 0, np.asarray(lo, dtype=np.float64).reshape(xt.shape), np.nan)
+    hi = np.where(se > 0, np.asarray(hi, dtype=np.float64).reshape(xt.shape), np.nan)
     crit = stats.norm.ppf(1 - alpha / 2)
     rel, rlo, rhi = relative_difference(pt, vt, pc, vc, crit)
     return Comparison(
-        estimate=pt, control_estimate=pc, diff=diff, std_error=np.sqrt(vt + vc),
+        estimate=pt, control_estimate=pc, diff=diff, std_error=se,
         ci_lower=lo, ci_upper=hi, rel_diff=rel, rel_ci_lower=rlo, rel_ci_upper=rhi,
         statistic=z, p_value=p, df=np.full(diff.shape, np.inf),
     )
@@ -236,18 +338,26 @@ def welch_ttest(
     Assumes independent units; the group means are approximately normal
     (large samples make this hold for skewed metrics such as revenue).  The
     statistic and p-value are ``scipy.stats.ttest_ind_from_stats(...,
-    equal_var=False)``.  NaN when a group has fewer than two units or neither
-    group varies.  Reference: Welch (1947).
+    equal_var=False)``.  NaN when a group has a single unit, when neither
+    group varies, or when a mean or variance is NaN or infinite.  Sizes must
+    be whole numbers >= 1 and variances >= 0, else
+    :class:`~ranklens.errors.InputError`.  Reference: Welch (1947).
     """
     from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
-    alpha = _check_alpha(alpha)
-    mt, vt, nt, mc, vc, nc = np.broadcast_arrays(_f(mean), _f(var), _f(n), _f(control_mean),
-                                                 _f(control_var), _f(control_n))
-    ok = (nt >= 2) & (nc >= 2) & ((vt > 0) | (vc > 0))
+    w = "welch_ttest"
+    alpha = _check_alpha(alpha, w)
+    mt, mc = _f(mean, "mean", w), _f(control_mean, "control_mean", w)
+    vt = _nonnegative(_f(var, "var", w), "var", w)
+    vc = _nonnegative(_f(control_var, "control_var", w), "control_var", w)
+    nt, nc = _counts(n, "n", w, trials=True), _counts(control_n, "control_n", w, trials=True)
+    mt, vt, nt, mc, vc, nc = _broadcast(w, mean=mt, var=vt, n=nt, control_mean=mc,
+                                        control_var=vc, control_n=nc)
+    finite = np.isfinite(mt) & np.isfinite(mc) & np.isfinite(vt) & np.isfinite(vc)
+    ok = finite & (nt >= 2) & (nc >= 2) & ((vt > 0) | (vc > 0))
     with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(ok, vt / np.where(nt > 0, nt, 1.0), np.nan)
-        b = np.where(ok, vc / np.where(nc > 0, nc, 1.0), np.nan)
+        a = np.where(ok, vt / nt, np.nan)
+        b = np.where(ok, vc / nc, np.nan)
         df = np.where(ok, (a + b) ** 2 / (a**2 / np.where(ok, nt - 1, 1.0)
                                            + b**2 / np.where(ok, nc - 1, 1.0)), np.nan)
     se = np.sqrt(a + b)
@@ -262,10 +372,11 @@ def welch_ttest(
     p = np.where(ok, np.asarray(res.pvalue, dtype=np.float64), np.nan)
     crit = stats.t.ppf(1 - alpha / 2, np.where(ok, df, 1.0))
     crit = np.where(ok, crit, np.nan)
-    diff = np.where((nt >= 1) & (nc >= 1), mt - mc, np.nan)
+    with np.errstate(invalid="ignore"):
+        diff = mt - mc
     rel, rlo, rhi = relative_difference(mt, a, mc, b, crit)
     return Comparison(
-        estimate=np.where(nt >= 1, mt, np.nan), control_estimate=np.where(nc >= 1, mc, np.nan),
+        estimate=mt, control_estimate=mc,
         diff=diff, std_error=se, ci_lower=diff - crit * se, ci_upper=diff + crit * se,
         rel_diff=np.where(ok, rel, np.nan), rel_ci_lower=rlo, rel_ci_upper=rhi,
         statistic=t, p_value=p, df=df,
@@ -290,39 +401,65 @@ def delta_method_ratio(
     ``mean(Y) > 0``.  Reference: Deng, Knoblich & Lu (2018), section 2;
     Kohavi et al. (2020), ch. 18.
 
-    Returns ``(R, Var(R))`` reduced along ``axis``; NaN where ``sum Y == 0``
-    or there are fewer than two units.
+    Returns ``(R, Var(R))`` reduced along ``axis``; NaN where ``sum Y == 0``,
+    where a value is NaN or infinite, or where there is a single unit.  No
+    units at all, shapes that do not broadcast or a bad ``axis`` raise
+    :class:`~ranklens.errors.InputError`.
     """
-    x, y = np.broadcast_arrays(_f(numerator), _f(denominator))
+    w = "delta_method_ratio"
+    xf, yf = _f(numerator, "numerator", w), _f(denominator, "denominator", w)
+    x, y = _broadcast(w, numerator=xf, denominator=yf)
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or \
+            not -x.ndim <= axis < max(x.ndim, 1) or x.ndim == 0:
+        raise InputError(f"{w}: axis={axis!r} is not an axis of the per-unit arrays of shape "
+                         f"{x.shape}; pass the axis that runs over units (default -1).")
     n = x.shape[axis]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        my = y.mean(axis=axis)
-        mx = x.mean(axis=axis)
-        ok = (my != 0) & (n >= 2)
+    if n == 0:
+        raise InputError(f"{w}: numerator and denominator hold no units (axis {axis} has "
+                         "length 0); pass per-unit values of at least one unit.")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        finite = np.isfinite(x).all(axis=axis) & np.isfinite(y).all(axis=axis)
+        xs = np.where(np.isfinite(x) & np.isfinite(y), x, 0.0)
+        ys = np.where(np.isfinite(x) & np.isfinite(y), y, 0.0)
+        my = ys.mean(axis=axis)
+        mx = xs.mean(axis=axis)
+        ok = finite & (my != 0) & (n >= 2)
         r = np.where(ok, mx / np.where(my != 0, my, 1.0), np.nan)
-        lin = x - np.expand_dims(np.where(ok, r, 0.0), axis) * y
+        lin = xs - np.expand_dims(np.where(ok, r, 0.0), axis) * ys
         s2 = lin.var(axis=axis, ddof=1) if n >= 2 else np.full(np.shape(r), np.nan)
         var = np.where(ok, s2 / (n * np.where(ok, my, 1.0) ** 2), np.nan)
     return r, var
 
 
-def cuped_theta(y: np.ndarray, x: np.ndarray) -> float:
+def cuped_theta(y: Any, x: Any) -> float:
     """CUPED coefficient ``theta = Cov(Y, X) / Var(X)`` over all units of all groups.
 
     ``Y`` is the in-experiment metric (or, for ratio metrics, its linearised
-    per-unit value), ``X`` the pre-experiment covariate.  The adjusted
-    per-unit value ``Y - theta (X - mean(X))`` has the same expectation in
-    every group (``X`` is unaffected by the treatment) and variance
-    ``Var(Y) (1 - rho**2)``.  0 when ``X`` does not vary.  Reference: Deng,
-    Xu, Kohavi & Walker (2013), section 3.
+    per-unit value), ``X`` the pre-experiment covariate, 1-d arrays with one
+    value per unit.  The adjusted per-unit value ``Y - theta (X - mean(X))``
+    has the same expectation in every group (``X`` is unaffected by the
+    treatment) and variance ``Var(Y) (1 - rho**2)``.  0 (no adjustment) when
+    ``X`` does not vary or there is a single unit; NaN when a value is NaN or
+    infinite; no units or arrays of different lengths raise
+    :class:`~ranklens.errors.InputError`.  Reference: Deng, Xu, Kohavi &
+    Walker (2013), section 3.
     """
-    if y.size < 2:
+    w = "cuped_theta"
+    yy, xx = _f(y, "y", w), _f(x, "x", w)
+    if yy.ndim != 1 or yy.shape != xx.shape:
+        raise InputError(f"{w}: y and x must be 1-d arrays with one value per unit, of the same "
+                         f"length; got shapes {yy.shape} (y) and {xx.shape} (x).")
+    if yy.size == 0:
+        raise InputError(f"{w}: y and x hold no units; pass the values of at least one unit.")
+    if not (np.isfinite(yy).all() and np.isfinite(xx).all()):
+        return float("nan")
+    if yy.size < 2:
         return 0.0
-    xc = x - x.mean()
+    xc = xx - xx.mean()
     vx = float(np.dot(xc, xc))
     if vx <= 0:
         return 0.0
-    return float(np.dot(y - y.mean(), xc) / vx)
+    return float(np.dot(yy - yy.mean(), xc) / vx)
 
 
 @dataclass(frozen=True)
@@ -366,15 +503,49 @@ def sample_ratio_mismatch(
     keeps false alarms rare while real mismatches (usually huge) still show.
     Reference: A. Fabijan et al., "Diagnosing Sample Ratio Mismatch in Online
     Controlled Experiments", KDD 2019; Kohavi et al. (2020), ch. 21.
+
+    ``observed`` maps variants to unit counts (whole numbers >= 0; a variant
+    of the plan missing from it counts 0), ``expected_share`` every variant
+    of the plan (at least two) to a positive weight (normalised to shares).
+    The statistic and p-value are NaN when no unit was observed (nothing to
+    check yet; ``mismatch`` is then false).  A negative, fractional or NaN
+    count, a non-positive or NaN weight, a variant observed but not planned
+    or a ``threshold`` outside (0, 1) raise :class:`~ranklens.errors.InputError`.
     """
     from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
+    w = "sample_ratio_mismatch"
+    ok_t = isinstance(threshold, (int, float, np.integer, np.floating)) and not isinstance(
+        threshold, (bool, np.bool_))
+    if not ok_t or not 0 < float(threshold) < 1:
+        raise InputError(f"{w}: threshold must be a p-value in (0, 1), e.g. threshold=0.001; "
+                         f"got {threshold!r}.")
+    if not isinstance(observed, Mapping) or not isinstance(expected_share, Mapping):
+        raise InputError(f"{w}: observed and expected_share must be mappings {{variant: "
+                         "count}} and {variant: share}.")
     names = list(expected_share)
-    obs = np.array([observed.get(v, 0) for v in names], dtype=np.float64)
-    share = np.array([expected_share[v] for v in names], dtype=np.float64)
+    if len(names) < 2:
+        raise InputError(f"{w}: expected_share must plan at least two variants, got {names}.")
+    unknown = [v for v in observed if v not in expected_share]
+    if unknown:
+        raise InputError(f"{w}: observed has variant(s) {unknown} that are not in "
+                         f"expected_share {names}; add them to the plan or leave them out.")
+    obs = _f([observed.get(v, 0) for v in names], "observed", w)
+    bad = ~(np.isfinite(obs) & (obs >= 0) & (obs == np.floor(obs)))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{w}: observed[{names[i]!r}] is {observed[names[i]]!r}; observed "
+                         "values must be unit counts (whole numbers >= 0).")
+    share = _f([expected_share[v] for v in names], "expected_share", w)
+    bad = ~(np.isfinite(share) & (share > 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{w}: expected_share[{names[i]!r}] is {expected_share[names[i]]!r}; "
+                         "planned shares must be positive numbers (weights, normalised to sum "
+                         "to 1).")
     share = share / share.sum()
     total = obs.sum()
-    if total <= 0 or len(names) < 2:
+    if total <= 0:
         stat, p = float("nan"), float("nan")
     else:
         res = stats.chisquare(obs, share * total)
@@ -382,6 +553,6 @@ def sample_ratio_mismatch(
     return SRMResult(
         observed={v: int(o) for v, o in zip(names, obs, strict=True)},
         expected_share={v: float(s) for v, s in zip(names, share, strict=True)},
-        statistic=stat, p_value=p, threshold=threshold,
+        statistic=stat, p_value=p, threshold=float(threshold),
         mismatch=bool(p < threshold) if np.isfinite(p) else False,
     )
