@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ranklens.classification as clf
-from ranklens.errors import InputError
+from ranklens.errors import InputError, RanklensWarning
 from ranklens.metrics.registry import REGISTRY
 
 sk = pytest.importorskip("sklearn.metrics")
@@ -49,20 +49,27 @@ def test_averaging_conventions_hand_computed() -> None:
     t = [0, 1, 2, 2]
     p = [0, 2, 2, 2]
     # per class precision: 1, 0 (0/0 -> zero_division), 2/3; recall 1, 0, 1
-    per = clf.precision(t, p, average=None)
+    with pytest.warns(RanklensWarning, match=r"Precision is ill-defined.*zero_division="):
+        per = clf.precision(t, p, average=None)  # default "warn": 0.0 and a warning
     assert per.tolist() == pytest.approx([1.0, 0.0, 2 / 3])
     assert clf.precision(t, p, average=None, zero_division=1.0).tolist() == pytest.approx(
         [1.0, 1.0, 2 / 3])
-    assert clf.precision(t, p, average="macro") == pytest.approx(5 / 9)
+    assert clf.precision(t, p, average="macro", zero_division=0.0) == pytest.approx(5 / 9)
     assert clf.precision(t, p, average="micro") == pytest.approx(3 / 4)
     assert clf.recall(t, p, average="weighted") == pytest.approx((1 + 0 + 2) / 4)
-    r = clf.precision_recall_fscore(t, p, average=None)
+    r = clf.precision_recall_fscore(t, p, average=None, zero_division=0.0)
     assert r["support"].tolist() == [1, 1, 2]
 
 
 def test_zero_division_nothing_predicted_positive() -> None:
-    assert clf.precision([1, 0, 1], [0, 0, 0]) == 0.0
+    with pytest.warns(RanklensWarning, match="no predicted samples"):
+        assert clf.precision([1, 0, 1], [0, 0, 0]) == 0.0
+    assert clf.precision([1, 0, 1], [0, 0, 0], zero_division=0.0) == 0.0
     assert clf.precision([1, 0, 1], [0, 0, 0], zero_division=1.0) == 1.0
+    assert math.isnan(clf.precision([1, 0, 1], [0, 0, 0], zero_division=float("nan")))
+    # recall 0/1 = 0 is defined: no warning; F is 0 (TP + FP + FN > 0), not zero_division
+    assert clf.recall([1, 0, 1], [0, 0, 0]) == 0.0
+    assert clf.f1([1, 0, 1], [0, 0, 0], zero_division=1.0) == 0.0
 
 
 def test_accuracy_per_sample_and_weights() -> None:
@@ -200,8 +207,11 @@ def test_unseen_predicted_labels() -> None:
     # allowed when labels lists them
     assert clf.precision([0, 1, 1], [0, 7, 1], average="macro",
                          labels=[0, 1, 7]) == pytest.approx(2 / 3)
-    with pytest.raises(InputError, match="y_true contains labels not listed"):
-        clf.confusion_matrix([0, 1, 2], [0, 1, 1], labels=[0, 1])
+    # a labels subset selects classes (scikit-learn): the sample of class 2 is left out
+    assert clf.confusion_matrix([0, 1, 2], [0, 1, 1], labels=[0, 1]).tolist() == [[1, 0],
+                                                                                 [0, 1]]
+    with pytest.raises(InputError, match=r"none of labels \[5, 6\] occurs in y_true"):
+        clf.confusion_matrix([0, 1, 2], [0, 1, 1], labels=[5, 6])
 
 
 def test_single_class_where_two_needed() -> None:
@@ -247,3 +257,220 @@ def test_registered() -> None:
                  "confusion_matrix"):
         assert REGISTRY[name].domain == "classification"
         assert REGISTRY[name].doc
+
+
+# ----------------------------------------------------------------- 1-d probabilities
+
+def test_log_loss_1d_probability_is_of_the_greater_class() -> None:
+    # the independent check's case: P(y = "yes"), not P(y = "no")
+    t, p = ["no", "yes", "yes"], [0.2, 0.9, 0.7]
+    expected = -(math.log(0.8) + math.log(0.9) + math.log(0.7)) / 3
+    assert clf.log_loss(t, p) == pytest.approx(expected)
+    assert round(clf.log_loss(t, p), 4) == 0.2284
+    assert clf.log_likelihood(t, p) == pytest.approx(-3 * expected)
+    assert clf.log_likelihood(t, p, reduction="mean") == pytest.approx(-expected)
+    # pos_label names the class the probability is of
+    assert clf.log_loss(t, [0.8, 0.1, 0.3], pos_label="no") == pytest.approx(expected)
+    # numeric classes other than 0/1: the greater one too
+    assert clf.log_loss([1, 2, 2], p) == pytest.approx(expected)
+    assert clf.log_loss([-1, 1, 1], p) == pytest.approx(expected)
+    assert clf.log_loss([False, True, True], p) == pytest.approx(expected)
+    # (n, 1) columns are 1-d
+    assert clf.log_loss(np.array(t)[:, None], np.array(p)[:, None]) == pytest.approx(expected)
+    # labels says which two classes there are when y_true shows one
+    assert clf.log_loss(["yes", "yes"], [0.9, 0.7], labels=["yes", "no"]) == pytest.approx(
+        -(math.log(0.9) + math.log(0.7)) / 2)
+    assert clf.log_loss(["no"], [0.9], labels=["no", "yes"]) == pytest.approx(-math.log(0.1))
+    # 0/1 outcomes are a Bernoulli model of P(y = 1) even when one of them is missing
+    assert clf.log_loss([1, 1], [0.9, 0.7]) == pytest.approx(-(math.log(0.9) + math.log(0.7)) / 2)
+    assert clf.log_loss([0, 0], [0.1, 0.3]) == pytest.approx(-(math.log(0.9) + math.log(0.7)) / 2)
+
+
+def test_log_loss_1d_unknown_positive_class() -> None:
+    with pytest.raises(InputError, match=r"single class 'yes'.*labels=\[negative, positive\]"):
+        clf.log_loss(["yes", "yes"], [0.9, 0.7])
+    with pytest.raises(InputError, match="labels lists 3 classes"):
+        clf.log_loss([0, 1], [0.3, 0.6], labels=[0, 1, 2])
+    with pytest.raises(InputError, match="pos_label='maybe' is not one of the classes"):
+        clf.log_loss(["no", "yes"], [0.3, 0.6], pos_label="maybe")
+    with pytest.raises(InputError, match=r"y_true contains labels not listed in labels: \[2\]"):
+        clf.log_loss([0, 1, 2], [0.3, 0.6, 0.5], labels=[0, 1])
+    with pytest.raises(InputError, match="at most two outcomes"):
+        clf.log_loss(["a", "b", "c"], [0.3, 0.6, 0.5])
+
+
+def test_log_loss_sample_weight_and_auto_eps() -> None:
+    t, p, w = [0, 1], [0.3, 0.6], [1.0, 3.0]
+    expected = -(math.log(0.7) + 3 * math.log(0.6)) / 4
+    assert clf.log_loss(t, p, sample_weight=w) == pytest.approx(expected)
+    assert clf.log_likelihood(t, p, sample_weight=w) == pytest.approx(
+        math.log(0.7) + 3 * math.log(0.6))
+    assert clf.log_likelihood(t, p, sample_weight=w, reduction="mean") == pytest.approx(
+        -expected)
+    # a weight-0 sample does not count, even with an infinite loss
+    assert clf.log_loss(t, [1.0, 0.6], eps=0, sample_weight=[0, 1]) == pytest.approx(
+        -math.log(0.6))
+    # "auto": clipped at the float64 machine epsilon, as scikit-learn
+    assert clf.log_loss([1], [0.0], eps="auto") == pytest.approx(
+        -math.log(np.finfo(np.float64).eps))
+    with pytest.raises(InputError, match="reduction='none'"):
+        clf.log_likelihood(t, p, sample_weight=w, reduction="none")
+    with pytest.raises(InputError, match="per_sample=True"):
+        clf.log_loss(t, p, sample_weight=w, per_sample=True)
+    with pytest.raises(InputError, match=r"eps must be a number in \[0, 0.5\) or 'auto'"):
+        clf.log_loss(t, p, eps="machine")
+    with pytest.raises(InputError, match="sample_weight is 0 for every sample"):
+        clf.log_loss(t, p, sample_weight=[0, 0])
+
+
+# ----------------------------------------------------------------- one class, subsets
+
+def test_one_class_binary_inputs_seed003() -> None:
+    # a user who interacted with nothing (y_true all 0)
+    nothing = [0, 0, 0, 0]
+    recommended = [0, 1, 1, 0]
+    assert clf.confusion_counts(nothing, nothing) == {"tp": 0, "fp": 0, "fn": 0, "tn": 4}
+    assert clf.confusion_counts(nothing, recommended) == {"tp": 0, "fp": 2, "fn": 0, "tn": 2}
+    assert clf.confusion_counts([1, 1], [0, 0]) == {"tp": 0, "fp": 0, "fn": 2, "tn": 0}
+    assert clf.confusion_counts([1, 1, 1], [1, 0, 1]) == {"tp": 2, "fp": 0, "fn": 1, "tn": 0}
+    # precision 0 / 2 is defined: no warning
+    assert clf.precision(nothing, recommended) == 0.0
+    with pytest.warns(RanklensWarning, match="Recall is ill-defined.*no true samples"):
+        assert clf.recall(nothing, recommended) == 0.0
+    assert clf.recall(nothing, recommended, zero_division=1.0) == 1.0
+    assert clf.f1(nothing, recommended, zero_division=1.0) == 0.0  # 2 TP / (2 TP + FP + FN)
+    # nothing recommended either: every ratio is 0/0
+    for fn, what in ((clf.precision, "Precision"), (clf.recall, "Recall"),
+                     (clf.f1, "F-score")):
+        with pytest.warns(RanklensWarning, match=f"{what} is ill-defined") as rec:
+            assert fn(nothing, nothing) == 0.0
+        assert len(rec) == 1
+        assert fn(nothing, nothing, zero_division=1.0) == 1.0
+    with pytest.warns(RanklensWarning, match="F-score is ill-defined"):
+        assert clf.fbeta(nothing, nothing, beta=2.0) == 0.0
+    assert clf.precision([1, 1], [1, 1]) == clf.recall([1, 1], [1, 1]) == 1.0
+    # the positive class need not occur at all
+    assert clf.confusion_counts(["a", "a"], ["a", "b"], pos_label="b") == {
+        "tp": 0, "fp": 1, "fn": 0, "tn": 1}
+    with pytest.raises(InputError, match="needs at most two classes, found 3"):
+        clf.confusion_counts([0, 1, 2], [0, 1, 1])
+    with pytest.raises(InputError, match=r"pos_label=1 is not one of the classes \['a', 'b'\]"):
+        clf.confusion_counts(["a", "b"], ["a", "b"])
+
+
+def test_warnings_point_at_the_caller() -> None:
+    with pytest.warns(RanklensWarning) as rec:
+        clf.precision([0, 0], [0, 0])
+    assert rec[0].filename == __file__
+    with pytest.warns(RanklensWarning, match=r"pos_label \(set to 2\) is ignored"):
+        clf.f1([0, 1, 2], [0, 1, 2], average="macro", pos_label=2)
+    with pytest.warns(RanklensWarning, match=r"single class \(0\).*labels="):
+        assert clf.confusion_matrix([0, 0], [0, 0]).tolist() == [[2]]
+    assert clf.confusion_matrix([0, 0], [0, 0], labels=[0, 1]).tolist() == [[2, 0], [0, 0]]
+
+
+def test_labels_subset_scores_only_the_listed_classes() -> None:
+    t = [0, 1, 2, 2, 1, 0]
+    p = [0, 2, 2, 1, 1, 0]
+    # class 0: TP 2, FP 0, FN 0; class 1: TP 1, FP 1, FN 1
+    assert clf.f1(t, p, average=None, labels=[0, 1]).tolist() == [1.0, 0.5]
+    assert clf.f1(t, p, average="macro", labels=[0, 1]) == 0.75
+    assert clf.precision(t, p, average="micro", labels=[0, 1]) == 0.75  # TP 3, FP 1
+    assert clf.recall(t, p, average="weighted", labels=[1, 0]) == 0.75
+    assert clf.recall(t, p, average=None, labels=[1, 0]).tolist() == [0.5, 1.0]
+    # a listed class without samples: its 0/0 ratios are zero_division
+    assert clf.precision(t, p, average=None, labels=[0, 7], zero_division=1.0).tolist() == [
+        1.0, 1.0]
+    # labels do not apply to average="binary" (scikit-learn ignores them there too)
+    assert clf.f1([0, 1, 1], [0, 1, 0], labels=[0, 1, 2]) == pytest.approx(2 / 3)
+
+
+def test_accuracy_normalize() -> None:
+    assert clf.accuracy([0, 1, 1], [0, 0, 1], normalize=False) == 2.0
+    assert clf.accuracy([0, 1], [0, 0], normalize=False, sample_weight=[1, 2.5]) == 1.0
+
+
+# ----------------------------------------------------------------- ROC-AUC labels
+
+def test_roc_auc_labels_in_any_order() -> None:
+    t = np.array([0, 0, 1, 1, 2, 2])
+    s = np.array([[0.6, 0.3, 0.1], [0.5, 0.2, 0.3], [0.2, 0.7, 0.1],
+                  [0.3, 0.3, 0.4], [0.1, 0.2, 0.7], [0.4, 0.1, 0.5]])
+    # one-vs-rest per class: 0 -> 1 (0.6, 0.5 above the rest); 1 -> 7.5 / 8 (0.7 above
+    # all four negatives, 0.3 above three and tied with one); 2 -> 1
+    per = clf.roc_auc(t, s, average=None)
+    assert per.tolist() == pytest.approx([1.0, 15 / 16, 1.0])
+    perm = [2, 0, 1]
+    # columns in labels order: the same classes give the same values, in labels order
+    assert clf.roc_auc(t, s[:, perm], labels=[2, 0, 1], average=None).tolist() == \
+        pytest.approx(per[perm].tolist())
+    assert clf.roc_auc(t, s[:, perm], labels=[2, 0, 1]) == pytest.approx(per.mean())
+    assert clf.roc_auc(t, s[:, perm], labels=[2, 0, 1], multi_class="ovo") == \
+        pytest.approx(clf.roc_auc(t, s, multi_class="ovo"))
+
+
+def test_roc_auc_undefined_and_unsupported() -> None:
+    t = [0, 1, 0, 1]
+    with pytest.raises(InputError, match=r"multi_class='ovo'.*average='macro' or 'weighted'"):
+        clf.roc_auc([0, 1, 2], [[0.5, 0.3, 0.2]] * 3, multi_class="ovo", average=None)
+    with pytest.raises(InputError, match=r"y_score has 2 columns.*y_score\[:, 1\]"):
+        clf.roc_auc(t, [[0.8, 0.2], [0.3, 0.7], [0.6, 0.4], [0.5, 0.5]])
+    with pytest.raises(InputError, match="class 2 listed in labels has no sample"):
+        clf.roc_auc(t, [[0.5, 0.3, 0.2]] * 4, labels=[0, 1, 2])
+    with pytest.raises(InputError, match="every sample of class 1 has sample_weight 0"):
+        clf.roc_auc(t, [0.1, 0.8, 0.4, 0.5], sample_weight=[1, 0, 1, 0])
+    with pytest.raises(InputError, match=r"max_fpr must be a number in \(0, 1\]"):
+        clf.roc_auc(t, [0.1, 0.8, 0.4, 0.5], max_fpr=0)
+    with pytest.raises(InputError, match="max_fpr"):
+        clf.roc_auc([0, 1, 2], [[0.5, 0.3, 0.2]] * 3, max_fpr=0.5)
+    with pytest.raises(InputError, match="every sample of the positive class"):
+        clf.average_precision(t, [0.1, 0.8, 0.4, 0.5], sample_weight=[1, 0, 1, 0])
+    with pytest.raises(InputError, match=r"pos_label=1 is not one of the classes \['n', 'y'\]"):
+        clf.average_precision(["n", "y"], [0.1, 0.8])
+
+
+# ----------------------------------------------------------------- label checks
+
+def test_column_vectors_are_one_dimensional() -> None:
+    t = np.array([[0], [1], [1], [0]])
+    p = np.array([[0], [1], [0], [0]])
+    s = np.array([[0.1], [0.8], [0.4], [0.5]])
+    assert clf.f1(t, p) == clf.f1(t.ravel(), p.ravel()) == pytest.approx(2 / 3)
+    assert clf.accuracy(t, p) == 0.75
+    assert clf.confusion_matrix(t, p).tolist() == [[2, 0], [1, 1]]
+    assert clf.confusion_counts(t, p) == {"tp": 1, "fp": 0, "fn": 1, "tn": 2}
+    assert clf.roc_auc(t, s) == clf.roc_auc(t.ravel(), s.ravel()) == 0.75
+    assert clf.average_precision(t, s) == clf.average_precision(t.ravel(), s.ravel())
+    with pytest.raises(InputError, match=r"1-d or an \(n, 1\) column.*multilabel"):
+        clf.accuracy([[0, 1]], [[0, 1]])
+
+
+def test_labels_must_be_classes_of_one_type() -> None:
+    with pytest.raises(InputError, match="string and numeric labels are mixed"):
+        clf.accuracy(["0", "1"], [0, 1])
+    with pytest.raises(InputError, match="y_true mixes string and numeric labels"):
+        clf.f1(np.array([0, "a"], dtype=object), [0, 1])
+    with pytest.raises(InputError, match=r"fractional part \(0.2 at index 0\).*threshold"):
+        clf.precision([0.2, 1.0], [0.0, 1.0])
+    with pytest.raises(InputError, match="y_pred holds numbers with a fractional part"):
+        clf.accuracy([0, 1], [0.5, 1])
+    with pytest.raises(InputError, match="infinite"):
+        clf.accuracy([0.0, float("inf")], [0, 1])
+    with pytest.raises(InputError, match="labels holds strings"):
+        clf.precision([0, 1], [0, 1], average="macro", labels=["a"])
+    with pytest.raises(InputError, match="fractional part"):
+        clf.roc_auc([0.5, 1.0], [0.1, 0.2])
+    assert clf.precision([0.0, 1.0], [0.0, 1.0]) == 1.0  # integral floats are classes
+
+
+def test_parameter_values() -> None:
+    with pytest.raises(InputError, match=r"zero_division must be 0.0, 1.0, nan or 'warn'"):
+        clf.precision([0, 1], [0, 1], zero_division=0.5)
+    with pytest.raises(InputError, match="zero_division must be"):
+        clf.f1([0, 1], [0, 1], zero_division=True)
+    with pytest.raises(InputError, match="sample_weight is 0 for every sample"):
+        clf.precision([0, 1, 1], [1, 1, 0], sample_weight=[0, 0, 0])
+    with pytest.raises(InputError, match="sample_weight is 0 for every sample"):
+        clf.confusion_matrix([0, 1], [0, 1], sample_weight=[0, 0])
+    with pytest.raises(InputError, match="average must be one of"):
+        clf.roc_auc([0, 1], [0.1, 0.2], average="samples")

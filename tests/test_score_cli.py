@@ -156,6 +156,24 @@ def test_pos_label_reaches_the_kernel(tmp_path: Path) -> None:
                                  "accuracy": clf.accuracy(t, p)})
 
 
+def test_log_loss_of_string_labels_and_one_probability_column(tmp_path: Path) -> None:
+    # a 1-d probability is that of the greater class ("yes"), as scikit-learn reads it
+    path = _write_csv(tmp_path / "yn.csv", {"label": ["no", "yes", "yes"],
+                                            "prob": [0.2, 0.9, 0.7]})
+    expected = -(np.log(0.8) + np.log(0.9) + np.log(0.7)) / 3
+    got = score_json(path, "-m", "log_loss", "-m", "log_likelihood", "-m", "roc_auc")
+    assert got == pytest.approx({"log_loss": expected, "log_likelihood": -3 * expected,
+                                 "roc_auc": 1.0})
+    sk_metrics = pytest.importorskip("sklearn.metrics")
+    assert got["log_loss"] == pytest.approx(
+        sk_metrics.log_loss(["no", "yes", "yes"], [0.2, 0.9, 0.7]), rel=1e-12)
+    assert round(got["log_loss"], 4) == 0.2284
+    # --param pos_label says the column is P(no)
+    flipped = score_json(path, "-m", "log_loss", "--param", "pos_label=no")
+    assert flipped["log_loss"] == pytest.approx(
+        -(np.log(0.2) + np.log(0.1) + np.log(0.3)) / 3)
+
+
 def test_regression_matches_the_family_functions(table: Path) -> None:
     got = score_json(table, "-m", "mae", "-m", "mse", "-m", "rmse", "-m", "r2",
                      "--true", "t", "--pred", "yhat")

@@ -1,31 +1,60 @@
 """Classification metrics: confusion matrix, precision / recall / F-beta, accuracy,
 ROC-AUC, average precision, log-loss and log-likelihood.
 
-Every function validates its input once (lengths, NaN, label sets, probability
-ranges) and raises :class:`ranklens.errors.InputError` naming the argument;
-scikit-learn computes the numbers wherever it does so correctly (it is
-imported inside the functions, so ``import ranklens`` stays light).  The
-log-loss and log-likelihood are computed here because their clipping and
-reduction conventions must be explicit.
+Every function validates its input once (lengths, NaN, label types, label
+sets, probability ranges) and raises :class:`ranklens.errors.InputError`
+naming the argument and the fix; scikit-learn computes the numbers wherever it
+does so correctly (it is imported inside the functions, so ``import ranklens``
+stays light) and none of its exceptions reaches the caller.  Its warnings are
+re-issued as :class:`ranklens.errors.RanklensWarning`.  The log-loss and
+log-likelihood are computed here because their clipping and reduction
+conventions must be explicit.
 
 Conventions
 -----------
+``y_true``, ``y_pred``
+    Class labels, 1-d or an ``(n, 1)`` column (flattened, as scikit-learn
+    does).  As in scikit-learn, numbers with a fractional part (scores, not
+    classes) and a mix of string and numeric labels are errors.
 ``average``
-    ``"binary"`` (only ``pos_label``'s score; needs at most two classes),
-    ``"micro"`` (pool TP/FP/FN over classes), ``"macro"`` (unweighted mean over
-    classes), ``"weighted"`` (mean weighted by each class' support in
-    ``y_true``) or ``None`` (one value per class, in ``labels`` order).
+    ``"binary"`` (only ``pos_label``'s score; ``y_true`` and ``y_pred``
+    together hold at most two classes, either of which may be missing from
+    one of them; ``labels`` is not used), ``"micro"`` (pool TP/FP/FN over
+    classes), ``"macro"`` (unweighted mean over classes), ``"weighted"``
+    (mean weighted by each class' support in ``y_true``) or ``None`` (one
+    value per class, in ``labels`` order).
 ``zero_division``
-    The value of a ratio whose denominator is 0 (e.g. precision when nothing is
-    predicted positive).  Default 0.0, as scikit-learn's default does.
+    The value of a ratio whose denominator is 0: precision when nothing is
+    predicted positive, recall when no sample is truly positive, F when
+    neither.  ``0.0``, ``1.0`` or ``nan``; the default ``"warn"`` is
+    scikit-learn's: 0.0 and a :class:`~ranklens.errors.RanklensWarning` saying
+    which ratio was undefined (pass a number to silence it).
 ``labels``
     The classes, in order.  Default: the sorted classes of ``y_true``; a class
     that occurs in ``y_pred`` but not in ``y_true`` is then an error (pass
-    ``labels=`` listing every class to allow it).
+    ``labels=`` listing every class to allow it).  For precision / recall / F
+    and the confusion matrix ``labels`` may also list only some of the
+    classes present (as in scikit-learn): only those are scored.  The columns
+    of ``(n, n_classes)`` probabilities / scores are in ``labels`` order, in
+    any order (scikit-learn's ``log_loss`` always assumes sorted columns; the
+    two agree whenever ``labels`` is sorted).
+``pos_label``
+    The positive class of binary scores.  A 1-d probability or score is that
+    of the positive class: ``pos_label`` when given, else the greater of the
+    two sorted classes (scikit-learn's convention: 1 of {0, 1}, ``"yes"`` of
+    {``"no"``, ``"yes"``}).
 ``eps``
     Probabilities are clipped to ``[eps, 1 - eps]`` before taking logs
     (default ``1e-15``), so a confident wrong prediction costs
-    ``-log(1e-15) ~= 34.5`` rather than infinity.  ``eps=0`` disables clipping.
+    ``-log(1e-15) ~= 34.5`` rather than infinity.  ``eps=0`` disables
+    clipping; ``eps="auto"`` clips at the float64 machine epsilon, as
+    scikit-learn (>= 1.5) does.
+``sample_weight``
+    Non-negative, not all zero.
+
+Where a value is undefined rather than a 0/0 ratio (ROC-AUC with a single
+class, average precision without a positive sample) an ``InputError`` says
+so; scikit-learn returns NaN or 0.0 with a warning there.
 
 The recommender-system framing (seed 003): an item is *predicted positive* when
 it was recommended and *truly positive* when the user interacted with it, so
@@ -41,16 +70,28 @@ recommended but interacted, TN = neither::
     (0.5, 0.5)
     >>> clf.f1(interacted, recommended)
     0.5
+
+A user who interacted with nothing and was recommended nothing has no
+predicted and no true positive: precision, recall and F1 are 0/0, set to
+``zero_division``::
+
+    >>> clf.precision([0, 0, 0], [0, 0, 0], zero_division=0.0)
+    0.0
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import re
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import Any, cast
 
 import numpy as np
 
-from ranklens.errors import InputError
+from ranklens.errors import InputError, RanklensWarning
 
 __all__ = [
     "accuracy",
@@ -95,6 +136,8 @@ def _as_array(name: str, x: Any, *, ndim: tuple[int, ...] = (1,),
     if a.size == 0:
         raise InputError(f"{name} is empty; at least one sample is needed.")
     if numeric:
+        if a.dtype.kind == "c":
+            raise InputError(f"{name} holds complex numbers; pass real values.")
         if a.dtype.kind not in "biuf":
             try:
                 a = a.astype(np.float64)
@@ -129,30 +172,109 @@ def _check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
     _same_length(y_true=np.empty(n), sample_weight=w)
     if (w < 0).any():
         raise InputError("sample_weight must be non-negative.")
+    if not (w > 0).any():
+        raise InputError("sample_weight is 0 for every sample; at least one sample needs a "
+                         "positive weight.")
     return w
 
 
 def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
-    if value not in choices:
+    if isinstance(value, (list, tuple, dict, set, np.ndarray)) or value not in choices:
         raise InputError(
             f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}."
         )
 
 
+def _label_kinds(a: np.ndarray) -> set[str]:
+    """{"str"} / {"num"} (both for a mix): the kinds of labels an array holds."""
+    if a.dtype.kind in "US":
+        return {"str"}
+    if a.dtype.kind in "biuf":
+        return {"num"}
+    return {"str" if isinstance(v, (str, bytes)) else "num" for v in a.ravel().tolist()}
+
+
+def _py(x: Any) -> Any:
+    """A numpy scalar as the Python value (for messages)."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _label_array(name: str, x: Any) -> np.ndarray:
+    """Class labels: 1-d (an ``(n, 1)`` column is flattened), no NaN, no
+    fractional numbers, not a mix of strings and numbers."""
+    a = _as_array(name, x, ndim=(1, 2))
+    if a.ndim == 2:
+        if a.shape[1] != 1:
+            raise InputError(
+                f"{name} must be 1-d or an (n, 1) column, got shape {a.shape}; multilabel "
+                "and multi-output targets are not supported (score each column separately)."
+            )
+        a = a[:, 0]
+    if a.dtype.kind == "c":
+        raise InputError(f"{name} holds complex numbers; class labels must be real or text.")
+    kinds = _label_kinds(a)
+    if len(kinds) > 1:
+        raise InputError(
+            f"{name} mixes string and numeric labels; convert them to one type first "
+            f"(e.g. {name}=[str(v) for v in {name}])."
+        )
+    if kinds == {"num"} and a.dtype.kind not in "biu":
+        try:
+            f = a.astype(np.float64)
+        except (TypeError, ValueError):
+            raise InputError(f"{name} must hold strings or numbers as class labels, got "
+                             f"values of type {type(a[0]).__name__}.") from None
+        if np.isinf(f).any():
+            raise InputError(f"{name} contains infinite values; class labels must be finite.")
+        frac = np.flatnonzero(f != np.trunc(f))
+        if len(frac):
+            i = int(frac[0])
+            raise InputError(
+                f"{name} holds numbers with a fractional part ({_py(a[i])!r} at index {i}), which "
+                "are scores, not class labels; threshold them into classes first (e.g. "
+                "y_pred = (y_score >= 0.5).astype(int)), or use ranklens.regression for "
+                "continuous targets."
+            )
+    return a
+
+
+def _same_kind(**arrays: np.ndarray) -> None:
+    kinds = {k: _label_kinds(v) for k, v in arrays.items()}
+    if len(set().union(*kinds.values())) > 1:
+        desc = ", ".join(f"{k} holds {'strings' if v == {'str'} else 'numbers'}"
+                         for k, v in kinds.items())
+        raise InputError(f"string and numeric labels are mixed ({desc}); convert them to "
+                         "one type first.")
+
+
+def _pair(y_true: Any, y_pred: Any, pred_name: str = "y_pred"
+          ) -> tuple[np.ndarray, np.ndarray]:
+    t = _label_array("y_true", y_true)
+    p = _label_array(pred_name, y_pred)
+    _same_length(y_true=t, **{pred_name: p})
+    _same_kind(y_true=t, **{pred_name: p})
+    return t, p
+
+
 def _labels(y_true: np.ndarray, y_pred: np.ndarray | None, labels: Any,
-            pred_name: str = "y_pred") -> np.ndarray:
-    """The class list: given, else the sorted classes of y_true (y_pred must be a subset)."""
+            pred_name: str = "y_pred", *, subset: bool = False) -> np.ndarray:
+    """The class list: given, else the sorted classes of y_true (y_pred must be a
+    subset).  ``subset=True``: given labels may leave out classes present."""
     if labels is not None:
-        lab = _as_array("labels", labels)
+        lab = _label_array("labels", labels)
         if len(np.unique(lab)) != len(lab):
-            raise InputError("labels contains duplicates.")
+            raise InputError("labels contains duplicates; list every class once.")
+        _same_kind(y_true=y_true, labels=lab)
+        if subset:
+            return lab
         for name, arr in (("y_true", y_true), (pred_name, y_pred)):
             if arr is None:
                 continue
             extra = np.setdiff1d(np.unique(arr), lab)
             if len(extra):
                 raise InputError(
-                    f"{name} contains labels not listed in labels: {extra[:10].tolist()}."
+                    f"{name} contains labels not listed in labels: {extra[:10].tolist()}; "
+                    "add them to labels=."
                 )
         return lab
     lab = np.unique(y_true)
@@ -166,29 +288,81 @@ def _labels(y_true: np.ndarray, y_pred: np.ndarray | None, labels: Any,
     return lab
 
 
-def _check_average(average: str | None, pos_label: Any, labels: np.ndarray,
-                   explicit_labels: bool) -> None:
-    if average is not None:
-        _check_choice("average", average, AVERAGES)
-    if average == "binary":
-        if len(labels) > 2:
-            raise InputError(
-                f"average='binary' needs at most two classes, found {len(labels)} "
-                f"({labels[:10].tolist()}); use average='micro', 'macro' or 'weighted'."
-            )
-        if pos_label not in labels.tolist() and (explicit_labels or len(labels) == 2):
-            raise InputError(
-                f"pos_label={pos_label!r} is not one of the classes {labels.tolist()}; "
-                "pass pos_label= naming the positive class."
-            )
+def _binary_classes(t: np.ndarray, p: np.ndarray, pos_label: Any) -> np.ndarray:
+    """The (at most two) classes of a binary problem, from y_true and y_pred together."""
+    present = np.unique(np.concatenate([np.unique(t), np.unique(p)]))
+    if len(present) > 2:
+        raise InputError(
+            f"average='binary' needs at most two classes, found {len(present)} "
+            f"({present[:10].tolist()}) in y_true and y_pred; use average='micro', "
+            "'macro', 'weighted' or None."
+        )
+    if len(present) == 2 and pos_label not in present.tolist():
+        raise InputError(
+            f"pos_label={pos_label!r} is not one of the classes {present.tolist()}; "
+            "pass pos_label= naming the positive class."
+        )
+    return present
 
 
-def _pair(y_true: Any, y_pred: Any, pred_name: str = "y_pred"
-          ) -> tuple[np.ndarray, np.ndarray]:
-    t = _as_array("y_true", y_true)
-    p = _as_array(pred_name, y_pred)
-    _same_length(y_true=t, **{pred_name: p})
-    return t, p
+def _check_zero_division(zero_division: Any) -> float | str:
+    if zero_division == "warn" and isinstance(zero_division, str):
+        return "warn"
+    if isinstance(zero_division, (int, float, np.integer, np.floating)) \
+            and not isinstance(zero_division, (bool, np.bool_)) \
+            and (zero_division in (0, 1) or math.isnan(zero_division)):
+        return float(zero_division)
+    raise InputError(
+        f"zero_division must be 0.0, 1.0, nan or 'warn' (0.0 with a warning), got "
+        f"{zero_division!r}."
+    )
+
+
+# --------------------------------------------------------------------------- scikit-learn
+
+_FAMILY_MODULES = frozenset({"ranklens.classification", "ranklens.regression",
+                             "ranklens.clustering", "ranklens.entity_resolution"})
+
+
+def _stacklevel() -> int:
+    """stacklevel pointing a warnings.warn issued here at the first frame outside
+    the metric family modules (the caller's code)."""
+    frame: FrameType | None = sys._getframe(1)  # the function calling warnings.warn
+    level = 1
+    while frame is not None and frame.f_globals.get("__name__") in _FAMILY_MODULES:
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def _sk(what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any
+        ) -> tuple[Any, list[warnings.WarningMessage]]:
+    """Call scikit-learn: its errors become InputError, its warnings are returned."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            res = fn(*args, **kwargs)
+        except (ValueError, TypeError, NotImplementedError, IndexError) as exc:
+            raise InputError(f"{what}: {exc}") from None
+    return res, list(caught)
+
+
+def _is_undefined(w: warnings.WarningMessage) -> bool:
+    return w.category.__name__ == "UndefinedMetricWarning"
+
+
+def _reemit(caught: list[warnings.WarningMessage]) -> None:
+    """Re-issue scikit-learn's warnings: user-facing ones as RanklensWarning."""
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            msg = re.sub(r"\s*Use `zero_division` parameter to control this behavior\.?",
+                         "", str(w.message))
+            if _is_undefined(w):
+                msg += (" Pass zero_division=0.0, 1.0 or nan to choose the value (this also "
+                        "silences the warning).")
+            warnings.warn(msg, RanklensWarning, stacklevel=_stacklevel())
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 # --------------------------------------------------------------------------- counts
@@ -199,8 +373,12 @@ def confusion_matrix(y_true: Any, y_pred: Any, *, labels: Any = None,
     predicted as ``labels[j]`` (scikit-learn's layout; binary with labels [0, 1]
     gives ``[[TN, FP], [FN, TP]]``).
 
-    ``normalize``: None (counts), ``"true"`` (rows sum to 1), ``"pred"``
-    (columns) or ``"all"``.
+    ``labels`` may reorder the classes or select some of them (samples whose
+    true or predicted class is not listed are left out, as in scikit-learn);
+    at least one of them must occur in ``y_true``.  Without ``labels``, a
+    single class present gives a 1 x 1 matrix and a RanklensWarning (pass
+    ``labels=[0, 1]`` for the binary layout).  ``normalize``: None (counts),
+    ``"true"`` (rows sum to 1), ``"pred"`` (columns) or ``"all"``.
 
     >>> confusion_matrix([0, 1, 1, 0], [0, 1, 0, 0]).tolist()
     [[2, 0], [1, 1]]
@@ -208,22 +386,45 @@ def confusion_matrix(y_true: Any, y_pred: Any, *, labels: Any = None,
     from sklearn.metrics import confusion_matrix as sk
 
     t, p = _pair(y_true, y_pred)
-    lab = _labels(t, p, labels)
+    if labels is None:
+        lab = _labels(t, p, None)
+        if len(lab) == 1:
+            warnings.warn(
+                f"a single class ({_py(lab[0])!r}) occurs in y_true and y_pred, so the matrix "
+                "is 1 x 1; pass labels= listing every class (e.g. labels=[0, 1]) for the full "
+                "layout.", RanklensWarning, stacklevel=_stacklevel())
+    else:
+        lab = _labels(t, p, labels, subset=True)
+        if not np.isin(lab, t).any():
+            raise InputError(
+                f"none of labels {lab[:10].tolist()} occurs in y_true; list at least one "
+                "class of y_true in labels=."
+            )
     if normalize is not None:
         _check_choice("normalize", normalize, ("true", "pred", "all"))
     w = _check_weights(sample_weight, len(t))
-    return cast(np.ndarray, sk(t, p, labels=lab, sample_weight=w, normalize=normalize))
+    res, caught = _sk("confusion_matrix", sk, t, p, labels=lab, sample_weight=w,
+                      normalize=normalize)
+    _reemit([c for c in caught if "single label" not in str(c.message)])  # warned above
+    return cast(np.ndarray, res)
 
 
 def confusion_counts(y_true: Any, y_pred: Any, *, pos_label: Any = 1) -> dict[str, int]:
     """TP, FP, FN, TN of a binary problem with positive class ``pos_label``.
 
+    ``y_true`` and ``y_pred`` together hold at most two classes; either may
+    hold a single one (a user who interacted with nothing: y_true all 0).
+    The counts are scikit-learn's ``confusion_matrix(y_true, y_pred,
+    labels=[negative, pos_label]).ravel()`` = (tn, fp, fn, tp); when
+    ``pos_label`` does not occur at all, every sample is negative.
+
     >>> confusion_counts([1, 0, 1, 1], [1, 1, 0, 1])
     {'tp': 2, 'fp': 1, 'fn': 1, 'tn': 0}
+    >>> confusion_counts([0, 0, 0], [0, 1, 0])
+    {'tp': 0, 'fp': 1, 'fn': 0, 'tn': 2}
     """
     t, p = _pair(y_true, y_pred)
-    lab = _labels(t, p, None)
-    _check_average("binary", pos_label, lab, False)
+    _binary_classes(t, p, pos_label)
     tpos, ppos = t == pos_label, p == pos_label
     return {"tp": int(np.sum(tpos & ppos)), "fp": int(np.sum(~tpos & ppos)),
             "fn": int(np.sum(tpos & ~ppos)), "tn": int(np.sum(~tpos & ~ppos))}
@@ -234,37 +435,51 @@ def confusion_counts(y_true: Any, y_pred: Any, *, pos_label: Any = 1) -> dict[st
 def precision_recall_fscore(
     y_true: Any, y_pred: Any, *, beta: float = 1.0, average: str | None = "binary",
     pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
-    zero_division: float = 0.0,
+    zero_division: float | str = "warn",
 ) -> dict[str, Any]:
     """Precision TP/(TP+FP), recall TP/(TP+FN), F-beta
-    (1+b^2) P R / (b^2 P + R) and support, under one averaging convention.
+    (1+b^2) TP / ((1+b^2) TP + b^2 FN + FP) = (1+b^2) P R / (b^2 P + R) and
+    support, under one averaging convention (scikit-learn's
+    ``precision_recall_fscore_support``; see the module conventions for
+    ``average``, ``labels`` and ``zero_division``).
 
     Returns ``{"precision", "recall", "fbeta", "support"}``: floats for an
     averaged result (support is then the number of samples), arrays in
-    ``labels`` order for ``average=None``.
+    ``labels`` order for ``average=None``.  F is ``zero_division`` only when
+    TP + FP + FN = 0; when precision and recall are both 0 it is 0.
 
-    >>> r = precision_recall_fscore([0, 1, 2, 2], [0, 2, 2, 2], average="macro")
+    >>> r = precision_recall_fscore([0, 1, 2, 2], [0, 2, 2, 2], average="macro",
+    ...                              zero_division=0.0)
     >>> round(r["precision"], 4), round(r["recall"], 4)
     (0.5556, 0.6667)
     """
+    return _prf(y_true, y_pred, beta, average, pos_label, labels, sample_weight,
+                zero_division, ("precision", "recall", "f-score"))
+
+
+def _prf(y_true: Any, y_pred: Any, beta: float, average: str | None, pos_label: Any,
+         labels: Any, sample_weight: Any, zero_division: float | str,
+         warn_for: tuple[str, ...]) -> dict[str, Any]:
     from sklearn.metrics import precision_recall_fscore_support
 
     t, p = _pair(y_true, y_pred)
-    lab = _labels(t, p, labels)
-    _check_average(average, pos_label, lab, labels is not None)
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0:
+    if average is not None:
+        _check_choice("average", average, AVERAGES)
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0 \
+            or not math.isfinite(beta):
         raise InputError(f"beta must be a positive number, got {beta!r}.")
-    if not isinstance(zero_division, (int, float)) or isinstance(zero_division, bool):
-        raise InputError(f"zero_division must be a number, got {zero_division!r}.")
+    zd = _check_zero_division(zero_division)
     w = _check_weights(sample_weight, len(t))
-    if average == "binary" and len(lab) < 2:
-        # a single observed class: binary counts on pos_label, still well defined
-        lab = np.array(sorted({*lab.tolist(), pos_label}, key=str))
-    prec, rec, f, sup = precision_recall_fscore_support(
-        t, p, beta=beta, average=average, pos_label=pos_label,
-        labels=lab if average != "binary" else None, sample_weight=w,
-        zero_division=float(zero_division),
-    )
+    if average == "binary":
+        _binary_classes(t, p, pos_label)
+        lab = None
+    else:
+        lab = _labels(t, p, labels, subset=True)
+    (prec, rec, f, sup), caught = _sk(
+        "precision_recall_fscore", precision_recall_fscore_support, t, p, beta=beta,
+        average=average, pos_label=pos_label, labels=lab, sample_weight=w,
+        zero_division=zd, warn_for=warn_for)
+    _reemit(caught)
     if average is None:
         return {"precision": prec, "recall": rec, "fbeta": f, "support": sup}
     return {"precision": float(prec), "recall": float(rec), "fbeta": float(f),
@@ -273,44 +488,42 @@ def precision_recall_fscore(
 
 def precision(y_true: Any, y_pred: Any, *, average: str | None = "binary",
               pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
-              zero_division: float = 0.0) -> Any:
+              zero_division: float | str = "warn") -> Any:
     """Precision TP / (TP + FP); see :func:`precision_recall_fscore` for conventions."""
-    return precision_recall_fscore(
-        y_true, y_pred, average=average, pos_label=pos_label, labels=labels,
-        sample_weight=sample_weight, zero_division=zero_division)["precision"]
+    return _prf(y_true, y_pred, 1.0, average, pos_label, labels, sample_weight,
+                zero_division, ("precision",))["precision"]
 
 
 def recall(y_true: Any, y_pred: Any, *, average: str | None = "binary",
            pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
-           zero_division: float = 0.0) -> Any:
+           zero_division: float | str = "warn") -> Any:
     """Recall TP / (TP + FN); see :func:`precision_recall_fscore` for conventions."""
-    return precision_recall_fscore(
-        y_true, y_pred, average=average, pos_label=pos_label, labels=labels,
-        sample_weight=sample_weight, zero_division=zero_division)["recall"]
+    return _prf(y_true, y_pred, 1.0, average, pos_label, labels, sample_weight,
+                zero_division, ("recall",))["recall"]
 
 
 def fbeta(y_true: Any, y_pred: Any, *, beta: float, average: str | None = "binary",
           pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
-          zero_division: float = 0.0) -> Any:
+          zero_division: float | str = "warn") -> Any:
     """F-beta (1 + b^2) P R / (b^2 P + R); see :func:`precision_recall_fscore`."""
-    return precision_recall_fscore(
-        y_true, y_pred, beta=beta, average=average, pos_label=pos_label, labels=labels,
-        sample_weight=sample_weight, zero_division=zero_division)["fbeta"]
+    return _prf(y_true, y_pred, beta, average, pos_label, labels, sample_weight,
+                zero_division, ("f-score",))["fbeta"]
 
 
 def f1(y_true: Any, y_pred: Any, *, average: str | None = "binary",
        pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
-       zero_division: float = 0.0) -> Any:
+       zero_division: float | str = "warn") -> Any:
     """F1 = 2 P R / (P + R); see :func:`precision_recall_fscore` for conventions."""
-    return fbeta(y_true, y_pred, beta=1.0, average=average, pos_label=pos_label,
-                 labels=labels, sample_weight=sample_weight, zero_division=zero_division)
+    return _prf(y_true, y_pred, 1.0, average, pos_label, labels, sample_weight,
+                zero_division, ("f-score",))["fbeta"]
 
 
 def accuracy(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-             per_sample: bool = False) -> Any:
+             per_sample: bool = False, normalize: bool = True) -> Any:
     """Fraction of samples predicted correctly (weighted mean if weights are given).
 
-    ``per_sample=True`` returns the 0/1 correctness of each sample.
+    ``normalize=False`` returns the (weighted) number of correct samples
+    instead, ``per_sample=True`` the 0/1 correctness of each sample.
 
     >>> accuracy([0, 1, 2, 2], [0, 2, 2, 2])
     0.75
@@ -320,17 +533,20 @@ def accuracy(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
     if per_sample:
         return correct
     w = _check_weights(sample_weight, len(t))
-    if w is not None and w.sum() == 0:
-        raise InputError("sample_weight sums to 0.")
+    if not normalize:
+        return float(correct.sum() if w is None else (correct * w).sum())
     return float(np.average(correct, weights=w))
 
 
 # --------------------------------------------------------------------------- scores
 
-def _scores(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
-    t = _as_array("y_true", y_true)
-    s = _as_array("y_score", y_score, ndim=(1, 2), numeric=True).astype(np.float64)
-    _same_length(y_true=t, y_score=s)
+def _scores(y_true: Any, y_score: Any, name: str = "y_score"
+            ) -> tuple[np.ndarray, np.ndarray]:
+    t = _label_array("y_true", y_true)
+    s = _as_array(name, y_score, ndim=(1, 2), numeric=True).astype(np.float64)
+    if s.ndim == 2 and s.shape[1] == 1:
+        s = s[:, 0]  # one column: the positive class' score, as scikit-learn reads it
+    _same_length(y_true=t, **{name: s})
     return t, s
 
 
@@ -344,16 +560,50 @@ def _need_two_classes(t: np.ndarray, what: str) -> np.ndarray:
     return lab
 
 
+def _class_weights_positive(t: np.ndarray, classes: np.ndarray, w: np.ndarray | None,
+                            what: str) -> None:
+    for c in classes.tolist():
+        mask = t == c
+        if not mask.any():
+            raise InputError(
+                f"class {c!r} listed in labels has no sample in y_true, so its one-vs-rest "
+                f"{what} is undefined; drop it from labels= (and its column from y_score), "
+                "or use multi_class='ovo'."
+            )
+        if w is not None and not (w[mask] > 0).any():
+            raise InputError(
+                f"every sample of class {c!r} has sample_weight 0, so {what} is undefined; "
+                "give some of them a positive weight."
+            )
+
+
+def _raise_undefined(what: str, caught: list[warnings.WarningMessage], res: Any) -> None:
+    undefined = [str(w.message) for w in caught if _is_undefined(w)]
+    if undefined or np.isnan(np.asarray(res, dtype=np.float64)).any():
+        why = undefined[0] if undefined else "a per-class value is NaN"
+        raise InputError(f"{what} is undefined for this input: {why}")
+
+
 def roc_auc(y_true: Any, y_score: Any, *, average: str | None = "macro",
             multi_class: str = "ovr", labels: Any = None, pos_label: Any = None,
-            sample_weight: Any = None) -> Any:
-    """Area under the ROC curve (trapezoidal; tied scores count half).
+            sample_weight: Any = None, max_fpr: float | None = None) -> Any:
+    """Area under the ROC curve (trapezoidal; tied scores count half), as
+    scikit-learn's ``roc_auc_score``.
 
-    Binary: ``y_score`` is 1-d, the score of the positive class (``pos_label``,
-    default the larger of the two classes).  Multi-class: ``y_score`` is
-    ``(n, n_classes)`` probabilities in ``labels`` order (rows must sum to 1),
-    ``multi_class="ovr"`` (one-vs-rest, ``average`` macro or weighted) or
-    ``"ovo"`` (Hand & Till one-vs-one).
+    Binary: ``y_score`` is 1-d (or an ``(n, 1)`` column), the score of the
+    positive class (``pos_label``, default the greater of the two classes);
+    ``max_fpr`` gives the McClish-standardised partial AUC over FPR in
+    [0, max_fpr].  Two-column scores of a binary ``y_true`` are an error (pass
+    the positive class' column).  Multi-class: ``y_score`` is
+    ``(n, n_classes)`` probabilities in ``labels`` order (any order; default
+    the sorted classes; rows must sum to 1), ``multi_class="ovr"``
+    (one-vs-rest; ``average`` macro, weighted, micro or None for per-class
+    values in ``labels`` order) or ``"ovo"`` (Hand & Till one-vs-one; macro or
+    weighted).
+
+    Undefined (InputError, where scikit-learn returns NaN): a single class in
+    ``y_true``, a class whose samples all have weight 0, and for ``ovr`` a
+    class listed in ``labels`` without samples.
 
     >>> roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.75
@@ -363,25 +613,57 @@ def roc_auc(y_true: Any, y_score: Any, *, average: str | None = "macro",
     t, s = _scores(y_true, y_score)
     lab = _need_two_classes(t, "roc_auc")
     w = _check_weights(sample_weight, len(t))
+    if average is not None:
+        _check_choice("average", average, ("macro", "weighted", "micro"))
+    if s.ndim == 2 and s.shape[1] == 2 and len(lab) == 2:
+        raise InputError(
+            "y_true is binary but y_score has 2 columns; pass the positive class' scores "
+            f"as a 1-d y_score (y_score[:, 1] for class {_py(lab[1])!r} when the columns are "
+            "in sorted class order)."
+        )
     if s.ndim == 1:
         if len(lab) > 2:
             raise InputError(
                 f"y_true has {len(lab)} classes but y_score is 1-d; pass (n, n_classes) "
                 "probabilities for a multi-class ROC-AUC."
             )
+        if max_fpr is not None and (isinstance(max_fpr, bool)
+                                    or not isinstance(max_fpr, (int, float))
+                                    or not 0 < max_fpr <= 1):
+            raise InputError(f"max_fpr must be a number in (0, 1], got {max_fpr!r}.")
         if pos_label is not None:
             if pos_label not in lab.tolist():
-                raise InputError(f"pos_label={pos_label!r} is not one of {lab.tolist()}.")
+                raise InputError(f"pos_label={pos_label!r} is not one of {lab.tolist()}; "
+                                 "pass pos_label= naming the positive class.")
             t = (t == pos_label).astype(int)
-        return float(roc_auc_score(t, s, sample_weight=w))
+            lab = np.array([0, 1])
+        _class_weights_positive(t, lab, w, "roc_auc")
+        res, caught = _sk("roc_auc", roc_auc_score, t, s, sample_weight=w, max_fpr=max_fpr)
+        _raise_undefined("roc_auc", caught, res)
+        _reemit(caught)
+        return float(res)
+    if max_fpr is not None:
+        raise InputError("max_fpr (partial AUC) is defined for a binary y_true with 1-d "
+                         "scores only; leave max_fpr=None for multi-class.")
     _check_choice("multi_class", multi_class, ("ovr", "ovo"))
     lab = _labels(t, None, labels)
     _check_prob_rows("y_score", s, len(lab))
-    if average is not None:
-        _check_choice("average", average, ("macro", "weighted"))
-    res = roc_auc_score(t, s, average=average, multi_class=multi_class, labels=lab,
-                        sample_weight=w)
-    return res if average is None else float(res)
+    if multi_class == "ovo" and average not in ("macro", "weighted"):
+        raise InputError(f"average={average!r} is not defined for multi_class='ovo'; use "
+                         "average='macro' or 'weighted', or multi_class='ovr' for per-class "
+                         "(average=None) or micro-averaged values.")
+    order = np.argsort(lab, kind="stable")  # scikit-learn needs sorted labels
+    if multi_class == "ovr":
+        _class_weights_positive(t, lab, w, "roc_auc")
+    res, caught = _sk("roc_auc", roc_auc_score, t, s[:, order], average=average,
+                      multi_class=multi_class, labels=lab[order], sample_weight=w)
+    _raise_undefined("roc_auc", caught, res)
+    _reemit(caught)
+    if average is None:
+        out = np.empty(len(lab))
+        out[order] = res
+        return out
+    return float(res)
 
 
 def average_precision(y_true: Any, y_score: Any, *, pos_label: Any = 1,
@@ -390,6 +672,10 @@ def average_precision(y_true: Any, y_score: Any, *, pos_label: Any = 1,
     thresholds (no interpolation; tied scores form one threshold), as
     scikit-learn's ``average_precision_score``.  For interpolated detection AP
     see :mod:`ranklens.detection`.
+
+    ``y_score`` is 1-d (or an ``(n, 1)`` column), the score of ``pos_label``.
+    Undefined (InputError; scikit-learn returns 0.0 with a warning) when no
+    sample of ``pos_label`` has a positive weight.
 
     Seed 001's worked example:
 
@@ -407,12 +693,24 @@ def average_precision(y_true: Any, y_score: Any, *, pos_label: Any = 1,
     if len(lab) > 2:
         raise InputError(f"average_precision is binary; y_true has classes {lab.tolist()}.")
     if pos_label not in lab.tolist():
+        if len(lab) == 2:
+            raise InputError(f"pos_label={pos_label!r} is not one of the classes "
+                             f"{lab.tolist()}; pass pos_label= naming the positive class.")
         raise InputError(
             f"y_true has no sample of the positive class pos_label={pos_label!r}; "
             "average precision is undefined without positives."
         )
     w = _check_weights(sample_weight, len(t))
-    return float(average_precision_score(t == pos_label, s, sample_weight=w))
+    if w is not None and not (w[t == pos_label] > 0).any():
+        raise InputError(
+            f"every sample of the positive class pos_label={pos_label!r} has sample_weight "
+            "0; average precision is undefined without positives."
+        )
+    res, caught = _sk("average_precision", average_precision_score, t == pos_label, s,
+                      sample_weight=w)
+    _raise_undefined("average_precision", caught, res)
+    _reemit(caught)
+    return float(res)
 
 
 # --------------------------------------------------------------------------- likelihood
@@ -433,7 +731,7 @@ def _check_prob_rows(name: str, prob: np.ndarray, n_classes: int, *, atol: float
     bad = np.flatnonzero(np.abs(sums - 1.0) > atol)
     if len(bad):
         raise InputError(
-            f"rows of {name} must sum to 1; row {int(bad[0])} sums to {sums[bad[0]]!r} "
+            f"rows of {name} must sum to 1; row {int(bad[0])} sums to {float(sums[bad[0]])!r} "
             f"({len(bad)} rows off by more than {atol}); pass renormalize=True to "
             "divide each row by its sum."
         )
@@ -445,29 +743,55 @@ def _check_unit_interval(name: str, prob: np.ndarray) -> None:
         flat = prob.ravel()
         bad = int(np.flatnonzero((flat < 0) | (flat > 1))[0])
         raise InputError(
-            f"{name} must hold probabilities in [0, 1]; found {flat[bad]!r} at flat "
+            f"{name} must hold probabilities in [0, 1]; found {float(flat[bad])!r} at flat "
             f"index {bad}.  Apply a sigmoid/softmax to scores first."
         )
+
+
+def _bernoulli_positive(t: np.ndarray, labels: Any, pos_label: Any) -> Any:
+    """The class whose probability a 1-d y_prob is."""
+    if labels is not None:
+        lab = _labels(t, None, labels)
+        if len(lab) != 2:
+            raise InputError(
+                f"a 1-d y_prob is the probability of the positive class of two, but labels "
+                f"lists {len(lab)} classes ({lab[:10].tolist()}); pass labels= with two "
+                "classes, or (n, n_classes) probabilities for a categorical model."
+            )
+        classes = np.sort(lab)
+    else:
+        classes = np.unique(t)
+        if len(classes) > 2:
+            raise InputError(
+                f"1-d y_prob is a Bernoulli model P(y = positive class), so y_true must hold "
+                f"at most two outcomes; found classes {classes[:10].tolist()}.  Pass "
+                "(n, n_classes) probabilities for a categorical model."
+            )
+    if pos_label is not None:
+        if len(classes) == 2 and pos_label not in classes.tolist():
+            raise InputError(f"pos_label={pos_label!r} is not one of the classes "
+                             f"{classes.tolist()}; pass pos_label= naming the positive class.")
+        return pos_label
+    if len(classes) == 2:
+        return classes[1]
+    only = classes[0]
+    if classes.dtype.kind in "biuf" and only in (0, 1):
+        return 1  # outcomes coded 0/1: the probability is P(y = 1)
+    raise InputError(
+        f"y_true holds the single class {_py(only)!r}, so the class a 1-d y_prob is the "
+        "probability of is unknown; pass labels=[negative, positive] (the greater is the "
+        "positive class) or pos_label=."
+    )
 
 
 def _true_class_prob(y_true: Any, y_prob: Any, labels: Any, pos_label: Any,
                      renormalize: bool) -> np.ndarray:
     """Probability each sample's model assigned to its observed outcome."""
-    t = _as_array("y_true", y_true)
-    p = _as_array("y_prob", y_prob, ndim=(1, 2), numeric=True).astype(np.float64)
-    _same_length(y_true=t, y_prob=p)
-    if p.ndim == 1:  # Bernoulli: p = P(y = pos_label)
+    t, p = _scores(y_true, y_prob, "y_prob")
+    if p.ndim == 1:  # Bernoulli: p = P(y = positive class)
         _check_unit_interval("y_prob", p)
-        lab = np.unique(t)
-        if len(lab) > 2 or (lab.dtype.kind in "biuf" and pos_label == 1
-                            and not np.isin(lab, [0, 1]).all()):
-            raise InputError(
-                f"1-d y_prob is a Bernoulli model P(y = {pos_label!r}), so y_true must hold "
-                f"two outcomes (0/1); found classes {lab[:10].tolist()}.  Pass "
-                "(n, n_classes) probabilities for a categorical model."
-            )
-        pos = t == pos_label
-        return np.where(pos, p, 1.0 - p)
+        pos = _bernoulli_positive(t, labels, pos_label)
+        return np.where(t == pos, p, 1.0 - p)
     lab = _labels(t, None, labels)
     p = _check_prob_rows("y_prob", p, len(lab), renormalize=renormalize)
     col = np.searchsorted(lab, t) if labels is None else _index_of(lab, t)
@@ -479,55 +803,87 @@ def _index_of(lab: np.ndarray, t: np.ndarray) -> np.ndarray:
     return order[np.searchsorted(lab[order], t)]
 
 
+def _check_eps(eps: Any) -> float:
+    if isinstance(eps, str) and eps == "auto":
+        return float(np.finfo(np.float64).eps)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps < 0.5:
+        raise InputError(f"eps must be a number in [0, 0.5) or 'auto', got {eps!r}.")
+    return float(eps)
+
+
 def log_likelihood(y_true: Any, y_prob: Any, *, reduction: str = "sum",
-                   labels: Any = None, pos_label: Any = 1, eps: float = DEFAULT_EPS,
-                   renormalize: bool = False) -> Any:
+                   labels: Any = None, pos_label: Any = None, eps: float | str = DEFAULT_EPS,
+                   renormalize: bool = False, sample_weight: Any = None) -> Any:
     """Log-likelihood of the observed outcomes under predicted probabilities.
 
-    ``sum_i log p_i(y_i)``, where ``p_i(y_i)`` is the probability the model
-    gave to sample ``i``'s observed outcome:
+    ``sum_i w_i log p_i(y_i)``, where ``p_i(y_i)`` is the probability the model
+    gave to sample ``i``'s observed outcome (``w_i`` = 1 without
+    ``sample_weight``):
 
-    * Bernoulli: ``y_prob`` is 1-d, ``P(y = pos_label)``; an outcome equal to
-      ``pos_label`` contributes ``log p``, any other ``log(1 - p)``.  Used for
+    * Bernoulli: ``y_prob`` is 1-d (or an ``(n, 1)`` column), the probability
+      of the positive class: ``pos_label`` when given, else the greater of the
+      two classes of ``labels`` or ``y_true`` (scikit-learn's convention; 1 for
+      0/1 outcomes, also when ``y_true`` holds only one of them).  An outcome
+      equal to it contributes ``log p``, the other ``log(1 - p)``.  Used for
       implicit-feedback latent factor models (seed 000).
     * categorical: ``y_prob`` is ``(n, n_classes)``, columns in ``labels``
       order (default: sorted classes of ``y_true``); rows must sum to 1 (or
       ``renormalize=True``).
 
-    Probabilities are clipped to ``[eps, 1 - eps]`` first (default 1e-15).
-    ``reduction``: ``"sum"`` (total log-likelihood), ``"mean"`` (per sample;
-    equals ``-log_loss``) or ``"none"`` (per-sample values).
+    Probabilities are clipped to ``[eps, 1 - eps]`` first (default 1e-15;
+    ``"auto"``: float64 machine epsilon, as scikit-learn).  ``reduction``:
+    ``"sum"`` (total log-likelihood), ``"mean"`` (weighted mean per sample;
+    equals ``-log_loss``) or ``"none"`` (per-sample values, unweighted: no
+    ``sample_weight`` then).
 
     >>> round(log_likelihood([1, 0], [0.8, 0.4]), 6)  # log .8 + log .6
     -0.733969
+    >>> round(log_likelihood(["no", "yes"], [0.2, 0.6]), 6)  # P(yes): log .8 + log .6
+    -0.733969
     """
     _check_choice("reduction", reduction, ("sum", "mean", "none"))
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps < 0.5:
-        raise InputError(f"eps must be a number in [0, 0.5), got {eps!r}.")
+    eps_v = _check_eps(eps)
     q = _true_class_prob(y_true, y_prob, labels, pos_label, renormalize)
-    if eps > 0:
-        q = np.clip(q, eps, 1.0 - eps)
+    w = _check_weights(sample_weight, len(q))
+    if w is not None and reduction == "none":
+        raise InputError("sample_weight weighs the 'sum' and 'mean' reductions; with "
+                         "reduction='none' multiply the per-sample values by it yourself.")
+    if eps_v > 0:
+        q = np.clip(q, eps_v, 1.0 - eps_v)
     with np.errstate(divide="ignore"):
         ll = np.log(q)
     if reduction == "none":
         return ll
+    if w is not None:
+        with np.errstate(invalid="ignore"):
+            ll = np.where(w > 0, ll * w, 0.0)
+        return float(ll.sum() if reduction == "sum" else ll.sum() / w.sum())
     return float(ll.sum() if reduction == "sum" else ll.mean())
 
 
-def log_loss(y_true: Any, y_prob: Any, *, labels: Any = None, pos_label: Any = 1,
-             eps: float = DEFAULT_EPS, renormalize: bool = False,
-             per_sample: bool = False) -> Any:
-    """Cross-entropy: ``-(1/n) sum_i log p_i(y_i)``, the negative mean
-    log-likelihood (see :func:`log_likelihood` for the Bernoulli/categorical
-    forms and the clipping ``eps``).  Matches scikit-learn's ``log_loss``
-    whenever no probability needs clipping (scikit-learn clips at the dtype's
-    machine epsilon instead).
+def log_loss(y_true: Any, y_prob: Any, *, labels: Any = None, pos_label: Any = None,
+             eps: float | str = DEFAULT_EPS, renormalize: bool = False,
+             per_sample: bool = False, sample_weight: Any = None) -> Any:
+    """Cross-entropy: ``-(sum_i w_i log p_i(y_i)) / sum_i w_i``, the negative
+    (weighted) mean log-likelihood (see :func:`log_likelihood` for the
+    Bernoulli/categorical forms, the positive class of a 1-d ``y_prob`` and
+    the clipping ``eps``).  Equals scikit-learn's ``log_loss`` whenever no
+    probability needs clipping, and always with ``eps="auto"`` (scikit-learn
+    clips at the machine epsilon); scikit-learn accepts rows that do not sum
+    to 1 with a warning, ranklens asks for ``renormalize=True``.
+    ``per_sample=True`` returns each sample's ``-log p_i(y_i)``.
 
     >>> round(log_loss([1, 0], [0.8, 0.4]), 6)
     0.366985
+    >>> round(log_loss(["no", "yes", "yes"], [0.2, 0.9, 0.7]), 4)  # P(y = "yes")
+    0.2284
     """
-    ll = log_likelihood(y_true, y_prob, reduction="none", labels=labels,
-                        pos_label=pos_label, eps=eps, renormalize=renormalize)
-    return -ll if per_sample else float(-ll.mean())
-
-
+    if per_sample:
+        if sample_weight is not None:
+            raise InputError("per_sample=True returns unweighted per-sample losses; leave "
+                             "sample_weight=None (multiply by it yourself).")
+        return -log_likelihood(y_true, y_prob, reduction="none", labels=labels,
+                               pos_label=pos_label, eps=eps, renormalize=renormalize)
+    return -log_likelihood(y_true, y_prob, reduction="mean", labels=labels,
+                           pos_label=pos_label, eps=eps, renormalize=renormalize,
+                           sample_weight=sample_weight)
