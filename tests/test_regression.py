@@ -74,6 +74,51 @@ def test_bad_input() -> None:
         reg.mae([1, 2], [1, 2], sample_weight=[1])
 
 
+def test_column_vectors_are_one_output() -> None:
+    col_t, col_p = np.array(T)[:, None], np.array(P)[:, None]
+    for fn in (reg.mae, reg.mse, reg.rmse, reg.r2):
+        want = fn(T, P)
+        assert fn(col_t, col_p) == pytest.approx(want)
+        assert fn(col_t, P) == pytest.approx(want)
+        assert fn(T, col_p) == pytest.approx(want)
+        assert fn(col_t, P, multioutput="raw_values").tolist() == pytest.approx([want])
+    assert reg.mae(col_t, P, per_sample=True).tolist() == [0.5, 0.5, 0.0, 1.0]
+    with pytest.raises(InputError, match="same number of outputs"):
+        reg.mae(np.zeros((3, 2)), np.zeros(3))
+
+
+def test_multioutput_weights_and_variance_weighted() -> None:
+    t = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+    p = np.array([[1.0, 3.0], [2.0, 4.0], [5.0, 5.0]])
+    # per output MAE 1/3 and 1: weights 1 and 3
+    assert reg.mae(t, p, multioutput=[1, 3]) == pytest.approx((1 / 3 + 3) / 4)
+    assert reg.mae(t, p, multioutput=[1, 3], per_sample=True).tolist() == pytest.approx(
+        [3 / 4, 1 / 4, 6 / 4])
+    assert reg.mae(t, p, multioutput="raw_values", per_sample=True).tolist() == [
+        [0.0, 1.0], [1.0, 0.0], [0.0, 2.0]]
+    # R^2 per output: 1 - 1/8 and 1 - 5/(38/3); variance weights SS_tot 8 and 38/3
+    r_a, r_b = 1 - 1 / 8, 1 - 5 / (38 / 3)
+    assert reg.r2(t, p, multioutput="variance_weighted") == pytest.approx(
+        (8 * r_a + 38 / 3 * r_b) / (8 + 38 / 3))
+    with pytest.raises(InputError, match="2 non-negative weights"):
+        reg.mae(t, p, multioutput=[1, 2, 3])
+    with pytest.raises(InputError, match="multioutput must be one of"):
+        reg.mae(t, p, multioutput="variance_weighted")
+    with pytest.raises(InputError, match="not all 0"):
+        reg.mse(t, p, multioutput=[0, 0])
+
+
+def test_bad_values_are_input_errors() -> None:
+    with pytest.raises(InputError, match="sample_weight is 0 for every sample"):
+        reg.mae(T, P, sample_weight=[0, 0, 0, 0])
+    with pytest.raises(InputError, match="complex"):
+        reg.mae([1j, 2], [1, 2])
+    with pytest.raises(InputError, match="NaN or infinite"):
+        reg.r2([1.0, float("inf")], [1.0, 2.0])
+    with pytest.raises(InputError, match="empty"):
+        reg.rmse([], [])
+
+
 def test_registered() -> None:
     for name in ("mae", "mse", "rmse", "r2"):
         assert REGISTRY[name].domain == "regression"

@@ -1,16 +1,26 @@
 """Regression metrics: MAE, MSE, RMSE and R^2.
 
 scikit-learn computes the numbers (imported inside the functions); this module
-validates the input once and makes the conventions explicit:
+validates the input once, raises :class:`ranklens.errors.InputError` naming
+the argument (never scikit-learn's own exceptions) and makes the conventions
+explicit:
 
-* ``y_true``/``y_pred`` are 1-d, or 2-d ``(n_samples, n_outputs)``; for 2-d
-  input ``multioutput="uniform_average"`` (default) averages the per-output
-  scores, ``"raw_values"`` returns one per output.
+* ``y_true``/``y_pred`` are 1-d, or 2-d ``(n_samples, n_outputs)``; a 1-d
+  array and an ``(n, 1)`` column are the same single output (as in
+  scikit-learn).  For 2-d input ``multioutput="uniform_average"`` (default)
+  averages the per-output scores, ``"raw_values"`` returns one per output, an
+  array of ``n_outputs`` non-negative weights takes their weighted mean, and
+  (R^2 only) ``"variance_weighted"`` weighs each output by the variance of
+  its ``y_true``.
+* ``sample_weight``: non-negative, not all zero.
 * ``per_sample=True`` (MAE, MSE) returns the per-sample absolute / squared
-  errors instead of their mean (averaged over outputs for 2-d input).
+  errors instead of their mean (for 2-d input combined over outputs as
+  ``multioutput`` says: mean, weighted mean, or ``(n, n_outputs)`` for
+  ``"raw_values"``).
 * R^2 = 1 - SS_res / SS_tot.  With a constant ``y_true`` (SS_tot = 0) it is
   1.0 for a perfect prediction and 0.0 otherwise (scikit-learn's
-  ``force_finite`` convention).
+  ``force_finite`` convention).  It is undefined for a single sample
+  (InputError; scikit-learn returns NaN with a warning).
 
 >>> mae([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]), mse([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
 (0.5, 0.375)
@@ -24,7 +34,14 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.classification import _as_array, _check_choice, _check_weights, _same_length
+from ranklens.classification import (
+    _as_array,
+    _check_choice,
+    _check_weights,
+    _reemit,
+    _same_length,
+    _sk,
+)
 from ranklens.errors import InputError
 
 __all__ = ["mae", "mse", "r2", "rmse"]
@@ -32,17 +49,47 @@ __all__ = ["mae", "mse", "r2", "rmse"]
 MULTIOUTPUT = ("uniform_average", "raw_values")
 
 
-def _prepare(y_true: Any, y_pred: Any, sample_weight: Any, multioutput: str
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _check_multioutput(multioutput: Any, n_outputs: int,
+                       choices: tuple[str, ...] = MULTIOUTPUT) -> str | np.ndarray:
+    if isinstance(multioutput, str):
+        _check_choice("multioutput", multioutput, choices)
+        return multioutput
+    try:
+        mo = np.asarray(multioutput, dtype=np.float64)
+    except (TypeError, ValueError):
+        mo = np.empty(0)
+    if mo.ndim != 1 or len(mo) != n_outputs or not np.isfinite(mo).all() \
+            or (mo < 0).any() or not mo.sum() > 0:
+        raise InputError(
+            f"multioutput must be one of {', '.join(map(repr, choices))} or {n_outputs} "
+            f"non-negative weights (one per output, not all 0), got {multioutput!r}."
+        )
+    return mo
+
+
+def _prepare(y_true: Any, y_pred: Any, sample_weight: Any, multioutput: Any,
+             choices: tuple[str, ...] = MULTIOUTPUT
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, str | np.ndarray]:
     t = _as_array("y_true", y_true, ndim=(1, 2), numeric=True).astype(np.float64)
     p = _as_array("y_pred", y_pred, ndim=(1, 2), numeric=True).astype(np.float64)
     _same_length(y_true=t, y_pred=p)
+    if t.ndim != p.ndim:  # 1-d against an (n, 1) column: one output, as scikit-learn
+        t, p = t.reshape(len(t), -1), p.reshape(len(p), -1)
     if t.shape != p.shape:
         raise InputError(
-            f"y_true has shape {t.shape} but y_pred has shape {p.shape}; they must match."
+            f"y_true has shape {t.shape} but y_pred has shape {p.shape}; they must have the "
+            "same number of outputs."
         )
-    _check_choice("multioutput", multioutput, MULTIOUTPUT)
-    return t, p, _check_weights(sample_weight, len(t))
+    mo = _check_multioutput(multioutput, 1 if t.ndim == 1 else t.shape[1], choices)
+    return t, p, _check_weights(sample_weight, len(t)), mo
+
+
+def _per_sample(err: np.ndarray, mo: str | np.ndarray) -> np.ndarray:
+    if err.ndim == 1 or (isinstance(mo, str) and mo == "raw_values"):
+        return err
+    if isinstance(mo, np.ndarray):
+        return np.average(err, axis=1, weights=mo)
+    return err.mean(axis=1)
 
 
 def _result(value: Any) -> Any:
@@ -50,47 +97,54 @@ def _result(value: Any) -> Any:
     return float(arr) if arr.ndim == 0 else arr
 
 
+def _call(what: str, fn: Any, t: np.ndarray, p: np.ndarray, w: np.ndarray | None,
+          mo: str | np.ndarray) -> Any:
+    res, caught = _sk(what, fn, t, p, sample_weight=w, multioutput=mo)
+    _reemit(caught)
+    return _result(res)
+
+
 def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-        multioutput: str = "uniform_average", per_sample: bool = False) -> Any:
+        multioutput: Any = "uniform_average", per_sample: bool = False) -> Any:
     """Mean absolute error ``(1/n) sum |y_i - yhat_i|`` (weighted mean with weights)."""
     from sklearn.metrics import mean_absolute_error
 
-    t, p, w = _prepare(y_true, y_pred, sample_weight, multioutput)
+    t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput)
     if per_sample:
-        err = np.abs(t - p)
-        return err if err.ndim == 1 else err.mean(axis=1)
-    return _result(mean_absolute_error(t, p, sample_weight=w, multioutput=multioutput))
+        return _per_sample(np.abs(t - p), mo)
+    return _call("mae", mean_absolute_error, t, p, w, mo)
 
 
 def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-        multioutput: str = "uniform_average", per_sample: bool = False) -> Any:
+        multioutput: Any = "uniform_average", per_sample: bool = False) -> Any:
     """Mean squared error ``(1/n) sum (y_i - yhat_i)^2``."""
     from sklearn.metrics import mean_squared_error
 
-    t, p, w = _prepare(y_true, y_pred, sample_weight, multioutput)
+    t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput)
     if per_sample:
-        err = (t - p) ** 2
-        return err if err.ndim == 1 else err.mean(axis=1)
-    return _result(mean_squared_error(t, p, sample_weight=w, multioutput=multioutput))
+        return _per_sample((t - p) ** 2, mo)
+    return _call("mse", mean_squared_error, t, p, w, mo)
 
 
 def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-         multioutput: str = "uniform_average") -> Any:
+         multioutput: Any = "uniform_average") -> Any:
     """Root mean squared error ``sqrt(MSE)``; for 2-d input the root is taken
     per output, then averaged (scikit-learn's ``root_mean_squared_error``)."""
     from sklearn.metrics import root_mean_squared_error
 
-    t, p, w = _prepare(y_true, y_pred, sample_weight, multioutput)
-    return _result(root_mean_squared_error(t, p, sample_weight=w, multioutput=multioutput))
+    t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput)
+    return _call("rmse", root_mean_squared_error, t, p, w, mo)
 
 
 def r2(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-       multioutput: str = "uniform_average") -> Any:
+       multioutput: Any = "uniform_average") -> Any:
     """Coefficient of determination ``1 - SS_res / SS_tot`` (can be negative).
-    Needs at least two samples."""
+    Needs at least two samples.  ``multioutput`` also takes
+    ``"variance_weighted"``."""
     from sklearn.metrics import r2_score
 
-    t, p, w = _prepare(y_true, y_pred, sample_weight, multioutput)
+    t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput,
+                           (*MULTIOUTPUT, "variance_weighted"))
     if len(t) < 2:
         raise InputError("r2 needs at least two samples; it is undefined for one.")
-    return _result(r2_score(t, p, sample_weight=w, multioutput=multioutput))
+    return _call("r2", r2_score, t, p, w, mo)
