@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ranklens.clustering as cl
-from ranklens.errors import InputError
+from ranklens.errors import InputError, RanklensWarning
 from ranklens.metrics.registry import REGISTRY
 
 sk = pytest.importorskip("sklearn.metrics")
@@ -135,6 +135,68 @@ def test_bad_input() -> None:
         cl.silhouette([[0.0], [1.0], [2.0]], [0, 1, 1], sample_size=1)
     with pytest.raises(InputError, match="X must be a 2-d array"):
         cl.davies_bouldin([0.0, 1.0, 2.0], [0, 1, 1])
+
+
+def test_internal_indices_take_a_label_column() -> None:
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(12, 2))
+    lab = np.arange(12) % 3
+    col = lab[:, None]
+    assert cl.silhouette(X, col) == cl.silhouette(X, lab)
+    assert cl.davies_bouldin(X, col) == cl.davies_bouldin(X, lab)
+    assert cl.calinski_harabasz(X, col) == cl.calinski_harabasz(X, lab)
+    assert cl.dunn_index(X, col) == cl.dunn_index(X, lab)
+    # external scores want 1-d labels, as scikit-learn's
+    with pytest.raises(InputError, match="labels_true must be a 1-d array"):
+        cl.adjusted_rand_index(col, lab)
+
+
+def test_dunn_degenerate_clusters() -> None:
+    # single-point clusters apart from each other: zero size, positive separation
+    assert cl.dunn_index([[0.0], [1.0], [3.0]], [0, 1, 2]) == float("inf")
+    assert cl.dunn_index([[0.0], [1.0], [3.0]], [0, 1, 2], variant="centroid") == float("inf")
+    with pytest.raises(InputError, match="0/0"):
+        cl.dunn_index(np.zeros((4, 2)), [0, 0, 1, 1])
+    with pytest.raises(InputError, match="0/0"):
+        cl.dunn_index(np.zeros((4, 2)), [0, 0, 1, 1], variant="centroid")
+    with pytest.raises(InputError, match="metric='nope'"):
+        cl.dunn_index([[0.0], [1.0]], [0, 1], metric="nope")
+    with pytest.raises(InputError, match="p must be a number >= 1"):
+        cl.dunn_index([[0.0], [1.0]], [0, 1], variant="centroid", p=0.5)
+    # p = inf is the Chebyshev norm
+    assert cl.dunn_index([[0, 0], [0, 1], [4, 0], [4, 2]], [0, 0, 1, 1], variant="centroid",
+                         p=float("inf")) == pytest.approx(4 / 1)
+
+
+def test_parameters_and_labels_are_checked_here() -> None:
+    with pytest.raises(InputError, match="beta must be a finite number >= 0"):
+        cl.v_measure([0, 1], [0, 1], beta=-1)
+    with pytest.raises(InputError, match=r"silhouette: .*metric"):
+        cl.silhouette([[0.0], [1.0], [2.0]], [0, 1, 1], metric="nope")
+    with pytest.raises(InputError, match=r"zero_division .* must be a number"):
+        cl.pair_precision([0, 1], [0, 1], zero_division="warn")
+    with pytest.raises(InputError, match="mixes string and numeric"):
+        cl.purity(np.array([0, "a"], dtype=object), [0, 1])
+    with pytest.raises(InputError, match="random_state must be"):
+        cl.silhouette([[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1], sample_size=3,
+                      random_state="seed")
+    # fractional labels look like scores: scikit-learn warns, so do we
+    with pytest.warns(RanklensWarning, match=r"labels_pred holds numbers with a fractional"):
+        assert cl.rand_index([0, 0, 1], [0.5, 0.5, 1.5]) == 1.0
+
+
+def test_silhouette_sample_of_a_precomputed_matrix() -> None:
+    from scipy.spatial.distance import cdist
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 2))
+    lab = np.arange(30) % 3
+    D = cdist(X, X)
+    # the sample takes rows and columns of the distance matrix: same points, same value
+    assert cl.silhouette(D, lab, metric="precomputed", sample_size=12, random_state=4) == \
+        pytest.approx(cl.silhouette(X, lab, sample_size=12, random_state=4))
+    gen = np.random.default_rng(9)
+    assert -1 <= cl.silhouette(X, lab, sample_size=12, random_state=gen) <= 1
 
 
 def test_registered() -> None:

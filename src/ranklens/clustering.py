@@ -18,6 +18,14 @@ Pair counting never enumerates pairs: with the contingency table
 so pair precision = TP / (TP + FP), pair recall = TP / (TP + FN),
 Jaccard = TP / (TP + FP + FN), Rand = (TP + TN) / C(n).
 
+``zero_division`` (default 0.0, as in every ranklens family) is the value of
+a 0/0 pair ratio: pair precision when the prediction puts every point alone,
+pair recall when the truth does, F1 and Jaccard when both do.  As in
+scikit-learn, the internal indices take the labels as 1-d or an ``(n, 1)``
+column and the external scores as 1-d; labels with a fractional part are
+used as given with a :class:`~ranklens.errors.RanklensWarning` (scikit-learn
+warns too); scikit-learn's own exceptions never reach the caller.
+
 >>> t = [0, 0, 0, 1, 1, 1]
 >>> p = [0, 0, 1, 1, 2, 2]
 >>> pair_confusion(t, p)
@@ -28,12 +36,22 @@ Jaccard = TP / (TP + FP + FN), Rand = (TP + TN) / C(n).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
-from ranklens.classification import _as_array, _check_choice, _same_length
-from ranklens.errors import InputError
+from ranklens.classification import (
+    _as_array,
+    _check_choice,
+    _label_kinds,
+    _py,
+    _reemit,
+    _same_length,
+    _sk,
+    _stacklevel,
+)
+from ranklens.errors import InputError, RanklensWarning
 
 __all__ = [
     "adjusted_rand_index",
@@ -57,9 +75,33 @@ __all__ = [
 
 # --------------------------------------------------------------------------- contingency
 
-def _codes(name: str, labels: Any) -> tuple[np.ndarray, int]:
-    a = _as_array(name, labels)
-    _, inv = np.unique(a, return_inverse=True)
+def _codes(name: str, labels: Any, *, column: bool = False,
+           warn_continuous: bool = True) -> tuple[np.ndarray, int]:
+    """Labels as codes 0..k-1 (and k).  ``column``: an (n, 1) column is
+    flattened (scikit-learn's internal indices accept one; its external
+    scores do not).  Labels with a fractional part are used as given, with a
+    RanklensWarning (scikit-learn warns too): they look like scores."""
+    a = _as_array(name, labels, ndim=(1, 2) if column else (1,))
+    if a.ndim == 2:
+        if a.shape[1] != 1:
+            raise InputError(f"{name} must be 1-d or an (n, 1) column, got shape {a.shape}.")
+        a = a[:, 0]
+    if len(_label_kinds(a)) > 1:
+        raise InputError(f"{name} mixes string and numeric labels; convert them to one "
+                         "type first.")
+    if warn_continuous and a.dtype.kind == "f":
+        frac = np.flatnonzero(a != np.trunc(a))
+        if len(frac):
+            warnings.warn(
+                f"{name} holds numbers with a fractional part ({_py(a[frac[0]])!r} at index "
+                f"{int(frac[0])}); each distinct value is taken as one cluster.  If they are "
+                "scores or measurements, cluster them first.", RanklensWarning,
+                stacklevel=_stacklevel())
+    try:
+        _, inv = np.unique(a, return_inverse=True)
+    except TypeError as exc:
+        raise InputError(f"{name} holds labels that cannot be compared ({exc}); pass "
+                         "strings or numbers.") from None
     inv = inv.ravel().astype(np.int64)
     return inv, int(inv.max()) + 1
 
@@ -99,8 +141,17 @@ def _pairs(labels_true: Any, labels_pred: Any, true_name: str = "labels_true",
     return tp, fp, fn, n * (n - 1) // 2 - tp - fp - fn
 
 
+def _check_zd(zero_division: Any) -> float:
+    if isinstance(zero_division, (bool, np.bool_)) \
+            or not isinstance(zero_division, (int, float, np.integer, np.floating)):
+        raise InputError(f"zero_division (the value of 0/0) must be a number such as 0.0, "
+                         f"1.0 or nan, got {zero_division!r}.")
+    return float(zero_division)
+
+
 def _ratio(num: int, den: int, zero_division: float) -> float:
-    return float(num / den) if den else float(zero_division)
+    zd = _check_zd(zero_division)
+    return float(num / den) if den else zd
 
 
 def pair_confusion(labels_true: Any, labels_pred: Any) -> dict[str, int]:
@@ -185,9 +236,13 @@ def nmi(labels_true: Any, labels_pred: Any, *, average_method: str = "arithmetic
 
 
 def v_measure(labels_true: Any, labels_pred: Any, *, beta: float = 1.0) -> float:
-    """V-measure: weighted harmonic mean of homogeneity and completeness."""
+    """V-measure: weighted harmonic mean of homogeneity and completeness,
+    (1 + beta) h c / (beta h + c) (Rosenberg & Hirschberg 2007); ``beta`` >= 0."""
     from sklearn.metrics import v_measure_score
 
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) \
+            or not 0 <= beta < float("inf"):
+        raise InputError(f"beta must be a finite number >= 0, got {beta!r}.")
     return float(v_measure_score(*_ext(labels_true, labels_pred), beta=beta))
 
 
@@ -202,7 +257,7 @@ def fowlkes_mallows(labels_true: Any, labels_pred: Any) -> float:
 
 def _internal(X: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
     x = _as_array("X", X, ndim=(2,), numeric=True).astype(np.float64)
-    lab, k = _codes("labels", labels)
+    lab, k = _codes("labels", labels, column=True, warn_continuous=False)
     _same_length(X=x, labels=lab)
     if not 2 <= k <= len(x) - 1:
         raise InputError(
@@ -215,45 +270,66 @@ def _internal(X: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
 def silhouette(X: Any, labels: Any, *, metric: str = "euclidean",
                sample_size: int | None = None, random_state: Any = None,
                per_sample: bool = False) -> Any:
-    """Mean silhouette coefficient (b - a) / max(a, b) (seed 004).
+    """Mean silhouette coefficient (b - a) / max(a, b) (seed 004), scikit-learn's.
 
     Exact by default (O(n^2) time, scikit-learn computes it in chunks).  For
     large n pass ``sample_size`` to average over a random subset of that many
-    points (drawn with ``random_state``, an int or ``numpy.random.Generator``
-    seed, for reproducibility).  ``per_sample=True`` returns every point's
-    coefficient (always exact).
+    points, drawn as scikit-learn's ``silhouette_score`` draws them
+    (``random_state`` an int, ``numpy.random.RandomState`` or None: the first
+    ``sample_size`` of a random permutation, so the value equals
+    scikit-learn's for the same ``random_state``; a ``numpy.random.Generator``
+    is also accepted).  With ``metric="precomputed"`` ``X`` is the n x n
+    distance matrix and the sample takes its rows and columns.
+    ``per_sample=True`` returns every point's coefficient (always exact).
     """
     from sklearn.metrics import silhouette_samples, silhouette_score
 
     x, lab = _internal(X, labels)
     if per_sample:
-        return silhouette_samples(x, lab, metric=metric)
+        res, caught = _sk("silhouette", silhouette_samples, x, lab, metric=metric)
+        _reemit(caught)
+        return res
     if sample_size is not None:
+        from sklearn.utils import check_random_state
+
         if isinstance(sample_size, bool) or not isinstance(sample_size, (int, np.integer)) \
                 or not sample_size >= 2:
             raise InputError(f"sample_size must be an integer >= 2, got {sample_size!r}.")
-        if sample_size < len(x):
-            rng = np.random.default_rng(random_state)
-            idx = rng.choice(len(x), size=int(sample_size), replace=False)
-            x, lab = x[idx], lab[idx]
-            if len(np.unique(lab)) < 2:
-                raise InputError("the sample holds a single cluster; raise sample_size.")
-            _, lab = np.unique(lab, return_inverse=True)
-    return float(silhouette_score(x, lab, metric=metric))
+        if isinstance(random_state, np.random.Generator):
+            idx = random_state.permutation(len(x))[:sample_size]
+        else:
+            try:
+                rs = check_random_state(random_state)
+            except ValueError:
+                raise InputError(f"random_state must be None, an int, a numpy RandomState or "
+                                 f"Generator, got {random_state!r}.") from None
+            idx = rs.permutation(len(x))[:sample_size]
+        x = x[idx][:, idx] if metric == "precomputed" else x[idx]
+        lab = lab[idx]
+        if len(np.unique(lab)) < 2:
+            raise InputError("the sample holds a single cluster; raise sample_size.")
+        _, lab = np.unique(lab, return_inverse=True)
+    res, caught = _sk("silhouette", silhouette_score, x, lab, metric=metric)
+    _reemit(caught)
+    return float(res)
 
 
 def davies_bouldin(X: Any, labels: Any) -> float:
     """Davies-Bouldin index (lower is better), scikit-learn's."""
     from sklearn.metrics import davies_bouldin_score
 
-    return float(davies_bouldin_score(*_internal(X, labels)))
+    res, caught = _sk("davies_bouldin", davies_bouldin_score, *_internal(X, labels))
+    _reemit(caught)
+    return float(res)
 
 
 def calinski_harabasz(X: Any, labels: Any) -> float:
     """Calinski-Harabasz variance ratio (higher is better), scikit-learn's."""
     from sklearn.metrics import calinski_harabasz_score
 
-    return float(calinski_harabasz_score(*_internal(X, labels)))
+    res, caught = _sk("calinski_harabasz", calinski_harabasz_score, *_internal(X, labels))
+    _reemit(caught)
+    return float(res)
 
 
 def dunn_index(X: Any, labels: Any, *, variant: str = "classic", metric: str = "euclidean",
@@ -269,7 +345,11 @@ def dunn_index(X: Any, labels: Any, *, variant: str = "classic", metric: str = "
 
     ``variant="centroid"`` (torchmetrics' ``dunn_index``): min distance between
     two cluster centroids, divided by the max distance from a point to its own
-    cluster's centroid; distances are Minkowski ``p``-norms.  O(n k).
+    cluster's centroid; distances are Minkowski ``p``-norms (``p`` >= 1).  O(n k).
+
+    Both are ``inf`` when the clusters have zero size (single points, or
+    coinciding points) but are apart, and undefined (InputError) when the
+    separation is 0 too.
 
     >>> X = [[0, 0], [0, 1], [4, 0], [4, 2]]
     >>> dunn_index(X, [0, 0, 1, 1])
@@ -280,15 +360,18 @@ def dunn_index(X: Any, labels: Any, *, variant: str = "classic", metric: str = "
     _check_choice("variant", variant, ("classic", "centroid"))
     x, lab = _internal_k2(X, labels)
     if variant == "centroid":
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not p >= 1:
+            raise InputError(f"p must be a number >= 1 (a Minkowski norm; inf allowed), "
+                             f"got {p!r}.")
         k = int(lab.max()) + 1
         sizes = np.bincount(lab, minlength=k).astype(np.float64)
         cent = np.zeros((k, x.shape[1]))
         np.add.at(cent, lab, x)
         cent /= sizes[:, None]
         i, j = np.triu_indices(k, 1)
-        inter = np.linalg.norm(cent[i] - cent[j], ord=p, axis=1).min()
-        intra = np.linalg.norm(x - cent[lab], ord=p, axis=1).max()
-        return float(inter / intra) if intra > 0 else float("inf")
+        inter = float(np.linalg.norm(cent[i] - cent[j], ord=p, axis=1).min())
+        intra = float(np.linalg.norm(x - cent[lab], ord=p, axis=1).max())
+        return _dunn_ratio(inter, intra)
     from scipy.spatial.distance import cdist
 
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
@@ -296,17 +379,29 @@ def dunn_index(X: Any, labels: Any, *, variant: str = "classic", metric: str = "
     min_inter, max_intra = np.inf, 0.0
     for start in range(0, len(x), chunk_size):
         rows = slice(start, start + chunk_size)
-        d = cdist(x[rows], x, metric=metric)
+        try:
+            d = cdist(x[rows], x, metric=metric)
+        except (ValueError, TypeError) as exc:
+            raise InputError(f"dunn_index: metric={metric!r}: {exc}") from None
         same = lab[rows, None] == lab[None, :]
         if (~same).any():
             min_inter = min(min_inter, float(d[~same].min()))
         max_intra = max(max_intra, float(d[same].max()))
-    return float(min_inter / max_intra) if max_intra > 0 else float("inf")
+    return _dunn_ratio(float(min_inter), max_intra)
+
+
+def _dunn_ratio(inter: float, intra: float) -> float:
+    if intra > 0:
+        return inter / intra
+    if inter > 0:
+        return float("inf")  # compact (zero-size) clusters apart from each other
+    raise InputError("the Dunn index is 0/0 here: every point coincides with the points of "
+                     "its own and of another cluster (zero separation and zero size).")
 
 
 def _internal_k2(X: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
     x = _as_array("X", X, ndim=(2,), numeric=True).astype(np.float64)
-    lab, k = _codes("labels", labels)
+    lab, k = _codes("labels", labels, column=True, warn_continuous=False)
     _same_length(X=x, labels=lab)
     if k < 2:
         raise InputError("labels must form at least 2 clusters; the index is undefined "
