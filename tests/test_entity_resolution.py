@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ranklens.entity_resolution as er
-from ranklens.errors import InputError
+from ranklens.errors import InputError, RanklensWarning
 from ranklens.metrics.registry import REGISTRY
 
 TRUE = [0, 0, 0, 1, 1]
@@ -145,6 +145,96 @@ def test_bad_input() -> None:
         er.bcubed([0], [0], weighting="cluster")
     with pytest.raises(InputError, match="n_records must be a positive integer"):
         er.clusters_from_pairs([[0, 1]], 0)
+
+
+def test_no_predicted_pair_is_zero_division() -> None:
+    # every predicted entity a singleton: no predicted pair, precision is 0/0
+    pw = er.pairwise([0, 0, 1, 1], [0, 1, 2, 3])
+    assert (pw["tp"], pw["fp"], pw["fn"]) == (0, 0, 2)
+    assert pw["precision"] == 0.0 and pw["recall"] == 0.0 and pw["f1"] == 0.0
+    pw1 = er.pairwise([0, 0, 1, 1], [0, 1, 2, 3], zero_division=1.0)
+    assert (pw1["precision"], pw1["recall"], pw1["f1"]) == (1.0, 0.0, 0.0)
+    # no predicted and no true pair: all three are 0/0
+    assert er.pairwise([0, 1, 2], [0, 1, 2], zero_division=1.0)["f1"] == 1.0
+    assert np.isnan(er.pairwise([0, 1, 2], [0, 1, 2], zero_division=float("nan"))["f1"])
+    # precision = recall = 0 from real counts: F1 is 0 whatever zero_division says
+    pw2 = er.pairwise([0, 0, 1, 1], [0, 1, 0, 1], zero_division=1.0)
+    assert (pw2["precision"], pw2["recall"], pw2["f1"]) == (0.0, 0.0, 0.0)
+    cl = er.cluster_level([0, 0, 1, 1], [0, 1, 0, 1], zero_division=1.0)
+    assert (cl["precision"], cl["recall"], cl["f1"]) == (0.0, 0.0, 0.0)
+
+
+def test_empty_pair_sets() -> None:
+    r = er.pairwise_from_pairs([[0, 1], [2, 3]], [])
+    assert r == {"precision": 0.0, "recall": 0.0, "f1": 0.0, "tp": 0, "fp": 0, "fn": 2}
+    r = er.pairwise_from_pairs([[0, 1]], np.zeros((0, 2), dtype=int), zero_division=1.0)
+    assert (r["precision"], r["recall"], r["f1"]) == (1.0, 0.0, 0.0)
+    r = er.pairwise_from_pairs([], [[0, 1]])
+    assert (r["precision"], r["recall"], r["fp"]) == (0.0, 0.0, 1)
+    assert er.pairwise_from_pairs([], [], zero_division=1.0)["f1"] == 1.0
+    assert er.clusters_from_pairs([], 3).tolist() == [0, 1, 2]
+
+
+def test_blocking_without_candidates_or_matches() -> None:
+    for kwargs in ({"candidate_pairs": []}, {"candidate_pairs": np.zeros((0, 2), int)},
+                   {"blocks": [0, 1, 2]}):
+        r = er.blocking([0, 0, 1], **kwargs)
+        assert r == {"reduction_ratio": 1.0, "pairs_completeness": 0.0, "pairs_quality": 0.0,
+                     "n_candidates": 0, "n_true_matches": 1, "n_true_candidates": 0}
+        assert er.blocking([0, 0, 1], zero_division=1.0, **kwargs)["pairs_quality"] == 1.0
+    # no true match: pairs completeness is 0/0
+    r = er.blocking([0, 1, 2], blocks=[0, 0, 1], zero_division=1.0)
+    assert (r["pairs_completeness"], r["pairs_quality"]) == (1.0, 0.0)
+    with pytest.raises(InputError, match="single record: there is no pair"):
+        er.blocking([0], blocks=[0])
+    assert er.blocking([0], candidate_pairs=[], total_pairs=5)["reduction_ratio"] == 1.0
+
+
+def test_zero_division_must_be_a_number() -> None:
+    with pytest.raises(InputError, match=r"zero_division .* must be a number"):
+        er.pairwise([0, 1], [0, 1], zero_division="warn")
+    with pytest.raises(InputError, match="zero_division"):
+        er.bcubed([0, 1], [0, 1], zero_division=None)
+    with pytest.raises(InputError, match="zero_division"):
+        er.blocking([0, 0], blocks=[0, 0], zero_division="0")
+
+
+def test_entity_id_checks() -> None:
+    with pytest.raises(InputError, match=r"true_entities must be a 1-d array"):
+        er.pairwise(np.array([[0], [0], [1]]), [0, 0, 1])
+    with pytest.raises(InputError, match="mixes string and numeric"):
+        er.bcubed(np.array([0, "a"], dtype=object), [0, 1])
+    with pytest.warns(RanklensWarning, match="fractional part"):
+        er.pairwise([0.5, 0.5, 1.5], [0, 0, 1])
+
+
+@pytest.mark.reference
+@pytest.mark.filterwarnings("ignore:The .* keyword")  # er-evaluation on pandas 3
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+@pytest.mark.parametrize(("true", "pred"), [
+    ([0, 0, 1, 1], [0, 1, 2, 3]),  # no predicted pair
+    ([0, 1, 2, 3], [0, 0, 1, 1]),  # no true pair
+    ([0, 1, 2, 3], [0, 1, 2, 3]),  # neither
+    ([0], [0]),  # a single record
+    ([0, 0, 1, 1], [0, 1, 0, 1]),  # nothing right
+    ([0, 0, 0, 1, 1], [0, 0, 1, 1, 1]),
+])
+def test_edge_cases_match_er_evaluation(true: list[int], pred: list[int]) -> None:
+    # er-evaluation sets 0/0 pairwise precision / recall to 1.0: zero_division=1.0
+    pd = pytest.importorskip("pandas")
+    ee = pytest.importorskip("er_evaluation")
+    P, R = pd.Series(pred), pd.Series(true)
+    pw = er.pairwise(true, pred, zero_division=1.0)
+    assert pw["precision"] == pytest.approx(ee.pairwise_precision(P, R))
+    assert pw["recall"] == pytest.approx(ee.pairwise_recall(P, R))
+    assert pw["f1"] == pytest.approx(ee.pairwise_f(P, R))
+    cl = er.cluster_level(true, pred, zero_division=1.0)
+    assert cl["precision"] == pytest.approx(ee.cluster_precision(P, R))
+    assert cl["recall"] == pytest.approx(ee.cluster_recall(P, R))
+    assert cl["f1"] == pytest.approx(ee.cluster_f(P, R))
+    b3 = er.bcubed(true, pred, weighting="true_entity")
+    assert b3["precision"] == pytest.approx(ee.b_cubed_precision(P, R))
+    assert b3["recall"] == pytest.approx(ee.b_cubed_recall(P, R))
 
 
 def test_registered() -> None:

