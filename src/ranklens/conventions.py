@@ -30,7 +30,8 @@ trec_eval 10.  Profiles reproduce other tools:
 ``rectools``
     RecTools' ``calc_metrics`` on deduplicated data: users with held-out
     interactions but no recommendations score 0 (``missing='zero'``); nDCG@k
-    divides by k positions of gain 1 (``ndcg(ideal=k)``); MAP@k divides by
+    is binary (every held-out item has gain 1, whatever its weight) and divides
+    by k positions of gain 1 (``ndcg(ideal=k)``, whose gains are binary); MAP@k divides by
     the number of relevant items (``norm=r``; ``ap(norm=k)`` for its
     ``divide_by_k``).  RecTools reads ranks as literal positions and counts
     every row of a duplicated interaction or recommendation; give it (and
@@ -44,9 +45,9 @@ trec_eval 10.  Profiles reproduce other tools:
     users with ground truth but no recommendations score 0
     (``missing='zero'``), users without ground truth are not counted;
     precision@k divides by k; MAP@k divides by ``min(k, R)``
-    (``ap(norm=min_r_k)``); NDCG@k is binary with the ideal list of
-    ``min(k, R)`` positions of gain 1 (``ndcg(ideal=cut)`` on binary
-    grades).  RePlay takes a repeated ground-truth row as another relevant
+    (``ap(norm=min_r_k)``); NDCG@k is binary (every ground-truth item has
+    gain 1) with the ideal list of ``min(k, R)`` positions of gain 1
+    (``ndcg(gain=binary, ideal=cut)``).  RePlay takes a repeated ground-truth row as another relevant
     item in the MAP and NDCG normalisers, and counts a repeated
     recommendation at each of its positions in MAP and NDCG (values above 1);
     give it deduplicated lists, and ranklens ``repeats='binary'``.
@@ -193,12 +194,13 @@ PROFILES: dict[str, Conventions] = {
     "ranx": Conventions(ties="input", missing="zero", profile="ranx"),
     "rectools": Conventions(
         missing="zero",
-        metric_defaults={"ndcg": {"ideal": "k"}},
+        metric_defaults={"ndcg": {"gain": "binary", "ideal": "k"}},
         profile="rectools",
     ),
     "replay": Conventions(
         missing="zero",
-        metric_defaults={"ap": {"norm": "min_r_k"}, "ndcg": {"ideal": "cut"}},
+        metric_defaults={"ap": {"norm": "min_r_k"},
+                         "ndcg": {"gain": "binary", "ideal": "cut"}},
         profile="replay",
     ),
     "spark": Conventions(

@@ -60,7 +60,8 @@ class Result:
         }
 
     def __getitem__(self, metric: str) -> float:
-        return self.summary()[self._key(metric)]
+        key = self._key(metric)
+        return aggregate(self.values[key], self.parsed[key].definition.aggregate)
 
     def _key(self, metric: str) -> str:
         if metric in self.values:

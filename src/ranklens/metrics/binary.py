@@ -126,6 +126,8 @@ def average_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndar
         term = (c * eb + eb + t * pair) / rank
         rel_in_k = eb
     elif ties == "grouped":
+        if is_vector(k):  # the groups cut by k differ per cutoff
+            return np.column_stack([average_precision(prep, int(c), params) for c in k])
         cum = prep.cum_rel(thr)
         end = prep.group_start + prep.group_size - 1
         if k is not None:
@@ -133,8 +135,6 @@ def average_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndar
             end = np.minimum(end, prep.offsets[:-1][prep.seg] + k - 1)
         term = np.where(b, cum[end] / (prep.pos[end] + 1.0), 0.0)
         rel_in_k = b.astype(np.float64)
-        if is_vector(k):  # the groups cut by k differ per cutoff
-            return np.column_stack([average_precision(prep, int(c), params) for c in k])
     else:
         # only relevant positions contribute: the j-th relevant at rank r adds j / r
         sp = prep.relevant(thr)
