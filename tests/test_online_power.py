@@ -106,7 +106,32 @@ def test_options_move_sample_size_the_right_way() -> None:
      "positive effect"),
     (lambda: minimum_detectable_effect("mean", baseline=1.0, std=1.0, n_control=0), "n_control"),
     (lambda: ratio_unit_std([1, 2], [0, 0]), "sums to zero"),
+    (lambda: minimum_detectable_effect("mean", baseline=1.0, std=1.0, n_control=100.5),
+     "n_control must be a whole number"),
+    (lambda: power("mean", baseline=1.0, std=1.0, effect=0.1, n_control=10, ratio=0.1),
+     "treatment units"),
+    (lambda: sample_size("mean", baseline=1.0, effect=0.1, std=1.0, power=0.01),
+     "not above the test's alpha"),
+    (lambda: minimum_detectable_effect("proportion", baseline=0.9, n_control=5),
+     "increase n_control"),
+    (lambda: sample_size("mean", baseline=0.0, effect=0.1, std=1.0, relative=True),
+     "relative=True with baseline=0"),
 ])
 def test_bad_input(call: object, match: str) -> None:
     with pytest.raises(InputError, match=match):
         call()  # type: ignore[operator]
+
+
+def test_t_power_is_finite_where_statsmodels_gives_nan() -> None:
+    """statsmodels' TTestIndPower.power adds scipy's nct.cdf of the lower tail, which is NaN
+    far in the tail; the power here stays a number and the MDE hits the power exactly."""
+    kw = dict(baseline=8.6, std=2.238, n_control=40641, ratio=0.5, alpha=0.01)
+    es = 0.0587
+    with np.errstate(all="ignore"):
+        ref = smpower.TTestIndPower().power(effect_size=es, nobs1=40641, alpha=0.01, ratio=0.5)
+    assert math.isnan(ref)
+    got = power("mean", effect=es * 2.238, **kw)  # type: ignore[arg-type]
+    assert got == pytest.approx(stats.norm.sf(stats.norm.isf(0.005) - es * math.sqrt(
+        40641 * 20320.5 / 60961.5)), abs=1e-6)
+    mde = minimum_detectable_effect("mean", power=0.8, **kw)  # type: ignore[arg-type]
+    assert power("mean", effect=mde.absolute, **kw) == pytest.approx(0.8, abs=1e-12)  # type: ignore[arg-type]

@@ -110,15 +110,17 @@ CHUNK = 256
 _RTOL = 1e-9
 
 
-def resolve_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
-    """A Generator from a seed, an existing Generator (used as is) or ``None`` (fresh entropy)."""
+def resolve_rng(seed: int | np.random.Generator | None, name: str = "seed"
+                ) -> np.random.Generator:
+    """A Generator from a seed, an existing Generator (used as is) or ``None`` (fresh entropy);
+    anything else raises :class:`MetricParameterError` naming the ``name`` parameter."""
     if isinstance(seed, np.random.Generator):
         return seed
     if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
                         and seed >= 0):
         return np.random.default_rng(seed)
     raise MetricParameterError(
-        f"the 'seed' parameter must be a non-negative int, a numpy.random.Generator or None, "
+        f"the {name!r} parameter must be a non-negative int, a numpy.random.Generator or None, "
         f"got {seed!r} of type {type(seed).__name__}."
     )
 
@@ -314,7 +316,7 @@ def bootstrap_means(x: Any, n_resamples: int,
     """
     arr, _ = _as_2d(x, "x", "bootstrap_means")
     B = check_resamples(n_resamples)
-    gen = resolve_rng(rng)
+    gen = resolve_rng(rng, "rng")
     good, arr = _finite_columns(arr)
     n, m = arr.shape
     out = np.empty((B, m))
@@ -362,11 +364,13 @@ def paired_pvalues(a: Any, b: Any, test: str, n_resamples: int = 10_000,
     NaN for a column with a NaN or infinite value (module docs).
     """
     _check_choice("test", test, TESTS)
+    R = check_resamples(n_resamples)  # checked for every test, used by the resampling ones
+    rng = resolve_rng(seed)
     d, _ = _paired(a, b, "paired_pvalues")
     if test == "randomization":
-        return np.atleast_1d(randomization_test(d, n_resamples, seed))
+        return np.atleast_1d(randomization_test(d, R, rng))
     if test == "bootstrap":
-        return np.atleast_1d(bootstrap_test(d, n_resamples, seed))
+        return np.atleast_1d(bootstrap_test(d, R, rng))
     fn = paired_ttest if test == "t" else wilcoxon_test
     zero = np.zeros(d.shape[0])
     return np.array([fn(zero, d[:, j]) for j in range(d.shape[1])])
@@ -396,6 +400,8 @@ def mean_ci(x: Any, method: str = "t", level: float = 0.95, n_resamples: int = 1
     """
     _check_choice("ci", method, CI_METHODS)
     check_alpha(level, "level")
+    R = check_resamples(n_resamples)  # checked for every method, used by the bootstrap ones
+    rng = resolve_rng(seed)
     arr, one = _as_2d(x, "x", "mean_ci")
     good, arr = _finite_columns(arr)
     n, m = arr.shape
@@ -417,7 +423,7 @@ def mean_ci(x: Any, method: str = "t", level: float = 0.95, n_resamples: int = 1
         return (_out(np.where(good, mean - h, np.nan), one),
                 _out(np.where(good, mean + h, np.nan), one))
     if boot is None:
-        boot = bootstrap_means(arr, check_resamples(n_resamples), resolve_rng(seed))
+        boot = bootstrap_means(arr, R, rng)
     qs = np.array([alpha / 2, 1 - alpha / 2])
     good = good & np.isfinite(boot).all(axis=0)
     boot = np.where(good, boot, 0.0)
@@ -485,7 +491,7 @@ def correct(pvalues: Any, method: str = "holm", alpha: float = 0.05) -> np.ndarr
     bad = np.flatnonzero(ok & ~((p >= 0) & (p <= 1)))
     if bad.size:
         raise InputError(f"correct: pvalues must be probabilities in [0, 1] (or NaN for a test "
-                         f"not made); pvalues[{int(bad[0])}] is {p[bad[0]]!r}.")
+                         f"not made); pvalues[{int(bad[0])}] is {float(p[bad[0]])!r}.")
     out = p.copy()
     if method == "none" or not ok.any():
         return out

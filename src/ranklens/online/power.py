@@ -1,7 +1,9 @@
 """Power, sample size and minimum detectable effect for A/B tests.
 
-Three questions, one model per metric kind (solved with statsmodels' power
-classes, imported on first use):
+Three questions, one model per metric kind (the power functions of
+statsmodels' ``NormalIndPower`` and ``TTestIndPower``, solved for the sample
+size or effect size with Brent's method to machine precision; scipy and
+statsmodels are imported on first use):
 
 - :func:`sample_size`: units needed to detect a given effect;
 - :func:`minimum_detectable_effect`: the smallest effect detectable with
@@ -33,6 +35,11 @@ Effect sizes:
 comparisons, ``comparisons=k`` applies the Bonferroni level ``alpha / k``.
 The one-sided ``alternative="larger"`` tests for an increase.
 
+Every argument is checked: ``alpha`` and ``power`` in (0, 1), ``ratio`` and
+``std`` positive, ``n_control`` a whole number >= 2, a proportion baseline in
+(0, 1), all finite (NaN raises); anything else raises
+:class:`~ranklens.errors.InputError` naming the argument.
+
 References: J. Cohen, "Statistical Power Analysis for the Behavioral
 Sciences", 2nd ed., 1988, ch. 2 and 6; Kohavi, Tang & Xu, "Trustworthy Online
 Controlled Experiments", 2020, ch. 17; Deng, Knoblich & Lu, KDD 2018.
@@ -41,6 +48,7 @@ Controlled Experiments", 2020, ch. 17; Deng, Knoblich & Lu, KDD 2018.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -111,6 +119,19 @@ def _units(value: Any, name: str) -> int:
     return int(value)
 
 
+def _power_above_alpha(pw: float, a: float) -> None:
+    if pw <= a:
+        raise InputError(f"power={pw:g} is not above the test's alpha={a:g} (after the "
+                         "Bonferroni split over comparisons): a test detects even no effect "
+                         "that often. Ask for a power above alpha, e.g. power=0.8.")
+
+
+def _treatment_units(n: int, r: float) -> None:
+    if n * r < 2:
+        raise InputError(f"ratio * n_control = {n * r:g} treatment units; each group needs at "
+                         "least two units. Increase n_control or ratio.")
+
+
 def _common(kind: Any, alpha: Any, ratio: Any, comparisons: Any,
             alternative: Any) -> tuple[MetricKind, float, float, str]:
     if kind not in ("proportion", "mean", "ratio"):
@@ -166,9 +187,63 @@ def _abs_to_effect(kind: str, baseline: float, sigma: float, delta: float) -> fl
 
 
 def _solver(kind: str) -> Any:
-    from statsmodels.stats.power import NormalIndPower, TTestIndPower  # type: ignore[import-untyped, unused-ignore]
+    from statsmodels.stats.power import NormalIndPower  # type: ignore[import-untyped, unused-ignore]
 
-    return TTestIndPower() if kind == "mean" else NormalIndPower()
+    return NormalIndPower()
+
+
+def _power_at(kind: str, es: float, n1: float, alpha: float, ratio: float,
+              alternative: str) -> float:
+    """Power of the test at effect size ``es`` with ``n1`` control and ``ratio * n1``
+    treatment units: statsmodels' ``TTestIndPower().power`` for means (two-sample t,
+    noncentral t with ``n1 + n2 - 2`` degrees of freedom and noncentrality
+    ``es * sqrt(n1 n2 / (n1 + n2))``), ``NormalIndPower().power`` otherwise.
+
+    The t power is computed here with the same formula, but the lower tail of the
+    two-sided test as the upper tail of ``-T`` (``nct.sf(c, df, -nc)``): scipy's
+    ``nct.cdf`` far in the tail is NaN, which made statsmodels return NaN powers for
+    valid inputs (e.g. ``es = 0.06`` with 40,000 and 20,000 units)."""
+    if kind != "mean":
+        return float(_solver(kind).power(effect_size=es, nobs1=n1, alpha=alpha, ratio=ratio,
+                                         alternative=alternative))
+    from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+
+    n2 = n1 * ratio
+    df = n1 + n2 - 2
+    nc = es * math.sqrt(n1 * n2 / (n1 + n2))
+    with warnings.catch_warnings():
+        # Boost's series for the noncentral t may report slow convergence in the far tail,
+        # where the tail is 0 or 1 to double precision anyway
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if alternative == "larger":
+            return float(stats.nct.sf(stats.t.isf(alpha, df), df, nc))
+        c = stats.t.isf(alpha / 2, df)
+        return float(min(1.0, stats.nct.sf(c, df, nc) + stats.nct.sf(c, df, -nc)))
+
+
+def _increasing_root(f: Any, x0: float, low: float) -> float:
+    """The root of an increasing function ``f`` on ``(low, inf)``, bracketed from ``x0``
+    (Brent's method to machine precision); ``low`` when ``f(low) >= 0``."""
+    from scipy.optimize import brentq  # type: ignore[import-untyped, unused-ignore]
+
+    lo, hi = max(x0 / 2, low), max(x0 * 2, low * 2)
+    for _ in range(200):
+        if f(hi) > 0:
+            break
+        lo, hi = hi, hi * 2
+    for _ in range(200):
+        if lo <= low or f(lo) < 0:
+            break
+        hi, lo = lo, max(lo / 2, low)
+    if f(lo) >= 0:
+        return lo
+    return float(brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500))
+
+
+def _z(q: float) -> float:
+    from scipy.special import ndtri  # type: ignore[import-untyped, unused-ignore]
+
+    return float(ndtri(q))
 
 
 def sample_size(
@@ -205,6 +280,7 @@ def sample_size(
     """
     kind, a, r, alt = _common(kind, alpha, ratio, comparisons, alternative)
     pw = _num(power, "power", low=0, high=1)
+    _power_above_alpha(pw, a)
     b, sigma = _baseline_std(kind, baseline, std)
     eff = _num(effect, "effect", low=-math.inf)
     delta = eff * b if relative else eff
@@ -216,8 +292,11 @@ def sample_size(
     es = _abs_to_effect(kind, b, sigma, delta)
     if alt == "larger" and es < 0:
         raise InputError("alternative='larger' needs a positive effect.")
-    n1 = float(_solver(kind).solve_power(effect_size=abs(es), nobs1=None, alpha=a, power=pw,
-                                         ratio=r, alternative=alt))
+    # the normal-approximation size, then the exact root of power(n) = power
+    side = a / 2 if alt == "two-sided" else a
+    n0 = max((_z(1 - side) + _z(pw)) ** 2 * (1 + 1 / r) / es**2, 1e-6)
+    low = 2.0 / (1 + r) + 1e-9 if kind == "mean" else 1e-9  # t needs df > 0
+    n1 = _increasing_root(lambda n: _power_at(kind, abs(es), n, a, r, alt) - pw, n0, low)
     if not math.isfinite(n1) or n1 <= 0:
         raise InputError(f"sample_size: no sample size found for effect={effect!r} (effect size "
                          f"{es:.3g}) at alpha={a:g}, power={pw:g}; the effect is too small "
@@ -253,10 +332,13 @@ def minimum_detectable_effect(
     """
     kind, a, r, alt = _common(kind, alpha, ratio, comparisons, alternative)
     pw = _num(power, "power", low=0, high=1)
+    _power_above_alpha(pw, a)
     b, sigma = _baseline_std(kind, baseline, std)
     n = _units(n_control, "n_control")
-    es = float(_solver(kind).solve_power(effect_size=None, nobs1=n, alpha=a, power=pw, ratio=r,
-                                         alternative=alt))
+    _treatment_units(n, r)
+    side = a / 2 if alt == "two-sided" else a
+    es0 = (_z(1 - side) + _z(pw)) * math.sqrt(1 / n + 1 / (n * r))
+    es = _increasing_root(lambda e: _power_at(kind, e, n, a, r, alt) - pw, es0, 1e-300)
     if not math.isfinite(es):
         raise InputError(f"minimum_detectable_effect: no effect size found for n_control={n} "
                          f"at alpha={a:g}, power={pw:g}; increase n_control.")
@@ -295,12 +377,9 @@ def power(
     eff = _num(effect, "effect", low=-math.inf)
     delta = eff * b if relative else eff
     n = _units(n_control, "n_control")
+    _treatment_units(n, r)
     es = _abs_to_effect(kind, b, sigma, delta)
-    if alt == "larger":
-        return float(_solver(kind).power(effect_size=es, nobs1=n, alpha=a, ratio=r,
-                                         alternative=alt))
-    return float(_solver(kind).power(effect_size=abs(es), nobs1=n, alpha=a, ratio=r,
-                                     alternative=alt))
+    return _power_at(kind, es if alt == "larger" else abs(es), n, a, r, alt)
 
 
 def ratio_unit_std(numerator: Any, denominator: Any) -> float:
