@@ -419,6 +419,8 @@ def test_roc_auc_undefined_and_unsupported() -> None:
         clf.roc_auc(t, [[0.5, 0.3, 0.2]] * 4, labels=[0, 1, 2])
     with pytest.raises(InputError, match="every sample of class 1 has sample_weight 0"):
         clf.roc_auc(t, [0.1, 0.8, 0.4, 0.5], sample_weight=[1, 0, 1, 0])
+    with pytest.raises(InputError, match="sample_weight is not defined for the one-vs-one"):
+        clf.roc_auc([0, 1, 2], [[0.5, 0.3, 0.2]] * 3, multi_class="ovo", sample_weight=[1] * 3)
     with pytest.raises(InputError, match=r"max_fpr must be a number in \(0, 1\]"):
         clf.roc_auc(t, [0.1, 0.8, 0.4, 0.5], max_fpr=0)
     with pytest.raises(InputError, match="max_fpr"):

@@ -106,6 +106,8 @@ def test_multioutput_weights_and_variance_weighted() -> None:
         reg.mae(t, p, multioutput="variance_weighted")
     with pytest.raises(InputError, match="not all 0"):
         reg.mse(t, p, multioutput=[0, 0])
+    with pytest.raises(InputError, match="y_true has one"):
+        reg.mae(T, P, multioutput=[2.0])
 
 
 def test_bad_values_are_input_errors() -> None:

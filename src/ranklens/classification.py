@@ -652,6 +652,9 @@ def roc_auc(y_true: Any, y_score: Any, *, average: str | None = "macro",
         raise InputError(f"average={average!r} is not defined for multi_class='ovo'; use "
                          "average='macro' or 'weighted', or multi_class='ovr' for per-class "
                          "(average=None) or micro-averaged values.")
+    if multi_class == "ovo" and w is not None:
+        raise InputError("sample_weight is not defined for the one-vs-one (Hand & Till) "
+                         "ROC-AUC; use multi_class='ovr' or leave sample_weight=None.")
     order = np.argsort(lab, kind="stable")  # scikit-learn needs sorted labels
     if multi_class == "ovr":
         _class_weights_positive(t, lab, w, "roc_auc")

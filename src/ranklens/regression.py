@@ -58,6 +58,9 @@ def _check_multioutput(multioutput: Any, n_outputs: int,
         mo = np.asarray(multioutput, dtype=np.float64)
     except (TypeError, ValueError):
         mo = np.empty(0)
+    if n_outputs == 1 and mo.ndim == 1 and len(mo) == 1:
+        raise InputError("multioutput weights combine several outputs; y_true has one, so "
+                         "pass multioutput='uniform_average' (scikit-learn refuses them too).")
     if mo.ndim != 1 or len(mo) != n_outputs or not np.isfinite(mo).all() \
             or (mo < 0).any() or not mo.sum() > 0:
         raise InputError(
