@@ -560,7 +560,7 @@ def _inputs(seed: int, n_users: int, n_items: int, max_len: int):
 def test_integer_string_and_shuffled_ids_give_identical_values(k):
     from unittest import mock
 
-    import ranklens.recsys.beyond as beyond
+    import ranklens.engine as engine
 
     users, items, scores, tu, ti, catalog, feats, cats, qrels, base = _inputs(3, 60, 40, 9)
     as_text = lambda a: [str(x) for x in a]  # noqa: E731
@@ -576,7 +576,7 @@ def test_integer_string_and_shuffled_ids_give_identical_values(k):
     perm = np.random.default_rng(0).permutation(users.size)
     shuffled = rl.Run.from_arrays(users[perm], items[perm], scores[perm])
     _identical(ints, _metric_values(shuffled, tu, ti, catalog, feats, cats, qrels, base, k))
-    with mock.patch.object(beyond, "_PARALLEL_ROWS", 1):     # the two-core sort
+    with mock.patch.object(engine, "_PARALLEL_ROWS", 1):     # the two-core sort
         _identical(ints, _metric_values(shuffled, tu, ti, catalog, feats, cats, qrels, base, k))
 
 
@@ -708,21 +708,60 @@ def test_errors_name_integer_ids_as_text():
     assert v.user_ids == ("1", "2") and v.per_user() == {"1": 0.5, "2": 0.5}
 
 
-def test_sort_falls_back_to_arrow_beyond_64_key_bits():
+@pytest.mark.parametrize("ties", ["trec", "input"])
+@pytest.mark.parametrize("k", [None, 1, 3])
+def test_lists_are_the_rankings_evaluate_uses(ties, k):
+    """The top-k lists come from the ranking engine of ranklens.evaluate: the same order
+    under each tie policy (checked through a qrels that grades every item by its id)."""
     import ranklens.recsys.beyond as beyond
+    from ranklens.engine import prepare
 
-    rng = np.random.default_rng(4)
-    n = 500
-    user = np.sort(rng.integers(0, 20, n))
-    score = np.round(rng.random(n), 1)
-    within = rng.permutation(n)                  # distinct within each user
-    want = beyond._sort_block(user, score, within)
-    # the same order, but keys too wide to pack into 64 bits
-    got = beyond._sort_block(user << 40, score, within << 20)
-    np.testing.assert_array_equal(got[0], want[0])
-    np.testing.assert_array_equal(got[1], want[1] << 40)
-    ref = np.lexsort((-within, -score, user))
-    np.testing.assert_array_equal(want[0], ref)
+    rng = np.random.default_rng(11)
+    rows = [(f"u{u}", f"i{i}", float(rng.integers(0, 3))) for u in range(6)
+            for i in rng.choice(20, size=int(rng.integers(1, 9)), replace=False)]
+    rows = [rows[i] for i in rng.permutation(len(rows))]
+    run = rl.Run.from_arrays(*(list(c) for c in zip(*rows, strict=True)))
+    lists = beyond._lists(run, k, "test", ties)
+    qrels = rl.Qrels.from_arrays([r[0] for r in rows], [r[1] for r in rows],
+                                 [float(r[1][1:]) + 1 for r in rows])
+    prep = prepare(qrels, run, rl.Conventions(ties=ties))
+    assert prep.query_ids.to_pylist() == lists.users.to_pylist()
+    for q in range(prep.n_queries):
+        a, b = prep.offsets[q], prep.offsets[q + 1]
+        ranked = [f"i{int(g) - 1}" for g in prep.rel[a:b]][:k]
+        got = lists.items.take(lists.item[lists.offsets[q]:lists.offsets[q + 1]]).to_pylist()
+        assert got == ranked
+
+
+def test_ties_and_profile_choose_the_order_of_tied_items():
+    # u1's items all tie: trec takes them by id descending, input in row order
+    run = rl.Run.from_arrays(["u1"] * 3 + ["u2"], ["a", "c", "b", "a"], [1.0, 1.0, 1.0, 1.0])
+    pop = {"a": 3, "b": 2, "c": 1}
+    train_items = [i for i, n in pop.items() for _ in range(n)]
+    arp = {t: rs.average_recommendation_popularity(run, train_items, k=1, ties=t,
+                                                   per_user=True).per_user()
+           for t in ("trec", "input")}
+    assert arp == {"trec": {"u1": 1.0, "u2": 3.0}, "input": {"u1": 3.0, "u2": 3.0}}
+    for profile, want in (("ranx", "input"), ("spark", "input"), ("trec_eval", "trec"),
+                          ("rectools", "trec")):
+        got = rs.average_recommendation_popularity(run, train_items, k=1, profile=profile,
+                                                   per_user=True).per_user()
+        assert got == arp[want], profile
+    assert rs.catalog_coverage(run, ["a", "b", "c"], k=1, ties="input") == 1 / 3
+    assert rs.catalog_coverage(run, ["a", "b", "c"], k=1) == 2 / 3
+    # an explicit ties= wins over the profile's
+    assert rs.catalog_coverage(run, ["a", "b", "c"], k=1, profile="ranx", ties="trec") == 2 / 3
+
+
+def test_ties_without_an_order_are_refused():
+    run = rl.Run.from_dict({"u1": {"a": 1.0, "b": 1.0}})
+    for kw in ({"ties": "expected"}, {"ties": "optimistic"}, {"profile": "sklearn"}):
+        with pytest.raises(rl.UnsupportedError, match="ties='trec'.*ties='input'"):
+            rs.personalisation(run, **kw)
+    with pytest.raises(InputError, match="ties must be one of 'trec', 'input'"):
+        rs.novelty(run, ["x"], ["a"], ties="bogus")
+    with pytest.raises(rl.ConventionError, match="unknown profile"):
+        rs.catalog_coverage(run, ["a", "b"], profile="nope")
 
 
 def test_polars_categorical_ids():

@@ -1,8 +1,15 @@
 """Beyond-accuracy metrics of recommendation lists.
 
 Every function takes the recommendations as a :class:`ranklens.Run` (user =
-query, item = doc, higher score ranks higher; ties broken as trec_eval does:
-item id descending) and an optional cut-off ``k`` (each user's top ``k``).
+query, item = doc, higher score ranks higher) and an optional cut-off ``k``
+(each user's top ``k``).  The lists are ordered by the same ranking engine as
+:func:`ranklens.evaluate` (:func:`ranklens.engine.order_rankings`): items with
+equal scores by ``ties='trec'`` (the default: item id descending, as
+trec_eval) or ``ties='input'`` (the order of the rows: a recommender's ranked
+output), or by the tie rule of ``profile=`` (``ranx`` and ``spark`` keep the
+row order).  The policies that need relevance or average over tied orders
+(``optimistic``, ``pessimistic``, ``expected``, and so the ``sklearn``
+profile) are refused with :class:`~ranklens.errors.UnsupportedError`.
 All are vectorised over users (one sort, segment sums); none builds an
 ``n_users x n_users`` or ``n_items x n_items`` matrix.
 
@@ -65,7 +72,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._arrow import from_numpy, to_numpy
-from ranklens._columns import as_id_column, id_codes, parallel_pool
+from ranklens._columns import as_id_column, id_codes
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError, RanklensWarning
 
@@ -86,7 +93,6 @@ __all__ = [
 # at most this many float64 values in one gathered block of feature rows (32 MiB)
 _BLOCK_VALUES = 1 << 22
 # from this many rows on, an unordered run is sorted on both cores
-_PARALLEL_ROWS = 200_000
 
 
 # -- ids: Arrow hashing, integer codes -------------------------------------------------
@@ -149,10 +155,6 @@ def _sorted_order(ids: pa.Array) -> np.ndarray:
     return to_numpy(pc.array_sort_indices(ids)).astype(np.int64)
 
 
-def _bits(x: int) -> int:
-    return max(int(x).bit_length(), 1)
-
-
 # -- the recommendation lists, prepared once ---------------------------------------------
 
 
@@ -211,8 +213,45 @@ def _check_k(recs: Run, k: int | None, what: str) -> None:
         raise InputError(f"{what}: recs has no rows.")
 
 
-def _lists(recs: Run, k: int | None, what: str) -> _Lists:
+def list_ties(ties: str | None, profile: str | None, what: str) -> str:
+    """The tie policy that orders the recommendation lists: ``ties`` if given, else the
+    profile's (default ``trec``: item id descending).  Only ordering policies apply to
+    a list without relevance: ``trec`` or ``input``."""
+    from ranklens.conventions import resolve_conventions
+    from ranklens.errors import UnsupportedError
+
+    if ties is None:
+        ties = resolve_conventions(None, profile, {}).ties
+        source = f"profile={profile!r} orders tied items by ties={ties!r}, which"
+    else:
+        if profile is not None:
+            resolve_conventions(None, profile, {})  # an unknown profile is still an error
+        source = f"ties={ties!r}"
+    if not isinstance(ties, str) or ties not in LIST_TIES:
+        if isinstance(ties, str) and ties in ("optimistic", "pessimistic", "expected",
+                                              "grouped"):
+            raise UnsupportedError(
+                f"{what}: {source} needs relevance judgments or averages over tied "
+                "orders, and a recommendation list has neither; pass ties='trec' (item id "
+                "descending, trec_eval) or ties='input' (the order of the rows)."
+            )
+        raise InputError(
+            f"{what}: ties must be one of {', '.join(map(repr, LIST_TIES))}, got {ties!r}."
+        )
+    return ties
+
+
+LIST_TIES = ("trec", "input")
+
+
+def _lists(recs: Run, k: int | None, what: str, ties: str | None = None,
+           profile: str | None = None) -> _Lists:
+    """Each user's top-``k`` list, ordered by :func:`ranklens.engine.order_rankings`
+    (score descending, equal scores by the tie policy)."""
+    from ranklens.engine import order_rankings
+
     _check_k(recs, k, what)
+    policy = list_ties(ties, profile, what)
     pairs = recs._pairs
     qdict = pairs.query_dict
     qcode = pairs.query_code
@@ -221,8 +260,22 @@ def _lists(recs: Run, k: int | None, what: str) -> _Lists:
     users = qdict.take(from_numpy(by_text))
     urank = np.empty(n_users, dtype=np.int64)
     urank[by_text] = np.arange(n_users, dtype=np.int64)
-    cut = len(recs) if k is None else int(k)
-    rows, user = _ranked_rows(qcode, urank, recs.scores, pairs.doc_rank, cut)
+    ucode = urank[qcode]
+    within = None
+    if policy == "trec":
+        # the item's rank among its user's items (doc_rank numbers the rows of one user
+        # consecutively in item id order): a narrow tie key
+        qstart = np.zeros(n_users + 1, dtype=np.int64)
+        np.cumsum(np.bincount(qcode, minlength=n_users), out=qstart[1:])
+        within = np.asarray(pairs.doc_rank, dtype=np.int64) - qstart[qcode]
+    rows = order_rankings(ucode, n_users, recs.scores, policy, doc_rank=within)
+    counts = np.bincount(ucode, minlength=n_users)
+    user = np.repeat(np.arange(n_users, dtype=np.int64), counts)
+    if k is not None and int(k) < int(counts.max(initial=0)):
+        starts = np.zeros(n_users, dtype=np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
+        keep = np.arange(len(rows), dtype=np.int64) - starts[user] < int(k)
+        rows, user = rows[keep], user[keep]
     d = recs._d
     if pa.types.is_dictionary(d.type):
         items = d.dictionary
@@ -233,133 +286,6 @@ def _lists(recs: Run, k: int | None, what: str) -> _Lists:
     offsets = np.zeros(n_users + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return _Lists(users, user, items, item, offsets)
-
-
-def _ranked_rows(qcode: np.ndarray, urank: np.ndarray, score: np.ndarray,
-                 doc_rank: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of each user's top ``k`` (score descending, ties by item id descending in
-    byte order, as trec_eval), grouped by user in sorted-id order, and each row's user.
-
-    ``doc_rank`` orders the rows of one user by item id (the run's pair index).  Rows
-    that already come grouped by user in ranking order (a recommender's usual output)
-    are only checked (one pass) and cut; others are sorted once (:func:`_sort_rows`)."""
-    n = qcode.size
-    n_users = urank.size
-    if n > 1:
-        same = qcode[1:] == qcode[:-1]
-        if n - int(np.count_nonzero(same)) == n_users:   # grouped by user
-            s0, s1 = score[:-1], score[1:]
-            ok = (s1 < s0) | ((s1 == s0) & (doc_rank[1:] < doc_rank[:-1]))
-            ok |= ~same
-            if ok.all():
-                return _cut_grouped(qcode, urank, same, k)
-    order, user = _sort_rows(qcode, urank, score, doc_rank)
-    counts = np.bincount(user, minlength=n_users)
-    if k >= int(counts.max()):
-        return order, user
-    starts = np.zeros(n_users, dtype=np.int64)
-    np.cumsum(counts[:-1], out=starts[1:])
-    keep = np.arange(n, dtype=np.int64) - starts[user] < k
-    return order[keep], user[keep]
-
-
-def _cut_grouped(qcode: np.ndarray, urank: np.ndarray, same: np.ndarray, k: int
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Top-``k`` rows of rows grouped by user in ranking order, users put in sorted
-    order (a scatter, no sort)."""
-    n = qcode.size
-    n_users = urank.size
-    starts = np.flatnonzero(np.r_[True, ~same])
-    glen = np.diff(np.r_[starts, n])
-    guser = urank[qcode[starts]]                 # sorted-user index of each group
-    kept = np.minimum(glen, k)
-    if k >= int(glen.max()):
-        rows = np.arange(n, dtype=np.int64)
-        pos = None
-    else:
-        pos = np.arange(n, dtype=np.int64) - np.repeat(starts, glen)
-        rows = np.flatnonzero(pos < k)
-    if n_users < 2 or bool((guser[1:] > guser[:-1]).all()):
-        return rows, np.repeat(guser, kept)
-    # groups in another order (e.g. integer ids, whose text order differs): scatter
-    lengths = np.empty(n_users, dtype=np.int64)
-    lengths[guser] = kept
-    offsets = np.zeros(n_users, dtype=np.int64)
-    np.cumsum(lengths[:-1], out=offsets[1:])
-    within = (np.arange(n, dtype=np.int64) - np.repeat(starts, glen)) if pos is None else pos
-    dest = np.repeat(offsets[guser], kept) + within[rows]
-    out = np.empty(rows.size, dtype=np.int64)
-    out[dest] = rows
-    return out, np.repeat(np.arange(n_users, dtype=np.int64), lengths)
-
-
-def _sort_rows(qcode: np.ndarray, urank: np.ndarray, score: np.ndarray,
-               doc_rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All rows ordered by (user in sorted-id order, score descending, item id
-    descending) and the user index of each ordered row.  Large inputs are cut into two
-    sets of whole users, sorted on both cores."""
-    n = qcode.size
-    n_users = urank.size
-    user = urank[qcode]
-    # the item's rank among its user's items: doc_rank numbers the rows of one user
-    # (query code) consecutively in item id order
-    qstart = np.zeros(n_users + 1, dtype=np.int64)
-    np.cumsum(np.bincount(qcode, minlength=n_users), out=qstart[1:])
-    within = np.asarray(doc_rank, dtype=np.int64) - qstart[qcode]
-    del qstart
-    if n >= _PARALLEL_ROWS and n_users > 1:
-        mid = int(np.searchsorted(np.cumsum(np.bincount(user, minlength=n_users)), n // 2)) + 1
-        first = user < mid                       # users below mid go first
-        head, tail = np.flatnonzero(first), np.flatnonzero(~first)
-        if head.size and tail.size:
-            job = parallel_pool().submit(_sort_part, user, score, within, tail)
-            o0, u0 = _sort_part(user, score, within, head)
-            o1, u1 = job.result()
-            return np.concatenate([o0, o1]), np.concatenate([u0, u1])
-    return _sort_block(user, score, within)
-
-
-def _sort_part(user: np.ndarray, score: np.ndarray, within: np.ndarray, rows: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-    order, u = _sort_block(user[rows], score[rows], within[rows])
-    return rows[order], u
-
-
-def _sort_block(user: np.ndarray, score: np.ndarray, within: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows ordered by (``user``, score descending, ``within`` descending) and the user
-    of each ordered row.
-
-    The three keys and the row number are packed into one uint64 per row and sorted as
-    plain values (NumPy sorts values several times faster than it argsorts, and a 3-key
-    lexsort is slower still); the score enters as its dense rank, from one argsort."""
-    n = user.size
-    by_score = np.argsort(score)
-    ordered = score[by_score]
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    del ordered
-    dense = np.cumsum(new)                       # 1 .. n_scores, ascending
-    n_scores = int(dense[-1])
-    desc = np.empty(n, dtype=np.int64)
-    desc[by_score] = n_scores - dense            # 0 = the highest score
-    del by_score, dense, new
-    width = int(within.max()) + 1
-    bi, bw, bs = _bits(n - 1), _bits(width - 1), _bits(n_scores - 1)
-    if _bits(int(user.max())) + bs + bw + bi > 64:   # too many bits: Arrow's multi-key sort
-        tbl = pa.table({"u": from_numpy(user), "s": from_numpy(desc), "d": from_numpy(within)})
-        order = to_numpy(pc.sort_indices(tbl, sort_keys=[
-            ("u", "ascending"), ("s", "ascending"), ("d", "descending")])).astype(np.int64)
-        return order, user[order]
-    u64 = np.uint64
-    key = user.astype(u64) << u64(bs + bw + bi)
-    key |= desc.astype(u64) << u64(bw + bi)
-    key |= (width - 1 - within).astype(u64) << u64(bi)
-    key |= np.arange(n, dtype=u64)
-    del desc
-    key.sort()
-    return (key & u64((1 << bi) - 1)).astype(np.int64), (key >> u64(bs + bw + bi)).astype(np.int64)
 
 
 def _per_user_mean(lists: _Lists, per_row: np.ndarray) -> np.ndarray:
@@ -448,7 +374,8 @@ def _result(what: str, lists: _Lists, values: np.ndarray, per_user: bool,
 # -- coverage ------------------------------------------------------------------------
 
 
-def catalog_coverage(recs: Run, catalog: Any, *, k: int | None = None) -> float:
+def catalog_coverage(recs: Run, catalog: Any, *, k: int | None = None,
+                     ties: str | None = None, profile: str | None = None) -> float:
     """Share of the catalog that appears in at least one top-``k`` list.
 
     ``coverage = |U_u L_u| / |I|`` (Ge et al. 2010; "prediction coverage" in
@@ -461,16 +388,17 @@ def catalog_coverage(recs: Run, catalog: Any, *, k: int | None = None) -> float:
     0.5
     """
     what = "catalog_coverage"
-    counts = _catalog_counts(recs, catalog, k, what)
+    counts = _catalog_counts(recs, catalog, k, what, ties, profile)
     return float((counts > 0).sum() / counts.size)
 
 
-def _catalog_counts(recs: Run, catalog: Any, k: int | None, what: str, *,
+def _catalog_counts(recs: Run, catalog: Any, k: int | None, what: str,
+                    ties: str | None = None, profile: str | None = None, *,
                     sort: bool = False) -> np.ndarray:
     """How often each catalog item fills a top-``k`` slot (catalog items in sorted id
     order with ``sort=True``, else in any order); recommended items outside the
     catalog raise :class:`InputError`."""
-    lists = _lists(recs, k, what)
+    lists = _lists(recs, k, what, ties, profile)
     cat, _ = _ids(catalog, f"{what} catalog")
     if len(cat) == 0:
         raise InputError(f"{what}: the catalog is empty.")
@@ -481,14 +409,17 @@ def _catalog_counts(recs: Run, catalog: Any, k: int | None, what: str, *,
     return np.bincount(pos, minlength=len(cat))
 
 
-def _shares(recs: Run, catalog: Any, k: int | None, what: str) -> np.ndarray:
+def _shares(recs: Run, catalog: Any, k: int | None, what: str, ties: str | None,
+            profile: str | None) -> np.ndarray:
     """Each catalog item's share of the top-``k`` slots, items in sorted id order (the
     order the sums run in)."""
-    counts = _catalog_counts(recs, catalog, k, what, sort=True).astype(np.float64)
+    counts = _catalog_counts(recs, catalog, k, what, ties, profile, sort=True).astype(
+        np.float64)
     return counts / counts.sum()
 
 
-def shannon_entropy(recs: Run, catalog: Any, *, k: int | None = None,
+def shannon_entropy(recs: Run, catalog: Any, *, k: int | None = None, ties: str | None = None,
+            profile: str | None = None,
                     normalise: bool = False) -> float:
     """Shannon entropy (bits) of the distribution of recommendation slots over items.
 
@@ -503,7 +434,7 @@ def shannon_entropy(recs: Run, catalog: Any, *, k: int | None = None,
     1.5
     """
     what = "shannon_entropy"
-    p = _shares(recs, catalog, k, what)
+    p = _shares(recs, catalog, k, what, ties, profile)
     nz = p[p > 0]
     h = float(-(nz * np.log2(nz)).sum())
     if normalise:
@@ -511,7 +442,8 @@ def shannon_entropy(recs: Run, catalog: Any, *, k: int | None = None,
     return h
 
 
-def gini_index(recs: Run, catalog: Any, *, k: int | None = None) -> float:
+def gini_index(recs: Run, catalog: Any, *, k: int | None = None, ties: str | None = None,
+               profile: str | None = None) -> float:
     """Gini index of how recommendation slots are spread over the catalog.
 
     With ``p_(1) <= ... <= p_(n)`` the items' shares of the top-``k`` slots
@@ -526,7 +458,7 @@ def gini_index(recs: Run, catalog: Any, *, k: int | None = None) -> float:
     1.0
     """
     what = "gini_index"
-    p = np.sort(_shares(recs, catalog, k, what))
+    p = np.sort(_shares(recs, catalog, k, what, ties, profile))
     n = p.size
     if n == 1:
         return 0.0
@@ -571,15 +503,19 @@ def _popularity(train_users: Any, train_items: Any, what: str) -> tuple[pa.Array
 
 
 @overload
-def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = ...,
+def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
             per_user: Literal[False] = ...) -> float: ...
 @overload
-def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = ...,
+def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
             per_user: Literal[True]) -> UserValues: ...
 @overload
-def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = ...,
+def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
             per_user: bool) -> float | UserValues: ...
-def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = None,
+def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = None, ties: str | None = None,
+            profile: str | None = None,
             per_user: bool = False) -> float | UserValues:
     """Mean self-information of the recommended items (bits), averaged over users.
 
@@ -598,7 +534,7 @@ def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = No
     """
     what = "novelty"
     _check_per_user(per_user, what)
-    lists = _lists(recs, k, what)
+    lists = _lists(recs, k, what, ties, profile)
     items, users_per_item, n_users = _popularity(train_users, train_items, what)
     pos = lists.positions(items, what, "have no training interaction",
                           ", so their self-information is infinite; drop cold items from the "
@@ -608,15 +544,19 @@ def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = No
 
 
 @overload
-def average_recommendation_popularity(recs: Run, train_items: Any, *, k: int | None = ...,
+def average_recommendation_popularity(recs: Run, train_items: Any, *, k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
                                       per_user: Literal[False] = ...) -> float: ...
 @overload
-def average_recommendation_popularity(recs: Run, train_items: Any, *, k: int | None = ...,
+def average_recommendation_popularity(recs: Run, train_items: Any, *, k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
                                       per_user: Literal[True]) -> UserValues: ...
 @overload
-def average_recommendation_popularity(recs: Run, train_items: Any, *, k: int | None = ...,
+def average_recommendation_popularity(recs: Run, train_items: Any, *, k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
                                       per_user: bool) -> float | UserValues: ...
-def average_recommendation_popularity(recs: Run, train_items: Any, *, k: int | None = None,
+def average_recommendation_popularity(recs: Run, train_items: Any, *, k: int | None = None, ties: str | None = None,
+            profile: str | None = None,
                                       per_user: bool = False) -> float | UserValues:
     """ARP: the mean over users of the mean training popularity of their list.
 
@@ -631,7 +571,7 @@ def average_recommendation_popularity(recs: Run, train_items: Any, *, k: int | N
     """
     what = "average_recommendation_popularity"
     _check_per_user(per_user, what)
-    lists = _lists(recs, k, what)
+    lists = _lists(recs, k, what, ties, profile)
     items, codes = _ids(train_items, f"{what} train_items")
     counts = np.bincount(codes, minlength=len(items))
     at = lists.lookup(items)
@@ -651,15 +591,19 @@ def _lookup(keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarr
 
 
 @overload
-def long_tail_share(recs: Run, train_items: Any, *, k: int | None = ...,
+def long_tail_share(recs: Run, train_items: Any, *, k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
                     head_share: float = ..., per_user: Literal[False] = ...) -> float: ...
 @overload
-def long_tail_share(recs: Run, train_items: Any, *, k: int | None = ...,
+def long_tail_share(recs: Run, train_items: Any, *, k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
                     head_share: float = ..., per_user: Literal[True]) -> UserValues: ...
 @overload
-def long_tail_share(recs: Run, train_items: Any, *, k: int | None = ...,
+def long_tail_share(recs: Run, train_items: Any, *, k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
                     head_share: float = ..., per_user: bool) -> float | UserValues: ...
-def long_tail_share(recs: Run, train_items: Any, *, k: int | None = None,
+def long_tail_share(recs: Run, train_items: Any, *, k: int | None = None, ties: str | None = None,
+            profile: str | None = None,
                     head_share: float = 0.2, per_user: bool = False) -> float | UserValues:
     """APLT: the mean over users of the share of long-tail items in their list.
 
@@ -683,7 +627,7 @@ def long_tail_share(recs: Run, train_items: Any, *, k: int | None = None,
             f"{what}: the 'head_share' parameter must be a float in the open interval (0, 1). "
             f"Got {head_share!r} instead."
         )
-    lists = _lists(recs, k, what)
+    lists = _lists(recs, k, what, ties, profile)
     items, codes = _ids(train_items, f"{what} train_items")
     counts = np.bincount(codes, minlength=len(items))
     if len(items) == 0:
@@ -786,22 +730,26 @@ def _same_category_counts(user: np.ndarray, cat: np.ndarray, n_users: int) -> np
 
 @overload
 def intra_list_diversity(recs: Run, *, features: Any = ...,
-                         categories: Mapping[Any, Any] | None = ..., k: int | None = ...,
+                         categories: Mapping[Any, Any] | None = ..., k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
                          per_user: Literal[False] = ...) -> float: ...
 @overload
 def intra_list_diversity(recs: Run, *, features: Any = ...,
-                         categories: Mapping[Any, Any] | None = ..., k: int | None = ...,
+                         categories: Mapping[Any, Any] | None = ..., k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
                          per_user: Literal[True]) -> UserValues: ...
 @overload
 def intra_list_diversity(recs: Run, *, features: Any = ...,
-                         categories: Mapping[Any, Any] | None = ..., k: int | None = ...,
+                         categories: Mapping[Any, Any] | None = ..., k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
                          per_user: bool) -> float | UserValues: ...
 def intra_list_diversity(
     recs: Run,
     *,
     features: Any = None,
     categories: Mapping[Any, Any] | None = None,
-    k: int | None = None,
+    k: int | None = None, ties: str | None = None,
+            profile: str | None = None,
     per_user: bool = False,
 ) -> float | UserValues:
     """Mean intra-list diversity: average pairwise distance inside each list.
@@ -826,7 +774,7 @@ def intra_list_diversity(
     _check_per_user(per_user, what)
     if (features is None) == (categories is None):
         raise InputError(f"{what}: give exactly one of features and categories.")
-    lists = _lists(recs, k, what)
+    lists = _lists(recs, k, what, ties, profile)
     items = _item_table(features, categories, what)
     row = lists.positions(items.ids, what, f"have no {items.label}",
                           f"; add them to {items.label} or remove them from the "
@@ -1089,17 +1037,20 @@ def _threshold(threshold: Any, what: str) -> float:
 @overload
 def unexpectedness(recs: Run, profiles: Any, *, features: Any = ...,
                    categories: Mapping[Any, Any] | None = ..., profile_distance: str = ...,
-                   k: int | None = ..., no_profile: str = ...,
+                   k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ..., no_profile: str = ...,
                    per_user: Literal[False] = ...) -> float: ...
 @overload
 def unexpectedness(recs: Run, profiles: Any, *, features: Any = ...,
                    categories: Mapping[Any, Any] | None = ..., profile_distance: str = ...,
-                   k: int | None = ..., no_profile: str = ...,
+                   k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ..., no_profile: str = ...,
                    per_user: Literal[True]) -> UserValues: ...
 @overload
 def unexpectedness(recs: Run, profiles: Any, *, features: Any = ...,
                    categories: Mapping[Any, Any] | None = ..., profile_distance: str = ...,
-                   k: int | None = ..., no_profile: str = ...,
+                   k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ..., no_profile: str = ...,
                    per_user: bool) -> float | UserValues: ...
 def unexpectedness(
     recs: Run,
@@ -1108,7 +1059,8 @@ def unexpectedness(
     features: Any = None,
     categories: Mapping[Any, Any] | None = None,
     profile_distance: str = "mean",
-    k: int | None = None,
+    k: int | None = None, ties: str | None = None,
+            profile: str | None = None,
     no_profile: str = "skip",
     per_user: bool = False,
 ) -> float | UserValues:
@@ -1170,7 +1122,7 @@ def unexpectedness(
     """
     what = "unexpectedness"
     _check_per_user(per_user, what)
-    lists = _lists(recs, k, what)
+    lists = _lists(recs, k, what, ties, profile)
     unexp, missing = _unexpectedness_rows(lists, profiles, features, categories,
                                           profile_distance, no_profile, what)
     return _result(what, lists, _per_user_mean(lists, unexp), per_user,
@@ -1184,19 +1136,22 @@ def unexpectedness(
 def serendipity(recs: Run, qrels: Qrels, baseline: Run | None = ..., *, profiles: Any = ...,
                 features: Any = ..., categories: Mapping[Any, Any] | None = ...,
                 threshold: float | None = ..., profile_distance: str = ...,
-                k: int | None = ..., rel_threshold: float = ..., no_profile: str = ...,
+                k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ..., rel_threshold: float = ..., no_profile: str = ...,
                 per_user: Literal[False] = ...) -> float: ...
 @overload
 def serendipity(recs: Run, qrels: Qrels, baseline: Run | None = ..., *, profiles: Any = ...,
                 features: Any = ..., categories: Mapping[Any, Any] | None = ...,
                 threshold: float | None = ..., profile_distance: str = ...,
-                k: int | None = ..., rel_threshold: float = ..., no_profile: str = ...,
+                k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ..., rel_threshold: float = ..., no_profile: str = ...,
                 per_user: Literal[True]) -> UserValues: ...
 @overload
 def serendipity(recs: Run, qrels: Qrels, baseline: Run | None = ..., *, profiles: Any = ...,
                 features: Any = ..., categories: Mapping[Any, Any] | None = ...,
                 threshold: float | None = ..., profile_distance: str = ...,
-                k: int | None = ..., rel_threshold: float = ..., no_profile: str = ...,
+                k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ..., rel_threshold: float = ..., no_profile: str = ...,
                 per_user: bool) -> float | UserValues: ...
 def serendipity(
     recs: Run,
@@ -1208,7 +1163,8 @@ def serendipity(
     categories: Mapping[Any, Any] | None = None,
     threshold: float | None = None,
     profile_distance: str = "mean",
-    k: int | None = None,
+    k: int | None = None, ties: str | None = None,
+            profile: str | None = None,
     rel_threshold: float = 1.0,
     no_profile: str = "skip",
     per_user: bool = False,
@@ -1256,7 +1212,7 @@ def serendipity(
             "2010) and profiles=(train_users, train_items) (distance from the user's profile: "
             "Kaminskas & Bridge 2016)."
         )
-    lists = _lists(recs, k, what)
+    lists = _lists(recs, k, what, ties, profile)
     relevant, unjudged = _relevant_rows(lists, qrels, rel_threshold)
     report = {"users_without_judgments": unjudged}
     if baseline is not None:
@@ -1267,7 +1223,7 @@ def serendipity(
                 f"{what}: {', '.join(extra)} only apply with profiles=...; with baseline=... "
                 "an item is unexpected when the baseline does not recommend it."
             )
-        base = _lists(baseline, k, what)
+        base = _lists(baseline, k, what, ties, profile)
         hit = relevant & ~_pair_rows(lists, base)
         return _result(what, lists, _per_user_mean(lists, hit.astype(np.float64)), per_user,
                        report)
@@ -1284,15 +1240,19 @@ def serendipity(
 
 
 @overload
-def personalisation(recs: Run, *, k: int | None = ...,
+def personalisation(recs: Run, *, k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
                     per_user: Literal[False] = ...) -> float: ...
 @overload
-def personalisation(recs: Run, *, k: int | None = ...,
+def personalisation(recs: Run, *, k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
                     per_user: Literal[True]) -> UserValues: ...
 @overload
-def personalisation(recs: Run, *, k: int | None = ...,
+def personalisation(recs: Run, *, k: int | None = ..., ties: str | None = ...,
+            profile: str | None = ...,
                     per_user: bool) -> float | UserValues: ...
-def personalisation(recs: Run, *, k: int | None = None,
+def personalisation(recs: Run, *, k: int | None = None, ties: str | None = None,
+            profile: str | None = None,
                     per_user: bool = False) -> float | UserValues:
     """Personalisation: one minus the mean cosine similarity of two users' lists.
 
@@ -1312,7 +1272,7 @@ def personalisation(recs: Run, *, k: int | None = None,
     """
     what = "personalisation"
     _check_per_user(per_user, what)
-    lists = _lists(recs, k, what)
+    lists = _lists(recs, k, what, ties, profile)
     n = lists.n_users
     if n < 2:
         raise InputError(f"{what}: needs recommendations for at least 2 users, got {n}.")
