@@ -756,9 +756,9 @@ def test_ties_and_profile_choose_the_order_of_tied_items():
 def test_ties_without_an_order_are_refused():
     run = rl.Run.from_dict({"u1": {"a": 1.0, "b": 1.0}})
     for kw in ({"ties": "expected"}, {"ties": "optimistic"}, {"profile": "sklearn"}):
-        with pytest.raises(rl.UnsupportedError, match="ties='trec'.*ties='input'"):
+        with pytest.raises(rl.UnsupportedError, match=r"ties='trec'.*ties='input'"):
             rs.personalisation(run, **kw)
-    with pytest.raises(InputError, match="ties must be one of 'trec', 'input'"):
+    with pytest.raises(InputError, match=r"ties must be one of 'trec', 'input'"):
         rs.novelty(run, ["x"], ["a"], ties="bogus")
     with pytest.raises(rl.ConventionError, match="unknown profile"):
         rs.catalog_coverage(run, ["a", "b"], profile="nope")

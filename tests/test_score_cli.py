@@ -233,10 +233,8 @@ def test_every_domain_kernel_is_mapped() -> None:
     data arguments in the domain's table."""
     import inspect
 
-    from ranklens.cli.score import _load_families
     from ranklens.metrics import REGISTRY
 
-    _load_families()
     seen = set()
     for defn in REGISTRY.values():
         if defn.domain not in DOMAINS:

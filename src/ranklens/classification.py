@@ -92,6 +92,7 @@ from typing import Any, cast
 import numpy as np
 
 from ranklens.errors import InputError, RanklensWarning
+from ranklens.metrics.catalogue import AVERAGES, DEFAULT_EPS
 
 __all__ = [
     "accuracy",
@@ -108,8 +109,6 @@ __all__ = [
     "roc_auc",
 ]
 
-AVERAGES = ("binary", "micro", "macro", "weighted")
-DEFAULT_EPS = 1e-15
 
 
 # --------------------------------------------------------------------------- checks

@@ -43,10 +43,10 @@ from ranklens.classification import (
     _sk,
 )
 from ranklens.errors import InputError
+from ranklens.metrics.catalogue import MULTIOUTPUT
 
 __all__ = ["mae", "mse", "r2", "rmse"]
 
-MULTIOUTPUT = ("uniform_average", "raw_values")
 
 
 def _check_multioutput(multioutput: Any, n_outputs: int,

@@ -233,6 +233,10 @@ def metrics_cmd(name: str | None) -> None:
               "level": "@level (a recall level in [0, 1]) required",
               "multiple": "@x (a multiple of R) required"}[defn.cutoff]
     click.echo(f"cutoff: {cutoff}; aggregate over queries: {defn.aggregate}")
+    lo, hi = defn.range if defn.range is not None else (float("-inf"), float("inf"))
+    better = {True: "higher is better", False: "lower is better",
+              None: "a count or diagnostic"}[defn.higher_is_better]
+    click.echo(f"family: {defn.domain}; values in [{lo:g}, {hi:g}]; {better}")
     click.echo("parameters:")
     for p in defn.all_params:
         choices = f" one of {', '.join(p.choices)}" if p.choices else ""

@@ -322,7 +322,7 @@ def _compute(job: _Job, t: _Table, cols: dict[str, Sequence[str]]) -> tuple[Any,
         kwargs[arg], names = _data(t, src.role, src.numeric, cols, job.label)
         described.append(f"{arg} = column{'s' if len(names) > 1 else ''} "
                          f"{', '.join(map(repr, names))}")
-    kwargs.update(job.metric.resolved_params())
+    kwargs.update(job.metric.params)  # the kernel's own defaults for the others
     kwargs.update(job.extra)
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:

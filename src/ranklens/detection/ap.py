@@ -10,10 +10,10 @@ import numpy as np
 from ranklens.classification import _as_array, _check_choice, _same_length
 from ranklens.detection.matching import match_detections
 from ranklens.errors import InputError
+from ranklens.metrics.catalogue import INTERPOLATIONS
 
 __all__ = ["INTERPOLATIONS", "average_precision", "interpolated_ap", "mean_average_precision"]
 
-INTERPOLATIONS = ("voc2007", "voc2010", "coco")
 
 
 def interpolated_ap(precision: np.ndarray, recall: np.ndarray, method: str) -> float:

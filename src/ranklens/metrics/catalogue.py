@@ -59,6 +59,8 @@ class Param:
                 raise fail("one of " + ", ".join(map(repr, self.choices or ())))
             return value.lower()
         if self.kind in ("number", "int"):
+            if isinstance(value, str) and value.lower() in (self.choices or ()):
+                return value.lower()  # a named setting a number parameter also takes
             if not number(value):
                 raise fail("a finite number" if self.kind == "number" else "an integer")
             if self.kind == "int" and not float(value).is_integer():
@@ -422,8 +424,11 @@ DEFAULT_EPS = 1e-15
 _C = "ranklens.classification:"
 _avg = Param("average", "binary", "binary | micro | macro | weighted", choices=AVERAGES)
 _zd = Param("zero_division", 0.0, "value of 0/0", kind="number")
-_eps = Param("eps", DEFAULT_EPS, "probabilities clipped to [eps, 1-eps]", kind="number",
-             minimum=0.0, maximum=0.5)
+_zd_warn = Param("zero_division", "warn", "value of 0/0: 0, 1, nan, or warn (0 with a "
+                 "warning, as scikit-learn)", kind="number", choices=("warn",))
+_eps = Param("eps", DEFAULT_EPS, "probabilities clipped to [eps, 1-eps], or auto (the "
+             "dtype's machine epsilon, as scikit-learn)", kind="number", minimum=0.0,
+             maximum=0.5, choices=("auto",))
 
 
 def _family(domain: str, prefix: str,
@@ -436,13 +441,14 @@ def _family(domain: str, prefix: str,
 
 
 CLASSIFICATION = _family("classification", _C, [
-    ("clf_precision", "classification precision TP/(TP+FP)", "precision", (), (_avg, _zd),
+    ("clf_precision", "classification precision TP/(TP+FP)", "precision", (),
+     (_avg, _zd_warn), (0.0, 1.0), True),
+    ("clf_recall", "classification recall TP/(TP+FN)", "recall", (), (_avg, _zd_warn),
      (0.0, 1.0), True),
-    ("clf_recall", "classification recall TP/(TP+FN)", "recall", (), (_avg, _zd),
-     (0.0, 1.0), True),
-    ("clf_f1", "classification F1", "f1", ("clf_f_measure",), (_avg, _zd), (0.0, 1.0), True),
+    ("clf_f1", "classification F1", "f1", ("clf_f_measure",), (_avg, _zd_warn), (0.0, 1.0),
+     True),
     ("clf_fbeta", "classification F-beta", "fbeta", (),
-     (_avg, _zd, Param("beta", 1.0, "weight of recall", kind="number", minimum=0.0)),
+     (_avg, _zd_warn, Param("beta", 1.0, "weight of recall", kind="number", minimum=0.0)),
      (0.0, 1.0), True),
     ("accuracy", "fraction of samples classified correctly", "accuracy", ("acc",), (),
      (0.0, 1.0), True),
