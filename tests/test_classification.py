@@ -201,12 +201,18 @@ def test_probabilities_out_of_range_and_rows() -> None:
 
 
 def test_unseen_predicted_labels() -> None:
-    with pytest.raises(InputError, match=r"y_pred contains labels that never occur in "
-                                         r"y_true: \[7\]"):
-        clf.precision([0, 1, 1], [0, 7, 1], average="macro")
-    # allowed when labels lists them
-    assert clf.precision([0, 1, 1], [0, 7, 1], average="macro",
-                         labels=[0, 1, 7]) == pytest.approx(2 / 3)
+    from sklearn.metrics import confusion_matrix, precision_score, recall_score
+
+    # a class only predicted is a class, as scikit-learn's unique_labels: (1 + 1 + 0) / 3
+    t, p = [0, 1, 1], [0, 7, 1]
+    assert clf.precision(t, p, average="macro") == pytest.approx(2 / 3)
+    assert clf.precision(t, p, average="macro") == precision_score(t, p, average="macro")
+    with pytest.warns(RanklensWarning, match="[Rr]ecall"):
+        got = clf.recall(t, p, average="macro")
+    with pytest.warns(UserWarning):
+        assert got == recall_score(t, p, average="macro")
+    assert clf.confusion_matrix(t, p).tolist() == confusion_matrix(t, p).tolist()
+    assert clf.precision(t, p, average="macro", labels=[0, 1, 7]) == pytest.approx(2 / 3)
     # a labels subset selects classes (scikit-learn): the sample of class 2 is left out
     assert clf.confusion_matrix([0, 1, 2], [0, 1, 1], labels=[0, 1]).tolist() == [[1, 0],
                                                                                  [0, 1]]

@@ -30,9 +30,9 @@ Conventions
     scikit-learn's: 0.0 and a :class:`~ranklens.errors.RanklensWarning` saying
     which ratio was undefined (pass a number to silence it).
 ``labels``
-    The classes, in order.  Default: the sorted classes of ``y_true``; a class
-    that occurs in ``y_pred`` but not in ``y_true`` is then an error (pass
-    ``labels=`` listing every class to allow it).  For precision / recall / F
+    The classes, in order.  Default: the sorted classes of ``y_true`` and
+    ``y_pred`` together (scikit-learn's ``unique_labels``), so a class that is
+    only predicted counts too (its recall is 0/0).  For precision / recall / F
     and the confusion matrix ``labels`` may also list only some of the
     classes present (as in scikit-learn): only those are scored.  The columns
     of ``(n, n_classes)`` probabilities / scores are in ``labels`` order, in
@@ -276,15 +276,11 @@ def _labels(y_true: np.ndarray, y_pred: np.ndarray | None, labels: Any,
                     "add them to labels=."
                 )
         return lab
-    lab = np.unique(y_true)
-    if y_pred is not None:
-        extra = np.setdiff1d(np.unique(y_pred), lab)
-        if len(extra):
-            raise InputError(
-                f"{pred_name} contains labels that never occur in y_true: "
-                f"{extra[:10].tolist()}; pass labels=[...] listing every class to allow them."
-            )
-    return lab
+    if y_pred is None:
+        return np.unique(y_true)
+    # the classes of y_true and y_pred together, as scikit-learn's unique_labels
+    _same_kind(y_true=y_true, **{pred_name: y_pred})
+    return np.unique(np.concatenate([np.unique(y_true), np.unique(y_pred)]))
 
 
 def _binary_classes(t: np.ndarray, p: np.ndarray, pos_label: Any) -> np.ndarray:
