@@ -314,3 +314,16 @@ def test_import_ranklens_stays_light() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_better_follows_the_catalogue_direction() -> None:
+    """Lower is better for num_nonrel_judged_ret; a count (num_ret) has no better side."""
+    qrels = ranklens.Qrels.from_dict({f"q{i}": {"a": 1, "b": 0, "c": 0} for i in range(30)})
+    a = ranklens.Run.from_dict({f"q{i}": {"a": 3, "b": 2, "c": 1} for i in range(30)})
+    b = ranklens.Run.from_dict({f"q{i}": {"a": 3, "x": 2, "y": 1} for i in range(30)})
+    cmp = ranklens.compare(qrels, {"A": a, "B": b}, ["num_nonrel_judged_ret", "num_ret"],
+                           seed=0)
+    assert cmp.pair("B", "A", "num_nonrel_judged_ret").significant
+    assert cmp.better_than("B", "num_nonrel_judged_ret") == ["A"]
+    assert cmp.better_than("A", "num_nonrel_judged_ret") == []
+    assert cmp.better_than("A", "num_ret") == cmp.better_than("B", "num_ret") == []

@@ -110,16 +110,28 @@ class Comparison:
                          f"baseline {self.baseline!r}.")
 
     def better_than(self, system: str, metric: str) -> list[str]:
-        """Systems that ``system`` is significantly better than on ``metric``."""
+        """Systems that ``system`` is significantly better than on ``metric``, in the
+        metric's direction (the catalogue's ``higher_is_better``: lower is better
+        for e.g. ``num_nonrel_judged_ret``; a count such as ``num_ret`` has no
+        better side, so none)."""
+        sign = self._direction(metric)
         out = []
         for p in self.pairs:
-            if p.metric != metric or not p.significant:
+            if p.metric != metric or not p.significant or sign == 0:
                 continue
-            if p.system == system and p.mean_diff > 0:
+            if p.system == system and sign * p.mean_diff > 0:
                 out.append(p.other)
-            elif p.other == system and p.mean_diff < 0:
+            elif p.other == system and sign * p.mean_diff < 0:
                 out.append(p.system)
         return sorted(out, key=self.systems.index)
+
+    def _direction(self, metric: str) -> int:
+        """+1 when higher is better, -1 when lower is, 0 for counts and diagnostics."""
+        for res in self.results.values():
+            if metric in res.parsed:
+                better = res.parsed[metric].definition.higher_is_better
+                return 0 if better is None else (1 if better else -1)
+        return 1
 
     def _si(self, system: str) -> int:
         if system not in self.systems:
