@@ -333,12 +333,13 @@ def test_unknown_parameter_lists_the_known_ones():
 @pytest.mark.parametrize(
     ("name", "expect"),
     [
-        ("ndcg(gain=3)@10", r"'gain' must be one of 'linear', 'exp2' or a mapping"),
+        ("ndcg(gain=3)@10", r"'gain' must be one of 'linear', 'exp2', 'binary' or a "
+                            r"non-empty mapping"),
         ("ndcg(ideal=best)@10", r"'ideal' must be one of 'cut', 'full', 'retrieved'"),
-        ("f1(beta=abc)@10", r"'beta' must be a number, got 'abc'"),
+        ("f1(beta=abc)@10", r"'beta' must be a finite number, got 'abc'"),
         ("rbp(p=2)", r"'p' must be a number in \[0, 1\], got 2"),
         ("ap(norm=sum)", r"'norm' must be one of 'r', 'min_r_k', 'retrieved'"),
-        ("p(rel=high)@5", r"'rel' must be a number"),
+        ("p(rel=high)@5", r"'rel' must be a finite number"),
         ("err(max_rel=-1)", r"'max_rel' must be a number in \[0, inf\]"),
         ("mar(mode=3)@5", r"'mode' must be one of 'relevant', 'all'"),
         ("err(ties=expected)@5", r"'ties' must be one of 'input', 'optimistic'"),
@@ -633,14 +634,14 @@ def test_take_queries_rejects_a_non_sequence():
 def test_evaluate_cutoffs_bad_input():
     with pytest.raises(rl.MetricParameterError, match=r"without '@k' \(e\.g\. 'p'\)"):
         rl.evaluate_cutoffs(qrels(), run(), ["p@5"])
-    with pytest.raises(rl.UnsupportedError, match=r"'bpref' is not available at every cutoff"):
-        rl.evaluate_cutoffs(qrels(), run(), ["bpref"])
+    with pytest.raises(rl.UnsupportedError, match=r"'rprec' takes no integer cutoff"):
+        rl.evaluate_cutoffs(qrels(), run(), ["rprec"])
     with pytest.raises(rl.MetricParameterError, match="max_k must be a positive integer"):
         rl.evaluate_cutoffs(qrels(), run(), ["p"], max_k=0)
     with pytest.raises(rl.ConventionError, match=r"unknown convention\(s\): foo"):
         rl.evaluate_cutoffs(qrels(), run(), ["p"], foo=1)
-    with pytest.raises(rl.UnsupportedError, match="'expected' is not defined for ap"):
-        rl.evaluate_cutoffs(qrels(), run(), ["ap"], ties="expected")
+    with pytest.raises(rl.UnsupportedError, match="'expected' is not defined for bpref"):
+        rl.evaluate_cutoffs(qrels(), run(), ["bpref"], ties="expected")
     with pytest.raises(rl.MetricNameError, match="Did you mean"):
         rl.evaluate_cutoffs(qrels(), run(), ["ndgc"])
 
