@@ -3,7 +3,9 @@ reference on random inputs, bad input."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -253,8 +255,8 @@ def test_bad_parameters() -> None:
         clf.precision([0, 1], [0, 1], pos_label=5)
     with pytest.raises(InputError, match="empty"):
         clf.accuracy([], [])
-    with pytest.raises(InputError, match="beta must be a positive number"):
-        clf.fbeta([0, 1], [0, 1], beta=0)
+    with pytest.raises(InputError, match="beta must be a finite number >= 0"):
+        clf.fbeta([0, 1], [0, 1], beta=-1)
 
 
 def test_registered() -> None:
@@ -323,7 +325,7 @@ def test_log_loss_sample_weight_and_auto_eps() -> None:
         clf.log_likelihood(t, p, sample_weight=w, reduction="none")
     with pytest.raises(InputError, match="per_sample=True"):
         clf.log_loss(t, p, sample_weight=w, per_sample=True)
-    with pytest.raises(InputError, match=r"eps must be a number in \[0, 0.5\) or 'auto'"):
+    with pytest.raises(InputError, match=r"eps must be a number in \[0, 0.5\] or 'auto'"):
         clf.log_loss(t, p, eps="machine")
     with pytest.raises(InputError, match="sample_weight is 0 for every sample"):
         clf.log_loss(t, p, sample_weight=[0, 0])
@@ -482,3 +484,48 @@ def test_parameter_values() -> None:
         clf.confusion_matrix([0, 1], [0, 1], sample_weight=[0, 0])
     with pytest.raises(InputError, match="average must be one of"):
         clf.roc_auc([0, 1], [0.1, 0.2], average="samples")
+
+
+# ------------------------------------------------------------------ found by the contract
+# (tests/test_contract_families.py)
+
+def test_fbeta_takes_the_catalogue_default_and_beta_zero() -> None:
+    # the catalogue declares beta=1.0 by default and `ranklens score -m clf_fbeta` passes
+    # only the parameters given: the kernel needs the same default (it had none)
+    t, p = [0, 1, 1, 0, 1], [0, 1, 0, 1, 1]
+    assert clf.fbeta(t, p) == clf.f1(t, p)
+    # beta >= 0, as the catalogue and scikit-learn: F_0 is the precision
+    assert clf.fbeta(t, p, beta=0) == pytest.approx(clf.precision(t, p)) == \
+        sk.fbeta_score(t, p, beta=0)
+    assert clf.fbeta(t, p, beta=0.0, average="macro", zero_division=0.0) == pytest.approx(
+        sk.fbeta_score(t, p, beta=0.0, average="macro", zero_division=0.0))
+
+
+def test_score_cli_computes_fbeta_without_beta(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ranklens.cli import main
+
+    table = tmp_path / "t.csv"
+    table.write_text("y_true,y_pred\n0,0\n1,1\n1,0\n0,1\n1,1\n")
+    res = CliRunner().invoke(main, ["score", str(table), "-m", "clf_fbeta", "-m",
+                                    "clf_fbeta(beta=0)", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    t, p = [0, 1, 1, 0, 1], [0, 1, 0, 1, 1]
+    assert out == {"clf_fbeta": pytest.approx(clf.f1(t, p)),
+                   "clf_fbeta(beta=0)": pytest.approx(clf.precision(t, p))}
+
+
+def test_zero_division_spelled_nan() -> None:
+    # the metric grammar has no float NaN: "nan" is accepted as the word
+    assert math.isnan(clf.precision([1, 0, 1], [0, 0, 0], zero_division="nan"))
+    with pytest.raises(InputError, match="zero_division must be"):
+        clf.precision([1, 0, 1], [0, 0, 0], zero_division="NaN ")
+
+
+def test_eps_half_is_allowed() -> None:
+    # the catalogue declares eps in [0, 0.5]: at 0.5 every probability is clipped to 0.5
+    assert clf.log_loss([1, 0, 1], [0.9, 0.0, 1.0], eps=0.5) == pytest.approx(math.log(2))
+    with pytest.raises(InputError, match=r"eps must be a number in \[0, 0.5\]"):
+        clf.log_loss([1, 0], [0.9, 0.1], eps=0.51)

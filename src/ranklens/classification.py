@@ -26,7 +26,7 @@ Conventions
 ``zero_division``
     The value of a ratio whose denominator is 0: precision when nothing is
     predicted positive, recall when no sample is truly positive, F when
-    neither.  ``0.0``, ``1.0`` or ``nan``; the default ``"warn"`` is
+    neither.  ``0.0``, ``1.0`` or ``nan`` (also ``"nan"``); the default ``"warn"`` is
     scikit-learn's: 0.0 and a :class:`~ranklens.errors.RanklensWarning` saying
     which ratio was undefined (pass a number to silence it).
 ``labels``
@@ -301,8 +301,9 @@ def _binary_classes(t: np.ndarray, p: np.ndarray, pos_label: Any) -> np.ndarray:
 
 
 def _check_zero_division(zero_division: Any) -> float | str:
-    if zero_division == "warn" and isinstance(zero_division, str):
-        return "warn"
+    if isinstance(zero_division, str) and zero_division in ("warn", "nan"):
+        # "nan": the catalogue's spelling of NaN (a metric name has no float NaN)
+        return "warn" if zero_division == "warn" else math.nan
     if isinstance(zero_division, (int, float, np.integer, np.floating)) \
             and not isinstance(zero_division, (bool, np.bool_)) \
             and (zero_division in (0, 1) or math.isnan(zero_division)):
@@ -460,9 +461,10 @@ def _prf(y_true: Any, y_pred: Any, beta: float, average: str | None, pos_label: 
     t, p = _pair(y_true, y_pred)
     if average is not None:
         _check_choice("average", average, AVERAGES)
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0 \
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0 \
             or not math.isfinite(beta):
-        raise InputError(f"beta must be a positive number, got {beta!r}.")
+        raise InputError(f"beta must be a finite number >= 0 (0: F is precision), got "
+                         f"{beta!r}.")
     zd = _check_zero_division(zero_division)
     w = _check_weights(sample_weight, len(t))
     if average == "binary":
@@ -497,10 +499,11 @@ def recall(y_true: Any, y_pred: Any, *, average: str | None = "binary",
                 zero_division, ("recall",))["recall"]
 
 
-def fbeta(y_true: Any, y_pred: Any, *, beta: float, average: str | None = "binary",
+def fbeta(y_true: Any, y_pred: Any, *, beta: float = 1.0, average: str | None = "binary",
           pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
           zero_division: float | str = "warn") -> Any:
-    """F-beta (1 + b^2) P R / (b^2 P + R); see :func:`precision_recall_fscore`."""
+    """F-beta (1 + b^2) P R / (b^2 P + R) (``beta`` >= 0, default 1: F1; 0 gives
+    precision, as scikit-learn); see :func:`precision_recall_fscore`."""
     return _prf(y_true, y_pred, beta, average, pos_label, labels, sample_weight,
                 zero_division, ("f-score",))["fbeta"]
 
@@ -804,8 +807,8 @@ def _index_of(lab: np.ndarray, t: np.ndarray) -> np.ndarray:
 def _check_eps(eps: Any) -> float:
     if isinstance(eps, str) and eps == "auto":
         return float(np.finfo(np.float64).eps)
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps < 0.5:
-        raise InputError(f"eps must be a number in [0, 0.5) or 'auto', got {eps!r}.")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps <= 0.5:
+        raise InputError(f"eps must be a number in [0, 0.5] or 'auto', got {eps!r}.")
     return float(eps)
 
 
