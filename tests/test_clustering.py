@@ -204,3 +204,37 @@ def test_registered() -> None:
                  "ari", "nmi", "v_measure", "fowlkes_mallows", "purity", "pair_jaccard",
                  "pair_precision", "pair_recall", "pair_f1"):
         assert REGISTRY[name].domain == "clustering"
+
+
+# ------------------------------------------------------------------ found by the contract
+# (tests/test_contract_families.py)
+
+@pytest.mark.parametrize("fn", [cl.pair_precision, cl.pair_recall, cl.pair_f1, cl.jaccard])
+def test_zero_division_lies_in_the_ratio_range(fn: object) -> None:
+    # the value of 0/0 was any number (5.0, -2.0, inf): a ratio outside [0, 1]
+    singletons = [0, 1, 2, 3]
+    for bad in (5.0, -2.0, math.inf, "warn", None):
+        with pytest.raises(InputError, match=r"zero_division .* in \[0, 1\]"):
+            fn(singletons, singletons, zero_division=bad)  # type: ignore[operator]
+    assert fn(singletons, singletons, zero_division=0.25) == 0.25  # type: ignore[operator]
+    assert math.isnan(fn(singletons, singletons, zero_division="nan"))  # type: ignore[operator]
+
+
+def test_nmi_stays_in_unit_interval() -> None:
+    # scikit-learn's NMI with average_method="min" gives 1.0000000000000002 here
+    t, p = np.arange(6) % 3, np.arange(6)
+    assert sk.normalized_mutual_info_score(t, p, average_method="min") > 1.0
+    assert cl.nmi(t, p, average_method="min") == 1.0
+    for method in ("arithmetic", "geometric", "min", "max"):
+        assert 0.0 <= cl.nmi(np.arange(18) % 2, np.arange(18), average_method=method) <= 1.0
+    assert 0.0 <= cl.v_measure(t, p) <= 1.0
+    assert 0.0 <= cl.fowlkes_mallows(t, p) <= 1.0
+
+
+def test_silhouette_sample_size_needs_three_points() -> None:
+    # two sampled points never form 2..n-1 clusters: sample_size=2 always failed, with
+    # scikit-learn's message about labels
+    X = [[0.0], [1.0], [5.0], [6.0]]
+    with pytest.raises(InputError, match="sample_size must be an integer >= 3"):
+        cl.silhouette(X, [0, 0, 1, 1], sample_size=2, random_state=0)
+    assert -1 <= cl.silhouette(X, [0, 0, 1, 1], sample_size=3, random_state=0) <= 1

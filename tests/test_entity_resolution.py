@@ -4,6 +4,7 @@ recordlinkage references, a million records, bad input."""
 from __future__ import annotations
 
 import itertools
+import math
 import time
 
 import numpy as np
@@ -241,3 +242,22 @@ def test_registered() -> None:
     for name in ("bcubed_f1", "cluster_precision", "reduction_ratio", "pairs_completeness",
                  "pairs_quality"):
         assert REGISTRY[name].domain == "entity_resolution"
+
+
+# ------------------------------------------------------------------ found by the contract
+# (tests/test_contract_families.py)
+
+def test_zero_division_lies_in_the_ratio_range() -> None:
+    # the value of 0/0 was any number (3.0, inf): pairs quality of 3.0, precision of -2.0
+    no_pair = [0, 1, 2, 3]
+    for bad in (3.0, -2.0, math.inf):
+        with pytest.raises(InputError, match=r"zero_division .* in \[0, 1\]"):
+            er.pairwise(no_pair, no_pair, zero_division=bad)
+        with pytest.raises(InputError, match="zero_division"):
+            er.blocking(no_pair, blocks=no_pair, zero_division=bad)
+        with pytest.raises(InputError, match="zero_division"):
+            er.bcubed(no_pair, no_pair, zero_division=bad)
+        with pytest.raises(InputError, match="zero_division"):
+            er.cluster_level(no_pair, no_pair, zero_division=bad)
+    assert er.blocking(no_pair, blocks=no_pair, zero_division=1.0)["pairs_quality"] == 1.0
+    assert math.isnan(er.pairwise(no_pair, no_pair, zero_division="nan")["precision"])

@@ -18,9 +18,10 @@ Pair counting never enumerates pairs: with the contingency table
 so pair precision = TP / (TP + FP), pair recall = TP / (TP + FN),
 Jaccard = TP / (TP + FP + FN), Rand = (TP + TN) / C(n).
 
-``zero_division`` (default 0.0, as in every ranklens family) is the value of
-a 0/0 pair ratio: pair precision when the prediction puts every point alone,
-pair recall when the truth does, F1 and Jaccard when both do.  As in
+``zero_division`` (default 0.0, as in every ranklens family; a number in
+[0, 1] or nan) is the value of a 0/0 pair ratio: pair precision when the
+prediction puts every point alone, pair recall when the truth does, F1 and
+Jaccard when both do.  As in
 scikit-learn, the internal indices take the labels as 1-d or an ``(n, 1)``
 column and the external scores as 1-d; labels with a fractional part are
 used as given with a :class:`~ranklens.errors.RanklensWarning` (scikit-learn
@@ -142,10 +143,15 @@ def _pairs(labels_true: Any, labels_pred: Any, true_name: str = "labels_true",
 
 
 def _check_zd(zero_division: Any) -> float:
+    """The value of a 0/0 ratio: a number in [0, 1] (a ratio's range) or NaN
+    (also spelled ``"nan"``, as the metric grammar writes it)."""
+    if isinstance(zero_division, str) and zero_division == "nan":
+        return float("nan")
     if isinstance(zero_division, (bool, np.bool_)) \
-            or not isinstance(zero_division, (int, float, np.integer, np.floating)):
-        raise InputError(f"zero_division (the value of 0/0) must be a number such as 0.0, "
-                         f"1.0 or nan, got {zero_division!r}.")
+            or not isinstance(zero_division, (int, float, np.integer, np.floating)) \
+            or not (0 <= zero_division <= 1 or zero_division != zero_division):
+        raise InputError(f"zero_division (the value of 0/0) must be a number in [0, 1] "
+                         f"such as 0.0 or 1.0, or nan, got {zero_division!r}.")
     return float(zero_division)
 
 
@@ -211,6 +217,13 @@ def _ext(labels_true: Any, labels_pred: Any) -> tuple[np.ndarray, np.ndarray]:
     return t, p
 
 
+def _unit(value: Any) -> float:
+    """A score in [0, 1] computed by scikit-learn, with its rounding past the
+    bounds removed (e.g. NMI with ``average_method="min"`` gives 1.0000000000000002
+    for a prediction that splits every class)."""
+    return min(1.0, max(0.0, float(value)))
+
+
 def rand_index(labels_true: Any, labels_pred: Any) -> float:
     """Rand index (TP + TN) / C(n) (scikit-learn's ``rand_score``)."""
     from sklearn.metrics import rand_score
@@ -231,7 +244,7 @@ def nmi(labels_true: Any, labels_pred: Any, *, average_method: str = "arithmetic
     from sklearn.metrics import normalized_mutual_info_score
 
     _check_choice("average_method", average_method, ("arithmetic", "geometric", "min", "max"))
-    return float(normalized_mutual_info_score(*_ext(labels_true, labels_pred),
+    return _unit(normalized_mutual_info_score(*_ext(labels_true, labels_pred),
                                               average_method=average_method))
 
 
@@ -243,14 +256,14 @@ def v_measure(labels_true: Any, labels_pred: Any, *, beta: float = 1.0) -> float
     if isinstance(beta, bool) or not isinstance(beta, (int, float)) \
             or not 0 <= beta < float("inf"):
         raise InputError(f"beta must be a finite number >= 0, got {beta!r}.")
-    return float(v_measure_score(*_ext(labels_true, labels_pred), beta=beta))
+    return _unit(v_measure_score(*_ext(labels_true, labels_pred), beta=beta))
 
 
 def fowlkes_mallows(labels_true: Any, labels_pred: Any) -> float:
     """Fowlkes-Mallows index sqrt(pair precision * pair recall)."""
     from sklearn.metrics import fowlkes_mallows_score
 
-    return float(fowlkes_mallows_score(*_ext(labels_true, labels_pred)))
+    return _unit(fowlkes_mallows_score(*_ext(labels_true, labels_pred)))
 
 
 # --------------------------------------------------------------------------- internal
@@ -293,8 +306,11 @@ def silhouette(X: Any, labels: Any, *, metric: str = "euclidean",
         from sklearn.utils import check_random_state
 
         if isinstance(sample_size, bool) or not isinstance(sample_size, (int, np.integer)) \
-                or not sample_size >= 2:
-            raise InputError(f"sample_size must be an integer >= 2, got {sample_size!r}.")
+                or not sample_size >= 3:
+            # a silhouette needs 2 to n_samples - 1 clusters, so at least 3 points
+            raise InputError(f"sample_size must be an integer >= 3 (a silhouette needs "
+                             f"between 2 and n - 1 clusters of n points), got "
+                             f"{sample_size!r}.")
         if isinstance(random_state, np.random.Generator):
             idx = random_state.permutation(len(x))[:sample_size]
         else:

@@ -26,8 +26,8 @@ F1 is the harmonic mean of precision and recall, 2 TP / (2 TP + FP + FN) for
 the pair counts.
 
 ``zero_division`` (default 0.0, the value scikit-learn's and
-:mod:`ranklens.classification`'s default gives; no warning here) is the value
-of a 0/0 ratio: pairwise precision when no pair
+:mod:`ranklens.classification`'s default gives; no warning here; a number in
+[0, 1] or nan) is the value of a 0/0 ratio: pairwise precision when no pair
 is predicted (every predicted entity a singleton, or no predicted pair),
 pairwise recall when there is no true pair, pairs quality when there is no
 candidate pair, pairs completeness when there is no true match.  F1 is
