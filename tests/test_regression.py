@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 
 import ranklens.regression as reg
-from ranklens.errors import InputError
+from ranklens.errors import InputError, RanklensWarning
 from ranklens.metrics.registry import REGISTRY
 
 sk = pytest.importorskip("sklearn.metrics")
@@ -124,3 +125,32 @@ def test_bad_values_are_input_errors() -> None:
 def test_registered() -> None:
     for name in ("mae", "mse", "rmse", "r2"):
         assert REGISTRY[name].domain == "regression"
+
+
+# ------------------------------------------------------------------ found by the contract
+# (tests/test_contract_families.py)
+
+@pytest.mark.parametrize("scale", [1e200, 1e-200])
+def test_values_beyond_float_range_are_scaled_not_overflowed(scale: float) -> None:
+    # R^2 of finite values used to be NaN (SS_res / SS_tot = inf / inf) with numpy's
+    # overflow warnings, and 0.0 for tiny values (SS_tot underflowed to 0)
+    rng = np.random.default_rng(0)
+    t, p = rng.normal(size=20), rng.normal(size=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        assert reg.r2(t * scale, p * scale) == pytest.approx(reg.r2(t, p), rel=1e-12)
+        assert reg.rmse(t * scale, p * scale) == pytest.approx(reg.rmse(t, p) * scale,
+                                                              rel=1e-12)
+        assert reg.mae(t * scale, p * scale) == pytest.approx(reg.mae(t, p) * scale,
+                                                             rel=1e-12)
+        raw = reg.r2(np.c_[t, p] * scale, np.c_[p, t] * scale, multioutput="raw_values")
+        np.testing.assert_allclose(raw, reg.r2(np.c_[t, p], np.c_[p, t],
+                                               multioutput="raw_values"), rtol=1e-12)
+    if scale > 1:  # the mean squared error itself is beyond float64: inf, and we say so
+        with pytest.warns(RanklensWarning, match="mse overflows float64"):
+            assert reg.mse(t * scale, p * scale) == math.inf
+    else:
+        assert reg.mse(t * scale, p * scale) == 0.0  # below float64: 0
+    # in float64's usual range nothing changes: scikit-learn's numbers, bit for bit
+    assert reg.r2(t, p) == sk.r2_score(t, p)
+    assert reg.mse(t * 1e100, p * 1e100) == sk.mean_squared_error(t * 1e100, p * 1e100)

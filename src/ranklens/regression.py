@@ -17,6 +17,10 @@ explicit:
   errors instead of their mean (for 2-d input combined over outputs as
   ``multioutput`` says: mean, weighted mean, or ``(n, n_outputs)`` for
   ``"raw_values"``).
+* Values of magnitude beyond 2^400 (or below 2^-400) are divided by a power
+  of two first (exact), so squares neither overflow nor underflow: R^2, MAE
+  and RMSE stay finite and right; an MSE that float64 cannot hold is inf,
+  with a :class:`~ranklens.errors.RanklensWarning`.
 * R^2 = 1 - SS_res / SS_tot.  With a constant ``y_true`` (SS_tot = 0) it is
   1.0 for a perfect prediction and 0.0 otherwise (scikit-learn's
   ``force_finite`` convention).  It is undefined for a single sample
@@ -30,6 +34,7 @@ explicit:
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -41,8 +46,9 @@ from ranklens.classification import (
     _reemit,
     _same_length,
     _sk,
+    _stacklevel,
 )
-from ranklens.errors import InputError
+from ranklens.errors import InputError, RanklensWarning
 from ranklens.metrics.catalogue import MULTIOUTPUT
 
 __all__ = ["mae", "mse", "r2", "rmse"]
@@ -100,11 +106,35 @@ def _result(value: Any) -> Any:
     return float(arr) if arr.ndim == 0 else arr
 
 
+def _scale(t: np.ndarray, p: np.ndarray) -> float:
+    """A power of two to divide ``t`` and ``p`` by so that neither squares nor
+    differences overflow or underflow (1.0 in the usual range).  Dividing by a
+    power of two is exact, so the metrics of the scaled values, scaled back,
+    are those of the values."""
+    top = float(max(np.abs(t).max(), np.abs(p).max()))
+    if top == 0 or 2.0**-400 <= top <= 2.0**400:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(top)[1])))
+
+
 def _call(what: str, fn: Any, t: np.ndarray, p: np.ndarray, w: np.ndarray | None,
-          mo: str | np.ndarray) -> Any:
-    res, caught = _sk(what, fn, t, p, sample_weight=w, multioutput=mo)
+          mo: str | np.ndarray, power: int = 1) -> Any:
+    """scikit-learn's ``fn`` of ``t`` and ``p``, a quantity of their unit to the
+    ``power`` (0 for the unitless R^2); values beyond float64's range are scaled
+    first, so only a result that float64 cannot hold overflows (to inf, with a
+    RanklensWarning)."""
+    s = _scale(t, p)
+    res, caught = _sk(what, fn, t / s, p / s, sample_weight=w, multioutput=mo)
     _reemit(caught)
-    return _result(res)
+    out = np.asarray(res, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        for _ in range(power):
+            out = out * s
+    if np.isinf(out).any():
+        warnings.warn(f"{what} overflows float64 (the values are of the order of "
+                      f"{s:.3g}); it is reported as inf.", RanklensWarning,
+                      stacklevel=_stacklevel())
+    return _result(out)
 
 
 def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
@@ -114,7 +144,9 @@ def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
 
     t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput)
     if per_sample:
-        return _per_sample(np.abs(t - p), mo)
+        s = _scale(t, p)
+        with np.errstate(over="ignore"):
+            return _per_sample(np.abs(t / s - p / s) * s, mo)
     return _call("mae", mean_absolute_error, t, p, w, mo)
 
 
@@ -125,8 +157,10 @@ def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
 
     t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput)
     if per_sample:
-        return _per_sample((t - p) ** 2, mo)
-    return _call("mse", mean_squared_error, t, p, w, mo)
+        s = _scale(t, p)
+        with np.errstate(over="ignore"):
+            return _per_sample((t / s - p / s) ** 2 * s * s, mo)
+    return _call("mse", mean_squared_error, t, p, w, mo, power=2)
 
 
 def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
@@ -150,4 +184,4 @@ def r2(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
                            (*MULTIOUTPUT, "variance_weighted"))
     if len(t) < 2:
         raise InputError("r2 needs at least two samples; it is undefined for one.")
-    return _call("r2", r2_score, t, p, w, mo)
+    return _call("r2", r2_score, t, p, w, mo, power=0)
