@@ -121,3 +121,44 @@ def test_bad_input() -> None:
 def test_registered() -> None:
     assert REGISTRY["iou"].domain == "detection"
     assert REGISTRY["det_map"].domain == "detection"
+
+
+# ------------------------------------------------------------------ found by the contract
+# (tests/test_contract_families.py)
+
+_GT = {"image": [0, 0, 1], "label": [0, 1, 0],
+       "boxes": [[0, 0, 10, 10], [20, 20, 30, 30], [0, 0, 5, 5]]}
+_DET = {"image": [0, 1], "label": [0, 0], "boxes": [[0, 0, 10, 10], [0, 0, 5, 5]],
+        "scores": [0.9, 0.8]}
+
+
+@pytest.mark.parametrize("side,key", [("gt", "image"), ("gt", "label"), ("det", "image"),
+                                      ("det", "label"), ("gt", "boxes"), ("det", "boxes"),
+                                      ("det", "scores")])
+def test_map_refuses_nan_anywhere(side: str, key: str) -> None:
+    # a NaN image or class id used to give a number (a NaN class was its own class)
+    gt = {k: np.array(v, dtype=float) for k, v in _GT.items()}
+    det = {k: np.array(v, dtype=float) for k, v in _DET.items()}
+    d = gt if side == "gt" else det
+    d[key].reshape(-1)[0] = np.nan
+    with pytest.raises(InputError, match=rf"{side}\['{key}'\] contains NaN"):
+        mean_average_precision(gt, det)
+    if key in ("image", "label"):  # ids may be objects: None is missing too
+        d[key] = np.array([None, *d[key][1:].tolist()], dtype=object)
+        with pytest.raises(InputError, match=rf"{side}\['{key}'\] contains NaN or None"):
+            mean_average_precision(gt, det)
+
+
+def test_map_iou_threshold_type_and_no_ground_truth() -> None:
+    assert mean_average_precision(_GT, _DET)["map"] == pytest.approx(0.5)
+    for bad in ("0.5", None, True, [0.5], float("nan"), 0, 1.5):
+        with pytest.raises(InputError, match="iou_threshold must be a number in"):
+            mean_average_precision(_GT, _DET, iou_threshold=bad)  # type: ignore[arg-type]
+    # no ground truth that counts: mAP is undefined, not NaN
+    with pytest.raises(InputError, match="mAP is undefined"):
+        mean_average_precision({**_GT, "ignore": [True, True, True]}, _DET)
+    with pytest.raises(InputError, match="mAP is undefined"):
+        mean_average_precision({"image": [], "label": [], "boxes": []}, _DET)
+    # an empty detection set is still fine
+    empty = {"image": [], "label": [], "boxes": [], "scores": []}
+    assert mean_average_precision(_GT, empty)["map"] == 0.0

@@ -3,6 +3,7 @@ and COCO 101-point interpolation, and mAP over classes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -60,6 +61,39 @@ def average_precision(tp: Any, scores: Any, n_gt: int, *, method: str = "voc2010
     return interpolated_ap(prec, ctp / n_gt, method)
 
 
+def _ids(name: str, x: Any) -> np.ndarray:
+    """Image or class ids: 1-d, free of NaN / None (may be empty)."""
+    a = np.asarray(x)
+    if a.size == 0:
+        return a.reshape(0)
+    return _as_array(name, a)
+
+
+def _box_array(name: str, x: Any) -> np.ndarray:
+    """(n, 4) finite box coordinates (may be empty)."""
+    try:
+        a = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be n boxes of 4 numbers.") from None
+    if a.size == 0:
+        return np.zeros((0, 4))
+    if a.ndim == 1 and a.size % 4 == 0:
+        a = a.reshape(-1, 4)  # a flat list of corners, as before
+    a = _as_array(name, a, ndim=(2,), numeric=True)
+    if a.shape[1] != 4:
+        raise InputError(f"{name} must have shape (n, 4), got {a.shape}.")
+    return a
+
+
+def _flags(name: str, x: Any, n: int) -> np.ndarray:
+    if x is None:
+        return np.zeros(n, bool)
+    a = np.asarray(x)
+    if a.size == 0:
+        return np.zeros(0, bool)
+    return _as_array(name, a, numeric=True).astype(bool)
+
+
 def mean_average_precision(
     gt: dict[str, Any], det: dict[str, Any], *, iou_threshold: float = 0.5,
     method: str = "voc2010", fmt: str = "xyxy",
@@ -71,22 +105,31 @@ def mean_average_precision(
     ``det``: ``{"image", "label", "boxes", "scores"}``.  Matching is greedy
     per (image, class), see :func:`match_detections`.
 
-    Returns ``{"map": float, "ap": {label: AP}}``.
+    Returns ``{"map": float, "ap": {label: AP}}``; InputError when no class has
+    ground truth that is not ignored (mAP is then undefined).
     """
     _check_choice("method", method, INTERPOLATIONS)
-    if not 0 < iou_threshold <= 1:
-        raise InputError(f"iou_threshold must be in (0, 1], got {iou_threshold!r}.")
+    if isinstance(iou_threshold, (bool, np.bool_)) \
+            or not isinstance(iou_threshold, (int, float, np.integer, np.floating)) \
+            or not 0 < iou_threshold <= 1:
+        raise InputError(f"iou_threshold must be a number in (0, 1], got {iou_threshold!r}.")
     for name, d, keys in (("gt", gt, ("image", "label", "boxes")),
                           ("det", det, ("image", "label", "boxes", "scores"))):
+        if not isinstance(d, Mapping):
+            raise InputError(f"{name} must be a dict of arrays {list(keys)}, got "
+                             f"{type(d).__name__}.")
         missing = [k for k in keys if k not in d]
         if missing:
             raise InputError(f"{name} is missing {missing}.")
-    gi, gl = np.asarray(gt["image"]), np.asarray(gt["label"])
-    gb = np.asarray(gt["boxes"], dtype=np.float64).reshape(-1, 4)
-    gig = np.asarray(gt.get("ignore", np.zeros(len(gi), bool)), bool)
-    di, dl = np.asarray(det["image"]), np.asarray(det["label"])
-    db = np.asarray(det["boxes"], dtype=np.float64).reshape(-1, 4)
-    ds = _as_array("det['scores']", det["scores"], numeric=True) if len(di) else np.zeros(0)
+    gi, gl = _ids("gt['image']", gt["image"]), _ids("gt['label']", gt["label"])
+    gb = _box_array("gt['boxes']", gt["boxes"])
+    gig = _flags("gt['ignore']", gt.get("ignore"), len(gi))
+    di, dl = _ids("det['image']", det["image"]), _ids("det['label']", det["label"])
+    db = _box_array("det['boxes']", det["boxes"])
+    ds = _as_array("det['scores']", det["scores"], numeric=True) \
+        if np.asarray(det["scores"]).size else np.zeros(0)
+    if ds.ndim != 1:
+        raise InputError(f"det['scores'] must be 1-d, got shape {ds.shape}.")
     _same_length(**{"gt['image']": gi, "gt['label']": gl, "gt['boxes']": gb,
                     "gt['ignore']": gig})
     _same_length(**{"det['image']": di, "det['label']": dl, "det['boxes']": db,
@@ -106,4 +149,7 @@ def mean_average_precision(
         sel = dl == c
         aps[c] = average_precision(tp[sel], ds[sel], int(np.sum((gl == c) & ~gig)),
                                    method=method)
-    return {"map": float(np.mean(list(aps.values()))) if aps else float("nan"), "ap": aps}
+    if not aps:
+        raise InputError("mAP is undefined: no class has ground truth that is not ignored "
+                         "(every class' AP would be 0/0).")
+    return {"map": float(np.mean(list(aps.values()))), "ap": aps}
