@@ -1,0 +1,679 @@
+"""The contract every non-ranking metric of the catalogue passes.
+
+Generated from :data:`ranklens.metrics.catalogue.CATALOGUE` (in the spirit of
+scikit-learn's ``metrics/tests/test_common.py``): for every metric of the
+classification, regression, clustering, entity-resolution and detection
+families x every allowed value of each of its parameters (every choice;
+numbers at the declared bounds and between them; named settings such as
+``zero_division="warn"`` and ``eps="auto"``), over seeded random valid inputs
+of its family (binary, multi-class, string, boolean and one-class labels,
+probabilities including 0 and 1; regression with a constant target and
+several outputs; clusterings with a single cluster and all singletons;
+entity resolutions without a predicted pair; boxes of zero area and boxes
+overlapping nothing):
+
+* (a) the value lies in the declared range (``defn.range``; None: any), or
+  the call raises our error (:class:`ranklens.RanklensError`); never a value
+  outside the range, never another library's exception, never another
+  library's warning;
+* (b) NaN anywhere in any data argument raises :class:`ranklens.InputError`;
+* (c) every invalid parameter value (wrong type, NaN, inf, out of
+  [minimum, maximum], unknown choice) raises our error naming the parameter,
+  both through :func:`ranklens.get_metric` and as a keyword of the kernel;
+  every value the catalogue accepts is one the kernel computes, and the
+  kernel's defaults are the catalogue's;
+* (d) ``higher_is_better``: a perfect prediction scores at least as well as
+  the random one (where a perfect prediction is defined);
+* (e) the value does not depend on the order of the samples (detections have
+  distinct scores: tied detections are matched in input order by definition,
+  and a random subsample, silhouette's ``sample_size``, is drawn by position).
+
+Where the catalogue's declaration of a parameter disagrees with its kernel,
+the check is a strict xfail saying what the declaration must be
+(:data:`CATALOGUE_ISSUES`): the fix of the catalogue turns it into a failure,
+and the entry goes with the fix.
+
+The kernel's data arguments are found by the table of ``ranklens score``
+(:data:`ranklens.cli.score.DOMAINS`; detection's below), its value in a dict
+result as ``ranklens score`` picks it.  A metric added to the catalogue is
+covered without touching this file.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+import ranklens as rl
+from ranklens.cli.score import DOMAINS, _pick
+from ranklens.metrics.catalogue import CATALOGUE, MetricDef, Param
+from ranklens.metrics.registry import Metric
+
+pytest.importorskip("sklearn")
+pytest.importorskip("scipy")
+
+FAMILIES = [d for d in CATALOGUE if d.domain != "ranking"]
+NAN = float("nan")
+INF = float("inf")
+
+# kernel argument -> (role, key in a dict-valued role or None), per family
+ROLES: dict[str, dict[str, tuple[str, str | None]]] = {
+    **{dom: {a: (arg.role, None) for a, arg in table.items()} for dom, table in DOMAINS.items()},
+    "detection": {"boxes1": ("true", "boxes"), "boxes2": ("pred", "boxes"),
+                  "gt": ("true", None), "det": ("pred", None)},
+}
+
+# values the kernels document for a parameter beyond (or within) the catalogue's
+# declaration: computed directly as variants too, and not errors as keywords
+DOCUMENTED: dict[str, list[Any]] = {
+    "average": [None],  # per-class values
+    "zero_division": [0.0, 1.0, NAN, "nan"],  # scikit-learn's 0, 1 and nan
+    "sample_size": [None],  # exact (the default)
+}
+
+# metrics for which pred = true is not the best prediction, and why
+NO_PERFECT = {
+    "iou": "a matrix over two box sets: there is no better or worse pair of sets",
+    "reduction_ratio": "it rewards fewer candidate pairs whatever the truth: a blocking "
+                       "by the true entities is not its optimum",
+}
+
+# catalogue declarations that disagree with their kernel: (metric, parameter) -> what
+# the catalogue must say (strict xfail: fixing the catalogue turns it into a failure,
+# so this entry is removed with the fix)
+_ZD_CLF = ("declares zero_division an unbounded number; the kernel (scikit-learn) takes "
+           "0, 1, nan or 'warn' only: Param needs a set of numbers, values=(0.0, 1.0), with "
+           "choices=('warn', 'nan')")
+_ZD = ("declares zero_division an unbounded number; a 0/0 ratio's value must lie in the "
+       "metric's range: minimum=0.0, maximum=1.0 (and choices=('nan',))")
+CATALOGUE_ISSUES: dict[tuple[str, str], str] = {
+    **{(m, "zero_division"): _ZD_CLF
+       for m in ("clf_precision", "clf_recall", "clf_f1", "clf_fbeta")},
+    **{(m, "zero_division"): _ZD
+       for m in ("pair_jaccard", "pair_precision", "pair_recall", "pair_f1",
+                 "bcubed_precision", "bcubed_recall", "bcubed_f1", "cluster_precision",
+                 "cluster_recall", "cluster_f1", "reduction_ratio", "pairs_completeness",
+                 "pairs_quality")},
+    ("silhouette", "sample_size"): "declares minimum=2, but 2 sampled points never form "
+                                   "2..n-1 clusters: minimum=3",
+    ("det_map", "iou_threshold"): "declares minimum=0.0 inclusive; the kernel takes "
+                                  "(0, 1] (IoU >= 0 would match boxes that do not overlap): "
+                                  "Param needs an excluded minimum, open_minimum=True",
+}
+
+
+# ------------------------------------------------------------------------- the variants
+
+def _sample(p: Param) -> list[Any]:
+    """Valid values of one parameter (the catalogue's): every choice, named settings,
+    numbers at the bounds and between them (or the only numbers it allows)."""
+    if p.kind == "choice":
+        return list(p.choices or ())
+    vals: list[Any] = list(p.choices or ())  # named settings: warn, auto
+    only = getattr(p, "values", None)  # the only numbers allowed, should Param declare it
+    if only:
+        return vals + list(only)
+    lo = p.minimum if p.minimum is not None else -2.0
+    hi = p.maximum if p.maximum is not None else lo + 5.0
+    nums = [lo, hi, (lo + hi) / 2]
+    if getattr(p, "open_minimum", False):  # the minimum excluded, should Param declare it
+        nums[0] = lo + (hi - lo) / 1000
+    if p.minimum is not None and p.maximum is None:
+        nums.append(lo + 1000)
+    if p.kind == "int":
+        nums = [math.ceil(v) for v in nums]
+    if isinstance(p.default, (int, float)) and not isinstance(p.default, bool):
+        nums.append(p.default)
+    return vals + sorted(set(nums), key=float)
+
+
+def _variants(defn: MetricDef) -> list[dict[str, Any]]:
+    """Parameter settings as the catalogue normalises them (``get_metric``), each
+    parameter's every value in turn (the others left to the kernel's default, as
+    ``ranklens score`` does), then the values the kernels document (passed as
+    they are); {} first."""
+    out: list[dict[str, Any]] = [{}]
+    for p in defn.params:
+        for v in _sample(p):
+            m = rl.get_metric(Metric(defn.name, None, ((p.name, v),)))
+            out.append(dict(m.params))
+    out += [{p.name: v} for p in defn.params for v in DOCUMENTED.get(p.name, [])]
+    unique: dict[str, dict[str, Any]] = {}
+    for s in out:
+        unique.setdefault(repr(sorted(s.items())), s)
+    return list(unique.values())
+
+
+def _nan_ok(params: dict[str, Any]) -> bool:
+    zd = params.get("zero_division")
+    return zd == "nan" or (isinstance(zd, float) and zd != zd)
+
+
+# ------------------------------------------------------------------------- the data
+
+@dataclass
+class Case:
+    """One input: data by role (arrays with samples on the first axis; detection:
+    dicts of such arrays) and the perfect prediction by role (None: undefined)."""
+
+    name: str
+    data: dict[str, Any]
+    perfect: dict[str, Any] | None = None
+    tags: frozenset[str] = field(default_factory=frozenset)
+
+
+def _onehot(t: np.ndarray) -> np.ndarray:
+    classes = np.unique(t)
+    return (t[:, None] == classes[None, :]).astype(np.float64)
+
+
+def _probs(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
+    """Probabilities with exact 0s and 1s: (n,) for k == 2, else (n, k) rows summing
+    to 1 (some one-hot)."""
+    if k == 2:
+        p = rng.uniform(size=n)
+        p[: min(n, 3)] = [0.0, 1.0, 0.5][: min(n, 3)]
+        return p
+    p = rng.dirichlet(np.ones(k), size=n)
+    p[0] = np.eye(k)[0]
+    if n > 1:
+        p[1] = np.eye(k)[k - 1]
+    return p
+
+
+def _clf(name: str, t: Any, p: Any, score: Any, perfect_score: Any) -> Case:
+    t, p = np.asarray(t), np.asarray(p)
+    return Case(name, {"true": t, "pred": p, "score": np.asarray(score)},
+                {"pred": t.copy(), "score": np.asarray(perfect_score)})
+
+
+def _classification() -> list[Case]:
+    rng = np.random.default_rng(11)
+    n = 24
+    out = []
+    t = rng.integers(0, 2, n)
+    out.append(_clf("binary", t, rng.integers(0, 2, n), _probs(rng, n, 2), t.astype(float)))
+    ts = np.array(["no", "yes"])[rng.integers(0, 2, n)]
+    out.append(_clf("binary_str", ts, np.array(["no", "yes"])[rng.integers(0, 2, n)],
+                    _probs(rng, n, 2), (ts == "yes").astype(float)))
+    t = rng.integers(0, 3, n)
+    t[:3] = [0, 1, 2]
+    out.append(_clf("multiclass", t, rng.integers(0, 3, n), _probs(rng, n, 3), _onehot(t)))
+    ts = np.array(["a", "b", "c"])[t]
+    out.append(_clf("multiclass_str", ts, np.array(["a", "b", "c"])[rng.integers(0, 3, n)],
+                    _probs(rng, n, 3), _onehot(ts)))
+    out.append(_clf("one_class_true", np.zeros(n, int), rng.integers(0, 2, n),
+                    _probs(rng, n, 2), np.zeros(n)))
+    out.append(_clf("one_class_both", np.ones(n, int), np.ones(n, int), _probs(rng, n, 2),
+                    np.ones(n)))
+    t = rng.integers(0, 2, n)
+    out.append(_clf("class_only_predicted", t, rng.integers(0, 3, n), _probs(rng, n, 2),
+                    t.astype(float)))
+    t = rng.integers(0, 2, n)
+    out.append(_clf("bool", t.astype(bool), rng.integers(0, 2, n).astype(bool),
+                    _probs(rng, n, 2), t.astype(float)))
+    t = rng.integers(0, 2, n).astype(float)
+    out.append(_clf("float_labels_column", t[:, None], rng.integers(0, 2, n)[:, None]
+                    .astype(float), _probs(rng, n, 2)[:, None], t[:, None]))
+    out.append(_clf("two_samples_tied", [0, 1], [1, 1], [0.3, 0.3], [0.0, 1.0]))
+    return out
+
+
+def _regression() -> list[Case]:
+    rng = np.random.default_rng(12)
+    n = 20
+    out = []
+
+    def case(name: str, t: Any, p: Any) -> Case:
+        t, p = np.asarray(t), np.asarray(p)
+        return Case(name, {"true": t, "pred": p}, {"pred": t.copy()})
+
+    out.append(case("random", rng.normal(size=n), rng.normal(size=n)))
+    out.append(case("constant_y", np.full(n, 3.0), rng.normal(3, 1, size=n)))
+    out.append(case("integers", rng.integers(-5, 5, n), rng.integers(-5, 5, n)))
+    mo = rng.normal(size=(n, 3))
+    mo[:, 1] = 2.0
+    out.append(case("multioutput_constant_column", mo, rng.normal(size=(n, 3))))
+    out.append(case("column_vs_1d", rng.normal(size=(n, 1)), rng.normal(size=n)))
+    out.append(case("one_sample", [1.5], [2.0]))
+    out.append(case("huge", rng.normal(size=n) * 1e200, rng.normal(size=n) * 1e200))
+    out.append(case("tiny", rng.normal(size=n) * 1e-200, rng.normal(size=n) * 1e-200))
+    return out
+
+
+def _clustering() -> list[Case]:
+    rng = np.random.default_rng(13)
+    n = 30
+    centers = np.array([[0.0, 0.0], [5.0, 0.0], [0.0, 5.0]])
+    out = []
+
+    def case(name: str, t: Any, p: Any, x: Any) -> Case:
+        t, p = np.asarray(t), np.asarray(p)
+        return Case(name, {"true": t, "pred": p, "features": np.asarray(x, float)},
+                    {"pred": t.copy()})
+
+    t = rng.integers(0, 3, n)
+    x = centers[t] + rng.normal(size=(n, 2))
+    out.append(case("random", t, rng.integers(0, 4, n), x))
+    out.append(case("strings", np.array(list("abc"))[t],
+                    np.array(["u", "v", "w", "x"])[rng.integers(0, 4, n)], x))
+    out.append(case("pred_single_cluster", t, np.zeros(n, int), x))
+    out.append(case("pred_singletons", t, np.arange(n), x))
+    out.append(case("true_single_cluster", np.zeros(n, int), rng.integers(0, 3, n), x))
+    out.append(case("true_singletons", np.arange(n), rng.integers(0, 3, n), x))
+    out.append(case("duplicate_points", t, rng.integers(0, 3, n), np.round(x / 4) * 4))
+    out.append(case("coincident_points", t, rng.integers(0, 3, n), np.ones((n, 2))))
+    out.append(case("three_points", [0, 0, 1], [0, 1, 1], [[0, 0], [0, 1], [3, 3]]))
+    out.append(case("float_labels", t.astype(float), rng.integers(0, 3, n).astype(float), x))
+    return out
+
+
+def _entity_resolution() -> list[Case]:
+    rng = np.random.default_rng(14)
+    n = 30
+    out = []
+
+    def case(name: str, t: Any, p: Any) -> Case:
+        t, p = np.asarray(t), np.asarray(p)
+        return Case(name, {"true": t, "pred": p}, {"pred": t.copy()})
+
+    t = rng.integers(0, 10, n)
+    out.append(case("random", t, rng.integers(0, 12, n)))
+    out.append(case("strings", np.array([f"e{v}" for v in t]),
+                    np.array([f"p{v}" for v in rng.integers(0, 8, n)])))
+    out.append(case("no_predicted_pair", t, np.arange(n)))
+    out.append(case("pred_one_entity", t, np.zeros(n, int)))
+    out.append(case("true_one_entity", np.zeros(n, int), rng.integers(0, 5, n)))
+    out.append(case("no_true_pair", np.arange(n), rng.integers(0, 12, n)))
+    out.append(case("no_pair_at_all", np.arange(n), np.arange(n)[::-1].copy()))
+    out.append(case("two_records", [0, 0], [0, 1]))
+    out.append(case("one_record", [3], [7]))
+    return out
+
+
+def _boxes(rng: np.random.Generator, m: int, zero_area: float = 0.2) -> np.ndarray:
+    xy = rng.uniform(0, 40, size=(m, 2))
+    wh = rng.uniform(1, 15, size=(m, 2))
+    wh[rng.uniform(size=m) < zero_area, 0] = 0.0  # zero-area boxes
+    return np.concatenate([xy, xy + wh], axis=1)
+
+
+def _det_case(name: str, gt: dict[str, Any], det: dict[str, Any]) -> Case:
+    gt = {k: np.asarray(v) for k, v in gt.items()}
+    det = {k: np.asarray(v) for k, v in det.items()}
+    rng = np.random.default_rng(len(gt["image"]))
+    perfect = {"image": gt["image"].copy(), "label": gt["label"].copy(),
+               "boxes": gt["boxes"].astype(float).copy(),
+               "scores": rng.permutation(len(gt["image"])) / max(len(gt["image"]), 1) + 0.01}
+    return Case(name, {"true": gt, "pred": det}, {"pred": perfect}, frozenset({"boxes"}))
+
+
+def _detection() -> list[Case]:
+    rng = np.random.default_rng(15)
+    out = []
+    m = 10
+    gb = _boxes(rng, m)
+    gi, gl = rng.integers(0, 3, m), rng.integers(0, 2, m)
+    gl[:2] = [0, 1]
+    # detections: jittered ground truth, random boxes, zero-area boxes; distinct scores
+    near = gb[:6] + rng.normal(0, 1.0, size=(6, 4)).clip(-1, 1)
+    near[:, 2:] = np.maximum(near[:, 2:], near[:, :2])
+    db = np.concatenate([near, _boxes(rng, 6)])
+    di = np.concatenate([gi[:6], rng.integers(0, 3, 6)])
+    dl = np.concatenate([gl[:6], rng.integers(0, 2, 6)])
+    ds = rng.permutation(12) / 12 + 0.01
+    gt = {"image": gi, "label": gl, "boxes": gb}
+    det = {"image": di, "label": dl, "boxes": db, "scores": ds}
+    out.append(_det_case("random", gt, det))
+    out.append(_det_case("string_ids", {**gt, "image": np.array([f"img{v}" for v in gi]),
+                                        "label": np.array(["cat", "dog"])[gl]},
+                         {**det, "image": np.array([f"img{v}" for v in di]),
+                          "label": np.array(["cat", "dog"])[dl]}))
+    out.append(_det_case("with_ignored_gt", {**gt, "ignore": np.arange(m) % 4 == 3}, det))
+    zb = gb.copy()
+    zb[:, 2] = zb[:, 0]  # every ground-truth box has zero area
+    out.append(_det_case("zero_area_gt", {**gt, "boxes": zb},
+                         {**det, "boxes": np.concatenate([zb[:6], db[6:]])}))
+    far = db.copy()
+    far[:, [0, 2]] += 1000.0
+    out.append(_det_case("no_overlap", gt, {**det, "boxes": far}))
+    out.append(_det_case("no_detections", gt, {"image": np.zeros(0, int),
+                                               "label": np.zeros(0, int),
+                                               "boxes": np.zeros((0, 4)),
+                                               "scores": np.zeros(0)}))
+    out.append(_det_case("all_ground_truth_ignored", {**gt, "ignore": np.ones(m, bool)},
+                         det))
+    out.append(_det_case("one_box", {"image": [0], "label": [0], "boxes": [[0, 0, 2, 2]]},
+                         {"image": [0], "label": [0], "boxes": [[1, 1, 3, 3]],
+                          "scores": [0.5]}))
+    return out
+
+
+CASES: dict[str, list[Case]] = {
+    "classification": _classification(),
+    "regression": _regression(),
+    "clustering": _clustering(),
+    "entity_resolution": _entity_resolution(),
+    "detection": _detection(),
+}
+
+
+# ------------------------------------------------------------------------- calling
+
+def _data_args(defn: MetricDef) -> dict[str, tuple[str, str | None]]:
+    table = ROLES[defn.domain]
+    return {a: table[a] for a in inspect.signature(defn.kernel).parameters if a in table}
+
+
+def _roles(defn: MetricDef) -> set[str]:
+    return {role for role, _ in _data_args(defn).values()}
+
+
+def _kwargs(defn: MetricDef, data: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for arg, (role, key) in _data_args(defn).items():
+        v = data[role]
+        out[arg] = v[key] if key is not None else v
+    return out
+
+
+@dataclass
+class Outcome:
+    value: Any = None
+    error: rl.RanklensError | None = None
+
+
+def _call(defn: MetricDef, data: dict[str, Any], params: dict[str, Any], where: str
+          ) -> Outcome:
+    """The kernel's value (as ``ranklens score`` picks it) or our error; anything else
+    (another library's exception or warning) fails."""
+    kwargs = {**_kwargs(defn, data), **params}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = defn.kernel(**kwargs)
+        except rl.RanklensError as exc:
+            return Outcome(error=exc)
+        except Exception as exc:  # the contract: no other exception reaches the caller
+            pytest.fail(f"{where}: raised {type(exc).__name__}: {exc}")
+    foreign = [f"{w.category.__name__}: {w.message}" for w in caught
+               if not issubclass(w.category, rl.RanklensWarning)]
+    assert not foreign, f"{where}: another library's warning: {foreign}"
+    return Outcome(value=_pick(defn.name, value))
+
+
+def _where(defn: MetricDef, params: dict[str, Any], case: Case, what: str = "") -> str:
+    args = ",".join(f"{k}={v!r}" for k, v in params.items())
+    return f"{defn.name}({args}) on {case.name}{what}"
+
+
+def _numbers(value: Any) -> np.ndarray:
+    return np.asarray(value, dtype=np.float64)
+
+
+def _check_range(defn: MetricDef, params: dict[str, Any], value: Any, where: str) -> None:
+    v = _numbers(value)
+    if defn.range is None:
+        return
+    lo, hi = defn.range
+    if not _nan_ok(params):
+        assert not np.isnan(v).any(), f"{where}: NaN ({value!r}) outside {defn.range}"
+    finite = v[~np.isnan(v)]
+    assert ((finite >= lo) & (finite <= hi)).all(), (
+        f"{where}: {value!r} outside the declared range {defn.range}")
+
+
+def _permutations(case: Case, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    out = {}
+    for role, v in case.data.items():
+        n = len(next(iter(v.values()))) if isinstance(v, dict) else len(v)
+        out[role] = rng.permutation(n)
+    if "boxes" not in case.tags:  # aligned samples: one permutation for all roles
+        first = next(iter(out.values()))
+        out = dict.fromkeys(out, first)
+    return out
+
+
+def _permute(data: dict[str, Any], perms: dict[str, np.ndarray]) -> dict[str, Any]:
+    def one(v: Any, perm: np.ndarray) -> Any:
+        if isinstance(v, dict):
+            return {k: np.asarray(a)[perm] for k, a in v.items()}
+        return np.asarray(v)[perm]
+
+    return {role: one(v, perms[role]) for role, v in data.items()}
+
+
+def _reordered(defn: MetricDef, params: dict[str, Any], value: Any,
+               perms: dict[str, np.ndarray]) -> Any:
+    """The value on permuted samples, from the value on the original order: the same,
+    except per-sample values (permuted) and iou's matrix (rows and columns permuted)."""
+    if params.get("reduction") == "none":
+        return np.asarray(value)[perms["true"]]
+    if defn.name == "iou":
+        return np.asarray(value)[np.ix_(perms["true"], perms["pred"])]
+    return value
+
+
+# ------------------------------------------------------------------------- (a) and (e)
+
+@pytest.mark.parametrize("defn", FAMILIES, ids=lambda d: d.name)
+def test_values_in_declared_range_and_independent_of_sample_order(defn: MetricDef) -> None:
+    rng = np.random.default_rng(5)
+    computed = 0
+    for case in CASES[defn.domain]:
+        perms = _permutations(case, rng)
+        shuffled = _permute(case.data, perms)
+        n = len(next(iter(case.data.values())))
+        for params in _variants(defn):
+            where = _where(defn, params, case)
+            out = _call(defn, case.data, params, where)
+            if out.error is not None:
+                continue
+            computed += 1
+            _check_range(defn, params, out.value, where)
+            # (e) sample order; a random subsample (silhouette's sample_size) is drawn by
+            # position on purpose, so only the whole sample is order-free
+            if (params.get("sample_size") or n) < n:
+                continue
+            other = _call(defn, shuffled, params, where + " (samples permuted)")
+            assert other.error is None, f"{where}: permuted samples raised {other.error}"
+            np.testing.assert_allclose(
+                _numbers(other.value), _numbers(_reordered(defn, params, out.value, perms)),
+                rtol=1e-9, atol=1e-12, err_msg=f"{where}: depends on the sample order")
+    assert computed, f"{defn.name}: no input gave a value"
+
+
+# ------------------------------------------------------------------------- (b)
+
+def _with_nan(a: Any) -> list[np.ndarray]:
+    """``a`` with one NaN (numbers: float NaN; labels: NaN and None), first and last."""
+    a = np.asarray(a)
+    out = []
+    for pos in {0, a.size - 1}:
+        for bad in ([NAN] if a.dtype.kind in "biuf" else [NAN, None]):
+            b = a.astype(np.float64 if a.dtype.kind in "biuf" else object).copy()
+            b.reshape(-1)[pos] = bad
+            out.append(b)
+    return out
+
+
+@pytest.mark.parametrize("defn", FAMILIES, ids=lambda d: d.name)
+def test_nan_in_any_data_argument_raises_input_error(defn: MetricDef) -> None:
+    for case in CASES[defn.domain]:
+        params: dict[str, Any] = {}
+        if _call(defn, case.data, params, _where(defn, params, case)).error is not None:
+            continue  # NaN must be refused where the clean input computes
+        for arg, (role, key) in _data_args(defn).items():
+            v = case.data[role]
+            # the arrays the argument holds: (key in the role's dict or None, array)
+            if key is not None:
+                items = [(key, v[key])]
+            elif isinstance(v, dict):
+                items = list(v.items())
+            else:
+                items = [(None, v)]
+            for k, arr in items:
+                if np.asarray(arr).size == 0:
+                    continue
+                for bad in _with_nan(arr):
+                    data = dict(case.data)
+                    data[role] = {**v, k: bad} if k is not None else bad
+                    where = _where(defn, params, case, f" with NaN in {arg} {k or ''}")
+                    out = _call(defn, data, params, where)
+                    assert isinstance(out.error, rl.InputError), (
+                        f"{where}: gave {out.value!r}, not an InputError ({out.error!r})")
+
+
+# ------------------------------------------------------------------------- (c)
+
+def _invalid(p: Param) -> list[Any]:
+    if p.kind == "choice":
+        return ["bogus", 3, None, ["x"]]
+    bad: list[Any] = ["bogus", NAN, INF, -INF, True, [1.0]]
+    if p.minimum is not None:
+        bad.append(p.minimum - 1)
+        if getattr(p, "open_minimum", False):
+            bad.append(p.minimum)
+    only = getattr(p, "values", None)
+    if only:
+        bad.append(next(x for x in (0.5, 2.5, -1.5) if x not in only))
+    if p.maximum is not None:
+        bad.append(p.maximum + 1)
+    if p.kind == "int":
+        bad.append(2.5)
+    return bad
+
+
+def _spelled(value: Any) -> str | None:
+    """The metric-name spelling of a value (None: the grammar has none)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or value is None or isinstance(value, list):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return repr(value)
+
+
+PARAMS = [(d, p) for d in FAMILIES for p in d.params]
+
+
+@pytest.mark.parametrize("defn,p", PARAMS, ids=[f"{d.name}-{p.name}" for d, p in PARAMS])
+def test_invalid_parameters_raise_naming_the_parameter(defn: MetricDef, p: Param) -> None:
+    # through the metric grammar / a Metric value
+    for bad in _invalid(p):
+        with pytest.raises(rl.MetricParameterError) as info:
+            rl.get_metric(Metric(defn.name, None, ((p.name, bad),)))
+        assert p.name in str(info.value), str(info.value)
+        text = _spelled(bad)
+        if text is not None:
+            with pytest.raises(rl.MetricParameterError, match=p.name):
+                rl.get_metric(f"{defn.name}({p.name}={text})")
+    # as a keyword of the kernel, on an input its defaults compute
+    case = next(c for c in CASES[defn.domain]
+                if _call(defn, c.data, {}, _where(defn, {}, c)).error is None)
+    for bad in _invalid(p):
+        if any(bad is x or bad == x for x in DOCUMENTED.get(p.name, [])):
+            continue
+        where = _where(defn, {p.name: bad}, case)
+        out = _call(defn, case.data, {p.name: bad}, where)
+        assert out.error is not None, f"{where}: accepted, gave {out.value!r}"
+        assert p.name in str(out.error), f"{where}: the error does not name it: {out.error}"
+
+
+def _accepted_values_id(item: tuple[MetricDef, Param]) -> str:
+    return f"{item[0].name}-{item[1].name}"
+
+
+def _xfail_catalogue(items: list[tuple[MetricDef, Param]]) -> list[Any]:
+    out = []
+    for d, p in items:
+        why = CATALOGUE_ISSUES.get((d.name, p.name))
+        marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+        out.append(pytest.param(d, p, marks=marks, id=_accepted_values_id((d, p))))
+    return out
+
+
+@pytest.mark.parametrize("defn,p", _xfail_catalogue(PARAMS))
+def test_every_value_the_catalogue_accepts_is_computed(defn: MetricDef, p: Param) -> None:
+    refused = {}
+    for v in _sample(p):
+        params = dict(rl.get_metric(Metric(defn.name, None, ((p.name, v),))).params)
+        errors = [_call(defn, c.data, params, _where(defn, params, c)).error
+                  for c in CASES[defn.domain]]
+        if all(e is not None for e in errors):
+            refused[repr(v)] = str(errors[0])
+    assert not refused, f"{defn.name}: the catalogue accepts values the kernel refuses on " \
+        f"every input: {refused}"
+
+
+@pytest.mark.parametrize("defn", FAMILIES, ids=lambda d: d.name)
+def test_kernel_defaults_are_the_catalogue_defaults(defn: MetricDef) -> None:
+    sig = inspect.signature(defn.kernel).parameters
+    for p in defn.params:
+        assert p.name in sig, f"{defn.name}: the kernel takes no {p.name!r}"
+        default = sig[p.name].default
+        assert default is not inspect.Parameter.empty, (
+            f"{defn.name}: the kernel has no default for {p.name!r} (catalogue: "
+            f"{p.default!r}); ranklens score passes only the parameters given")
+        assert default == p.default, (
+            f"{defn.name}: kernel default {p.name}={default!r}, catalogue {p.default!r}")
+    # every data argument the kernel needs is one the table supplies
+    for a, prm in sig.items():
+        if prm.default is inspect.Parameter.empty and prm.kind is not prm.VAR_KEYWORD:
+            assert a in ROLES[defn.domain], f"{defn.name}: cannot supply {a!r}"
+
+
+# ------------------------------------------------------------------------- (d)
+
+# metrics with a direction and a perfect prediction (internal clustering indices, of
+# the data X, have none)
+DIRECTED = [d for d in FAMILIES if d.higher_is_better is not None
+            and d.name not in NO_PERFECT and "features" not in _roles(d)]
+
+
+@pytest.mark.parametrize("defn", DIRECTED, ids=lambda d: d.name)
+def test_perfect_prediction_scores_at_least_as_well_as_random(defn: MetricDef) -> None:
+    better: Callable[[np.ndarray, np.ndarray], np.ndarray] = (
+        np.greater_equal if defn.higher_is_better else np.less_equal)
+    compared = 0
+    for case in CASES[defn.domain]:
+        assert case.perfect is not None
+        perfect_data = {**case.data, **case.perfect}
+        for params in _variants(defn):
+            where = _where(defn, params, case)
+            rand = _call(defn, case.data, params, where)
+            best = _call(defn, perfect_data, params, where + " (perfect prediction)")
+            if best.error is not None:
+                assert rand.error is not None, (
+                    f"{where}: the perfect prediction raised {best.error!r}, the random "
+                    f"one gave {rand.value!r}")
+                continue
+            if rand.error is not None:
+                continue
+            b, r = _numbers(best.value), _numbers(rand.value)
+            if b.shape != r.shape:
+                continue
+            ok = np.isnan(b) | np.isnan(r) | better(b + 0.0, r - 0.0) | np.isclose(b, r)
+            assert ok.all(), f"{where}: perfect {best.value!r} vs random {rand.value!r} " \
+                f"(higher_is_better={defn.higher_is_better})"
+            compared += 1
+    assert compared, f"{defn.name}: nothing compared"
+
+
+# ------------------------------------------------------------------------- coverage
+
+def test_every_family_metric_is_covered() -> None:
+    domains = {d.domain for d in FAMILIES}
+    assert domains == {"classification", "regression", "clustering", "entity_resolution",
+                       "detection"}
+    for d in FAMILIES:
+        assert _data_args(d), f"{d.name}: no data argument found for {d.impl}"
+        assert _variants(d)
