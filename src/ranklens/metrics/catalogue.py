@@ -41,6 +41,8 @@ class Param:
     kind: str = "choice"  # choice | number | int | gainmap | numbers
     minimum: float | None = None
     maximum: float | None = None
+    open_minimum: bool = False  # the minimum itself is excluded
+    values: tuple[float, ...] | None = None  # the only numbers allowed (besides choices)
 
     def check(self, metric: str, value: Any) -> Any:
         """``value`` validated and normalised, or :class:`MetricParameterError`."""
@@ -59,16 +61,27 @@ class Param:
                 raise fail("one of " + ", ".join(map(repr, self.choices or ())))
             return value.lower()
         if self.kind in ("number", "int"):
-            if isinstance(value, str) and value.lower() in (self.choices or ()):
+            named = self.choices or ()
+            if isinstance(value, str) and value.lower() in named:
                 return value.lower()  # a named setting a number parameter also takes
+            if isinstance(value, float) and value != value and "nan" in named:
+                return "nan"  # NaN as a setting (e.g. zero_division=nan)
+            extra = f" or one of {', '.join(map(repr, named))}" if named else ""
             if not number(value):
-                raise fail("a finite number" if self.kind == "number" else "an integer")
+                raise fail(("a finite number" if self.kind == "number" else "an integer")
+                           + extra)
             if self.kind == "int" and not float(value).is_integer():
-                raise fail("an integer")
+                raise fail("an integer" + extra)
+            if self.values is not None:
+                if value not in self.values:
+                    raise fail(f"one of {', '.join(f'{v:g}' for v in self.values)}{extra}")
+                return value
             lo, hi = self.minimum, self.maximum
-            if (lo is not None and value < lo) or (hi is not None and value > hi):
-                rng = f"in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
-                raise fail(f"a number {rng}")
+            low = lo is not None and (value <= lo if self.open_minimum else value < lo)
+            if low or (hi is not None and value > hi):
+                rng = (f"in {'(' if self.open_minimum else '['}{'-inf' if lo is None else lo}"
+                       f", {'inf' if hi is None else hi}]")
+                raise fail(f"a number {rng}{extra}")
             return int(value) if self.kind == "int" else value
         if self.kind == "gainmap":
             if isinstance(value, str) and value.lower() in (self.choices or ()):
@@ -423,9 +436,11 @@ DEFAULT_EPS = 1e-15
 
 _C = "ranklens.classification:"
 _avg = Param("average", "binary", "binary | micro | macro | weighted", choices=AVERAGES)
-_zd = Param("zero_division", 0.0, "value of 0/0", kind="number")
+_zd = Param("zero_division", 0.0, "value of 0/0: a number in [0, 1], or nan",
+            kind="number", minimum=0.0, maximum=1.0, choices=("nan",))
 _zd_warn = Param("zero_division", "warn", "value of 0/0: 0, 1, nan, or warn (0 with a "
-                 "warning, as scikit-learn)", kind="number", choices=("warn",))
+                 "warning, as scikit-learn)", kind="number", values=(0.0, 1.0),
+                 choices=("warn", "nan"))
 _eps = Param("eps", DEFAULT_EPS, "probabilities clipped to [eps, 1-eps], or auto (the "
              "dtype's machine epsilon, as scikit-learn)", kind="number", minimum=0.0,
              maximum=0.5, choices=("auto",))
@@ -479,7 +494,7 @@ REGRESSION = _family("regression", "ranklens.regression:", [
 
 CLUSTERING = _family("clustering", "ranklens.clustering:", [
     ("silhouette", "mean silhouette coefficient", "silhouette", ("silhouette_score",),
-     (Param("sample_size", None, "points sampled (None: exact)", kind="int", minimum=2),),
+     (Param("sample_size", None, "points sampled (None: exact)", kind="int", minimum=3),),
      (-1.0, 1.0), True),
     ("davies_bouldin", "Davies-Bouldin index (lower is better)", "davies_bouldin", ("dbi",),
      (), (0.0, INF), False),
@@ -535,7 +550,7 @@ DETECTION: tuple[MetricDef, ...] = (
               params=(Param("method", "voc2010", "voc2007 | voc2010 | coco",
                             choices=INTERPOLATIONS),
                       Param("iou_threshold", 0.5, "match threshold", kind="number",
-                            minimum=0.0, maximum=1.0)),
+                            minimum=0.0, maximum=1.0, open_minimum=True)),
               cutoff="none", domain="detection"),
 )
 
