@@ -91,6 +91,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from ranklens._deps import needs
 from ranklens.errors import InputError, RanklensWarning
 from ranklens.metrics.catalogue import AVERAGES, DEFAULT_EPS
 
@@ -379,7 +380,8 @@ def confusion_matrix(y_true: Any, y_pred: Any, *, labels: Any = None,
     >>> confusion_matrix([0, 1, 1, 0], [0, 1, 0, 0]).tolist()
     [[2, 0], [1, 1]]
     """
-    from sklearn.metrics import confusion_matrix as sk
+    with needs("ml", "ranklens.classification.confusion_matrix"):
+        from sklearn.metrics import confusion_matrix as sk
 
     t, p = _pair(y_true, y_pred)
     if labels is None:
@@ -456,7 +458,8 @@ def precision_recall_fscore(
 def _prf(y_true: Any, y_pred: Any, beta: float, average: str | None, pos_label: Any,
          labels: Any, sample_weight: Any, zero_division: float | str,
          warn_for: tuple[str, ...]) -> dict[str, Any]:
-    from sklearn.metrics import precision_recall_fscore_support
+    with needs("ml", "precision, recall and F-scores"):
+        from sklearn.metrics import precision_recall_fscore_support
 
     t, p = _pair(y_true, y_pred)
     if average is not None:
@@ -606,7 +609,8 @@ def roc_auc(y_true: Any, y_score: Any, *, average: str | None = "macro",
     >>> roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.75
     """
-    from sklearn.metrics import roc_auc_score
+    with needs("ml", "ranklens.classification.roc_auc"):
+        from sklearn.metrics import roc_auc_score
 
     t, s = _scores(y_true, y_score)
     lab = _need_two_classes(t, "roc_auc")
@@ -685,7 +689,8 @@ def average_precision(y_true: Any, y_score: Any, *, pos_label: Any = 1,
     >>> round(average_precision(y, s), 4)
     0.7292
     """
-    from sklearn.metrics import average_precision_score
+    with needs("ml", "ranklens.classification.average_precision"):
+        from sklearn.metrics import average_precision_score
 
     t, s = _scores(y_true, y_score)
     if s.ndim != 1:

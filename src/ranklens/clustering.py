@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._deps import needs
 from ranklens.classification import (
     _as_array,
     _check_choice,
@@ -226,14 +227,16 @@ def _unit(value: Any) -> float:
 
 def rand_index(labels_true: Any, labels_pred: Any) -> float:
     """Rand index (TP + TN) / C(n) (scikit-learn's ``rand_score``)."""
-    from sklearn.metrics import rand_score
+    with needs("ml", "ranklens.clustering.rand_index"):
+        from sklearn.metrics import rand_score
 
     return float(rand_score(*_ext(labels_true, labels_pred)))
 
 
 def adjusted_rand_index(labels_true: Any, labels_pred: Any) -> float:
     """Adjusted Rand index (Hubert & Arabie), chance-corrected; can be negative."""
-    from sklearn.metrics import adjusted_rand_score
+    with needs("ml", "ranklens.clustering.adjusted_rand_index"):
+        from sklearn.metrics import adjusted_rand_score
 
     return float(adjusted_rand_score(*_ext(labels_true, labels_pred)))
 
@@ -241,7 +244,8 @@ def adjusted_rand_index(labels_true: Any, labels_pred: Any) -> float:
 def nmi(labels_true: Any, labels_pred: Any, *, average_method: str = "arithmetic") -> float:
     """Normalized mutual information I(T; P) / mean(H(T), H(P)); ``average_method``
     arithmetic (seed 004's (H+H)/2, the default), geometric, min or max."""
-    from sklearn.metrics import normalized_mutual_info_score
+    with needs("ml", "ranklens.clustering.nmi"):
+        from sklearn.metrics import normalized_mutual_info_score
 
     _check_choice("average_method", average_method, ("arithmetic", "geometric", "min", "max"))
     return _unit(normalized_mutual_info_score(*_ext(labels_true, labels_pred),
@@ -251,7 +255,8 @@ def nmi(labels_true: Any, labels_pred: Any, *, average_method: str = "arithmetic
 def v_measure(labels_true: Any, labels_pred: Any, *, beta: float = 1.0) -> float:
     """V-measure: weighted harmonic mean of homogeneity and completeness,
     (1 + beta) h c / (beta h + c) (Rosenberg & Hirschberg 2007); ``beta`` >= 0."""
-    from sklearn.metrics import v_measure_score
+    with needs("ml", "ranklens.clustering.v_measure"):
+        from sklearn.metrics import v_measure_score
 
     if isinstance(beta, bool) or not isinstance(beta, (int, float)) \
             or not 0 <= beta < float("inf"):
@@ -261,7 +266,8 @@ def v_measure(labels_true: Any, labels_pred: Any, *, beta: float = 1.0) -> float
 
 def fowlkes_mallows(labels_true: Any, labels_pred: Any) -> float:
     """Fowlkes-Mallows index sqrt(pair precision * pair recall)."""
-    from sklearn.metrics import fowlkes_mallows_score
+    with needs("ml", "ranklens.clustering.fowlkes_mallows"):
+        from sklearn.metrics import fowlkes_mallows_score
 
     return _unit(fowlkes_mallows_score(*_ext(labels_true, labels_pred)))
 
@@ -295,7 +301,8 @@ def silhouette(X: Any, labels: Any, *, metric: str = "euclidean",
     distance matrix and the sample takes its rows and columns.
     ``per_sample=True`` returns every point's coefficient (always exact).
     """
-    from sklearn.metrics import silhouette_samples, silhouette_score
+    with needs("ml", "ranklens.clustering.silhouette"):
+        from sklearn.metrics import silhouette_samples, silhouette_score
 
     x, lab = _internal(X, labels)
     if per_sample:
@@ -303,7 +310,8 @@ def silhouette(X: Any, labels: Any, *, metric: str = "euclidean",
         _reemit(caught)
         return res
     if sample_size is not None:
-        from sklearn.utils import check_random_state
+        with needs("ml", "ranklens.clustering.silhouette"):
+            from sklearn.utils import check_random_state
 
         if isinstance(sample_size, bool) or not isinstance(sample_size, (int, np.integer)) \
                 or not sample_size >= 3:
@@ -332,7 +340,8 @@ def silhouette(X: Any, labels: Any, *, metric: str = "euclidean",
 
 def davies_bouldin(X: Any, labels: Any) -> float:
     """Davies-Bouldin index (lower is better), scikit-learn's."""
-    from sklearn.metrics import davies_bouldin_score
+    with needs("ml", "ranklens.clustering.davies_bouldin"):
+        from sklearn.metrics import davies_bouldin_score
 
     res, caught = _sk("davies_bouldin", davies_bouldin_score, *_internal(X, labels))
     _reemit(caught)
@@ -341,7 +350,8 @@ def davies_bouldin(X: Any, labels: Any) -> float:
 
 def calinski_harabasz(X: Any, labels: Any) -> float:
     """Calinski-Harabasz variance ratio (higher is better), scikit-learn's."""
-    from sklearn.metrics import calinski_harabasz_score
+    with needs("ml", "ranklens.clustering.calinski_harabasz"):
+        from sklearn.metrics import calinski_harabasz_score
 
     res, caught = _sk("calinski_harabasz", calinski_harabasz_score, *_internal(X, labels))
     _reemit(caught)
@@ -388,7 +398,8 @@ def dunn_index(X: Any, labels: Any, *, variant: str = "classic", metric: str = "
         inter = float(np.linalg.norm(cent[i] - cent[j], ord=p, axis=1).min())
         intra = float(np.linalg.norm(x - cent[lab], ord=p, axis=1).max())
         return _dunn_ratio(inter, intra)
-    from scipy.spatial.distance import cdist
+    with needs("ml", "ranklens.clustering.dunn_index"):
+        from scipy.spatial.distance import cdist
 
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}.")

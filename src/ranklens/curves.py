@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._deps import needs
 from ranklens.conventions import Conventions, resolve_conventions
 from ranklens.data import Qrels, Run
 from ranklens.engine import prepare
@@ -82,7 +83,8 @@ class CutoffResult:
 
     def to_frame(self) -> Any:
         """Long table (pandas): metric, k, mean."""
-        import pandas as pd
+        with needs("pandas", "ranklens.curves.to_frame"):
+            import pandas as pd
 
         rows = [(m, int(k), float(v)) for m in self.metrics
                 for k, v in zip(self.ks, self.curve(m), strict=True)]
@@ -175,7 +177,8 @@ class PRCurve:
 
     def to_frame(self) -> Any:
         """Per-rank points as a pandas DataFrame (query, rank, precision, recall)."""
-        import pandas as pd
+        with needs("pandas", "ranklens.curves.to_frame"):
+            import pandas as pd
 
         ids = np.asarray(self.query_ids, dtype=object)
         return pd.DataFrame({"query": ids[self.query], "rank": self.rank,

@@ -30,6 +30,7 @@ from ranklens._columns import (
     pair_index,
     resolve_duplicates,
 )
+from ranklens._deps import needs
 from ranklens.errors import DuplicateError, InputError
 
 __all__ = ["Qrels", "Run"]
@@ -184,7 +185,8 @@ class _Table:
 
     def to_frame(self) -> Any:
         """The rows as a pandas DataFrame (requires pandas)."""
-        return self.to_arrow().to_pandas()
+        with needs("pandas", "to_frame()"):
+            return self.to_arrow().to_pandas()
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query: {doc: value}}``; values are floats."""

@@ -52,6 +52,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from ranklens._deps import needs
 from ranklens.classification import _as_array, _check_choice, _same_length
 from ranklens.clustering import _check_zd, _codes, _pairs, _ratio
 from ranklens.errors import InputError
@@ -199,8 +200,9 @@ def pairwise_from_pairs(true_pairs: Any, pred_pairs: Any, *,
 def clusters_from_pairs(pairs: Any, n_records: int) -> np.ndarray:
     """Entity id per record: connected components (transitive closure) of the
     match pairs; records in no pair are singletons."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
+    with needs("ml", "ranklens.entity_resolution.clusters_from_pairs"):
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
 
     if isinstance(n_records, bool) or not isinstance(n_records, (int, np.integer)) \
             or n_records < 1:

@@ -16,6 +16,7 @@ __all__ = [
     "InputError",
     "MetricNameError",
     "MetricParameterError",
+    "MissingDependencyError",
     "RanklensError",
     "RanklensWarning",
     "UnsupportedError",
@@ -53,6 +54,11 @@ class ConventionError(RanklensError, ValueError):
 class UnsupportedError(RanklensError, ValueError):
     """A valid combination that ranklens does not (yet) compute, e.g. a tie
     policy that is not defined for a metric."""
+
+
+class MissingDependencyError(RanklensError, ImportError):
+    """An optional dependency is not installed; the message names the extra to
+    install (``pip install 'ranklens[EXTRA]'``)."""
 
 
 class RanklensWarning(UserWarning):

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._arrow import from_numpy, to_numpy
+from ranklens._deps import needs
 from ranklens.conventions import Conventions, resolve_conventions
 from ranklens.data import Qrels, Run
 from ranklens.engine import Prepared, prepare
@@ -94,7 +95,8 @@ class Result:
     def to_frame(self) -> Any:
         """Per-query values as a pandas DataFrame: one row per query, one column
         per metric (requires pandas)."""
-        return self.to_arrow().to_pandas().set_index("query")
+        with needs("pandas", "Result.to_frame()"):
+            return self.to_arrow().to_pandas().set_index("query")
 
     def __repr__(self) -> str:
         s = ", ".join(f"{k}={v:.4f}" for k, v in self.summary().items())

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._deps import needs
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError, UnsupportedError
 from ranklens.evaluate import Result
@@ -41,15 +42,12 @@ PathLike = str | os.PathLike[str]
 
 
 def _figure(width: float = 6.4, height: float = 4.2) -> Any:
-    try:
+    with needs("plot", "plotting"):
         import matplotlib
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise UnsupportedError(
-            "plotting needs matplotlib: pip install matplotlib (or ranklens[plot])."
-        ) from exc
     if os.name != "nt" and not os.environ.get("DISPLAY") and not os.environ.get("MPLBACKEND"):
         matplotlib.use("Agg")
-    from matplotlib.figure import Figure
+    with needs("plot", "plotting"):
+        from matplotlib.figure import Figure
 
     return Figure(figsize=(width, height), layout="constrained")
 

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._deps import needs
 from ranklens.classification import (
     _as_array,
     _check_choice,
@@ -140,7 +141,8 @@ def _call(what: str, fn: Any, t: np.ndarray, p: np.ndarray, w: np.ndarray | None
 def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Any = "uniform_average", per_sample: bool = False) -> Any:
     """Mean absolute error ``(1/n) sum |y_i - yhat_i|`` (weighted mean with weights)."""
-    from sklearn.metrics import mean_absolute_error
+    with needs("ml", "ranklens.regression.mae"):
+        from sklearn.metrics import mean_absolute_error
 
     t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput)
     if per_sample:
@@ -153,7 +155,8 @@ def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
 def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Any = "uniform_average", per_sample: bool = False) -> Any:
     """Mean squared error ``(1/n) sum (y_i - yhat_i)^2``."""
-    from sklearn.metrics import mean_squared_error
+    with needs("ml", "ranklens.regression.mse"):
+        from sklearn.metrics import mean_squared_error
 
     t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput)
     if per_sample:
@@ -167,7 +170,8 @@ def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
          multioutput: Any = "uniform_average") -> Any:
     """Root mean squared error ``sqrt(MSE)``; for 2-d input the root is taken
     per output, then averaged (scikit-learn's ``root_mean_squared_error``)."""
-    from sklearn.metrics import root_mean_squared_error
+    with needs("ml", "ranklens.regression.rmse"):
+        from sklearn.metrics import root_mean_squared_error
 
     t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput)
     return _call("rmse", root_mean_squared_error, t, p, w, mo)
@@ -178,7 +182,8 @@ def r2(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
     """Coefficient of determination ``1 - SS_res / SS_tot`` (can be negative).
     Needs at least two samples.  ``multioutput`` also takes
     ``"variance_weighted"``."""
-    from sklearn.metrics import r2_score
+    with needs("ml", "ranklens.regression.r2"):
+        from sklearn.metrics import r2_score
 
     t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput,
                            (*MULTIOUTPUT, "variance_weighted"))

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._deps import needs
 from ranklens.compare import stats as st
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError, MetricNameError, RanklensWarning
@@ -183,7 +184,8 @@ class Comparison:
 
     def to_frame(self) -> Any:
         """:meth:`to_records` as a pandas DataFrame (requires pandas)."""
-        import pandas as pd
+        with needs("pandas", "ranklens.compare.comparison.to_frame"):
+            import pandas as pd
 
         return pd.DataFrame(self.to_records())
 
@@ -191,7 +193,8 @@ class Comparison:
         """Every test made, one row each (pandas DataFrame)."""
         from dataclasses import asdict
 
-        import pandas as pd
+        with needs("pandas", "ranklens.compare.comparison.pairs_frame"):
+            import pandas as pd
 
         cols = list(PairTest.__dataclass_fields__)
         return pd.DataFrame([asdict(p) for p in self.pairs], columns=cols)

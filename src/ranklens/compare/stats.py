@@ -83,6 +83,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._deps import needs
 from ranklens.errors import InputError, MetricParameterError
 
 __all__ = [
@@ -220,7 +221,8 @@ def paired_ttest(a: Any, b: Any) -> float:
     there is only one query.  Empty or differently shaped inputs raise
     :class:`~ranklens.errors.InputError`.
     """
-    from scipy import stats
+    with needs("stats", "ranklens.compare.stats.paired_ttest"):
+        from scipy import stats
 
     arr, _ = _paired(a, b, "paired_ttest", one_d=True)
     d = arr[:, 0]
@@ -245,7 +247,8 @@ def wilcoxon_test(a: Any, b: Any) -> float:
     1.0 when every difference is zero; NaN when a value is NaN or infinite.
     Empty or differently shaped inputs raise :class:`~ranklens.errors.InputError`.
     """
-    from scipy import stats
+    with needs("stats", "ranklens.compare.stats.wilcoxon_test"):
+        from scipy import stats
 
     arr, _ = _paired(a, b, "wilcoxon_test", one_d=True)
     d = arr[:, 0]
@@ -415,7 +418,8 @@ def mean_ci(x: Any, method: str = "t", level: float = 0.95, n_resamples: int = 1
         return _out(nan, one), _out(nan.copy(), one)
     mean = arr.mean(axis=0)
     alpha = 1.0 - level
-    from scipy import special, stats
+    with needs("stats", "ranklens.compare.stats.mean_ci"):
+        from scipy import special, stats
 
     if method == "t":
         se = arr.std(axis=0, ddof=1) / np.sqrt(n)
@@ -495,7 +499,8 @@ def correct(pvalues: Any, method: str = "holm", alpha: float = 0.05) -> np.ndarr
     out = p.copy()
     if method == "none" or not ok.any():
         return out
-    from statsmodels.stats.multitest import multipletests
+    with needs("stats", "ranklens.compare.stats.correct"):
+        from statsmodels.stats.multitest import multipletests
 
     out[ok] = multipletests(p[ok], alpha=alpha, method=_SM_METHOD[method])[1]
     return out

@@ -48,6 +48,7 @@ from typing import Any, Literal
 import numpy as np
 import pyarrow.compute as pc
 
+from ranklens._deps import needs
 from ranklens.errors import InputError, RanklensWarning
 from ranklens.online._data import (
     Events,
@@ -390,7 +391,8 @@ def analyze(
         On a sample ratio mismatch, an empty variant or units exposed to more
         than one variant.
     """
-    from statsmodels.stats.multitest import multipletests  # type: ignore[import-untyped, unused-ignore]
+    with needs("online", "ranklens.online.analysis.analyze"):
+        from statsmodels.stats.multitest import multipletests  # type: ignore[import-untyped, unused-ignore]
 
     # -- parameters -----------------------------------------------------------------
     mets = _resolve_metrics(metrics)

@@ -54,6 +54,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ranklens._deps import needs
 from ranklens.errors import InputError
 from ranklens.online.metrics import MetricKind
 
@@ -174,7 +175,8 @@ def _effect_to_abs(kind: str, baseline: float, sigma: float, es: float) -> float
 
 def _abs_to_effect(kind: str, baseline: float, sigma: float, delta: float) -> float:
     if kind == "proportion":
-        from statsmodels.stats.proportion import proportion_effectsize  # type: ignore[import-untyped, unused-ignore]
+        with needs("online", "ranklens.online power analysis"):
+            from statsmodels.stats.proportion import proportion_effectsize  # type: ignore[import-untyped, unused-ignore]
 
         target = baseline + delta
         if not 0 < target < 1:
@@ -187,7 +189,8 @@ def _abs_to_effect(kind: str, baseline: float, sigma: float, delta: float) -> fl
 
 
 def _solver(kind: str) -> Any:
-    from statsmodels.stats.power import NormalIndPower  # type: ignore[import-untyped, unused-ignore]
+    with needs("online", "ranklens.online power analysis"):
+        from statsmodels.stats.power import NormalIndPower  # type: ignore[import-untyped, unused-ignore]
 
     return NormalIndPower()
 
@@ -206,7 +209,8 @@ def _power_at(kind: str, es: float, n1: float, alpha: float, ratio: float,
     if kind != "mean":
         return float(_solver(kind).power(effect_size=es, nobs1=n1, alpha=alpha, ratio=ratio,
                                          alternative=alternative))
-    from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+    with needs("online", "ranklens.online power analysis"):
+        from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
     n2 = n1 * ratio
     df = n1 + n2 - 2
@@ -224,7 +228,8 @@ def _power_at(kind: str, es: float, n1: float, alpha: float, ratio: float,
 def _increasing_root(f: Any, x0: float, low: float) -> float:
     """The root of an increasing function ``f`` on ``(low, inf)``, bracketed from ``x0``
     (Brent's method to machine precision); ``low`` when ``f(low) >= 0``."""
-    from scipy.optimize import brentq  # type: ignore[import-untyped, unused-ignore]
+    with needs("online", "ranklens.online power analysis"):
+        from scipy.optimize import brentq  # type: ignore[import-untyped, unused-ignore]
 
     lo, hi = max(x0 / 2, low), max(x0 * 2, low * 2)
     for _ in range(200):
@@ -241,7 +246,8 @@ def _increasing_root(f: Any, x0: float, low: float) -> float:
 
 
 def _z(q: float) -> float:
-    from scipy.special import ndtri  # type: ignore[import-untyped, unused-ignore]
+    with needs("online", "ranklens.online power analysis"):
+        from scipy.special import ndtri  # type: ignore[import-untyped, unused-ignore]
 
     return float(ndtri(q))
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ranklens._deps import needs
 from ranklens.errors import InputError
 from ranklens.online.metrics import OnlineMetric
 from ranklens.online.stats import SRMResult
@@ -171,7 +172,8 @@ class ExperimentAnalysis:
 
     def to_frame(self) -> Any:
         """One row per comparison, as a pandas DataFrame."""
-        return self.to_arrow().to_pandas()
+        with needs("pandas", "ExperimentAnalysis.to_frame()"):
+            return self.to_arrow().to_pandas()
 
 
 def _clean(obj: Any) -> Any:

@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._deps import needs
 from ranklens.errors import InputError
 
 __all__ = ["SequentialTest", "mixture_tau", "msprt"]
@@ -109,7 +110,8 @@ def mixture_tau(variance: Any, *, alpha: float = 0.05) -> np.ndarray:
     Pass the variance of the difference expected at the planned end of the
     experiment (e.g. ``2 sigma**2 / n`` for ``n`` units per group).
     """
-    from scipy.special import lambertw  # type: ignore[import-untyped, unused-ignore]
+    with needs("online", "ranklens.online.sequential.mixture_tau"):
+        from scipy.special import lambertw  # type: ignore[import-untyped, unused-ignore]
 
     alpha = _check_alpha(alpha, "mixture_tau")
     v = _floats(variance, "variance", "mixture_tau")

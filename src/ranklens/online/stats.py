@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._deps import needs
 from ranklens.errors import InputError
 
 __all__ = [
@@ -206,7 +207,8 @@ def normal_comparison(
     is NaN or both variances are 0; negative variances raise
     :class:`~ranklens.errors.InputError`.
     """
-    from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+    with needs("online", "ranklens.online.stats.normal_comparison"):
+        from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
     w = "normal_comparison"
     alpha = _check_alpha(alpha, w)
@@ -266,11 +268,12 @@ def two_proportion_ztest(
     more successes than units, an empty group) raises
     :class:`~ranklens.errors.InputError` naming the argument.
     """
-    from scipy import stats  # type: ignore[import-untyped, unused-ignore]
-    from statsmodels.stats.proportion import (  # type: ignore[import-untyped, unused-ignore]
-        confint_proportions_2indep,
-        test_proportions_2indep,
-    )
+    with needs("online", "ranklens.online.stats.two_proportion_ztest"):
+        from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+        from statsmodels.stats.proportion import (  # type: ignore[import-untyped, unused-ignore]
+            confint_proportions_2indep,
+            test_proportions_2indep,
+        )
 
     w = "two_proportion_ztest"
     alpha = _check_alpha(alpha, w)
@@ -343,7 +346,8 @@ def welch_ttest(
     be whole numbers >= 1 and variances >= 0, else
     :class:`~ranklens.errors.InputError`.  Reference: Welch (1947).
     """
-    from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+    with needs("online", "ranklens.online.stats.welch_ttest"):
+        from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
     w = "welch_ttest"
     alpha = _check_alpha(alpha, w)
@@ -512,7 +516,8 @@ def sample_ratio_mismatch(
     count, a non-positive or NaN weight, a variant observed but not planned
     or a ``threshold`` outside (0, 1) raise :class:`~ranklens.errors.InputError`.
     """
-    from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+    with needs("online", "ranklens.online.stats.sample_ratio_mismatch"):
+        from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
     w = "sample_ratio_mismatch"
     ok_t = isinstance(threshold, (int, float, np.integer, np.floating)) and not isinstance(

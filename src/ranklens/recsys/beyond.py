@@ -73,6 +73,7 @@ import pyarrow.compute as pc
 
 from ranklens._arrow import from_numpy, to_numpy
 from ranklens._columns import as_id_column, id_codes
+from ranklens._deps import needs
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError, RanklensWarning
 
@@ -346,7 +347,8 @@ class UserValues:
         """Per-user values as a pandas DataFrame indexed by user, one column named
         after the metric (requires pandas); join several with ``pandas.concat(...,
         axis=1)``."""
-        return self.to_arrow().to_pandas().set_index("user")
+        with needs("pandas", "UserValues.to_frame()"):
+            return self.to_arrow().to_pandas().set_index("user")
 
     def __len__(self) -> int:
         return len(self.user_ids)

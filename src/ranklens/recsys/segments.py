@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ranklens._deps import needs
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError
 from ranklens.evaluate import Result, aggregate, evaluate
@@ -119,7 +120,8 @@ class SegmentTable:
 
     def to_frame(self) -> Any:
         """The table as a pandas DataFrame indexed by segment (requires pandas)."""
-        import pandas as pd
+        with needs("pandas", "ranklens.recsys.segments.to_frame"):
+            import pandas as pd
 
         return pd.DataFrame(self.rows()).set_index("segment")
 

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._deps import needs
 from ranklens.errors import InputError, RanklensError
 from ranklens.recsys._frame import (
     column,
@@ -730,7 +731,8 @@ class KFoldSplit(SklearnSplit):
         self.drop_cold_users, self.drop_cold_items = drop_cold_users, drop_cold_items
 
     def _make_cv(self) -> Any:
-        from sklearn.model_selection import KFold
+        with needs("ml", "ranklens.recsys.KFoldSplit"):
+            from sklearn.model_selection import KFold
 
         return KFold(self.n_splits, shuffle=self.shuffle, random_state=self.random_state)
 
@@ -756,7 +758,8 @@ class StratifiedKFoldSplit(SklearnSplit):
         self.drop_cold_users, self.drop_cold_items = drop_cold_users, drop_cold_items
 
     def _make_cv(self) -> Any:
-        from sklearn.model_selection import StratifiedKFold
+        with needs("ml", "ranklens.recsys.StratifiedKFoldSplit"):
+            from sklearn.model_selection import StratifiedKFold
 
         return StratifiedKFold(self.n_splits, shuffle=self.shuffle,
                                random_state=self.random_state)
@@ -777,7 +780,8 @@ class LeavePOutSplit(SklearnSplit):
         self.drop_cold_users, self.drop_cold_items = drop_cold_users, drop_cold_items
 
     def _make_cv(self) -> Any:
-        from sklearn.model_selection import LeavePOut
+        with needs("ml", "ranklens.recsys.LeavePOutSplit"):
+            from sklearn.model_selection import LeavePOut
 
         return LeavePOut(self.p)
 
@@ -805,7 +809,8 @@ class GroupKFoldSplit(SklearnSplit):
         self.drop_cold_users, self.drop_cold_items = False, drop_cold_items
 
     def _make_cv(self) -> Any:
-        from sklearn.model_selection import GroupKFold
+        with needs("ml", "ranklens.recsys.GroupKFoldSplit"):
+            from sklearn.model_selection import GroupKFold
 
         return GroupKFold(self.n_splits)
 
