@@ -69,3 +69,28 @@ def test_agrees_with_rectools(seed: int) -> None:
         for k in K:
             assert got[pattern.format(k=k)] == pytest.approx(want[f"{key}@{k}"], abs=1e-9,
                                                              rel=1e-9), (seed, key, k)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_weighted_interactions_agree_with_rectools(seed: int) -> None:
+    """Graded held-out interactions (weights 1..5): RecTools' metrics are binary (every
+    held-out item counts once, whatever its weight), and so are the rectools profile's:
+    nDCG stays in [0, 1] (ranklens' ideal list of k unit gains once met graded gains)."""
+    recs, inter = _case(100 + seed)
+    inter = inter.assign(weight=np.random.default_rng(seed).integers(1, 6, len(inter))
+                         .astype(float))
+    metrics = {}
+    for k in K:
+        metrics.update({f"ndcg@{k}": rt.NDCG(k=k), f"map@{k}": rt.MAP(k=k),
+                        f"ndcg_ach@{k}": rt.NDCG(k=k, divide_by_achievable=True),
+                        f"p@{k}": rt.Precision(k=k)})
+    want = rt.calc_metrics(metrics, reco=recs, interactions=inter.assign(datetime=0))
+    names = {f"{key}@{k}": OURS[key].format(k=k) for key in ("ndcg", "map", "ndcg_ach", "p")
+             for k in K}
+    ev = evaluate_interactions(recs, inter, list(names.values()), rank="rank",
+                               weight="weight", repeats="max", profile="rectools")
+    got = ev.summary()
+    for key, ours in names.items():
+        assert got[ours] == pytest.approx(want[key], abs=1e-9, rel=1e-9), (seed, key)
+    for ours in names.values():
+        assert 0.0 <= ev.result.values[ours].min() <= ev.result.values[ours].max() <= 1.0
