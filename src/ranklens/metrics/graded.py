@@ -19,6 +19,11 @@ whatever the mapping.  The ideal list holds the query's positive gains in
 descending order (trec_eval stops its ideal list at the first gain <= 0), so
 with negative gains nDCG lies in (-inf, 1].  The discount at rank ``i`` is
 ``1 / log2(i + 1)``.
+
+The ideal list is sorted exactly.  trec_eval sorts its gain levels with a
+comparator that truncates gain differences to an integer, so mapped gains
+less than 1 apart (``ndcg.1=3,2=2.2,3=2.9``) can stay out of order in its
+ideal list and its nDCG, Rndcg, ndcg_rel and G then differ from these.
 """
 
 from __future__ import annotations

@@ -185,7 +185,9 @@ def rndcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     At each ideal rank b where the ideal gain changes value (and at the last
     positive ideal gain, b = n): ``DCG@min(b, num_ret) / IDCG@b``; plus
     ``DCG@num_ret / IDCG@n`` when ``num_ret > n + 1`` (trec_eval's rule).
-    The mean of these points; 0 when R = 0."""
+    The mean of these points; 0 when R = 0, and 0 when no point exists (R > 0
+    at the relevance threshold but no positive gain, e.g. ``Rndcg.1=0``), where
+    trec_eval divides 0 by 0 and reports nan."""
     q = prep.n_queries
     _g, dcg_cum, ig, iseg, idcg_cum = _dcg_curves(prep, params["gain"])
     n = np.bincount(iseg, minlength=q)
