@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ranklens.errors import MetricNameError, MetricParameterError
 from ranklens.metrics.catalogue import CATALOGUE, MetricDef, Param
 from ranklens.metrics.grammar import format_value, parse_name
+from ranklens.metrics.trec_names import TREC_NAMES, translate_trec_name
 
 if TYPE_CHECKING:
     from ranklens.conventions import Conventions
@@ -131,8 +132,6 @@ def build_metric(text: str, family: str, params: Iterable[tuple[str, Any]],
                  every_cutoff: bool = False) -> Metric:
     """Validate a parsed name against the registry (``every_cutoff``: the name is
     to be evaluated at a vector of cutoffs, as if it had one)."""
-    from ranklens.metrics.trec_names import TREC_NAMES
-
     canonical = _ALIASES.get(family.lower())
     if canonical is None:
         raise MetricNameError(
@@ -207,8 +206,6 @@ def get_metric(spec: str | Metric, *, every_cutoff: bool = False) -> Metric:
         raise MetricNameError(
             f"a metric must be a string such as 'ndcg@10' or a Metric, got {spec!r}."
         )
-    from ranklens.metrics.trec_names import translate_trec_name
-
     trec = translate_trec_name(spec)
     if trec is not None:
         family, params, cutoff = trec

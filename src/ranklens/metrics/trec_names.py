@@ -25,6 +25,8 @@ _TREC: dict[str, tuple[str, dict[str, Any], str | None]] = {
 }
 
 TREC_NAMES: tuple[str, ...] = tuple(_TREC)
+# every family name and alias of the grammar (lower case)
+_GRAMMAR_NAMES = frozenset(n.lower() for d in CATALOGUE for n in (d.name, *d.aliases))
 _BY_LOWER = {name.lower(): name for name in _TREC}
 # longest names first so that "ndcg_cut" wins over "ndcg"
 _PATTERN = re.compile(
@@ -75,13 +77,10 @@ def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
     param = m.group("param")
     family, pinned, kind = _TREC[base]
     # plain grammar names that happen to equal a trec base keep the grammar's meaning
-    if param is None:
-        from ranklens.metrics.registry import is_known_name
-
-        if is_known_name(text):
-            # a plain name the grammar knows too ("map", "ndcg", "P", "bpref") keeps the
-            # grammar's meaning, so that profiles and conventions apply to it
-            return None
+    if param is None and text.lower() in _GRAMMAR_NAMES:
+        # a plain name the grammar knows too ("map", "ndcg", "P", "bpref") keeps the
+        # grammar's meaning, so that profiles and conventions apply to it
+        return None
     params: dict[str, Any] = dict(pinned)
     cutoff: int | float | None = None
     if param is not None:
