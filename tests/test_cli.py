@@ -578,3 +578,22 @@ def test_unjudged_queries_scored_zero_on_the_command_line(tmp_path: Path) -> Non
                                     "--unjudged", "zero", "--per-query", "--format", "csv"])
     assert out.exit_code == 0, out.output
     assert "q2" in out.stdout and "warning" not in out.output
+
+
+def test_judged_only_flag_is_trec_eval_minus_j(tmp_path: Path) -> None:
+    """-J throws out unjudged documents before scoring; a query whose documents are all
+    unjudged stays, as an empty ranking."""
+    qrels = tmp_path / "qrels.txt"
+    run = tmp_path / "run.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n")
+    run.write_text("q1 Q0 x 1 3.0 t\nq1 Q0 a 2 2.0 t\nq1 Q0 b 3 1.0 t\nq2 Q0 y 1 1.0 t\n")
+    plain = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "-m", "P.1",
+                                      "-m", "num_ret", "-q", "--format", "trec"])
+    judged = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "-m", "P.1",
+                                       "-m", "num_ret", "-q", "--format", "trec", "-J"])
+    assert plain.exit_code == judged.exit_code == 0, (plain.output, judged.output)
+    rows = {tuple(line.split()[:2]): line.split()[2] for line in judged.stdout.splitlines()}
+    assert rows[("P_1", "q1")] == "1.0000" and rows[("num_ret", "q1")] == "2"
+    assert rows[("num_ret", "q2")] == "0" and rows[("num_ret", "all")] == "2"
+    before = {tuple(line.split()[:2]): line.split()[2] for line in plain.stdout.splitlines()}
+    assert before[("P_1", "q1")] == "0.0000" and before[("num_ret", "all")] == "4"

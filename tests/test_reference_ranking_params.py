@@ -18,8 +18,8 @@ pytrec_eval (trec_eval 9, profile ``pytrec_eval``)
     reordering the levels, for grades that do not occur) for ``ndcg``,
     ``ndcg_rel``, ``Rndcg`` and ``G``; trec_eval spellings and the ranklens
     grammar; per-query values and aggregates (mean, sum, geometric mean).
-    ``judged_docs_only_flag`` (trec_eval ``-J``) has no ranklens convention:
-    it equals ranklens on the run without unjudged documents (tested).
+    ``judged_docs_only_flag`` (trec_eval ``-J``) is ranklens' ``judged_only=True``
+    (and ranklens on the run without unjudged documents).
     trec_eval 9 has no ``rbp``, ``rbp_resid`` or ``unj``; they are not
     compared here.
 ranx (profile ``ranx``)
@@ -325,12 +325,12 @@ def _trec_spelling(key: str) -> str:
 
 @pytest.mark.parametrize("seed", range(8))
 def test_pytrec_eval_judged_docs_only_is_the_judged_run(seed: int) -> None:
-    """ranklens has no judged-docs-only convention (trec_eval ``-J``): pytrec_eval's
-    ``judged_docs_only_flag`` equals ranklens on the run without the documents
-    that are unjudged (not in the qrels, or judged with a negative grade).  A
-    query left with no judged document is still evaluated by trec_eval (an empty
-    ranking: ``missing='zero'`` on the run's queries), where trec_eval's
-    ``iprec_at_recall`` and ``11pt_avg`` are 0/0 (nan) and ranklens gives 0."""
+    """pytrec_eval's ``judged_docs_only_flag`` (trec_eval ``-J``) equals ranklens'
+    ``judged_only=True``, and ranklens on the run without the documents that are
+    unjudged (not in the qrels, or judged with a negative grade).  A query left
+    with no judged document is still evaluated (an empty ranking), where
+    trec_eval's ``iprec_at_recall`` and ``11pt_avg`` are 0/0 (nan) and ranklens
+    gives 0."""
     qrels, run = _trec_case(seed)
     judged_run = {q: {d: s for d, s in docs.items() if qrels.get(q, {}).get(d, -1) >= 0}
                   for q, docs in run.items()}
@@ -351,10 +351,13 @@ def test_pytrec_eval_judged_docs_only_is_the_judged_run(seed: int) -> None:
         names = [_trec_spelling(k) for k in keys]
         res = _evaluate(run_qrels, judged_run, names, profile="pytrec_eval",
                         rel_threshold=level, missing="zero")
+        direct = _evaluate(qrels, run, names, profile="pytrec_eval", rel_threshold=level,
+                           judged_only=True)
         for key, name in zip(keys, names, strict=True):
             nan_ok = ((lambda q: q not in judged_run)
                       if key in ("11pt_avg", "iprec_at_recall_0.20") else None)
             _check_against(expected, key, (name,), res, (seed, level), nan_ok)
+            _check_against(expected, key, (name,), direct, (seed, level, "-J"), nan_ok)
 
 
 def test_close_gains_are_sorted_exactly() -> None:

@@ -132,6 +132,12 @@ class Conventions:
     depth:
         Keep only the first ``depth`` documents of each ranking (trec_eval
         ``-M``); ``None`` keeps all.
+    judged_only:
+        Throw out the retrieved documents that are not judged (not in the
+        qrels, or graded below 0) after the ``depth`` cut, so that the judged
+        ones move up (trec_eval ``-J``, pytrec_eval ``judged_docs_only_flag``).
+        A query none of whose documents is judged is scored as an empty
+        ranking, not as missing.
     iprec_rounding:
         How interpolated precision finds the rank for a recall level:
         ``lround`` (trec_eval 10) or ``legacy`` (trec_eval 9 and
@@ -149,6 +155,7 @@ class Conventions:
     unjudged: str = "skip"
     rel_threshold: float = 1
     depth: int | None = None
+    judged_only: bool = False
     iprec_rounding: str = "lround"
     score_precision: str = "float64"
     metric_defaults: dict[str, dict[str, Any]] = field(default_factory=dict, hash=False,
@@ -174,6 +181,10 @@ class Conventions:
                                                                   (int, float)):
             raise ConventionError(
                 f"rel_threshold must be a number, got {self.rel_threshold!r}."
+            )
+        if not isinstance(self.judged_only, bool):
+            raise ConventionError(
+                f"judged_only must be True or False, got {self.judged_only!r}."
             )
         if self.depth is not None and (
             isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1

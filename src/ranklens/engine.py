@@ -591,6 +591,11 @@ def _packed_order(qcode: np.ndarray, n_codes: int, score: np.ndarray,
     keys need more than 64 bits.  Large inputs are cut into two sets of whole queries,
     sorted on both cores."""
     n = qcode.size
+    # the keys of a typical input with distinct scores: give up before any work when they
+    # cannot fit (a tie key as wide as the input, e.g. a global document rank)
+    bw = _bits(int(tie.max()) - int(tie.min())) if tie is not None and n else 0
+    if _bits(max(n_codes - 1, 0)) + bw + 2 * _bits(max(n - 1, 0)) > 64:
+        return None
     if n >= _PARALLEL_ROWS and n_codes > 1:
         mid = int(np.searchsorted(np.cumsum(np.bincount(qcode, minlength=n_codes)),
                                   n // 2)) + 1
@@ -748,6 +753,15 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
 
     # -- which queries are evaluated ---------------------------------------------------------
     present = counts > 0
+    if conventions.judged_only:
+        # trec_eval -J: the unjudged documents (not in the qrels, or graded below 0) of the
+        # kept top are thrown out and the others move up; a query keeps its place (an
+        # empty ranking) even when none of its documents is judged
+        report["rows_unjudged_dropped"] = int(len(judged) - judged.sum())
+        if not judged.all():
+            counts = np.bincount(np.repeat(np.arange(nq_all), counts)[judged],
+                                 minlength=nq_all)
+            score, rel, judged = score[judged], rel[judged], judged[judged]
     n_missing = int(nq_all - present.sum())
     report["qrels_queries_missing_from_run"] = n_missing
     selected = np.ones(nq_all, dtype=bool)

@@ -147,6 +147,7 @@ def evaluate(
     unjudged: str | None = None,
     rel_threshold: float | None = None,
     depth: int | None = None,
+    judged_only: bool | None = None,
     iprec_rounding: str | None = None,
     score_precision: str | None = None,
 ) -> Result:
@@ -186,8 +187,8 @@ def evaluate(
         conventions,
         profile,
         dict(ties=ties, missing=missing, no_relevant=no_relevant, unjudged=unjudged,
-             rel_threshold=rel_threshold, depth=depth, iprec_rounding=iprec_rounding,
-             score_precision=score_precision),
+             rel_threshold=rel_threshold, depth=depth, judged_only=judged_only,
+             iprec_rounding=iprec_rounding, score_precision=score_precision),
     )
     names = metric_list(metrics)
     if not names:

@@ -56,15 +56,17 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
 
 def _conventions(profile: str | None, ties: str | None, missing: str | None, complete: bool,
                  no_relevant: str | None, unjudged: str | None, rel_threshold: float | None,
-                 depth: int | None, iprec_rounding: str | None) -> dict[str, Any]:
+                 depth: int | None, iprec_rounding: str | None,
+                 cols: dict[str, Any]) -> dict[str, Any]:
     if complete:
         if missing not in (None, "zero"):
             raise click.UsageError(f"-c means --missing zero; do not combine it with "
                                    f"--missing {missing}.")
         missing = "zero"
     given = dict(profile=profile, ties=ties, missing=missing, no_relevant=no_relevant,
-                 unjudged=unjudged,
-                 rel_threshold=rel_threshold, depth=depth, iprec_rounding=iprec_rounding)
+                 unjudged=unjudged, rel_threshold=rel_threshold, depth=depth,
+                 judged_only=cols.pop("judged_only", False) or None,
+                 iprec_rounding=iprec_rounding)
     return {k: v for k, v in given.items() if v is not None}
 
 
@@ -117,7 +119,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
     if pairwise and baseline is not None:
         raise click.UsageError("--pairwise and --baseline exclude each other.")
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
-                        depth, iprec_rounding)
+                        depth, iprec_rounding, cols)
     qrels_t, run_ts = _read_inputs(qrels, runs, cols)
     names = run_names(runs, run_ts)
     if baseline is not None and baseline not in names:
@@ -169,7 +171,7 @@ def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, o
     if kind == "diff" and len(runs) != 2:
         raise click.UsageError("plot diff needs exactly two runs (the difference is RUN2 - RUN1).")
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
-                        depth, iprec_rounding)
+                        depth, iprec_rounding, cols)
     qrels_t, run_ts = _read_inputs(qrels, runs, cols)
     named = dict(zip(run_names(runs, run_ts), run_ts, strict=True))
     if kind == "cutoffs":

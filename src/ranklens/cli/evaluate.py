@@ -104,6 +104,8 @@ def _conventions_options(fn: Any) -> Any:
                      help="Minimum relevance of a relevant document (default 1)."),
         click.option("--depth", "-M", type=click.IntRange(min=1), default=None,
                      help="Keep only the first N documents of each ranking (trec_eval -M)."),
+        click.option("--judged-only", "-J", "judged_only", is_flag=True,
+                     help="Throw out unjudged documents before scoring (trec_eval -J)."),
         click.option("--iprec-rounding", type=click.Choice(IPREC_ROUNDING), default=None,
                      help="Rank for a recall level: lround (trec_eval 10) or legacy."),
     ]
@@ -171,6 +173,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     # trec_eval prints its runid line with its default measures, all_trec or -m runid
     runid = fmt == "trec" and (not metrics or "runid" in metrics or "all_trec" in metrics)
     names = expand_measures(given or list(TREC_OFFICIAL if fmt == "trec" else DEFAULT_METRICS))
+    judged_only = bool(cols.pop("judged_only", False))
     qrels_t, run_ts = _read_inputs(qrels, runs, cols)
     results = []
     for path, run in zip(runs, run_ts, strict=True):
@@ -180,6 +183,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
                 res = evaluate(qrels_t, run, names, profile=profile, ties=ties,
                                missing=missing, no_relevant=no_relevant, unjudged=unjudged,
                                rel_threshold=rel_threshold, depth=depth,
+                               judged_only=judged_only or None,
                                iprec_rounding=iprec_rounding)
         for w in caught:
             click.echo(f"ranklens: warning: {path}: {w.message}", err=True)
