@@ -44,8 +44,8 @@ Exclusions, each tested where ranklens documents what it does instead:
   (``test_close_gains_are_sorted_exactly``).
 * trec_eval's ``Rndcg`` is 0/0 (nan) for a query with relevant documents but
   no positive gain; ranklens reports 0 (``test_rndcg_without_positive_gain``).
-* ranx's ``rbp`` uses raw grades (no rescaling to [0, 1] as trec_eval and
-  ranklens do): compared on binary judgments only.  ranx's ``bpref`` is 0/0
+* ranx's ``rbp`` uses raw grades (no rescaling to [0, 1] as trec_eval does):
+  the ``ranx`` profile's ``rbp(scale=none)``, compared on graded judgments too.  ranx's ``bpref`` is 0/0
   (nan) without judged non-relevant documents: compared where every query has
   relevant and judged non-relevant documents.
 * scikit-learn's ``ignore_ties=True`` orders tied scores by an unstable
@@ -469,9 +469,10 @@ def test_ranx_every_metric_cutoff_and_level(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(12))
 def test_ranx_rbp_and_bpref(seed: int) -> None:
-    qrels, run = _ranx_case(seed, binary=True)  # ranx's rbp gains are the raw grades
-    _compare_ranx(qrels, run, {f"rbp.{p}": f"rbp(p=0.{p})" for p in ("1", "5", "8", "95",
-                                                                       "99")}, (seed, "rbp"))
+    for binary in (True, False):  # ranx's rbp gains are the raw grades (the profile's too)
+        qrels, run = _ranx_case(seed, binary=binary)
+        _compare_ranx(qrels, run, {f"rbp.{p}": f"rbp(p=0.{p})"
+                                   for p in ("1", "5", "8", "95", "99")}, (seed, "rbp"))
     qrels, run = _ranx_case(seed, every_query_both=True)
     for level in (1, 2, 3):
         if all(any(g >= level for g in j.values()) and any(g < level for g in j.values())
@@ -491,9 +492,12 @@ def test_ranx_graded_rbp_and_bpref_disagreements() -> None:
         warnings.simplefilter("ignore")
         ref = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["rbp.8", "bpref"],
                             return_mean=False)
-    res = _evaluate(qrels, run, ["rbp(p=0.8)", "bpref"], profile="ranx")
+    res = _evaluate(qrels, run, ["rbp(p=0.8)", "rbp(p=0.8,scale=trec)", "bpref"],
+                    profile="ranx")
     assert ref["rbp.8"][0] == pytest.approx(0.2 * 2 + 0.2 * 0.64 * 1)
-    assert res.per_query("rbp(p=0.8)")["a"] == pytest.approx(ref["rbp.8"][0] / 2)
+    # the ranx profile sums the raw grades too; trec_eval's rescaling halves them here
+    assert res.per_query("rbp(p=0.8)")["a"] == pytest.approx(ref["rbp.8"][0])
+    assert res.per_query("rbp(p=0.8,scale=trec)")["a"] == pytest.approx(ref["rbp.8"][0] / 2)
     assert math.isnan(ref["bpref"][1]) and res.per_query("bpref")["b"] == 1.0
 
 

@@ -22,6 +22,8 @@ trec_eval 10.  Profiles reproduce other tools:
     order of tied documents follows no rule; on longer rankings with tied
     scores ranx's values can differ from any rule, including this profile
     (they always lie within ``ties='optimistic'`` / ``'pessimistic'``).
+    ranx's ``rbp`` sums the raw grades (``rbp(scale=none)``), where trec_eval
+    rescales each query's gains to [0, 1].
 ``sklearn``
     ``ndcg_score``/``dcg_score`` average over tied scores (``ties='expected'``)
     and build the ideal list from the scored documents only
@@ -202,7 +204,8 @@ PROFILES: dict[str, Conventions] = {
     "pytrec_eval": Conventions(
         iprec_rounding="legacy", score_precision="float32", profile="pytrec_eval"
     ),
-    "ranx": Conventions(ties="input", missing="zero", profile="ranx"),
+    "ranx": Conventions(ties="input", missing="zero",
+                        metric_defaults={"rbp": {"scale": "none"}}, profile="ranx"),
     "rectools": Conventions(
         missing="zero",
         metric_defaults={"ndcg": {"gain": "binary", "ideal": "k"}},

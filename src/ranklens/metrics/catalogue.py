@@ -172,6 +172,8 @@ class MetricDef:
     range: tuple[float, float] | None = (0.0, 1.0)
     # the range when a gain mapping has negative gains (None: unbounded)
     signed_range: tuple[float, float] | None = None
+    # ranges under other parameter values: ((param, value), range or None), first match
+    range_when: tuple[tuple[tuple[str, Any], tuple[float, float] | None], ...] = ()
     higher_is_better: bool | None = True  # None: a count or diagnostic, not a score
     # the kernel takes a sorted vector of cutoffs for k and returns queries x cutoffs
     # (evaluate_cutoffs calls it once; otherwise once per cutoff)
@@ -221,6 +223,9 @@ class MetricDef:
 
     def value_range(self, params: dict[str, Any]) -> tuple[float, float] | None:
         """The range of the metric's values under ``params`` (None: unbounded)."""
+        for (name, value), rng in self.range_when:
+            if params.get(name) == value:
+                return rng
         gain = params.get("gain")
         if isinstance(gain, dict) and any(v < 0 for v in gain.values()):
             return self.signed_range
@@ -411,8 +416,13 @@ _RANKING: tuple[MetricDef, ...] = (
     MetricDef("rndcg", "nDCG averaged over ideal gain boundaries (trec_eval)", _T + "rndcg",
               binary=True, cutoff="none", params=(_TREC_GAIN,),
               trec=(TrecName("Rndcg", kind="pairs"),), signed_range=None),
-    MetricDef("rbp", "rank-biased precision", _T + "rbp", params=(_P, _TREC_GAIN),
-              trec=(TrecName("rbp", kind="pairs"),), signed_range=(0.0, 1.0)),
+    MetricDef("rbp", "rank-biased precision", _T + "rbp",
+              params=(_P, _TREC_GAIN,
+                      Param("scale", "trec", "gains rescaled to [0, 1] per query as trec_eval "
+                            "does (trec), or the raw gains (none; ranx)",
+                            choices=("trec", "none"))),
+              trec=(TrecName("rbp", (("scale", "trec"),), "pairs"),),
+              signed_range=(0.0, 1.0), range_when=((("scale", "none"), None),)),
     MetricDef("rbp_resid", "rank-biased precision residual", _T + "rbp_resid", params=(_P,),
               higher_is_better=None, trec=(TrecName("rbp_resid", kind="pairs"),)),
     MetricDef("unj", "fraction of unjudged documents in the top k", _T + "unjudged",

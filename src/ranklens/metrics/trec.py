@@ -246,11 +246,24 @@ def _powers(prep: Prepared, p: float) -> np.ndarray:
 def rbp(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Rank-biased precision (Moffat & Zobel 2008; trec_eval ``rbp``):
     ``(1 - p) sum_k gain_k p^(k-1)`` with persistence ``p`` (default 0.9).
-    Gains are the grades (or a ``gain`` mapping); as trec_eval does, when a
-    query's gain table (grades 0..max) leaves [0, 1] every gain is rescaled
-    to ``(g - min) / (max - min)``.  Unjudged documents gain 0."""
+    Gains are the grades (or a ``gain`` mapping); with ``scale=trec`` (the
+    default), as trec_eval does, when a query's gain table (grades 0..max)
+    leaves [0, 1] every gain is rescaled to ``(g - min) / (max - min)``;
+    ``scale=none`` keeps the raw gains (ranx's ``rbp``, so graded RBP can
+    exceed 1).  Unjudged documents gain 0.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 2, "b": 0, "c": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 3.0, "b": 2.0, "c": 1.0}})
+    >>> res = ranklens.evaluate(q, r, ["rbp(p=0.8)", "rbp(p=0.8,scale=none)"])
+    >>> [round(v, 3) for v in res.summary().values()]  # 0.2 (1 + 0.64 / 2); 0.2 (2 + 0.64)
+    [0.264, 0.528]
+    """
     p = float(params["p"])
-    gv = _rbp_gains(prep, params["gain"])
+    if params["scale"] == "none":
+        gv = run_gains(prep, params["gain"])
+    else:
+        gv = _rbp_gains(prep, params["gain"])
     return (1.0 - p) * prep.sum_k(gv * _powers(prep, p), k)
 
 
