@@ -597,3 +597,32 @@ def test_judged_only_flag_is_trec_eval_minus_j(tmp_path: Path) -> None:
     assert rows[("num_ret", "q2")] == "0" and rows[("num_ret", "all")] == "2"
     before = {tuple(line.split()[:2]): line.split()[2] for line in plain.stdout.splitlines()}
     assert before[("P_1", "q1")] == "0.0000" and before[("num_ret", "all")] == "4"
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare", "plot", "ab"])
+@pytest.mark.parametrize("where", ["missing-folder", "a-folder"])
+def test_output_path_that_cannot_be_written_is_one_line(tmp_path: Path, command: str,
+                                                         where: str) -> None:
+    """-o into a folder that does not exist, or onto a folder: one line, exit 2, before any
+    input is read (evaluate, compare, plot and ab assign)."""
+    qrels = tmp_path / "qrels.txt"
+    run = tmp_path / "run.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
+    run.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n")
+    units = tmp_path / "units.txt"
+    units.write_text("u1\nu2\n")
+    (tmp_path / "dir.png").mkdir()
+    out = str(tmp_path / "nope" / "out.png") if where == "missing-folder" else str(
+        tmp_path / "dir.png")
+    args = {"evaluate": ["evaluate", str(qrels), str(run)],
+            "compare": ["compare", str(qrels), str(run), str(run), "--seed", "1"],
+            "plot": ["plot", "cutoffs", str(qrels), str(run)],
+            "ab": ["ab", "assign", str(units), "--experiment", "e",
+                   "--variants", "a=1,b=1"]}[command]
+    result = CliRunner().invoke(main, [*args, "-o", out])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    if where == "missing-folder":
+        assert "does not exist; create it first" in result.stderr
+    else:
+        assert "is a folder" in result.stderr or "is a directory" in result.stderr

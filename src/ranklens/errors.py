@@ -17,6 +17,7 @@ __all__ = [
     "MetricNameError",
     "MetricParameterError",
     "MissingDependencyError",
+    "OutputPathError",
     "RanklensError",
     "RanklensWarning",
     "UnsupportedError",
@@ -59,6 +60,11 @@ class UnsupportedError(RanklensError, ValueError):
 class MissingDependencyError(RanklensError, ImportError):
     """An optional dependency is not installed; the message names the extra to
     install (``pip install 'ranklens[EXTRA]'``)."""
+
+
+class OutputPathError(RanklensError, ValueError):
+    """An output file cannot be written where asked (missing folder, a folder
+    given as the file, no permission)."""
 
 
 class RanklensWarning(UserWarning):

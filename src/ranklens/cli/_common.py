@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ranklens.errors import InputError, RanklensError
+from ranklens.errors import InputError, OutputPathError, RanklensError
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -34,3 +34,35 @@ def run_guarded(fn: Callable[[], Any], ctx: click.Context) -> Any:
     return None
 
 
+
+
+def check_output(path: str | None, option: str = "-o") -> None:
+    """Refuse, before any work, an output path that cannot be written: its folder
+    must exist and it must not be a folder itself."""
+    if path is None or path == "-":
+        return
+    import os
+
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise OutputPathError(f"{option} {path}: is a folder; give a file name inside it.")
+    if not os.path.isdir(parent):
+        raise OutputPathError(
+            f"{option} {path}: the folder {os.path.dirname(path) or parent!r} does not exist; "
+            "create it first or choose another path."
+        )
+    if not os.access(parent, os.W_OK):
+        raise OutputPathError(f"{option} {path}: the folder is not writable.")
+
+
+def write_output(text: str, path: str | None) -> None:
+    """``text`` to the file ``path`` (ending in a newline), or to standard output."""
+    if path is None or path == "-":
+        click.echo(text.rstrip("\n"))
+        return
+    check_output(path)
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text if text.endswith("\n") else text + "\n")
+    except OSError as exc:
+        raise OutputPathError(f"-o {path}: cannot write it: {exc.strerror}.") from None

@@ -16,7 +16,6 @@ import json
 import math
 import os
 import sys
-import traceback
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,12 +24,11 @@ from typing import Any
 import click
 import pyarrow as pa
 
+from ranklens.cli._common import check_output, run_guarded
 from ranklens.errors import InputError, RanklensError, RanklensWarning
 
 __all__ = ["ab"]
 
-EXIT_USAGE = 2
-EXIT_BAD_INPUT = 3
 
 _CSV_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4"}
@@ -41,14 +39,7 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except RanklensError as exc:
-            ctx = click.get_current_context()
-            if bool((ctx.obj or {}).get("debug")) if isinstance(ctx.obj, dict) else False:
-                traceback.print_exc()
-            click.echo(f"ranklens: error: {exc}", err=True)
-            ctx.exit(EXIT_BAD_INPUT if isinstance(exc, InputError) else EXIT_USAGE)
+        return run_guarded(lambda: fn(*args, **kwargs), click.get_current_context())
 
     return wrapper
 
@@ -217,6 +208,7 @@ def assign_cmd(units: str, unit_column: str, plan_path: str | None, experiment: 
     to a variant, deterministically (salted hashing)."""
     from ranklens.online import Experiment, Plan
 
+    check_output(output)
     weights = _parse_weights(variants, "--variants")
     if plan_path is not None and weights is not None:
         raise click.UsageError("give either --plan or --experiment/--variants, not both.")

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from ranklens.cli._common import check_output, write_output
 from ranklens.cli.evaluate import DEFAULT_METRICS, _conventions_options, _read_inputs
 
 __all__ = ["compare_cmd", "plot_cmd"]
@@ -70,14 +71,6 @@ def _conventions(profile: str | None, ties: str | None, missing: str | None, com
     return {k: v for k, v in given.items() if v is not None}
 
 
-def _emit(text: str, output: str | None) -> None:
-    if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text if text.endswith("\n") else text + "\n")
-    else:
-        click.echo(text.rstrip("\n"))
-
-
 @click.command("compare")
 @click.argument("qrels", type=click.Path(dir_okay=True))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=True))
@@ -120,6 +113,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
         raise click.UsageError("--pairwise and --baseline exclude each other.")
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
+    check_output(output)
     qrels_t, run_ts = _read_inputs(qrels, runs, cols)
     names = run_names(runs, run_ts)
     if baseline is not None and baseline not in names:
@@ -134,7 +128,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
                       ci=ci, **conv)
     for w in caught:
         click.echo(f"ranklens: warning: {w.message}", err=True)
-    _emit(cmp.render(fmt), output)
+    write_output(cmp.render(fmt), output)
 
 
 @click.command("plot")
@@ -168,6 +162,7 @@ def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, o
     from ranklens.evaluate import evaluate
 
     plots._check_path(output)
+    check_output(output)
     if kind == "diff" and len(runs) != 2:
         raise click.UsageError("plot diff needs exactly two runs (the difference is RUN2 - RUN1).")
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,

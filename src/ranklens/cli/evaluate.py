@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from ranklens.cli._common import check_output, write_output
 from ranklens.conventions import (
     IPREC_ROUNDING,
     MISSING_POLICIES,
@@ -174,6 +175,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     runid = fmt == "trec" and (not metrics or "runid" in metrics or "all_trec" in metrics)
     names = expand_measures(given or list(TREC_OFFICIAL if fmt == "trec" else DEFAULT_METRICS))
     judged_only = bool(cols.pop("judged_only", False))
+    check_output(output)
     qrels_t, run_ts = _read_inputs(qrels, runs, cols)
     results = []
     for path, run in zip(runs, run_ts, strict=True):
@@ -191,12 +193,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
             object.__setattr__(res, "run_name", path)
         results.append(res)
     _unique_names(results, runs)
-    text = render(results, fmt, per_query=per_query, runid=runid)
-    if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text if text.endswith("\n") else text + "\n")
-    else:
-        click.echo(text.rstrip("\n"))
+    write_output(render(results, fmt, per_query=per_query, runid=runid), output)
 
 
 def _unique_names(results: list[Any], paths: Sequence[str]) -> None:
