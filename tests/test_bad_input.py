@@ -718,3 +718,20 @@ def test_metrics_of_the_wrong_type_are_rejected(metrics: object) -> None:
         rl.evaluate(qrels(), run(), metrics)  # type: ignore[arg-type]
     with pytest.raises(rl.MetricNameError, match="metrics must be a metric string"):
         rl.evaluate_cutoffs(qrels(), run(), metrics)  # type: ignore[arg-type]
+
+
+def test_complex_scores_and_repeated_column_names_are_input_errors():
+    import numpy as np
+
+    for scores in (np.array([1 + 2j]), [1 + 2j]):
+        with pytest.raises(rl.InputError, match="complex|unsupported"):
+            rl.Run.from_arrays(["q"], ["a"], scores)
+    pd = pytest.importorskip("pandas")
+    import pyarrow as pa
+
+    with pytest.raises(rl.InputError, match="complex numbers"):
+        rl.Run.from_arrays(["q"], ["a"], pd.Series([1 + 2j]))
+    for frame in (pd.DataFrame([["q", "a", 1.0]], columns=["query", "doc", "doc"]),
+                  pa.table([["q"], ["a"], [1.0]], names=["query", "doc", "doc"])):
+        with pytest.raises(rl.InputError, match="2 columns named 'doc'.*rename them"):
+            rl.Run.from_frame(frame, query="query", doc="doc", score="doc")

@@ -43,11 +43,13 @@ def _to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
         try:
             # numpy-backed numbers keep NaN as NaN; nullable (extension) dtypes keep <NA>
             # as a missing value
+            if isinstance(values.dtype, np.dtype) and values.dtype.kind == "c":
+                return _to_arrow(values.to_numpy(), what)
             if not nan_is_null and isinstance(values.dtype, np.dtype) and \
                     values.dtype.kind in "iufb":
                 return pa.array(values.to_numpy())
             out = pa.Array.from_pandas(values)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
             raise InputError(f"{what}: cannot read the column ({exc}).") from exc
         # pandas 3 string columns can be several Arrow chunks (e.g. after a concat)
         return _to_arrow(out, what) if isinstance(out, pa.ChunkedArray) else out
@@ -61,7 +63,18 @@ def _to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
                 raise InputError(
                     f"{what}: the values are of mixed or unsupported types ({exc})."
                 ) from exc
-        return from_numpy(values)
+        if values.dtype.kind == "c":
+            raise InputError(
+                f"{what}: the values are complex numbers; pass real numbers (e.g. the real "
+                "part, values.real, if that is what is meant)."
+            )
+        try:
+            return from_numpy(values)
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise InputError(
+                f"{what}: values of type {values.dtype} are not supported ({exc}); pass "
+                "numbers or text ids."
+            ) from exc
     if isinstance(values, Sequence) and not isinstance(values, (str, bytes)):
         try:
             return pa.array(list(values), from_pandas=nan_is_null)
@@ -246,6 +259,11 @@ def columns_from_frame(frame: Any, names: dict[str, str], what: str) -> dict[str
             raise InputError(
                 f"{what}: no column named {col!r} for the {role}; the table has columns "
                 f"{available}. Pass {role}=<column name>."
+            )
+        if available.count(col) > 1:
+            raise InputError(
+                f"{what}: the table has {available.count(col)} columns named {col!r} (for the "
+                f"{role}); rename them so that each name is used once."
             )
         out[role] = get(col)
     return out
