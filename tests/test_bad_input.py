@@ -724,7 +724,7 @@ def test_complex_scores_and_repeated_column_names_are_input_errors():
     import numpy as np
 
     for scores in (np.array([1 + 2j]), [1 + 2j]):
-        with pytest.raises(rl.InputError, match="complex|unsupported"):
+        with pytest.raises(rl.InputError, match=r"complex|unsupported"):
             rl.Run.from_arrays(["q"], ["a"], scores)
     pd = pytest.importorskip("pandas")
     import pyarrow as pa
@@ -733,5 +733,5 @@ def test_complex_scores_and_repeated_column_names_are_input_errors():
         rl.Run.from_arrays(["q"], ["a"], pd.Series([1 + 2j]))
     for frame in (pd.DataFrame([["q", "a", 1.0]], columns=["query", "doc", "doc"]),
                   pa.table([["q"], ["a"], [1.0]], names=["query", "doc", "doc"])):
-        with pytest.raises(rl.InputError, match="2 columns named 'doc'.*rename them"):
+        with pytest.raises(rl.InputError, match=r"2 columns named 'doc'.*rename them"):
             rl.Run.from_frame(frame, query="query", doc="doc", score="doc")
