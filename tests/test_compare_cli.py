@@ -101,3 +101,11 @@ def test_plot_errors(files: dict[str, Path], tmp_path: Path) -> None:
     assert res.exit_code == 2 and ".png or .svg" in res.output  # type: ignore[attr-defined]
     res = _invoke("plot", "diff", files["qrels"], files["bm25"], "-o", tmp_path / "x.png")
     assert res.exit_code == 2
+
+
+def test_negative_seed_names_the_option(files: dict[str, Path]) -> None:
+    result = _invoke("compare", files["qrels"], files["bm25"], files["dense"], "--seed", "-1")
+    assert result.exit_code == 2  # type: ignore[attr-defined]
+    err = result.stderr  # type: ignore[attr-defined]
+    assert "'--seed': -1 is not in the range x>=0" in err
+    assert "parameter" not in err and err.count("\n") == 1

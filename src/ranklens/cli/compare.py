@@ -89,7 +89,7 @@ def _conventions(profile: str | None, ties: str | None, missing: str | None, com
               help="Confidence interval method.")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Permutations / bootstrap resamples.")
-@click.option("--seed", type=int, default=None, help="Random seed (reproducible p-values).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed (reproducible p-values).")
 @click.option("--format", "fmt", type=click.Choice(_FORMATS), default="table",
               show_default=True, help="Output format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
