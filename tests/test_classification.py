@@ -225,8 +225,13 @@ def test_unseen_predicted_labels() -> None:
 def test_single_class_where_two_needed() -> None:
     with pytest.raises(InputError, match=r"at least two classes.*only \[1\]"):
         clf.roc_auc([1, 1, 1], [0.2, 0.3, 0.4])
-    with pytest.raises(InputError, match="no sample of the positive class"):
-        clf.average_precision([0, 0], [0.2, 0.3])
+    # no positive: scikit-learn's 0.0 and its warning (recall set to one)
+    from sklearn.metrics import average_precision_score
+
+    with pytest.warns(RanklensWarning, match="No positive class found in y_true"):
+        assert clf.average_precision([0, 0], [0.2, 0.3]) == 0.0
+    with pytest.warns(UserWarning, match="No positive class found in y_true"):
+        assert average_precision_score([0, 0], [0.2, 0.3]) == 0.0
     with pytest.raises(InputError, match="average='binary' needs at most two classes"):
         clf.f1([0, 1, 2], [0, 1, 2])
     with pytest.raises(InputError, match="1-d y_prob is a Bernoulli model"):

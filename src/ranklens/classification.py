@@ -679,8 +679,10 @@ def average_precision(y_true: Any, y_score: Any, *, pos_label: Any = 1,
     see :mod:`ranklens.detection`.
 
     ``y_score`` is 1-d (or an ``(n, 1)`` column), the score of ``pos_label``.
-    Undefined (InputError; scikit-learn returns 0.0 with a warning) when no
-    sample of ``pos_label`` has a positive weight.
+    When ``y_true`` holds no sample of ``pos_label`` (one class only) it is 0.0
+    with a :class:`~ranklens.errors.RanklensWarning`, as scikit-learn (which
+    sets recall to one at every threshold); when samples of ``pos_label``
+    exist but all have weight 0 it is undefined (InputError).
 
     Seed 001's worked example:
 
@@ -702,10 +704,11 @@ def average_precision(y_true: Any, y_score: Any, *, pos_label: Any = 1,
         if len(lab) == 2:
             raise InputError(f"pos_label={pos_label!r} is not one of the classes "
                              f"{lab.tolist()}; pass pos_label= naming the positive class.")
-        raise InputError(
-            f"y_true has no sample of the positive class pos_label={pos_label!r}; "
-            "average precision is undefined without positives."
-        )
+        warnings.warn(
+            f"No positive class found in y_true (pos_label={pos_label!r}), recall is set to "
+            "one for all thresholds and average precision is 0.0, as scikit-learn does.",
+            RanklensWarning, stacklevel=_stacklevel())
+        return 0.0
     w = _check_weights(sample_weight, len(t))
     if w is not None and not (w[t == pos_label] > 0).any():
         raise InputError(
