@@ -626,3 +626,41 @@ def test_output_path_that_cannot_be_written_is_one_line(tmp_path: Path, command:
         assert "does not exist; create it first" in result.stderr
     else:
         assert "is a folder" in result.stderr or "is a directory" in result.stderr
+
+
+@pytest.mark.parametrize(("args", "want"), [
+    (["-m", "P.5,10", "-m", "P.10,20"], ["P_5", "P_10"]),       # the first -m's cutoffs
+    (["-m", "P", "-m", "P.7"], ["P_7"]),                        # bare P takes P.7's
+    (["-m", "map", "-m", "P.5", "-m", "num_q"], ["num_q", "map", "P_5"]),  # trec_eval order
+    (["-m", "set_F.1,2", "-m", "set_F"], ["set_F_1,2"]),        # set_F reads the first weight
+    (["-m", "ndcg", "-m", "ndcg.1=3"], ["ndcg_1=3"]),
+    (["-m", "set"], ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+                     "set_relative_P", "set_recall", "set_map", "set_F"]),
+    (["-m", "official"], ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map",
+                          "gm_map", "Rprec", "bpref", "recip_rank"]),
+    (["-m", "P.5 map"], ["map", "P_5"]),                          # ir_measures: one argument
+])
+def test_measures_as_trec_eval_reads_them(tmp_path: Path, args: list[str],
+                                          want: list[str]) -> None:
+    qrels = tmp_path / "qrels.txt"
+    run = tmp_path / "run.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
+    run.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n")
+    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), *args,
+                                       "--format", "trec"])
+    assert result.exit_code == 0, result.output
+    names = [line.split()[0] for line in result.stdout.splitlines()]
+    assert names[:len(want)] == want
+
+
+def test_ir_measures_names_in_one_argument(tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.txt"
+    run = tmp_path / "run.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
+    run.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n")
+    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "-m",
+                                       "nDCG@10 P@5 AP ndcg(gain=exp2, ideal=cut)@3",
+                                       "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert list(json.loads(result.stdout)["runs"][0]["summary"]) == [
+        "nDCG@10", "P@5", "AP", "ndcg(gain=exp2, ideal=cut)@3"]

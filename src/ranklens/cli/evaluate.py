@@ -42,28 +42,79 @@ TREC_DEFAULT_CUTOFFS = {
     "iprec_at_recall": "0.00,0.10,0.20,0.30,0.40,0.50,0.60,0.70,0.80,0.90,1.00",
     "Rprec_mult": "0.20,0.40,0.60,0.80,1.00,1.20,1.40,1.60,1.80,2.00",
 }
+# trec_eval's measure nicknames (-m official, -m set, -m all_trec)
+TREC_SET = ("num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F")
+NICKNAMES = {"official": TREC_OFFICIAL, "set": TREC_SET, "all_trec": ALL_TREC}
 FORMATS = ("table", "json", "csv", "markdown", "latex", "trec")
 INPUT_FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl", "json")
 
 
-def expand_measures(given: Sequence[str]) -> list[str]:
-    """Expand trec_eval conveniences: ``all_trec``, bare list measures (``P`` ->
-    ``P.5`` ... ``P.1000``) and several cutoffs in one name (``P.5,10``), keeping
-    trec_eval's order (cutoffs ascending within a measure) and dropping repeats."""
-    from ranklens.metrics import expand_trec_name
+def split_measures(text: str) -> list[str]:
+    """Several measures in one ``-m`` argument, separated by blanks as ir_measures
+    writes them (``"nDCG@10 P@5 AP"``); blanks inside ``(...)``, ``[...]`` or
+    ``{...}`` belong to a measure's parameters."""
+    parts: list[str] = []
+    depth = 0
+    current = ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(depth - 1, 0)
+        if ch.isspace() and depth == 0:
+            if current:
+                parts.append(current)
+            current = ""
+        else:
+            current += ch
+    if current:
+        parts.append(current)
+    return parts
 
+
+def expand_measures(given: Sequence[str]) -> list[str]:
+    """Expand trec_eval conveniences: the nicknames ``official``, ``set`` and
+    ``all_trec``, bare list measures (``P`` -> ``P.5`` ... ``P.1000``) and several
+    cutoffs in one name (``P.5,10``), keeping trec_eval's order (cutoffs ascending
+    within a measure) and dropping repeats; several blank-separated measures in one
+    argument (ir_measures) count as several."""
+    from ranklens.metrics import expand_trec_name
+    from ranklens.metrics.trec_names import trec_base
+
+    names = [n for text in given for item in split_measures(text)
+             for n in NICKNAMES.get(item, (item,))]
+    # as trec_eval: a measure given several times takes the parameters of the first -m
+    # that gives some (-m P.5,10 -m P.10,20 is P_5 and P_10; -m P -m P.7 is P_7); given
+    # bare only, a list measure takes trec_eval's default cutoffs
+    first: dict[str, str] = {}
+    for name in names:
+        base = trec_base(name)
+        if base is not None and name.lower() != base.lower() and base not in first:
+            first[base] = name  # a trec_eval spelling with parameters
     out: list[str] = []
-    for item in given:
-        for name in ALL_TREC if item == "all_trec" else (item,):
-            if name in TREC_DEFAULT_CUTOFFS:
-                name = f"{name}.{TREC_DEFAULT_CUTOFFS[name]}"
-            parts = expand_trec_name(name)
-            if len(parts) > 1:
-                parts = sorted(parts, key=_cutoff_value)
-            for p in parts:
-                if p not in out:
-                    out.append(p)
+    for name in names:
+        base = trec_base(name)
+        if base is not None and name.lower() != base.lower():
+            name = first[base]
+        elif base is not None and name == base:  # bare, in trec_eval's own spelling
+            name = first.get(base, f"{base}.{TREC_DEFAULT_CUTOFFS[base]}"
+                             if base in TREC_DEFAULT_CUTOFFS else name)
+        parts = expand_trec_name(name)
+        if len(parts) > 1:
+            parts = sorted(parts, key=_cutoff_value)
+        for p in parts:
+            if p not in out:
+                out.append(p)
     return out
+
+
+def _trec_position(name: str) -> int:
+    """A measure's place in trec_eval's output order (others after, as given)."""
+    from ranklens.metrics.trec_names import trec_base
+
+    base = trec_base(name)
+    return ALL_TREC.index(base) if base in ALL_TREC else len(ALL_TREC)
 
 
 def _cutoff_value(name: str) -> float:
@@ -170,10 +221,13 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
             raise click.UsageError("-c means --missing zero; do not combine it with "
                                    f"--missing {missing}.")
         missing = "zero"
-    given = [m for m in metrics if m != "runid"]
+    given = [m for text in metrics for m in split_measures(text) if m != "runid"]
     # trec_eval prints its runid line with its default measures, all_trec or -m runid
-    runid = fmt == "trec" and (not metrics or "runid" in metrics or "all_trec" in metrics)
+    runid = fmt == "trec" and (not metrics or any(
+        m in ("runid", *NICKNAMES) for text in metrics for m in split_measures(text)))
     names = expand_measures(given or list(TREC_OFFICIAL if fmt == "trec" else DEFAULT_METRICS))
+    if fmt == "trec":  # trec_eval prints its measures in its own order, whatever -m says
+        names = sorted(names, key=_trec_position)
     judged_only = bool(cols.pop("judged_only", False))
     check_output(output)
     qrels_t, run_ts = _read_inputs(qrels, runs, cols)

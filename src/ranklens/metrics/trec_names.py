@@ -16,7 +16,8 @@ from typing import Any
 from ranklens.errors import MetricNameError
 from ranklens.metrics.catalogue import CATALOGUE
 
-__all__ = ["TREC_NAMES", "expand_trec_name", "translate_trec_name", "trec_output_name"]
+__all__ = ["TREC_NAMES", "expand_trec_name", "translate_trec_name", "trec_base",
+           "trec_output_name"]
 
 # trec_eval base name -> (registry family, pinned params, kind of parameter), read from
 # the catalogue's TrecName declarations
@@ -88,6 +89,8 @@ def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
             # e.g. "map_5" is not a trec name; let the grammar report it
             return None
         values = _split_values(param)
+        if kind == "setf" and len(values) > 1:
+            values = values[:1]  # trec_eval reads the first weight of set_F.1,2
         if kind in ("cutoff", "level", "setf") and len(values) != 1:
             raise MetricNameError(
                 f"trec_eval measure {name!r} names {len(values)} values; give one per "
@@ -145,6 +148,15 @@ def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
                     )
                 params["gain"] = gm
     return family, tuple(params.items()), cutoff
+
+
+def trec_base(metric: str) -> str | None:
+    """trec_eval's base measure a trec_eval spelling names (``P.5`` -> ``P``), else None."""
+    text = metric.strip()
+    if any(c in text for c in "@()"):
+        return None
+    m = _PATTERN.match(text)
+    return None if m is None else _BY_LOWER[m.group("base").lower()]
 
 
 def trec_output_name(metric: str) -> str:
