@@ -10,7 +10,12 @@ from typing import Any
 import click
 
 from ranklens.cli._common import check_output, write_output
-from ranklens.cli.evaluate import DEFAULT_METRICS, _conventions_options, _read_inputs
+from ranklens.cli.evaluate import (
+    DEFAULT_METRICS,
+    _conventions_options,
+    _read_inputs,
+    expand_measures,
+)
 
 __all__ = ["compare_cmd", "plot_cmd"]
 
@@ -123,7 +128,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RanklensWarning)
         cmp = compare(qrels_t, dict(zip(names, run_ts, strict=True)),
-                      list(metrics) or list(DEFAULT_METRICS), baseline=base, test=test,
+                      expand_measures(metrics or DEFAULT_METRICS), baseline=base, test=test,
                       correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
                       ci=ci, **conv)
     for w in caught:
