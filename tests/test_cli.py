@@ -300,7 +300,7 @@ def test_tabular_inputs_with_custom_columns(tmp_path: Path) -> None:
     # the column options apply to both files: user_id is not uid
     _assert_one_line_error(result, EXIT_BAD_INPUT, (
         f"{qrels}: no column named 'uid' for the query; the file has columns "
-        "['user_id', 'item_id', 'rating']. Pass query=<name>."))
+        "['user_id', 'item_id', 'rating']. Pass --query-col NAME."))
     # --qrels-format overrides the suffix: this CSV is not a TREC file
     result = invoke("evaluate", qrels, run, "-m", "rr", "--qrels-format", "trec")
     _assert_one_line_error(result, EXIT_BAD_INPUT, (
@@ -431,7 +431,7 @@ def test_bad_input_files(tmp_path: Path, files: dict[str, Path]) -> None:
     _assert_one_line_error(invoke("evaluate", files["qrels"], csv_file, "--score-col", "s"),
                            EXIT_BAD_INPUT,
                            f"{csv_file}: cannot tell which column holds the query; the file "
-                           "has columns ['a', 'b', 'c']. Pass query=<name>.")
+                           "has columns ['a', 'b', 'c']. Pass --query-col NAME.")
 
 
 def test_arrow_parse_errors_are_bad_input(tmp_path: Path, files: dict[str, Path]) -> None:
@@ -664,3 +664,29 @@ def test_ir_measures_names_in_one_argument(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert list(json.loads(result.stdout)["runs"][0]["summary"]) == [
         "nDCG@10", "P@5", "AP", "ndcg(gain=exp2, ideal=cut)@3"]
+
+
+def test_cli_errors_name_cli_options_not_python_keywords(tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 a 0\nq2 0 b 1\n")
+    good = tmp_path / "good.txt"
+    good.write_text("q1 0 a 1\nq2 0 b 1\n")
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 a 1 2.0 t\n")
+    csv = tmp_path / "run.csv"
+    csv.write_text("query,doc,s\nq1,a,1\n")
+    cases = [
+        (["evaluate", str(qrels), str(run)], 3, "pass --duplicates max (the highest)"),
+        (["evaluate", str(good), str(run), "--missing", "error"], 3, "Pass --missing zero"),
+        (["evaluate", str(good), str(csv)], 3, "Pass --score-col NAME"),
+        (["compare", str(qrels), str(run), str(run)], 3, "--duplicates first"),
+    ]
+    for args, code, want in cases:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == code, (args, result.output)
+        assert want in result.stderr, (args, result.stderr)
+        assert "='" not in result.stderr and "=<" not in result.stderr, result.stderr
+    # the option exists and works
+    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "--duplicates",
+                                       "max", "-m", "P.1", "--format", "trec"])
+    assert result.exit_code == 0 and "P_1" in result.stdout

@@ -845,13 +845,14 @@ def test_duplicate_lines_are_named(tmp_path: Path, head: str) -> None:
     assert _message(read_trec_qrels, path, exc=DuplicateError) == (
         f"{path}: lines {1 + off} and {4 + off} repeat (query 'q1', doc 'd1'); Qrels: 1 "
         "(query, doc) pair(s) occur more than once (1 extra row(s)), e.g. ('q1', 'd1'). "
-        "Remove them, or pass duplicates='max', 'first' or 'last' to keep one relevance per "
-        "pair.")
+        "Remove them, or keep one relevance per pair: pass duplicates='max' (the highest), "
+        "duplicates='first' or duplicates='last'.")
     run = _write_bytes(tmp_path / "run", head + "q Q0 a 1 3 t\nq Q0 b 2 2 t\nq Q0 a 3 1 t\n")
     assert _message(read_run, run, exc=DuplicateError) == (
         f"{run}: lines {1 + off} and {3 + off} repeat (query 'q', doc 'a'); Run: 1 "
         "(query, doc) pair(s) occur more than once (1 extra row(s)), e.g. ('q', 'a'). "
-        "Remove them, or pass duplicates='max', 'first' or 'last' to keep one score per pair.")
+        "Remove them, or keep one score per pair: pass duplicates='max' (the highest), "
+        "duplicates='first' or duplicates='last'.")
 
 
 @pytest.mark.parametrize("policy,value", [("max", 3.0), ("first", 3.0), ("last", 1.0)])
@@ -866,8 +867,8 @@ def test_duplicates_in_a_csv(tmp_path: Path) -> None:
     path = _write_bytes(tmp_path / "run.csv", "query,doc,score\nq,a,1\nq,a,2\n")
     assert _message(read_run, path, exc=DuplicateError) == (
         f"{path}: Run: 1 (query, doc) pair(s) occur more than once (1 extra row(s)), e.g. "
-        "('q', 'a'). Remove them, or pass duplicates='max', 'first' or 'last' to keep one "
-        "score per pair.")
+        "('q', 'a'). Remove them, or keep one score per pair: pass duplicates='max' (the "
+        "highest), duplicates='first' or duplicates='last'.")
 
 
 def test_csv_missing_the_named_column(tmp_path: Path) -> None:

@@ -472,8 +472,8 @@ def duplicate_error(query: pa.Array, doc: pa.Array, order: np.ndarray, repeat: n
     return DuplicateError(
         f"{what}: {examples.size} (query, doc) pair(s) occur more than once "
         f"({int(repeat.sum())} extra row(s)), e.g. {format_pairs(query, doc, examples)}. "
-        f"Remove them, or pass duplicates='max', 'first' or 'last' to keep one {value_name} "
-        "per pair."
+        f"Remove them, or keep one {value_name} per pair: pass duplicates='max' (the "
+        "highest), duplicates='first' or duplicates='last'."
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -15,6 +16,42 @@ EXIT_USAGE = 2
 EXIT_BAD_INPUT = 3
 
 
+def _command(ctx: click.Context) -> click.Command:
+    """The command a context runs (the subcommand, for a group)."""
+    command = ctx.command
+    while isinstance(command, click.Group) and ctx.invoked_subcommand:
+        sub = command.get_command(ctx, ctx.invoked_subcommand)
+        if sub is None:
+            break
+        command = sub
+        if not isinstance(sub, click.Group):
+            break
+    return command
+
+
+_KEYWORD = re.compile(r"\b([a-z][a-z_]*)=(?:'([^']*)'|<([^>]*)>)")
+
+
+def cli_advice(message: str, command: click.Command) -> str:
+    """A library message with its Python advice in the command's own words: a keyword
+    the command has an option for becomes that option (``duplicates='max'`` ->
+    ``--duplicates max``, ``missing='zero'`` -> ``--missing zero``, ``score=<column
+    name>`` -> ``--score-col NAME``)."""
+    options: dict[str, str] = {}
+    for p in command.params:
+        if isinstance(p, click.Option) and p.name:
+            options[p.name] = max(p.opts, key=len)
+
+    def swap(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2)  # value None: a placeholder such as <name>
+        for key in (name, f"{name}_col", name.removesuffix("_col") + "_col"):
+            if key in options:
+                return f"{options[key]} {value if value is not None else 'NAME'}"
+        return m.group(0)
+
+    return _KEYWORD.sub(swap, message)
+
+
 def run_guarded(fn: Callable[[], Any], ctx: click.Context) -> Any:
     """Run ``fn``; turn ranklens errors into one line on stderr and an exit code."""
     try:
@@ -25,7 +62,7 @@ def run_guarded(fn: Callable[[], Any], ctx: click.Context) -> Any:
         debug = bool((ctx.obj or {}).get("debug"))
         if debug:
             traceback.print_exc()
-        click.echo(f"ranklens: error: {exc}", err=True)
+        click.echo(f"ranklens: error: {cli_advice(str(exc), _command(ctx))}", err=True)
         code = EXIT_BAD_INPUT if isinstance(exc, InputError) else EXIT_USAGE
         ctx.exit(code)
     except KeyboardInterrupt:  # pragma: no cover

@@ -15,6 +15,7 @@ from ranklens.cli.evaluate import (
     _conventions_options,
     _read_inputs,
     expand_measures,
+    file_options,
 )
 
 __all__ = ["compare_cmd", "plot_cmd"]
@@ -24,19 +25,6 @@ _CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 _CIS = ("t", "percentile", "bca")
 _FORMATS = ("table", "markdown", "latex", "csv", "json")
 _PLOTS = ("cutoffs", "pr", "diff", "dist")
-
-
-def _file_options(fn: Any) -> Any:
-    for opt in reversed([
-        click.option("--query-col", default=None, help="Query id column of CSV/Parquet/JSONL."),
-        click.option("--doc-col", default=None, help="Document id column of CSV/Parquet/JSONL."),
-        click.option("--score-col", default=None, help="Score column of run files."),
-        click.option("--relevance-col", default=None, help="Relevance column of qrels files."),
-        click.option("--qrels-format", default=None, help="Qrels format if not given by suffix."),
-        click.option("--run-format", default=None, help="Run format if not given by suffix."),
-    ]):
-        fn = opt(fn)
-    return fn
 
 
 def _stem(path: str) -> str:
@@ -100,7 +88,7 @@ def _conventions(profile: str | None, ties: str | None, missing: str | None, com
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
 @_conventions_options
-@_file_options
+@file_options
 def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
                 baseline: str | None, pairwise: bool, test: str, correction: str, alpha: float,
                 ci: str, n_resamples: int, seed: int | None, fmt: str, output: str | None,
@@ -152,7 +140,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
 @click.option("--dist", "dist_kind", type=click.Choice(("box", "hist")), default="box",
               show_default=True, help="dist: box plot or histograms.")
 @_conventions_options
-@_file_options
+@file_options
 def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, output: str,
              max_k: int, pr_kind: str, dist_kind: str, profile: str | None, ties: str | None,
              missing: str | None, complete: bool, no_relevant: str | None,

@@ -166,18 +166,42 @@ def _conventions_options(fn: Any) -> Any:
     return fn
 
 
+def file_options(fn: Any) -> Any:
+    """The options that say how to read the input files (evaluate, compare, plot)."""
+    for opt in reversed([
+        click.option("--query-col", default=None,
+                     help="Query id column of CSV/Parquet/JSONL files."),
+        click.option("--doc-col", default=None,
+                     help="Document id column of CSV/Parquet/JSONL files."),
+        click.option("--score-col", default=None, help="Score column of run files."),
+        click.option("--relevance-col", default=None, help="Relevance column of qrels files."),
+        click.option("--qrels-format", default=None,
+                     help=f"Qrels format if not given by the suffix: {', '.join(INPUT_FORMATS)}."),
+        click.option("--run-format", default=None,
+                     help=f"Run format if not given by the suffix: {', '.join(INPUT_FORMATS)}."),
+        click.option("--duplicates", type=click.Choice(("error", "max", "first", "last")),
+                     default="error", show_default=True,
+                     help="A (query, doc) pair given twice: an error, or keep the highest "
+                          "value, the first or the last row."),
+    ]):
+        fn = opt(fn)
+    return fn
+
+
 def _read_inputs(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any]
                  ) -> tuple[Any, list[Any]]:
     from ranklens.io import read_qrels, read_run
 
     with _status(f"reading {qrels_path}"):
         qrels = read_qrels(qrels_path, format=opts["qrels_format"], query=opts["query_col"],
-                           doc=opts["doc_col"], relevance=opts["relevance_col"])
+                           doc=opts["doc_col"], relevance=opts["relevance_col"],
+                           duplicates=opts.get("duplicates", "error"))
     runs = []
     for path in run_paths:
         with _status(f"reading {path}"):
             runs.append(read_run(path, format=opts["run_format"], query=opts["query_col"],
-                                 doc=opts["doc_col"], score=opts["score_col"]))
+                                 doc=opts["doc_col"], score=opts["score_col"],
+                                 duplicates=opts.get("duplicates", "error")))
     return qrels, runs
 
 
@@ -194,14 +218,7 @@ def _read_inputs(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any]
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
 @_conventions_options
-@click.option("--query-col", default=None, help="Query id column of CSV/Parquet/JSONL files.")
-@click.option("--doc-col", default=None, help="Document id column of CSV/Parquet/JSONL files.")
-@click.option("--score-col", default=None, help="Score column of run files.")
-@click.option("--relevance-col", default=None, help="Relevance column of qrels files.")
-@click.option("--qrels-format", default=None,
-              help=f"Qrels format if not given by the suffix: {', '.join(INPUT_FORMATS)}.")
-@click.option("--run-format", default=None,
-              help=f"Run format if not given by the suffix: {', '.join(INPUT_FORMATS)}.")
+@file_options
 def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool,
                  fmt: str, output: str | None, profile: str | None, ties: str | None,
                  missing: str | None, complete: bool, no_relevant: str | None,
