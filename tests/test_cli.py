@@ -690,3 +690,31 @@ def test_cli_errors_name_cli_options_not_python_keywords(tmp_path: Path) -> None
     result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "--duplicates",
                                        "max", "-m", "P.1", "--format", "trec"])
     assert result.exit_code == 0 and "P_1" in result.stdout
+
+
+def test_silent_wrong_inputs_are_refused_or_said(tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 a 1 2.0 t1\nq1 Q0 b 2 1.0 t2\n")
+    # a run given as the qrels (its rank would be read as the relevance: map 1.0)
+    result = CliRunner().invoke(main, ["evaluate", str(run), str(run)])
+    assert result.exit_code == 3 and "looks like a run line" in result.stderr
+    # -l nan
+    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "-l", "nan"])
+    assert result.exit_code == 2
+    assert result.stderr == "ranklens: error: --rel-threshold must be a finite number, got nan.\n"
+    # two run tags: named after the last, and said
+    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "-m", "map"])
+    assert result.exit_code == 0 and "t2" in result.stdout
+    assert "several run tags (e.g. 't1' and 't2')" in result.stderr
+    # --query-col with only TREC files
+    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "--query-col", "q"])
+    assert result.exit_code == 2 and "every input is a TREC file" in result.stderr
+    # ab assign -o with a suffix it cannot write
+    units = tmp_path / "units.txt"
+    units.write_text("u1\nu2\n")
+    result = CliRunner().invoke(main, ["ab", "assign", str(units), "--experiment", "e",
+                                       "--variants", "a=1,b=1", "-o", str(tmp_path / "a.xlsx")])
+    assert result.exit_code == 2 and "cannot tell the format from '.xlsx'" in result.stderr
+    assert not (tmp_path / "a.xlsx").exists()

@@ -14,6 +14,7 @@ import os
 import re
 import struct
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from hypothesis import strategies as st
 
 import ranklens
 from ranklens import Qrels, Run
-from ranklens.errors import DuplicateError, InputError
+from ranklens.errors import DuplicateError, InputError, RanklensWarning
 from ranklens.io import (
     FORMATS,
     detect_format,
@@ -410,10 +411,12 @@ def test_rank_column_is_ignored_for_ordering(tmp_path: Path) -> None:
 
 def test_run_name_is_the_tag_of_the_last_line(tmp_path: Path) -> None:
     path = _write_bytes(tmp_path / "run", "q Q0 a 1 2 first\nq Q0 b 2 1 last\n")
-    assert read_trec_run(path).name == "last"
+    with pytest.warns(RanklensWarning, match="several run tags"):
+        assert read_trec_run(path).name == "last"
     assert read_run(path, name="mine").name == "mine"
     slow = _write_bytes(tmp_path / "run2", "#\nq Q0 a 1 2 first\nq  Q0 b 2 1 last\n")
-    assert read_trec_run(slow).name == "last"
+    with pytest.warns(RanklensWarning, match="several run tags"):
+        assert read_trec_run(slow).name == "last"
 
 
 def test_qrels_extra_columns_and_tag_like_text(tmp_path: Path) -> None:
@@ -1042,3 +1045,29 @@ def test_paths_of_the_wrong_type(path: object) -> None:
     for fn in (read_run, read_qrels):
         with pytest.raises(InputError, match="a file path must be a string or a path"):
             fn(path)  # type: ignore[arg-type]
+
+
+def test_trec_files_refuse_column_names_and_runs_as_qrels(tmp_path: Path) -> None:
+    run = _write_bytes(tmp_path / "run", "q Q0 a 1 2 t\nq Q0 b 2 1 t\n")
+    with pytest.raises(InputError, match=r"run:1: this looks like a run line"):
+        read_trec_qrels(run)
+    slow = _write_bytes(tmp_path / "run2", "# c\nq  Q0 a 1 2 t\n")
+    with pytest.raises(InputError, match=r"run2:2: this looks like a run line"):
+        read_trec_qrels(slow)
+    with pytest.raises(InputError, match=r"fixed columns, so score=<column> does not apply"):
+        read_run(run, score="s")
+    qrels = _write_bytes(tmp_path / "qrels", "q 0 a 1\n")
+    with pytest.raises(InputError, match=r"fixed columns, so doc=<column> does not apply"):
+        read_qrels(qrels, doc="d")
+
+
+def test_several_run_tags_warn_on_both_readers(tmp_path: Path) -> None:
+    fast = _write_bytes(tmp_path / "run", "q Q0 a 1 2 first\nq Q0 b 2 1 last\n")
+    slow = _write_bytes(tmp_path / "run2", "#\nq Q0 a 1 2 x\nq  Q0 b 2 1 y\nq Q0 c 3 0 x\n")
+    with pytest.warns(RanklensWarning, match=r"several run tags \(e\.g\. 'first' and 'last'\)"):
+        assert read_trec_run(fast).name == "last"
+    with pytest.warns(RanklensWarning, match=r"several run tags \(e\.g\. 'y' and 'x'\)"):
+        assert read_trec_run(slow).name == "x"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_run(fast, name="mine").name == "mine"  # named: nothing to say

@@ -83,16 +83,14 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 import warnings
 from collections.abc import Callable, Sequence
-from types import FrameType
 from typing import Any, cast
 
 import numpy as np
 
 from ranklens._deps import needs
-from ranklens.errors import InputError, RanklensWarning
+from ranklens.errors import InputError, RanklensWarning, user_stacklevel
 from ranklens.metrics.catalogue import AVERAGES, DEFAULT_EPS
 
 __all__ = [
@@ -317,19 +315,8 @@ def _check_zero_division(zero_division: Any) -> float | str:
 
 # --------------------------------------------------------------------------- scikit-learn
 
-_FAMILY_MODULES = frozenset({"ranklens.classification", "ranklens.regression",
-                             "ranklens.clustering", "ranklens.entity_resolution"})
-
-
-def _stacklevel() -> int:
-    """stacklevel pointing a warnings.warn issued here at the first frame outside
-    the metric family modules (the caller's code)."""
-    frame: FrameType | None = sys._getframe(1)  # the function calling warnings.warn
-    level = 1
-    while frame is not None and frame.f_globals.get("__name__") in _FAMILY_MODULES:
-        frame = frame.f_back
-        level += 1
-    return level
+# warnings point at the caller's own line (the first frame outside ranklens)
+_stacklevel = user_stacklevel
 
 
 def _sk(what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any

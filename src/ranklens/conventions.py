@@ -83,6 +83,7 @@ trec_eval 10.  Profiles reproduce other tools:
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -179,10 +180,10 @@ class Conventions:
                     f"{name}={value!r} is not a known convention; choose one of "
                     f"{', '.join(map(repr, allowed))}."
                 )
-        if isinstance(self.rel_threshold, bool) or not isinstance(self.rel_threshold,
-                                                                  (int, float)):
+        if isinstance(self.rel_threshold, bool) or not isinstance(
+                self.rel_threshold, (int, float)) or not math.isfinite(self.rel_threshold):
             raise ConventionError(
-                f"rel_threshold must be a number, got {self.rel_threshold!r}."
+                f"rel_threshold must be a finite number, got {self.rel_threshold!r}."
             )
         if not isinstance(self.judged_only, bool):
             raise ConventionError(

@@ -9,6 +9,8 @@ how to fix it.
 
 from __future__ import annotations
 
+import sys
+
 __all__ = [
     "ConventionError",
     "DuplicateError",
@@ -65,6 +67,18 @@ class MissingDependencyError(RanklensError, ImportError):
 class OutputPathError(RanklensError, ValueError):
     """An output file cannot be written where asked (missing folder, a folder
     given as the file, no permission)."""
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that points a ``warnings.warn`` called in ranklens at the
+    first frame outside the package (the caller's own line)."""
+    frame = sys._getframe(1)  # the function calling warnings.warn
+    level = 1
+    while frame is not None and (frame.f_globals.get("__name__") or "").split(".")[0] == \
+            "ranklens":
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
 
 
 class RanklensWarning(UserWarning):

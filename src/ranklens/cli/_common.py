@@ -49,7 +49,12 @@ def cli_advice(message: str, command: click.Command) -> str:
                 return f"{options[key]} {value if value is not None else 'NAME'}"
         return m.group(0)
 
-    return _KEYWORD.sub(swap, message)
+    def name_only(m: re.Match[str]) -> str:
+        return options.get(m.group(1), m.group(1)) + m.group(2)
+
+    message = _KEYWORD.sub(swap, message)
+    # "rel_threshold must be a finite number" -> "--rel-threshold must be ..."
+    return re.sub(r"\b([a-z][a-z_]*)( must be\b)", name_only, message)
 
 
 def run_guarded(fn: Callable[[], Any], ctx: click.Context) -> Any:

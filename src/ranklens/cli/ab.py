@@ -275,7 +275,13 @@ def _plan_kwargs(plan: Any) -> dict[str, Any]:
 def _write_assignments(table: pa.Table, output: str | None, fmt: str | None) -> None:
     if fmt is None:
         suffix = Path(output).suffix.lower() if output else ""
-        fmt = {".parquet": "parquet", ".pq": "parquet", ".json": "json"}.get(suffix, "csv")
+        known = {".parquet": "parquet", ".pq": "parquet", ".json": "json", ".csv": "csv",
+                 ".txt": "csv", "": "csv"}
+        if suffix not in known:
+            raise click.UsageError(
+                f"-o {output}: cannot tell the format from {suffix!r}; name the file .csv, "
+                ".parquet or .json, or pass --format.")
+        fmt = known[suffix]
     if fmt == "parquet" and output is None:
         raise click.UsageError("--format parquet needs --output FILE.")
     try:

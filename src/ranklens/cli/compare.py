@@ -61,7 +61,12 @@ def _conventions(profile: str | None, ties: str | None, missing: str | None, com
                  unjudged=unjudged, rel_threshold=rel_threshold, depth=depth,
                  judged_only=cols.pop("judged_only", False) or None,
                  iprec_rounding=iprec_rounding)
-    return {k: v for k, v in given.items() if v is not None}
+    out = {k: v for k, v in given.items() if v is not None}
+    from ranklens.conventions import resolve_conventions
+
+    overrides = {k: v for k, v in out.items() if k != "profile"}
+    resolve_conventions(None, profile, overrides)  # fail before any reading
+    return out
 
 
 @click.command("compare")

@@ -190,18 +190,44 @@ def file_options(fn: Any) -> Any:
 
 def _read_inputs(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any]
                  ) -> tuple[Any, list[Any]]:
+    from ranklens.errors import RanklensWarning
     from ranklens.io import read_qrels, read_run
 
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RanklensWarning)
+        out = _read_files(qrels_path, run_paths, opts, read_qrels, read_run)
+    for w in caught:
+        click.echo(f"ranklens: warning: {w.message}", err=True)
+    return out
+
+
+def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
+                read_qrels: Any, read_run: Any) -> tuple[Any, list[Any]]:
+    from ranklens.io import detect_format
+
+    def columns(path: str, fmt: str | None, names: tuple[str, ...]) -> dict[str, Any]:
+        """The column options for one file: none for a TREC file (fixed columns)."""
+        trec = detect_format(path, fmt)[0] == "trec"
+        return {n: None if trec else opts[f"{n}_col"] for n in names}
+
+    tables = [(qrels_path, opts["qrels_format"])] + [(p, opts["run_format"]) for p in run_paths]
+    for name in ("query", "doc", "score", "relevance"):
+        if opts.get(f"{name}_col") is not None and all(
+                detect_format(p, f)[0] == "trec" for p, f in tables):
+            raise click.UsageError(
+                f"--{name}-col names a column, but every input is a TREC file, whose columns "
+                "are fixed; leave it out.")
     with _status(f"reading {qrels_path}"):
-        qrels = read_qrels(qrels_path, format=opts["qrels_format"], query=opts["query_col"],
-                           doc=opts["doc_col"], relevance=opts["relevance_col"],
-                           duplicates=opts.get("duplicates", "error"))
+        qrels = read_qrels(qrels_path, format=opts["qrels_format"],
+                           duplicates=opts.get("duplicates", "error"),
+                           **columns(qrels_path, opts["qrels_format"],
+                                     ("query", "doc", "relevance")))
     runs = []
     for path in run_paths:
         with _status(f"reading {path}"):
-            runs.append(read_run(path, format=opts["run_format"], query=opts["query_col"],
-                                 doc=opts["doc_col"], score=opts["score_col"],
-                                 duplicates=opts.get("duplicates", "error")))
+            runs.append(read_run(path, format=opts["run_format"],
+                                 duplicates=opts.get("duplicates", "error"),
+                                 **columns(path, opts["run_format"], ("query", "doc", "score"))))
     return qrels, runs
 
 
@@ -247,6 +273,12 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
         names = sorted(names, key=_trec_position)
     judged_only = bool(cols.pop("judged_only", False))
     check_output(output)
+    from ranklens.conventions import resolve_conventions
+
+    resolve_conventions(None, profile, dict(  # bad conventions fail before any reading
+        ties=ties, missing=missing, no_relevant=no_relevant, unjudged=unjudged,
+        rel_threshold=rel_threshold, depth=depth, judged_only=judged_only or None,
+        iprec_rounding=iprec_rounding))
     qrels_t, run_ts = _read_inputs(qrels, runs, cols)
     results = []
     for path, run in zip(runs, run_ts, strict=True):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,7 +21,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from ranklens.data import Qrels, Run
-from ranklens.errors import FormatError, InputError
+from ranklens.errors import FormatError, InputError, RanklensWarning
 from ranklens.io._files import (
     check_readable,
     detect_format,
@@ -197,6 +198,7 @@ def read_qrels(path: str | os.PathLike[str], *, format: str | None = None,
     fmt, _ = detect_format(path, format)
     name = str(path)
     if fmt == "trec":
+        _no_columns_for_trec(name, query=query, doc=doc, relevance=relevance)
         return read_trec_qrels(path, duplicates=duplicates)
     try:
         if fmt == "json":
@@ -212,6 +214,16 @@ def read_qrels(path: str | os.PathLike[str], *, format: str | None = None,
         raise type(exc)(f"{name}: {exc}") from None
 
 
+def _no_columns_for_trec(path: str, **columns: str | None) -> None:
+    """A TREC file has fixed columns: a column name given for one is a mistake."""
+    given = [k for k, v in columns.items() if v is not None]
+    if given:
+        raise InputError(
+            f"{path}: a TREC file has fixed columns, so {given[0]}=<column> does not apply; "
+            "leave it out, or give a CSV, TSV, Parquet or JSON Lines file."
+        )
+
+
 def read_run(path: str | os.PathLike[str], *, format: str | None = None,
              query: str | None = None, doc: str | None = None, score: str | None = None,
              name: str | None = None, duplicates: str = "error") -> Run:
@@ -220,7 +232,12 @@ def read_run(path: str | os.PathLike[str], *, format: str | None = None,
     fmt, _ = detect_format(path, format)
     text = str(path)
     if fmt == "trec":
-        run = read_trec_run(path, duplicates=duplicates)
+        _no_columns_for_trec(text, query=query, doc=doc, score=score)
+        with warnings.catch_warnings():
+            if name is not None:  # named by the caller: the file's tags do not matter
+                warnings.filterwarnings("ignore", message=".*several run tags",
+                                        category=RanklensWarning)
+            run = read_trec_run(path, duplicates=duplicates)
         if name is not None:
             run.name = name
         return run

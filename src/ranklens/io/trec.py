@@ -18,6 +18,7 @@ also the path that words the error messages (``file:line``).
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +29,7 @@ import pyarrow.csv as pacsv
 
 from ranklens._arrow import from_numpy, scalar, strings, to_numpy
 from ranklens.data import Qrels, Run
-from ranklens.errors import DuplicateError, InputError
+from ranklens.errors import DuplicateError, InputError, RanklensWarning, user_stacklevel
 from ranklens.io._files import check_readable, numbers, output_compression, read_bytes
 
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
@@ -183,6 +184,7 @@ def _fast(buf: Any, sep: str, layout: _Layout, head: bytes | None = None,
         tail = bytes(buf[max(0, len(buf) - 65536):])
     # read the first line to learn how many columns the file has
     first = head.split(b"\n", 1)[0].rstrip(b"\r")
+    _not_a_run(buf if isinstance(buf, str) else "the file", first.split(), layout, 1)
     ncols = len(first.split(sep.encode()))
     if ncols < layout.min_columns or ncols != len(first.split()):
         return None
@@ -214,7 +216,31 @@ def _fast(buf: Any, sep: str, layout: _Layout, head: bytes | None = None,
         return None
     if layout.kind == "run" and len(cols.value):
         cols.tag = _last_tag(tail or b"", sep)
+        fields = first.split(sep.encode())
+        _one_tag(buf if isinstance(buf, str) else "the file",
+                 fields[5].decode("utf-8", "replace") if len(fields) > 5 else None, cols.tag)
     return cols
+
+
+def _not_a_run(path: str, fields: list[bytes], layout: _Layout, line: int) -> None:
+    """A run file given where qrels belong would be read with its rank as the relevance
+    (every retrieved document relevant): refuse a qrels line shaped like a run line."""
+    if layout.kind == "qrels" and len(fields) >= 6 and fields[1].upper() == b"Q0":
+        raise InputError(
+            f"{path}:{line}: this looks like a run line (query Q0 doc rank score tag), not "
+            "qrels (query iter doc relevance); give the qrels file first, then the run: "
+            "ranklens evaluate QRELS RUN."
+        )
+
+
+def _one_tag(path: str, first: str | None, last: str | None) -> None:
+    """trec_eval names a run after the tag of its last line; say so when the file holds
+    several tags (the fast reader compares the first line's tag with the last's)."""
+    if first is not None and last is not None and first != last:
+        warnings.warn(
+            f"{path}: the run has several run tags (e.g. {first!r} and {last!r}); it is "
+            f"named {last!r}, after its last line, as trec_eval does. Give each system its "
+            "own file.", RanklensWarning, stacklevel=user_stacklevel())
 
 
 def _reader_pool() -> pa.MemoryPool:
@@ -342,6 +368,7 @@ def _slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: _Layout) -> _Columns
     # UTF-8 was checked in _check_text
     lines = pa.Array.from_buffers(pa.large_string(), n_lines, [None, pa.py_buffer(offs), buf])
     qs, ds, vs, tags, line_no = [], [], [], [], []
+    distinct_tags: set[str] = set()
     for start in range(0, n_lines, _CHUNK_LINES):
         # trec_eval splits on ASCII whitespace (C isspace): so do both paths
         chunk = pc.ascii_trim_whitespace(lines.slice(start, _CHUNK_LINES))
@@ -360,11 +387,16 @@ def _slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: _Layout) -> _Columns
         keep = from_numpy(data)
         tokens = tokens.filter(keep)
         idx = np.flatnonzero(data) + start + 1
+        if start == 0 and len(tokens):
+            _not_a_run(path, [t.encode() for t in tokens[0].as_py()], layout, int(idx[0]))
         qs.append(pc.list_element(tokens, scalar(layout.query)))
         ds.append(pc.list_element(tokens, scalar(layout.doc)))
         vs.append((pc.list_element(tokens, scalar(layout.value)), idx))
         if layout.kind == "run" and len(tokens):
-            tags.append(pc.list_element(tokens, scalar(5))[-1].as_py())
+            chunk_tags = pc.list_element(tokens, scalar(5))
+            tags.append(chunk_tags[-1].as_py())
+            if len(distinct_tags) < 2:
+                distinct_tags.update(pc.unique(chunk_tags).to_pylist())
         line_no.append(idx)
     line_numbers = np.concatenate(line_no) if line_no else np.zeros(0, dtype=np.int64)
     if line_numbers.size == 0:
@@ -376,6 +408,8 @@ def _slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: _Layout) -> _Columns
             return f"{path}:{idx[j]}"
 
         values.append(numbers(text, where, layout.value_name))
+    if len(distinct_tags) > 1:
+        _one_tag(path, min(distinct_tags - {tags[-1]}), tags[-1])
     return _Columns(pa.concat_arrays(qs), pa.concat_arrays(ds), np.concatenate(values),
                     tags[-1] if tags else None, line_numbers)
 
