@@ -718,3 +718,24 @@ def test_silent_wrong_inputs_are_refused_or_said(tmp_path: Path) -> None:
                                        "--variants", "a=1,b=1", "-o", str(tmp_path / "a.xlsx")])
     assert result.exit_code == 2 and "cannot tell the format from '.xlsx'" in result.stderr
     assert not (tmp_path / "a.xlsx").exists()
+
+
+def test_ids_round_trip_in_data_formats_and_are_escaped_for_display(tmp_path: Path) -> None:
+    """An id with an ANSI escape, '|' or '<script>' keeps its exact bytes in CSV and
+    JSON, and is escaped where it is displayed (table, Markdown, trec)."""
+    qrels = tmp_path / "qrels.txt"
+    run = tmp_path / "run.txt"
+    ids = ["q\x1b[31mred", "q|1", "q<script>"]
+    qrels.write_text("".join(f"{q} 0 a 1\n" for q in ids))
+    run.write_text("".join(f"{q} Q0 a 1 2.0 t\n" for q in ids))
+    base = ["evaluate", str(qrels), str(run), "-m", "map", "-q"]
+    csv_out = CliRunner().invoke(main, [*base, "--format", "csv"]).stdout
+    got = {row["query"] for row in csv.DictReader(io.StringIO(csv_out))}
+    assert got == set(ids)
+    js = json.loads(CliRunner().invoke(main, [*base, "--format", "json"]).stdout)
+    assert set(js["runs"][0]["per_query"]["map"]) == set(ids)
+    md = CliRunner().invoke(main, [*base, "--format", "markdown"]).stdout
+    assert "q\\|1" in md and "q&lt;script&gt;" in md and "\x1b" not in md
+    for fmt in ("table", "trec"):
+        text = CliRunner().invoke(main, [*base, "--format", fmt]).stdout
+        assert "\x1b" not in text and "q\\x1b[31mred" in text, fmt

@@ -112,6 +112,18 @@ def _as_results(results: Result | Sequence[Result]) -> list[Result]:
     return items
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def display_id(text: str) -> str:
+    """An id as shown in a table or report: control characters (newlines, tabs, ANSI
+    escapes) written as ``\\xNN`` / ``\\uNNNN`` so that one id stays one cell and
+    cannot restyle a terminal.  For display only: data formats (CSV, JSON, Parquet)
+    keep ids exactly."""
+    return _CONTROL.sub(lambda m: (f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                                   else f"\\u{ord(m.group()):04x}"), text)
+
+
 def _labels(results: Sequence[Result]) -> list[str]:
     """Each run's name; unnamed runs are called run1, run2, ... by position."""
     return [r.run_name if r.run_name is not None else f"run{i}"
@@ -184,7 +196,7 @@ def _grid(results: Sequence[Result], per_query: bool
         matrix = _summary_matrix(results, metrics)
         best = _best_mask(results, metrics, matrix)
         cols = [_format_numbers(matrix[:, j], integer[j]) for j in range(len(metrics))]
-        rows = [[labels[i], *(c[i] for c in cols)] for i in range(len(results))]
+        rows = [[display_id(labels[i]), *(c[i] for c in cols)] for i in range(len(results))]
         bold = [[False, *best[i].tolist()] for i in range(len(results))]
         return ["run", *metrics], rows, bold, 1
     rows = []
@@ -192,7 +204,8 @@ def _grid(results: Sequence[Result], per_query: bool
         n = len(r.query_ids)
         cols = [_format_numbers(np.asarray(r.values[m]), integer[j]) if m in r.values
                 else [_NAN_TEXT] * n for j, m in enumerate(metrics)]
-        rows.extend([label, q, *cells] for q, *cells in zip(r.query_ids, *cols, strict=True))
+        rows.extend([display_id(label), display_id(q), *cells]
+                    for q, *cells in zip(r.query_ids, *cols, strict=True))
     bold = [[False] * (len(metrics) + 2) for _ in rows]
     return ["run", "query", *metrics], rows, bold, 2
 
@@ -338,6 +351,9 @@ def render_csv(results: Result | Sequence[Result], per_query: bool = False) -> s
 
 
 def _markdown_cell(text: str) -> str:
+    """A Markdown table cell: the pipe and the backslash escaped, and HTML's special
+    characters as entities (an id such as ``<script>`` shows as text)."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
@@ -422,7 +438,7 @@ def render_trec(results: Result | Sequence[Result], per_query: bool = False,
     """
     items = _as_results(results)
     lines: list[str] = []
-    for label, r in zip(_labels(items), items, strict=True):
+    for label, r in zip(map(display_id, _labels(items)), items, strict=True):
         # printf's "%-22s": left-justified, padded to 22, never truncated
         heads = {m: f"{trec_output_name(m):<22}\t" for m in r.metrics}
         kinds = {m: _trec_value_format(r, m) for m in r.metrics}
@@ -435,10 +451,10 @@ def render_trec(results: Result | Sequence[Result], per_query: bool = False,
                 head = heads[m]
                 vals = np.asarray(r.values[m], dtype=np.float64).tolist()
                 if integer:
-                    columns.append([None if v != v else f"{head}{q}\t{int(v)}"
+                    columns.append([None if v != v else f"{head}{display_id(q)}\t{int(v)}"
                                     for q, v in zip(r.query_ids, vals, strict=True)])
                 else:
-                    columns.append([None if v != v else f"{head}{q}\t{v:6.4f}"
+                    columns.append([None if v != v else f"{head}{display_id(q)}\t{v:6.4f}"
                                     for q, v in zip(r.query_ids, vals, strict=True)])
             lines.extend(s for row in zip(*columns, strict=True) for s in row if s is not None)
         if runid:

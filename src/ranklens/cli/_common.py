@@ -100,7 +100,7 @@ def check_output(path: str | None, option: str = "-o") -> None:
 def write_output(text: str, path: str | None) -> None:
     """``text`` to the file ``path`` (ending in a newline), or to standard output."""
     if path is None or path == "-":
-        click.echo(text.rstrip("\n"))
+        click.echo(text.rstrip("\n"), color=True)  # never strip bytes of the ids
         return
     check_output(path)
     try:
