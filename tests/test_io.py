@@ -745,8 +745,12 @@ def test_csv_number_python_accepts_but_arrow_does_not(tmp_path: Path) -> None:
 def test_non_finite_values_name_the_file(tmp_path: Path) -> None:
     path = _write_bytes(tmp_path / "run", "q1 Q0 d1 1 nan t\nq1 Q0 d2 2 inf t\n")
     assert _message(read_trec_run, path) == (
-        f"{path}: Run: 2 score(s) are NaN or infinite, at (query, doc) ('q1', 'd1'), "
-        "('q1', 'd2'). Every score must be a finite number.")
+        f"{path}:1: the score 'nan' is not a finite number; every score must be a finite "
+        "number (2 row(s) are not).")
+    csv_path = _write_bytes(tmp_path / "run.csv", "query,doc,score\nq1,d1,1\nq1,d2,\n")
+    assert _message(read_run, csv_path) == (
+        f"{csv_path}:3: the score is missing (empty, NA or NaN); every score must be a "
+        "finite number (1 row(s) are not).")
 
 
 def test_empty_file(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -92,7 +93,8 @@ _NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$|^[+-]?(?:inf
 
 
 def numbers(text: pa.Array, where: Callable[[int], str], what: str) -> np.ndarray:
-    """Parse a text column as float64; on failure name the first bad row.
+    """Parse a text column as float64; on failure (not a number, NaN or infinite) name
+    the first bad row.
 
     ``where(i)`` gives the location (``file:line``) of row ``i`` for the message.
     """
@@ -100,12 +102,25 @@ def numbers(text: pa.Array, where: Callable[[int], str], what: str) -> np.ndarra
 
     from ranklens._arrow import to_numpy
 
+    out: np.ndarray | None = None
     if pa.types.is_integer(text.type) or pa.types.is_floating(text.type):
-        return np.array(to_numpy(text.cast(pa.float64())), dtype=np.float64)
-    try:
-        return np.array(to_numpy(pc.cast(text, pa.float64())), dtype=np.float64)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-        pass
+        out = np.array(to_numpy(text.cast(pa.float64())), dtype=np.float64)
+    else:
+        with contextlib.suppress(pa.ArrowInvalid, pa.ArrowTypeError,
+                                 pa.ArrowNotImplementedError):  # not numbers: named below
+            out = np.array(to_numpy(pc.cast(text, pa.float64())), dtype=np.float64)
+    if out is not None:
+        bad = np.flatnonzero(~np.isfinite(out))
+        if bad.size:
+            i = int(bad[0])
+            value = text[i].as_py()
+            shown = "is missing (empty, NA or NaN)" if value is None else (
+                f"{value!r} is not a finite number")
+            raise InputError(
+                f"{where(i)}: the {what} {shown}; every {what} must be a finite number "
+                f"({bad.size} row(s) are not)."
+            )
+        return out
     ok = to_numpy(pc.match_substring_regex(text.cast(pa.large_string()), _NUMBER,
                                            ignore_case=True), fill=False)
     bad = np.flatnonzero(~ok)

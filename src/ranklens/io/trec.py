@@ -507,6 +507,8 @@ def _columns(path: str | os.PathLike[str], layout: _Layout, fast: bool = True) -
 def _build(path: str | os.PathLike[str], layout: _Layout, cls: type[Qrels] | type[Run],
            duplicates: str) -> Qrels | Run:
     cols = _columns(path, layout)
+    if cols.lines is None and not np.isfinite(cols.value).all():
+        _columns(path, layout, fast=False)  # the slow reader names the line of the first one
     try:
         out = cls(cols.query, cols.doc, cols.value, name=cols.tag, duplicates=duplicates,
                   _own_values=True)
