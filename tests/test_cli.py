@@ -739,3 +739,31 @@ def test_ids_round_trip_in_data_formats_and_are_escaped_for_display(tmp_path: Pa
     for fmt in ("table", "trec"):
         text = CliRunner().invoke(main, [*base, "--format", fmt]).stdout
         assert "\x1b" not in text and "q\\x1b[31mred" in text, fmt
+
+
+def test_runs_and_qrels_from_standard_input_and_pipes(tmp_path: Path) -> None:
+    import gzip
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
+    run_text = "q1 Q0 b 1 2.0 t\nq1 Q0 a 2 1.0 t\n"
+    args = ["evaluate", str(qrels), "-", "-m", "rr", "--format", "csv"]
+    for data in (run_text.encode(), gzip.compress(run_text.encode())):  # plain or gzip
+        result = CliRunner().invoke(main, args, input=data)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.splitlines()[1] == '"t",0.5'
+    result = CliRunner().invoke(main, ["evaluate", "-", str(tmp_path / "run.txt")],
+                                input=b"q1 0 a 1\n")
+    assert result.exit_code == 3 and "run.txt: no such file" in result.stderr
+    # a pipe opened by path (/dev/stdin, as <(zcat run.gz) gives /dev/fd/N): read once, and
+    # a repeated pair still names its lines
+    dup = "q1 Q0 a 1 2.0 t\nq1 Q0 a 2 1.0 t\n"
+    done = subprocess.run([sys.executable, "-m", "ranklens", "evaluate", str(qrels),
+                           "/dev/stdin"], input=dup, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.startswith("ranklens: error: /dev/stdin: lines 1 and 2 repeat")
+    done = subprocess.run([sys.executable, "-m", "ranklens", "evaluate", str(qrels),
+                           "/dev/stdin", "-m", "rr", "--format", "csv"], input=run_text,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.splitlines()[1] == '"t",0.5', done.stderr

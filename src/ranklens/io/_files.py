@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -59,8 +61,26 @@ def _as_path(path: Any) -> Path:
     return Path(path)
 
 
+STDIN = "-"
+# the first bytes of a compressed stream, for input that has no suffix to go by
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\x28\xb5\x2f\xfd", "zstd"))
+
+
+def is_stream(path: str | os.PathLike[str]) -> bool:
+    """Standard input (``-``) or a file that can only be read once, front to back (a
+    pipe, ``/dev/stdin``, a process substitution ``<(zcat run.gz)``)."""
+    if str(path) == STDIN:
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path)
+    except OSError:
+        return False
+
+
 def check_readable(path: str | os.PathLike[str]) -> Path:
     p = _as_path(path)
+    if str(path) == STDIN:
+        return p
     if not p.exists():
         raise InputError(f"{p}: no such file; check the path.")
     if p.is_dir():
@@ -74,6 +94,8 @@ def read_bytes(path: str | os.PathLike[str]) -> pa.Buffer:
     """The (decompressed) contents of a file as an Arrow buffer (memory-mapped when plain)."""
     p = check_readable(path)
     _, compression = _suffixes(p)
+    if is_stream(path):
+        return _read_stream(path, compression)
     try:
         if compression is None:
             return pa.memory_map(str(p)).read_buffer()
@@ -81,6 +103,29 @@ def read_bytes(path: str | os.PathLike[str]) -> pa.Buffer:
             return stream.read_buffer()
     except (OSError, pa.ArrowInvalid) as exc:
         raise InputError(f"{p}: cannot read the {compression or ''} file ({exc}).") from exc
+
+
+def _read_stream(path: str | os.PathLike[str], compression: str | None) -> pa.Buffer:
+    """All of a stream's bytes (read once, front to back), decompressed by the suffix or,
+    without one, by the stream's first bytes."""
+    name = "standard input" if str(path) == STDIN else str(path)
+    try:
+        if str(path) == STDIN:
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read()
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read it ({exc.strerror}).") from None
+    if compression is None:
+        compression = next((c for magic, c in _MAGIC if data.startswith(magic)), None)
+    if compression is None:
+        return pa.py_buffer(data)
+    try:
+        with pa.input_stream(pa.BufferReader(data), compression=compression) as stream:
+            return stream.read_buffer()
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise InputError(f"{name}: cannot read the {compression} stream ({exc}).") from exc
 
 
 def output_compression(path: str | os.PathLike[str]) -> str | None:

@@ -30,7 +30,13 @@ import pyarrow.csv as pacsv
 from ranklens._arrow import from_numpy, scalar, strings, to_numpy
 from ranklens.data import Qrels, Run
 from ranklens.errors import DuplicateError, InputError, RanklensWarning, user_stacklevel
-from ranklens.io._files import check_readable, numbers, output_compression, read_bytes
+from ranklens.io._files import (
+    check_readable,
+    is_stream,
+    numbers,
+    output_compression,
+    read_bytes,
+)
 
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
 
@@ -483,9 +489,11 @@ def _check_utf8(path: str, part: memoryview, lines_before: int) -> None:
                              "re-encode it as UTF-8.") from None
 
 
-def _columns(path: str | os.PathLike[str], layout: _Layout, fast: bool = True) -> _Columns:
+def _columns(path: str | os.PathLike[str], layout: _Layout, fast: bool = True,
+             data: pa.Buffer | None = None) -> _Columns:
+    """The file's columns; ``data``: its bytes, already read (a stream can be read once)."""
     name = str(path)
-    if fast and output_compression(path) is None:
+    if fast and data is None and output_compression(path) is None and not is_stream(path):
         # a plain file: check it in chunks and let Arrow read it from disk, so that the
         # whole file is never in memory at once
         p = check_readable(path)
@@ -494,7 +502,7 @@ def _columns(path: str | os.PathLike[str], layout: _Layout, fast: bool = True) -
             cols = _fast(str(p), sep, layout, head, tail, lines)
             if cols is not None and len(cols.query):
                 return cols
-    buf, b = _check_text(name, read_bytes(path))
+    buf, b = _check_text(name, read_bytes(path) if data is None else data)
     if fast:
         sep = _delimiter(buf, b)
         if sep is not None:
@@ -506,15 +514,16 @@ def _columns(path: str | os.PathLike[str], layout: _Layout, fast: bool = True) -
 
 def _build(path: str | os.PathLike[str], layout: _Layout, cls: type[Qrels] | type[Run],
            duplicates: str) -> Qrels | Run:
-    cols = _columns(path, layout)
+    data = read_bytes(path) if is_stream(path) else None  # a stream is read once
+    cols = _columns(path, layout, data=data)
     if cols.lines is None and not np.isfinite(cols.value).all():
-        _columns(path, layout, fast=False)  # the slow reader names the line of the first one
+        _columns(path, layout, fast=False, data=data)  # the slow reader names the line
     try:
         out = cls(cols.query, cols.doc, cols.value, name=cols.tag, duplicates=duplicates,
                   _own_values=True)
     except DuplicateError:
         if cols.lines is None:  # re-read the slow way to know the line numbers
-            cols = _columns(path, layout, fast=False)
+            cols = _columns(path, layout, fast=False, data=data)
         try:
             return cls(cols.query, cols.doc, cols.value, name=cols.tag, duplicates=duplicates)
         except DuplicateError as exc:
@@ -525,7 +534,7 @@ def _build(path: str | os.PathLike[str], layout: _Layout, cls: type[Qrels] | typ
         raise InputError(f"{path}: {exc}") from None
     # a large run checks its (query, doc) pairs on first use: then name the file's lines
     out._cache["describe_duplicates"] = lambda exc: DuplicateError(
-        f"{path}: {_duplicate_lines(_columns(path, layout, fast=False))} {exc}")
+        f"{path}: {_duplicate_lines(_columns(path, layout, fast=False, data=data))} {exc}")
     return out
 
 
