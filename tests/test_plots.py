@@ -85,3 +85,17 @@ def test_bad_suffix_and_kind(tmp_path: Path) -> None:
         plots.plot_cutoffs(qrels, runs, path=tmp_path / "x.jpg")
     with pytest.raises(UnsupportedError, match="kind"):
         plots.plot_pr_curves(qrels, runs, "smooth")
+
+
+def test_cutoff_plot_stops_at_the_longest_ranking_and_draws_names_literally(tmp_path):
+    import ranklens as rl
+    from ranklens import plots
+
+    qrels = rl.Qrels.from_dict({"q": {"a": 1, "b": 0}})
+    run = rl.Run.from_dict({"q": {"a": 2.0, "b": 1.0, "c": 0.5}})
+    fig = plots.plot_cutoffs(qrels, {"cost $5": run}, "p", max_k=100_000_000)
+    ax = fig.axes[0]
+    line = ax.get_lines()[0]
+    assert list(line.get_xdata()) == [1, 2, 3]  # the longest ranking has 3 documents
+    assert ax.get_legend().get_texts()[0].get_text() == r"cost \$5"
+    assert all(float(t).is_integer() for t in ax.get_xticks())

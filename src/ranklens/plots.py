@@ -77,25 +77,38 @@ def _runs(runs: Mapping[str, Run] | Sequence[Run]) -> list[tuple[str, Run]]:
     for name, r in items:
         if not isinstance(r, Run):
             raise InputError(f"{name!r} is a {type(r).__name__}, not a ranklens.Run.")
-    return [(str(n), r) for n, r in items]
+    # matplotlib reads "$...$" as mathematics: names are drawn literally
+    return [(str(n).replace("$", r"\$"), r) for n, r in items]
+
+
+def _longest(run: Run) -> int:
+    """The length of the run's longest ranking."""
+    return int(np.bincount(run._pairs.query_code).max(initial=0))
 
 
 def plot_cutoffs(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run], metric: str = "ndcg",
                  max_k: int = 20, path: PathLike | None = None, **conventions: Any) -> Any:
     """Mean ``metric@k`` for k = 1..``max_k``, one line per run.
 
-    ``metric`` is a family without a cutoff (``p``, ``r``, ``f1``, ``ap``,
-    ``ndcg``, ``dcg``, ``success``, ``rr``, ``arhr``, with parameters if
-    needed); conventions as in :func:`ranklens.evaluate`.
+    ``metric`` is a metric without a cutoff (``p``, ``r``, ``f1``, ``ap``,
+    ``ndcg``, ``dcg``, ``success``, ``rr``, ``arhr``, ... with parameters if
+    needed); conventions as in :func:`ranklens.evaluate`.  k stops at the
+    longest ranking of the runs (beyond it nothing changes but P@k's
+    denominator), so a huge ``max_k`` costs nothing.
     """
     from ranklens.curves import evaluate_cutoffs
 
     out = _check_path(path)
-    fig = _figure()
+    named = _runs(runs)
+    k = max(1, min(int(max_k), max(_longest(r) for _, r in named)))
+    fig = _figure()  # says which extra to install when matplotlib is missing
+    from matplotlib.ticker import MaxNLocator
+
     ax = fig.add_subplot()
-    for name, run in _runs(runs):
-        cur = evaluate_cutoffs(qrels, run, [metric], max_k, **conventions)
+    for name, run in named:
+        cur = evaluate_cutoffs(qrels, run, [metric], k, **conventions)
         ax.plot(cur.ks, cur.curve(metric), marker="o", markersize=3, label=name)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("cutoff k")
     ax.set_ylabel(f"mean {metric}@k")
     ax.set_title(f"{metric} at every cutoff")
