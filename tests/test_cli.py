@@ -767,3 +767,23 @@ def test_runs_and_qrels_from_standard_input_and_pipes(tmp_path: Path) -> None:
                            "/dev/stdin", "-m", "rr", "--format", "csv"], input=run_text,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.splitlines()[1] == '"t",0.5', done.stderr
+
+
+def test_runs_on_different_queries_are_said_and_per_query_tables_end_with_all(
+        tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\nq2 0 b 1\n")
+    full = tmp_path / "x.txt"
+    full.write_text("q1 Q0 a 1 2.0 x\nq2 Q0 c 1 2.0 x\n")
+    part = tmp_path / "y.txt"
+    part.write_text("q1 Q0 a 1 2.0 y\n")
+    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(full), str(part), "-m",
+                                       "map", "-q"])
+    assert result.exit_code == 0
+    assert "evaluated on different queries (x: 2, y: 1; 1 not in every run)" in result.stderr
+    rows = [line.split() for line in result.stdout.splitlines()[2:]]
+    assert rows == [["x", "q1", "1.0000"], ["x", "q2", "0.0000"], ["x", "all", "0.5000"],
+                    ["y", "q1", "1.0000"], ["y", "all", "1.0000"]]
+    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(full), str(part), "-m",
+                                       "map", "-c"])
+    assert result.exit_code == 0 and result.stderr == ""

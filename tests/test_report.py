@@ -80,8 +80,10 @@ def test_table_per_query(bm25: ranklens.Result, dense: ranklens.Result) -> None:
         "──────────────────────────────────────────────────────\n"
         "bm25       q1      0.2000   0.5000    0.3801         2\n"
         "bm25       q2      0.2000   0.5000    0.6309         2\n"
+        "bm25       all     0.2000   0.5000    0.5055         4\n"
         "dense_v2   q1      0.2000   0.5000    0.7602         2\n"
         "dense_v2   q2      0.2000   1.0000    1.0000         1\n"
+        "dense_v2   all     0.2000   0.7500    0.8801         3\n"
     )
 
 
@@ -243,6 +245,7 @@ def test_markdown_per_query_and_nan(with_nan: ranklens.Result) -> None:
         "|:-----|:------|-------:|------------:|\n"
         "| run1 | q1    | 0.2000 |           1 |\n"
         "| run1 | q2    |    NaN |         NaN |\n"
+        "| run1 | all   | 0.2000 |           1 |\n"
     )
 
 
@@ -277,6 +280,7 @@ def test_latex_per_query(bm25: ranklens.Result) -> None:
         "\\midrule\n"
         "bm25 & q1 & 0.2000 & 0.5000 & 0.3801 & 2 \\\\\n"
         "bm25 & q2 & 0.2000 & 0.5000 & 0.6309 & 2 \\\\\n"
+        "bm25 & all & 0.2000 & 0.5000 & 0.5055 & 4 \\\\\n"
         "\\bottomrule\n"
         "\\end{tabular}\n"
     )

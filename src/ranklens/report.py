@@ -200,13 +200,19 @@ def _grid(results: Sequence[Result], per_query: bool
         bold = [[False, *best[i].tolist()] for i in range(len(results))]
         return ["run", *metrics], rows, bold, 1
     rows = []
-    for label, r in zip(labels, results, strict=True):
+    bold = []
+    matrix = _summary_matrix(results, metrics)
+    for i, (label, r) in enumerate(zip(labels, results, strict=True)):
         n = len(r.query_ids)
         cols = [_format_numbers(np.asarray(r.values[m]), integer[j]) if m in r.values
                 else [_NAN_TEXT] * n for j, m in enumerate(metrics)]
         rows.extend([display_id(label), display_id(q), *cells]
                     for q, *cells in zip(r.query_ids, *cols, strict=True))
-    bold = [[False] * (len(metrics) + 2) for _ in rows]
+        # each run's block ends with its aggregate over the queries (trec_eval's "all")
+        means = [_format_numbers(matrix[i, j:j + 1], integer[j])[0]
+                 for j in range(len(metrics))]
+        rows.append([display_id(label), "all", *means])
+        bold.extend([[False] * (len(metrics) + 2)] * (n + 1))
     return ["run", "query", *metrics], rows, bold, 2
 
 

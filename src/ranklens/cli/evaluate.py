@@ -296,7 +296,22 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
             object.__setattr__(res, "run_name", path)
         results.append(res)
     _unique_names(results, runs)
+    _warn_different_queries(results)
     write_output(render(results, fmt, per_query=per_query, runid=runid), output)
+
+
+def _warn_different_queries(results: list[Any]) -> None:
+    """Runs evaluated on different queries have means that do not compare: say so (as
+    compare does)."""
+    sets = [set(r.query_ids) for r in results]
+    if len(sets) < 2 or all(q == sets[0] for q in sets[1:]):
+        return
+    common = set.intersection(*sets)
+    counts = ", ".join(f"{r.run_name}: {len(q)}" for r, q in zip(results, sets, strict=True))
+    n_out = len(set.union(*sets) - common)
+    click.echo(f"ranklens: warning: the runs were evaluated on different queries ({counts}; "
+               f"{n_out} not in every run), so their means do not compare; -c scores the "
+               "queries a run lacks as 0.", err=True)
 
 
 def _unique_names(results: list[Any], paths: Sequence[str]) -> None:
