@@ -787,3 +787,16 @@ def test_runs_on_different_queries_are_said_and_per_query_tables_end_with_all(
     result = CliRunner().invoke(main, ["evaluate", str(qrels), str(full), str(part), "-m",
                                        "map", "-c"])
     assert result.exit_code == 0 and result.stderr == ""
+
+
+def test_example_says_where_its_files_are_and_what_to_try(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["example"])
+    assert result.exit_code == 0
+    text = result.stdout
+    assert "The example files:" in text and "Try next:" in text
+    # the suggested command runs as printed
+    line = next(ln for ln in text.splitlines() if "-m ndcg@10 -m P.5 -q" in ln)
+    args = shlex.split(line)[1:]
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0 and "all" in again.stdout
+    assert "Try next" not in CliRunner().invoke(main, ["example", "--format", "csv"]).stdout

@@ -12,9 +12,15 @@ from importlib import resources
 from ranklens.evaluate import Result, evaluate
 from ranklens.io import read_trec_qrels, read_trec_run
 
-__all__ = ["DEFAULT_METRICS", "main", "run_example"]
+__all__ = ["DEFAULT_METRICS", "example_files", "main", "run_example"]
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "p@10", "r@100", "ndcg(gain=exp2)@10", "bpref")
+
+
+def example_files() -> tuple[str, str]:
+    """The paths of the bundled example qrels and run (inside the installed package)."""
+    base = resources.files("ranklens") / "_example_data"
+    return str(base / "example.qrels"), str(base / "example.run")
 
 
 def run_example() -> Result:

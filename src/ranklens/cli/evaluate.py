@@ -368,7 +368,18 @@ def metrics_cmd(name: str | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
 def example_cmd(fmt: str) -> None:
     """Evaluate the example run shipped with ranklens (checks an installation)."""
-    from ranklens.example import run_example
+    from ranklens.example import example_files, run_example
     from ranklens.report import render
 
     click.echo(render([run_example()], fmt).rstrip("\n"))
+    if fmt == "table":  # the data formats stay machine-readable
+        import shlex
+
+        qrels, run = example_files()
+        files = f"{shlex.quote(qrels)} {shlex.quote(run)}"
+        click.echo(
+            f"\nThe example files: {qrels}\n                   {run}\n"
+            "Try next:\n"
+            f"  ranklens evaluate {files} -m ndcg@10 -m P.5 -q\n"
+            f"  ranklens evaluate {files} -m all_trec --format trec\n"
+            "  ranklens metrics            (every metric, its definition and parameters)")
