@@ -648,3 +648,20 @@ def test_import_is_lazy() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
     code = "import sys, ranklens; assert 'ranklens.report' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_table_wider_than_the_terminal_has_one_metric_per_row(
+        bm25: ranklens.Result, dense: ranklens.Result) -> None:
+    from ranklens.report import render_table
+
+    wide = render_table([bm25, dense], color=False, max_width=30)
+    assert wide.splitlines()[0].split() == ["run", "metric", "value"]
+    assert "bm25       P.5       0.2000" in wide
+    assert len(wide.splitlines()) == 2 + 2 * 4
+    # no limit (standard output is not a terminal here): the usual columns, never cut
+    assert render_table([bm25, dense], color=False) == render([bm25, dense], "table",
+                                                                color=False)
+    assert render_table([bm25, dense], color=False, max_width=500).splitlines()[0].split()[:2] \
+        == ["run", "P.5"]
+    per_query = render_table(bm25, per_query=True, color=False, max_width=30)
+    assert per_query.splitlines()[0].split() == ["run", "query", "metric", "value"]

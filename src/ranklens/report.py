@@ -256,9 +256,14 @@ def _arrow_table(results: Sequence[Result], per_query: bool) -> Any:
 
 
 def render_table(results: Result | Sequence[Result], per_query: bool = False,
-                 color: bool | None = None) -> str:
+                 color: bool | None = None, max_width: int | None = None) -> str:
     """A rich table as text; ``color=None`` uses ANSI styles (bold) only when
-    standard output is a terminal, ``False`` never, ``True`` always."""
+    standard output is a terminal, ``False`` never, ``True`` always.
+
+    A table wider than ``max_width`` (default: the terminal's width when standard
+    output is a terminal, else no limit, so piped output is never cut) is printed
+    with one metric per row (columns run[, query], metric, value) instead of
+    wrapping."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -268,6 +273,18 @@ def render_table(results: Result | Sequence[Result], per_query: bool = False,
     header, rows, bold, n_labels = _grid(items, per_query)
     if color is None:
         color = _stdout_is_terminal()
+    natural = sum(max([len(h), *(len(r[i]) for r in rows)]) + 3
+                  for i, h in enumerate(header)) + 4
+    limit = _terminal_width() if max_width is None else max_width
+    if limit and natural > limit and len(header) > n_labels + 1:
+        # wider than the terminal: one metric per row rather than wrapped columns
+        metrics = header[n_labels:]
+        rows = [[*row[:n_labels], m, row[n_labels + j]] for row in rows
+                for j, m in enumerate(metrics)]
+        bold = [[*flags[:n_labels], False, flags[n_labels + j]] for flags in bold
+                for j in range(len(metrics))]
+        header = [*header[:n_labels], "metric", "value"]
+        n_labels += 1  # the metric column is a label too
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for i, name in enumerate(header):
         table.add_column(Text(name), justify="left" if i < n_labels else "right",
@@ -287,6 +304,15 @@ def render_table(results: Result | Sequence[Result], per_query: bool = False,
     text = out.getvalue()
     # rich pads nothing past the table, but keep lines free of trailing blanks
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+def _terminal_width() -> int | None:
+    """The terminal's width when standard output is one (None otherwise)."""
+    if not _stdout_is_terminal():
+        return None
+    import shutil
+
+    return shutil.get_terminal_size(fallback=(80, 24)).columns
 
 
 def _stdout_is_terminal() -> bool:
