@@ -25,7 +25,7 @@ from ranklens.conventions import Conventions, resolve_conventions
 from ranklens.data import Qrels, Run
 from ranklens.engine import prepare
 from ranklens.errors import MetricNameError, MetricParameterError, UnsupportedError
-from ranklens.evaluate import GM_FLOOR, Job, check_tables, metric_list, plan_params, run_jobs
+from ranklens.evaluate import Job, aggregate, check_tables, metric_list, plan_params, run_jobs
 from ranklens.metrics import REGISTRY, Metric, get_metric
 from ranklens.metrics.binary import _iprec_levels, _thr
 
@@ -35,24 +35,6 @@ __all__ = ["CUTOFF_FAMILIES", "CutoffResult", "PRCurve", "evaluate_cutoffs",
 # the ranking metrics that take an integer cutoff k
 CUTOFF_FAMILIES = tuple(d.name for d in REGISTRY.values()
                         if d.domain == "ranking" and d.cutoff in ("optional", "required"))
-
-
-def _aggregate_columns(values: np.ndarray, how: str) -> np.ndarray:
-    """Per column: mean, geometric mean (floor 1e-5) or sum over queries, NaN left out
-    (as :meth:`ranklens.Result.summary`)."""
-    ok = ~np.isnan(values)
-    n = ok.sum(axis=0)
-    v = np.where(ok, values, 0.0)
-    if how == "sum":
-        out = v.sum(axis=0)
-    elif how == "gmean":
-        logs = np.where(ok, np.log(np.maximum(np.where(ok, values, 1.0), GM_FLOOR)), 0.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = np.exp(logs.sum(axis=0) / n)
-    else:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = v.sum(axis=0) / n
-    return np.where(n > 0, out, np.nan)
 
 
 @dataclass(frozen=True)
@@ -74,7 +56,8 @@ class CutoffResult:
     def curve(self, metric: str) -> np.ndarray:
         """Aggregate over queries of ``metric`` at k = 1..K."""
         how = self.parsed[metric].definition.aggregate if self.parsed else "mean"
-        return _aggregate_columns(self.values[metric], how)
+        values = self.values[metric]
+        return np.array([aggregate(values[:, j], how) for j in range(values.shape[1])])
 
     def summary(self) -> dict[str, dict[int, float]]:
         """``{metric: {k: mean}}``."""
@@ -146,7 +129,7 @@ def evaluate_cutoffs(
         if key in parsed:
             raise MetricNameError(f"metric {key!r} given more than once.")
         parsed[key] = m
-        jobs.append(Job(key, m, plan_params(key, m, conv, cutoff=ks), ks, use_k=True))
+        jobs.append(Job(key, m, plan_params(key, m, conv, cutoff=ks), ks))
     out = run_jobs(qrels, run, conv, jobs, stacklevel=3)
     return CutoffResult(tuple(parsed), ks, tuple(out.query_ids.to_pylist()), out.values, conv,
                         parsed)

@@ -39,6 +39,7 @@ from ranklens.conventions import Conventions
 from ranklens.data import Qrels, Run
 from ranklens.errors import InputError
 from ranklens.metrics._segments import sum_at
+from ranklens.metrics.catalogue import ORDERED
 
 __all__ = ["ORDERING_TIES", "Prepared", "order_rankings", "prepare"]
 
@@ -533,7 +534,7 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
     return PairIndex(rq_dict, rq_code, rank, np.zeros(0, np.int64)), rel, found
 
 
-ORDERING_TIES = ("trec", "input", "optimistic", "pessimistic")
+ORDERING_TIES = ORDERED  # the tie policies that order a ranking (the catalogue's set)
 
 
 def order_rankings(qcode: np.ndarray, n_codes: int, score: np.ndarray, ties: str, *,
@@ -623,8 +624,6 @@ def _packed_block(qcode: np.ndarray, score: np.ndarray, tie: np.ndarray | None
     width = int(tie.max()) - lo + 1 if tie is not None else 1
     bq, bi = _bits(int(qcode.max())), _bits(n - 1)
     bw = _bits(width - 1) if tie is not None else 0
-    if bq + bw + bi + _bits(n - 1) > 64:  # even the most scores would not fit
-        return None
     by_score = np.argsort(score)
     ordered = score[by_score]
     new = np.empty(n, dtype=bool)

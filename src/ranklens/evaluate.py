@@ -214,13 +214,12 @@ def evaluate(
 @dataclass(frozen=True)
 class Job:
     """One metric to compute: its key, the metric, its resolved parameters and the
-    cutoff the kernel receives (the metric's k, or a vector of cutoffs)."""
+    vector of cutoffs the kernel receives (None: the metric's own k)."""
 
     key: str
     metric: Metric
     params: dict[str, Any]
-    k: Any = None
-    use_k: bool = False  # k given (a vector); otherwise the metric's own
+    k: np.ndarray | None = None
 
 
 def plan_params(key: str, metric: Metric, conv: Conventions, cutoff: Any = None
@@ -263,7 +262,7 @@ def run_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job],
         prep = prepared[order]
         defn = job.metric.definition
         kernel = defn.kernel
-        k = job.k if job.use_k else job.metric.k
+        k = job.metric.k if job.k is None else job.k
         if isinstance(k, np.ndarray) and not defn.vector_k:
             cols = [np.asarray(kernel(prep, int(c), job.params), dtype=np.float64) for c in k]
             v = np.column_stack(cols) if cols else np.zeros((prep.n_queries, 0))

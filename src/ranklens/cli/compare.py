@@ -12,6 +12,7 @@ import click
 from ranklens.cli._common import check_output, write_output
 from ranklens.cli.evaluate import (
     DEFAULT_METRICS,
+    _conventions,
     _conventions_options,
     _read_inputs,
     expand_measures,
@@ -45,27 +46,6 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
             i += 1
             name = f"{base}-{i}"
         out.append(name)
-    return out
-
-
-def _conventions(profile: str | None, ties: str | None, missing: str | None, complete: bool,
-                 no_relevant: str | None, unjudged: str | None, rel_threshold: float | None,
-                 depth: int | None, iprec_rounding: str | None,
-                 cols: dict[str, Any]) -> dict[str, Any]:
-    if complete:
-        if missing not in (None, "zero"):
-            raise click.UsageError(f"-c means --missing zero; do not combine it with "
-                                   f"--missing {missing}.")
-        missing = "zero"
-    given = dict(profile=profile, ties=ties, missing=missing, no_relevant=no_relevant,
-                 unjudged=unjudged, rel_threshold=rel_threshold, depth=depth,
-                 judged_only=cols.pop("judged_only", False) or None,
-                 iprec_rounding=iprec_rounding)
-    out = {k: v for k, v in given.items() if v is not None}
-    from ranklens.conventions import resolve_conventions
-
-    overrides = {k: v for k, v in out.items() if k != "profile"}
-    resolve_conventions(None, profile, overrides)  # fail before any reading
     return out
 
 

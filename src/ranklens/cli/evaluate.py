@@ -166,6 +166,29 @@ def _conventions_options(fn: Any) -> Any:
     return fn
 
 
+def _conventions(profile: str | None, ties: str | None, missing: str | None, complete: bool,
+                 no_relevant: str | None, unjudged: str | None, rel_threshold: float | None,
+                 depth: int | None, iprec_rounding: str | None,
+                 cols: dict[str, Any]) -> dict[str, Any]:
+    """The convention options given (``-c`` as ``--missing zero``, ``-J`` taken out of
+    ``cols``), checked before any file is read; keyword arguments for the library."""
+    if complete:
+        if missing not in (None, "zero"):
+            raise click.UsageError(f"-c means --missing zero; do not combine it with "
+                                   f"--missing {missing}.")
+        missing = "zero"
+    given = dict(profile=profile, ties=ties, missing=missing, no_relevant=no_relevant,
+                 unjudged=unjudged, rel_threshold=rel_threshold, depth=depth,
+                 judged_only=cols.pop("judged_only", False) or None,
+                 iprec_rounding=iprec_rounding)
+    out = {k: v for k, v in given.items() if v is not None}
+    from ranklens.conventions import resolve_conventions
+
+    overrides = {k: v for k, v in out.items() if k != "profile"}
+    resolve_conventions(None, profile, overrides)  # fail before any reading
+    return out
+
+
 def file_options(fn: Any) -> Any:
     """The options that say how to read the input files (evaluate, compare, plot)."""
     for opt in reversed([
@@ -259,11 +282,6 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     from ranklens.evaluate import evaluate
     from ranklens.report import render
 
-    if complete:
-        if missing not in (None, "zero"):
-            raise click.UsageError("-c means --missing zero; do not combine it with "
-                                   f"--missing {missing}.")
-        missing = "zero"
     given = [m for text in metrics for m in split_measures(text) if m != "runid"]
     # trec_eval prints its runid line with its default measures, all_trec or -m runid
     runid = fmt == "trec" and (not metrics or any(
@@ -271,25 +289,16 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     names = expand_measures(given or list(TREC_OFFICIAL if fmt == "trec" else DEFAULT_METRICS))
     if fmt == "trec":  # trec_eval prints its measures in its own order, whatever -m says
         names = sorted(names, key=_trec_position)
-    judged_only = bool(cols.pop("judged_only", False))
+    conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
+                        depth, iprec_rounding, cols)
     check_output(output)
-    from ranklens.conventions import resolve_conventions
-
-    resolve_conventions(None, profile, dict(  # bad conventions fail before any reading
-        ties=ties, missing=missing, no_relevant=no_relevant, unjudged=unjudged,
-        rel_threshold=rel_threshold, depth=depth, judged_only=judged_only or None,
-        iprec_rounding=iprec_rounding))
     qrels_t, run_ts = _read_inputs(qrels, runs, cols)
     results = []
     for path, run in zip(runs, run_ts, strict=True):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RanklensWarning)
             with _status(f"evaluating {path}"):
-                res = evaluate(qrels_t, run, names, profile=profile, ties=ties,
-                               missing=missing, no_relevant=no_relevant, unjudged=unjudged,
-                               rel_threshold=rel_threshold, depth=depth,
-                               judged_only=judged_only or None,
-                               iprec_rounding=iprec_rounding)
+                res = evaluate(qrels_t, run, names, **conv)
         for w in caught:
             click.echo(f"ranklens: warning: {path}: {w.message}", err=True)
         if res.run_name is None:

@@ -181,7 +181,7 @@ class _Growing:
 
 
 def _fast(buf: Any, sep: str, layout: _Layout, head: bytes | None = None,
-          tail: bytes | None = None, rows: int | None = None) -> _Columns | None:
+          tail: bytes | None = None, rows: int | None = None, name: str = "") -> _Columns | None:
     """Read a regular file with Arrow's CSV reader.  ``buf`` is the file's bytes or
     its path (then ``head`` and ``tail`` are its first and last bytes); ``rows`` an
     estimate of the number of lines (it sizes the columns)."""
@@ -190,7 +190,8 @@ def _fast(buf: Any, sep: str, layout: _Layout, head: bytes | None = None,
         tail = bytes(buf[max(0, len(buf) - 65536):])
     # read the first line to learn how many columns the file has
     first = head.split(b"\n", 1)[0].rstrip(b"\r")
-    _not_a_run(buf if isinstance(buf, str) else "the file", first.split(), layout, 1)
+    name = name or (buf if isinstance(buf, str) else "the file")
+    _not_a_run(name, first.split(), layout, 1)
     ncols = len(first.split(sep.encode()))
     if ncols < layout.min_columns or ncols != len(first.split()):
         return None
@@ -223,8 +224,8 @@ def _fast(buf: Any, sep: str, layout: _Layout, head: bytes | None = None,
     if layout.kind == "run" and len(cols.value):
         cols.tag = _last_tag(tail or b"", sep)
         fields = first.split(sep.encode())
-        _one_tag(buf if isinstance(buf, str) else "the file",
-                 fields[5].decode("utf-8", "replace") if len(fields) > 5 else None, cols.tag)
+        first_tag = fields[5].decode("utf-8", "replace") if len(fields) > 5 else None
+        _one_tag(name, first_tag, cols.tag)
     return cols
 
 
@@ -499,14 +500,14 @@ def _columns(path: str | os.PathLike[str], layout: _Layout, fast: bool = True,
         p = check_readable(path)
         sep, head, tail, lines = _scan(str(p))
         if sep is not None:
-            cols = _fast(str(p), sep, layout, head, tail, lines)
+            cols = _fast(str(p), sep, layout, head, tail, lines, name=name)
             if cols is not None and len(cols.query):
                 return cols
     buf, b = _check_text(name, read_bytes(path) if data is None else data)
     if fast:
         sep = _delimiter(buf, b)
         if sep is not None:
-            cols = _fast(buf, sep, layout)
+            cols = _fast(buf, sep, layout, name=name)
             if cols is not None and len(cols.query):
                 return cols
     return _slow(name, buf, b, layout)

@@ -117,7 +117,7 @@ class Rule:
     """A combination of parameter values a metric restricts.
 
     When every ``(param, value)`` of ``when`` holds (after profile defaults are
-    applied), the metric ``needs_cutoff``, or takes ``no_cutoff``, or the
+    applied), the metric ``needs_cutoff``, or the
     parameters in ``only`` must take one of the listed values (with ``adjust``,
     a parameter left at its default is set to the first of them: e.g.
     ``ndcg(ideal=k)`` is binary; a parameter still unresolved, None, is not
@@ -127,7 +127,6 @@ class Rule:
     when: tuple[tuple[str, Any], ...]
     why: str
     needs_cutoff: bool = False
-    no_cutoff: bool = False
     only: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     with_cutoff: bool | None = None  # applies only with (True) / without (False) a cutoff
     adjust: bool = True  # set a parameter left at its default instead of raising
@@ -193,10 +192,6 @@ class MetricDef:
         return fn
 
     @property
-    def family(self) -> str:
-        return self.domain
-
-    @property
     def trec_name(self) -> str | None:
         """trec_eval's main name for this metric (None if trec_eval lacks it)."""
         return self.trec[0].base if self.trec else None
@@ -245,10 +240,6 @@ class MetricDef:
                 raise MetricParameterError(
                     f"in metric {text!r}: {self.name}({cond}) needs a cutoff, e.g. "
                     f"{self.name}({cond})@10; {rule.why}"
-                )
-            if rule.no_cutoff and cutoff is not None:
-                raise MetricParameterError(
-                    f"in metric {text!r}: {self.name}({cond}) takes no cutoff; {rule.why}"
                 )
             for name, allowed in rule.only:
                 if out.get(name) is None or out.get(name) in allowed:
