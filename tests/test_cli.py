@@ -609,8 +609,7 @@ def test_output_path_that_cannot_be_written_is_one_line(tmp_path: Path, command:
     run = tmp_path / "run.txt"
     qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
     run.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n")
-    units = tmp_path / "units.txt"
-    units.write_text("u1\nu2\n")
+    units = _write(tmp_path / "units.txt", "u1\nu2\n")
     (tmp_path / "dir.png").mkdir()
     out = str(tmp_path / "nope" / "out.png") if where == "missing-folder" else str(
         tmp_path / "dir.png")
@@ -667,14 +666,10 @@ def test_ir_measures_names_in_one_argument(tmp_path: Path) -> None:
 
 
 def test_cli_errors_name_cli_options_not_python_keywords(tmp_path: Path) -> None:
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text("q1 0 a 1\nq1 0 a 0\nq2 0 b 1\n")
-    good = tmp_path / "good.txt"
-    good.write_text("q1 0 a 1\nq2 0 b 1\n")
-    run = tmp_path / "run.txt"
-    run.write_text("q1 Q0 a 1 2.0 t\n")
-    csv = tmp_path / "run.csv"
-    csv.write_text("query,doc,s\nq1,a,1\n")
+    qrels = _write(tmp_path / "qrels.txt", "q1 0 a 1\nq1 0 a 0\nq2 0 b 1\n")
+    good = _write(tmp_path / "good.txt", "q1 0 a 1\nq2 0 b 1\n")
+    run = _write(tmp_path / "run.txt", "q1 Q0 a 1 2.0 t\n")
+    csv = _write(tmp_path / "run.csv", "query,doc,s\nq1,a,1\n")
     cases = [
         (["evaluate", str(qrels), str(run)], 3, "pass --duplicates max (the highest)"),
         (["evaluate", str(good), str(run), "--missing", "error"], 3, "Pass --missing zero"),
@@ -693,10 +688,8 @@ def test_cli_errors_name_cli_options_not_python_keywords(tmp_path: Path) -> None
 
 
 def test_silent_wrong_inputs_are_refused_or_said(tmp_path: Path) -> None:
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
-    run = tmp_path / "run.txt"
-    run.write_text("q1 Q0 a 1 2.0 t1\nq1 Q0 b 2 1.0 t2\n")
+    qrels = _write(tmp_path / "qrels.txt", "q1 0 a 1\nq1 0 b 0\n")
+    run = _write(tmp_path / "run.txt", "q1 Q0 a 1 2.0 t1\nq1 Q0 b 2 1.0 t2\n")
     # a run given as the qrels (its rank would be read as the relevance: map 1.0)
     result = CliRunner().invoke(main, ["evaluate", str(run), str(run)])
     assert result.exit_code == 3 and "looks like a run line" in result.stderr
@@ -712,8 +705,7 @@ def test_silent_wrong_inputs_are_refused_or_said(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "--query-col", "q"])
     assert result.exit_code == 2 and "every input is a TREC file" in result.stderr
     # ab assign -o with a suffix it cannot write
-    units = tmp_path / "units.txt"
-    units.write_text("u1\nu2\n")
+    units = _write(tmp_path / "units.txt", "u1\nu2\n")
     result = CliRunner().invoke(main, ["ab", "assign", str(units), "--experiment", "e",
                                        "--variants", "a=1,b=1", "-o", str(tmp_path / "a.xlsx")])
     assert result.exit_code == 2 and "cannot tell the format from '.xlsx'" in result.stderr
@@ -744,8 +736,7 @@ def test_ids_round_trip_in_data_formats_and_are_escaped_for_display(tmp_path: Pa
 def test_runs_and_qrels_from_standard_input_and_pipes(tmp_path: Path) -> None:
     import gzip
 
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
+    qrels = _write(tmp_path / "qrels.txt", "q1 0 a 1\nq1 0 b 0\n")
     run_text = "q1 Q0 b 1 2.0 t\nq1 Q0 a 2 1.0 t\n"
     args = ["evaluate", str(qrels), "-", "-m", "rr", "--format", "csv"]
     for data in (run_text.encode(), gzip.compress(run_text.encode())):  # plain or gzip
@@ -771,12 +762,9 @@ def test_runs_and_qrels_from_standard_input_and_pipes(tmp_path: Path) -> None:
 
 def test_runs_on_different_queries_are_said_and_per_query_tables_end_with_all(
         tmp_path: Path) -> None:
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text("q1 0 a 1\nq2 0 b 1\n")
-    full = tmp_path / "x.txt"
-    full.write_text("q1 Q0 a 1 2.0 x\nq2 Q0 c 1 2.0 x\n")
-    part = tmp_path / "y.txt"
-    part.write_text("q1 Q0 a 1 2.0 y\n")
+    qrels = _write(tmp_path / "qrels.txt", "q1 0 a 1\nq2 0 b 1\n")
+    full = _write(tmp_path / "x.txt", "q1 Q0 a 1 2.0 x\nq2 Q0 c 1 2.0 x\n")
+    part = _write(tmp_path / "y.txt", "q1 Q0 a 1 2.0 y\n")
     result = CliRunner().invoke(main, ["evaluate", str(qrels), str(full), str(part), "-m",
                                        "map", "-q"])
     assert result.exit_code == 0
