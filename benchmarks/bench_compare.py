@@ -74,7 +74,7 @@ def main() -> None:
     import ranx
 
     import ranklens
-    from ranklens.compare import compare, randomization_test
+    from ranklens.comparison import compare, randomization_test
 
     qrels_df, run_dfs = make_data(args.queries, args.docs, args.systems, 0)
     qrels = ranklens.Qrels.from_frame(qrels_df, query="q_id", doc="doc_id", relevance="score")

@@ -257,7 +257,7 @@ class Ranklens(Peer):
 
     def kernel_times(self, handle: Any, prepared: Any = None) -> dict[str, float]:
         """Seconds of each metric kernel on a freshly prepared form."""
-        from ranklens.engine import prepare
+        from ranklens.ranking.engine import prepare
 
         if prepared is None:
             prepared = prepare(handle["qrels"], handle["run"], self.rl.Conventions())
@@ -563,7 +563,7 @@ class SizeResult:
 
 def ranklens_phases(peer: Ranklens, data: Synthetic, repeat: int) -> list[list[str]]:
     """Time ranklens's phases one by one, each the best of ``repeat`` runs."""
-    from ranklens.engine import prepare
+    from ranklens.ranking.engine import prepare
 
     rl = peer.rl
     conv = rl.Conventions()

@@ -64,7 +64,7 @@ CASES: dict[str, list[tuple[str, str]]] = {
         ("cutoffs_frame", "rl.evaluate_cutoffs(q, r, ['p'], 2).to_frame()"),
     ],
     "matplotlib": [
-        ("plot", "__import__('ranklens.plots').plots.plot_cutoffs(q, [r], 'p')"),
+        ("plot", "__import__('ranklens.render.plots').render.plots.plot_cutoffs(q, [r], 'p')"),
     ],
 }
 EXTRA = {"sklearn": "ml", "scipy": "", "statsmodels": "online", "pandas": "pandas",

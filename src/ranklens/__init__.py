@@ -7,10 +7,7 @@
 {'p@1': 1.0, 'mrr': 1.0}
 """
 
-from ranklens.compare import Comparison, compare
-from ranklens.conventions import PROFILES, Conventions
-from ranklens.curves import CutoffResult, PRCurve, evaluate_cutoffs, precision_recall_curve
-from ranklens.data import Qrels, Run
+from ranklens.comparison import Comparison, compare
 from ranklens.errors import (
     ConventionError,
     DuplicateError,
@@ -22,8 +19,11 @@ from ranklens.errors import (
     RanklensWarning,
     UnsupportedError,
 )
-from ranklens.evaluate import Result, evaluate
 from ranklens.metrics import REGISTRY, Metric, get_metric
+from ranklens.ranking.conventions import PROFILES, Conventions
+from ranklens.ranking.cutoffs import CutoffResult, PRCurve, evaluate_cutoffs, precision_recall_curve
+from ranklens.ranking.data import Qrels, Run
+from ranklens.ranking.evaluation import Result, evaluate
 
 __version__ = "0.1.0"
 

@@ -89,7 +89,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from ranklens._deps import needs
+from ranklens._shared.deps import needs
 from ranklens.errors import InputError, RanklensWarning, user_stacklevel
 from ranklens.metrics.catalogue import AVERAGES, DEFAULT_EPS
 

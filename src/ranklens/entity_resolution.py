@@ -52,7 +52,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from ranklens._deps import needs
+from ranklens._shared.deps import needs
 from ranklens.classification import _as_array, _check_choice, _same_length
 from ranklens.clustering import _check_zd, _codes, _pairs, _ratio
 from ranklens.errors import InputError

@@ -82,7 +82,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
                 depth: int | None, iprec_rounding: str | None, **cols: Any) -> None:
     """Compare two or more RUNS on QRELS: means, confidence intervals, paired
     significance tests against a baseline (or pairwise), win/tie/loss counts."""
-    from ranklens.compare import compare
+    from ranklens.comparison import compare
     from ranklens.errors import RanklensWarning
 
     if len(runs) < 2:
@@ -136,8 +136,8 @@ def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, o
     KIND: cutoffs (metric at k = 1..K), pr (precision-recall), diff (per-query
     difference of the second run minus the first), dist (per-query values).
     """
-    from ranklens import plots
-    from ranklens.evaluate import evaluate
+    from ranklens.ranking.evaluation import evaluate
+    from ranklens.render import plots
 
     plots._check_path(output)
     check_output(output)

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from ranklens.cli._common import check_output, write_output
-from ranklens.conventions import (
+from ranklens.ranking.conventions import (
     IPREC_ROUNDING,
     MISSING_POLICIES,
     NO_RELEVANT_POLICIES,
@@ -182,7 +182,7 @@ def _conventions(profile: str | None, ties: str | None, missing: str | None, com
                  judged_only=cols.pop("judged_only", False) or None,
                  iprec_rounding=iprec_rounding)
     out = {k: v for k, v in given.items() if v is not None}
-    from ranklens.conventions import resolve_conventions
+    from ranklens.ranking.conventions import resolve_conventions
 
     overrides = {k: v for k, v in out.items() if k != "profile"}
     resolve_conventions(None, profile, overrides)  # fail before any reading
@@ -279,8 +279,8 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     TSV, Parquet, JSON Lines or JSON (dict of dicts), optionally .gz/.bz2/.zst.
     """
     from ranklens.errors import RanklensWarning
-    from ranklens.evaluate import evaluate
-    from ranklens.report import render
+    from ranklens.ranking.evaluation import evaluate
+    from ranklens.render.report import render
 
     given = [m for text in metrics for m in split_measures(text) if m != "runid"]
     # trec_eval prints its runid line with its default measures, all_trec or -m runid
@@ -377,8 +377,8 @@ def metrics_cmd(name: str | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table")
 def example_cmd(fmt: str) -> None:
     """Evaluate the example run shipped with ranklens (checks an installation)."""
-    from ranklens.example import example_files, run_example
-    from ranklens.report import render
+    from ranklens.cli.example import example_files, run_example
+    from ranklens.render.report import render
 
     click.echo(render([run_example()], fmt).rstrip("\n"))
     if fmt == "table":  # the data formats stay machine-readable

@@ -145,7 +145,7 @@ def numbers(text: pa.Array, where: Callable[[int], str], what: str) -> np.ndarra
     """
     import pyarrow.compute as pc
 
-    from ranklens._arrow import to_numpy
+    from ranklens._shared.arrow import to_numpy
 
     out: np.ndarray | None = None
     if pa.types.is_integer(text.type) or pa.types.is_floating(text.type):

@@ -20,7 +20,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from ranklens.data import Qrels, Run
 from ranklens.errors import FormatError, InputError, RanklensWarning
 from ranklens.io._files import (
     check_readable,
@@ -30,6 +29,7 @@ from ranklens.io._files import (
     read_bytes,
 )
 from ranklens.io.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
+from ranklens.ranking.data import Qrels, Run
 
 __all__ = ["read_qrels", "read_run", "read_table", "write_qrels", "write_run"]
 

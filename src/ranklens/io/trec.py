@@ -27,8 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ranklens._arrow import from_numpy, scalar, strings, to_numpy
-from ranklens.data import Qrels, Run
+from ranklens._shared.arrow import from_numpy, scalar, strings, to_numpy
 from ranklens.errors import DuplicateError, InputError, RanklensWarning, user_stacklevel
 from ranklens.io._files import (
     check_readable,
@@ -37,6 +36,7 @@ from ranklens.io._files import (
     output_compression,
     read_bytes,
 )
+from ranklens.ranking.data import Qrels, Run
 
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
 

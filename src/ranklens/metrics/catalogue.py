@@ -25,7 +25,7 @@ __all__ = ["CATALOGUE", "MetricDef", "Param", "Rule", "TrecName"]
 
 INF = float("inf")
 
-# tie policies (see ranklens.conventions)
+# tie policies (see ranklens.ranking.conventions)
 ORDERED = frozenset({"trec", "input", "optimistic", "pessimistic"})
 EXPECTED = ORDERED | {"expected"}
 
@@ -259,10 +259,10 @@ class MetricDef:
 
 # --------------------------------------------------------------------------- ranking
 
-_B = "ranklens.metrics.binary:"
-_G = "ranklens.metrics.graded:"
-_O = "ranklens.metrics.order:"
-_T = "ranklens.metrics.trec:"
+_B = "ranklens.ranking.kernels.binary:"
+_G = "ranklens.ranking.kernels.graded:"
+_O = "ranklens.ranking.kernels.order:"
+_T = "ranklens.ranking.kernels.trec:"
 
 _GAIN = Param("gain", "linear", "gain of a grade: linear (rel), exp2 (2^rel - 1), binary "
               "(1 if rel >= the relevance threshold) or a mapping {grade: gain}",

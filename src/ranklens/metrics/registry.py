@@ -21,7 +21,7 @@ from ranklens.metrics.grammar import format_value, parse_name
 from ranklens.metrics.trec_names import TREC_NAMES, translate_trec_name
 
 if TYPE_CHECKING:
-    from ranklens.conventions import Conventions
+    from ranklens.ranking.conventions import Conventions
 
 __all__ = ["REGISTRY", "Metric", "MetricDef", "Param", "get_metric"]
 

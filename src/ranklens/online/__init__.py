@@ -1,6 +1,6 @@
 """Online evaluation: A/B assignment and experiment analysis.
 
-- Assignment (:mod:`ranklens.online.assign`): deterministic salted hashing of
+- Assignment (:mod:`ranklens.online.assignment`): deterministic salted hashing of
   unit ids into weighted variants, layers of mutually exclusive experiments
   and a global holdout: :class:`Experiment`, :class:`Plan`, :func:`assign`,
   :func:`hash_units`, :func:`bucket_units`.
@@ -11,7 +11,7 @@
   always-valid sequential monitoring.
 - Statistics: vectorised tests (:mod:`ranklens.online.stats`), the mSPRT
   (:mod:`ranklens.online.sequential`) and power / sample size
-  (:mod:`ranklens.online.power`).
+  (:mod:`ranklens.online.power_analysis`).
 
 scipy and statsmodels (the ``online`` extra) are imported only when a
 statistic is computed; importing this package needs numpy and pyarrow only.
@@ -27,7 +27,7 @@ from ranklens.online.analysis import (
     SequentialTrace,
     analyze,
 )
-from ranklens.online.assign import (
+from ranklens.online.assignment import (
     HOLDOUT,
     NOT_ENROLLED,
     Assignment,
@@ -38,7 +38,7 @@ from ranklens.online.assign import (
     bucket_units,
 )
 from ranklens.online.metrics import EventAggregate, OnlineMetric, parse_metric
-from ranklens.online.power import (
+from ranklens.online.power_analysis import (
     MDEResult,
     SampleSizeResult,
     minimum_detectable_effect,

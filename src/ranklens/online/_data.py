@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ranklens._columns import as_float_column, as_id_column, columns_from_frame
+from ranklens._shared.columns import as_float_column, as_id_column, columns_from_frame
 from ranklens.errors import InputError
 
 __all__ = [

@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ranklens._columns import as_float_column, columns_from_frame
+from ranklens._shared.columns import as_float_column, columns_from_frame
 from ranklens.errors import InputError
 from ranklens.online._data import Events, Exposures, as_ids, column_names, materialise
 from ranklens.online.metrics import EventAggregate, OnlineMetric

@@ -48,7 +48,7 @@ from typing import Any, Literal
 import numpy as np
 import pyarrow.compute as pc
 
-from ranklens._deps import needs
+from ranklens._shared.deps import needs
 from ranklens.errors import InputError, RanklensWarning
 from ranklens.online._data import (
     Events,
@@ -68,7 +68,7 @@ from ranklens.online._logs import (
     prepare_units,
     unit_values,
 )
-from ranklens.online.assign import Experiment
+from ranklens.online.assignment import Experiment
 from ranklens.online.metrics import OnlineMetric, parse_metric
 from ranklens.online.results import (
     DataReport,

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ranklens._deps import needs
+from ranklens._shared.deps import needs
 from ranklens.errors import InputError
 from ranklens.online.metrics import OnlineMetric
 from ranklens.online.stats import SRMResult

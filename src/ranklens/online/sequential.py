@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._deps import needs
+from ranklens._shared.deps import needs
 from ranklens.errors import InputError
 
 __all__ = ["SequentialTest", "mixture_tau", "msprt"]

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._deps import needs
+from ranklens._shared.deps import needs
 from ranklens.errors import InputError
 
 __all__ = [

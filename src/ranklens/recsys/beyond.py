@@ -3,7 +3,7 @@
 Every function takes the recommendations as a :class:`ranklens.Run` (user =
 query, item = doc, higher score ranks higher) and an optional cut-off ``k``
 (each user's top ``k``).  The lists are ordered by the same ranking engine as
-:func:`ranklens.evaluate` (:func:`ranklens.engine.order_rankings`): items with
+:func:`ranklens.evaluate` (:func:`ranklens.ranking.engine.order_rankings`): items with
 equal scores by ``ties='trec'`` (the default: item id descending, as
 trec_eval) or ``ties='input'`` (the order of the rows: a recommender's ranked
 output), or by the tie rule of ``profile=`` (``ranx`` and ``spark`` keep the
@@ -71,11 +71,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ranklens._arrow import from_numpy, to_numpy
-from ranklens._columns import as_id_column, id_codes
-from ranklens._deps import needs
-from ranklens.data import Qrels, Run
+from ranklens._shared.arrow import from_numpy, to_numpy
+from ranklens._shared.columns import as_id_column, id_codes
+from ranklens._shared.deps import needs
 from ranklens.errors import InputError, RanklensWarning
+from ranklens.ranking.data import Qrels, Run
 
 __all__ = [
     "UserValues",
@@ -218,8 +218,8 @@ def list_ties(ties: str | None, profile: str | None, what: str) -> str:
     """The tie policy that orders the recommendation lists: ``ties`` if given, else the
     profile's (default ``trec``: item id descending).  Only ordering policies apply to
     a list without relevance: ``trec`` or ``input``."""
-    from ranklens.conventions import resolve_conventions
     from ranklens.errors import UnsupportedError
+    from ranklens.ranking.conventions import resolve_conventions
 
     if ties is None:
         ties = resolve_conventions(None, profile, {}).ties
@@ -247,9 +247,9 @@ LIST_TIES = ("trec", "input")
 
 def _lists(recs: Run, k: int | None, what: str, ties: str | None = None,
            profile: str | None = None) -> _Lists:
-    """Each user's top-``k`` list, ordered by :func:`ranklens.engine.order_rankings`
+    """Each user's top-``k`` list, ordered by :func:`ranklens.ranking.engine.order_rankings`
     (score descending, equal scores by the tie policy)."""
-    from ranklens.engine import order_rankings
+    from ranklens.ranking.engine import order_rankings
 
     _check_k(recs, k, what)
     policy = list_ties(ties, profile, what)

@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ranklens._arrow import from_numpy
-from ranklens._columns import as_float_column, as_id_column, columns_from_frame
-from ranklens.data import Qrels, Run
+from ranklens._shared.arrow import from_numpy
+from ranklens._shared.columns import as_float_column, as_id_column, columns_from_frame
 from ranklens.errors import InputError
-from ranklens.evaluate import Result, evaluate
+from ranklens.ranking.data import Qrels, Run
+from ranklens.ranking.evaluation import Result, evaluate
 
 __all__ = ["InteractionEvaluation", "evaluate_interactions"]
 
@@ -56,7 +56,7 @@ def _judgments(user: pa.Array, item: pa.Array, weight: np.ndarray, how: str
     One (user, item) sort (the pair index Qrels build) groups the repeats; the
     weights are summed or maxed per group with ``reduceat``, and the merged rows, in
     (user, item) order, keep that index."""
-    from ranklens._columns import PairIndex, pair_index
+    from ranklens._shared.columns import PairIndex, pair_index
 
     index = pair_index(user, item)
     if index.dup_rows.size == 0:

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.data import Qrels, Run
 from ranklens.errors import InputError
-from ranklens.evaluate import Result, evaluate
+from ranklens.ranking.data import Qrels, Run
+from ranklens.ranking.evaluation import Result, evaluate
 
 __all__ = ["PipelineReport", "oracle_run", "pipeline_report"]
 

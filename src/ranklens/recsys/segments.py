@@ -22,10 +22,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ranklens._deps import needs
-from ranklens.data import Qrels, Run
+from ranklens._shared.deps import needs
 from ranklens.errors import InputError
-from ranklens.evaluate import Result, aggregate, evaluate
+from ranklens.ranking.data import Qrels, Run
+from ranklens.ranking.evaluation import Result, aggregate, evaluate
 
 __all__ = ["SEGMENTS", "SegmentTable", "evaluate_by_segment", "label_segments"]
 

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens._deps import needs
+from ranklens._shared.deps import needs
 from ranklens.errors import InputError, RanklensError
 from ranklens.recsys._frame import (
     column,

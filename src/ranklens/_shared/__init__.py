@@ -1,0 +1,1 @@
+"""Shared infrastructure every family uses (internal; not public API)."""

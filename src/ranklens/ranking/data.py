@@ -1,0 +1,407 @@
+"""The ranking data model: :class:`Qrels` (judgments) and :class:`Run`
+(one system's scored documents).
+
+Both are immutable columnar tables of ``(query, doc, value)`` rows: ids are
+Arrow string arrays (text kept exactly: ``"007"`` is not ``"7"``), values a
+float64 numpy array.  They are built from dicts, data frames or arrays, never
+keep a reference to the caller's mutable data, and validate once on
+construction (ids present, values numeric and finite, no duplicate pairs;
+runs of 200,000 rows or more with text doc ids check for duplicate pairs on
+first use instead, see :meth:`Run.validate`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ranklens._shared.arrow import strings, to_numpy
+from ranklens._shared.columns import (
+    PairIndex,
+    as_float_column,
+    as_id_column,
+    columns_from_frame,
+    format_pairs,
+    id_codes,
+    pair_index,
+    resolve_duplicates,
+)
+from ranklens._shared.deps import needs
+from ranklens.errors import DuplicateError, InputError
+
+__all__ = ["Qrels", "Run"]
+
+_T = TypeVar("_T", bound="_Table")
+
+DEFER_ROWS = 200_000  # runs this large check (query, doc) pairs on first use
+
+
+class _Table:
+    """Shared machinery of :class:`Qrels` and :class:`Run`."""
+
+    _value_name: ClassVar[str] = "value"
+    _defer_pairs: ClassVar[bool] = False
+    __slots__ = ("_cache", "_d", "_q", "_values", "dropped_duplicates", "name")
+
+    def __init__(
+        self,
+        query: Any,
+        doc: Any,
+        values: Any,
+        *,
+        name: str | None = None,
+        duplicates: str = "error",
+        _own_values: bool = False,
+    ) -> None:
+        what = type(self).__name__
+        q = as_id_column(query, f"{what} query column", encode=True)
+        d = as_id_column(doc, f"{what} doc column", encode=True)
+        if _own_values and isinstance(values, np.ndarray) and values.dtype == np.float64:
+            v = values  # a reader's fresh array: no copy (nobody else holds it)
+        else:
+            v = as_float_column(values, f"{what} {self._value_name} column")
+        if not (len(q) == len(d) == len(v)):
+            raise InputError(
+                f"{what}: the query, doc and {self._value_name} columns have different "
+                f"lengths ({len(q)}, {len(d)}, {len(v)}); they must be equal."
+            )
+        self._check_values(q, d, v)
+        index: PairIndex | None = None
+        dropped = 0
+        if not (self._defer_pairs and duplicates == "error" and len(v) >= DEFER_ROWS
+                and not pa.types.is_dictionary(d.type)):
+            q, d, v, dropped, index = resolve_duplicates(q, d, v, duplicates, what,
+                                                         self._value_name)
+        v.setflags(write=False)
+        # ids as Arrow strings, or dictionary-encoded (integer ids, categoricals): the
+        # engine works on the codes; ``_query``/``_doc`` give the text
+        self._q: pa.Array = q
+        self._d: pa.Array = d
+        self._values: np.ndarray = v
+        self.name = name
+        self.dropped_duplicates = dropped
+        self._cache: dict[Any, Any] = {} if index is None else {"pairs": index}
+
+    @classmethod
+    def _indexed(cls: type[_T], q: pa.Array, d: pa.Array, v: np.ndarray, index: PairIndex,
+                 name: str | None = None) -> _T:
+        """A table from id columns (as :func:`as_id_column` returns them) whose pair index
+        is already known (free of repeated pairs): no second sort."""
+        new = object.__new__(cls)
+        new._check_values(q, d, v)
+        v = np.array(v, dtype=np.float64)
+        v.setflags(write=False)
+        new._q, new._d, new._values = q, d, v
+        new.name = name
+        new.dropped_duplicates = 0
+        new._cache = {"pairs": index}
+        new._built()
+        return new
+
+    def _built(self) -> None:
+        """Hook run once a table is complete."""
+
+    def _check_values(self, q: pa.Array, d: pa.Array, v: np.ndarray) -> None:
+        bad = np.flatnonzero(~np.isfinite(v))
+        if bad.size:
+            raise InputError(
+                f"{type(self).__name__}: {bad.size} {self._value_name}(s) are NaN or infinite, "
+                f"at (query, doc) {format_pairs(q, d, bad)}. Every {self._value_name} must be "
+                "a finite number."
+            )
+
+    # -- constructors -----------------------------------------------------------------
+    @classmethod
+    def from_dict(
+        cls: type[_T],
+        data: Mapping[Any, Mapping[Any, Any]],
+        *,
+        name: str | None = None,
+    ) -> _T:
+        """Build from ``{query: {doc: value}}`` (the pytrec_eval / ranx layout)."""
+        if not isinstance(data, Mapping):
+            raise InputError(
+                f"{cls.__name__}.from_dict expects a mapping {{query: {{doc: value}}}}, "
+                f"got {type(data).__name__}."
+            )
+        qs: list[Any] = []
+        ds: list[Any] = []
+        vs: list[Any] = []
+        for q, docs in data.items():
+            if not isinstance(docs, Mapping):
+                raise InputError(
+                    f"{cls.__name__}.from_dict: the value for query {q!r} must be a mapping "
+                    f"{{doc: value}}, got {type(docs).__name__}."
+                )
+            qs.extend([q] * len(docs))
+            ds.extend(docs.keys())
+            vs.extend(docs.values())
+        for col, label in ((qs, "query"), (ds, "doc")):
+            bad = next((x for x in col if not isinstance(x, (str, int)) or isinstance(x, bool)),
+                       None)
+            if bad is not None:
+                raise InputError(
+                    f"{cls.__name__}.from_dict: {label} ids must be strings (or integers), got "
+                    f"{bad!r} of type {type(bad).__name__}."
+                )
+        try:
+            if any(isinstance(x, (str, bytes)) for x in vs):
+                raise TypeError
+            values = np.array(vs, dtype=np.float64)
+        except (TypeError, ValueError):
+            i = next(i for i, x in enumerate(vs) if not _is_number(x))
+            raise InputError(
+                f"{cls.__name__}.from_dict: the {cls._value_name} of (query {qs[i]!r}, doc "
+                f"{ds[i]!r}) is {vs[i]!r}, which is not a number."
+            ) from None
+        qa = strings([str(x) for x in qs])
+        da = strings([str(x) for x in ds])
+        return cls(qa, da, values, name=name)
+
+    # -- accessors -------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._values)
+
+    @property
+    def query_ids(self) -> list[str]:
+        """Distinct query ids, sorted."""
+        return sorted(self._distinct_queries().to_pylist())
+
+    @property
+    def num_queries(self) -> int:
+        return len(self._distinct_queries())
+
+    def _distinct_queries(self) -> pa.Array:
+        pairs = self._cache.get("pairs")
+        return pairs.query_dict if pairs is not None else id_codes(self._q)[0]
+
+    def to_arrow(self) -> pa.Table:
+        """The rows as a pyarrow Table with columns query, doc and the value column."""
+        return pa.table({"query": self._query, "doc": self._doc, self._value_name: self._values})
+
+    def to_frame(self) -> Any:
+        """The rows as a pandas DataFrame (requires pandas)."""
+        with needs("pandas", "to_frame()"):
+            return self.to_arrow().to_pandas()
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query: {doc: value}}``; values are floats."""
+        out: dict[str, dict[str, float]] = {}
+        for q, d, v in zip(self._query.to_pylist(), self._doc.to_pylist(),
+                           self._values.tolist(), strict=True):
+            out.setdefault(q, {})[d] = v
+        return out
+
+    def __iter__(self) -> Iterator[tuple[str, str, float]]:
+        return iter(zip(self._query.to_pylist(), self._doc.to_pylist(), self._values.tolist(),
+                        strict=True))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, _Table)
+        keys = [("query", "ascending"), ("doc", "ascending")]
+
+        def canonical(t: _Table) -> pa.Table:
+            # ids compare as text whatever the Arrow string type they arrived in
+            return pa.table({"query": t._query.cast(pa.large_string()),
+                             "doc": t._doc.cast(pa.large_string()),
+                             "v": t._values}).sort_by(keys)
+
+        return bool(canonical(self).equals(canonical(other)))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        nm = f" {self.name!r}" if self.name else ""
+        return f"<{type(self).__name__}{nm}: {len(self)} rows, {self.num_queries} queries>"
+
+    def take_queries(self: _T, queries: Any) -> _T:
+        """A new table with only the rows of the given queries (a partition)."""
+        keep = pc.is_in(self._query, value_set=as_id_column(queries, "queries"))
+        new = object.__new__(type(self))
+        new._q = self._q.filter(keep)
+        new._d = self._d.filter(keep)
+        vals = self._values[to_numpy(keep)]
+        vals.setflags(write=False)
+        new._values = vals
+        new.name = self.name
+        new.dropped_duplicates = 0
+        new._cache = {"pairs": pair_index(new._q, new._d)}
+        return new
+
+    @property
+    def _pairs(self) -> PairIndex:
+        if "pairs" not in self._cache:  # a large run's deferred (query, doc) check
+            try:
+                self._cache["pairs"] = resolve_duplicates(
+                    self._q, self._d, self._values, "error", type(self).__name__,
+                    self._value_name)[4]
+            except DuplicateError as exc:
+                raise self._duplicates_found(exc) from None
+        return self._cache["pairs"]
+
+    def _duplicates_found(self, exc: DuplicateError) -> DuplicateError:
+        """The error for repeated pairs found after construction, with what the table's
+        maker can add (a file reader: the file and line numbers)."""
+        describe = self._cache.get("describe_duplicates")
+        return describe(exc) if describe is not None else exc
+
+    def validate(self: _T) -> _T:
+        """Check for repeated (query, doc) pairs now and return ``self``.
+
+        Tables check this on construction, except runs of ``DEFER_ROWS`` (200,000)
+        rows or more with text doc ids: they defer the check to their first use
+        (:func:`ranklens.evaluate` merges it into the join with the qrels, saving a
+        sort of every row), which then raises the same :class:`DuplicateError`.
+        """
+        self._pairs  # noqa: B018  (computing the pair index is the check)
+        return self
+
+    @property
+    def _query(self) -> pa.Array:
+        """The query ids as an Arrow string array."""
+        return self._text("_q")
+
+    @property
+    def _doc(self) -> pa.Array:
+        """The doc ids as an Arrow string array."""
+        return self._text("_d")
+
+    def _text(self, slot: str) -> pa.Array:
+        arr = getattr(self, slot)
+        if not pa.types.is_dictionary(arr.type):
+            return arr
+        key = ("text", slot)
+        if key not in self._cache:
+            self._cache[key] = arr.dictionary_decode()
+        return self._cache[key]
+
+
+def _is_number(x: Any) -> bool:
+    try:
+        float(x)
+    except (TypeError, ValueError):
+        return False
+    return not isinstance(x, (str, bytes))
+
+
+class Qrels(_Table):
+    """Relevance judgments: rows of ``(query, doc, relevance)``.
+
+    Relevance is a number: an integer grade or a real-valued gain.  Grades
+    below the relevance threshold (1 by default) are judged non-relevant;
+    negative grades are judged non-relevant and contribute zero gain.
+
+    Build with :meth:`from_dict`, :meth:`from_frame` or :meth:`from_arrays`.
+    Duplicate (query, doc) pairs are an error unless ``duplicates`` is
+    ``'max'``, ``'first'`` or ``'last'``.
+    """
+
+    _value_name = "relevance"
+    __slots__ = ()
+
+    def __init__(self, query: Any, doc: Any, values: Any, *, name: str | None = None,
+                 duplicates: str = "error", _own_values: bool = False) -> None:
+        super().__init__(query, doc, values, name=name, duplicates=duplicates,
+                         _own_values=_own_values)
+        self._built()
+
+    def _built(self) -> None:
+        from ranklens.ranking.engine import index_in_background
+
+        index_in_background(self)  # large qrels: build the judgment index on the other core
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: Any,
+        *,
+        query: str = "query",
+        doc: str = "doc",
+        relevance: str = "relevance",
+        name: str | None = None,
+        duplicates: str = "error",
+    ) -> Qrels:
+        """Build from a pandas, polars or pyarrow table (columns named by the arguments)."""
+        cols = columns_from_frame(
+            frame, {"query": query, "doc": doc, "relevance": relevance}, "Qrels.from_frame"
+        )
+        return cls(cols["query"], cols["doc"], cols["relevance"], name=name,
+                   duplicates=duplicates)
+
+    @classmethod
+    def from_arrays(
+        cls,
+        query: Any,
+        doc: Any,
+        relevance: Any,
+        *,
+        name: str | None = None,
+        duplicates: str = "error",
+    ) -> Qrels:
+        """Build from three equally long arrays (numpy, lists, pyarrow, Series)."""
+        return cls(query, doc, relevance, name=name, duplicates=duplicates)
+
+    @property
+    def relevance(self) -> np.ndarray:
+        """Read-only float64 array of relevance values, row-aligned with the ids."""
+        return self._values
+
+
+class Run(_Table):
+    """One system's output: rows of ``(query, doc, score)``; higher score ranks higher.
+
+    Scores must be finite.  The order of rows does not matter under the default
+    (``trec``) tie policy; under the ``input`` tie policy, rows that tie on score
+    keep their order here.  ``name`` is the run tag shown in reports.
+
+    Duplicate (query, doc) pairs are an error unless ``duplicates`` is ``'max'``,
+    ``'first'`` or ``'last'``.  A run of 200,000 rows or more with text doc ids
+    finds them on first use rather than on construction: :func:`ranklens.evaluate`
+    detects them in the same sort that joins the run to the qrels (one sort of
+    every row fewer); :meth:`validate` checks at once.
+    """
+
+    _value_name = "score"
+    _defer_pairs = True
+    __slots__ = ()
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: Any,
+        *,
+        query: str = "query",
+        doc: str = "doc",
+        score: str = "score",
+        name: str | None = None,
+        duplicates: str = "error",
+    ) -> Run:
+        """Build from a pandas, polars or pyarrow table (columns named by the arguments)."""
+        cols = columns_from_frame(
+            frame, {"query": query, "doc": doc, "score": score}, "Run.from_frame"
+        )
+        return cls(cols["query"], cols["doc"], cols["score"], name=name, duplicates=duplicates)
+
+    @classmethod
+    def from_arrays(
+        cls,
+        query: Any,
+        doc: Any,
+        score: Any,
+        *,
+        name: str | None = None,
+        duplicates: str = "error",
+    ) -> Run:
+        """Build from three equally long arrays (numpy, lists, pyarrow, Series)."""
+        return cls(query, doc, score, name=name, duplicates=duplicates)
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Read-only float64 array of scores, row-aligned with the ids."""
+        return self._values

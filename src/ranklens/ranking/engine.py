@@ -1,0 +1,826 @@
+"""The prepared, sorted, joined columnar form every ranking metric reads.
+
+:func:`prepare` maps ids to integer codes once, joins the run to the qrels
+(one hash lookup plus one binary search), sorts each query's documents once
+(by the tie policy) and lays the result out CSR-style: ``offsets`` into flat
+arrays in rank order.  Per-query judgment statistics come from the qrels.
+Metric kernels are segmented reductions over these arrays; they never loop
+over queries in Python.
+
+The unit of work is a set of whole queries, so a partition of queries can be
+prepared and evaluated on its own and the per-query results concatenated.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import cached_property, partial
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ranklens._shared.arrow import from_numpy, to_numpy
+from ranklens._shared.columns import (
+    PairIndex,
+    contiguous_groups,
+    duplicate_error,
+    group_order,
+    id_codes,
+    in_code_order,
+    lex_order,
+    parallel_pool,
+    split_points,
+)
+from ranklens.errors import InputError
+from ranklens.metrics.catalogue import ORDERED
+from ranklens.ranking.conventions import Conventions
+from ranklens.ranking.data import Qrels, Run
+from ranklens.ranking.kernels._segments import sum_at
+
+__all__ = ["ORDERING_TIES", "Prepared", "order_rankings", "prepare"]
+
+_PARALLEL_ROWS = 200_000  # below this, a second thread costs more than it saves
+
+
+def _np(arr: Any) -> np.ndarray:
+    return to_numpy(arr)
+
+
+def _table(cols: dict[str, Any]) -> pa.Table:
+    """A table of sort keys; NumPy columns are wrapped without copying."""
+    return pa.table({k: from_numpy(v) if isinstance(v, np.ndarray) else v
+                     for k, v in cols.items()})
+
+
+@dataclass(frozen=True, eq=False)
+class _DocKeys:
+    """The qrels' (query, doc) pairs as sorted integer keys, for hash-and-search joins."""
+
+    doc_ids: pa.Array            # distinct judged doc ids (any order)
+    keys: np.ndarray             # sorted int64 key qcode * ndocs + dcode
+    key_rel: np.ndarray          # relevance aligned with keys
+
+
+@dataclass(frozen=True, eq=False)
+class _JudgmentIndex:
+    """Qrels reorganised for joining: sorted query ids and per-query judgments."""
+
+    query_ids: pa.Array          # distinct qrels query ids, sorted
+    row_qcode: np.ndarray        # query code of every qrels row (rows in input order)
+    qcode: np.ndarray            # per qrels row: query code, rows sorted by (qcode, -rel)
+    rel_sorted: np.ndarray       # relevance, sorted by query then descending
+    offsets: np.ndarray          # CSR offsets of rel_sorted per query code
+    doc: pa.Array                # the qrels' doc column and values (for the joins)
+    values: np.ndarray
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def doc_keys(self) -> _DocKeys:
+        """Built on first use: only runs with dictionary-encoded doc ids join this way."""
+        if "keys" not in self._memo:
+            ud, dcode = id_codes(self.doc)
+            keys = self.row_qcode * max(len(ud), 1) + dcode.astype(np.int64)
+            order = np.argsort(keys)
+            self._memo["keys"] = _DocKeys(ud, keys[order], self.values[order])
+        return self._memo["keys"]
+
+
+def _sorted_codes(pairs: Any) -> tuple[pa.Array, np.ndarray]:
+    """Distinct query ids sorted (byte order) and each row's index into them."""
+    qdict = pairs.query_dict
+    order = _np(pc.array_sort_indices(qdict))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return qdict.take(from_numpy(order)), rank[pairs.query_code]
+
+
+_BACKGROUND: ThreadPoolExecutor | None = None
+_BACKGROUND_ROWS = 200_000
+
+
+def index_in_background(qrels: Qrels) -> None:
+    """Start building a large qrels' judgment index on the second core, so that it
+    is ready (or nearly) when the first evaluation needs it."""
+    global _BACKGROUND
+    if len(qrels) < _BACKGROUND_ROWS or "index" in qrels._cache:
+        return
+    if _BACKGROUND is None:
+        _BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ranklens")
+    qrels._cache["index_future"] = _BACKGROUND.submit(_build_judgment_index, qrels)
+
+
+def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
+    cached = qrels._cache.get("index")
+    if cached is not None:
+        return cached
+    pending = qrels._cache.pop("index_future", None)
+    idx = pending.result() if pending is not None else _build_judgment_index(qrels)
+    qrels._cache["index"] = idx
+    return idx
+
+
+def _ideal_order(qcode: np.ndarray, n_codes: int, rel: np.ndarray) -> np.ndarray:
+    """Rows by query, relevance descending (the ideal rankings).  Integer grades in a
+    small range (the usual case) take two radix sorts, others one Arrow sort."""
+    if len(rel):
+        lo, hi = float(rel.min()), float(rel.max())
+        if hi - lo < 1 << 16 and bool(np.all(rel == np.floor(rel))):
+            return lex_order(qcode, n_codes, (hi - rel).astype(np.int64), int(hi - lo) + 1)
+    return _np(pc.sort_indices(_table({"q": qcode, "r": rel}),
+                               sort_keys=[("q", "ascending"), ("r", "descending")]))
+
+
+def _build_judgment_index(qrels: Qrels) -> _JudgmentIndex:
+    uq, qcode = _sorted_codes(qrels._pairs)
+    rel = qrels._values
+    iorder = _ideal_order(qcode, len(uq), rel)
+    counts = np.bincount(qcode, minlength=len(uq))
+    offsets = np.zeros(len(uq) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return _JudgmentIndex(
+        query_ids=uq,
+        row_qcode=qcode,
+        qcode=qcode[iorder],
+        rel_sorted=rel[iorder],
+        offsets=offsets,
+        doc=qrels._d,
+        values=rel,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """A run joined to its qrels, sorted, in CSR layout.
+
+    ``offsets[i]:offsets[i+1]`` is query ``query_ids[i]``'s ranked list; at
+    each rank: ``rel`` (relevance grade; 0 for documents not in the qrels),
+    ``judged`` (in the qrels with a grade >= 0; trec_eval counts negative
+    grades as "pooled but unjudged") and ``score``.  ``ideal_offsets``/``ideal_rel`` hold every judged
+    relevance of each query sorted descending (for ideal DCG and the like).
+    """
+
+    query_ids: pa.Array
+    offsets: np.ndarray
+    rel: np.ndarray
+    judged: np.ndarray
+    score: np.ndarray
+    ideal_offsets: np.ndarray
+    ideal_rel: np.ndarray
+    conventions: Conventions
+    report: dict[str, int] = field(default_factory=dict)
+    unjudged_ids: pa.Array | None = None  # run queries without any judgment
+    _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    # --- shape helpers ------------------------------------------------------------------
+    @property
+    def n_queries(self) -> int:
+        return len(self.offsets) - 1
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @cached_property
+    def seg(self) -> np.ndarray:
+        """Query index of every ranked position."""
+        return np.repeat(np.arange(self.n_queries, dtype=np.int64), self.lengths)
+
+    @cached_property
+    def pos(self) -> np.ndarray:
+        """0-based rank of every position within its query."""
+        return np.arange(len(self.rel), dtype=np.int64) - np.repeat(self.offsets[:-1],
+                                                                    self.lengths)
+
+    @cached_property
+    def ideal_seg(self) -> np.ndarray:
+        return np.repeat(np.arange(self.n_queries, dtype=np.int64), np.diff(self.ideal_offsets))
+
+    @cached_property
+    def ideal_pos(self) -> np.ndarray:
+        return np.arange(len(self.ideal_rel), dtype=np.int64) - self.ideal_offsets[:-1][
+            self.ideal_seg
+        ]
+
+    @cached_property
+    def group_start(self) -> np.ndarray:
+        """Flat index of the first position of each position's tie group."""
+        n = len(self.score)
+        new = np.ones(n, dtype=bool)
+        if n:
+            new[1:] = (self.score[1:] != self.score[:-1]) | (self.seg[1:] != self.seg[:-1])
+        starts = np.flatnonzero(new)
+        return starts[np.cumsum(new) - 1]
+
+    @cached_property
+    def group_size(self) -> np.ndarray:
+        """Size of each position's tie group."""
+        gs = self.group_start
+        n = len(gs)
+        if n == 0:
+            return np.zeros(0, dtype=np.int64)
+        new = np.ones(n, dtype=bool)
+        new[1:] = gs[1:] != gs[:-1]
+        starts = np.flatnonzero(new)
+        sizes = np.diff(np.append(starts, n))
+        return np.repeat(sizes, sizes)
+
+    def seg_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Per-query sum of ``values`` (optionally only where ``mask``)."""
+        if mask is not None:
+            return np.bincount(self.seg[mask], weights=values[mask], minlength=self.n_queries)
+        return np.bincount(self.seg, weights=values, minlength=self.n_queries)
+
+    def sum_k(self, values: np.ndarray, k: Any) -> np.ndarray:
+        """Per-query sum of ``values`` within the top ``k`` (None: all; an integer; or
+        a sorted vector of cutoffs, giving queries x cutoffs)."""
+        return sum_at(self.seg, self.pos, values, self.n_queries, k)
+
+    def seg_count(self, mask: np.ndarray) -> np.ndarray:
+        return np.bincount(self.seg[mask], minlength=self.n_queries).astype(np.int64)
+
+    def seg_cumsum_int(self, values: np.ndarray) -> np.ndarray:
+        """Inclusive per-query cumulative sum of an integer array (exact)."""
+        c = np.cumsum(values, dtype=np.int64)
+        base = np.concatenate(([0], c))[self.offsets[:-1]]
+        c -= np.repeat(base, self.lengths)
+        return c
+
+    def cum_rel(self, threshold: float) -> np.ndarray:
+        """Number of relevant documents at or above each rank (per query)."""
+        key = ("cum_rel", threshold)
+        if key not in self._memo:
+            self._memo[key] = self.seg_cumsum_int(self.is_rel(threshold))
+        return self._memo[key]
+
+    # --- judgment statistics ------------------------------------------------------------
+    def num_rel(self, threshold: float) -> np.ndarray:
+        """Number of judged documents with relevance >= threshold, per query."""
+        key = ("num_rel", threshold)
+        if key not in self._memo:
+            self._memo[key] = np.bincount(
+                self.ideal_seg[self.ideal_rel >= threshold], minlength=self.n_queries
+            ).astype(np.int64)
+        return self._memo[key]
+
+    def num_nonrel(self, threshold: float) -> np.ndarray:
+        """Number of judged non-relevant documents (0 <= grade < threshold) per query."""
+        key = ("num_nonrel", threshold)
+        if key not in self._memo:
+            m = (self.ideal_rel >= 0) & (self.ideal_rel < threshold)
+            self._memo[key] = np.bincount(self.ideal_seg[m], minlength=self.n_queries).astype(
+                np.int64)
+        return self._memo[key]
+
+    def is_rel(self, threshold: float) -> np.ndarray:
+        """Binary relevance (judged and relevance >= threshold) at every position."""
+        key = ("is_rel", threshold)
+        if key not in self._memo:
+            self._memo[key] = self.judged & (self.rel >= threshold)
+        return self._memo[key]
+
+    def sparse(self, mask: np.ndarray) -> Sparse:
+        """The positions where ``mask`` holds, with their query and rank."""
+        idx = np.flatnonzero(mask)
+        seg = np.searchsorted(self.offsets, idx, side="right") - 1
+        pos = idx - self.offsets[seg]
+        first = np.searchsorted(seg, np.arange(self.n_queries + 1))
+        return Sparse(idx, seg, pos, first)
+
+    def relevant(self, threshold: float) -> Sparse:
+        """Positions of the relevant documents (sorted by query, then rank)."""
+        key = ("relevant", threshold)
+        if key not in self._memo:
+            self._memo[key] = self.sparse(self.is_rel(threshold))
+        return self._memo[key]
+
+    def positive(self) -> Sparse:
+        """Positions of documents with a positive grade (the only ones with a gain)."""
+        if "positive" not in self._memo:
+            self._memo["positive"] = self.sparse(self.judged & (self.rel > 0))
+        return self._memo["positive"]
+
+
+@dataclass(frozen=True, eq=False)
+class Sparse:
+    """A subset of ranked positions: flat index, query, 0-based rank, and the
+    CSR offsets ``first`` of each query's entries (entries are in rank order)."""
+
+    idx: np.ndarray
+    seg: np.ndarray
+    pos: np.ndarray
+    first: np.ndarray
+
+    def count_in(self, n_queries: int, k: Any = None) -> np.ndarray:
+        """Entries per query (within the top k; k as in :meth:`Prepared.sum_k`)."""
+        if k is None or np.ndim(k) == 0:
+            seg = self.seg if k is None else self.seg[self.pos < k]
+            return np.bincount(seg, minlength=n_queries).astype(np.float64)
+        return sum_at(self.seg, self.pos, np.ones(len(self.seg)), n_queries, k)
+
+    def sum_in(self, n_queries: int, values: np.ndarray, k: Any = None) -> np.ndarray:
+        """Per-query sum of ``values`` (aligned with the entries), within the top k."""
+        return sum_at(self.seg, self.pos, values, n_queries, k)
+
+    @property
+    def ordinal(self) -> np.ndarray:
+        """1-based index of each entry among its query's entries."""
+        return np.arange(1, len(self.idx) + 1) - self.first[:-1][self.seg]
+
+
+def _lookup_rel(idx: _JudgmentIndex, qcode: np.ndarray, dcode: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Relevance of each (query code, doc code) row and whether it is in the qrels:
+    a binary search of the judged rows' keys; large inputs in two halves on both
+    cores."""
+    n = len(dcode)
+    rel = np.zeros(n, dtype=np.float64)
+    found = np.zeros(n, dtype=bool)
+    dk = idx.doc_keys
+    ndocs = max(len(dk.doc_ids), 1)
+
+    def part(a: int, b: int) -> None:
+        cand = np.flatnonzero(dcode[a:b] >= 0)  # documents judged for some query
+        cand += a
+        key = qcode[cand].astype(np.int64) * ndocs + dcode[cand]
+        hit = np.minimum(np.searchsorted(dk.keys, key), len(dk.keys) - 1)
+        ok = dk.keys[hit] == key
+        rel[cand[ok]] = dk.key_rel[hit[ok]]
+        found[cand[ok]] = True
+
+    _in_halves(n, part)
+    return rel, found
+
+
+def _in_halves(n: int, work: Any) -> None:
+    """Run ``work(a, b)`` over row ranges covering ``0..n``: two halves on both cores
+    for large inputs, else at once."""
+    if n < _PARALLEL_ROWS:
+        work(0, n)
+        return
+    h = n // 2
+    job = parallel_pool().submit(work, h, n)
+    work(0, h)
+    job.result()
+
+
+def _ordered_groups(cols: dict[str, np.ndarray], keys: list[tuple[str, str]]
+                    ) -> np.ndarray | None:
+    """The order of :func:`_split_sort` without sorting when the rows already come grouped
+    by query and ranked within each query (rank-ordered run files, recommender output):
+    then only the queries are put in code order.  ``None`` when they do not."""
+    q = cols["q"]
+    n = len(q)
+    if n < 2:
+        return np.arange(n)
+    for stop in (min(n, 4096), n):  # a cheap look at the head first
+        ok = np.ones(stop - 1, dtype=bool)  # row i ranks no lower than row i + 1
+        undecided = np.ones(stop - 1, dtype=bool)
+        for name, direction in keys[1:]:
+            a, b = cols[name][:stop - 1], cols[name][1:stop]
+            ok &= ~(undecided & (a < b if direction == "descending" else a > b))
+            undecided &= a == b
+        if not bool((ok | (q[1:stop] != q[:stop - 1])).all()):
+            return None
+    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    if np.bincount(q[starts]).max() > 1:
+        return None  # a query's rows are not contiguous
+    lengths = np.diff(np.r_[starts, n])
+    by_code = np.argsort(q[starts], kind="stable")
+    first = np.repeat(starts[by_code], lengths[by_code])
+    within = np.arange(n) - np.repeat(np.cumsum(lengths[by_code]) - lengths[by_code],
+                                      lengths[by_code])
+    return first + within
+
+
+def _split_sort(cols: dict[str, np.ndarray], keys: list[tuple[str, str]], n_codes: int,
+                checked: bool = False) -> np.ndarray:
+    """``sort_indices`` over columns whose first key is a query code in
+    ``[0, n_codes)``: large inputs are cut into two sets of whole queries (by code) and
+    sorted on both cores; the results concatenate because every code of the first set
+    is below every code of the second."""
+    ready = None if checked else _ordered_groups(cols, keys)
+    if ready is not None:
+        return ready
+    q = cols["q"]
+    n = len(q)
+    if n < _PARALLEL_ROWS or n_codes < 2:
+        return _np(pc.sort_indices(_table(cols), sort_keys=keys))
+    cum = np.cumsum(np.bincount(q, minlength=n_codes))
+    mid = int(np.searchsorted(cum, n // 2)) + 1  # codes < mid go first
+    first = q < mid
+
+    def sort_part(mask: np.ndarray) -> np.ndarray:
+        rows = np.flatnonzero(mask)
+        local = _np(pc.sort_indices(_table({k: v[rows] for k, v in cols.items()}),
+                                    sort_keys=keys))
+        return rows[local]
+
+    job = parallel_pool().submit(sort_part, ~first)
+    head = sort_part(first)
+    return np.concatenate([head, job.result()])
+
+
+def _merge_block(rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.Array
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One sort of a block of run rows together with the qrels rows of the same queries,
+    by (query code, doc, qrels first).  A run row right after a qrels row of the same
+    pair is judged; right after a run row of the same pair, it repeats that pair.
+
+    Returns, for the run rows (indices local to the block): the judged rows with their
+    qrels rows, the rows in (query, doc) order and which of them repeat their
+    predecessor."""
+    nr, nq = len(rcode), len(qcode)
+    table = pa.table({
+        "q": pa.chunked_array([from_numpy(rcode), from_numpy(qcode.astype(rcode.dtype))]),
+        "d": pa.chunked_array([rdoc, qdoc]),
+        "s": pa.chunked_array([from_numpy(np.ones(nr, np.int8)),
+                               from_numpy(np.zeros(nq, np.int8))]),
+    })
+    table = table.combine_chunks()  # Arrow sorts one chunk faster than two
+    m = nr + nq
+    order: np.ndarray = _np(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending"),
+                                                  ("s", "ascending")])
+                ).astype(np.int32 if m < 2**31 - 1 else np.int64)
+    codes = np.concatenate([rcode, qcode.astype(rcode.dtype)])[order]
+    same = codes[1:] == codes[:-1]
+    del codes
+    doc = table.column("d")
+    step = 1 << 20
+    for start in range(0, m - 1, step):  # neighbouring doc ids, a slice at a time
+        stop = min(start + step, m - 1)
+        block = doc.take(from_numpy(order[start:stop + 1])).chunk(0)
+        same[start:stop] &= _np(pc.equal(block[1:], block[:-1]))
+    is_run = order < nr
+    follows = np.flatnonzero(same & is_run[1:]) + 1  # run rows that repeat a predecessor
+    judged = follows[~is_run[follows - 1]]
+    repeats = follows[is_run[follows - 1]]
+    run_pos = np.flatnonzero(is_run)
+    repeat = np.zeros(m, dtype=bool)
+    repeat[repeats] = True
+    return order[judged], order[judged - 1] - nr, order[run_pos], repeat[run_pos]
+
+
+def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
+                ) -> tuple[PairIndex, np.ndarray, np.ndarray]:
+    """Join a run whose (query, doc) pairs are not indexed yet to the qrels by sorting
+    both together (no hash look-up of every retrieved doc id), checking the run for
+    repeated pairs on the way.  Returns the run's pair index and, per run row, its
+    relevance and whether it is judged.  Large inputs: two sets of whole queries sorted
+    on both cores."""
+    rq_dict, rq_code = id_codes(run._q)
+    n = len(run)
+    n_codes = len(rq_dict)
+    # the run rows grouped by query, numbered by group in row order (rows that come grouped
+    # are used as they are)
+    perm: np.ndarray | None = None
+    rdoc = run._d
+    rc = contiguous_groups(rq_code, n_codes)
+    if rc is not None:
+        group_of = np.empty(n_codes, dtype=np.int64)
+        group_of[rq_code[np.r_[0, np.flatnonzero(rc[1:] != rc[:-1]) + 1]]] = np.arange(n_codes)
+    else:
+        perm = group_order(rq_code, n_codes)
+        rc = rq_code[perm]
+        rdoc = rdoc.take(from_numpy(perm))
+        group_of = np.arange(n_codes, dtype=np.int64)
+    # the qrels rows of the run's queries, in the same group order
+    to_run = to_numpy(pc.index_in(idx.query_ids, value_set=rq_dict), fill=-1).astype(np.int64)
+    to_run[to_run >= 0] = group_of[to_run[to_run >= 0]]
+    qr_code = to_run[idx.row_qcode].astype(rc.dtype)
+    qsel = np.flatnonzero(qr_code >= 0)
+    qsel = qsel[group_order(qr_code[qsel], n_codes)]
+    qcodes = qr_code[qsel]
+    qdoc = qrels._doc.take(from_numpy(qsel))
+    if qdoc.type != rdoc.type:
+        qdoc = qdoc.cast(rdoc.type)
+    cuts = split_points(rc, 2) if n >= _PARALLEL_ROWS else [0, n]
+    parts = list(pairwise(cuts))
+
+    def block(a: int, b: int) -> tuple[tuple[np.ndarray, ...], int]:
+        qa = int(np.searchsorted(qcodes, rc[a], side="left")) if b > a else 0
+        qb = int(np.searchsorted(qcodes, rc[b - 1], side="right")) if b > a else 0
+        return _merge_block(rc[a:b], rdoc.slice(a, b - a), qcodes[qa:qb],
+                            qdoc.slice(qa, qb - qa)), qa
+
+    if len(parts) > 1:
+        jobs = [parallel_pool().submit(block, a, b) for a, b in parts[1:]]
+        results = [block(*parts[0])] + [job.result() for job in jobs]
+    else:
+        results = [block(*parts[0])]
+    order = np.empty(n, dtype=np.int64)  # run rows in (group, doc) order
+    rel = np.zeros(n, dtype=np.float64)
+    found = np.zeros(n, dtype=bool)
+    repeat = np.zeros(n, dtype=bool)  # in that order: repeats its predecessor's pair
+    for (a, b), ((judged, qrow, rows, rep), qa) in zip(parts, results, strict=True):
+        rows_a = rows + a
+        local = judged + a
+        if perm is not None:
+            rows_a, local = perm[rows_a], perm[local]
+        order[a:b] = rows_a
+        repeat[a:b] = rep
+        rel[local] = qrels._values[qsel[qrow + qa]]
+        found[local] = True
+    if repeat.any():
+        raise run._duplicates_found(duplicate_error(run._q, run._d, order, repeat, "Run",
+                                                    "score"))
+    small = np.int32 if n < 2**31 - 1 else np.int64
+    rank = in_code_order(order.astype(small), rq_code, n_codes)
+    del order, repeat
+    pa.default_memory_pool().release_unused()  # the sorts' buffers, back to the system
+    return PairIndex(rq_dict, rq_code, rank, np.zeros(0, np.int64)), rel, found
+
+
+ORDERING_TIES = ORDERED  # the tie policies that order a ranking (the catalogue's set)
+
+
+def order_rankings(qcode: np.ndarray, n_codes: int, score: np.ndarray, ties: str, *,
+                   doc_rank: np.ndarray | None = None, rows: np.ndarray | None = None,
+                   rel: np.ndarray | None = None) -> np.ndarray:
+    """The one place rankings are ordered: the row order that groups rows by query
+    code (ascending, codes in ``[0, n_codes)``) and ranks each query's rows by score
+    descending, equal scores under the tie policy ``ties``:
+
+    ``trec``: document id descending in byte order (``doc_rank``: each row's
+    document rank among its query's documents in id order, as trec_eval);
+    ``input``: the order of the rows (``rows``: each row's position in the input,
+    default ``0..n-1``); ``optimistic`` / ``pessimistic``: most / least relevant
+    first (``rel``), then document id descending.
+
+    Rows that already come grouped and ranked are only checked; large inputs are
+    sorted on both cores.  :func:`prepare` and the beyond-accuracy metrics
+    (:mod:`ranklens.recsys.beyond`) order their rankings here."""
+    if ties not in ORDERING_TIES:
+        raise AssertionError(ties)  # callers map expected/grouped to trec
+    cols: dict[str, Any] = {"q": qcode, "s": score}
+    keys: list[tuple[str, str]] = [("q", "ascending"), ("s", "descending")]
+    if ties in ("optimistic", "pessimistic"):
+        assert rel is not None
+        cols["r"] = rel
+        keys.append(("r", "descending" if ties == "optimistic" else "ascending"))
+    if ties == "input":
+        cols["i"] = np.arange(len(qcode)) if rows is None else rows
+        keys.append(("i", "ascending"))
+    else:
+        assert doc_rank is not None
+        cols["d"] = doc_rank
+        keys.append(("d", "descending"))
+    ready = _ordered_groups(cols, keys)
+    if ready is not None:
+        return ready
+    if ties in ("trec", "input") and len(qcode) > 1:
+        tie = None if ties == "input" else np.asarray(doc_rank)
+        packed = _packed_order(np.asarray(qcode), n_codes, np.asarray(score), tie)
+        if packed is not None:
+            return packed
+    return _split_sort(cols, keys, n_codes, checked=True)
+
+
+def _bits(x: int) -> int:
+    return max(int(x).bit_length(), 1)
+
+
+def _packed_order(qcode: np.ndarray, n_codes: int, score: np.ndarray,
+                  tie: np.ndarray | None) -> np.ndarray | None:
+    """Rows by (query code, score descending, ``tie`` descending, row), with the keys and
+    the row number packed into one uint64 per row and sorted as plain values (NumPy
+    sorts values several times faster than Arrow's multi-key sort or a lexsort); the
+    score enters as its dense rank.  ``tie`` None: rows in input order.  None when the
+    keys need more than 64 bits.  Large inputs are cut into two sets of whole queries,
+    sorted on both cores."""
+    n = qcode.size
+    # the keys of a typical input with distinct scores: give up before any work when they
+    # cannot fit (a tie key as wide as the input, e.g. a global document rank)
+    bw = _bits(int(tie.max()) - int(tie.min())) if tie is not None and n else 0
+    if _bits(max(n_codes - 1, 0)) + bw + 2 * _bits(max(n - 1, 0)) > 64:
+        return None
+    if n >= _PARALLEL_ROWS and n_codes > 1:
+        mid = int(np.searchsorted(np.cumsum(np.bincount(qcode, minlength=n_codes)),
+                                  n // 2)) + 1
+        first = qcode < mid
+        head, tail = np.flatnonzero(first), np.flatnonzero(~first)
+        if head.size and tail.size:
+            def part(sel: np.ndarray) -> np.ndarray | None:
+                order = _packed_block(qcode[sel], score[sel],
+                                      None if tie is None else tie[sel])
+                return None if order is None else sel[order]
+
+            job = parallel_pool().submit(part, tail)
+            o0 = part(head)
+            o1 = job.result()
+            return None if o0 is None or o1 is None else np.concatenate([o0, o1])
+    return _packed_block(qcode, score, tie)
+
+
+def _packed_block(qcode: np.ndarray, score: np.ndarray, tie: np.ndarray | None
+                  ) -> np.ndarray | None:
+    n = qcode.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    lo = int(tie.min()) if tie is not None else 0
+    width = int(tie.max()) - lo + 1 if tie is not None else 1
+    bq, bi = _bits(int(qcode.max())), _bits(n - 1)
+    bw = _bits(width - 1) if tie is not None else 0
+    by_score = np.argsort(score)
+    ordered = score[by_score]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    del ordered
+    dense = np.cumsum(new)                       # 1 .. n_scores, ascending
+    n_scores = int(dense[-1])
+    bs = _bits(n_scores - 1)
+    if bq + bs + bw + bi > 64:
+        return None
+    desc = np.empty(n, dtype=np.int64)
+    desc[by_score] = n_scores - dense            # 0 = the highest score
+    del by_score, dense, new
+    u64 = np.uint64
+    key = qcode.astype(u64) << u64(bs + bw + bi)
+    key |= desc.astype(u64) << u64(bw + bi)
+    del desc
+    if tie is not None:
+        key |= (width - 1 - (tie.astype(np.int64) - lo)).astype(u64) << u64(bi)
+    key |= np.arange(n, dtype=u64)
+    key.sort()
+    return (key & u64((1 << bi) - 1)).astype(np.int64)
+
+
+def _score_column(run: Run, conv: Conventions) -> np.ndarray:
+    if conv.score_precision == "float32":
+        return run._values.astype(np.float32).astype(np.float64)
+    return run._values
+
+
+def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
+    """Join ``run`` to ``qrels`` and sort every query's ranking once."""
+    if len(qrels) == 0:
+        raise InputError("The qrels are empty: there is nothing to evaluate against.")
+    if len(run) == 0:
+        raise InputError(
+            "The run is empty: it has no (query, doc, score) rows. Check that the run was "
+            "read from the right file or frame."
+        )
+    idx = _judgment_index(qrels)
+    nq_all = len(idx.query_ids)
+    report: dict[str, int] = {}
+
+    # -- a large run not indexed yet joins by one sort with the qrels ---------------------
+    joined: tuple[np.ndarray, np.ndarray] | None = None
+    if "pairs" not in run._cache:
+        pairs, rel_row, found_row = _merge_join(qrels, run, idx)
+        run._cache["pairs"] = pairs
+        joined = (rel_row, found_row)
+
+    # -- query codes: map the run's distinct query ids onto the qrels' ---------------------
+    pairs = run._pairs
+    qmap_arr = pc.index_in(pairs.query_dict, value_set=idx.query_ids)
+    qmap: np.ndarray = to_numpy(qmap_arr, fill=-1).astype(np.int32 if nq_all < 2**31 else np.int64)
+    report["run_queries_without_judgments"] = int((qmap < 0).sum())
+    unjudged_ids = (pairs.query_dict.filter(from_numpy(qmap < 0))
+                    if report["run_queries_without_judgments"] else pairs.query_dict[:0])
+    qcode = qmap[pairs.query_code]
+    score = _score_column(run, conventions)
+    doc_rank = pairs.doc_rank
+    d_run = run._d
+    rows = None
+    if report["run_queries_without_judgments"]:
+        keep = qcode >= 0
+        rows = np.flatnonzero(keep)
+        qcode, score, doc_rank = qcode[rows], score[rows], doc_rank[rows]
+        if joined is not None:
+            joined = (joined[0][rows], joined[1][rows])
+        else:
+            d_run = d_run.take(from_numpy(rows))
+    report["run_rows_without_judged_query"] = int(len(run) - len(qcode))
+
+    # -- judgments of the retrieved documents (from the merge above, or one hash lookup
+    # and one binary search) and one sort by query, score descending and the tie rule.
+    # The lookup and the sort are independent (unless the tie rule needs the grades), so
+    # large inputs run them on both cores.
+    def lookup() -> np.ndarray:
+        if pa.types.is_dictionary(d_run.type):  # codes: look up the distinct ids only
+            m = to_numpy(pc.index_in(d_run.dictionary, value_set=idx.doc_keys.doc_ids),
+                         fill=-1)
+            return m[to_numpy(d_run.indices)]
+        return to_numpy(pc.index_in(d_run, value_set=idx.doc_keys.doc_ids), fill=-1)
+
+    ties = conventions.ties
+    dcode: np.ndarray | None = None
+    if ties in ("optimistic", "pessimistic") and joined is None:
+        dcode = lookup()
+        joined = _lookup_rel(idx, qcode, dcode)
+
+    sort = partial(order_rankings, qcode, nq_all, score, ties, doc_rank=doc_rank, rows=rows,
+                   rel=None if joined is None else joined[0])
+
+    if joined is not None:
+        order = sort()
+    elif len(qcode) >= _PARALLEL_ROWS:
+        pending = parallel_pool().submit(lookup)
+        order = sort()
+        dcode = pending.result()
+    else:
+        dcode = lookup()
+        order = sort()
+    score = score[order]
+    # rows are now grouped by query code: the codes follow from the counts
+    counts = np.bincount(qcode, minlength=nq_all)
+    del qcode
+    offs = np.zeros(nq_all + 1, dtype=np.int64)
+    np.cumsum(counts, out=offs[1:])
+    if joined is not None:
+        rel, in_qrels = joined[0][order], joined[1][order]
+    else:
+        assert dcode is not None
+        rel, in_qrels = _lookup_rel(
+            idx, np.repeat(np.arange(nq_all, dtype=np.int64), counts), dcode[order])
+    # a negative grade is a judgment of non-relevance that trec_eval treats as
+    # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj)
+    judged = in_qrels & (rel >= 0)
+
+    if conventions.depth is not None:
+        pos = np.arange(len(score)) - np.repeat(offs[:-1], counts)
+        keep = pos < conventions.depth
+        report["rows_beyond_depth"] = int(len(keep) - keep.sum())
+        if not keep.all():
+            score, rel, judged = score[keep], rel[keep], judged[keep]
+            counts = np.minimum(counts, conventions.depth)
+
+    # -- which queries are evaluated ---------------------------------------------------------
+    present = counts > 0
+    if conventions.judged_only:
+        # trec_eval -J: the unjudged documents (not in the qrels, or graded below 0) of the
+        # kept top are thrown out and the others move up; a query keeps its place (an
+        # empty ranking) even when none of its documents is judged
+        report["rows_unjudged_dropped"] = int(len(judged) - judged.sum())
+        if not judged.all():
+            counts = np.bincount(np.repeat(np.arange(nq_all), counts)[judged],
+                                 minlength=nq_all)
+            score, rel, judged = score[judged], rel[judged], judged[judged]
+    n_missing = int(nq_all - present.sum())
+    report["qrels_queries_missing_from_run"] = n_missing
+    selected = np.ones(nq_all, dtype=bool)
+    if n_missing:
+        if conventions.missing == "error":
+            missing_ids = idx.query_ids.filter(from_numpy(~present)).to_pylist()
+            shown = ", ".join(map(repr, missing_ids[:5]))
+            more = f" and {len(missing_ids) - 5} more" if len(missing_ids) > 5 else ""
+            raise InputError(
+                f"{n_missing} queries in the qrels are not in the run: {shown}{more}. "
+                "Pass missing='zero' to score them 0 or missing='skip' to leave them out."
+            )
+        if conventions.missing == "skip":
+            selected &= present
+    report["run_queries_matched"] = int(present.sum())
+    nrel_all = np.bincount(idx.qcode[idx.rel_sorted >= conventions.rel_threshold],
+                           minlength=nq_all)
+    no_rel = selected & (nrel_all == 0)
+    report["queries_without_relevant"] = int(no_rel.sum())
+    if no_rel.any():
+        if conventions.no_relevant == "error":
+            ids = idx.query_ids.filter(from_numpy(no_rel)).to_pylist()
+            shown = ", ".join(map(repr, ids[:5]))
+            more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
+            raise InputError(
+                f"{len(ids)} queries have no relevant judgment (relevance >= "
+                f"{conventions.rel_threshold}): {shown}{more}. Pass no_relevant='zero', "
+                "'skip' or 'nan' to evaluate anyway."
+            )
+        if conventions.no_relevant == "skip":
+            selected &= ~no_rel
+
+    # -- restrict to the selected queries (renumbered densely) -------------------------------
+    if not selected.all():
+        keep_rows = np.repeat(selected, counts)
+        score, rel, judged = score[keep_rows], rel[keep_rows], judged[keep_rows]
+        keep_j = selected[idx.qcode]
+        ideal_rel = idx.rel_sorted[keep_j]
+        icounts = np.diff(idx.offsets)[selected]
+        query_ids = idx.query_ids.filter(from_numpy(selected))
+        counts = counts[selected]
+    else:
+        ideal_rel = idx.rel_sorted
+        icounts = np.diff(idx.offsets)
+        query_ids = idx.query_ids
+    n_sel = int(selected.sum())
+    offsets = np.zeros(n_sel + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    ideal_offsets = np.zeros(n_sel + 1, dtype=np.int64)
+    np.cumsum(icounts, out=ideal_offsets[1:])
+    report["queries_evaluated"] = n_sel
+    return Prepared(
+        query_ids=query_ids,
+        offsets=offsets,
+        rel=rel,
+        judged=judged,
+        score=score,
+        ideal_offsets=ideal_offsets,
+        ideal_rel=ideal_rel,
+        conventions=conventions,
+        report=report,
+        unjudged_ids=unjudged_ids,
+    )

@@ -1,0 +1,318 @@
+"""``ranklens.evaluate``: the public entry point for ranking evaluation."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ranklens._shared.arrow import from_numpy, to_numpy
+from ranklens._shared.deps import needs
+from ranklens.errors import InputError, MetricNameError, RanklensWarning
+from ranklens.metrics import Metric, get_metric
+from ranklens.ranking.conventions import Conventions, resolve_conventions
+from ranklens.ranking.data import Qrels, Run
+from ranklens.ranking.engine import Prepared, prepare
+from ranklens.ranking.kernels._segments import require_ties
+
+__all__ = ["Result", "evaluate"]
+
+GM_FLOOR = 1e-5  # trec_eval's floor for geometric means (gm_map, gm_bpref)
+
+
+def aggregate(values: np.ndarray, how: str) -> float:
+    """Mean, geometric mean (trec_eval: floor 1e-5) or sum; NaN entries are excluded."""
+    v = values[~np.isnan(values)]
+    if v.size == 0:
+        return float("nan")
+    if how == "sum":
+        return float(v.sum())
+    if how == "gmean":
+        return float(np.exp(np.mean(np.log(np.maximum(v, GM_FLOOR)))))
+    return float(v.mean())
+
+
+@dataclass(frozen=True)
+class Result:
+    """Per-query values of every metric, their aggregates and how they were made.
+
+    The same type whatever the number of metrics.  Keys are exactly the metric
+    strings passed to :func:`evaluate`.
+    """
+
+    metrics: tuple[str, ...]
+    query_ids: tuple[str, ...]
+    values: Mapping[str, np.ndarray]
+    parsed: Mapping[str, Metric]
+    conventions: Conventions
+    report: Mapping[str, int] = field(default_factory=dict)
+    run_name: str | None = None
+
+    def summary(self) -> dict[str, float]:
+        """``{metric: aggregate}`` (mean, or sum / geometric mean where the metric says)."""
+        return {
+            m: aggregate(self.values[m], self.parsed[m].definition.aggregate)
+            for m in self.metrics
+        }
+
+    def __getitem__(self, metric: str) -> float:
+        key = self._key(metric)
+        return aggregate(self.values[key], self.parsed[key].definition.aggregate)
+
+    def _key(self, metric: str) -> str:
+        if metric in self.values:
+            return metric
+        want = get_metric(metric)
+        for m, p in self.parsed.items():
+            if p == want:
+                return m
+        raise MetricNameError(
+            f"metric {metric!r} was not evaluated; the result has {list(self.metrics)}."
+        )
+
+    def per_query(self, metric: str) -> dict[str, float]:
+        """``{query id: value}`` of one metric, queries in sorted id order."""
+        vals = self.values[self._key(metric)]
+        return dict(zip(self.query_ids, vals.tolist(), strict=True))
+
+    def per_query_all(self) -> dict[str, dict[str, float]]:
+        """``{metric: {query id: value}}`` for every metric."""
+        return {m: self.per_query(m) for m in self.metrics}
+
+    def to_arrow(self) -> Any:
+        import pyarrow as pa
+
+        cols: dict[str, Any] = {"query": pa.array(self.query_ids, type=pa.string())}
+        for m in self.metrics:
+            cols[m] = self.values[m]
+        return pa.table(cols)
+
+    def to_frame(self) -> Any:
+        """Per-query values as a pandas DataFrame: one row per query, one column
+        per metric (requires pandas)."""
+        with needs("pandas", "Result.to_frame()"):
+            return self.to_arrow().to_pandas().set_index("query")
+
+    def __repr__(self) -> str:
+        s = ", ".join(f"{k}={v:.4f}" for k, v in self.summary().items())
+        return f"<Result {len(self.query_ids)} queries: {s}>"
+
+
+def metric_list(metrics: Any) -> list[Any]:
+    """``metrics`` as a list: one metric string or Metric, or an iterable of them."""
+    if isinstance(metrics, (str, Metric)):
+        return [metrics]
+    if isinstance(metrics, Iterable):
+        return list(metrics)
+    raise MetricNameError(
+        f"metrics must be a metric string, a Metric or a list of them (e.g. "
+        f"['ndcg@10', 'map']), got {type(metrics).__name__}."
+    )
+
+
+def check_tables(qrels: Any, run: Any) -> None:
+    """Raise InputError unless ``qrels`` is a Qrels and ``run`` a Run."""
+    if not isinstance(qrels, Qrels):
+        raise InputError(
+            f"qrels must be a ranklens.Qrels, got {type(qrels).__name__}; build one with "
+            "Qrels.from_dict, Qrels.from_frame or Qrels.from_arrays."
+        )
+    if not isinstance(run, Run):
+        raise InputError(
+            f"run must be a ranklens.Run, got {type(run).__name__}; build one with "
+            "Run.from_dict, Run.from_frame or Run.from_arrays."
+        )
+
+
+def _ordering(ties: str) -> str:
+    """The sort a tie policy needs (expected/grouped work on the trec order)."""
+    return ties if ties in ("input", "optimistic", "pessimistic") else "trec"
+
+
+def evaluate(
+    qrels: Qrels,
+    run: Run,
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    profile: str | None = None,
+    conventions: Conventions | None = None,
+    ties: str | None = None,
+    missing: str | None = None,
+    no_relevant: str | None = None,
+    unjudged: str | None = None,
+    rel_threshold: float | None = None,
+    depth: int | None = None,
+    judged_only: bool | None = None,
+    iprec_rounding: str | None = None,
+    score_precision: str | None = None,
+) -> Result:
+    """Evaluate ``run`` against ``qrels`` with every metric in ``metrics``.
+
+    Parameters
+    ----------
+    qrels, run:
+        :class:`~ranklens.Qrels` and :class:`~ranklens.Run`.
+    metrics:
+        Metric strings (``"ndcg@10"``, ``"map"``, ``"P.5"``, ...) or
+        :class:`~ranklens.metrics.Metric` values; one string is accepted too.
+    profile, conventions:
+        A named profile (``trec_eval``, ``pytrec_eval``, ``ranx``, ``sklearn``,
+        ``rectools``, ``replay``, ``spark``; see :mod:`ranklens.ranking.conventions`)
+        or a :class:`~ranklens.Conventions`; the keyword arguments after them
+        override single conventions (each is documented on
+        :class:`~ranklens.Conventions`).
+
+    Returns
+    -------
+    Result
+        Per-query values for every metric, their aggregates, the conventions
+        used and a report of how many queries each rule affected.
+
+    Examples
+    --------
+    >>> import ranklens
+    >>> qrels = ranklens.Qrels.from_dict({"q1": {"d1": 2, "d2": 0, "d3": 1}})
+    >>> run = ranklens.Run.from_dict({"q1": {"d1": 0.9, "d2": 0.5, "d3": 0.5}})
+    >>> res = ranklens.evaluate(qrels, run, ["p@2", "ndcg_cut.10"])
+    >>> res.summary()["p@2"]
+    1.0
+    """
+    check_tables(qrels, run)
+    conv = resolve_conventions(
+        conventions,
+        profile,
+        dict(ties=ties, missing=missing, no_relevant=no_relevant, unjudged=unjudged,
+             rel_threshold=rel_threshold, depth=depth, judged_only=judged_only,
+             iprec_rounding=iprec_rounding, score_precision=score_precision),
+    )
+    names = metric_list(metrics)
+    if not names:
+        raise MetricNameError("no metric given: pass at least one, e.g. ['ndcg@10', 'map'].")
+    keys = [str(m) for m in names]
+    if len(set(keys)) != len(keys):
+        dup = sorted({k for k in keys if keys.count(k) > 1})
+        raise MetricNameError(f"metric(s) {dup} given more than once.")
+    parsed = {key: get_metric(m) for key, m in zip(keys, names, strict=True)}
+    jobs = [Job(key, metric, plan_params(key, metric, conv)) for key, metric in parsed.items()]
+    out = run_jobs(qrels, run, conv, jobs, stacklevel=3)
+    return Result(
+        metrics=tuple(keys),
+        query_ids=tuple(out.query_ids.to_pylist()),
+        values=out.values,
+        parsed=parsed,
+        conventions=conv,
+        report=out.report,
+        run_name=run.name,
+    )
+
+
+@dataclass(frozen=True)
+class Job:
+    """One metric to compute: its key, the metric, its resolved parameters and the
+    vector of cutoffs the kernel receives (None: the metric's own k)."""
+
+    key: str
+    metric: Metric
+    params: dict[str, Any]
+    k: np.ndarray | None = None
+
+
+def plan_params(key: str, metric: Metric, conv: Conventions, cutoff: Any = None
+                ) -> dict[str, Any]:
+    """The parameters ``metric`` is computed with under ``conv``, checked against
+    the catalogue (family, tie policy, allowed combinations) before any data is
+    touched."""
+    defn = metric.definition
+    if defn.domain != "ranking":
+        raise MetricNameError(
+            f"metric {key!r} is a {defn.domain} metric, not a ranking metric; compute it "
+            f"with ranklens.{defn.domain}, not ranklens.evaluate."
+        )
+    params = metric.resolve(conv, cutoff)
+    require_ties(f"{defn.name} ({key!r})", params["ties"], tuple(sorted(defn.ties)))
+    return params
+
+
+@dataclass(frozen=True)
+class Computed:
+    query_ids: pa.Array
+    values: dict[str, np.ndarray]
+    report: dict[str, int]
+
+
+def run_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job],
+             stacklevel: int = 2) -> Computed:
+    """The one evaluation path: prepare the rankings once per ordering, run each
+    metric's kernel (with a vector of cutoffs where the job gives one and the
+    kernel takes it, else once per cutoff), then apply the conventions' rules
+    for queries without relevant documents and run queries without judgments.
+    Values have one row per query (and one column per cutoff for vector jobs)."""
+    prepared: dict[str, Prepared] = {}
+    values: dict[str, np.ndarray] = {}
+    for job in jobs:
+        order = _ordering(job.params["ties"])
+        if order not in prepared:
+            prepared[order] = prepare(qrels, run, conv if order == conv.ties else
+                                      _with_ties(conv, order))
+        prep = prepared[order]
+        defn = job.metric.definition
+        kernel = defn.kernel
+        k = job.metric.k if job.k is None else job.k
+        if isinstance(k, np.ndarray) and not defn.vector_k:
+            cols = [np.asarray(kernel(prep, int(c), job.params), dtype=np.float64) for c in k]
+            v = np.column_stack(cols) if cols else np.zeros((prep.n_queries, 0))
+        else:
+            v = np.asarray(kernel(prep, k, job.params), dtype=np.float64)
+        values[job.key] = np.array(v, dtype=np.float64)  # own, writable copy
+    prep = next(iter(prepared.values()))
+    if conv.no_relevant == "nan":
+        none = prep.num_rel(conv.rel_threshold) == 0
+        for key in values:
+            values[key][none] = np.nan
+    report = dict(prep.report)
+    n = report.get("run_queries_without_judgments", 0)
+    if report.get("run_queries_matched", 1) == 0:
+        warnings.warn(
+            "the run shares no query with the qrels, so every query scores as missing "
+            f"(missing={conv.missing!r}); check that the query ids match (e.g. 'q1' vs '1') "
+            "and that this is the right qrels file.",
+            RanklensWarning,
+            stacklevel=stacklevel,
+        )
+    elif n and conv.unjudged == "skip":
+        warnings.warn(
+            f"{n} run queries have no judgments in the qrels and were not evaluated "
+            f"({report['run_rows_without_judged_query']} rows); unjudged='zero' scores them 0.",
+            RanklensWarning,
+            stacklevel=stacklevel,
+        )
+    query_ids = prep.query_ids
+    if n and conv.unjudged == "zero" and prep.unjudged_ids is not None:
+        query_ids, values = _with_zero_queries(query_ids, values, prep.unjudged_ids)
+        report["run_queries_scored_zero_without_judgments"] = n
+        report["queries_evaluated"] = len(query_ids)
+    for key in values:
+        values[key].setflags(write=False)
+    return Computed(query_ids, values, report)
+
+
+def _with_zero_queries(query_ids: pa.Array, values: dict[str, np.ndarray], extra: pa.Array
+                       ) -> tuple[pa.Array, dict[str, np.ndarray]]:
+    """Add the ``extra`` queries (none of them in ``query_ids``) at 0 for every metric,
+    keeping the ids in byte order."""
+    ids = pa.concat_arrays([query_ids.cast(pa.large_string()), extra.cast(pa.large_string())])
+    order = to_numpy(pc.array_sort_indices(ids))
+    return (ids.take(from_numpy(order)),
+            {k: np.concatenate([v, np.zeros((len(extra), *v.shape[1:]))])[order]
+             for k, v in values.items()})
+
+
+def _with_ties(conv: Conventions, ties: str) -> Conventions:
+    from dataclasses import replace
+
+    return replace(conv, ties=ties)

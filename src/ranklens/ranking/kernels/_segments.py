@@ -1,0 +1,145 @@
+"""Segmented building blocks shared by the ranking kernels.
+
+All functions work on the flat, rank-ordered arrays of a
+:class:`~ranklens.ranking.engine.Prepared` and never loop over queries in Python.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ranklens.errors import UnsupportedError
+
+if TYPE_CHECKING:
+    from ranklens.ranking.engine import Prepared
+
+
+def within(prep: Prepared, k: int | None) -> np.ndarray | None:
+    """Mask of positions at rank <= k (None when every position counts)."""
+    if k is None:
+        return None
+    return prep.pos < k
+
+
+def is_vector(k: Any) -> bool:
+    """Whether ``k`` is a vector of cutoffs (kernels then return queries x cutoffs)."""
+    return isinstance(k, np.ndarray) and k.ndim == 1
+
+
+def col(x: np.ndarray, k: Any) -> np.ndarray:
+    """A per-query array shaped to broadcast against per-cutoff values."""
+    return x[:, None] if is_vector(k) else x
+
+
+def value_shape(n_queries: int, k: Any) -> tuple[int, ...]:
+    """The shape of a kernel's result: (queries,) or (queries, cutoffs)."""
+    return (n_queries, len(k)) if is_vector(k) else (n_queries,)
+
+
+def cutoff_array(k: Any) -> Any:
+    """``k`` as a float (scalar) or a row of floats (vector), for arithmetic."""
+    return k.astype(np.float64) if is_vector(k) else float(k)
+
+
+def sum_at(seg: np.ndarray, pos: np.ndarray, values: np.ndarray, n: int, k: Any
+           ) -> np.ndarray:
+    """Per-query sum of ``values`` at 0-based positions ``pos < k``.
+
+    ``k`` None: every position; an integer: one cutoff (shape (n,)); a sorted
+    vector of cutoffs: shape (n, len(k)), column j summing the positions below
+    ``k[j]`` (each entry is added once, at the first cutoff that includes it,
+    and the columns are cumulated).
+    """
+    if k is None:
+        return np.bincount(seg, weights=values, minlength=n)
+    if not is_vector(k):
+        m = pos < k
+        return np.bincount(seg[m], weights=values[m], minlength=n)
+    width = len(k)
+    first = np.searchsorted(k, pos, side="right")  # first cutoff that counts the entry
+    m = first < width
+    flat = seg[m] * width + first[m]
+    out = np.bincount(flat, weights=values[m], minlength=n * width).reshape(n, width)
+    return np.cumsum(out, axis=1)
+
+
+def group_mean(prep: Prepared, x: np.ndarray) -> np.ndarray:
+    """Replace every value by the mean over its tie group (expected value of
+    a position's value under a uniformly random order of tied documents)."""
+    gs = prep.group_start
+    if len(gs) == 0:
+        return x.astype(np.float64)
+    starts = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
+    sums = np.add.reduceat(x.astype(np.float64), starts)
+    sizes = np.diff(np.append(starts, len(x)))
+    return np.repeat(sums / sizes, sizes)
+
+
+def binary_values(prep: Prepared, threshold: float, ties: str) -> np.ndarray:
+    """Per-position binary relevance, or its expectation under ``expected`` ties."""
+    b = prep.is_rel(threshold)
+    if ties == "expected":
+        return group_mean(prep, b)
+    return b.astype(np.float64)
+
+
+def first_relevant_prob(prep: Prepared, threshold: float, ties: str) -> np.ndarray:
+    """Probability that each position holds the first relevant document.
+
+    Without ``expected`` ties this is 1 at the first relevant position of a
+    query and 0 elsewhere.  With ``expected`` ties, inside the first tie group
+    that contains a relevant document (size g, r relevant, offset t within
+    the group) it is C(g-1-t, r-1) / C(g, r).
+    """
+    b = prep.is_rel(threshold)
+    cum = prep.cum_rel(threshold)
+    if ties != "expected":
+        return (b & (cum == 1)).astype(np.float64)
+    gs = prep.group_start
+    g = prep.group_size.astype(np.float64)
+    # relevant documents before the group and inside the group
+    before = cum[gs] - b[gs]
+    starts = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]]) if len(gs) else gs
+    r_group = np.repeat(np.add.reduceat(b.astype(np.int64), starts),
+                        np.diff(np.append(starts, len(b)))) if len(b) else b.astype(np.int64)
+    t = (np.arange(len(b)) - gs).astype(np.float64)
+    r = r_group.astype(np.float64)
+    active = (before == 0) & (r_group > 0) & (t <= g - r)
+    # log C(g-1-t, r-1) - log C(g, r) via a ratio product:
+    # p_t = r/g * prod_{u<t} (g-r-u)/(g-1-u)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step = np.where(active, np.log(np.maximum(g - r - t, 1e-300)) - np.log(
+            np.maximum(g - 1 - t, 1e-300)), 0.0)
+    # exclusive cumulative sum of `step` within each tie group (groups are short)
+    c = np.cumsum(step)
+    excl = c - step
+    base = excl[gs]
+    logp = np.log(np.where(active, r / np.maximum(g, 1), 1.0)) + (excl - base)
+    return np.where(active, np.exp(logp), 0.0)
+
+
+def require_ties(metric: str, ties: str, allowed: tuple[str, ...]) -> None:
+    """Raise :class:`UnsupportedError` unless ``ties`` is one of ``allowed``."""
+    if ties not in allowed:
+        raise UnsupportedError(
+            f"the tie policy {ties!r} is not defined for {metric}; it supports "
+            f"{', '.join(map(repr, allowed))}."
+        )
+
+
+def dense_top(prep: Prepared, values: np.ndarray, k: int, fill: float = 0.0) -> np.ndarray:
+    """A (queries x k) matrix of the first k values of each ranking, padded."""
+    out = np.full((prep.n_queries, k), fill, dtype=np.float64)
+    m = prep.pos < k
+    out[prep.seg[m], prep.pos[m]] = values[m]
+    return out
+
+
+def safe_div(num: np.ndarray, den: Any) -> np.ndarray:
+    """``num / den`` where ``den > 0``, else 0 (broadcasting)."""
+    den = np.asarray(den, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    return out

@@ -1,0 +1,359 @@
+"""Binary-relevance ranking metrics.
+
+A document is relevant when it is judged with relevance >= the threshold
+(``rel=`` parameter, else the conventions' ``rel_threshold``, default 1);
+unjudged documents are non-relevant.  ``R`` is the number of relevant
+judgments of the query (retrieved or not), ``b_i`` the relevance of the
+document at rank ``i`` (1-based) and ``k`` the cutoff (the whole ranking
+when absent).  Every kernel returns one float per query.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ranklens.ranking.kernels._segments import (
+    binary_values,
+    col,
+    cutoff_array,
+    first_relevant_prob,
+    is_vector,
+    safe_div,
+    value_shape,
+    within,
+)
+
+if TYPE_CHECKING:
+    from ranklens.ranking.engine import Prepared
+
+
+
+def _thr(prep: Prepared, params: dict[str, Any]) -> float:
+    t = params.get("rel")
+    return float(prep.conventions.rel_threshold if t is None else t)
+
+
+def _hits(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """(Expected) number of relevant documents in the top k (k: None, an integer or a
+    vector of cutoffs)."""
+    if params["ties"] != "expected":
+        return prep.relevant(_thr(prep, params)).count_in(prep.n_queries, k)
+    b = binary_values(prep, _thr(prep, params), params["ties"])
+    return prep.sum_k(b, k)
+
+
+def num_retrieved(prep: Prepared, k: Any) -> np.ndarray:
+    n = prep.lengths.astype(np.float64)
+    return n if k is None else np.minimum(col(n, k), cutoff_array(k))
+
+
+def precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """Precision at k: ``P@k = (sum_{i<=k} b_i) / k``.
+
+    The denominator is ``k`` even when fewer than k documents are retrieved
+    (trec_eval ``P_k``).  Without a cutoff, precision over the whole ranking:
+    ``num_rel_ret / num_ret`` (trec_eval ``set_P``; 0 for an empty ranking).
+    Ties: any ordering policy, and ``expected`` (linear in ``b``).
+
+    >>> # seed 002: relevance by rank 1,0,1,1,0,1,0,0 -> P@4 = 3/4
+    """
+    hits = _hits(prep, k, params)
+    if k is None:
+        return safe_div(hits, prep.lengths)
+    return hits / cutoff_array(k)
+
+
+def recall(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """Recall at k: ``R@k = (sum_{i<=k} b_i) / R``; 0 when ``R = 0``.
+
+    Without a cutoff, recall of the whole ranking (trec_eval ``set_recall``).
+    Ties: ordering policies and ``expected``.
+    """
+    return safe_div(_hits(prep, k, params), col(prep.num_rel(_thr(prep, params)), k))
+
+
+def f_measure(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """F-beta at k: ``(1 + beta^2) P R / (beta^2 P + R)`` with ``P = P@k`` and
+    ``R = R@k`` (``beta=1``: F1 = 2 TP / (k + R)); 0 when P + R = 0.
+
+    Without a cutoff, over the whole ranking with ``P = num_rel_ret/num_ret``
+    (trec_eval ``set_F``).  Ties: ordering policies and ``expected`` (for
+    ``k`` set, F is linear in TP).
+    """
+    beta2 = float(params["beta"]) ** 2
+    hits = _hits(prep, k, params)
+    denom_p = prep.lengths.astype(np.float64) if k is None else cutoff_array(k)
+    p = safe_div(hits, denom_p)
+    r = safe_div(hits, col(prep.num_rel(_thr(prep, params)), k))
+    return safe_div((1 + beta2) * p * r, beta2 * p + r)
+
+
+def average_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """Average precision at k.
+
+    ``AP@k = (1/N) * sum_{i<=k} b_i * P@i`` where the normaliser ``N`` is
+    ``norm=r``: ``R`` (trec_eval ``map``/``map_cut``, ranx ``map``);
+    ``norm=min_r_k``: ``min(R, k)`` (seed 000, ml_metrics ``apk``);
+    ``norm=retrieved``: the number of relevant documents in the top k
+    (scikit-learn's ``average_precision_score`` over the ranked documents);
+    ``norm=k``: k (RecTools ``MAP(divide_by_k=True)``; needs a cutoff).
+    0 when ``N = 0``.  MAP is the mean of AP over queries.  ``map@k`` is ``ap@k``.
+
+    Ties: ordering policies; ``expected`` (exact expectation over tied orders:
+    a position at offset t of a tie group of size g holding r relevant, with
+    c relevant before the group, contributes
+    ``(c r/g + r/g + t r (r-1)/(g (g-1))) / i``); ``grouped`` (a tie group is
+    retrieved at once and every relevant document in it gets the precision at
+    the group's end; scikit-learn's threshold view).  ``norm=retrieved`` with a
+    cutoff is not defined under ``expected`` (the normaliser is random too).
+    """
+    thr = _thr(prep, params)
+    ties = params["ties"]
+    norm = params["norm"]
+    b = prep.is_rel(thr)
+    rank = prep.pos.astype(np.float64) + 1.0
+    if ties == "expected":
+        gs = prep.group_start
+        g = prep.group_size.astype(np.float64)
+        cum = prep.cum_rel(thr)
+        c = (cum[gs] - b[gs]).astype(np.float64)
+        eb = binary_values(prep, thr, "expected")
+        r = eb * g
+        t = (np.arange(len(b)) - gs).astype(np.float64)
+        pair = np.where(g > 1, r * (r - 1) / np.maximum(g * (g - 1), 1.0), 0.0)
+        term = (c * eb + eb + t * pair) / rank
+        rel_in_k = eb
+    elif ties == "grouped":
+        if is_vector(k):  # the groups cut by k differ per cutoff
+            return np.column_stack([average_precision(prep, int(c), params) for c in k])
+        cum = prep.cum_rel(thr)
+        end = prep.group_start + prep.group_size - 1
+        if k is not None:
+            # a group cut by k ends at rank k
+            end = np.minimum(end, prep.offsets[:-1][prep.seg] + k - 1)
+        term = np.where(b, cum[end] / (prep.pos[end] + 1.0), 0.0)
+        rel_in_k = b.astype(np.float64)
+    else:
+        # only relevant positions contribute: the j-th relevant at rank r adds j / r
+        sp = prep.relevant(thr)
+        total = sp.sum_in(prep.n_queries, sp.ordinal / (sp.pos + 1.0), k)
+        den = _ap_norm(prep, k, norm, thr, lambda: sp.count_in(prep.n_queries, k))
+        return safe_div(total, den)
+    total = prep.sum_k(term, k)
+    den = _ap_norm(prep, k, norm, thr, lambda: prep.sum_k(rel_in_k, k))
+    return safe_div(total, den)
+
+
+def _ap_norm(prep: Prepared, k: Any, norm: str, thr: float, retrieved: Any) -> np.ndarray:
+    """AP's normaliser: R, min(R, k), k or the relevant retrieved (``retrieved()``)."""
+    if norm == "r":
+        return col(prep.num_rel(thr).astype(np.float64), k)
+    if norm == "min_r_k":
+        den = prep.num_rel(thr).astype(np.float64)
+        return den if k is None else np.minimum(col(den, k), cutoff_array(k))
+    if norm == "k":  # the catalogue's rule: norm=k comes with a cutoff
+        return np.broadcast_to(cutoff_array(k), value_shape(prep.n_queries, k))
+    return retrieved()
+
+
+def reciprocal_rank(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """Reciprocal rank of the first relevant document within the top k
+    (``1/rank``; 0 if none).  MRR is its mean.  trec_eval ``recip_rank``.
+
+    Ties: ordering policies and ``expected`` (the probability that each
+    position of the first tie group holding a relevant document is the first
+    relevant one is hypergeometric).
+    """
+    if params["ties"] != "expected":
+        rank = _first_relevant_rank(prep, _thr(prep, params), k)
+        return safe_div(np.ones(rank.shape), rank)
+    p = first_relevant_prob(prep, _thr(prep, params), params["ties"])
+    return prep.sum_k(p / (prep.pos + 1.0), k)
+
+
+def _first_relevant_rank(prep: Prepared, thr: float, k: Any) -> np.ndarray:
+    """1-based rank of each query's first relevant document (0 if none within k;
+    queries x cutoffs for a vector k)."""
+    sp = prep.relevant(thr)
+    has = sp.first[1:] > sp.first[:-1]
+    rank = np.zeros(prep.n_queries)
+    rank[has] = sp.pos[sp.first[:-1][has]] + 1.0
+    if k is None:
+        return rank
+    rank = col(rank, k)
+    return np.where(rank > cutoff_array(k), 0.0, rank)
+
+
+def success(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """Success / hit rate at k: 1 if a relevant document is in the top k, else 0
+    (trec_eval ``success``, ranx ``hit_rate``).  Ties: ordering policies and
+    ``expected`` (the probability of a hit).
+    """
+    if params["ties"] != "expected":
+        return (_first_relevant_rank(prep, _thr(prep, params), k) > 0).astype(np.float64)
+    p = first_relevant_prob(prep, _thr(prep, params), params["ties"])
+    return prep.sum_k(p, k)
+
+
+def arhr(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """Average reciprocal hit rank at k: ``sum_{i<=k} b_i / i`` per query
+    (seed 000: the sum of the reciprocal ranks of all hits; its mean over
+    queries is ARHR).  Ties: ordering policies and ``expected``.
+    """
+    if params["ties"] != "expected":
+        sp = prep.relevant(_thr(prep, params))
+        return sp.sum_in(prep.n_queries, 1.0 / (sp.pos + 1.0), k)
+    b = binary_values(prep, _thr(prep, params), params["ties"])
+    return prep.sum_k(b / (prep.pos + 1.0), k)
+
+
+def average_recall(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """Average recall at k (MAR@k is its mean over queries).
+
+    ``mode=relevant`` (seed 000): ``AR@k = (sum_{i<=k} b_i * R@i) / n_k`` with
+    ``n_k`` the number of relevant documents in the top k (0 if none): recall
+    averaged over the ranks that hold a hit.
+    ``mode=all``: ``AR@k = (1/k) sum_{i=1..k} R@i``, recall averaged over every
+    rank 1..k (ranks beyond the end of the ranking keep the final recall).
+    Ties: ordering policies.
+    """
+    thr = _thr(prep, params)
+    b = prep.is_rel(thr)
+    nrel = prep.num_rel(thr).astype(np.float64)
+    cum = prep.cum_rel(thr).astype(np.float64)
+    rec = safe_div(cum, nrel[prep.seg])
+    if params["mode"] == "relevant":
+        num = prep.sum_k(np.where(b, rec, 0.0), k)
+        return safe_div(num, prep.sum_k(b.astype(np.float64), k))
+    if k is None:
+        return safe_div(prep.seg_sum(rec), prep.lengths)
+    total = prep.sum_k(rec, k)
+    # ranks past the end of a short ranking keep its final recall
+    final = safe_div(prep.seg_sum(b.astype(np.float64)), nrel)
+    kf = cutoff_array(k)
+    short = np.maximum(kf - col(prep.lengths, k), 0)
+    return (total + short * col(final, k)) / kf
+
+
+def r_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """R-precision: precision at rank R (``(sum_{i<=R} b_i) / R``); 0 when R = 0.
+    trec_eval ``Rprec``.  Ties: ordering policies and ``expected``.
+    """
+    thr = _thr(prep, params)
+    nrel = prep.num_rel(thr)
+    if params["ties"] != "expected":
+        sp = prep.relevant(thr)
+        return safe_div(np.bincount(sp.seg[sp.pos < nrel[sp.seg]], minlength=prep.n_queries)
+                        .astype(np.float64), nrel)
+    b = binary_values(prep, thr, params["ties"])
+    return safe_div(prep.seg_sum(b, prep.pos < nrel[prep.seg]), nrel)
+
+
+def bpref(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """bpref (Buckley & Voorhees 2004, as trec_eval 10 computes it).
+
+    ``bpref = (1/R) * sum_{relevant retrieved d} (1 - min(n_d, R) / min(R, N))``
+    where ``n_d`` is the number of judged non-relevant documents (grade 0 <= g
+    < threshold) ranked above ``d`` and ``N`` the number of such judgments of
+    the query; when ``n_d = 0`` (or ``min(R, N) = 0``) a relevant document
+    contributes 1.  Unjudged documents and negative grades are skipped, as in
+    trec_eval.  0 when R = 0.  Ties: ordering policies.
+    """
+    thr = _thr(prep, params)
+    b = prep.is_rel(thr)
+    nonrel = prep.judged & ~b
+    m = within(prep, k)
+    if m is not None:
+        b = b & m
+        nonrel = nonrel & m
+    above = prep.seg_cumsum_int(nonrel.astype(np.int64)) - nonrel
+    nrel = prep.num_rel(thr).astype(np.float64)
+    n_nonrel = prep.num_nonrel(thr).astype(np.float64)
+    denom = np.minimum(nrel, n_nonrel)[prep.seg]
+    contrib = np.where(
+        denom > 0, 1.0 - np.minimum(above, nrel[prep.seg]) / np.where(denom > 0, denom, 1.0),
+        1.0)
+    return safe_div(prep.seg_sum(np.where(b, contrib, 0.0)), nrel)
+
+
+def _rank_for_recall(prep: Prepared, level: float, nrel: np.ndarray) -> np.ndarray:
+    if prep.conventions.iprec_rounding == "lround":
+        # C lround: halves away from zero (the values are non-negative)
+        return np.floor(level * nrel + 0.5)
+    return np.floor(level * nrel + 0.9)
+
+
+def interpolated_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """Interpolated precision at recall level ``k`` (written ``iprec@0.3``).
+
+    ``iprec(x) = max { P@i : i such that the top i hold at least n(x) relevant
+    documents }`` where ``n(x)`` is the number of relevant documents needed for
+    recall x: ``lround(x * R)`` (trec_eval 10) or ``floor(x * R + 0.9)``
+    (trec_eval 9 / pytrec_eval, convention ``iprec_rounding='legacy'``); the
+    max over an empty set is 0, and for ``n(x) = 0`` it is the maximum
+    precision at any rank (1 at x = 0 if the first document is relevant).
+    trec_eval ``iprec_at_recall``.  Ties: ordering policies.
+    """
+    return _iprec_levels(prep, [float(k)], params)[0]
+
+
+def _iprec_levels(prep: Prepared, levels: list[float], params: dict[str, Any]
+                  ) -> list[np.ndarray]:
+    thr = _thr(prep, params)
+    cum = prep.cum_rel(thr)
+    prec = cum / (prep.pos + 1.0)
+    nrel = prep.num_rel(thr).astype(np.float64)
+    # suffix maximum of precision within each query, evaluated at relevant ranks:
+    # iprec for "at least n relevant" = max precision over ranks with cum >= n.
+    # Since cum is non-decreasing, this is a suffix max from the first rank with cum >= n.
+    rev = prec[::-1]
+    seg_rev = prep.seg[::-1]
+    # segmented suffix max via maximum.accumulate on (query-offset shifted) values
+    shift = (prep.n_queries - seg_rev).astype(np.float64) * 2.0  # precision <= 1
+    sufmax = (np.maximum.accumulate(rev + shift) - shift)[::-1]
+    out = []
+    for level in levels:
+        need = _rank_for_recall(prep, level, nrel)
+        # cum is non-decreasing within a query: the first rank with cum >= need
+        # comes right after the ranks with cum < need
+        short = prep.seg_count(cum < need[prep.seg])
+        found = short < prep.lengths
+        first = np.minimum(prep.offsets[:-1] + short, max(len(prec) - 1, 0))
+        val = np.where(found, sufmax[first] if len(prec) else 0.0, 0.0)
+        val = np.where(nrel > 0, val, 0.0)
+        out.append(val)
+    return out
+
+
+def eleven_point(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """11-point interpolated average precision: the mean of ``iprec`` at recall
+    0.0, 0.1, ..., 1.0 (``levels=`` gives other points, trec_eval
+    ``11pt_avg..25,.5,.75``).  Same rounding convention as ``iprec``.
+    Ties: ordering policies.
+    """
+    levels = list(params["levels"]) if params["levels"] else [i / 10 for i in range(11)]
+    vals = _iprec_levels(prep, levels, params)
+    return np.mean(np.vstack(vals), axis=0)
+
+
+def num_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """Number of retrieved documents (within the cutoff); summed over queries."""
+    return num_retrieved(prep, k)
+
+
+def num_rel(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """Number of relevant judgments of the query (retrieved or not); summed."""
+    return prep.num_rel(_thr(prep, params)).astype(np.float64)
+
+
+def num_rel_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """Number of relevant documents retrieved (within the cutoff); summed."""
+    return prep.relevant(_thr(prep, params)).count_in(prep.n_queries, k)
+
+
+def num_nonrel_judged_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
+    """Number of judged non-relevant documents retrieved; summed over queries."""
+    b = prep.judged & ~prep.is_rel(_thr(prep, params))
+    return prep.sum_k(b.astype(np.float64), k)

@@ -1,0 +1,1 @@
+"""Rendering of results: tables (plain, Markdown, LaTeX, CSV, JSON, TREC) and plots."""

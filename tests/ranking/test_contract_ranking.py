@@ -1,0 +1,365 @@
+"""The contract every ranking metric of the catalogue passes.
+
+Generated from :data:`ranklens.metrics.catalogue.CATALOGUE` (in the spirit of
+scikit-learn's ``metrics/tests/test_common.py``): for every ranking metric x
+every allowed value of each of its parameters x every tie policy it allows x
+every profile, over seeded random inputs with ties, graded, negative and
+unjudged grades, queries only in the qrels, queries only in the run and
+queries without a relevant judgment:
+
+* values lie inside the range the catalogue declares (NaN only where the
+  metric declares it undefined);
+* ``evaluate_cutoffs(...)`` equals ``evaluate(..., m@k)`` at every k;
+* evaluating two partitions of the queries and concatenating equals
+  evaluating all of them;
+* the values do not depend on the order of the rows or of the queries;
+* every invalid parameter value raises our error naming the metric and the
+  parameter; NaN inputs never reach a kernel.
+
+A metric added to the catalogue is covered without touching this file.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import ranklens as rl
+from ranklens.metrics.catalogue import CATALOGUE, MetricDef, Param
+from ranklens.metrics.registry import Metric
+from ranklens.ranking.cutoffs import CUTOFF_FAMILIES
+from ranklens.ranking.evaluation import plan_params
+
+RANKING = [d for d in CATALOGUE if d.domain == "ranking"]
+# metrics whose value is undefined (NaN) for some queries, by definition
+MAY_BE_NAN = {"fcp", "kendall_tau", "spearman_rho"}
+PROFILES: list[str | None] = [None, *rl.PROFILES]
+
+
+# ------------------------------------------------------------------------- the variants
+
+def _sample(p: Param) -> list[Any]:
+    """Valid values of one parameter: every choice, representative numbers."""
+    if p.kind == "choice":
+        return list(p.choices or ())
+    if p.kind == "gainmap":
+        return [*(p.choices or ()), {1: 3.0, 2: 9.0}, {0: 1.0}, {0: 0.5, 1: -2.0, 3: 0.0},
+                {2: -1.0}]
+    if p.kind == "numbers":
+        return [(0.0, 0.5, 1.0), (0.25,)]
+    lo = p.minimum if p.minimum is not None else -2.0
+    hi = p.maximum if p.maximum is not None else lo + 5.0
+    vals = [lo, hi, (lo + hi) / 2]
+    if p.kind == "int":
+        vals = [int(np.ceil(v)) for v in vals]
+    if p.name == "max_rel":
+        vals = [3, 4.5]  # the data's top grade is 3
+    if p.name == "p":  # persistence: the ends are degenerate but allowed
+        vals = [0.0, 0.5, 0.95, 1.0]
+    return sorted(set(vals), key=float)
+
+
+def _cutoffs(defn: MetricDef) -> list[Any]:
+    return {"optional": [None, 1, 3, 10], "required": [1, 3, 10], "none": [None],
+            "level": [0.0, 0.3, 1.0], "multiple": [0.5, 2.0]}[defn.cutoff]
+
+
+def _variants(defn: MetricDef) -> list[Metric]:
+    """The metric with each parameter value in turn (others at their default), at each
+    cutoff; combinations the catalogue's rules refuse are left out (tested below)."""
+    settings: list[dict[str, Any]] = [{}]
+    for p in defn.all_params:
+        values = sorted(defn.ties) if p.name == "ties" else (
+            [0, 1, 2, 2.5] if p.name == "rel" else _sample(p))
+        settings += [{p.name: v} for v in values]
+    if defn.name == "ndcg":  # the pairs that interact
+        settings += [{"gain": g, "ideal": i} for g in ("exp2", "binary", {1: 2.0, 2: -1.0})
+                     for i in ("cut", "full", "retrieved")]
+        settings += [{"ideal": "k", "ties": "expected"}, {"gain": "binary", "ideal": "k"}]
+    if defn.name == "ap":
+        settings += [{"norm": n, "ties": t} for n in ("r", "min_r_k", "retrieved", "k")
+                     for t in ("grouped", "expected", "input")]
+    out = []
+    for k in _cutoffs(defn):
+        for s in settings:
+            m = Metric(defn.name, k, tuple(sorted(s.items())))
+            try:
+                out.append(rl.get_metric(m))
+            except (rl.MetricParameterError, rl.UnsupportedError) as exc:
+                assert defn.rules, f"{m._raw()} refused without a catalogue rule: {exc}"
+    unique: dict[str, Metric] = {}
+    for m in out:
+        unique.setdefault(str(m), m)
+    return list(unique.values())
+
+
+VARIANTS = {d.name: _variants(d) for d in RANKING}
+
+
+def test_every_ranking_metric_has_variants() -> None:
+    assert len(RANKING) >= 39
+    for name, variants in VARIANTS.items():
+        assert variants, name
+
+
+# ------------------------------------------------------------------------- the data
+
+def _dataset(seed: int) -> tuple[list[tuple[str, str, float]], list[tuple[str, str, float]]]:
+    """Qrels and run rows: graded (-1..3) and binary queries, unjudged retrieved
+    documents, tied scores, queries only in the qrels, only in the run, and queries
+    whose judgments hold nothing relevant."""
+    rng = np.random.default_rng(seed)
+    qrels: list[tuple[str, str, float]] = []
+    run: list[tuple[str, str, float]] = []
+    for q in range(12):
+        qid = f"q{q:02d}"
+        docs = [f"d{i}" for i in range(int(rng.integers(1, 14)))]
+        only_run = q == 11
+        if not only_run:
+            judged = rng.choice(docs, size=int(rng.integers(1, len(docs) + 1)), replace=False)
+            grades = rng.choice([-1, 0, 0, 1, 1, 2, 3], size=len(judged))
+            if q == 3:
+                grades = np.minimum(grades, 0)   # nothing relevant
+            if q == 4:
+                grades = rng.choice([0, 1], size=len(judged))  # binary
+            qrels += [(qid, str(d), float(g)) for d, g in zip(judged, grades, strict=True)]
+        if q == 10:
+            continue  # only in the qrels
+        ranked = list(rng.permutation(docs + [f"u{i}" for i in range(int(rng.integers(0, 4)))]))
+        ranked = ranked[: int(rng.integers(1, len(ranked) + 1))]
+        scores = np.round(rng.normal(size=len(ranked)), 1 if q % 2 else 3)
+        run += [(qid, str(d), float(s)) for d, s in zip(ranked, scores, strict=True)]
+    return qrels, run
+
+
+def _tables(qrels_rows: list[Any], run_rows: list[Any]) -> tuple[rl.Qrels, rl.Run]:
+    q, d, v = zip(*qrels_rows, strict=True)
+    qrels = rl.Qrels.from_arrays(list(q), list(d), list(v))
+    q, d, v = zip(*run_rows, strict=True)
+    return qrels, rl.Run.from_arrays(list(q), list(d), list(v))
+
+
+DATA = [_dataset(seed) for seed in (0, 1, 2)]
+
+
+def _plannable(metrics: list[Metric], profile: str | None, extra: dict[str, Any]
+               ) -> list[tuple[str, Metric]]:
+    """The variants a profile can evaluate (a profile default may meet a rule)."""
+    conv = rl.Conventions() if profile is None else rl.PROFILES[profile]
+    if extra:
+        from dataclasses import replace
+
+        conv = replace(conv, **extra)
+    out = []
+    for m in metrics:
+        try:
+            plan_params(str(m), m, conv)
+        except (rl.MetricParameterError, rl.UnsupportedError):
+            continue
+        out.append((str(m), m))
+    return out
+
+
+def _evaluate(qrels: rl.Qrels, run: rl.Run, metrics: list[str], **kw: Any) -> rl.Result:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rl.RanklensWarning)
+        return rl.evaluate(qrels, run, metrics, **kw)
+
+
+# ------------------------------------------------------------------------- the contract
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p or "default")
+@pytest.mark.parametrize("family", sorted(VARIANTS))
+def test_values_in_declared_range_and_partition(family: str, profile: str | None) -> None:
+    defn = rl.REGISTRY[family]
+    conv = rl.Conventions() if profile is None else rl.PROFILES[profile]
+    pairs = _plannable(VARIANTS[family], profile, {})
+    if not pairs:
+        pytest.skip(f"{profile} refuses every variant of {family}")
+    keys = [k for k, _ in pairs]
+    for qrels_rows, run_rows in DATA:
+        qrels, run = _tables(qrels_rows, run_rows)
+        try:
+            res = _evaluate(qrels, run, keys, profile=profile)
+        except rl.MetricParameterError as exc:  # err's scale check is about the data
+            assert family == "err" and "max_rel" in str(exc)
+            keys = [k for k in keys if "max_rel=4.5" in k]
+            res = _evaluate(qrels, run, keys, profile=profile)
+        for key, metric in pairs:
+            if key not in res.values:
+                continue
+            v = res.values[key]
+            params = metric.resolve(conv)
+            lo, hi = defn.value_range(params) or (-np.inf, np.inf)
+            finite = v[~np.isnan(v)]
+            if family not in MAY_BE_NAN:
+                assert not np.isnan(v).any(), (key, profile)
+            assert ((finite >= lo - 1e-12) & (finite <= hi + 1e-12)).all(), (
+                key, profile, finite.min(initial=0), finite.max(initial=0), (lo, hi))
+
+        # partition of the queries = the whole
+        ids = sorted({r[0] for r in qrels_rows} | {r[0] for r in run_rows})
+        part = set(ids[::2])
+        pieces = []
+        for inside in (True, False):
+            qr = [r for r in qrels_rows if (r[0] in part) == inside]
+            rr = [r for r in run_rows if (r[0] in part) == inside]
+            if not qr or not rr:
+                break
+            pieces.append(_evaluate(*_tables(qr, rr), list(res.metrics), profile=profile))
+        else:
+            for key in res.metrics:
+                whole = res.per_query(key)
+                joined = {**pieces[0].per_query(key), **pieces[1].per_query(key)}
+                assert joined.keys() == whole.keys(), key
+                np.testing.assert_allclose([joined[q] for q in whole], list(whole.values()),
+                                           rtol=1e-12, atol=1e-12, err_msg=key)
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p or "default")
+def test_row_and_query_order_do_not_matter(profile: str | None) -> None:
+    conv = rl.Conventions() if profile is None else rl.PROFILES[profile]
+    metrics = [m for f in sorted(VARIANTS) for m in VARIANTS[f]]
+    keys = [k for k, _ in _plannable(metrics, profile, {})]
+    keys = [k for k in keys if "max_rel=4.5" in k or not k.startswith("err")]
+    rng = np.random.default_rng(7)
+    for qrels_rows, run_rows in DATA[:2]:
+        base = _evaluate(*_tables(qrels_rows, run_rows), keys, profile=profile)
+        # shuffle the qrels rows freely; the run's queries as blocks (rows tied on score
+        # keep their relative order, which ties=input reads)
+        qr = [qrels_rows[i] for i in rng.permutation(len(qrels_rows))]
+        blocks: dict[str, list[Any]] = {}
+        for r in run_rows:
+            blocks.setdefault(r[0], []).append(r)
+        order = rng.permutation(sorted(blocks))
+        if conv.ties == "input":
+            rr = [r for q in order for r in blocks[q]]
+        else:
+            rr = [run_rows[i] for i in rng.permutation(len(run_rows))]
+        other = _evaluate(*_tables(qr, rr), keys, profile=profile)
+        assert other.query_ids == base.query_ids
+        for key in keys:
+            if "ties=input" in key and conv.ties != "input":
+                continue  # this metric reads the row order on purpose
+            np.testing.assert_allclose(other.values[key], base.values[key], rtol=1e-12,
+                                       atol=1e-12, err_msg=f"{key} ({profile})")
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p or "default")
+def test_cutoffs_equal_evaluate_at_every_k(profile: str | None) -> None:
+    max_k = 12
+    names: list[str] = []
+    for family in CUTOFF_FAMILIES:
+        for m in VARIANTS[family]:
+            if m.k is None:
+                names.append(str(m))
+    # what the profile can evaluate at every cutoff
+    usable = []
+    for name in names:
+        try:
+            rl.get_metric(name, every_cutoff=True)
+            conv = rl.Conventions() if profile is None else rl.PROFILES[profile]
+            plan_params(name, rl.get_metric(name, every_cutoff=True), conv,
+                        cutoff=np.arange(1, max_k + 1))
+        except (rl.MetricParameterError, rl.UnsupportedError):
+            continue
+        usable.append(name)
+    usable = [n for n in usable if not n.startswith("err") or "max_rel=4.5" in n]
+    assert usable
+    for qrels_rows, run_rows in DATA:
+        qrels, run = _tables(qrels_rows, run_rows)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rl.RanklensWarning)
+            cut = rl.evaluate_cutoffs(qrels, run, usable, max_k, profile=profile)
+        at_k = {(n, k): f"{n}@{k}" for n in usable for k in range(1, max_k + 1)}
+        res = _evaluate(qrels, run, sorted(set(at_k.values())), profile=profile)
+        assert cut.query_ids == res.query_ids
+        for (n, k), key in at_k.items():
+            np.testing.assert_allclose(cut.values[n][:, k - 1], res.values[key], rtol=1e-12,
+                                       atol=1e-12, err_msg=f"{key} ({profile})")
+        for n in usable:
+            curve = cut.curve(n)
+            for k in (1, 5, max_k):
+                assert curve[k - 1] == pytest.approx(res[f"{n}@{k}"], nan_ok=True)
+
+
+# ------------------------------------------------------------------------- bad parameters
+
+def _invalid(p: Param) -> list[Any]:
+    if p.kind == "choice":
+        return ["bogus", 3, None]
+    if p.kind == "gainmap":
+        return ["bogus", {-1: 2.0}, {1: float("nan")}, {}, {1: "x"}, [1, 2]]
+    if p.kind == "numbers":
+        return [[], ["a"], [float("nan")], *([[-0.5], [1.5]] if p.maximum == 1 else [])]
+    bad: list[Any] = ["x", float("nan"), float("inf"), True]
+    if p.minimum is not None:
+        bad.append(p.minimum - 1)
+    if p.maximum is not None:
+        bad.append(p.maximum + 1)
+    if p.kind == "int":
+        bad.append(2.5)
+    return bad
+
+
+@pytest.mark.parametrize("family", sorted(VARIANTS))
+def test_invalid_parameters_raise_naming_metric_and_parameter(family: str) -> None:
+    defn = rl.REGISTRY[family]
+    k = _cutoffs(defn)[-1]
+    for p in defn.all_params:
+        if p.name == "rel":
+            bads: list[Any] = ["x", float("nan"), True]
+        elif p.name == "ties":
+            bads = ["bogus", *sorted({"trec", "input", "optimistic", "pessimistic",
+                                      "expected", "grouped"} - set(defn.ties))]
+        else:
+            bads = _invalid(p)
+        for bad in bads:
+            m = Metric(defn.name, k, ((p.name, bad),))
+            with pytest.raises(rl.MetricParameterError) as info:
+                rl.get_metric(m)
+            assert p.name in str(info.value) and defn.name in str(info.value), str(info.value)
+    with pytest.raises(rl.MetricParameterError, match=f"{defn.name}.*nosuch"):
+        rl.get_metric(Metric(defn.name, k, (("nosuch", 1),)))
+
+
+def test_rules_are_enforced_at_parse_time() -> None:
+    for text, pattern in [("ap(norm=k)", "needs a cutoff"), ("ndcg(ideal=k)", "needs a cutoff"),
+                          ("ndcg(gain=exp2,ideal=k)@5", "gain=binary"),
+                          ("ndcg(gain={1:2},ideal=k)@5", "gain=binary")]:
+        with pytest.raises(rl.MetricParameterError, match=pattern):
+            rl.get_metric(text)
+    # a profile's default meets the rule before any data is read
+    qrels, run = _tables(*DATA[0])
+    with pytest.raises(rl.MetricParameterError, match="needs a cutoff"):
+        rl.evaluate(qrels, run, ["ndcg"], profile="rectools")
+    with pytest.raises(rl.UnsupportedError, match="ties=expected"):
+        rl.evaluate(qrels, run, ["ap(norm=retrieved)@3"], ties="expected")
+
+
+def test_nan_inputs_never_reach_a_kernel() -> None:
+    with pytest.raises(rl.InputError, match="NaN"):
+        rl.Run.from_arrays(["q", "q"], ["a", "b"], [1.0, float("nan")])
+    with pytest.raises(rl.InputError, match="NaN"):
+        rl.Qrels.from_arrays(["q", "q"], ["a", "b"], [1.0, float("nan")])
+
+
+def test_registry_does_not_depend_on_imports() -> None:
+    import subprocess
+    import sys
+
+    code = ("import ranklens as r; n = len(r.REGISTRY); import ranklens.classification, "
+            "ranklens.clustering, ranklens.detection, ranklens.regression, "
+            "ranklens.entity_resolution; print(n, len(r.REGISTRY)); import sys; "
+            "print(any(m.startswith('sklearn') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == out[1] == str(len(CATALOGUE))
+    # 'import ranklens' alone loads no scikit-learn
+    first = subprocess.run([sys.executable, "-c", "import ranklens, sys; print(any("
+                            "m.startswith('sklearn') for m in sys.modules))"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert first == "False"

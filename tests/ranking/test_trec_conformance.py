@@ -1,0 +1,135 @@
+"""trec_eval 10's own regression suite, reproduced value by value.
+
+Reads ``../shared/conformance/trec_eval`` (never copied into the project):
+for every ``out.*`` file named below, every per-query and aggregate value of
+every measure ranklens implements must agree within 5e-5 (trec_eval prints
+four decimals).  Measures we do not implement are listed in
+``NOT_IMPLEMENTED`` and must be the only ones skipped.
+"""
+
+from __future__ import annotations
+
+import shlex
+import warnings
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+import ranklens
+from ranklens.io import read_trec_qrels, read_trec_run
+from tests.helpers import CONFORMANCE
+
+ROOT = CONFORMANCE
+
+pytestmark = [
+    pytest.mark.conformance,
+    pytest.mark.skipif(not ROOT.is_dir(), reason="../shared/conformance is not present"),
+]
+
+# string-valued or bookkeeping lines that are not numeric measures
+NOT_IMPLEMENTED = {"runid", "relstring"}
+
+CASES = {
+    "out.test": "trec_eval qrels.test results.test",
+    "out.test.a": "trec_eval -m all_trec qrels.test results.test",
+    "out.test.aq": "trec_eval -m all_trec -q qrels.test results.test",
+    "out.test.aqc": "trec_eval -m all_trec -q -c qrels.test results.trunc",
+    "out.test.aqcM": "trec_eval -m all_trec -q -c -M100 qrels.test results.trunc",
+    "out.test.aql": "trec_eval -m all_trec -mrelstring.20 -q -l2 qrels.rel_level results.test",
+    "out.test.meas_params": (
+        "trec_eval -q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "
+        "-m Rprec_mult.5.0,0.2,0.35 -mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 "
+        "-mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 -msuccess.2,5,20 qrels.test results.test"
+    ),
+    "out.comment.test": "trec_eval qrels.comment.test results.comment.test",
+    "out.302.iprec.v10": "trec_eval -q -m iprec_at_recall -m 11pt_avg qrels-302.test "
+                         "results-302.test",
+    "out.test[with-comments]": "trec_eval qrels.test.with-comments results.test",
+}
+
+
+def _options(command: str) -> tuple[dict[str, object], str, str]:
+    args = shlex.split(command)[1:]
+    opts: dict[str, object] = {}
+    files = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-q" or a.startswith("-m"):
+            if a == "-m":
+                i += 1
+        elif a == "-c":
+            opts["missing"] = "zero"
+        elif a.startswith("-M"):
+            opts["depth"] = int(a[2:])
+        elif a.startswith("-l"):
+            opts["rel_threshold"] = int(a[2:])
+        else:
+            files.append(a)
+        i += 1
+    return opts, files[0], files[1]
+
+
+def _expected(name: str) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = defaultdict(dict)
+    for line in (ROOT / name).read_text().splitlines():
+        measure, query, value = line.split(maxsplit=2)
+        if measure in NOT_IMPLEMENTED or measure.startswith("relstring"):
+            continue
+        out[measure][query] = float(value)
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_trec_eval_output_reproduced(case: str) -> None:
+    opts, qrels_file, run_file = _options(CASES[case])
+    expected = _expected(case.split("[")[0])
+    qrels = read_trec_qrels(ROOT / qrels_file)
+    run = read_trec_run(ROOT / run_file)
+    metrics = sorted(expected)
+    with warnings.catch_warnings():
+        # results.comment.test has topics without judgments: trec_eval ignores them too
+        warnings.simplefilter("ignore", ranklens.RanklensWarning)
+        res = ranklens.evaluate(qrels, run, metrics, profile="trec_eval", **opts)  # type: ignore[arg-type]
+    summary = res.summary()
+    checked = 0
+    for measure, values in expected.items():
+        per_query = res.per_query(measure)
+        for query, value in values.items():
+            got = summary[measure] if query == "all" else per_query[query]
+            assert got == pytest.approx(value, abs=5e-5), (case, measure, query)
+            checked += 1
+        # every query trec_eval printed, and no other
+        printed = {q for q in values if q != "all"}
+        if printed:
+            assert printed == set(per_query), (case, measure)
+    assert checked >= len(metrics)
+
+
+def test_run_tag_is_the_last_lines_tag() -> None:
+    run = read_trec_run(ROOT / "results.test")
+    assert run.name == "STANDARD"
+
+
+def test_conformance_covers_every_all_trec_measure() -> None:
+    """Everything `-m all_trec` prints, bar the string measures, is implemented."""
+    names = {line.split()[0] for line in (ROOT / "out.test.a").read_text().splitlines()}
+    unknown = []
+    for name in sorted(names - NOT_IMPLEMENTED):
+        try:
+            ranklens.get_metric(name)
+        except ranklens.MetricNameError:
+            unknown.append(name)
+    assert unknown == []
+
+
+def test_iprec_rounding_conventions_differ_on_302() -> None:
+    qrels = read_trec_qrels(ROOT / "qrels-302.test")
+    run = read_trec_run(ROOT / "results-302.test")
+    new = ranklens.evaluate(qrels, run, ["iprec_at_recall_0.60"]).summary()
+    old = ranklens.evaluate(qrels, run, ["iprec_at_recall_0.60"],
+                            iprec_rounding="legacy").summary()
+    assert new["iprec_at_recall_0.60"] == pytest.approx(0.1528, abs=5e-5)
+    assert old["iprec_at_recall_0.60"] == pytest.approx(0.1420, abs=5e-5)
+    assert not np.isclose(new["iprec_at_recall_0.60"], old["iprec_at_recall_0.60"])
