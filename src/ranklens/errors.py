@@ -83,3 +83,11 @@ def user_stacklevel() -> int:
 
 class RanklensWarning(UserWarning):
     """Warnings about data that was evaluated but looks suspicious."""
+
+
+class RanklensDeprecationWarning(FutureWarning):
+    """A spelling that still works for one release; the message names the one to use.
+
+    A :class:`FutureWarning` (shown by default), not a :class:`DeprecationWarning`
+    (hidden outside ``__main__``), because those who must change are the users.
+    """
