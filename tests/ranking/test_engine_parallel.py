@@ -9,6 +9,7 @@ import pytest
 
 import ranklens
 import ranklens._shared.columns as columns
+import ranklens._shared.parallel as threads
 import ranklens.ranking.data as data
 import ranklens.ranking.engine as engine
 from ranklens.errors import DuplicateError
@@ -45,19 +46,20 @@ def _evaluate(qrels: dict[str, np.ndarray], run: dict[str, np.ndarray], **conv: 
     return {m: res.per_query(m) for m in METRICS}
 
 
+@pytest.mark.parametrize("cores", [2, 3])
 @pytest.mark.parametrize("deferred", [False, True])
 @pytest.mark.parametrize("shuffle", [False, True])
 @pytest.mark.parametrize("ties", ["trec", "input", "optimistic", "pessimistic"])
 def test_two_core_paths_match_one_core(monkeypatch: pytest.MonkeyPatch, shuffle: bool,
-                                       ties: str, deferred: bool) -> None:
-    """Also the join of a run whose pairs are checked on first use (one sort of the run
+                                       ties: str, deferred: bool, cores: int) -> None:
+    """Input cut into one piece per core gives the one-core values.  Also the join of a run whose pairs are checked on first use (one sort of the run
     and the qrels together) against the hash-and-search join."""
     qrels, run = _data(7, shuffle)
     serial = _evaluate(qrels, run, ties=ties, missing="zero")
-    monkeypatch.setattr(columns, "_PARALLEL_ROWS", 10)
-    monkeypatch.setattr(engine, "_PARALLEL_ROWS", 10)
+    monkeypatch.setattr(threads, "LARGE_ROWS", 10)
+    monkeypatch.setenv("RANKLENS_THREADS", str(cores))
     if deferred:
-        monkeypatch.setattr(data, "DEFER_ROWS", 1)
+        monkeypatch.setattr(data, "LARGE_ROWS", 1)
     parallel = _evaluate(qrels, run, ties=ties, missing="zero")
     for m in METRICS:
         assert list(parallel[m]) == list(serial[m])
@@ -71,7 +73,7 @@ def test_pair_index_two_core_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     q = pa.array(rng.integers(0, 50, 3000).astype(str))
     d = pa.array(rng.integers(0, 40, 3000).astype(str))
     serial = columns.pair_index(q, d)
-    monkeypatch.setattr(columns, "_PARALLEL_ROWS", 10)
+    monkeypatch.setattr(threads, "LARGE_ROWS", 10)
     parallel = columns.pair_index(q, d)
     assert np.array_equal(serial.doc_rank, parallel.doc_rank)
     assert np.array_equal(serial.dup_rows, parallel.dup_rows)
@@ -84,7 +86,7 @@ def test_pair_index_two_core_paths(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_duplicates_found_on_the_two_core_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(columns, "_PARALLEL_ROWS", 10)
+    monkeypatch.setattr(threads, "LARGE_ROWS", 10)
     q = [f"q{i % 7}" for i in range(200)] + ["q3"]
     d = [f"d{i}" for i in range(200)] + ["d3"]
     with pytest.raises(DuplicateError, match=r"\('q3', 'd3'\)"):
@@ -101,9 +103,9 @@ def test_group_order_is_a_stable_argsort(n_codes: int) -> None:
 
 @pytest.mark.parametrize("parallel", [False, True])
 def test_deferred_duplicate_check(monkeypatch: pytest.MonkeyPatch, parallel: bool) -> None:
-    monkeypatch.setattr(data, "DEFER_ROWS", 1)
+    monkeypatch.setattr(data, "LARGE_ROWS", 1)
     if parallel:
-        monkeypatch.setattr(engine, "_PARALLEL_ROWS", 10)
+        monkeypatch.setattr(threads, "LARGE_ROWS", 10)
     q = [f"q{i % 7}" for i in range(200)] + ["q3", "q3"]
     d = [f"d{i}" for i in range(200)] + ["d3", "d3"]
     qrels = ranklens.Qrels.from_arrays([f"q{i}" for i in range(7)],
@@ -116,7 +118,7 @@ def test_deferred_duplicate_check(monkeypatch: pytest.MonkeyPatch, parallel: boo
     with pytest.raises(DuplicateError, match=message):
         run.validate()
     fine = ranklens.Run.from_arrays(q[:200], d[:200], np.arange(200.0))
-    assert "pairs" not in fine._cache
+    assert fine.cached("pairs") is None
     assert fine.validate() is fine
     assert ranklens.evaluate(qrels, fine, ["map"]).summary()["map"] == pytest.approx(
         ranklens.evaluate(qrels, ranklens.Run.from_dict(fine.to_dict()), ["map"]
@@ -124,7 +126,7 @@ def test_deferred_duplicate_check(monkeypatch: pytest.MonkeyPatch, parallel: boo
 
 
 def test_deferred_run_evaluated_twice_and_partitioned(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(data, "DEFER_ROWS", 1)
+    monkeypatch.setattr(data, "LARGE_ROWS", 1)
     qrels_cols, run_cols = _data(11, True)
     q = ranklens.Qrels.from_arrays(qrels_cols["query"], qrels_cols["doc"],
                                    qrels_cols["relevance"])
@@ -142,7 +144,7 @@ def test_deferred_duplicates_in_a_trec_file_name_its_lines(
 
     from ranklens.io import read_trec_qrels, read_trec_run
 
-    monkeypatch.setattr(data, "DEFER_ROWS", 1)
+    monkeypatch.setattr(data, "LARGE_ROWS", 1)
     base = Path(str(tmp_path))
     (base / "qrels").write_text("q1 0 a 1\nq2 0 b 1\n")
     (base / "run").write_text("q1 Q0 a 1 3 t\nq2 Q0 b 1 2 t\nq1 Q0 c 2 1 t\nq1 Q0 a 3 0 t\n")

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, to_numpy
+from ranklens._shared.parallel import map_pieces, parts_for, split_points
 from ranklens.errors import DuplicateError, InputError
 
 __all__ = [
@@ -294,34 +295,6 @@ class PairIndex:
     dup_rows: np.ndarray
 
 
-_PARALLEL_ROWS = 200_000  # below this, a second thread costs more than it saves
-_POOL: Any = None
-
-
-def parallel_pool() -> Any:
-    """A two-thread pool for splitting large sorts and look-ups across both cores
-    (Arrow and NumPy release the GIL in them)."""
-    global _POOL
-    if _POOL is None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ranklens-split")
-    return _POOL
-
-
-def split_points(codes: np.ndarray, parts: int) -> list[int]:
-    """Row boundaries that cut a non-decreasing code array into ``parts`` nearly equal
-    pieces without splitting a run of equal codes."""
-    n = len(codes)
-    cuts = [0]
-    for j in range(1, parts):
-        c = int(np.searchsorted(codes, codes[n * j // parts], side="left"))
-        if c > cuts[-1]:
-            cuts.append(c)
-    cuts.append(n)
-    return cuts
-
-
 def group_order(codes: np.ndarray, n_codes: int) -> np.ndarray:
     """Stable argsort of integer codes in ``[0, n_codes)``: NumPy's radix sort on one or
     two 16-bit digits (three times faster than a comparison sort of int32 codes)."""
@@ -443,16 +416,11 @@ def _string_pair_order(qcode: np.ndarray, doc: pa.Array, n_codes: int, small: np
         perm = group_order(qcode, n_codes).astype(small)
         qcode = qcode[perm]
         doc = doc.take(from_numpy(perm))
-    cuts = split_points(qcode, 2) if n >= _PARALLEL_ROWS else [0, n]
-    if len(cuts) > 2:
-        jobs = [parallel_pool().submit(_sorted_block, qcode[a:b], doc.slice(a, b - a), small)
-                for a, b in pairwise(cuts)]
-        blocks = [job.result() for job in jobs]
-    else:
-        blocks = [_sorted_block(qcode, doc, small)]
+    ranges = list(pairwise(split_points(qcode, parts_for(n))))
+    blocks = map_pieces(ranges, lambda a, b: _sorted_block(qcode[a:b], doc.slice(a, b - a), small))
     order: np.ndarray = np.empty(n, dtype=small)
     same = np.zeros(max(n - 1, 0), dtype=bool)
-    for (a, b), (o, s) in zip(pairwise(cuts), blocks, strict=True):
+    for (a, b), (o, s) in zip(ranges, blocks, strict=True):
         order[a:b] = o
         order[a:b] += a
         same[a:max(b - 1, a)] = s

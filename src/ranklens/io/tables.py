@@ -30,6 +30,7 @@ from ranklens.io._files import (
 )
 from ranklens.io.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 from ranklens.ranking.data import Qrels, Run
+from ranklens.ranking.engine import index_ahead
 
 __all__ = ["read_qrels", "read_run", "read_table", "write_qrels", "write_run"]
 
@@ -207,7 +208,9 @@ def read_qrels(path: str | os.PathLike[str], *, format: str | None = None,
             "query": (query, QUERY_NAMES, "query"), "doc": (doc, DOC_NAMES, "doc"),
             "relevance": (relevance, RELEVANCE_NAMES, "relevance")})
         rel = _to_float(name, cols["relevance"], "relevance", first)
-        return Qrels(cols["query"], cols["doc"], rel, duplicates=duplicates)
+        qrels = Qrels(cols["query"], cols["doc"], rel, duplicates=duplicates)
+        index_ahead(qrels)  # a large qrels: its judgment index is built while the run is read
+        return qrels
     except InputError as exc:
         if str(exc).startswith(name):
             raise

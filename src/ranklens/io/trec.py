@@ -37,6 +37,7 @@ from ranklens.io._files import (
     read_bytes,
 )
 from ranklens.ranking.data import Qrels, Run
+from ranklens.ranking.engine import index_ahead
 
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
 
@@ -534,8 +535,8 @@ def _build(path: str | os.PathLike[str], layout: _Layout, cls: type[Qrels] | typ
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
     # a large run checks its (query, doc) pairs on first use: then name the file's lines
-    out._cache["describe_duplicates"] = lambda exc: DuplicateError(
-        f"{path}: {_duplicate_lines(_columns(path, layout, fast=False, data=data))} {exc}")
+    out.keep("describe_duplicates", lambda exc: DuplicateError(
+        f"{path}: {_duplicate_lines(_columns(path, layout, fast=False, data=data))} {exc}"))
     return out
 
 
@@ -557,6 +558,7 @@ def read_trec_qrels(path: str | os.PathLike[str], *, duplicates: str = "error") 
     out = _build(path, _QRELS, Qrels, duplicates)
     assert isinstance(out, Qrels)
     out.name = None
+    index_ahead(out)  # a large qrels: its judgment index is built while the run is read
     return out
 
 

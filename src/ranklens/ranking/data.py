@@ -31,13 +31,13 @@ from ranklens._shared.columns import (
     resolve_duplicates,
 )
 from ranklens._shared.deps import needs
+from ranklens._shared.parallel import LARGE_ROWS
 from ranklens.errors import DuplicateError, InputError
 
 __all__ = ["Qrels", "Run"]
 
 _T = TypeVar("_T", bound="_Table")
 
-DEFER_ROWS = 200_000  # runs this large check (query, doc) pairs on first use
 
 
 class _Table:
@@ -72,7 +72,7 @@ class _Table:
         self._check_values(q, d, v)
         index: PairIndex | None = None
         dropped = 0
-        if not (self._defer_pairs and duplicates == "error" and len(v) >= DEFER_ROWS
+        if not (self._defer_pairs and duplicates == "error" and len(v) >= LARGE_ROWS
                 and not pa.types.is_dictionary(d.type)):
             q, d, v, dropped, index = resolve_duplicates(q, d, v, duplicates, what,
                                                          self._value_name)
@@ -99,11 +99,20 @@ class _Table:
         new.name = name
         new.dropped_duplicates = 0
         new._cache = {"pairs": index}
-        new._built()
         return new
 
-    def _built(self) -> None:
-        """Hook run once a table is complete."""
+    # -- derived data (internal): computed once by the engine or a reader, kept here ---
+    def cached(self, key: str) -> Any:
+        """What was kept under ``key`` (None if nothing)."""
+        return self._cache.get(key)
+
+    def keep(self, key: str, value: Any) -> None:
+        """Keep ``value`` (derived from this table's rows) under ``key``."""
+        self._cache[key] = value
+
+    def take(self, key: str) -> Any:
+        """Remove and return what was kept under ``key`` (None if nothing)."""
+        return self._cache.pop(key, None)
 
     def _check_values(self, q: pa.Array, d: pa.Array, v: np.ndarray) -> None:
         bad = np.flatnonzero(~np.isfinite(v))
@@ -254,7 +263,7 @@ class _Table:
     def validate(self: _T) -> _T:
         """Check for repeated (query, doc) pairs now and return ``self``.
 
-        Tables check this on construction, except runs of ``DEFER_ROWS`` (200,000)
+        Tables check this on construction, except runs of ``LARGE_ROWS`` (200,000)
         rows or more with text doc ids: they defer the check to their first use
         (:func:`ranklens.evaluate` merges it into the join with the qrels, saving a
         sort of every row), which then raises the same :class:`DuplicateError`.
@@ -309,12 +318,6 @@ class Qrels(_Table):
                  duplicates: str = "error", _own_values: bool = False) -> None:
         super().__init__(query, doc, values, name=name, duplicates=duplicates,
                          _own_values=_own_values)
-        self._built()
-
-    def _built(self) -> None:
-        from ranklens.ranking.engine import index_in_background
-
-        index_in_background(self)  # large qrels: build the judgment index on the other core
 
     @classmethod
     def from_frame(

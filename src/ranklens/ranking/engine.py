@@ -13,7 +13,6 @@ prepared and evaluated on its own and the per-query results concatenated.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from itertools import pairwise
@@ -32,19 +31,22 @@ from ranklens._shared.columns import (
     id_codes,
     in_code_order,
     lex_order,
-    parallel_pool,
+)
+from ranklens._shared.parallel import (
+    ahead,
+    map_pieces,
+    parts_for,
+    pool,
+    run_pieces,
     split_points,
 )
 from ranklens.errors import InputError
 from ranklens.metrics.catalogue import ORDERED
+from ranklens.ranking._sums import sum_at
 from ranklens.ranking.conventions import Conventions
 from ranklens.ranking.data import Qrels, Run
-from ranklens.ranking.kernels._segments import sum_at
 
 __all__ = ["ORDERING_TIES", "Prepared", "order_rankings", "prepare"]
-
-_PARALLEL_ROWS = 200_000  # below this, a second thread costs more than it saves
-
 
 def _np(arr: Any) -> np.ndarray:
     return to_numpy(arr)
@@ -98,28 +100,23 @@ def _sorted_codes(pairs: Any) -> tuple[pa.Array, np.ndarray]:
     return qdict.take(from_numpy(order)), rank[pairs.query_code]
 
 
-_BACKGROUND: ThreadPoolExecutor | None = None
-_BACKGROUND_ROWS = 200_000
-
-
-def index_in_background(qrels: Qrels) -> None:
-    """Start building a large qrels' judgment index on the second core, so that it
-    is ready (or nearly) when the first evaluation needs it."""
-    global _BACKGROUND
-    if len(qrels) < _BACKGROUND_ROWS or "index" in qrels._cache:
+def index_ahead(qrels: Qrels) -> None:
+    """Start building a large qrels' judgment index on a background thread, so that it
+    is ready (or nearly) when the first evaluation needs it.  The file readers call
+    this once a large qrels is read (the run is read meanwhile); nothing is started
+    for a small qrels, on one core, or twice."""
+    if parts_for(len(qrels)) < 2 or qrels.cached("index") is not None \
+            or qrels.cached("index_future") is not None:
         return
-    if _BACKGROUND is None:
-        _BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ranklens")
-    qrels._cache["index_future"] = _BACKGROUND.submit(_build_judgment_index, qrels)
+    qrels.keep("index_future", ahead().submit(_build_judgment_index, qrels))
 
 
 def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
-    cached = qrels._cache.get("index")
-    if cached is not None:
-        return cached
-    pending = qrels._cache.pop("index_future", None)
-    idx = pending.result() if pending is not None else _build_judgment_index(qrels)
-    qrels._cache["index"] = idx
+    idx: _JudgmentIndex | None = qrels.cached("index")
+    if idx is None:
+        pending = qrels.take("index_future")
+        idx = pending.result() if pending is not None else _build_judgment_index(qrels)
+        qrels.keep("index", idx)
     return idx
 
 
@@ -351,20 +348,23 @@ def _lookup_rel(idx: _JudgmentIndex, qcode: np.ndarray, dcode: np.ndarray
         rel[cand[ok]] = dk.key_rel[hit[ok]]
         found[cand[ok]] = True
 
-    _in_halves(n, part)
+    run_pieces(n, part)
     return rel, found
 
 
-def _in_halves(n: int, work: Any) -> None:
-    """Run ``work(a, b)`` over row ranges covering ``0..n``: two halves on both cores
-    for large inputs, else at once."""
-    if n < _PARALLEL_ROWS:
-        work(0, n)
-        return
-    h = n // 2
-    job = parallel_pool().submit(work, h, n)
-    work(0, h)
-    job.result()
+def _query_pieces(q: np.ndarray, n_codes: int) -> list[np.ndarray] | None:
+    """The rows of a large input cut into one set of whole queries per core, in query
+    code order (None when small, or when there is one query or one core)."""
+    parts = min(parts_for(len(q)), n_codes)
+    if parts < 2:
+        return None
+    cum = np.cumsum(np.bincount(q, minlength=n_codes))
+    bounds = np.unique([int(np.searchsorted(cum, len(q) * j // parts)) + 1
+                        for j in range(1, parts)])  # codes below bounds[i] go before
+    piece = np.searchsorted(bounds, q, side="right")
+    rows = [np.flatnonzero(piece == i) for i in range(len(bounds) + 1)]
+    rows = [r for r in rows if r.size]
+    return rows if len(rows) > 1 else None
 
 
 def _ordered_groups(cols: dict[str, np.ndarray], keys: list[tuple[str, str]]
@@ -405,23 +405,17 @@ def _split_sort(cols: dict[str, np.ndarray], keys: list[tuple[str, str]], n_code
     ready = None if checked else _ordered_groups(cols, keys)
     if ready is not None:
         return ready
-    q = cols["q"]
-    n = len(q)
-    if n < _PARALLEL_ROWS or n_codes < 2:
+    rows = _query_pieces(cols["q"], n_codes)
+    if rows is None:
         return _np(pc.sort_indices(_table(cols), sort_keys=keys))
-    cum = np.cumsum(np.bincount(q, minlength=n_codes))
-    mid = int(np.searchsorted(cum, n // 2)) + 1  # codes < mid go first
-    first = q < mid
 
-    def sort_part(mask: np.ndarray) -> np.ndarray:
-        rows = np.flatnonzero(mask)
-        local = _np(pc.sort_indices(_table({k: v[rows] for k, v in cols.items()}),
+    def sort_part(a: int, b: int) -> np.ndarray:
+        sel = rows[a]
+        local = _np(pc.sort_indices(_table({k: v[sel] for k, v in cols.items()}),
                                     sort_keys=keys))
-        return rows[local]
+        return sel[local]
 
-    job = parallel_pool().submit(sort_part, ~first)
-    head = sort_part(first)
-    return np.concatenate([head, job.result()])
+    return np.concatenate(map_pieces([(i, i + 1) for i in range(len(rows))], sort_part))
 
 
 def _merge_block(rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.Array
@@ -497,8 +491,7 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
     qdoc = qrels._doc.take(from_numpy(qsel))
     if qdoc.type != rdoc.type:
         qdoc = qdoc.cast(rdoc.type)
-    cuts = split_points(rc, 2) if n >= _PARALLEL_ROWS else [0, n]
-    parts = list(pairwise(cuts))
+    parts = list(pairwise(split_points(rc, parts_for(n))))
 
     def block(a: int, b: int) -> tuple[tuple[np.ndarray, ...], int]:
         qa = int(np.searchsorted(qcodes, rc[a], side="left")) if b > a else 0
@@ -506,11 +499,7 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
         return _merge_block(rc[a:b], rdoc.slice(a, b - a), qcodes[qa:qb],
                             qdoc.slice(qa, qb - qa)), qa
 
-    if len(parts) > 1:
-        jobs = [parallel_pool().submit(block, a, b) for a, b in parts[1:]]
-        results = [block(*parts[0])] + [job.result() for job in jobs]
-    else:
-        results = [block(*parts[0])]
+    results = map_pieces(parts, block)
     order = np.empty(n, dtype=np.int64)  # run rows in (group, doc) order
     rel = np.zeros(n, dtype=np.float64)
     found = np.zeros(n, dtype=bool)
@@ -597,21 +586,15 @@ def _packed_order(qcode: np.ndarray, n_codes: int, score: np.ndarray,
     bw = _bits(int(tie.max()) - int(tie.min())) if tie is not None and n else 0
     if _bits(max(n_codes - 1, 0)) + bw + 2 * _bits(max(n - 1, 0)) > 64:
         return None
-    if n >= _PARALLEL_ROWS and n_codes > 1:
-        mid = int(np.searchsorted(np.cumsum(np.bincount(qcode, minlength=n_codes)),
-                                  n // 2)) + 1
-        first = qcode < mid
-        head, tail = np.flatnonzero(first), np.flatnonzero(~first)
-        if head.size and tail.size:
-            def part(sel: np.ndarray) -> np.ndarray | None:
-                order = _packed_block(qcode[sel], score[sel],
-                                      None if tie is None else tie[sel])
-                return None if order is None else sel[order]
+    rows = _query_pieces(qcode, n_codes)
+    if rows is not None:
+        def part(a: int, b: int) -> np.ndarray | None:
+            sel = rows[a]
+            order = _packed_block(qcode[sel], score[sel], None if tie is None else tie[sel])
+            return None if order is None else sel[order]
 
-            job = parallel_pool().submit(part, tail)
-            o0 = part(head)
-            o1 = job.result()
-            return None if o0 is None or o1 is None else np.concatenate([o0, o1])
+        orders = map_pieces([(i, i + 1) for i in range(len(rows))], part)
+        return None if any(o is None for o in orders) else np.concatenate(orders)
     return _packed_block(qcode, score, tie)
 
 
@@ -670,9 +653,9 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
 
     # -- a large run not indexed yet joins by one sort with the qrels ---------------------
     joined: tuple[np.ndarray, np.ndarray] | None = None
-    if "pairs" not in run._cache:
+    if run.cached("pairs") is None:
         pairs, rel_row, found_row = _merge_join(qrels, run, idx)
-        run._cache["pairs"] = pairs
+        run.keep("pairs", pairs)
         joined = (rel_row, found_row)
 
     # -- query codes: map the run's distinct query ids onto the qrels' ---------------------
@@ -719,8 +702,8 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
 
     if joined is not None:
         order = sort()
-    elif len(qcode) >= _PARALLEL_ROWS:
-        pending = parallel_pool().submit(lookup)
+    elif parts_for(len(qcode)) > 1:
+        pending = pool().submit(lookup)
         order = sort()
         dcode = pending.result()
     else:

@@ -14,16 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens.ranking.kernels._segments import (
-    binary_values,
-    col,
-    cutoff_array,
-    first_relevant_prob,
-    is_vector,
-    safe_div,
-    value_shape,
-    within,
-)
+from ranklens.ranking._sums import col, cutoff_array, is_vector, value_shape
+from ranklens.ranking.kernels._segments import binary_values, first_relevant_prob, safe_div, within
 
 if TYPE_CHECKING:
     from ranklens.ranking.engine import Prepared

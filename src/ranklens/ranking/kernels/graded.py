@@ -33,15 +33,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens.errors import MetricParameterError
-from ranklens.ranking.kernels._segments import (
-    col,
-    dense_top,
-    group_mean,
-    is_vector,
-    safe_div,
-    sum_at,
-    value_shape,
-)
+from ranklens.ranking._sums import col, is_vector, sum_at, value_shape
+from ranklens.ranking.kernels._segments import dense_top, group_mean, safe_div
 
 if TYPE_CHECKING:
     from ranklens.ranking.engine import Prepared

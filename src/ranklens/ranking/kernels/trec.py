@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens.ranking.kernels._segments import col, cutoff_array, safe_div
+from ranklens.ranking._sums import col, cutoff_array
+from ranklens.ranking.kernels._segments import safe_div
 from ranklens.ranking.kernels.binary import _thr, average_precision, bpref
 from ranklens.ranking.kernels.graded import _discount, gains, ideal_gains, run_gains
 
