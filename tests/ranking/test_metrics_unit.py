@@ -374,7 +374,7 @@ ORDER_RUN = {
 }
 
 
-@pytest.mark.parametrize("unjudged", ["exclude", "zero"])
+@pytest.mark.parametrize("unjudged", ["skip", "zero"])
 def test_kendall_and_spearman_match_scipy(unjudged):
     stats = pytest.importorskip("scipy.stats")
     res = ev(ORDER_QRELS, ORDER_RUN, [f"kendall_tau(unjudged={unjudged})",
@@ -868,3 +868,14 @@ def test_unjudged_queries_skipped_or_scored_zero() -> None:
     assert zero.conventions.unjudged == "zero"
     with pytest.raises(rl.ConventionError, match="unjudged='nan' is not a known convention"):
         rl.evaluate(qrels, run, ["map"], unjudged="nan")
+
+
+def test_rank_correlation_unjudged_old_spelling_warns() -> None:
+    """``unjudged=exclude`` is the deprecated spelling of ``skip`` (one name per policy,
+    as the ``unjudged`` convention spells it)."""
+    q = rl.Qrels.from_dict({"q": {"a": 2, "b": 1, "c": 0}})
+    r = rl.Run.from_dict({"q": {"a": 1.0, "b": 3.0, "x": 2.0}})
+    want = rl.evaluate(q, r, ["kendall_tau(unjudged=skip)"]).summary()
+    with pytest.warns(rl.RanklensDeprecationWarning, match="pass unjudged='skip'"):
+        got = rl.evaluate(q, r, ["kendall_tau(unjudged=exclude)"]).summary()
+    assert list(got.values()) == list(want.values()) == [-1.0]

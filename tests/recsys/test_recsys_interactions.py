@@ -76,7 +76,7 @@ def test_bad_arguments() -> None:
 
 def test_unjudged_users_score_zero_when_asked() -> None:
     recs, held = _data()
-    ev = evaluate_interactions(recs, held, ["p@2", "mrr", "num_ret"], unjudged_users="zero")
+    ev = evaluate_interactions(recs, held, ["p@2", "mrr", "num_ret"], unjudged="zero")
     # u4 (recommendations, no interactions) is listed with 0 for every metric, counts too
     assert ev.result.query_ids == ("u1", "u2", "u3", "u4")
     assert ev.result.per_query("p@2") == {"u1": 0.5, "u2": 0.5, "u3": 0.0, "u4": 0.0}
@@ -99,15 +99,15 @@ def test_unjudged_users_keep_the_sorted_id_order() -> None:
     recs = pd.DataFrame({"user_id": [30, 30, 2, 10, 4], "item_id": [1, 2, 1, 3, 1],
                          "score": [1.0, 0.5, 1.0, 1.0, 1.0]})
     held = pd.DataFrame({"user_id": [2, 4], "item_id": [1, 2]})
-    ev = evaluate_interactions(recs, held, ["p@1", "r@2"], unjudged_users="zero")
+    ev = evaluate_interactions(recs, held, ["p@1", "r@2"], unjudged="zero")
     assert ev.result.query_ids == ("10", "2", "30", "4")
     assert ev.result.per_query("p@1") == {"10": 0.0, "2": 1.0, "30": 0.0, "4": 0.0}
     assert ev.summary()["p@1"] == 0.25
     # with missing="skip" too, and with no user lacking interactions nothing changes
-    skip = evaluate_interactions(recs, held, ["p@1"], unjudged_users="zero", missing="skip")
+    skip = evaluate_interactions(recs, held, ["p@1"], unjudged="zero", missing="skip")
     assert skip.result.query_ids == ("10", "2", "30", "4")
     judged = recs[recs["user_id"].isin([2, 4])]
-    same = evaluate_interactions(judged, held, ["p@1"], unjudged_users="zero")
+    same = evaluate_interactions(judged, held, ["p@1"], unjudged="zero")
     plain = evaluate_interactions(judged, held, ["p@1"])
     assert same.result.per_query_all() == plain.result.per_query_all()
 
@@ -115,7 +115,18 @@ def test_unjudged_users_keep_the_sorted_id_order() -> None:
 def test_unjudged_users_policy_is_checked() -> None:
     recs, held = _data()
     with pytest.raises(ranklens.InputError,
-                       match=r"unjudged_users='skip' is not known; use 'exclude' or 'zero'"):
-        evaluate_interactions(recs, held, ["p@1"], unjudged_users="skip")
-    with pytest.raises(ranklens.InputError, match="unjudged_users=None"):
-        evaluate_interactions(recs, held, ["p@1"], unjudged_users=None)
+                       match=r"unjudged='drop' is not known; use 'skip' or 'zero'"):
+        evaluate_interactions(recs, held, ["p@1"], unjudged="drop")
+    with pytest.raises(ranklens.InputError, match="unjudged=None"):
+        evaluate_interactions(recs, held, ["p@1"], unjudged=None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("old", "new"), [({"unjudged_users": "zero"}, "zero"),
+                                          ({"unjudged_users": "exclude"}, "skip"),
+                                          ({"unjudged": "exclude"}, "skip")])
+def test_unjudged_old_spellings_still_work_and_warn(old: dict[str, str], new: str) -> None:
+    recs, held = _data()
+    want = evaluate_interactions(recs, held, ["p@1", "num_ret"], unjudged=new)
+    with pytest.warns(ranklens.RanklensDeprecationWarning, match=f"pass unjudged='{new}'"):
+        got = evaluate_interactions(recs, held, ["p@1", "num_ret"], **old)
+    assert got.result.per_query("num_ret") == want.result.per_query("num_ret")

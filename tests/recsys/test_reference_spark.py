@@ -84,7 +84,7 @@ def test_spark_profile_by_hand() -> None:
     u4 = {"p@1": 1.0, "p@3": 1 / 3, "r@3": 1.0, "map": 1.0, "map@3": 1.0, "ndcg@3": 0.0}
     # u2 (predictions, no labels) and u3 (labels, no predictions) score 0
     ev = evaluate_interactions(recs, held, list(u1), weight="relevance", profile="spark",
-                               unjudged_users="zero")
+                               unjudged="zero")
     for name in u1:
         assert ev.result.per_query(name) == pytest.approx(
             {"u1": u1[name], "u2": 0.0, "u3": 0.0, "u4": u4[name]}, abs=1e-12), name
@@ -109,7 +109,7 @@ def test_spark_profile_by_hand() -> None:
 
     # the binary form: every label of grade 1
     binary = evaluate_interactions(recs, held, ["ndcg@3", "ndcg@1"], profile="spark",
-                                   unjudged_users="zero")
+                                   unjudged="zero")
     assert binary.result.per_query("ndcg@3")["u1"] == pytest.approx(
         (1 / l3) / (1 + 1 / l3 + 1 / 2), abs=1e-12)
     assert binary.result.per_query("ndcg@1")["u4"] == 1.0
@@ -366,7 +366,7 @@ def test_evaluate_interactions_agrees_with_spark(reference: SparkReference,
     ev = evaluate_interactions(cases.recs, cases.held, NAMES, score="score",
                                weight="relevance" if graded else None,
                                repeats="sum" if graded else "binary", profile="spark",
-                               unjudged_users="zero")
+                               unjudged="zero")
     assert ev.report["users_without_interactions"] > 0
     assert ev.report["users_without_recommendations"] > 0
     _check(reference, cases.users, graded, ev.result, "evaluate_interactions")

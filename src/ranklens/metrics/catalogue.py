@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ranklens._shared.deprecation import renamed_choice
 from ranklens.errors import MetricParameterError, UnsupportedError
 
 __all__ = ["CATALOGUE", "MetricDef", "Param", "Rule", "TrecName"]
@@ -43,6 +44,7 @@ class Param:
     maximum: float | None = None
     open_minimum: bool = False  # the minimum itself is excluded
     values: tuple[float, ...] | None = None  # the only numbers allowed (besides choices)
+    renamed: tuple[tuple[str, str], ...] = ()  # deprecated choice -> its current spelling
 
     def check(self, metric: str, value: Any) -> Any:
         """``value`` validated and normalised, or :class:`MetricParameterError`."""
@@ -57,6 +59,9 @@ class Param:
                 v) != INF
 
         if self.kind == "choice":
+            if self.renamed and isinstance(value, str):
+                value = renamed_choice(f"metric {metric!r}", self.name, value.lower(),
+                                       dict(self.renamed))
             if not isinstance(value, str) or value.lower() not in (self.choices or ()):
                 raise fail("one of " + ", ".join(map(repr, self.choices or ())))
             return value.lower()
@@ -275,8 +280,9 @@ _P = Param("p", 0.9, "persistence", kind="number", minimum=0, maximum=1)
 _TREC_GAIN = Param("gain", "linear", "gain of a grade: linear, exp2 or a mapping "
                    "{grade: gain} (trec_eval's grade=gain pairs)", kind="gainmap",
                    choices=("linear", "exp2"))
-_UNJ = Param("unjudged", "exclude", "retrieved documents not in the qrels: exclude, or "
-             "include with grade 0 (zero)", choices=("exclude", "zero"))
+_UNJ = Param("unjudged", "skip", "retrieved documents not in the qrels: skip them, or "
+             "include them with grade 0 (zero)", choices=("skip", "zero"),
+             renamed=(("exclude", "skip"),))
 
 # kernels that take a vector of cutoffs for k (see MetricDef.vector_k)
 _VECTOR_K = frozenset({

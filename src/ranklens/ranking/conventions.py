@@ -75,7 +75,7 @@ trec_eval 10.  Profiles reproduce other tools:
     repeated prediction at each of its positions (values above 1); ranklens
     runs hold each item once.  Spark counts a user with predictions but no
     labels as 0 in the mean (``unjudged='zero'``; in
-    :func:`ranklens.recsys.evaluate_interactions`, ``unjudged_users='zero'``,
+    :func:`ranklens.recsys.evaluate_interactions` too,
     whose ``repeats='binary'`` gives Spark's label set).  A user in neither
     table is unknown to ranklens.
 """

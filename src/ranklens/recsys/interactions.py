@@ -7,9 +7,10 @@ rank)`` and held-out interactions ``(user, item[, weight])`` as tables and runs
 * users with held-out interactions but no recommendations score 0 and count
   in the mean (``missing="zero"``; ``"skip"`` leaves them out);
 * users with recommendations but no held-out interactions cannot be judged:
-  they are counted in ``report["users_without_interactions"]`` and excluded
-  (``unjudged_users="exclude"``), or score 0 on every metric and count in the
-  mean (``"zero"``, as Spark's ``RankingMetrics`` does);
+  they are counted in ``report["users_without_interactions"]`` and left out
+  (``unjudged="skip"``, as :func:`ranklens.evaluate` does with unjudged queries), or
+  score 0 on every metric and count in the mean (``"zero"``, as Spark's
+  ``RankingMetrics`` does);
 * a user-item pair interacted with several times is one relevant item, of
   grade the summed weight (``repeats="sum"``), the largest weight (``"max"``)
   or 1 (``"binary"``);
@@ -28,13 +29,14 @@ import pyarrow as pa
 
 from ranklens._shared.arrow import from_numpy
 from ranklens._shared.columns import as_float_column, as_id_column, columns_from_frame
+from ranklens._shared.deprecation import renamed_choice, renamed_keyword
 from ranklens.errors import InputError
+from ranklens.ranking.conventions import UNJUDGED_POLICIES
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result, evaluate
 
 __all__ = ["InteractionEvaluation", "evaluate_interactions"]
 
-UNJUDGED_POLICIES = ("exclude", "zero")
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,8 @@ def evaluate_interactions(
     repeats: str = "sum",
     missing: str = "zero",
     duplicates: str = "error",
-    unjudged_users: str = "exclude",
+    unjudged: str = "skip",
+    unjudged_users: str | None = None,
     **conventions: Any,
 ) -> InteractionEvaluation:
     """Evaluate recommendation lists against held-out interactions.
@@ -115,12 +118,14 @@ def evaluate_interactions(
     duplicates:
         A user-item pair recommended twice: ``error`` (default) or ``first``
         (keep the best position).
-    unjudged_users:
-        Users with recommendations but no held-out interactions: ``exclude``
+    unjudged:
+        Users with recommendations but no held-out interactions: ``skip``
         (default; they cannot be judged) or ``zero`` (they are listed in the
         per-user results with 0 for every metric, also counts such as
         ``num_ret``, and count in the mean, as in Spark's ``RankingMetrics``).
         Either way ``report["users_without_interactions"]`` counts them.
+        (``unjudged_users=`` and the choice ``exclude`` are the deprecated
+        spellings of ``unjudged=`` and ``skip``.)
     conventions:
         Further conventions for :func:`ranklens.evaluate` (``ties``,
         ``rel_threshold``, ...).
@@ -129,9 +134,13 @@ def evaluate_interactions(
         raise InputError(f"repeats={repeats!r} is not known; use 'sum', 'max' or 'binary'.")
     if missing not in ("zero", "skip"):
         raise InputError(f"missing={missing!r} is not known here; use 'zero' or 'skip'.")
-    if not isinstance(unjudged_users, str) or unjudged_users not in UNJUDGED_POLICIES:
-        raise InputError(f"unjudged_users={unjudged_users!r} is not known; use 'exclude' or "
-                         "'zero'.")
+    renamed = {"exclude": "skip"}
+    unjudged = renamed_keyword("evaluate_interactions", "unjudged_users", unjudged_users,
+                               "unjudged", renamed_choice("evaluate_interactions", "unjudged",
+                                                          unjudged, renamed),
+                               convert=lambda old: renamed.get(old, old))
+    if not isinstance(unjudged, str) or unjudged not in UNJUDGED_POLICIES:
+        raise InputError(f"unjudged={unjudged!r} is not known; use 'skip' or 'zero'.")
     use_rank = rank is not None
     if not use_rank and score is None:
         raise InputError("give the recommendations' score= or rank= column.")
@@ -171,7 +180,7 @@ def evaluate_interactions(
         # users without interactions are the documented rule here, counted below
         warnings.simplefilter("ignore", RanklensWarning)
         res = evaluate(qrels, run, metrics, missing=missing,
-                       unjudged="zero" if unjudged_users == "zero" else "skip", **conventions)
+                       unjudged=unjudged, **conventions)
     no_inter = res.report["run_queries_without_judgments"]
     no_rec = res.report["qrels_queries_missing_from_run"]
     report = {

@@ -2,7 +2,7 @@
 
 These compare the run's scores with the relevance grades of the same
 documents, per query: FCP, Kendall's tau-b and Spearman's rho.  By default
-only retrieved documents that are in the qrels take part (``unjudged=exclude``);
+only retrieved documents that are in the qrels take part (``unjudged=skip``);
 ``unjudged=zero`` adds the retrieved unjudged documents with grade 0.
 
 Pairs are counted without enumerating them: with ``L`` distinct grades the
@@ -26,7 +26,7 @@ class _Items:
 
     def __init__(self, prep: Prepared, unjudged: str) -> None:
         in_qrels = prep.judged | (prep.rel < 0)
-        mask = in_qrels if unjudged == "exclude" else np.ones(len(prep.rel), dtype=bool)
+        mask = in_qrels if unjudged == "skip" else np.ones(len(prep.rel), dtype=bool)
         self.nq = prep.n_queries
         self.seg = prep.seg[mask]
         self.score = prep.score[mask]
