@@ -639,7 +639,29 @@ def _score_column(run: Run, conv: Conventions) -> np.ndarray:
 
 
 def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
-    """Join ``run`` to ``qrels`` and sort every query's ranking once."""
+    """Join ``run`` to ``qrels`` and sort every query's ranking once.
+
+    The steps: map the run's queries onto the judged ones (:func:`_judged_run_rows`),
+    order every ranking and look up its judgments (:func:`_order_and_judge`), cut at
+    ``depth`` and drop unjudged documents if asked (:func:`_apply_depth`,
+    :func:`_judged_only`), choose the queries evaluated (:func:`_select_queries`) and
+    keep only those (:func:`_restrict`).  ``report`` counts what every rule touched.
+    """
+    _check_not_empty(qrels, run)
+    idx = _judgment_index(qrels)
+    report: dict[str, int] = {}
+    rows = _judged_run_rows(qrels, run, idx, conventions, report)
+    ranked = _order_and_judge(rows, idx, conventions.ties)
+    if conventions.depth is not None:
+        ranked = _apply_depth(ranked, conventions.depth, report)
+    present = ranked.counts > 0
+    if conventions.judged_only:
+        ranked = _judged_only(ranked, report)
+    selected = _select_queries(present, idx, conventions, report)
+    return _restrict(ranked, selected, idx, conventions, report, rows.unjudged_ids)
+
+
+def _check_not_empty(qrels: Qrels, run: Run) -> None:
     if len(qrels) == 0:
         raise InputError("The qrels are empty: there is nothing to evaluate against.")
     if len(run) == 0:
@@ -647,43 +669,72 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
             "The run is empty: it has no (query, doc, score) rows. Check that the run was "
             "read from the right file or frame."
         )
-    idx = _judgment_index(qrels)
-    nq_all = len(idx.query_ids)
-    report: dict[str, int] = {}
 
-    # -- a large run not indexed yet joins by one sort with the qrels ---------------------
+
+@dataclass
+class _RunRows:
+    """The run's rows of judged queries, before ordering: query codes into the qrels'
+    queries, scores, the doc-id rank used for ties, the doc ids (or, after a merge join,
+    their grades and judged flags) and which run rows they are (None: all)."""
+
+    qcode: np.ndarray
+    score: np.ndarray
+    doc_rank: np.ndarray
+    doc: pa.Array
+    rows: np.ndarray | None
+    joined: tuple[np.ndarray, np.ndarray] | None
+    unjudged_ids: pa.Array
+
+
+def _judged_run_rows(qrels: Qrels, run: Run, idx: _JudgmentIndex, conventions: Conventions,
+                     report: dict[str, int]) -> _RunRows:
+    """Map the run's distinct query ids onto the qrels' and drop the rows of queries
+    without judgments.  A large run not indexed yet joins the qrels by one sort."""
     joined: tuple[np.ndarray, np.ndarray] | None = None
     if run.cached("pairs") is None:
         pairs, rel_row, found_row = _merge_join(qrels, run, idx)
         run.keep("pairs", pairs)
         joined = (rel_row, found_row)
-
-    # -- query codes: map the run's distinct query ids onto the qrels' ---------------------
     pairs = run._pairs
+    nq_all = len(idx.query_ids)
     qmap_arr = pc.index_in(pairs.query_dict, value_set=idx.query_ids)
     qmap: np.ndarray = to_numpy(qmap_arr, fill=-1).astype(np.int32 if nq_all < 2**31 else np.int64)
-    report["run_queries_without_judgments"] = int((qmap < 0).sum())
-    unjudged_ids = (pairs.query_dict.filter(from_numpy(qmap < 0))
-                    if report["run_queries_without_judgments"] else pairs.query_dict[:0])
-    qcode = qmap[pairs.query_code]
-    score = _score_column(run, conventions)
-    doc_rank = pairs.doc_rank
-    d_run = run._d
-    rows = None
-    if report["run_queries_without_judgments"]:
-        keep = qcode >= 0
-        rows = np.flatnonzero(keep)
-        qcode, score, doc_rank = qcode[rows], score[rows], doc_rank[rows]
+    n_unjudged = int((qmap < 0).sum())
+    report["run_queries_without_judgments"] = n_unjudged
+    out = _RunRows(qcode=qmap[pairs.query_code], score=_score_column(run, conventions),
+                   doc_rank=pairs.doc_rank, doc=run._d, rows=None, joined=joined,
+                   unjudged_ids=(pairs.query_dict.filter(from_numpy(qmap < 0))
+                                 if n_unjudged else pairs.query_dict[:0]))
+    if n_unjudged:
+        rows = np.flatnonzero(out.qcode >= 0)
+        out.rows = rows
+        out.qcode, out.score, out.doc_rank = out.qcode[rows], out.score[rows], out.doc_rank[rows]
         if joined is not None:
-            joined = (joined[0][rows], joined[1][rows])
+            out.joined = (joined[0][rows], joined[1][rows])
         else:
-            d_run = d_run.take(from_numpy(rows))
-    report["run_rows_without_judged_query"] = int(len(run) - len(qcode))
+            out.doc = out.doc.take(from_numpy(rows))
+    report["run_rows_without_judged_query"] = int(len(run) - len(out.qcode))
+    return out
 
-    # -- judgments of the retrieved documents (from the merge above, or one hash lookup
-    # and one binary search) and one sort by query, score descending and the tie rule.
-    # The lookup and the sort are independent (unless the tie rule needs the grades), so
-    # large inputs run them on both cores.
+
+@dataclass
+class _Ranked:
+    """Every judged query's ranking in order: scores, grades, judged flags, row counts."""
+
+    score: np.ndarray
+    rel: np.ndarray
+    judged: np.ndarray
+    counts: np.ndarray
+
+
+def _order_and_judge(rows: _RunRows, idx: _JudgmentIndex, ties: str) -> _Ranked:
+    """One sort by query, score descending and the tie rule, and the judgments of the
+    retrieved documents (from the merge join, or one hash lookup and one binary
+    search).  The lookup and the sort are independent (unless the tie rule needs the
+    grades), so large inputs run them on two cores."""
+    nq_all = len(idx.query_ids)
+    d_run = rows.doc
+
     def lookup() -> np.ndarray:
         if pa.types.is_dictionary(d_run.type):  # codes: look up the distinct ids only
             m = to_numpy(pc.index_in(d_run.dictionary, value_set=idx.doc_keys.doc_ids),
@@ -691,30 +742,25 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
             return m[to_numpy(d_run.indices)]
         return to_numpy(pc.index_in(d_run, value_set=idx.doc_keys.doc_ids), fill=-1)
 
-    ties = conventions.ties
+    joined = rows.joined
     dcode: np.ndarray | None = None
     if ties in ("optimistic", "pessimistic") and joined is None:
         dcode = lookup()
-        joined = _lookup_rel(idx, qcode, dcode)
-
-    sort = partial(order_rankings, qcode, nq_all, score, ties, doc_rank=doc_rank, rows=rows,
+        joined = _lookup_rel(idx, rows.qcode, dcode)
+    sort = partial(order_rankings, rows.qcode, nq_all, rows.score, ties,
+                   doc_rank=rows.doc_rank, rows=rows.rows,
                    rel=None if joined is None else joined[0])
-
     if joined is not None:
         order = sort()
-    elif parts_for(len(qcode)) > 1:
+    elif parts_for(len(rows.qcode)) > 1:
         pending = pool().submit(lookup)
         order = sort()
         dcode = pending.result()
     else:
         dcode = lookup()
         order = sort()
-    score = score[order]
     # rows are now grouped by query code: the codes follow from the counts
-    counts = np.bincount(qcode, minlength=nq_all)
-    del qcode
-    offs = np.zeros(nq_all + 1, dtype=np.int64)
-    np.cumsum(counts, out=offs[1:])
+    counts = np.bincount(rows.qcode, minlength=nq_all)
     if joined is not None:
         rel, in_qrels = joined[0][order], joined[1][order]
     else:
@@ -723,37 +769,54 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
             idx, np.repeat(np.arange(nq_all, dtype=np.int64), counts), dcode[order])
     # a negative grade is a judgment of non-relevance that trec_eval treats as
     # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj)
-    judged = in_qrels & (rel >= 0)
+    return _Ranked(score=rows.score[order], rel=rel, judged=in_qrels & (rel >= 0),
+                   counts=counts)
 
-    if conventions.depth is not None:
-        pos = np.arange(len(score)) - np.repeat(offs[:-1], counts)
-        keep = pos < conventions.depth
-        report["rows_beyond_depth"] = int(len(keep) - keep.sum())
-        if not keep.all():
-            score, rel, judged = score[keep], rel[keep], judged[keep]
-            counts = np.minimum(counts, conventions.depth)
 
-    # -- which queries are evaluated ---------------------------------------------------------
-    present = counts > 0
-    if conventions.judged_only:
-        # trec_eval -J: the unjudged documents (not in the qrels, or graded below 0) of the
-        # kept top are thrown out and the others move up; a query keeps its place (an
-        # empty ranking) even when none of its documents is judged
-        report["rows_unjudged_dropped"] = int(len(judged) - judged.sum())
-        if not judged.all():
-            counts = np.bincount(np.repeat(np.arange(nq_all), counts)[judged],
-                                 minlength=nq_all)
-            score, rel, judged = score[judged], rel[judged], judged[judged]
+def _apply_depth(r: _Ranked, depth: int, report: dict[str, int]) -> _Ranked:
+    """Keep the first ``depth`` documents of every ranking (trec_eval ``-M``)."""
+    offs = np.zeros(len(r.counts) + 1, dtype=np.int64)
+    np.cumsum(r.counts, out=offs[1:])
+    pos = np.arange(len(r.score)) - np.repeat(offs[:-1], r.counts)
+    keep = pos < depth
+    report["rows_beyond_depth"] = int(len(keep) - keep.sum())
+    if keep.all():
+        return r
+    return _Ranked(r.score[keep], r.rel[keep], r.judged[keep], np.minimum(r.counts, depth))
+
+
+def _judged_only(r: _Ranked, report: dict[str, int]) -> _Ranked:
+    """trec_eval ``-J``: the unjudged documents (not in the qrels, or graded below 0) of
+    the kept top are thrown out and the others move up; a query keeps its place (an
+    empty ranking) even when none of its documents is judged."""
+    report["rows_unjudged_dropped"] = int(len(r.judged) - r.judged.sum())
+    if r.judged.all():
+        return r
+    nq = len(r.counts)
+    counts = np.bincount(np.repeat(np.arange(nq), r.counts)[r.judged], minlength=nq)
+    return _Ranked(r.score[r.judged], r.rel[r.judged], r.judged[r.judged], counts)
+
+
+def _some_ids(ids: list[Any]) -> str:
+    """The first five ids, quoted, and how many more."""
+    more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
+    return ", ".join(map(repr, ids[:5])) + more
+
+
+def _select_queries(present: np.ndarray, idx: _JudgmentIndex, conventions: Conventions,
+                    report: dict[str, int]) -> np.ndarray:
+    """Which judged queries are evaluated, by the ``missing`` and ``no_relevant`` rules
+    (their ``error`` settings raise here, naming the queries)."""
+    nq_all = len(idx.query_ids)
     n_missing = int(nq_all - present.sum())
     report["qrels_queries_missing_from_run"] = n_missing
     selected = np.ones(nq_all, dtype=bool)
     if n_missing:
         if conventions.missing == "error":
             missing_ids = idx.query_ids.filter(from_numpy(~present)).to_pylist()
-            shown = ", ".join(map(repr, missing_ids[:5]))
-            more = f" and {len(missing_ids) - 5} more" if len(missing_ids) > 5 else ""
             raise InputError(
-                f"{n_missing} queries in the qrels are not in the run: {shown}{more}. "
+                f"{n_missing} queries in the qrels are not in the run: "
+                f"{_some_ids(missing_ids)}. "
                 "Pass missing='zero' to score them 0 or missing='skip' to leave them out."
             )
         if conventions.missing == "skip":
@@ -766,29 +829,32 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     if no_rel.any():
         if conventions.no_relevant == "error":
             ids = idx.query_ids.filter(from_numpy(no_rel)).to_pylist()
-            shown = ", ".join(map(repr, ids[:5]))
-            more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
             raise InputError(
                 f"{len(ids)} queries have no relevant judgment (relevance >= "
-                f"{conventions.rel_threshold}): {shown}{more}. Pass no_relevant='zero', "
+                f"{conventions.rel_threshold}): {_some_ids(ids)}. Pass no_relevant='zero', "
                 "'skip' or 'nan' to evaluate anyway."
             )
         if conventions.no_relevant == "skip":
             selected &= ~no_rel
+    return selected
 
-    # -- restrict to the selected queries (renumbered densely) -------------------------------
+
+def _restrict(r: _Ranked, selected: np.ndarray, idx: _JudgmentIndex,
+              conventions: Conventions, report: dict[str, int],
+              unjudged_ids: pa.Array) -> Prepared:
+    """The :class:`Prepared` table of the selected queries (renumbered densely)."""
+    counts = r.counts
+    score, rel, judged = r.score, r.rel, r.judged
+    icounts = np.diff(idx.offsets)
+    ideal_rel = idx.rel_sorted
+    query_ids = idx.query_ids
     if not selected.all():
         keep_rows = np.repeat(selected, counts)
         score, rel, judged = score[keep_rows], rel[keep_rows], judged[keep_rows]
-        keep_j = selected[idx.qcode]
-        ideal_rel = idx.rel_sorted[keep_j]
-        icounts = np.diff(idx.offsets)[selected]
-        query_ids = idx.query_ids.filter(from_numpy(selected))
+        ideal_rel = ideal_rel[selected[idx.qcode]]
+        icounts = icounts[selected]
+        query_ids = query_ids.filter(from_numpy(selected))
         counts = counts[selected]
-    else:
-        ideal_rel = idx.rel_sorted
-        icounts = np.diff(idx.offsets)
-        query_ids = idx.query_ids
     n_sel = int(selected.sum())
     offsets = np.zeros(n_sel + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
