@@ -2,7 +2,78 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO.parent / "shared" / "conformance" / "trec_eval"
+
+Qrels = dict[str, dict[str, int]]
+RunDict = dict[str, dict[str, float]]
+
+
+def graded_case(seed: int, *, n_queries: tuple[int, int] = (2, 10), longest: int = 15,
+                max_judged: int = 12, ties: bool = True, binary: bool = False,
+                every_query_both: bool = False, stray_query: bool = False
+                ) -> tuple[Qrels, RunDict]:
+    """Random graded qrels and a run as dicts, in the shape peers such as ranx read.
+
+    Queries ``q0..``; each ranks up to ``longest`` of 40 documents, judges up to
+    ``max_judged`` of them and 8 unretrieved ones (grades 0-3, or 0-1 with
+    ``binary``); 15% of queries have no relevant judgment (unless
+    ``every_query_both``), 15% are missing from the run.  Scores tie often with
+    ``ties`` (quarter steps), else are distinct.  ``stray_query`` adds, half the
+    time, a run query without judgments.  The run shares a query with the qrels.
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    qrels: Qrels = {}
+    run: RunDict = {}
+    for qi in range(int(rng.integers(*n_queries))):
+        q = f"q{qi}"
+        docs = [f"d{j}" for j in rng.permutation(40)[: int(rng.integers(1, longest + 1))]]
+        pool = docs + [f"x{j}" for j in range(8)]
+        judged = rng.choice(pool, size=int(rng.integers(1, min(max_judged, len(pool)))),
+                            replace=False)
+        grades = rng.choice([0, 1] if binary else [0, 0, 1, 1, 2, 3], size=len(judged))
+        if rng.random() < 0.15 and not every_query_both:
+            grades[:] = 0
+        qrels[q] = {str(d): int(g) for d, g in zip(judged, grades, strict=True)}
+        if rng.random() < 0.85:
+            scores = (rng.integers(0, 6, size=len(docs)) / 4.0 if ties
+                      else rng.permutation(len(docs)) / 7.0)
+            run[q] = {d: float(s) for d, s in zip(docs, scores, strict=True)}
+    if stray_query and rng.random() < 0.5:
+        run["zz"] = {"d1": 1.0}  # a run query without judgments
+    if not set(run) & set(qrels):
+        run["q0"] = {"d0": 1.0}
+    return qrels, run
+
+
+def user_lists_case(seed: int, scores: Callable[[Any, int], Any] | None = None
+                    ) -> tuple[list[tuple[str, str, float]], list[tuple[str, str]]]:
+    """Random recommendation lists and held-out interactions as rows.
+
+    5-29 users; 85% get 1-14 of 60 items, ranked 1.. (``scores=None``) or scored
+    by ``scores(rng, n)``; 90% have 1-7 held-out items.  Returns
+    ``(user, item, rank or score)`` rows and ``(user, item)`` rows.
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    rec_rows: list[tuple[str, str, float]] = []
+    int_rows: list[tuple[str, str]] = []
+    for u in range(int(rng.integers(5, 30))):
+        user = f"u{u}"
+        items = rng.permutation(60)
+        if rng.random() < 0.85:  # some users get no recommendations
+            n = int(rng.integers(1, 15))
+            values = (np.arange(1, n + 1) if scores is None else scores(rng, n))
+            rec_rows += [(user, f"i{it}", int(v) if scores is None else float(v))
+                         for it, v in zip(items[:n], values, strict=True)]
+        if rng.random() < 0.9:  # some users have no held-out interactions
+            held = rng.choice(60, size=int(rng.integers(1, 8)), replace=False)
+            int_rows += [(user, f"i{it}") for it in held]
+    return rec_rows, int_rows

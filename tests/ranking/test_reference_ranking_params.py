@@ -66,6 +66,7 @@ import numpy as np
 import pytest
 
 import ranklens
+from tests.helpers import graded_case
 
 pytestmark = pytest.mark.reference
 
@@ -390,28 +391,11 @@ def test_rndcg_without_positive_gain() -> None:
 def _ranx_case(seed: int, longest: int = 15, ties: bool = True, binary: bool = False,
                every_query_both: bool = False) -> tuple[Qrels, RunDict]:
     """Rankings of at most 15 documents when scores tie (ranx's sort is stable
-    only up to 15), grades 0-3 (0-1 with ``binary``)."""
-    rng = np.random.default_rng(11000 + seed)
-    qrels: Qrels = {}
-    run: RunDict = {}
-    for qi in range(int(rng.integers(2, 9))):
-        q = f"q{qi}"
-        docs = [f"d{j}" for j in rng.permutation(40)[: int(rng.integers(1, longest + 1))]]
-        pool = docs + [f"x{j}" for j in range(8)]
-        judged = rng.choice(pool, size=int(rng.integers(1, min(14, len(pool)))), replace=False)
-        grades = rng.choice([0, 1] if binary else [0, 0, 1, 1, 2, 3], size=len(judged))
-        if rng.random() < 0.15 and not every_query_both:
-            grades[:] = 0
-        qrels[q] = {str(d): int(g) for d, g in zip(judged, grades, strict=True)}
-        if rng.random() < 0.85:
-            scores = (rng.integers(0, 6, size=len(docs)) / 4.0 if ties
-                      else rng.permutation(len(docs)) / 7.0)
-            run[q] = {d: float(s) for d, s in zip(docs, scores, strict=True)}
-    if rng.random() < 0.5:
-        run["zz"] = {"d1": 1.0}  # a run query without judgments (ranx drops it)
-    if not set(run) & set(qrels):
-        run["q0"] = {"d0": 1.0}
-    return qrels, run
+    only up to 15), grades 0-3 (0-1 with ``binary``), a stray run query half the time
+    (ranx drops it)."""
+    return graded_case(11000 + seed, n_queries=(2, 9), longest=longest, max_judged=14,
+                       ties=ties, binary=binary, every_query_both=every_query_both,
+                       stray_query=True)
 
 
 def _level_gains(level: int, exp2: bool) -> str:

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 import ranklens
+from tests.helpers import graded_case
 
 ranx = pytest.importorskip("ranx")
 
@@ -47,34 +48,10 @@ MEASURES = {
 }
 
 
-def _random_case(seed: int, ties: bool = True
-                 ) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
-    rng = np.random.default_rng(1000 + seed)
-    longest = 15 if ties else 40
-    qrels: dict[str, dict[str, int]] = {}
-    run: dict[str, dict[str, float]] = {}
-    for qi in range(int(rng.integers(2, 10))):
-        q = f"q{qi}"
-        docs = [f"d{j}" for j in rng.permutation(40)[: int(rng.integers(1, longest + 1))]]
-        pool = docs + [f"x{j}" for j in range(8)]
-        judged = rng.choice(pool, size=int(rng.integers(1, min(12, len(pool)))), replace=False)
-        grades = rng.choice([0, 0, 1, 1, 2, 3], size=len(judged))
-        if rng.random() < 0.15:
-            grades[:] = 0
-        qrels[q] = {str(d): int(g) for d, g in zip(judged, grades, strict=True)}
-        if rng.random() < 0.85:
-            scores = (rng.integers(0, 6, size=len(docs)) / 4.0 if ties
-                      else rng.permutation(len(docs)) / 7.0)
-            run[q] = {d: float(s) for d, s in zip(docs, scores, strict=True)}
-    if not run:
-        run["q0"] = {"d0": 1.0}
-    return qrels, run
-
-
 @pytest.mark.parametrize("ties", [True, False], ids=["ties", "distinct"])
 @pytest.mark.parametrize("seed", range(15))
 def test_agrees_with_ranx(seed: int, ties: bool) -> None:
-    qrels_d, run_d = _random_case(seed, ties)
+    qrels_d, run_d = graded_case(1000 + seed, longest=15 if ties else 40, ties=ties)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = ranx.evaluate(ranx.Qrels(qrels_d), ranx.Run(run_d), list(MEASURES),

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from ranklens.recsys import evaluate_interactions
+from tests.helpers import user_lists_case
 
 pd = pytest.importorskip("pandas")
 rt = pytest.importorskip("rectools.metrics")
@@ -23,17 +24,7 @@ K = (1, 3, 10)
 
 
 def _case(seed: int) -> tuple[object, object]:
-    rng = np.random.default_rng(7000 + seed)
-    rec_rows, int_rows = [], []
-    for u in range(int(rng.integers(5, 30))):
-        user = f"u{u}"
-        items = rng.permutation(60)
-        if rng.random() < 0.85:  # some users get no recommendations
-            n = int(rng.integers(1, 15))
-            rec_rows += [(user, f"i{it}", r + 1) for r, it in enumerate(items[:n])]
-        if rng.random() < 0.9:  # some users have no held-out interactions
-            held = rng.choice(60, size=int(rng.integers(1, 8)), replace=False)
-            int_rows += [(user, f"i{it}") for it in held]
+    rec_rows, int_rows = user_lists_case(7000 + seed)
     recs = pd.DataFrame(rec_rows, columns=["user_id", "item_id", "rank"])
     inter = pd.DataFrame(int_rows, columns=["user_id", "item_id"])
     return recs, inter

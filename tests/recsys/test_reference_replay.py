@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from ranklens.recsys import evaluate_interactions
+from tests.helpers import user_lists_case
 
 pd = pytest.importorskip("pandas")
 rm = pytest.importorskip("replay.metrics")
@@ -28,19 +29,11 @@ OURS = {"Precision": "p@{k}", "Recall": "recall@{k}", "MAP": "map@{k}", "NDCG": 
 
 
 def _case(seed: int, ties: bool) -> tuple[object, object]:
-    rng = np.random.default_rng(9000 + seed)
-    rec_rows, int_rows = [], []
-    for u in range(int(rng.integers(5, 30))):
-        user = f"u{u}"
-        items = rng.permutation(60)
-        if rng.random() < 0.85:  # some users get no recommendations
-            n = int(rng.integers(1, 15))
-            scores = (rng.integers(0, 3, size=n).astype(float) if ties
-                      else rng.permutation(10 * n)[:n] / 7.0)  # distinct per user
-            rec_rows += [(user, f"i{it}", float(s)) for it, s in zip(items[:n], scores, strict=False)]
-        if rng.random() < 0.9:  # some users have no ground truth
-            held = rng.choice(60, size=int(rng.integers(1, 8)), replace=False)
-            int_rows += [(user, f"i{it}") for it in held]
+    def scores(rng: np.random.Generator, n: int) -> np.ndarray:
+        return (rng.integers(0, 3, size=n).astype(float) if ties
+                else rng.permutation(10 * n)[:n] / 7.0)  # distinct per user
+
+    rec_rows, int_rows = user_lists_case(9000 + seed, scores)
     recs = pd.DataFrame(rec_rows, columns=["user_id", "item_id", "score"])
     inter = pd.DataFrame(int_rows, columns=["user_id", "item_id"])
     return recs, inter
