@@ -6,8 +6,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO.parent / "shared" / "conformance" / "trec_eval"
+# skips a test when trec_eval's suite (../shared/conformance) is absent
+NEEDS_CONFORMANCE = pytest.mark.skipif(not CONFORMANCE.is_dir(),
+                                       reason="../shared/conformance is not present")
 
 Qrels = dict[str, dict[str, int]]
 RunDict = dict[str, dict[str, float]]
@@ -77,3 +82,4 @@ def user_lists_case(seed: int, scores: Callable[[Any, int], Any] | None = None
             held = rng.choice(60, size=int(rng.integers(1, 8)), replace=False)
             int_rows += [(user, f"i{it}") for it in held]
     return rec_rows, int_rows
+

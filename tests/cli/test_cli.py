@@ -27,7 +27,7 @@ from click.testing import CliRunner, Result
 import ranklens
 from ranklens.cli import main
 from ranklens.metrics import REGISTRY
-from tests.helpers import CONFORMANCE
+from tests.helpers import CONFORMANCE, NEEDS_CONFORMANCE
 
 EXIT_USAGE = 2
 EXIT_BAD_INPUT = 3
@@ -126,7 +126,7 @@ def test_trec_eval_output_line_for_line(name: str, args: list[str]) -> None:
 
 
 @pytest.mark.conformance
-@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="../shared/conformance is not present")
+@NEEDS_CONFORMANCE
 @pytest.mark.parametrize("args", [
     ["-m", "all_trec", "-q", "-c", "-M", "100"],
     ["-m", "all_trec", "-q", "-c", "--depth", "100", "--missing", "zero"],
@@ -140,7 +140,7 @@ def test_spelled_out_options_give_the_same_output(args: list[str]) -> None:
 
 
 @pytest.mark.conformance
-@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="../shared/conformance is not present")
+@NEEDS_CONFORMANCE
 def test_several_cutoffs_and_separate_rel_threshold() -> None:
     result = invoke("evaluate", CONFORMANCE / "qrels.rel_level", CONFORMANCE / "results.test",
                     "-m", "all_trec", "-q", "-l", "2", "--format", "trec")

@@ -42,10 +42,7 @@ from ranklens.io import (
     write_trec_run,
 )
 from ranklens.io import trec as trec_io
-from tests.helpers import CONFORMANCE
-
-needs_conformance = pytest.mark.skipif(not CONFORMANCE.is_dir(),
-                                       reason="../shared/conformance is not present")
+from tests.helpers import CONFORMANCE, NEEDS_CONFORMANCE
 
 SUFFIX = {"trec": "", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "jsonl": ".jsonl",
           "json": ".json"}
@@ -459,7 +456,7 @@ def test_fast_and_slow_paths_agree(rows: list[tuple[str, str, float, int]], sep:
             _assert_same(_read_fast(path, "run"), expected)
 
 
-@needs_conformance
+@NEEDS_CONFORMANCE
 @pytest.mark.conformance
 @pytest.mark.parametrize("name,kind", [
     ("qrels.test", "qrels"), ("qrels.test.with-comments", "qrels"),
@@ -486,7 +483,7 @@ def test_conformance_files_read_the_same_on_both_paths(name: str, kind: str) -> 
     _assert_same(got, want)
 
 
-@needs_conformance
+@NEEDS_CONFORMANCE
 @pytest.mark.conformance
 def test_conformance_comment_and_hash_files() -> None:
     plain = read_trec_qrels(CONFORMANCE / "qrels.test")

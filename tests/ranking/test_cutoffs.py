@@ -11,20 +11,6 @@ import numpy as np
 import pytest
 
 import ranklens
-from ranklens.io import read_trec_qrels, read_trec_run
-from tests.helpers import CONFORMANCE
-
-ROOT = CONFORMANCE
-
-
-def _data() -> tuple[ranklens.Qrels, ranklens.Run]:
-    if ROOT.is_dir():
-        return read_trec_qrels(ROOT / "qrels.rel_level"), read_trec_run(ROOT / "results.test")
-    rng = np.random.default_rng(5)
-    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 4)) for j in range(30)} for i in range(5)}
-    run = {f"q{i}": {f"d{j}": float(rng.integers(0, 9)) for j in range(40)} for i in range(5)}
-    return ranklens.Qrels.from_dict(qrels), ranklens.Run.from_dict(run)
-
 
 ORDERED = ["p", "r", "f1", "ap", "ap(norm=min_r_k)", "ndcg", "ndcg(gain=exp2)",
            "ndcg(ideal=full)", "ndcg(ideal=retrieved)", "dcg", "success", "rr", "arhr",
@@ -35,8 +21,8 @@ EXPECTED = ["p", "r", "f1", "ndcg", "dcg", "arhr"]
 @pytest.mark.parametrize(("ties", "names"), [("trec", ORDERED), ("input", ORDERED),
                                              ("optimistic", ["p", "ap", "ndcg", "rr"]),
                                              ("expected", EXPECTED)])
-def test_every_cutoff_equals_evaluate_at_that_cutoff(ties: str, names: list[str]) -> None:
-    qrels, run = _data()
+def test_every_cutoff_equals_evaluate_at_that_cutoff(ties: str, names: list[str], trec_case: tuple[ranklens.Qrels, ranklens.Run]) -> None:
+    qrels, run = trec_case
     curves = ranklens.evaluate_cutoffs(qrels, run, names, max_k=40, ties=ties)
     assert curves.ks.tolist() == list(range(1, 41))
     for name in names:
@@ -60,8 +46,8 @@ def test_cutoff_summary_and_frame() -> None:
     assert len(frame) == 6
 
 
-def test_cutoff_rejects_k_and_unknown_families() -> None:
-    qrels, run = _data()
+def test_cutoff_rejects_k_and_unknown_families(trec_case: tuple[ranklens.Qrels, ranklens.Run]) -> None:
+    qrels, run = trec_case
     with pytest.raises(ranklens.MetricParameterError, match="without '@k'"):
         ranklens.evaluate_cutoffs(qrels, run, ["ndcg@10"])
     with pytest.raises(ranklens.UnsupportedError, match="takes no integer cutoff"):
@@ -87,8 +73,8 @@ def test_precision_recall_curve_by_hand() -> None:
     assert frame["query"].tolist() == ["q"] * 4
 
 
-def test_precision_recall_curve_matches_iprec_at_recall() -> None:
-    qrels, run = _data()
+def test_precision_recall_curve_matches_iprec_at_recall(trec_case: tuple[ranklens.Qrels, ranklens.Run]) -> None:
+    qrels, run = trec_case
     pr = ranklens.precision_recall_curve(qrels, run)
     names = [f"iprec_at_recall.{x / 10:.2f}" for x in range(11)]
     res = ranklens.evaluate(qrels, run, names)

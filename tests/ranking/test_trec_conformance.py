@@ -18,13 +18,11 @@ import pytest
 
 import ranklens
 from ranklens.io import read_trec_qrels, read_trec_run
-from tests.helpers import CONFORMANCE
-
-ROOT = CONFORMANCE
+from tests.helpers import CONFORMANCE, NEEDS_CONFORMANCE
 
 pytestmark = [
     pytest.mark.conformance,
-    pytest.mark.skipif(not ROOT.is_dir(), reason="../shared/conformance is not present"),
+    NEEDS_CONFORMANCE,
 ]
 
 # string-valued or bookkeeping lines that are not numeric measures
@@ -73,7 +71,7 @@ def _options(command: str) -> tuple[dict[str, object], str, str]:
 
 def _expected(name: str) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = defaultdict(dict)
-    for line in (ROOT / name).read_text().splitlines():
+    for line in (CONFORMANCE / name).read_text().splitlines():
         measure, query, value = line.split(maxsplit=2)
         if measure in NOT_IMPLEMENTED or measure.startswith("relstring"):
             continue
@@ -85,8 +83,8 @@ def _expected(name: str) -> dict[str, dict[str, float]]:
 def test_trec_eval_output_reproduced(case: str) -> None:
     opts, qrels_file, run_file = _options(CASES[case])
     expected = _expected(case.split("[")[0])
-    qrels = read_trec_qrels(ROOT / qrels_file)
-    run = read_trec_run(ROOT / run_file)
+    qrels = read_trec_qrels(CONFORMANCE / qrels_file)
+    run = read_trec_run(CONFORMANCE / run_file)
     metrics = sorted(expected)
     with warnings.catch_warnings():
         # results.comment.test has topics without judgments: trec_eval ignores them too
@@ -108,13 +106,13 @@ def test_trec_eval_output_reproduced(case: str) -> None:
 
 
 def test_run_tag_is_the_last_lines_tag() -> None:
-    run = read_trec_run(ROOT / "results.test")
+    run = read_trec_run(CONFORMANCE / "results.test")
     assert run.name == "STANDARD"
 
 
 def test_conformance_covers_every_all_trec_measure() -> None:
     """Everything `-m all_trec` prints, bar the string measures, is implemented."""
-    names = {line.split()[0] for line in (ROOT / "out.test.a").read_text().splitlines()}
+    names = {line.split()[0] for line in (CONFORMANCE / "out.test.a").read_text().splitlines()}
     unknown = []
     for name in sorted(names - NOT_IMPLEMENTED):
         try:
@@ -125,8 +123,8 @@ def test_conformance_covers_every_all_trec_measure() -> None:
 
 
 def test_iprec_rounding_conventions_differ_on_302() -> None:
-    qrels = read_trec_qrels(ROOT / "qrels-302.test")
-    run = read_trec_run(ROOT / "results-302.test")
+    qrels = read_trec_qrels(CONFORMANCE / "qrels-302.test")
+    run = read_trec_run(CONFORMANCE / "results-302.test")
     new = ranklens.evaluate(qrels, run, ["iprec_at_recall_0.60"]).summary()
     old = ranklens.evaluate(qrels, run, ["iprec_at_recall_0.60"],
                             iprec_rounding="legacy").summary()

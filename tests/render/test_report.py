@@ -26,9 +26,8 @@ from ranklens.render.report import (
     save_results,
     trec_output_name,
 )
-from tests.helpers import CONFORMANCE
+from tests.helpers import CONFORMANCE, NEEDS_CONFORMANCE
 
-ROOT = CONFORMANCE
 METRICS = ["P.5", "map", "ndcg@10", "num_ret"]
 
 
@@ -432,7 +431,6 @@ def test_trec_output_name(given: str, printed: str) -> None:
 
 # --------------------------------------------------------------- trec vs trec_eval itself
 
-conformance = pytest.mark.skipif(not ROOT.is_dir(), reason="../shared/conformance is not present")
 
 # file -> (qrels, run, conventions) of the trec_eval command that made it
 OUTPUTS: dict[str, tuple[str, str, dict[str, object]]] = {
@@ -456,18 +454,18 @@ def _evaluate(qrels_file: str, run_file: str, metrics: list[str],
     with warnings.catch_warnings():
         # results.comment.test has topics without judgments: trec_eval skips them too
         warnings.simplefilter("ignore", ranklens.RanklensWarning)
-        return ranklens.evaluate(read_trec_qrels(ROOT / qrels_file),
-                                 read_trec_run(ROOT / run_file), metrics,
+        return ranklens.evaluate(read_trec_qrels(CONFORMANCE / qrels_file),
+                                 read_trec_run(CONFORMANCE / run_file), metrics,
                                  profile="trec_eval", **opts)  # type: ignore[arg-type]
 
 
-@conformance
+@NEEDS_CONFORMANCE
 @pytest.mark.conformance
 @pytest.mark.parametrize("name", sorted(OUTPUTS))
 def test_trec_format_is_trec_eval_output(name: str) -> None:
     """Metrics named as trec_eval prints them, in its order: every line identical."""
     qrels_file, run_file, opts = OUTPUTS[name]
-    lines = (ROOT / name).read_text().splitlines()
+    lines = (CONFORMANCE / name).read_text().splitlines()
     # relstring is string-valued and not a ranklens metric
     expected = [line for line in lines if not _measure(line).startswith("relstring")]
     summary = [line for line in expected if line.split("\t")[1] == "all"]
@@ -482,7 +480,7 @@ def test_trec_format_is_trec_eval_output(name: str) -> None:
 
 
 def _manifest_command(name: str) -> str:
-    for row in (ROOT / "MANIFEST.tsv").read_text().splitlines():
+    for row in (CONFORMANCE / "MANIFEST.tsv").read_text().splitlines():
         cells = row.split("\t")
         if cells[0] == name:
             return cells[-1]
@@ -511,7 +509,7 @@ def _measures_of(command: str) -> list[str]:
     return out
 
 
-@conformance
+@NEEDS_CONFORMANCE
 @pytest.mark.conformance
 def test_trec_format_meas_params_from_the_command_line() -> None:
     """The measure names exactly as typed on trec_eval's command line."""
@@ -522,7 +520,7 @@ def test_trec_format_meas_params_from_the_command_line() -> None:
     assert "ndcg_cut.23.4" in metrics and "utility.2,-1,0,0" in metrics
     res = _evaluate("qrels.test", "results.test", metrics, {})
     got = render(res, "trec", per_query=True).splitlines()
-    expected = (ROOT / "out.test.meas_params").read_text().splitlines()
+    expected = (CONFORMANCE / "out.test.meas_params").read_text().splitlines()
     assert len(got) == len(expected) == 88
     for i, (g, e) in enumerate(zip(got, expected, strict=True)):
         assert g == e, i
