@@ -1,0 +1,113 @@
+"""The package layout keeps its promises (see the README's "Development" section):
+no import cycles, no module hidden behind a function of its name, and no package
+importing another package's private names (only ``ranklens._shared`` is shared)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import ranklens
+
+SRC = Path(ranklens.__file__).parent
+MODULES = sorted(m.name for m in pkgutil.walk_packages([str(SRC)], "ranklens."))
+
+
+def _module_file(name: str) -> Path:
+    rel = Path(*name.split(".")[1:])
+    pkg = SRC / rel / "__init__.py"
+    return pkg if pkg.is_file() else SRC / rel.with_suffix(".py")
+
+
+def _imports(name: str, *, lazy: bool) -> list[tuple[str, list[str]]]:
+    """(module imported, names taken) for every ranklens import of ``name``: the ones run
+    on import (outside functions and ``if TYPE_CHECKING:``), or all with ``lazy``."""
+    tree = ast.parse(_module_file(name).read_text())
+    found: list[tuple[str, list[str]]] = []
+
+    def visit(node: ast.AST, top: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if lazy:
+                    visit(child, False)
+                continue
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                continue
+            if isinstance(child, ast.ImportFrom) and child.module and \
+                    child.module.startswith("ranklens"):
+                found.append((child.module, [a.name for a in child.names]))
+            elif isinstance(child, ast.Import):
+                found.extend((a.name, []) for a in child.names if a.name.startswith("ranklens"))
+            visit(child, top)
+
+    visit(tree, True)
+    return found
+
+
+def _resolve(module: str, names: list[str]) -> set[str]:
+    """The ranklens modules an import loads (``from pkg import submodule`` counts)."""
+    subs = {f"{module}.{n}" for n in names if f"{module}.{n}" in MODULES}
+    if subs and len(subs) == len(names):
+        return subs  # the package only as the parent of what is imported
+    return subs | ({module} if module in MODULES or module == "ranklens" else set())
+
+
+def _cycles(lazy: bool) -> list[list[str]]:
+    graph = {m: set().union(*(_resolve(mod, names) for mod, names in _imports(m, lazy=lazy)),
+                            set()) - {m, "ranklens"} for m in MODULES}
+    seen: set[tuple[str, ...]] = set()
+    cycles: list[list[str]] = []
+
+    def walk(node: str, path: list[str]) -> None:
+        for nxt in sorted(graph.get(node, ())):
+            if nxt in path:
+                cyc = path[path.index(nxt):]
+                key = tuple(sorted(cyc))
+                if key not in seen:
+                    seen.add(key)
+                    cycles.append([*cyc, nxt])
+            elif len(path) < 12:
+                walk(nxt, [*path, nxt])
+
+    for m in MODULES:
+        walk(m, [m])
+    return cycles
+
+
+def test_no_import_cycles() -> None:
+    """Counting the imports inside functions too (only ``if TYPE_CHECKING:`` ones are
+    left out): a lazy import that closes a circle is still a circle to the reader."""
+    assert _cycles(lazy=True) == []
+
+
+def test_no_module_hidden_behind_a_function() -> None:
+    hidden = []
+    for name in ["ranklens", *MODULES]:
+        if name.endswith("__main__"):
+            continue  # running it is the command line
+        mod = importlib.import_module(name)
+        if not hasattr(mod, "__path__"):
+            continue
+        for sub in pkgutil.iter_modules(mod.__path__):
+            value = getattr(mod, sub.name, None)
+            if value is not None and not hasattr(value, "__file__"):
+                hidden.append(f"{name}.{sub.name} is {type(value).__name__}")
+    assert hidden == []
+
+
+def _package(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_no_private_names_across_packages(module: str) -> None:
+    """A package uses another package's public names only; ``ranklens._shared`` is the
+    shared layer, and ``ranklens.errors`` holds every exception type."""
+    bad = [f"{src}.{n}" for src, names in _imports(module, lazy=True) for n in names
+           if n.startswith("_") and _package(src) != _package(module)
+           and _package(src) != "ranklens._shared"]
+    assert bad == [], f"{module} imports private names of other packages: {bad}"
