@@ -560,7 +560,7 @@ def _inputs(seed: int, n_users: int, n_items: int, max_len: int):
 def test_integer_string_and_shuffled_ids_give_identical_values(k):
     from unittest import mock
 
-    import ranklens.ranking.engine as engine
+    import ranklens._shared.parallel as parallel
 
     users, items, scores, tu, ti, catalog, feats, cats, qrels, base = _inputs(3, 60, 40, 9)
     as_text = lambda a: [str(x) for x in a]  # noqa: E731
@@ -576,7 +576,9 @@ def test_integer_string_and_shuffled_ids_give_identical_values(k):
     perm = np.random.default_rng(0).permutation(users.size)
     shuffled = rl.Run.from_arrays(users[perm], items[perm], scores[perm])
     _identical(ints, _metric_values(shuffled, tu, ti, catalog, feats, cats, qrels, base, k))
-    with mock.patch.object(engine, "_PARALLEL_ROWS", 1):     # the two-core sort
+    # the sort cut into one piece per core
+    with mock.patch.object(parallel, "LARGE_ROWS", 1), \
+            mock.patch.dict("os.environ", {"RANKLENS_THREADS": "2"}):
         _identical(ints, _metric_values(shuffled, tu, ti, catalog, feats, cats, qrels, base, k))
 
 
