@@ -80,6 +80,7 @@ from ranklens.online.results import (
 from ranklens.online.sequential import mixture_tau, msprt
 from ranklens.online.stats import (
     Comparison,
+    SRMResult,
     cuped_theta,
     normal_comparison,
     sample_ratio_mismatch,
@@ -318,10 +319,8 @@ def analyze(
     sequential: bool = False,
     look_every: Any = None,
     tau: float | Mapping[str, float] | None = None,
-    unit: str = "unit",
-    variant: str = "variant",
-    time: str = "time",
-    event: str = "event",
+    # the column names
+    unit: str = "unit", variant: str = "variant", time: str = "time", event: str = "event",
     value: str | None = None,
 ) -> ExperimentAnalysis:
     """Analyse an A/B test from its exposure and event logs.
@@ -394,11 +393,55 @@ def analyze(
     with needs("online", "ranklens.online.analysis.analyze"):
         from statsmodels.stats.multitest import multipletests  # type: ignore[import-untyped, unused-ignore]
 
-    # -- parameters -----------------------------------------------------------------
+    mets, alpha = _check_options(metrics, alpha, correction, multiple_exposures,
+                                 unknown_variants, srm_threshold)
+    if covariates is not None and not cuped:
+        cuped = True
+    exp, ev = _read_logs(exposures, events, mets, unit=unit, variant=variant, time=time,
+                         event=event, value=value)
+    data = _join(exp, ev, plan, control, unknown_variants, multiple_exposures)
+    per_variant = data.units_per_variant()
+    srm, messages, empty = _check_data(data, per_variant, srm_threshold, multiple_exposures)
+    for msg in messages:  # before any result
+        warnings.warn(msg, RanklensWarning, stacklevel=2)
+    notes = _data_notes(data, pre_as_covariate=cuped and covariates is None)
+    cov_for = _covariates(data, mets, cuped, covariates, pre_window, unit, notes)
+
+    per_metric = [_fixed_horizon(m, data, cov_for.get(m.name), alpha) for m in mets]
+    pvals = (np.concatenate([c.p_value for _, _, c, _ in per_metric]) if data.k > 1
+             else np.zeros(0))
+    p_adj = _adjust(pvals, alpha, correction, multipletests)
+    seq_traces: list[SequentialTrace] | None = None
+    seq: tuple[np.ndarray, ...] | None = None
+    if sequential:
+        seq_traces, seq_p, seq_lo, seq_hi = _sequential(mets, data, look_every, tau, alpha,
+                                                        cov_for)
+        seq = (seq_p, _adjust(seq_p, alpha, correction, multipletests), seq_lo, seq_hi)
+
+    groups, out = _assemble(per_metric, data, p_adj, seq, alpha)
+    report = _data_report(len(exp.unit), data, per_variant, multiple_exposures, empty, notes)
+    return ExperimentAnalysis(
+        control=data.control, variants=tuple(data.variants), metrics=mets, alpha=alpha,
+        correction=correction, comparisons=tuple(out), groups=tuple(groups), srm=srm,
+        report=report, sequential=tuple(seq_traces) if seq_traces is not None else None,
+        warnings=tuple(messages),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# the steps of analyze
+# ---------------------------------------------------------------------------------------
+_MetricResult = tuple[OnlineMetric, "_Stats", Comparison, str]
+"""One metric's statistics, comparisons with the control and the name of its test."""
+
+
+def _check_options(metrics: Any, alpha: Any, correction: str, multiple_exposures: str,
+                   unknown_variants: str, srm_threshold: Any
+                   ) -> tuple[tuple[OnlineMetric, ...], float]:
+    """The metrics parsed and the options checked; returns (metrics, alpha)."""
     mets = _resolve_metrics(metrics)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InputError(f"analyze: alpha must be a number in (0, 1), got {alpha!r}.")
-    alpha = float(alpha)
     if correction not in CORRECTIONS:
         raise InputError(f"analyze: correction={correction!r} is not known; use one of "
                          f"{', '.join(CORRECTIONS)}.")
@@ -411,10 +454,15 @@ def analyze(
     okt = isinstance(srm_threshold, (int, float)) and not isinstance(srm_threshold, bool)
     if not okt or not 0 < srm_threshold < 1:
         raise InputError(f"analyze: srm_threshold must be in (0, 1), got {srm_threshold!r}.")
-    if covariates is not None and not cuped:
-        cuped = True
+    return mets, float(alpha)
 
-    # -- inputs ---------------------------------------------------------------------
+
+def _read_logs(exposures: Any, events: Any, mets: tuple[OnlineMetric, ...], *, unit: str,
+               variant: str, time: str, event: str, value: str | None
+               ) -> tuple[Exposures, Events]:
+    """Read and validate the inputs: the exposure and event tables on one time axis
+    (numeric times both float64 when one column is integer), and every event type the
+    metrics read present in the events."""
     exp = read_exposures(exposures, unit=unit, variant=variant, time=time)
     ev = read_events(events, unit=unit, time=time, event=event, value=value)
     check_same_time_kind(exp.time_kind, ev.time_kind, "exposure", "event")
@@ -423,6 +471,13 @@ def analyze(
         exp = Exposures(exp.unit, exp.variant, exp.time.astype(np.float64), tkind)
         ev = Events(ev.unit, ev.time.astype(np.float64), ev.event, ev.value, tkind,
                     ev.has_value)
+    _check_event_types(mets, ev)
+    return exp, ev
+
+
+def _check_event_types(mets: tuple[OnlineMetric, ...], ev: Events) -> None:
+    """Every event type a metric reads occurs in the events (else the closest one is
+    suggested)."""
     present = set(pc.unique(ev.event).to_pylist())
     for m in mets:
         for e in m.events:
@@ -435,26 +490,72 @@ def analyze(
                     f"analyze: metric {m.name!r} reads event type {e!r}, which does not occur in "
                     f"the events table (event types there: {sorted(present)[:20]}).{hint}"
                 )
+
+
+@dataclass(frozen=True, eq=False)
+class _Joined:
+    """Exposures and events joined on the unit: each unit's variant and first
+    exposure, and the event rows of exposed units."""
+
+    variants: list[str]                # the control first
+    shares: dict[str, float] | None    # planned shares (None: no plan)
+    control: str
+    units: Units
+    rows: EventRows
+    tkind: TimeKind
+    uinfo: dict[str, Any]              # what joining the exposures dropped or merged
+    einfo: dict[str, Any]              # what joining the events dropped
+
+    @property
+    def k(self) -> int:
+        """The number of variants."""
+        return len(self.variants)
+
+    @property
+    def n_units(self) -> int:
+        """The number of exposed units (analysed or not)."""
+        return len(self.units.ids)
+
+    @property
+    def group(self) -> np.ndarray:
+        """Variant index per unit, -1 for a unit that is not analysed."""
+        return self.units.group
+
+    def units_per_variant(self) -> dict[str, int]:
+        """Analysed units per variant."""
+        n_per = np.bincount(self.group[self.group >= 0], minlength=self.k)
+        return {v: int(n_per[i]) for i, v in enumerate(self.variants)}
+
+
+def _join(exp: Exposures, ev: Events, plan: Experiment | Mapping[str, float] | None,
+          control: str | None, unknown_variants: str, multiple_exposures: str) -> _Joined:
+    """Join exposures and events: the variants and the control (from the plan, else
+    the exposures), each unit's variant and first exposure (the exposure policies
+    applied), and the events of exposed units, before or after that exposure."""
     observed = [str(v) for v in pc.unique(exp.variant).to_pylist()]
     variants, shares, control = _resolve_plan(plan, control, observed)
     units, uinfo = prepare_units(exp, variants, unknown_variants, multiple_exposures)
     rows, einfo = prepare_events(ev, units)
-    k = len(variants)
-    n_units = len(units.ids)
-    group = units.group
-    n_per = np.bincount(group[group >= 0], minlength=k)
-    per_variant = {v: int(n_per[i]) for i, v in enumerate(variants)}
+    return _Joined(variants, shares, control, units, rows, exp.time_kind, uinfo, einfo)
 
-    # -- SRM and data warnings (before any result) ----------------------------------
-    expected = shares if shares is not None else {v: 1.0 / k for v in variants}
+
+def _check_data(data: _Joined, per_variant: dict[str, int], srm_threshold: float,
+                multiple_exposures: str) -> tuple[SRMResult, list[str], tuple[str, ...]]:
+    """The sample-ratio-mismatch check (units per variant against the planned shares,
+    an equal split without a plan) and the messages :func:`analyze` warns with before
+    any result: a mismatch, variants without analysed units, units exposed to more
+    than one variant.  Returns (SRM check, messages, empty variants)."""
+    expected = (data.shares if data.shares is not None
+                else {v: 1.0 / data.k for v in data.variants})
     srm = sample_ratio_mismatch(per_variant, expected, threshold=srm_threshold)
     messages: list[str] = []
     if srm.mismatch:
         messages.append("SAMPLE RATIO MISMATCH: " + srm.describe())
-    empty = tuple(v for v in variants if per_variant[v] == 0)
+    empty = tuple(v for v in data.variants if per_variant[v] == 0)
     if empty:
         messages.append(f"variant(s) {list(empty)} have no analysed units; their comparisons "
                         "are not computed.")
+    uinfo = data.uinfo
     if uinfo["multiple_variant_units"]:
         how = {"exclude": "excluded them", "first": "kept each one's first variant"}
         messages.append(
@@ -462,11 +563,14 @@ def analyze(
             f"(e.g. {format_examples(uinfo['multiple_variant_examples'], uinfo['multiple_variant_units'])}); "
             f"multiple_exposures={multiple_exposures!r} {how[multiple_exposures]}."
         )
-    for msg in messages:
-        warnings.warn(msg, RanklensWarning, stacklevel=2)
+    return srm, messages, empty
 
+
+def _data_notes(data: _Joined, pre_as_covariate: bool) -> list[str]:
+    """The report's notes on the rows the join left out (these do not warn)."""
+    uinfo, einfo = data.uinfo, data.einfo
     notes: list[str] = []
-    if shares is None:
+    if data.shares is None:
         notes.append("no plan given: the SRM check assumes an equal split.")
     if uinfo["unknown_variant_rows"]:
         notes.append(f"{uinfo['unknown_variant_rows']} exposure row(s) with variant(s) "
@@ -480,99 +584,120 @@ def analyze(
     if einfo["pre_exposure_event_rows"]:
         notes.append(f"{einfo['pre_exposure_event_rows']} event row(s) before the unit's first "
                      "exposure were excluded from the metrics"
-                     + (" (and used as the CUPED covariate)." if cuped and covariates is None
-                        else "."))
+                     + (" (and used as the CUPED covariate)." if pre_as_covariate else "."))
+    return notes
 
-    # -- covariates -----------------------------------------------------------------
+
+def _metric_values(m: OnlineMetric, rows: EventRows, mask: np.ndarray,
+                   n_units: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per-unit aggregation: the metric's numerator and (for a ratio) denominator per
+    unit over the event rows in ``mask`` (a unit without events has 0)."""
+    num = unit_values(rows, m.numerator, mask, n_units)
+    den = (unit_values(rows, m.denominator, mask, n_units)
+           if m.denominator is not None else None)
+    return num, den
+
+
+def _covariates(data: _Joined, mets: tuple[OnlineMetric, ...], cuped: bool, covariates: Any,
+                pre_window: Any, unit: str, notes: list[str]) -> dict[str, np.ndarray]:
+    """The CUPED covariate per metric and unit (none without ``cuped``): from the
+    ``covariates`` table, else from the events before the unit's first exposure.  A
+    covariate that does not vary over the analysed units is dropped with a note: its
+    metric is analysed without CUPED."""
     cov_for: dict[str, np.ndarray] = {}
     if cuped:
         if covariates is not None:
-            cov_for = covariates_from_table(covariates, unit, units.ids, mets, notes)
+            cov_for = covariates_from_table(covariates, unit, data.units.ids, mets, notes)
         else:
-            pre = ~rows.post
-            if pre_window is not None:
-                w = as_duration(pre_window, tkind, "pre_window")
-                pre &= rows.time >= units.t0[rows.unit] - w
-            for m in mets:
-                x = unit_values(rows, m.numerator, pre, n_units)
-                if m.kind == "ratio":
-                    assert m.denominator is not None
-                    y = unit_values(rows, m.denominator, pre, n_units)
-                    sel = group >= 0
-                    my = y[sel].mean() if sel.any() else 0.0
-                    if my > 0:
-                        rpre = x[sel].sum() / y[sel].sum()
-                        cov_for[m.name] = (x - rpre * y) / my
-                    else:
-                        notes.append(f"metric {m.name!r}: no pre-exposure denominator events; "
-                                     "analysed without CUPED.")
-                else:
-                    cov_for[m.name] = x
-
-    analysed = group >= 0
+            cov_for = _pre_exposure_covariates(data, mets, pre_window, notes)
+    analysed = data.group >= 0
     for name in list(cov_for):
         c = cov_for[name][analysed]
         if c.size < 2 or float(c.max()) == float(c.min()):
             del cov_for[name]
             notes.append(f"metric {name!r}: the covariate does not vary (no pre-exposure "
                          "data?); analysed without CUPED.")
+    return cov_for
 
-    # -- fixed-horizon comparisons --------------------------------------------------
-    t_idx = np.arange(1, k)
-    post_all = rows.post
-    stats_by_metric: list[tuple[OnlineMetric, _Stats, Comparison, str]] = []
+
+def _pre_exposure_covariates(data: _Joined, mets: tuple[OnlineMetric, ...], pre_window: Any,
+                             notes: list[str]) -> dict[str, np.ndarray]:
+    """Each metric computed from the unit's events before its first exposure (within
+    ``pre_window`` of it, if given); for a ratio its linearisation
+    ``(x - r_pre y) / mean(y)`` (none, with a note, without pre-exposure denominator
+    events)."""
+    rows, units = data.rows, data.units
+    pre = ~rows.post
+    if pre_window is not None:
+        w = as_duration(pre_window, data.tkind, "pre_window")
+        pre &= rows.time >= units.t0[rows.unit] - w
+    cov_for: dict[str, np.ndarray] = {}
     for m in mets:
-        num = unit_values(rows, m.numerator, post_all, n_units)
-        den = (unit_values(rows, m.denominator, post_all, n_units)
-               if m.denominator is not None else None)
-        cov = cov_for.get(m.name)
-        st = _metric_stats(m, num, den, group, k, cov)
-        counts = _group_sum(num, group, k) if m.kind == "proportion" else None
-        comp, test = _compare(m, st, counts, t_idx, alpha, cov is not None)
-        stats_by_metric.append((m, st, comp, test))
+        x, y = _metric_values(m, rows, pre, data.n_units)
+        if m.kind != "ratio":
+            cov_for[m.name] = x
+            continue
+        assert y is not None
+        sel = data.group >= 0
+        my = y[sel].mean() if sel.any() else 0.0
+        if my > 0:
+            rpre = x[sel].sum() / y[sel].sum()
+            cov_for[m.name] = (x - rpre * y) / my
+        else:
+            notes.append(f"metric {m.name!r}: no pre-exposure denominator events; "
+                         "analysed without CUPED.")
+    return cov_for
 
-    pvals = np.concatenate([c.p_value for _, _, c, _ in stats_by_metric]) if t_idx.size else \
-        np.zeros(0)
-    p_adj = _adjust(pvals, alpha, correction, multipletests)
 
-    # -- sequential -----------------------------------------------------------------
-    seq_traces: list[SequentialTrace] | None = None
-    seq_p = seq_adj = seq_lo = seq_hi = None
-    if sequential:
-        seq_traces, seq_p, seq_lo, seq_hi = _sequential(
-            mets, rows, units, k, variants, tkind, look_every, tau, alpha, cov_for)
-        seq_adj = _adjust(seq_p, alpha, correction, multipletests)
+def _fixed_horizon(m: OnlineMetric, data: _Joined, cov: np.ndarray | None,
+                   alpha: float) -> _MetricResult:
+    """Per-metric statistics on every event after exposure: the per-variant estimates
+    (CUPED-adjusted with a covariate) and every treatment compared with the control."""
+    num, den = _metric_values(m, data.rows, data.rows.post, data.n_units)
+    st = _metric_stats(m, num, den, data.group, data.k, cov)
+    counts = _group_sum(num, data.group, data.k) if m.kind == "proportion" else None
+    comp, test = _compare(m, st, counts, np.arange(1, data.k), alpha, cov is not None)
+    return m, st, comp, test
 
-    # -- assemble -------------------------------------------------------------------
+
+def _verdict(m: OnlineMetric, st: _Stats, ti: int, variants: list[str], p: float,
+             use_p: float, diff: float, alpha: float) -> tuple[str, str]:
+    """The verdict of one comparison (on ``use_p``, the p-value it is judged by) and,
+    when it was not computed, why."""
+    if not math.isfinite(p):
+        return "not computed", _why_not(m, st, ti, variants)
+    if math.isfinite(use_p) and use_p < alpha:
+        return ("increase" if diff > 0 else "decrease"), ""
+    return "inconclusive", ""
+
+
+def _assemble(per_metric: list[_MetricResult], data: _Joined, p_adj: np.ndarray,
+              seq: tuple[np.ndarray, ...] | None, alpha: float
+              ) -> tuple[list[GroupEstimate], list[MetricComparison]]:
+    """Result assembly: per metric, an estimate per variant and a comparison per
+    treatment, judged by the adjusted p-value, or with ``seq`` (always-valid p-values,
+    adjusted ones and the confidence sequence's bounds, one row per comparison) by the
+    adjusted always-valid p-value."""
     groups: list[GroupEstimate] = []
     out: list[MetricComparison] = []
     row_i = 0
-    for m, st, comp, test in stats_by_metric:
-        for gi, v in enumerate(variants):
+    for m, st, comp, test in per_metric:
+        for gi, v in enumerate(data.variants):
             groups.append(GroupEstimate(m.name, v, int(st.n[gi]), float(st.estimate[gi]),
                                         float(np.sqrt(st.est_var[gi]))))
-        for j, ti in enumerate(t_idx):
-            v = variants[ti]
-            p = float(comp.p_value[j])
-            pa_ = float(p_adj[row_i])
-            note = ""
-            use_p, use_diff = pa_, float(comp.diff[j])
-            sp = sa = clo = chi = None
-            if seq_p is not None and seq_adj is not None and seq_lo is not None and \
-                    seq_hi is not None:
-                sp, sa = float(seq_p[row_i]), float(seq_adj[row_i])
-                clo, chi = float(seq_lo[row_i]), float(seq_hi[row_i])
-                use_p = sa
-            if not math.isfinite(p):
-                note = _why_not(m, st, int(ti), variants)
-                verdict = "not computed"
-            elif math.isfinite(use_p) and use_p < alpha:
-                verdict = "increase" if use_diff > 0 else "decrease"
-            else:
-                verdict = "inconclusive"
+        for j, ti in enumerate(range(1, data.k)):
+            p, pa_ = float(comp.p_value[j]), float(p_adj[row_i])
+            sp: float | None = None
+            sa: float | None = None
+            clo: float | None = None
+            chi: float | None = None
+            if seq is not None:
+                sp, sa, clo, chi = (float(a[row_i]) for a in seq)
+            verdict, note = _verdict(m, st, ti, data.variants, p, pa_ if sa is None else sa,
+                                     float(comp.diff[j]), alpha)
             out.append(MetricComparison(
-                metric=m.name, kind=m.kind, variant=v, control=control, test=test,
-                n=int(st.n[ti]), n_control=int(st.n[0]),
+                metric=m.name, kind=m.kind, variant=data.variants[ti], control=data.control,
+                test=test, n=int(st.n[ti]), n_control=int(st.n[0]),
                 estimate=float(comp.estimate[j]), control_estimate=float(comp.control_estimate[j]),
                 diff=float(comp.diff[j]), ci_lower=float(comp.ci_lower[j]),
                 ci_upper=float(comp.ci_upper[j]), rel_diff=float(comp.rel_diff[j]),
@@ -583,10 +708,17 @@ def analyze(
                 seq_p_value=sp, seq_p_adjusted=sa, cs_lower=clo, cs_upper=chi, note=note,
             ))
             row_i += 1
+    return groups, out
 
-    report = DataReport(
-        exposure_rows=len(exp.unit), exposed_units=n_units,
-        analysed_units=int((group >= 0).sum()), units_per_variant=per_variant,
+
+def _data_report(exposure_rows: int, data: _Joined, per_variant: dict[str, int],
+                 multiple_exposures: str, empty: tuple[str, ...],
+                 notes: list[str]) -> DataReport:
+    """What the join kept, merged and left out, for :attr:`ExperimentAnalysis.report`."""
+    uinfo, einfo = data.uinfo, data.einfo
+    return DataReport(
+        exposure_rows=exposure_rows, exposed_units=data.n_units,
+        analysed_units=int((data.group >= 0).sum()), units_per_variant=per_variant,
         multiple_exposures=multiple_exposures,
         multiple_variant_units=uinfo["multiple_variant_units"],
         multiple_variant_examples=uinfo["multiple_variant_examples"],
@@ -598,15 +730,11 @@ def analyze(
         pre_exposure_event_rows=einfo["pre_exposure_event_rows"],
         empty_variants=empty, notes=tuple(notes),
     )
-    return ExperimentAnalysis(
-        control=control, variants=tuple(variants), metrics=mets, alpha=alpha,
-        correction=correction, comparisons=tuple(out), groups=tuple(groups), srm=srm,
-        report=report, sequential=tuple(seq_traces) if seq_traces is not None else None,
-        warnings=tuple(messages),
-    )
 
 
 def _adjust(p: np.ndarray, alpha: float, correction: str, multipletests: Any) -> np.ndarray:
+    """Multiple-comparison correction: the p-values of all (metric, variant) comparisons
+    adjusted together (NaN stays NaN and is not counted)."""
     out = np.full(p.shape, np.nan)
     ok = np.isfinite(p)
     if not ok.any():
@@ -619,6 +747,7 @@ def _adjust(p: np.ndarray, alpha: float, correction: str, multipletests: Any) ->
 
 
 def _why_not(m: OnlineMetric, st: _Stats, ti: int, variants: list[str]) -> str:
+    """Why the comparison of treatment ``ti`` with the control has no p-value."""
     for gi in (0, ti):
         if st.n[gi] == 0:
             return f"no units in variant {variants[gi]!r}"
@@ -629,24 +758,62 @@ def _why_not(m: OnlineMetric, st: _Stats, ti: int, variants: list[str]) -> str:
     return "no variation in either group"
 
 
+# ---------------------------------------------------------------------------------------
+# sequential monitoring
+# ---------------------------------------------------------------------------------------
 def _sequential(
     mets: tuple[OnlineMetric, ...],
-    rows: EventRows,
-    units: Units,
-    k: int,
-    variants: list[str],
-    tkind: TimeKind,
+    data: _Joined,
     look_every: Any,
     tau: float | Mapping[str, float] | None,
     alpha: float,
     cov_for: dict[str, np.ndarray],
 ) -> tuple[list[SequentialTrace], np.ndarray, np.ndarray, np.ndarray]:
+    """Always-valid monitoring of every (metric, treatment) comparison: the mSPRT over
+    the looks.  Returns the traces and, per comparison row (metric-major, treatments
+    in variant order), the always-valid p-value and confidence sequence at the last
+    look (NaN where no mixing scale could be tuned)."""
+    looks = _look_times(data, look_every)
+    t_idx = np.arange(1, data.k)
+    diffs, varis = _look_series(mets, data, looks, cov_for)
+    taus = _mixing_scales(mets, varis, t_idx.size, tau, alpha)
+    n_rows = len(mets) * t_idx.size
+    good_rows = np.isfinite(taus)
+    p_last = np.full(n_rows, np.nan)
+    lo_last = np.full(n_rows, np.nan)
+    hi_last = np.full(n_rows, np.nan)
+    traces: list[SequentialTrace] = []
+    res = msprt(diffs[good_rows], varis[good_rows], tau=taus[good_rows], alpha=alpha) \
+        if good_rows.any() else None
+    look_values = tuple(data.tkind.format(x) for x in looks)
+    gi = 0
+    for mi, m in enumerate(mets):
+        for j, ti in enumerate(t_idx):
+            r = mi * t_idx.size + j
+            if good_rows[r] and res is not None:
+                p_last[r] = res.p_value[gi, -1]
+                lo_last[r] = res.ci_lower[gi, -1]
+                hi_last[r] = res.ci_upper[gi, -1]
+                traces.append(SequentialTrace(
+                    m.name, data.variants[ti], float(taus[r]), look_values,
+                    tuple(float(x) for x in diffs[r]), tuple(float(x) for x in varis[r]),
+                    tuple(float(x) for x in res.p_value[gi]),
+                    tuple(float(x) for x in res.ci_lower[gi]),
+                    tuple(float(x) for x in res.ci_upper[gi])))
+                gi += 1
+    return traces, p_last, lo_last, hi_last
+
+
+def _look_times(data: _Joined, look_every: Any) -> np.ndarray:
+    """The times of the looks: every ``look_every`` (default one day; required for
+    numeric times) from the first exposure until past the last exposure or event."""
     if look_every is None:
-        if tkind.kind == "number":
+        if data.tkind.kind == "number":
             raise InputError("analyze: the times are numbers, so sequential monitoring needs "
                              "look_every=<interval between looks, in the same unit>.")
         look_every = "1d"
-    step = as_duration(look_every, tkind, "look_every")
+    step = as_duration(look_every, data.tkind, "look_every")
+    units, rows = data.units, data.rows
     sel = units.group >= 0
     if not sel.any():
         raise InputError("analyze: no analysed units, nothing to monitor.")
@@ -656,27 +823,41 @@ def _sequential(
     if n_looks > 10_000:
         raise InputError(f"analyze: look_every={look_every!r} gives {n_looks} looks; choose a "
                          "longer interval.")
-    looks = start + step * np.arange(1, n_looks + 1)
-    n_units = len(units.ids)
+    looks: np.ndarray = start + step * np.arange(1, n_looks + 1)
+    return looks
+
+
+def _look_series(mets: tuple[OnlineMetric, ...], data: _Joined, looks: np.ndarray,
+                 cov_for: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per comparison row and look, the difference from the control and its variance,
+    on the units exposed before the look and their events after exposure and before
+    the look."""
+    units, rows, k = data.units, data.rows, data.k
     t_idx = np.arange(1, k)
     n_rows = len(mets) * t_idx.size
-    diffs = np.full((n_rows, n_looks), np.nan)
-    varis = np.full((n_rows, n_looks), np.nan)
+    diffs = np.full((n_rows, looks.size), np.nan)
+    varis = np.full((n_rows, looks.size), np.nan)
     for li, lk in enumerate(looks):
         g = np.where(units.t0 < lk, units.group, -1)
         emask = rows.post & (rows.time < lk)
         for mi, m in enumerate(mets):
-            num = unit_values(rows, m.numerator, emask, n_units)
-            den = (unit_values(rows, m.denominator, emask, n_units)
-                   if m.denominator is not None else None)
+            num, den = _metric_values(m, rows, emask, data.n_units)
             st = _metric_stats(m, num, den, g, k, cov_for.get(m.name))
             var = st.est_var
             sl = slice(mi * t_idx.size, (mi + 1) * t_idx.size)
             diffs[sl, li] = st.estimate[t_idx] - st.estimate[0]
             varis[sl, li] = var[t_idx] + var[0]
-    taus = np.full(n_rows, np.nan)
+    return diffs, varis
+
+
+def _mixing_scales(mets: tuple[OnlineMetric, ...], varis: np.ndarray, n_treat: int,
+                   tau: float | Mapping[str, float] | None, alpha: float) -> np.ndarray:
+    """The mSPRT mixing scale per comparison row: ``tau`` as given (one number, or one
+    per metric name), else tuned to the variance at the last look (NaN where that
+    variance is not a positive number: the row is not monitored)."""
+    taus = np.full(len(mets) * n_treat, np.nan)
     for mi, m in enumerate(mets):
-        sl = slice(mi * t_idx.size, (mi + 1) * t_idx.size)
+        sl = slice(mi * n_treat, (mi + 1) * n_treat)
         if tau is None:
             vlast = varis[sl, -1]
             good = np.isfinite(vlast) & (vlast > 0)
@@ -691,27 +872,4 @@ def _sequential(
                 raise InputError(f"analyze: tau for metric {m.name!r} must be a positive "
                                  f"number, got {tv!r}.")
             taus[sl] = float(tv)
-    good_rows = np.isfinite(taus)
-    p_last = np.full(n_rows, np.nan)
-    lo_last = np.full(n_rows, np.nan)
-    hi_last = np.full(n_rows, np.nan)
-    traces: list[SequentialTrace] = []
-    res = msprt(diffs[good_rows], varis[good_rows], tau=taus[good_rows], alpha=alpha) \
-        if good_rows.any() else None
-    look_values = tuple(tkind.format(x) for x in looks)
-    gi = 0
-    for mi, m in enumerate(mets):
-        for j, ti in enumerate(t_idx):
-            r = mi * t_idx.size + j
-            if good_rows[r] and res is not None:
-                p_last[r] = res.p_value[gi, -1]
-                lo_last[r] = res.ci_lower[gi, -1]
-                hi_last[r] = res.ci_upper[gi, -1]
-                traces.append(SequentialTrace(
-                    m.name, variants[ti], float(taus[r]), look_values,
-                    tuple(float(x) for x in diffs[r]), tuple(float(x) for x in varis[r]),
-                    tuple(float(x) for x in res.p_value[gi]),
-                    tuple(float(x) for x in res.ci_lower[gi]),
-                    tuple(float(x) for x in res.ci_upper[gi])))
-                gi += 1
-    return traces, p_last, lo_last, hi_last
+    return taus
