@@ -152,7 +152,8 @@ def test_integer_ids_are_ordered_as_their_text() -> None:
 @pytest.mark.parametrize("grouped", [True, False])
 @pytest.mark.parametrize("ids", ["int", "text"])
 def test_pair_index_ranks_rows_by_query_code_then_doc_text(grouped: bool, ids: str) -> None:
-    from ranklens._shared.columns import as_id_column, pair_index
+    from ranklens._shared.columns import as_id_column
+    from ranklens._shared.sorting import pair_index
 
     rng = np.random.default_rng(4)
     q = rng.integers(0, 40, 2000)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import ranklens
-import ranklens._shared.columns as columns
 import ranklens._shared.parallel as threads
+import ranklens._shared.sorting as sorting
 import ranklens.ranking.data as data
 import ranklens.ranking.engine as engine
 from ranklens.errors import DuplicateError
@@ -72,9 +72,9 @@ def test_pair_index_two_core_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(3)
     q = pa.array(rng.integers(0, 50, 3000).astype(str))
     d = pa.array(rng.integers(0, 40, 3000).astype(str))
-    serial = columns.pair_index(q, d)
+    serial = sorting.pair_index(q, d)
     monkeypatch.setattr(threads, "LARGE_ROWS", 10)
-    parallel = columns.pair_index(q, d)
+    parallel = sorting.pair_index(q, d)
     assert np.array_equal(serial.doc_rank, parallel.doc_rank)
     assert np.array_equal(serial.dup_rows, parallel.dup_rows)
     # the order is (query code, doc) and every repeat of a pair is flagged
@@ -97,7 +97,7 @@ def test_duplicates_found_on_the_two_core_path(monkeypatch: pytest.MonkeyPatch) 
 def test_group_order_is_a_stable_argsort(n_codes: int) -> None:
     rng = np.random.default_rng(n_codes)
     codes = rng.integers(0, n_codes, 5000).astype(np.int32)
-    assert np.array_equal(columns.group_order(codes, n_codes),
+    assert np.array_equal(sorting.group_order(codes, n_codes),
                           np.argsort(codes, kind="stable"))
 
 

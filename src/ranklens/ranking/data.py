@@ -21,17 +21,15 @@ import pyarrow.compute as pc
 
 from ranklens._shared.arrow import strings, to_numpy
 from ranklens._shared.columns import (
-    PairIndex,
     as_float_column,
     as_id_column,
     columns_from_frame,
-    format_pairs,
     id_codes,
-    pair_index,
-    resolve_duplicates,
 )
 from ranklens._shared.deps import needs
+from ranklens._shared.duplicates import format_pairs, resolve_duplicates
 from ranklens._shared.parallel import LARGE_ROWS
+from ranklens._shared.sorting import PairIndex, pair_index
 from ranklens.errors import DuplicateError, InputError
 
 __all__ = ["Qrels", "Run"]

@@ -23,15 +23,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, to_numpy
-from ranklens._shared.columns import (
-    PairIndex,
-    contiguous_groups,
-    duplicate_error,
-    group_order,
-    id_codes,
-    in_code_order,
-    lex_order,
-)
+from ranklens._shared.columns import id_codes
+from ranklens._shared.duplicates import duplicate_error
 from ranklens._shared.parallel import (
     ahead,
     map_pieces,
@@ -39,6 +32,13 @@ from ranklens._shared.parallel import (
     pool,
     run_pieces,
     split_points,
+)
+from ranklens._shared.sorting import (
+    PairIndex,
+    contiguous_groups,
+    group_order,
+    in_code_order,
+    lex_order,
 )
 from ranklens.errors import InputError
 from ranklens.metrics.catalogue import ORDERED

@@ -58,7 +58,7 @@ def _judgments(user: pa.Array, item: pa.Array, weight: np.ndarray, how: str
     One (user, item) sort (the pair index Qrels build) groups the repeats; the
     weights are summed or maxed per group with ``reduceat``, and the merged rows, in
     (user, item) order, keep that index."""
-    from ranklens._shared.columns import PairIndex, pair_index
+    from ranklens._shared.sorting import PairIndex, pair_index
 
     index = pair_index(user, item)
     if index.dup_rows.size == 0:
