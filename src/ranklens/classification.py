@@ -82,14 +82,23 @@ predicted and no true positive: precision, recall and F1 are 0/0, set to
 from __future__ import annotations
 
 import math
-import re
 import warnings
-from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import numpy as np
 
+from ranklens._shared.deprecation import renamed_keyword
 from ranklens._shared.deps import needs
+from ranklens._shared.scikit import call, is_undefined, reemit
+from ranklens._shared.validate import (
+    as_array,
+    check_choice,
+    check_number,
+    check_weights,
+    label_kinds,
+    py_value,
+    same_length,
+)
 from ranklens.errors import InputError, RanklensWarning, user_stacklevel
 from ranklens.metrics.catalogue import AVERAGES, DEFAULT_EPS
 
@@ -110,97 +119,12 @@ __all__ = [
 
 
 
-# --------------------------------------------------------------------------- checks
-# (shared with ranklens.regression, ranklens.clustering and ranklens.entity_resolution)
-
-def _has_nan(a: np.ndarray) -> bool:
-    if a.dtype.kind in "fc":
-        return bool(np.isnan(a).any())
-    if a.dtype.kind == "O":
-        return any(v is None or (isinstance(v, float) and v != v) for v in a.ravel())
-    return False
-
-
-def _as_array(name: str, x: Any, *, ndim: tuple[int, ...] = (1,),
-              numeric: bool = False) -> np.ndarray:
-    """``x`` as an array of one of the allowed dimensions, free of NaN."""
-    try:
-        a = np.asarray(x)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be array-like: {exc}") from None
-    if a.ndim not in ndim:
-        want = " or ".join(f"{d}-d" for d in ndim)
-        raise InputError(f"{name} must be a {want} array, got shape {a.shape}.")
-    if a.size == 0:
-        raise InputError(f"{name} is empty; at least one sample is needed.")
-    if numeric:
-        if a.dtype.kind == "c":
-            raise InputError(f"{name} holds complex numbers; pass real values.")
-        if a.dtype.kind not in "biuf":
-            try:
-                a = a.astype(np.float64)
-            except (TypeError, ValueError):
-                raise InputError(
-                    f"{name} must be numeric, got values of type {a.dtype}."
-                ) from None
-        if a.dtype.kind == "f" and not np.isfinite(a).all():
-            bad = int(np.flatnonzero(~np.isfinite(a.ravel()))[0])
-            raise InputError(
-                f"{name} contains NaN or infinite values (first at flat index {bad}); "
-                "drop or impute them first."
-            )
-    elif _has_nan(a):
-        raise InputError(f"{name} contains NaN or None; drop or impute those samples first.")
-    return a
-
-
-def _same_length(**arrays: np.ndarray) -> int:
-    """The common number of samples (first axis); error naming the arrays otherwise."""
-    lengths = {k: len(v) for k, v in arrays.items()}
-    if len(set(lengths.values())) > 1:
-        desc = ", ".join(f"{k} has {n}" for k, n in lengths.items())
-        raise InputError(f"inconsistent numbers of samples: {desc}; they must be equal.")
-    return next(iter(lengths.values()))
-
-
-def _check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
-    if sample_weight is None:
-        return None
-    w = _as_array("sample_weight", sample_weight, numeric=True).astype(np.float64)
-    _same_length(y_true=np.empty(n), sample_weight=w)
-    if (w < 0).any():
-        raise InputError("sample_weight must be non-negative.")
-    if not (w > 0).any():
-        raise InputError("sample_weight is 0 for every sample; at least one sample needs a "
-                         "positive weight.")
-    return w
-
-
-def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
-    if isinstance(value, (list, tuple, dict, set, np.ndarray)) or value not in choices:
-        raise InputError(
-            f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}."
-        )
-
-
-def _label_kinds(a: np.ndarray) -> set[str]:
-    """{"str"} / {"num"} (both for a mix): the kinds of labels an array holds."""
-    if a.dtype.kind in "US":
-        return {"str"}
-    if a.dtype.kind in "biuf":
-        return {"num"}
-    return {"str" if isinstance(v, (str, bytes)) else "num" for v in a.ravel().tolist()}
-
-
-def _py(x: Any) -> Any:
-    """A numpy scalar as the Python value (for messages)."""
-    return x.item() if isinstance(x, np.generic) else x
-
+# --------------------------------------------------------------------------- labels
 
 def _label_array(name: str, x: Any) -> np.ndarray:
     """Class labels: 1-d (an ``(n, 1)`` column is flattened), no NaN, no
     fractional numbers, not a mix of strings and numbers."""
-    a = _as_array(name, x, ndim=(1, 2))
+    a = as_array(name, x, ndim=(1, 2))
     if a.ndim == 2:
         if a.shape[1] != 1:
             raise InputError(
@@ -210,7 +134,7 @@ def _label_array(name: str, x: Any) -> np.ndarray:
         a = a[:, 0]
     if a.dtype.kind == "c":
         raise InputError(f"{name} holds complex numbers; class labels must be real or text.")
-    kinds = _label_kinds(a)
+    kinds = label_kinds(a)
     if len(kinds) > 1:
         raise InputError(
             f"{name} mixes string and numeric labels; convert them to one type first "
@@ -228,7 +152,7 @@ def _label_array(name: str, x: Any) -> np.ndarray:
         if len(frac):
             i = int(frac[0])
             raise InputError(
-                f"{name} holds numbers with a fractional part ({_py(a[i])!r} at index {i}), which "
+                f"{name} holds numbers with a fractional part ({py_value(a[i])!r} at index {i}), which "
                 "are scores, not class labels; threshold them into classes first (e.g. "
                 "y_pred = (y_score >= 0.5).astype(int)), or use ranklens.regression for "
                 "continuous targets."
@@ -237,7 +161,7 @@ def _label_array(name: str, x: Any) -> np.ndarray:
 
 
 def _same_kind(**arrays: np.ndarray) -> None:
-    kinds = {k: _label_kinds(v) for k, v in arrays.items()}
+    kinds = {k: label_kinds(v) for k, v in arrays.items()}
     if len(set().union(*kinds.values())) > 1:
         desc = ", ".join(f"{k} holds {'strings' if v == {'str'} else 'numbers'}"
                          for k, v in kinds.items())
@@ -249,7 +173,7 @@ def _pair(y_true: Any, y_pred: Any, pred_name: str = "y_pred"
           ) -> tuple[np.ndarray, np.ndarray]:
     t = _label_array("y_true", y_true)
     p = _label_array(pred_name, y_pred)
-    _same_length(y_true=t, **{pred_name: p})
+    same_length(y_true=t, **{pred_name: p})
     _same_kind(y_true=t, **{pred_name: p})
     return t, p
 
@@ -313,42 +237,6 @@ def _check_zero_division(zero_division: Any) -> float | str:
     )
 
 
-# --------------------------------------------------------------------------- scikit-learn
-
-# warnings point at the caller's own line (the first frame outside ranklens)
-_stacklevel = user_stacklevel
-
-
-def _sk(what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any
-        ) -> tuple[Any, list[warnings.WarningMessage]]:
-    """Call scikit-learn: its errors become InputError, its warnings are returned."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            res = fn(*args, **kwargs)
-        except (ValueError, TypeError, NotImplementedError, IndexError) as exc:
-            raise InputError(f"{what}: {exc}") from None
-    return res, list(caught)
-
-
-def _is_undefined(w: warnings.WarningMessage) -> bool:
-    return w.category.__name__ == "UndefinedMetricWarning"
-
-
-def _reemit(caught: list[warnings.WarningMessage]) -> None:
-    """Re-issue scikit-learn's warnings: user-facing ones as RanklensWarning."""
-    for w in caught:
-        if issubclass(w.category, UserWarning):
-            msg = re.sub(r"\s*Use `zero_division` parameter to control this behavior\.?",
-                         "", str(w.message))
-            if _is_undefined(w):
-                msg += (" Pass zero_division=0.0, 1.0 or nan to choose the value (this also "
-                        "silences the warning).")
-            warnings.warn(msg, RanklensWarning, stacklevel=_stacklevel())
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-
-
 # --------------------------------------------------------------------------- counts
 
 def confusion_matrix(y_true: Any, y_pred: Any, *, labels: Any = None,
@@ -375,9 +263,9 @@ def confusion_matrix(y_true: Any, y_pred: Any, *, labels: Any = None,
         lab = _labels(t, p, None)
         if len(lab) == 1:
             warnings.warn(
-                f"a single class ({_py(lab[0])!r}) occurs in y_true and y_pred, so the matrix "
+                f"a single class ({py_value(lab[0])!r}) occurs in y_true and y_pred, so the matrix "
                 "is 1 x 1; pass labels= listing every class (e.g. labels=[0, 1]) for the full "
-                "layout.", RanklensWarning, stacklevel=_stacklevel())
+                "layout.", RanklensWarning, stacklevel=user_stacklevel())
     else:
         lab = _labels(t, p, labels, subset=True)
         if not np.isin(lab, t).any():
@@ -386,11 +274,11 @@ def confusion_matrix(y_true: Any, y_pred: Any, *, labels: Any = None,
                 "class of y_true in labels=."
             )
     if normalize is not None:
-        _check_choice("normalize", normalize, ("true", "pred", "all"))
-    w = _check_weights(sample_weight, len(t))
-    res, caught = _sk("confusion_matrix", sk, t, p, labels=lab, sample_weight=w,
+        check_choice("normalize", normalize, ("true", "pred", "all"))
+    w = check_weights(sample_weight, len(t))
+    res, caught = call("confusion_matrix", sk, t, p, labels=lab, sample_weight=w,
                       normalize=normalize)
-    _reemit([c for c in caught if "single label" not in str(c.message)])  # warned above
+    reemit([c for c in caught if "single label" not in str(c.message)])  # warned above
     return cast(np.ndarray, res)
 
 
@@ -450,23 +338,20 @@ def _prf(y_true: Any, y_pred: Any, beta: float, average: str | None, pos_label: 
 
     t, p = _pair(y_true, y_pred)
     if average is not None:
-        _check_choice("average", average, AVERAGES)
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0 \
-            or not math.isfinite(beta):
-        raise InputError(f"beta must be a finite number >= 0 (0: F is precision), got "
-                         f"{beta!r}.")
+        check_choice("average", average, AVERAGES)
+    check_number("beta", beta, low=0, low_open=False, hint="beta=0 gives precision")
     zd = _check_zero_division(zero_division)
-    w = _check_weights(sample_weight, len(t))
+    w = check_weights(sample_weight, len(t))
     if average == "binary":
         _binary_classes(t, p, pos_label)
         lab = None
     else:
         lab = _labels(t, p, labels, subset=True)
-    (prec, rec, f, sup), caught = _sk(
+    (prec, rec, f, sup), caught = call(
         "precision_recall_fscore", precision_recall_fscore_support, t, p, beta=beta,
         average=average, pos_label=pos_label, labels=lab, sample_weight=w,
         zero_division=zd, warn_for=warn_for)
-    _reemit(caught)
+    reemit(caught)
     if average is None:
         return {"precision": prec, "recall": rec, "fbeta": f, "support": sup}
     return {"precision": float(prec), "recall": float(rec), "fbeta": float(f),
@@ -476,7 +361,11 @@ def _prf(y_true: Any, y_pred: Any, beta: float, average: str | None, pos_label: 
 def precision(y_true: Any, y_pred: Any, *, average: str | None = "binary",
               pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
               zero_division: float | str = "warn") -> Any:
-    """Precision TP / (TP + FP); see :func:`precision_recall_fscore` for conventions."""
+    """Precision TP / (TP + FP); see :func:`precision_recall_fscore` for conventions.
+
+    >>> precision([1, 1, 0, 0], [1, 0, 1, 1])  # 1 of the 3 predicted positives
+    0.3333333333333333
+    """
     return _prf(y_true, y_pred, 1.0, average, pos_label, labels, sample_weight,
                 zero_division, ("precision",))["precision"]
 
@@ -484,7 +373,13 @@ def precision(y_true: Any, y_pred: Any, *, average: str | None = "binary",
 def recall(y_true: Any, y_pred: Any, *, average: str | None = "binary",
            pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
            zero_division: float | str = "warn") -> Any:
-    """Recall TP / (TP + FN); see :func:`precision_recall_fscore` for conventions."""
+    """Recall TP / (TP + FN); see :func:`precision_recall_fscore` for conventions.
+
+    Per class, in ``labels`` order, with ``average=None``:
+
+    >>> recall(["a", "b", "b"], ["a", "a", "b"], average=None).tolist()
+    [1.0, 0.5]
+    """
     return _prf(y_true, y_pred, 1.0, average, pos_label, labels, sample_weight,
                 zero_division, ("recall",))["recall"]
 
@@ -493,7 +388,11 @@ def fbeta(y_true: Any, y_pred: Any, *, beta: float = 1.0, average: str | None = 
           pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
           zero_division: float | str = "warn") -> Any:
     """F-beta (1 + b^2) P R / (b^2 P + R) (``beta`` >= 0, default 1: F1; 0 gives
-    precision, as scikit-learn); see :func:`precision_recall_fscore`."""
+    precision, as scikit-learn); see :func:`precision_recall_fscore`.
+
+    >>> round(fbeta([1, 1, 0, 0], [1, 0, 1, 1], beta=2.0), 4)  # P = 1/3, R = 1/2
+    0.4545
+    """
     return _prf(y_true, y_pred, beta, average, pos_label, labels, sample_weight,
                 zero_division, ("f-score",))["fbeta"]
 
@@ -507,20 +406,28 @@ def f1(y_true: Any, y_pred: Any, *, average: str | None = "binary",
 
 
 def accuracy(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-             per_sample: bool = False, normalize: bool = True) -> Any:
+             reduction: str = "mean", normalize: bool = True,
+             per_sample: bool | None = None) -> Any:
     """Fraction of samples predicted correctly (weighted mean if weights are given).
 
     ``normalize=False`` returns the (weighted) number of correct samples
-    instead, ``per_sample=True`` the 0/1 correctness of each sample.
+    instead, ``reduction="none"`` the 0/1 correctness of each sample
+    (unweighted).  ``per_sample=True`` is the deprecated spelling of
+    ``reduction="none"``.
 
     >>> accuracy([0, 1, 2, 2], [0, 2, 2, 2])
     0.75
+    >>> accuracy([0, 1, 2, 2], [0, 2, 2, 2], reduction="none").tolist()
+    [1.0, 0.0, 1.0, 1.0]
     """
+    reduction = renamed_keyword("accuracy", "per_sample", per_sample, "reduction", reduction,
+                                convert=lambda v: "none" if v else "mean")
+    check_choice("reduction", reduction, ("mean", "none"))
     t, p = _pair(y_true, y_pred)
     correct = (t == p).astype(np.float64)
-    if per_sample:
+    if reduction == "none":
         return correct
-    w = _check_weights(sample_weight, len(t))
+    w = check_weights(sample_weight, len(t))
     if not normalize:
         return float(correct.sum() if w is None else (correct * w).sum())
     return float(np.average(correct, weights=w))
@@ -531,10 +438,10 @@ def accuracy(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
 def _scores(y_true: Any, y_score: Any, name: str = "y_score"
             ) -> tuple[np.ndarray, np.ndarray]:
     t = _label_array("y_true", y_true)
-    s = _as_array(name, y_score, ndim=(1, 2), numeric=True).astype(np.float64)
+    s = as_array(name, y_score, ndim=(1, 2), numeric=True).astype(np.float64)
     if s.ndim == 2 and s.shape[1] == 1:
         s = s[:, 0]  # one column: the positive class' score, as scikit-learn reads it
-    _same_length(y_true=t, **{name: s})
+    same_length(y_true=t, **{name: s})
     return t, s
 
 
@@ -566,7 +473,7 @@ def _class_weights_positive(t: np.ndarray, classes: np.ndarray, w: np.ndarray | 
 
 
 def _raise_undefined(what: str, caught: list[warnings.WarningMessage], res: Any) -> None:
-    undefined = [str(w.message) for w in caught if _is_undefined(w)]
+    undefined = [str(w.message) for w in caught if is_undefined(w)]
     if undefined or np.isnan(np.asarray(res, dtype=np.float64)).any():
         why = undefined[0] if undefined else "a per-class value is NaN"
         raise InputError(f"{what} is undefined for this input: {why}")
@@ -601,13 +508,13 @@ def roc_auc(y_true: Any, y_score: Any, *, average: str | None = "macro",
 
     t, s = _scores(y_true, y_score)
     lab = _need_two_classes(t, "roc_auc")
-    w = _check_weights(sample_weight, len(t))
+    w = check_weights(sample_weight, len(t))
     if average is not None:
-        _check_choice("average", average, ("macro", "weighted", "micro"))
+        check_choice("average", average, ("macro", "weighted", "micro"))
     if s.ndim == 2 and s.shape[1] == 2 and len(lab) == 2:
         raise InputError(
             "y_true is binary but y_score has 2 columns; pass the positive class' scores "
-            f"as a 1-d y_score (y_score[:, 1] for class {_py(lab[1])!r} when the columns are "
+            f"as a 1-d y_score (y_score[:, 1] for class {py_value(lab[1])!r} when the columns are "
             "in sorted class order)."
         )
     if s.ndim == 1:
@@ -616,10 +523,8 @@ def roc_auc(y_true: Any, y_score: Any, *, average: str | None = "macro",
                 f"y_true has {len(lab)} classes but y_score is 1-d; pass (n, n_classes) "
                 "probabilities for a multi-class ROC-AUC."
             )
-        if max_fpr is not None and (isinstance(max_fpr, bool)
-                                    or not isinstance(max_fpr, (int, float))
-                                    or not 0 < max_fpr <= 1):
-            raise InputError(f"max_fpr must be a number in (0, 1], got {max_fpr!r}.")
+        if max_fpr is not None:
+            check_number("max_fpr", max_fpr, low=0, high=1, high_open=False)
         if pos_label is not None:
             if pos_label not in lab.tolist():
                 raise InputError(f"pos_label={pos_label!r} is not one of {lab.tolist()}; "
@@ -627,14 +532,14 @@ def roc_auc(y_true: Any, y_score: Any, *, average: str | None = "macro",
             t = (t == pos_label).astype(int)
             lab = np.array([0, 1])
         _class_weights_positive(t, lab, w, "roc_auc")
-        res, caught = _sk("roc_auc", roc_auc_score, t, s, sample_weight=w, max_fpr=max_fpr)
+        res, caught = call("roc_auc", roc_auc_score, t, s, sample_weight=w, max_fpr=max_fpr)
         _raise_undefined("roc_auc", caught, res)
-        _reemit(caught)
+        reemit(caught)
         return float(res)
     if max_fpr is not None:
         raise InputError("max_fpr (partial AUC) is defined for a binary y_true with 1-d "
                          "scores only; leave max_fpr=None for multi-class.")
-    _check_choice("multi_class", multi_class, ("ovr", "ovo"))
+    check_choice("multi_class", multi_class, ("ovr", "ovo"))
     lab = _labels(t, None, labels)
     _check_prob_rows("y_score", s, len(lab))
     if multi_class == "ovo" and average not in ("macro", "weighted"):
@@ -647,10 +552,10 @@ def roc_auc(y_true: Any, y_score: Any, *, average: str | None = "macro",
     order = np.argsort(lab, kind="stable")  # scikit-learn needs sorted labels
     if multi_class == "ovr":
         _class_weights_positive(t, lab, w, "roc_auc")
-    res, caught = _sk("roc_auc", roc_auc_score, t, s[:, order], average=average,
+    res, caught = call("roc_auc", roc_auc_score, t, s[:, order], average=average,
                       multi_class=multi_class, labels=lab[order], sample_weight=w)
     _raise_undefined("roc_auc", caught, res)
-    _reemit(caught)
+    reemit(caught)
     if average is None:
         out = np.empty(len(lab))
         out[order] = res
@@ -694,18 +599,18 @@ def average_precision(y_true: Any, y_score: Any, *, pos_label: Any = 1,
         warnings.warn(
             f"No positive class found in y_true (pos_label={pos_label!r}), recall is set to "
             "one for all thresholds and average precision is 0.0, as scikit-learn does.",
-            RanklensWarning, stacklevel=_stacklevel())
+            RanklensWarning, stacklevel=user_stacklevel())
         return 0.0
-    w = _check_weights(sample_weight, len(t))
+    w = check_weights(sample_weight, len(t))
     if w is not None and not (w[t == pos_label] > 0).any():
         raise InputError(
             f"every sample of the positive class pos_label={pos_label!r} has sample_weight "
             "0; average precision is undefined without positives."
         )
-    res, caught = _sk("average_precision", average_precision_score, t == pos_label, s,
+    res, caught = call("average_precision", average_precision_score, t == pos_label, s,
                       sample_weight=w)
     _raise_undefined("average_precision", caught, res)
-    _reemit(caught)
+    reemit(caught)
     return float(res)
 
 
@@ -774,7 +679,7 @@ def _bernoulli_positive(t: np.ndarray, labels: Any, pos_label: Any) -> Any:
     if classes.dtype.kind in "biuf" and only in (0, 1):
         return 1  # outcomes coded 0/1: the probability is P(y = 1)
     raise InputError(
-        f"y_true holds the single class {_py(only)!r}, so the class a 1-d y_prob is the "
+        f"y_true holds the single class {py_value(only)!r}, so the class a 1-d y_prob is the "
         "probability of is unknown; pass labels=[negative, positive] (the greater is the "
         "positive class) or pos_label=."
     )
@@ -837,10 +742,10 @@ def log_likelihood(y_true: Any, y_prob: Any, *, reduction: str = "sum",
     >>> round(log_likelihood(["no", "yes"], [0.2, 0.6]), 6)  # P(yes): log .8 + log .6
     -0.733969
     """
-    _check_choice("reduction", reduction, ("sum", "mean", "none"))
+    check_choice("reduction", reduction, ("sum", "mean", "none"))
     eps_v = _check_eps(eps)
     q = _true_class_prob(y_true, y_prob, labels, pos_label, renormalize)
-    w = _check_weights(sample_weight, len(q))
+    w = check_weights(sample_weight, len(q))
     if w is not None and reduction == "none":
         raise InputError("sample_weight weighs the 'sum' and 'mean' reductions; with "
                          "reduction='none' multiply the per-sample values by it yourself.")
@@ -859,7 +764,8 @@ def log_likelihood(y_true: Any, y_prob: Any, *, reduction: str = "sum",
 
 def log_loss(y_true: Any, y_prob: Any, *, labels: Any = None, pos_label: Any = None,
              eps: float | str = DEFAULT_EPS, renormalize: bool = False,
-             per_sample: bool = False, sample_weight: Any = None) -> Any:
+             reduction: str = "mean", sample_weight: Any = None,
+             per_sample: bool | None = None) -> Any:
     """Cross-entropy: ``-(sum_i w_i log p_i(y_i)) / sum_i w_i``, the negative
     (weighted) mean log-likelihood (see :func:`log_likelihood` for the
     Bernoulli/categorical forms, the positive class of a 1-d ``y_prob`` and
@@ -867,19 +773,20 @@ def log_loss(y_true: Any, y_prob: Any, *, labels: Any = None, pos_label: Any = N
     probability needs clipping, and always with ``eps="auto"`` (scikit-learn
     clips at the machine epsilon); scikit-learn accepts rows that do not sum
     to 1 with a warning, ranklens asks for ``renormalize=True``.
-    ``per_sample=True`` returns each sample's ``-log p_i(y_i)``.
+    ``reduction="none"`` returns each sample's ``-log p_i(y_i)`` (unweighted);
+    ``per_sample=True`` is its deprecated spelling.
 
     >>> round(log_loss([1, 0], [0.8, 0.4]), 6)
     0.366985
     >>> round(log_loss(["no", "yes", "yes"], [0.2, 0.9, 0.7]), 4)  # P(y = "yes")
     0.2284
     """
-    if per_sample:
-        if sample_weight is not None:
-            raise InputError("per_sample=True returns unweighted per-sample losses; leave "
-                             "sample_weight=None (multiply by it yourself).")
-        return -log_likelihood(y_true, y_prob, reduction="none", labels=labels,
-                               pos_label=pos_label, eps=eps, renormalize=renormalize)
-    return -log_likelihood(y_true, y_prob, reduction="mean", labels=labels,
+    reduction = renamed_keyword("log_loss", "per_sample", per_sample, "reduction", reduction,
+                                convert=lambda v: "none" if v else "mean")
+    check_choice("reduction", reduction, ("mean", "none"))
+    if reduction == "none" and sample_weight is not None:
+        raise InputError("reduction='none' returns unweighted per-sample losses; leave "
+                         "sample_weight=None (multiply by it yourself).")
+    return -log_likelihood(y_true, y_prob, reduction=reduction, labels=labels,
                            pos_label=pos_label, eps=eps, renormalize=renormalize,
                            sample_weight=sample_weight)

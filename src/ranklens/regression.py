@@ -13,10 +13,11 @@ explicit:
   (R^2 only) ``"variance_weighted"`` weighs each output by the variance of
   its ``y_true``.
 * ``sample_weight``: non-negative, not all zero.
-* ``per_sample=True`` (MAE, MSE) returns the per-sample absolute / squared
-  errors instead of their mean (for 2-d input combined over outputs as
-  ``multioutput`` says: mean, weighted mean, or ``(n, n_outputs)`` for
-  ``"raw_values"``).
+* ``reduction="none"`` (MAE, MSE; default ``"mean"``) returns the per-sample
+  absolute / squared errors instead of their mean (for 2-d input combined
+  over outputs as ``multioutput`` says: mean, weighted mean, or
+  ``(n, n_outputs)`` for ``"raw_values"``); ``per_sample=True`` is its
+  deprecated spelling.
 * Values of magnitude beyond 2^400 (or below 2^-400) are divided by a power
   of two first (exact), so squares neither overflow nor underflow: R^2, MAE
   and RMSE stay finite and right; an MSE that float64 cannot hold is inf,
@@ -39,17 +40,11 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._shared.deprecation import renamed_keyword
 from ranklens._shared.deps import needs
-from ranklens.classification import (
-    _as_array,
-    _check_choice,
-    _check_weights,
-    _reemit,
-    _same_length,
-    _sk,
-    _stacklevel,
-)
-from ranklens.errors import InputError, RanklensWarning
+from ranklens._shared.scikit import call, reemit
+from ranklens._shared.validate import as_array, check_choice, check_weights, same_length
+from ranklens.errors import InputError, RanklensWarning, user_stacklevel
 from ranklens.metrics.catalogue import MULTIOUTPUT
 
 __all__ = ["mae", "mse", "r2", "rmse"]
@@ -59,7 +54,7 @@ __all__ = ["mae", "mse", "r2", "rmse"]
 def _check_multioutput(multioutput: Any, n_outputs: int,
                        choices: tuple[str, ...] = MULTIOUTPUT) -> str | np.ndarray:
     if isinstance(multioutput, str):
-        _check_choice("multioutput", multioutput, choices)
+        check_choice("multioutput", multioutput, choices)
         return multioutput
     try:
         mo = np.asarray(multioutput, dtype=np.float64)
@@ -80,9 +75,9 @@ def _check_multioutput(multioutput: Any, n_outputs: int,
 def _prepare(y_true: Any, y_pred: Any, sample_weight: Any, multioutput: Any,
              choices: tuple[str, ...] = MULTIOUTPUT
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, str | np.ndarray]:
-    t = _as_array("y_true", y_true, ndim=(1, 2), numeric=True).astype(np.float64)
-    p = _as_array("y_pred", y_pred, ndim=(1, 2), numeric=True).astype(np.float64)
-    _same_length(y_true=t, y_pred=p)
+    t = as_array("y_true", y_true, ndim=(1, 2), numeric=True).astype(np.float64)
+    p = as_array("y_pred", y_pred, ndim=(1, 2), numeric=True).astype(np.float64)
+    same_length(y_true=t, y_pred=p)
     if t.ndim != p.ndim:  # 1-d against an (n, 1) column: one output, as scikit-learn
         t, p = t.reshape(len(t), -1), p.reshape(len(p), -1)
     if t.shape != p.shape:
@@ -91,7 +86,7 @@ def _prepare(y_true: Any, y_pred: Any, sample_weight: Any, multioutput: Any,
             "same number of outputs."
         )
     mo = _check_multioutput(multioutput, 1 if t.ndim == 1 else t.shape[1], choices)
-    return t, p, _check_weights(sample_weight, len(t)), mo
+    return t, p, check_weights(sample_weight, len(t)), mo
 
 
 def _per_sample(err: np.ndarray, mo: str | np.ndarray) -> np.ndarray:
@@ -125,8 +120,8 @@ def _call(what: str, fn: Any, t: np.ndarray, p: np.ndarray, w: np.ndarray | None
     first, so only a result that float64 cannot hold overflows (to inf, with a
     RanklensWarning)."""
     s = _scale(t, p)
-    res, caught = _sk(what, fn, t / s, p / s, sample_weight=w, multioutput=mo)
-    _reemit(caught)
+    res, caught = call(what, fn, t / s, p / s, sample_weight=w, multioutput=mo)
+    reemit(caught)
     out = np.asarray(res, dtype=np.float64)
     with np.errstate(over="ignore"):
         for _ in range(power):
@@ -134,36 +129,50 @@ def _call(what: str, fn: Any, t: np.ndarray, p: np.ndarray, w: np.ndarray | None
     if np.isinf(out).any():
         warnings.warn(f"{what} overflows float64 (the values are of the order of "
                       f"{s:.3g}); it is reported as inf.", RanklensWarning,
-                      stacklevel=_stacklevel())
+                      stacklevel=user_stacklevel())
     return _result(out)
 
 
+def _errors(what: str, fn: Any, y_true: Any, y_pred: Any, sample_weight: Any,
+            multioutput: Any, reduction: str, per_sample: bool | None, power: int) -> Any:
+    """MAE (``power=1``) or MSE (2): the mean of |y - yhat| ** power by scikit-learn's
+    ``fn``, or each sample's (``reduction="none"``)."""
+    reduction = renamed_keyword(what, "per_sample", per_sample, "reduction", reduction,
+                                convert=lambda v: "none" if v else "mean")
+    check_choice("reduction", reduction, ("mean", "none"))
+    t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput)
+    if reduction == "mean":
+        return _call(what, fn, t, p, w, mo, power=power)
+    s = _scale(t, p)
+    err = np.abs(t / s - p / s) ** power
+    with np.errstate(over="ignore"):
+        for _ in range(power):  # scaled back one factor at a time: s ** 2 may overflow
+            err = err * s
+    return _per_sample(err, mo)
+
+
 def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-        multioutput: Any = "uniform_average", per_sample: bool = False) -> Any:
-    """Mean absolute error ``(1/n) sum |y_i - yhat_i|`` (weighted mean with weights)."""
+        multioutput: Any = "uniform_average", reduction: str = "mean",
+        per_sample: bool | None = None) -> Any:
+    """Mean absolute error ``(1/n) sum |y_i - yhat_i|`` (weighted mean with weights);
+    ``reduction="none"``: each sample's ``|y_i - yhat_i|``."""
     with needs("ml", "ranklens.regression.mae"):
         from sklearn.metrics import mean_absolute_error
 
-    t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput)
-    if per_sample:
-        s = _scale(t, p)
-        with np.errstate(over="ignore"):
-            return _per_sample(np.abs(t / s - p / s) * s, mo)
-    return _call("mae", mean_absolute_error, t, p, w, mo)
+    return _errors("mae", mean_absolute_error, y_true, y_pred, sample_weight, multioutput,
+                   reduction, per_sample, power=1)
 
 
 def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-        multioutput: Any = "uniform_average", per_sample: bool = False) -> Any:
-    """Mean squared error ``(1/n) sum (y_i - yhat_i)^2``."""
+        multioutput: Any = "uniform_average", reduction: str = "mean",
+        per_sample: bool | None = None) -> Any:
+    """Mean squared error ``(1/n) sum (y_i - yhat_i)^2``; ``reduction="none"``: each
+    sample's ``(y_i - yhat_i)^2``."""
     with needs("ml", "ranklens.regression.mse"):
         from sklearn.metrics import mean_squared_error
 
-    t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput)
-    if per_sample:
-        s = _scale(t, p)
-        with np.errstate(over="ignore"):
-            return _per_sample((t / s - p / s) ** 2 * s * s, mo)
-    return _call("mse", mean_squared_error, t, p, w, mo, power=2)
+    return _errors("mse", mean_squared_error, y_true, y_pred, sample_weight, multioutput,
+                   reduction, per_sample, power=2)
 
 
 def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None,

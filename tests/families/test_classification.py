@@ -76,7 +76,7 @@ def test_zero_division_nothing_predicted_positive() -> None:
 
 def test_accuracy_per_sample_and_weights() -> None:
     assert clf.accuracy([1, 2, 3], [1, 2, 0]) == pytest.approx(2 / 3)
-    assert clf.accuracy(["a", "b"], ["a", "a"], per_sample=True).tolist() == [1.0, 0.0]
+    assert clf.accuracy(["a", "b"], ["a", "a"], reduction="none").tolist() == [1.0, 0.0]
     assert clf.accuracy([1, 2, 3], [1, 2, 0], sample_weight=[1, 1, 2]) == 0.5
 
 
@@ -116,7 +116,7 @@ def test_log_likelihood_bernoulli_total_and_mean() -> None:
     assert clf.log_likelihood(t, p, reduction="none").tolist() == pytest.approx(
         [math.log(0.8), math.log(0.6), math.log(0.5)])
     assert clf.log_loss(t, p) == pytest.approx(-expected / 3)
-    assert clf.log_loss(t, p, per_sample=True).tolist() == pytest.approx(
+    assert clf.log_loss(t, p, reduction="none").tolist() == pytest.approx(
         [-math.log(0.8), -math.log(0.6), -math.log(0.5)])
 
 
@@ -328,8 +328,11 @@ def test_log_loss_sample_weight_and_auto_eps() -> None:
         -math.log(np.finfo(np.float64).eps))
     with pytest.raises(InputError, match="reduction='none'"):
         clf.log_likelihood(t, p, sample_weight=w, reduction="none")
-    with pytest.raises(InputError, match="per_sample=True"):
-        clf.log_loss(t, p, sample_weight=w, per_sample=True)
+    with pytest.raises(InputError, match=r"^reduction='none' returns unweighted per-sample "
+                       r"losses; leave sample_weight=None \(multiply by it yourself\)\.$"):
+        clf.log_loss(t, p, sample_weight=w, reduction="none")
+    with pytest.raises(InputError, match=r"^reduction must be one of 'mean', 'none', got 'sum'"):
+        clf.log_loss(t, p, reduction="sum")
     with pytest.raises(InputError, match=r"eps must be a number in \[0, 0.5\] or 'auto'"):
         clf.log_loss(t, p, eps="machine")
     with pytest.raises(InputError, match="sample_weight is 0 for every sample"):

@@ -97,7 +97,7 @@ def test_internal_sklearn() -> None:
     X = np.vstack([rng.normal(0, 1, (50, 2)), rng.normal(5, 1, (50, 2))])
     lab = np.repeat([0, 1], 50)
     assert cl.silhouette(X, lab) == pytest.approx(sk.silhouette_score(X, lab))
-    assert cl.silhouette(X, lab, per_sample=True) == pytest.approx(
+    assert cl.silhouette(X, lab, reduction="none") == pytest.approx(
         sk.silhouette_samples(X, lab))
     assert cl.davies_bouldin(X, lab) == pytest.approx(sk.davies_bouldin_score(X, lab))
     assert cl.calinski_harabasz(X, lab) == pytest.approx(sk.calinski_harabasz_score(X, lab))

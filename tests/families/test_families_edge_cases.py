@@ -229,3 +229,37 @@ def test_nan_never_becomes_a_number() -> None:
     for fn in (*LABEL_PAIRS.values(), *SCORES.values(), *NUMERIC.values()):
         with pytest.raises(InputError):
             fn(nan_t, [0.0, 1.0, 1.0, 0.0])
+
+
+# ----------------------------------------------------------------- per-sample values
+
+_X = np.array([[0.0, 0.0], [0.0, 1.0], [4.0, 0.0], [4.0, 2.0], [0.5, 0.5]])
+# function name -> a call taking reduction= / per_sample= keywords
+PER_SAMPLE: dict[str, Callable[..., Any]] = {
+    "accuracy": lambda **kw: clf.accuracy([0, 1, 1, 2], [0, 1, 2, 2], **kw),
+    "log_loss": lambda **kw: clf.log_loss([1, 0, 1], [0.8, 0.4, 0.5], **kw),
+    "mae": lambda **kw: reg.mae([3.0, -0.5, 2.0], [2.5, 0.0, 2.0], **kw),
+    "mse": lambda **kw: reg.mse([[3.0, 1.0], [-0.5, 2.0]], [[2.5, 1.0], [0.0, 0.0]],
+                                multioutput=[1, 3], **kw),
+    "silhouette": lambda **kw: clu.silhouette(_X, [0, 0, 1, 1, 0], **kw),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PER_SAMPLE))
+def test_reduction_none_and_the_deprecated_per_sample(name: str) -> None:
+    import ranklens
+
+    call = PER_SAMPLE[name]
+    mean, values = call(), call(reduction="none")
+    assert call(reduction="mean") == mean
+    assert np.ndim(values) == 1 and np.mean(values) == pytest.approx(mean)
+    with pytest.warns(ranklens.RanklensDeprecationWarning,
+                      match=rf"^{name}: per_sample=True is deprecated .*; pass "
+                            r"reduction='none'$"):
+        old = call(per_sample=True)
+    np.testing.assert_array_equal(old, values)
+    with pytest.warns(ranklens.RanklensDeprecationWarning, match="reduction='mean'"):
+        assert call(per_sample=False) == mean
+    with pytest.raises(InputError, match=r"^reduction must be one of 'mean', 'none', got "
+                                         r"'sum'\.$"):
+        call(reduction="sum")

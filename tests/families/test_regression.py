@@ -25,8 +25,8 @@ def test_hand_computed() -> None:
     mean = sum(T) / 4
     ss_tot = sum((v - mean) ** 2 for v in T)
     assert reg.r2(T, P) == pytest.approx(1 - 1.5 / ss_tot)
-    assert reg.mae(T, P, per_sample=True).tolist() == [0.5, 0.5, 0.0, 1.0]
-    assert reg.mse(T, P, per_sample=True).tolist() == [0.25, 0.25, 0.0, 1.0]
+    assert reg.mae(T, P, reduction="none").tolist() == [0.5, 0.5, 0.0, 1.0]
+    assert reg.mse(T, P, reduction="none").tolist() == [0.25, 0.25, 0.0, 1.0]
 
 
 def test_constant_truth_r2_convention() -> None:
@@ -40,7 +40,7 @@ def test_multioutput() -> None:
     raw = reg.mae(t, p, multioutput="raw_values")
     assert raw.tolist() == pytest.approx([1 / 3, 1.0])
     assert reg.mae(t, p) == pytest.approx(2 / 3)
-    assert reg.mse(t, p, per_sample=True).tolist() == pytest.approx([0.5, 0.5, 2.0])
+    assert reg.mse(t, p, reduction="none").tolist() == pytest.approx([0.5, 0.5, 2.0])
 
 
 @pytest.mark.reference
@@ -55,7 +55,7 @@ def test_reference_sklearn(seed: int) -> None:
         sk.mean_squared_error(t, p, sample_weight=w), rel=1e-12)
     assert reg.rmse(t, p) == pytest.approx(math.sqrt(sk.mean_squared_error(t, p)), rel=1e-12)
     assert reg.r2(t, p) == pytest.approx(sk.r2_score(t, p), rel=1e-12)
-    assert reg.mae(t, p, per_sample=True).mean() == pytest.approx(reg.mae(t, p))
+    assert reg.mae(t, p, reduction="none").mean() == pytest.approx(reg.mae(t, p))
 
 
 def test_bad_input() -> None:
@@ -83,7 +83,7 @@ def test_column_vectors_are_one_output() -> None:
         assert fn(col_t, P) == pytest.approx(want)
         assert fn(T, col_p) == pytest.approx(want)
         assert fn(col_t, P, multioutput="raw_values").tolist() == pytest.approx([want])
-    assert reg.mae(col_t, P, per_sample=True).tolist() == [0.5, 0.5, 0.0, 1.0]
+    assert reg.mae(col_t, P, reduction="none").tolist() == [0.5, 0.5, 0.0, 1.0]
     with pytest.raises(InputError, match="same number of outputs"):
         reg.mae(np.zeros((3, 2)), np.zeros(3))
 
@@ -93,9 +93,9 @@ def test_multioutput_weights_and_variance_weighted() -> None:
     p = np.array([[1.0, 3.0], [2.0, 4.0], [5.0, 5.0]])
     # per output MAE 1/3 and 1: weights 1 and 3
     assert reg.mae(t, p, multioutput=[1, 3]) == pytest.approx((1 / 3 + 3) / 4)
-    assert reg.mae(t, p, multioutput=[1, 3], per_sample=True).tolist() == pytest.approx(
+    assert reg.mae(t, p, multioutput=[1, 3], reduction="none").tolist() == pytest.approx(
         [3 / 4, 1 / 4, 6 / 4])
-    assert reg.mae(t, p, multioutput="raw_values", per_sample=True).tolist() == [
+    assert reg.mae(t, p, multioutput="raw_values", reduction="none").tolist() == [
         [0.0, 1.0], [1.0, 0.0], [0.0, 2.0]]
     # R^2 per output: 1 - 1/8 and 1 - 5/(38/3); variance weights SS_tot 8 and 38/3
     r_a, r_b = 1 - 1 / 8, 1 - 5 / (38 / 3)

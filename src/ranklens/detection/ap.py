@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.classification import _as_array, _check_choice, _same_length
+from ranklens._shared.validate import as_array, check_choice, check_number, same_length
 from ranklens.detection.matching import match_detections
 from ranklens.errors import InputError
 from ranklens.metrics.catalogue import INTERPOLATIONS
@@ -27,7 +27,7 @@ def interpolated_ap(precision: np.ndarray, recall: np.ndarray, method: str) -> f
     * ``coco``: mean over 101 recall levels {0, 0.01, ..., 1} of the envelope
       precision at the first point with recall >= r (0 when none).
     """
-    _check_choice("method", method, INTERPOLATIONS)
+    check_choice("method", method, INTERPOLATIONS)
     p = np.asarray(precision, dtype=np.float64)
     r = np.asarray(recall, dtype=np.float64)
     if len(p) == 0:
@@ -47,9 +47,9 @@ def average_precision(tp: Any, scores: Any, n_gt: int, *, method: str = "voc2010
     scores and the number of non-ignored ground-truth boxes.  Detections are
     ranked by descending score (ties: input order).  No ground truth: NaN
     (the class is left out of mAP)."""
-    t = _as_array("tp", tp, numeric=True) if len(tp) else np.zeros(0)
-    s = _as_array("scores", scores, numeric=True) if len(scores) else np.zeros(0)
-    _same_length(tp=t, scores=s)
+    t = as_array("tp", tp, numeric=True) if len(tp) else np.zeros(0)
+    s = as_array("scores", scores, numeric=True) if len(scores) else np.zeros(0)
+    same_length(tp=t, scores=s)
     if n_gt == 0:
         return float("nan")
     order = np.argsort(-s, kind="stable")
@@ -66,7 +66,7 @@ def _ids(name: str, x: Any) -> np.ndarray:
     a = np.asarray(x)
     if a.size == 0:
         return a.reshape(0)
-    return _as_array(name, a)
+    return as_array(name, a)
 
 
 def _box_array(name: str, x: Any) -> np.ndarray:
@@ -79,7 +79,7 @@ def _box_array(name: str, x: Any) -> np.ndarray:
         return np.zeros((0, 4))
     if a.ndim == 1 and a.size % 4 == 0:
         a = a.reshape(-1, 4)  # a flat list of corners, as before
-    a = _as_array(name, a, ndim=(2,), numeric=True)
+    a = as_array(name, a, ndim=(2,), numeric=True)
     if a.shape[1] != 4:
         raise InputError(f"{name} must have shape (n, 4), got {a.shape}.")
     return a
@@ -91,7 +91,7 @@ def _flags(name: str, x: Any, n: int) -> np.ndarray:
     a = np.asarray(x)
     if a.size == 0:
         return np.zeros(0, bool)
-    return _as_array(name, a, numeric=True).astype(bool)
+    return as_array(name, a, numeric=True).astype(bool)
 
 
 def mean_average_precision(
@@ -108,11 +108,8 @@ def mean_average_precision(
     Returns ``{"map": float, "ap": {label: AP}}``; InputError when no class has
     ground truth that is not ignored (mAP is then undefined).
     """
-    _check_choice("method", method, INTERPOLATIONS)
-    if isinstance(iou_threshold, (bool, np.bool_)) \
-            or not isinstance(iou_threshold, (int, float, np.integer, np.floating)) \
-            or not 0 < iou_threshold <= 1:
-        raise InputError(f"iou_threshold must be a number in (0, 1], got {iou_threshold!r}.")
+    check_choice("method", method, INTERPOLATIONS)
+    check_number("iou_threshold", iou_threshold, low=0, high=1, high_open=False)
     for name, d, keys in (("gt", gt, ("image", "label", "boxes")),
                           ("det", det, ("image", "label", "boxes", "scores"))):
         if not isinstance(d, Mapping):
@@ -126,13 +123,13 @@ def mean_average_precision(
     gig = _flags("gt['ignore']", gt.get("ignore"), len(gi))
     di, dl = _ids("det['image']", det["image"]), _ids("det['label']", det["label"])
     db = _box_array("det['boxes']", det["boxes"])
-    ds = _as_array("det['scores']", det["scores"], numeric=True) \
+    ds = as_array("det['scores']", det["scores"], numeric=True) \
         if np.asarray(det["scores"]).size else np.zeros(0)
     if ds.ndim != 1:
         raise InputError(f"det['scores'] must be 1-d, got shape {ds.shape}.")
-    _same_length(**{"gt['image']": gi, "gt['label']": gl, "gt['boxes']": gb,
+    same_length(**{"gt['image']": gi, "gt['label']": gl, "gt['boxes']": gb,
                     "gt['ignore']": gig})
-    _same_length(**{"det['image']": di, "det['label']": dl, "det['boxes']": db,
+    same_length(**{"det['image']": di, "det['label']": dl, "det['boxes']": db,
                     "det['scores']": ds})
     tp = np.zeros(len(di), dtype=np.int64)
     gkey = {k: np.flatnonzero((gi == k[0]) & (gl == k[1]))

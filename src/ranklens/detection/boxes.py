@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.classification import _as_array, _check_choice
+from ranklens._shared.validate import as_array, check_choice
 from ranklens.errors import InputError
 
 __all__ = ["FORMATS", "box_convert", "iou"]
@@ -18,7 +18,7 @@ def _boxes(name: str, boxes: Any) -> np.ndarray:
     a = np.asarray(boxes, dtype=np.float64) if not isinstance(boxes, np.ndarray) else boxes
     if a.ndim == 2 and a.shape[0] == 0:
         return np.zeros((0, 4))
-    a = _as_array(name, a, ndim=(2,), numeric=True).astype(np.float64)
+    a = as_array(name, a, ndim=(2,), numeric=True).astype(np.float64)
     if a.shape[1] != 4:
         raise InputError(f"{name} must have shape (n, 4), got {a.shape}.")
     return a
@@ -30,7 +30,7 @@ def box_convert(boxes: Any, fmt: str, *, name: str = "boxes") -> np.ndarray:
     ``xywh``: top-left corner, width, height (COCO); ``cxcywh``: centre,
     width, height (YOLO / DETR).
     """
-    _check_choice("fmt", fmt, FORMATS)
+    check_choice("fmt", fmt, FORMATS)
     a = _boxes(name, boxes)
     if fmt == "xyxy":
         return a
@@ -68,7 +68,7 @@ def iou(boxes1: Any, boxes2: Any, *, fmt: str = "xyxy", degenerate: str = "error
     >>> iou([[0, 0, 2, 2]], [[0, 0, 2, 2], [2, 2, 3, 3]], fmt="xyxy").tolist()
     [[1.0, 0.0]]
     """
-    _check_choice("degenerate", degenerate, ("error", "zero"))
+    check_choice("degenerate", degenerate, ("error", "zero"))
     a = _check_degenerate("boxes1", box_convert(boxes1, fmt, name="boxes1"), degenerate)
     b = _check_degenerate("boxes2", box_convert(boxes2, fmt, name="boxes2"), degenerate)
     area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
