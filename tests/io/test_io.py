@@ -41,6 +41,8 @@ from ranklens.io import (
     write_trec_qrels,
     write_trec_run,
 )
+from ranklens.io import _trec_fast as trec_fast
+from ranklens.io import _trec_format as trec_format
 from ranklens.io import trec as trec_io
 from tests.helpers import CONFORMANCE, NEEDS_CONFORMANCE
 
@@ -130,7 +132,7 @@ def _strategy(kind: str, fmt: str) -> Any:
 
 def _read_slow(path: Path, kind: str) -> Qrels | Run:
     """Read a TREC file through the slow (tokenising) path only."""
-    layout = trec_io._QRELS if kind == "qrels" else trec_io._RUN
+    layout = trec_format.QRELS if kind == "qrels" else trec_format.RUN
     cols = trec_io._columns(path, layout, fast=False)
     cls = Qrels if kind == "qrels" else Run
     return cls(cols.query, cols.doc, cols.value, name=cols.tag)
@@ -138,23 +140,23 @@ def _read_slow(path: Path, kind: str) -> Qrels | Run:
 
 def _read_fast(path: Path, kind: str) -> Qrels | Run:
     """Read a TREC file through the fast path only (fails if it cannot take it)."""
-    layout = trec_io._QRELS if kind == "qrels" else trec_io._RUN
-    buf, b = trec_io._check_text(str(path), pa.py_buffer(path.read_bytes()))
-    sep = trec_io._delimiter(buf, b)
+    layout = trec_format.QRELS if kind == "qrels" else trec_format.RUN
+    buf, b = trec_format.check_text(str(path), pa.py_buffer(path.read_bytes()))
+    sep = trec_fast.delimiter(buf, b)
     assert sep is not None, "the file does not take the fast path"
-    cols = trec_io._fast(buf, sep, layout)
+    cols = trec_fast.read_fast(buf, sep, layout)
     assert cols is not None, "the fast CSV reader gave up on the file"
     cls = Qrels if kind == "qrels" else Run
     return cls(cols.query, cols.doc, cols.value, name=cols.tag)
 
 
 def _path_taken(path: Path, kind: str) -> str:
-    layout = trec_io._QRELS if kind == "qrels" else trec_io._RUN
-    buf, b = trec_io._check_text(str(path), pa.py_buffer(path.read_bytes()))
-    sep = trec_io._delimiter(buf, b)
+    layout = trec_format.QRELS if kind == "qrels" else trec_format.RUN
+    buf, b = trec_format.check_text(str(path), pa.py_buffer(path.read_bytes()))
+    sep = trec_fast.delimiter(buf, b)
     if sep is None:
         return "slow"
-    cols = trec_io._fast(buf, sep, layout)
+    cols = trec_fast.read_fast(buf, sep, layout)
     return "fast" if cols is not None and len(cols.query) else "slow"
 
 
@@ -570,16 +572,16 @@ def _interleaved_run(n_queries: int = 7, docs: int = 60) -> tuple[str, Run]:
 def test_fast_path_builds_the_columns_over_many_blocks(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch,
                                                        sep: str) -> None:
-    monkeypatch.setattr(trec_io, "_BLOCK_SIZE", 256)
+    monkeypatch.setattr(trec_fast, "BLOCK_SIZE", 256)
     batches: list[int] = []
-    next_batch = trec_io._next_batch
+    next_batch = trec_fast.next_batch
 
     def counting(reader: Any) -> Any:
         batch = next_batch(reader)
         batches.append(0 if batch is None else batch.num_rows)
         return batch
 
-    monkeypatch.setattr(trec_io, "_next_batch", counting)
+    monkeypatch.setattr(trec_fast, "next_batch", counting)
     text, expected = _interleaved_run()
     text = text.replace(" ", sep)
     path = _write_bytes(tmp_path / "run", text)
@@ -609,7 +611,7 @@ def test_fast_path_builds_the_columns_over_many_blocks(tmp_path: Path,
 def test_fast_path_judges_every_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                       change: str) -> None:
     # what only the slow path may read, late in the file: the fast path gives up there
-    monkeypatch.setattr(trec_io, "_BLOCK_SIZE", 256)
+    monkeypatch.setattr(trec_fast, "BLOCK_SIZE", 256)
     text, expected = _interleaved_run()
     lines = text.splitlines(keepends=True)
     k = len(lines) - 3
@@ -629,23 +631,23 @@ def test_fast_path_judges_every_block(tmp_path: Path, monkeypatch: pytest.Monkey
 
 def test_fast_path_columns_outgrow_a_low_row_estimate(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(trec_io, "_BLOCK_SIZE", 256)
+    monkeypatch.setattr(trec_fast, "BLOCK_SIZE", 256)
     text, expected = _interleaved_run()
     path = _write_bytes(tmp_path / "run", text)
-    sep, head, tail, lines = trec_io._scan(str(path))
+    sep, head, tail, lines = trec_fast.scan(str(path))
     assert (sep, lines) == (" ", text.count("\n"))
-    cols = trec_io._fast(str(path), sep, trec_io._RUN, head, tail, rows=3)
+    cols = trec_fast.read_fast(str(path), sep, trec_format.RUN, head, tail, rows=3)
     assert cols is not None
     _assert_same(Run(cols.query, cols.doc, cols.value), expected)
 
 
 def test_growing_column() -> None:
-    col = trec_io._Growing(np.int64, 4)
+    col = trec_fast.Growing(np.int64, 4)
     for i in range(10):
         col.slot(3)[:] = np.arange(3) + 3 * i
     assert col.finish().tolist() == list(range(30))
     # more than can be reserved: start from the fallback size and grow
-    huge = trec_io._Growing(np.uint8, 1 << 62, 100)
+    huge = trec_fast.Growing(np.uint8, 1 << 62, 100)
     assert len(huge.array) == 100
     huge.slot(300)[:] = 7
     assert huge.finish().tolist() == [7] * 300
@@ -666,17 +668,17 @@ def test_scan_in_small_chunks_agrees_with_one_chunk(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch,
                                                     text: str) -> None:
     path = str(_write_bytes(tmp_path / "run", text))
-    sep, head, tail, lines = trec_io._scan(path)
+    sep, head, tail, lines = trec_fast.scan(path)
     assert lines == text.count("\n") + (not text.endswith("\n"))
     assert head == text.lstrip("\ufeff").encode() and tail == text.encode()
     for chunk in (1, 5, 16):
-        monkeypatch.setattr(trec_io, "_SCAN_CHUNK", chunk)
-        small = trec_io._scan(path)
+        monkeypatch.setattr(trec_fast, "SCAN_CHUNK", chunk)
+        small = trec_fast.scan(path)
         assert (small[0], small[2], small[3]) == (sep, tail, lines)
         assert head.startswith(small[1])
     # the delimiter the scan of a file and the byte count of its text find agree
     buf = pa.py_buffer(text.encode())
-    assert trec_io._delimiter(*trec_io._check_text(path, buf)) == sep
+    assert trec_fast.delimiter(*trec_format.check_text(path, buf)) == sep
 
 
 def test_invalid_utf8_line_is_found_in_any_chunk(tmp_path: Path,
@@ -684,7 +686,7 @@ def test_invalid_utf8_line_is_found_in_any_chunk(tmp_path: Path,
     line = b"q1 Q0 d1 1 1.5 t\n"
     path = _write_bytes(tmp_path / "run", line * 5 + b"q1 Q0 d\xff 1 1.5 t\n" + line)
     for chunk in (3, 7, 40, 1 << 20):
-        monkeypatch.setattr(trec_io, "_SCAN_CHUNK", chunk)
+        monkeypatch.setattr(trec_fast, "SCAN_CHUNK", chunk)
         assert _message(read_trec_run, path) == (
             f"{path}:6: the file is not valid UTF-8 text; re-encode it as UTF-8.")
 
