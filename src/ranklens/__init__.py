@@ -25,6 +25,7 @@ from ranklens.ranking.conventions import PROFILES, Conventions
 from ranklens.ranking.cutoffs import CutoffResult, PRCurve, evaluate_cutoffs, precision_recall_curve
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result, evaluate
+from ranklens.ranking.evaluator import Evaluator
 
 __version__ = "0.1.0"
 
@@ -50,6 +51,7 @@ __all__ = [
     "Conventions",
     "CutoffResult",
     "DuplicateError",
+    "Evaluator",
     "FormatError",
     "InputError",
     "Metric",

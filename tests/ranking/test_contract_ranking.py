@@ -363,3 +363,39 @@ def test_registry_does_not_depend_on_imports() -> None:
                             "m.startswith('sklearn') for m in sys.modules))"],
                            capture_output=True, text=True, check=True).stdout.strip()
     assert first == "False"
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p or "default")
+def test_evaluator_batches_equal_one_evaluation(profile: str | None) -> None:
+    """Every variant of every ranking metric, under every profile: batches of whole
+    queries through ``Evaluator`` give one evaluation's per-query values (to the bit),
+    query order, aggregates and report."""
+    keys = [k for family in sorted(VARIANTS)
+            for k, _ in _plannable(VARIANTS[family], profile, {})
+            if not k.startswith("err")]  # err's max_rel is checked against each batch's data
+    for qrels_rows, run_rows in DATA:
+        whole = _evaluate(*_tables(qrels_rows, run_rows), keys, profile=profile)
+        ids = sorted({r[0] for r in qrels_rows} | {r[0] for r in run_rows})
+        ev = rl.Evaluator(keys, profile=profile)
+        other = rl.Evaluator(keys, profile=profile)
+        for i, target in enumerate((ev, ev, other)):
+            part = set(ids[i::3])
+            qr = [r for r in qrels_rows if r[0] in part]
+            rr = [r for r in run_rows if r[0] in part]
+            if qr and rr:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")  # a batch warns nothing; compute() does
+                    target.update(*_tables(qr, rr))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rl.RanklensWarning)
+            got = ev.merge(other).compute()
+        batched = {q for q in ids if any(q == r[0] for r in qrels_rows)}
+        if len(got.query_ids) != len(whole.query_ids):  # a batch without judgments or run
+            assert set(got.query_ids) < set(whole.query_ids) | batched
+            continue
+        assert got.query_ids == whole.query_ids
+        for key in keys:
+            np.testing.assert_array_equal(got.values[key], whole.values[key], err_msg=key)
+        np.testing.assert_array_equal(list(got.summary().values()),
+                                      list(whole.summary().values()))
+        assert dict(got.report) == dict(whole.report)

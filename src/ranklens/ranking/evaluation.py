@@ -183,32 +183,45 @@ def evaluate(
     1.0
     """
     check_tables(qrels, run)
-    conv = resolve_conventions(
-        conventions,
-        profile,
-        dict(ties=ties, missing=missing, no_relevant=no_relevant, unjudged=unjudged,
-             rel_threshold=rel_threshold, depth=depth, judged_only=judged_only,
-             iprec_rounding=iprec_rounding, score_precision=score_precision),
-    )
-    names = metric_list(metrics)
-    if not names:
-        raise MetricNameError("no metric given: pass at least one, e.g. ['ndcg@10', 'map'].")
-    keys = [str(m) for m in names]
-    if len(set(keys)) != len(keys):
-        dup = sorted({k for k in keys if keys.count(k) > 1})
-        raise MetricNameError(f"metric(s) {dup} given more than once.")
-    parsed = {key: get_metric(m) for key, m in zip(keys, names, strict=True)}
-    jobs = [Job(key, metric, plan_params(key, metric, conv)) for key, metric in parsed.items()]
-    out = run_jobs(qrels, run, conv, jobs, stacklevel=3)
-    return Result(
-        metrics=tuple(keys),
-        query_ids=tuple(out.query_ids.to_pylist()),
-        values=out.values,
-        parsed=parsed,
-        conventions=conv,
-        report=out.report,
-        run_name=run.name,
-    )
+    plan = Plan.make(metrics, conventions, profile, dict(
+        ties=ties, missing=missing, no_relevant=no_relevant, unjudged=unjudged,
+        rel_threshold=rel_threshold, depth=depth, judged_only=judged_only,
+        iprec_rounding=iprec_rounding, score_precision=score_precision))
+    out = run_jobs(qrels, run, plan.conventions, plan.jobs, stacklevel=3)
+    return plan.result(out, run.name)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What :func:`evaluate` computes, settled before any data is read: the
+    conventions, the metric keys as given, the parsed metrics and their jobs."""
+
+    conventions: Conventions
+    keys: tuple[str, ...]
+    parsed: dict[str, Metric]
+    jobs: list[Job]
+
+    @classmethod
+    def make(cls, metrics: Any, conventions: Conventions | None, profile: str | None,
+             overrides: dict[str, Any]) -> Plan:
+        conv = resolve_conventions(conventions, profile, overrides)
+        names = metric_list(metrics)
+        if not names:
+            raise MetricNameError("no metric given: pass at least one, e.g. ['ndcg@10', 'map'].")
+        keys = [str(m) for m in names]
+        if len(set(keys)) != len(keys):
+            dup = sorted({k for k in keys if keys.count(k) > 1})
+            raise MetricNameError(f"metric(s) {dup} given more than once.")
+        parsed = {key: get_metric(m) for key, m in zip(keys, names, strict=True)}
+        jobs = [Job(key, metric, plan_params(key, metric, conv))
+                for key, metric in parsed.items()]
+        return cls(conv, tuple(keys), parsed, jobs)
+
+    def result(self, out: Computed, run_name: str | None) -> Result:
+        """The :class:`Result` of computed values."""
+        return Result(metrics=self.keys, query_ids=tuple(out.query_ids.to_pylist()),
+                      values=out.values, parsed=self.parsed, conventions=self.conventions,
+                      report=out.report, run_name=run_name)
 
 
 @dataclass(frozen=True)
@@ -250,8 +263,16 @@ def run_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job],
     """The one evaluation path: prepare the rankings once per ordering, run each
     metric's kernel (with a vector of cutoffs where the job gives one and the
     kernel takes it, else once per cutoff), then apply the conventions' rules
-    for queries without relevant documents and run queries without judgments.
-    Values have one row per query (and one column per cutoff for vector jobs)."""
+    for queries without relevant documents and run queries without judgments
+    (and warn about them: :func:`warn_unmatched`).  Values have one row per query
+    (and one column per cutoff for vector jobs)."""
+    out = compute_jobs(qrels, run, conv, jobs)
+    warn_unmatched(out.report, conv, stacklevel + 1)
+    return out
+
+
+def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job]) -> Computed:
+    """:func:`run_jobs` without its warnings (a batch of a larger evaluation)."""
     prepared: dict[str, Prepared] = {}
     values: dict[str, np.ndarray] = {}
     for job in jobs:
@@ -276,6 +297,20 @@ def run_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job],
             values[key][none] = np.nan
     report = dict(prep.report)
     n = report.get("run_queries_without_judgments", 0)
+    query_ids = prep.query_ids
+    if n and conv.unjudged == "zero" and prep.unjudged_ids is not None:
+        query_ids, values = _with_zero_queries(query_ids, values, prep.unjudged_ids)
+        report["run_queries_scored_zero_without_judgments"] = n
+        report["queries_evaluated"] = len(query_ids)
+    for key in values:
+        values[key].setflags(write=False)
+    return Computed(query_ids, values, report)
+
+
+def warn_unmatched(report: Mapping[str, int], conv: Conventions, stacklevel: int) -> None:
+    """Warn when the run shares no query with the qrels, or (``unjudged='skip'``) when
+    run queries without judgments were left out."""
+    n = report.get("run_queries_without_judgments", 0)
     if report.get("run_queries_matched", 1) == 0:
         warnings.warn(
             "the run shares no query with the qrels, so every query scores as missing "
@@ -291,14 +326,6 @@ def run_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job],
             RanklensWarning,
             stacklevel=stacklevel,
         )
-    query_ids = prep.query_ids
-    if n and conv.unjudged == "zero" and prep.unjudged_ids is not None:
-        query_ids, values = _with_zero_queries(query_ids, values, prep.unjudged_ids)
-        report["run_queries_scored_zero_without_judgments"] = n
-        report["queries_evaluated"] = len(query_ids)
-    for key in values:
-        values[key].setflags(write=False)
-    return Computed(query_ids, values, report)
 
 
 def _with_zero_queries(query_ids: pa.Array, values: dict[str, np.ndarray], extra: pa.Array

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens.errors import UnsupportedError
+from ranklens.ranking._sums import seg_cumsum
 
 if TYPE_CHECKING:
     from ranklens.ranking.engine import Prepared
@@ -71,10 +72,8 @@ def first_relevant_prob(prep: Prepared, threshold: float, ties: str) -> np.ndarr
         step = np.where(active, np.log(np.maximum(g - r - t, 1e-300)) - np.log(
             np.maximum(g - 1 - t, 1e-300)), 0.0)
     # exclusive cumulative sum of `step` within each tie group (groups are short)
-    c = np.cumsum(step)
-    excl = c - step
-    base = excl[gs]
-    logp = np.log(np.where(active, r / np.maximum(g, 1), 1.0)) + (excl - base)
+    excl = seg_cumsum(step, gs) - step
+    logp = np.log(np.where(active, r / np.maximum(g, 1), 1.0)) + excl
     return np.where(active, np.exp(logp), 0.0)
 
 

@@ -297,25 +297,22 @@ def _iprec_levels(prep: Prepared, levels: list[float], params: dict[str, Any]
     cum = prep.cum_rel(thr)
     prec = cum / (prep.pos + 1.0)
     nrel = prep.num_rel(thr).astype(np.float64)
-    # suffix maximum of precision within each query, evaluated at relevant ranks:
-    # iprec for "at least n relevant" = max precision over ranks with cum >= n.
-    # Since cum is non-decreasing, this is a suffix max from the first rank with cum >= n.
-    rev = prec[::-1]
-    seg_rev = prep.seg[::-1]
-    # segmented suffix max via maximum.accumulate on (query-offset shifted) values
-    shift = (prep.n_queries - seg_rev).astype(np.float64) * 2.0  # precision <= 1
-    sufmax = (np.maximum.accumulate(rev + shift) - shift)[::-1]
+    # iprec for "at least n relevant" = max precision over ranks with cum >= n; since
+    # cum is non-decreasing, that is the max of prec from the first such rank to the end
+    # of the query: one np.maximum.reduceat over [first, end) ranges (exact, whatever
+    # the number of queries)
+    ext = np.append(prec, 0.0)  # a ranking ending at the last row is a valid range end
+    starts = np.empty(2 * prep.n_queries, dtype=np.int64)
+    starts[1::2] = prep.offsets[1:]
     out = []
     for level in levels:
         need = _rank_for_recall(prep, level, nrel)
         # cum is non-decreasing within a query: the first rank with cum >= need
         # comes right after the ranks with cum < need
         short = prep.seg_count(cum < need[prep.seg])
-        found = short < prep.lengths
-        first = np.minimum(prep.offsets[:-1] + short, max(len(prec) - 1, 0))
-        val = np.where(found, sufmax[first] if len(prec) else 0.0, 0.0)
-        val = np.where(nrel > 0, val, 0.0)
-        out.append(val)
+        starts[0::2] = prep.offsets[:-1] + short
+        best = np.maximum.reduceat(ext, starts)[0::2] if prep.n_queries else np.zeros(0)
+        out.append(np.where((short < prep.lengths) & (nrel > 0), best, 0.0))
     return out
 
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens.errors import MetricParameterError
-from ranklens.ranking._sums import col, is_vector, sum_at, value_shape
+from ranklens.ranking._sums import col, is_vector, seg_cumsum, sum_at, value_shape
 from ranklens.ranking.kernels._segments import dense_top, group_mean, safe_div
 
 if TYPE_CHECKING:
@@ -222,8 +222,6 @@ def err(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     stop_all = r >= 1.0
     zeros_before = prep.seg_cumsum_int(stop_all.astype(np.int64)) - stop_all
     logs = np.log1p(-np.where(stop_all, 0.0, r))
-    c = np.cumsum(logs)
-    base = np.concatenate(([0.0], c))[prep.offsets[:-1]]
-    excl = c - logs - base[prep.seg]
+    excl = seg_cumsum(logs, prep.offsets[:-1][prep.seg]) - logs
     stay = np.where(zeros_before > 0, 0.0, np.exp(excl))
     return prep.sum_k(r * stay / (prep.pos + 1.0), k)

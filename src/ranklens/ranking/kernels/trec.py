@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens.ranking._sums import col, cutoff_array
+from ranklens.ranking._sums import col, cutoff_array, seg_cumsum
 from ranklens.ranking.kernels._segments import safe_div
 from ranklens.ranking.kernels.binary import _thr, average_precision, bpref
 from ranklens.ranking.kernels.graded import _discount, gains, ideal_gains, run_gains
@@ -112,11 +112,9 @@ def bin_g(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 
 def _seg_cumsum_float(values: np.ndarray, seg: np.ndarray, n: int) -> np.ndarray:
-    counts = np.bincount(seg, minlength=n)
-    offs = np.concatenate(([0], np.cumsum(counts)))
-    c = np.cumsum(values)
-    base = np.concatenate(([0.0], c))[offs[:-1]]
-    return c - base[seg]
+    """Per-query cumulative sums of ``values`` (rows grouped by ``seg``)."""
+    offs = np.concatenate(([0], np.cumsum(np.bincount(seg, minlength=n))))
+    return seg_cumsum(values, offs[:-1][seg])
 
 
 def _lookup(cum: np.ndarray, seg: np.ndarray, n_queries: int, query: np.ndarray,
