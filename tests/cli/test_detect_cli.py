@@ -72,3 +72,23 @@ def test_detect_errors(tmp_path: Path) -> None:
     assert f"{bad}:1: not valid JSON" in broken.stderr
     usage = runner.invoke(main, ["detect", str(gt_path), str(det_path), "--max-dets", "x"])
     assert usage.exit_code == 2
+
+
+def test_detect_table_and_csv(tmp_path: Path) -> None:
+    gt_path, det_path, _, _ = _files(tmp_path)
+    runner = CliRunner()
+    table = runner.invoke(main, ["detect", str(gt_path), str(det_path), "--per-class"])
+    assert table.exit_code == 0, table.output
+    lines = table.stdout.splitlines()
+    # the one table writer of every command: a header, then a metric a row
+    assert lines[0].split() == ["metric", "value"] and lines[2].split()[0] == "AP"
+    assert lines[-1].split()[0] == "AP[7]"  # per class, by category id
+    out = tmp_path / "coco.csv"
+    csv = runner.invoke(main, ["detect", str(gt_path), str(det_path), "--format", "csv",
+                               "-o", str(out)])
+    assert csv.exit_code == 0 and csv.stdout == ""
+    rows = out.read_text().splitlines()
+    assert rows[0] == "metric,value" and len(rows) == 13
+    doc = json.loads(runner.invoke(main, ["detect", str(gt_path), str(det_path),
+                                          "--format", "json"]).stdout)
+    assert float(rows[1].split(",")[1]) == doc["AP"]

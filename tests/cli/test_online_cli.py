@@ -103,7 +103,7 @@ def test_assign_with_a_plan_file(tmp_path: Path) -> None:
     assert table.column("rank").to_pylist() == want["rank"].labels().to_pylist()
     assert table.column("holdout").to_pylist() == want.held_out.tolist()
     only = run("assign", str(src), "--plan", str(plan_path), "-e", "ui", "-q")
-    assert only.stdout.splitlines()[0] == '"unit","holdout","ui"'
+    assert only.stdout.splitlines()[0] == "unit,holdout,ui"  # the one CSV writer
 
 
 @pytest.mark.parametrize(("args", "code", "match"), [
@@ -210,9 +210,72 @@ def test_analyze_bad_files(logs: tuple[Path, Path, Any, Any], tmp_path: Path) ->
     weird = tmp_path / "events.xlsx"
     weird.write_text("x")
     res = run("analyze", str(ex_path), str(weird), "-m", METRICS[0])
-    assert res.exit_code == 3 and "unknown file type" in res.stderr
+    assert res.exit_code == 2 and "unknown file type '.xlsx'" in res.stderr
     broken = tmp_path / "broken.csv"
     broken.write_text('unit,variant,time\n"u1,control\n')
     res = run("analyze", str(broken), str(ev_path), "-m", METRICS[0])
-    assert res.exit_code == 3 and "cannot read" in res.stderr
+    # the one reader names the file and the 1-based line
+    assert res.exit_code == 3 and f"{broken}:2: expected 3 fields" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_analyze_names_the_line_of_a_bad_json_lines_row(
+        logs: tuple[Path, Path, Any, Any], tmp_path: Path) -> None:
+    ex_path, _, _, _ = logs
+    events = tmp_path / "events.jsonl"
+    events.write_text('{"unit": "000001", "time": 1, "event": "purchase"}\n'
+                      '{"unit": "000002", "time": 2, "event": "purchase"\n')
+    res = run("analyze", str(ex_path), str(events), "-m", METRICS[0])
+    assert res.exit_code == 3, res.output
+    assert res.stderr.startswith(f"ranklens: error: {events}:2: not valid JSON Lines")
+
+
+def test_analyze_names_the_line_of_a_bad_value(
+        logs: tuple[Path, Path, Any, Any], tmp_path: Path) -> None:
+    _, _, exposures, _ = logs
+    ex_path = tmp_path / "exposures.jsonl"
+    exposures.assign(time=np.arange(len(exposures), dtype=float)).to_json(
+        ex_path, orient="records", lines=True)
+    events = tmp_path / "events.csv"
+    events.write_text("unit,time,event,value\n000001,5,purchase,1\n000002,6,purchase,nan\n")
+    res = run("analyze", str(ex_path), str(events), "-m", METRICS[0])
+    assert res.exit_code == 3, res.output
+    # the library's row 1 (0-based) is the file's line 3 (after the header)
+    assert f"{events}:3: events column 'value' has a missing (null) value" in res.stderr
+
+
+@pytest.mark.parametrize("fmt", ["csv", "markdown", "latex"])
+def test_analyze_formats(logs: tuple[Path, Path, Any, Any], tmp_path: Path, fmt: str) -> None:
+    ex_path, ev_path, exposures, events = logs
+    out = tmp_path / f"out.{fmt}"
+    res = run("analyze", str(ex_path), str(ev_path), "-m", METRICS[0], "--format", fmt,
+              "-o", str(out))
+    assert res.exit_code == 0, res.stderr
+    text = out.read_text()
+    want = analyze(exposures, events, [METRICS[0]])
+    assert text == want.render(fmt)
+    if fmt == "csv":
+        rows = list(pcsv.read_csv(pa.BufferReader(text.encode())).to_pylist())
+        assert rows[0]["p_value"] == pytest.approx(want.comparisons[0].p_value, rel=1e-12)
+    elif fmt == "markdown":
+        lines = text.splitlines()  # the units and the settings are paragraphs before it
+        assert lines[0].startswith("Units: ") and lines[1] == ""
+        assert lines[4].startswith("| metric | variant | n |")
+    else:
+        assert r"\toprule" in text and "SRM check" in text
+
+
+def test_analyze_table_is_one_value_per_row_when_wider_than_the_terminal(
+        logs: tuple[Path, Path, Any, Any]) -> None:
+    from ranklens.render.online import analysis_table
+    from ranklens.render.table import to_text
+
+    _, _, exposures, events = logs
+    result = analyze(exposures, events, [METRICS[0]])
+    narrow = to_text(analysis_table(result), color=False, max_width=60)
+    lines = narrow.splitlines()
+    assert lines[0].startswith("Units: ") and lines[2].split() == ["metric", "variant",
+                                                                   "metric", "value"]
+    assert any(line.split()[:3] == ["conversion", "treatment", "verdict"] for line in lines)
+    wide = to_text(analysis_table(result), color=False)  # piped: no limit
+    assert "rel. diff [CI]" in wide.splitlines()[2]

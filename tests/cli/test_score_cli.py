@@ -300,6 +300,30 @@ def test_table_output(table: Path) -> None:
     assert lines[3].split() == ["clf_f1", f"{clf.f1(Y_BIN, P_BIN):.4f}"]
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "latex"])
+def test_layout_formats_and_output_file(table: Path, tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / f"scores.{fmt}"
+    result = invoke("score", table, "-m", "acc", "-m", "confusion_matrix", "--format", fmt,
+                    "-o", out)
+    assert result.exit_code == 0 and result.stdout == "", result.stderr
+    text = out.read_text()
+    acc = f"{clf.accuracy(Y_BIN, P_BIN):.4f}"
+    if fmt == "markdown":
+        assert text.splitlines()[:3] == ["| metric | value |", "| :-- | --: |",
+                                         f"| acc | {acc} |"]
+    else:
+        assert text.splitlines()[4] == f"acc & {acc} \\\\"
+
+
+def test_parquet_rows_are_numbered_from_one(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "data.parquet"
+    pq.write_table(pa.table({"y_true": [1.0, 2.0], "y_pred": [1.0, None]}), path)
+    _one_line_error(invoke("score", path, "-m", "mae"), EXIT_BAD_INPUT,
+                    f"{path}: row 2: column 'y_pred' has an empty value")
+
+
 def test_repeated_metric_is_computed_once(table: Path) -> None:
     result = invoke("score", table, "-m", "accuracy", "-m", "accuracy", "--format", "csv")
     assert result.stdout.splitlines() == ["metric,value",

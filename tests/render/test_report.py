@@ -191,29 +191,38 @@ def test_json_all_nan_summary_is_null() -> None:
 
 
 def test_csv(bm25: ranklens.Result, dense: ranklens.Result) -> None:
+    # quoted only where a field must be (as Python's csv module writes)
     assert render([bm25, dense], "csv") == (
-        '"run","P.5","map","ndcg@10","num_ret"\n'
-        '"bm25",0.2,0.5,0.5055117601436959,4\n'
-        '"dense_v2",0.2,0.75,0.8800937667159343,3\n'
+        'run,P.5,map,ndcg@10,num_ret\n'
+        'bm25,0.2,0.5,0.5055117601436959,4\n'
+        'dense_v2,0.2,0.75,0.8800937667159343,3\n'
     )
 
 
 def test_csv_per_query(bm25: ranklens.Result, dense: ranklens.Result) -> None:
     assert render([bm25, dense], "csv", per_query=True) == (
-        '"run","query","P.5","map","ndcg@10","num_ret"\n'
-        '"bm25","q1",0.2,0.5,0.38009376671593426,2\n'
-        '"bm25","q2",0.2,0.5,0.6309297535714575,2\n'
-        '"dense_v2","q1",0.2,0.5,0.7601875334318685,2\n'
-        '"dense_v2","q2",0.2,1,1,1\n'
+        'run,query,P.5,map,ndcg@10,num_ret\n'
+        'bm25,q1,0.2,0.5,0.38009376671593426,2\n'
+        'bm25,q2,0.2,0.5,0.6309297535714575,2\n'
+        'dense_v2,q1,0.2,0.5,0.7601875334318685,2\n'
+        'dense_v2,q2,0.2,1,1,1\n'
     )
 
 
 def test_csv_nan_is_an_empty_field(with_nan: ranklens.Result) -> None:
     assert render(with_nan, "csv", per_query=True) == (
-        '"run","query","P.5","num_rel_ret"\n'
-        '"run1","q1",0.2,1\n'
-        '"run1","q2",,\n'
+        'run,query,P.5,num_rel_ret\n'
+        'run1,q1,0.2,1\n'
+        'run1,q2,,\n'
     )
+
+
+def test_csv_quotes_only_the_fields_that_need_it(bm25: ranklens.Result) -> None:
+    from dataclasses import replace
+
+    text = render([replace(bm25, run_name='a,"b"'), bm25], "csv")
+    assert text.splitlines()[1].startswith('"a,""b""",0.2,')
+    assert text.splitlines()[0] == "run,P.5,map,ndcg@10,num_ret"
 
 
 def test_csv_runs_with_different_metrics(qrels: ranklens.Qrels, bm25: ranklens.Result) -> None:
@@ -221,9 +230,9 @@ def test_csv_runs_with_different_metrics(qrels: ranklens.Qrels, bm25: ranklens.R
     run = ranklens.Run.from_dict({"q1": {"d1": 1.0}}, name="other")
     other = ranklens.evaluate(qrels, run, ["map", "recip_rank"])
     assert render([bm25, other], "csv") == (
-        '"run","P.5","map","ndcg@10","num_ret","recip_rank"\n'
-        '"bm25",0.2,0.5,0.5055117601436959,4,\n'
-        '"other",,0.5,,,1\n'
+        'run,P.5,map,ndcg@10,num_ret,recip_rank\n'
+        'bm25,0.2,0.5,0.5055117601436959,4,\n'
+        'other,,0.5,,,1\n'
     )
 
 
@@ -231,21 +240,23 @@ def test_csv_runs_with_different_metrics(qrels: ranklens.Qrels, bm25: ranklens.R
 
 
 def test_markdown(bm25: ranklens.Result, dense: ranklens.Result) -> None:
+    # the one Markdown writer of every result (compare, score, ab): cells unpadded, the
+    # best value of each metric in bold as in the other layouts (counts never)
     assert render([bm25, dense], "markdown") == (
-        "| run      |    P.5 |    map | ndcg@10 | num_ret |\n"
-        "|:---------|-------:|-------:|--------:|--------:|\n"
-        "| bm25     | 0.2000 | 0.5000 |  0.5055 |       4 |\n"
-        "| dense_v2 | 0.2000 | 0.7500 |  0.8801 |       3 |\n"
+        "| run | P.5 | map | ndcg@10 | num_ret |\n"
+        "| :-- | --: | --: | --: | --: |\n"
+        "| bm25 | **0.2000** | 0.5000 | 0.5055 | 4 |\n"
+        "| dense_v2 | **0.2000** | **0.7500** | **0.8801** | 3 |\n"
     )
 
 
 def test_markdown_per_query_and_nan(with_nan: ranklens.Result) -> None:
     assert render(with_nan, "md", per_query=True) == (
-        "| run  | query |    P.5 | num_rel_ret |\n"
-        "|:-----|:------|-------:|------------:|\n"
-        "| run1 | q1    | 0.2000 |           1 |\n"
-        "| run1 | q2    |    NaN |         NaN |\n"
-        "| run1 | all   | 0.2000 |           1 |\n"
+        "| run | query | P.5 | num_rel_ret |\n"
+        "| :-- | :-- | --: | --: |\n"
+        "| run1 | q1 | 0.2000 | 1 |\n"
+        "| run1 | q2 | NaN | NaN |\n"
+        "| run1 | all | 0.2000 | 1 |\n"
     )
 
 

@@ -2,8 +2,9 @@
 
 ``ranklens ab assign UNITS ...`` writes each unit's variant (CSV, Parquet or
 JSON); ``ranklens ab analyze EXPOSURES EVENTS --metric ...`` prints a table
-(or JSON with ``--format json``).  Input tables are CSV/TSV (optionally
-compressed: .gz, .bz2, .zst), Parquet or JSON lines, read with pyarrow.
+(``--format`` table, markdown, latex, csv or json; :mod:`ranklens.render.online`).
+Input tables are CSV/TSV (optionally compressed: .gz, .bz2, .zst), Parquet or JSON
+Lines, read by the commands' one reader (:func:`ranklens.cli._common.read_input_table`).
 
 Errors are one sentence on stderr, never a traceback: exit code 3 for bad
 input data or files, 2 for bad command-line usage.
@@ -11,100 +12,30 @@ input data or files, 2 for bad command-line usage.
 
 from __future__ import annotations
 
-import functools
-import json
 import math
 import os
-import sys
-import warnings
-from collections.abc import Callable, Sequence
-from pathlib import Path
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import click
-import pyarrow as pa
 
-from ranklens.cli._common import check_output, run_guarded
-from ranklens.errors import InputError, RanklensError, RanklensWarning
+from ranklens.cli._common import (
+    GuardedGroup,
+    InputTable,
+    check_output,
+    read_document,
+    read_input_table,
+    warnings_to_stderr,
+    write_output,
+)
+from ranklens.errors import InputError, RanklensError
+from ranklens.render.online import FORMATS as ANALYSIS_FORMATS
 
 __all__ = ["ab"]
 
-
-_CSV_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
-_COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4"}
-
-
-def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn ranklens errors into one line on stderr and exit code 3 (data) or 2."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return run_guarded(lambda: fn(*args, **kwargs), click.get_current_context())
-
-    return wrapper
-
-
-# ---------------------------------------------------------------------------------------
-# reading tables
-# ---------------------------------------------------------------------------------------
-def _kind_of(path: Path) -> tuple[str, str | None]:
-    suffixes = [s.lower() for s in path.suffixes]
-    compression = None
-    if suffixes and suffixes[-1] in _COMPRESSION:
-        compression = _COMPRESSION[suffixes.pop()]
-    last = suffixes[-1] if suffixes else ""
-    if last in _CSV_SUFFIXES:
-        return last, compression
-    if last in (".parquet", ".pq"):
-        return "parquet", compression
-    if last in (".jsonl", ".ndjson", ".json"):
-        return "jsonl", compression
-    if last in (".txt", ".ids"):
-        return "lines", compression
-    return "", compression
-
-
-def read_table(path_text: str, *, string_columns: Sequence[str] = (),
-               what: str = "input") -> pa.Table:
-    """Read a CSV/TSV/Parquet/JSON-lines file; ``string_columns`` are read as text
-    (so that ids like ``007`` keep their leading zeros)."""
-    path = Path(path_text)
-    if not path.exists():
-        raise InputError(f"{path}: no such file (the {what} table).")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, not a file.")
-    kind, compression = _kind_of(path)
-    try:
-        if kind == "parquet":
-            import pyarrow.parquet as pq
-
-            return pq.read_table(str(path))
-        stream = pa.input_stream(str(path), compression=compression)
-        if kind in _CSV_SUFFIXES:
-            import pyarrow.csv as pcsv
-
-            head = pcsv.open_csv(
-                pa.input_stream(str(path), compression=compression),
-                parse_options=pcsv.ParseOptions(delimiter=_CSV_SUFFIXES[kind]),
-            ).schema.names
-            types = {c: pa.string() for c in string_columns if c in head}
-            return pcsv.read_csv(
-                stream, parse_options=pcsv.ParseOptions(delimiter=_CSV_SUFFIXES[kind]),
-                convert_options=pcsv.ConvertOptions(column_types=types),
-            )
-        if kind == "jsonl":
-            import pyarrow.json as pjson
-
-            return pjson.read_json(stream)
-        if kind == "lines":
-            ids = [ln.strip() for ln in stream.read().decode("utf-8").splitlines() if ln.strip()]
-            return pa.table({"unit": pa.array(ids, type=pa.string())})
-    except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the {what} table ({exc}).") from exc
-    raise InputError(
-        f"{path}: unknown file type; use .csv, .tsv, .parquet, .jsonl or .txt (one id per line), "
-        "optionally compressed (.gz, .bz2, .zst)."
-    )
+ASSIGN_FORMATS = ("csv", "parquet", "json")
 
 
 def _parse_weights(text: str | None, param: str) -> dict[str, float] | None:
@@ -135,36 +66,16 @@ def _parse_weights(text: str | None, param: str) -> dict[str, float] | None:
     return out
 
 
-def _load_plan(path_text: str) -> Any:
+def _load_plan(path: str) -> Any:
     from ranklens.online import Plan
 
-    path = Path(path_text)
-    if not path.exists():
-        raise InputError(f"{path}: no such file (the plan).")
-    try:
-        text = path.read_text(encoding="utf-8")
-        if path.suffix.lower() == ".toml":
-            try:
-                import tomllib
-            except ImportError:  # Python 3.10
-                raise InputError(f"{path}: reading TOML plans needs Python 3.11 or later; "
-                                 "write the plan as JSON instead.") from None
-            data = tomllib.loads(text)
-        else:
-            data = json.loads(text)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the plan ({exc}).") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: the plan is not valid JSON ({exc.msg}).") from exc
-    except ValueError as exc:  # tomllib.TOMLDecodeError
-        raise InputError(f"{path}: the plan is not valid TOML ({exc}).") from exc
-    return Plan.from_dict(data, where=str(path))
+    return Plan.from_dict(read_document(path, "plan"), where=path)
 
 
 # ---------------------------------------------------------------------------------------
 # commands
 # ---------------------------------------------------------------------------------------
-ab = click.Group(
+ab = GuardedGroup(
     "ab",
     help="A/B tests: assign units to variants (assign) and analyse experiments (analyze).",
 )
@@ -195,10 +106,9 @@ ab = click.Group(
               default=None, help="Hash algorithm (default fnv1a-fmix64, vectorised).")
 @click.option("-o", "--output", metavar="FILE", default=None,
               help="Write here instead of stdout (.csv, .parquet or .json).")
-@click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "json"]), default=None,
+@click.option("--format", "fmt", type=click.Choice(ASSIGN_FORMATS), default=None,
               help="Output format (default: from --output's extension, else csv).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the counts to stderr.")
-@_guarded
 def assign_cmd(units: str, unit_column: str, plan_path: str | None, experiment: str | None,
                variants: str | None, control: str | None, salt: str | None, traffic: float,
                layer: str | None, holdout: float | None, buckets: int | None,
@@ -206,53 +116,17 @@ def assign_cmd(units: str, unit_column: str, plan_path: str | None, experiment: 
                quiet: bool) -> None:
     """Assign every unit id in UNITS (a table, a .txt file of ids, or - for stdin)
     to a variant, deterministically (salted hashing)."""
-    from ranklens.online import Experiment, Plan
-
     check_output(output)
-    weights = _parse_weights(variants, "--variants")
-    if plan_path is not None and weights is not None:
-        raise click.UsageError("give either --plan or --experiment/--variants, not both.")
-    if plan_path is None and (weights is None or experiment is None):
-        raise click.UsageError("give --plan FILE, or --experiment NAME with --variants "
-                               "control=1,treatment=1.")
-    extra: dict[str, Any] = {}
-    if holdout is not None:
-        extra["holdout"] = holdout
-    if buckets is not None:
-        extra["buckets"] = buckets
-    if algorithm is not None:
-        extra["algorithm"] = algorithm
-    if plan_path is not None:
-        ignored = [opt for opt, val in (("--control", control), ("--salt", salt),
-                                        ("--layer", layer)) if val is not None]
-        if traffic != 1.0:
-            ignored.append("--traffic")
-        if ignored:
-            raise click.UsageError(f"{', '.join(ignored)} describe a single experiment; with "
-                                   "--plan, put them in the plan file.")
-        base = _load_plan(plan_path)
-        plan = Plan(base.experiments, **{**_plan_kwargs(base), **extra})
-        if experiment is not None:
-            plan.experiment(experiment)  # validates the name
+    fmt = _assign_format(output, fmt)
+    settings = {k: v for k, v in (("holdout", holdout), ("buckets", buckets),
+                                  ("algorithm", algorithm)) if v is not None}
+    if plan_path is None:
+        plan = _single_experiment(experiment, variants, control, salt, traffic, layer,
+                                  settings)
     else:
-        assert weights is not None and experiment is not None
-        exp = Experiment(experiment, weights, control=control, salt=salt, traffic=traffic,
-                         layer=layer)
-        plan = Plan([exp], **extra)
-
-    if units == "-":
-        ids = [ln.strip() for ln in sys.stdin.read().splitlines() if ln.strip()]
-        unit_ids: Any = pa.array(ids, type=pa.string())
-    else:
-        table = read_table(units, string_columns=[unit_column], what="units")
-        if _kind_of(Path(units))[0] == "lines":
-            unit_ids = table.column("unit")
-        elif unit_column in table.column_names:
-            unit_ids = table.column(unit_column)
-        else:
-            raise InputError(f"{units}: no column named {unit_column!r}; the table has columns "
-                             f"{table.column_names}. Pass --unit-column NAME.")
-    result = plan.assign(unit_ids)
+        plan = _plan_file(plan_path, experiment, variants, control, salt, traffic, layer,
+                          settings)
+    result = plan.assign(_unit_ids(units, unit_column))
     out = result.to_arrow()
     if experiment is not None and plan_path is not None:
         out = out.select(["unit", "holdout", experiment])
@@ -264,50 +138,85 @@ def assign_cmd(units: str, unit_column: str, plan_path: str | None, experiment: 
             shown = ", ".join(f"{k}: {v}" for k, v in counts.items()
                               if v or not k.startswith("("))
             click.echo(f"{name}: {shown}", err=True)
-    _write_assignments(out, output, fmt)
+    write_output(_assignments(out, fmt), output)
 
 
-def _plan_kwargs(plan: Any) -> dict[str, Any]:
-    return {"holdout": plan.holdout, "holdout_salt": plan.holdout_salt,
-            "buckets": plan.buckets, "algorithm": plan.algorithm}
+def _single_experiment(experiment: str | None, variants: str | None, control: str | None,
+                       salt: str | None, traffic: float, layer: str | None,
+                       settings: dict[str, Any]) -> Any:
+    """The plan of one experiment given by --experiment and --variants."""
+    from ranklens.online import Experiment, Plan
+
+    weights = _parse_weights(variants, "--variants")
+    if weights is None or experiment is None:
+        raise click.UsageError("give --plan FILE, or --experiment NAME with --variants "
+                               "control=1,treatment=1.")
+    exp = Experiment(experiment, weights, control=control, salt=salt, traffic=traffic,
+                     layer=layer)
+    return Plan([exp], **settings)
 
 
-def _write_assignments(table: pa.Table, output: str | None, fmt: str | None) -> None:
-    if fmt is None:
-        suffix = Path(output).suffix.lower() if output else ""
-        known = {".parquet": "parquet", ".pq": "parquet", ".json": "json", ".csv": "csv",
-                 ".txt": "csv", "": "csv"}
-        if suffix not in known:
-            raise click.UsageError(
-                f"-o {output}: cannot tell the format from {suffix!r}; name the file .csv, "
-                ".parquet or .json, or pass --format.")
-        fmt = known[suffix]
-    if fmt == "parquet" and output is None:
-        raise click.UsageError("--format parquet needs --output FILE.")
-    try:
-        if fmt == "json":
-            text = json.dumps(table.to_pylist())
-            if output is None:
-                click.echo(text)
-            else:
-                Path(output).write_text(text + "\n", encoding="utf-8")
-        elif fmt == "parquet":
-            import pyarrow.parquet as pq
+def _plan_file(path: str, experiment: str | None, variants: str | None, control: str | None,
+               salt: str | None, traffic: float, layer: str | None,
+               settings: dict[str, Any]) -> Any:
+    """The plan of --plan FILE (the single-experiment options refused), with the
+    settings given on the command line."""
+    from ranklens.online import Plan
 
-            assert output is not None
-            pq.write_table(table, output)
-        else:
-            import pyarrow.csv as pcsv
+    if variants is not None:
+        raise click.UsageError("give either --plan or --experiment/--variants, not both.")
+    ignored = [opt for opt, val in (("--control", control), ("--salt", salt),
+                                    ("--layer", layer)) if val is not None]
+    if traffic != 1.0:
+        ignored.append("--traffic")
+    if ignored:
+        raise click.UsageError(f"{', '.join(ignored)} describe a single experiment; with "
+                               "--plan, put them in the plan file.")
+    base = _load_plan(path)
+    plan = Plan(base.experiments, **{"holdout": base.holdout, "holdout_salt": base.holdout_salt,
+                                     "buckets": base.buckets, "algorithm": base.algorithm,
+                                     **settings})
+    if experiment is not None:
+        plan.experiment(experiment)  # validates the name
+    return plan
 
-            sink = pa.BufferOutputStream()
-            pcsv.write_csv(table, sink)
-            data = sink.getvalue().to_pybytes()
-            if output is None:
-                click.echo(data.decode("utf-8"), nl=False)
-            else:
-                Path(output).write_bytes(data)
-    except OSError as exc:
-        raise InputError(f"{output}: cannot write the output ({exc}).") from exc
+
+def _unit_ids(units: str, unit_column: str) -> Any:
+    """The unit ids of UNITS: a table's --unit-column, or a file (or -) of ids."""
+    data = read_input_table(units, "units", text=[(unit_column, "--unit-column")],
+                            lines=True)
+    # a file of ids has the one column "unit"; a table has --unit-column (checked)
+    return data.table.column(unit_column if unit_column in data.columns else "unit")
+
+
+def _assign_format(output: str | None, fmt: str | None) -> str:
+    """--format, else from --output's suffix (CSV on standard output)."""
+    if fmt is not None:
+        return fmt
+    suffix = os.path.splitext(output)[1].lower() if output else ""
+    known = {".parquet": "parquet", ".pq": "parquet", ".json": "json", ".csv": "csv",
+             ".txt": "csv", "": "csv"}
+    if suffix not in known:
+        raise click.UsageError(
+            f"-o {output}: cannot tell the format from {suffix!r}; name the file .csv, "
+            ".parquet or .json, or pass --format.")
+    return known[suffix]
+
+
+def _assignments(table: Any, fmt: str) -> str | bytes:
+    """The assignments as CSV or JSON text, or Parquet bytes."""
+    from ranklens.render.table import to_csv, to_json
+
+    if fmt == "json":
+        return to_json(table.to_pylist())
+    if fmt == "csv":
+        return to_csv(table)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return bytes(sink.getvalue().to_pybytes())
 
 
 @ab.command("analyze")
@@ -353,9 +262,10 @@ def _write_assignments(table: pa.Table, output: str | None, fmt: str | None) -> 
 @click.option("--event-column", default="event", show_default=True)
 @click.option("--value-column", default=None,
               help="Numeric event value column (default: 'value' if present, else 1 per event).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
-@_guarded
+@click.option("--format", "fmt", type=click.Choice(ANALYSIS_FORMATS), default="table",
+              show_default=True, help="Output format.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write to this file instead of standard output.")
 def analyze_cmd(exposures: str, events: str, metric_specs: tuple[str, ...],
                 plan_path: str | None, experiment: str | None, weights: str | None,
                 control: str | None, alpha: float, correction: str, cuped: bool,
@@ -363,65 +273,91 @@ def analyze_cmd(exposures: str, events: str, metric_specs: tuple[str, ...],
                 unknown_variants: str, srm_threshold: float, sequential: bool,
                 look_every: str | None, tau: float | None, unit_column: str,
                 variant_column: str, time_column: str, event_column: str,
-                value_column: str | None, fmt: str) -> None:
+                value_column: str | None, fmt: str, output: str | None) -> None:
     """Analyse an A/B test from its EXPOSURES (unit, variant, time) and EVENTS
     (unit, time, event, value) tables."""
     from ranklens.online import analyze
+
+    metrics = _parse_metrics(metric_specs)
+    plan = _analysis_plan(plan_path, experiment, weights)
+    if correction not in _corrections():
+        raise click.BadParameter(f"{correction!r} is not one of {', '.join(_corrections())}.",
+                                 param_hint="--correction")
+    check_output(output)
+    unit = (unit_column, "--unit-column")
+    tables = {
+        "exposures": read_input_table(exposures, "exposures",
+                                      text=[unit, (variant_column, "--variant-column")]),
+        "events": read_input_table(events, "events",
+                                   text=[unit, (event_column, "--event-column")]),
+    }
+    if covariates is not None:
+        tables["covariates"] = read_input_table(covariates, "covariates", text=[unit])
+    with warnings_to_stderr(loud=lambda m: m.startswith("SAMPLE RATIO")), \
+            _lines_named(tables):
+        result = analyze(
+            tables["exposures"].table, tables["events"].table, metrics, plan=plan,
+            control=control, alpha=alpha, correction=correction, cuped=cuped,
+            covariates=tables["covariates"].table if covariates is not None else None,
+            pre_window=_number_or_text(pre_window),
+            multiple_exposures=multiple_exposures,  # type: ignore[arg-type]
+            unknown_variants=unknown_variants,  # type: ignore[arg-type]
+            srm_threshold=srm_threshold, sequential=sequential,
+            look_every=_number_or_text(look_every), tau=tau, unit=unit_column,
+            variant=variant_column, time=time_column, event=event_column,
+            value=value_column,
+        )
+    write_output(result.render(fmt), output)
+
+
+def _parse_metrics(specs: Sequence[str]) -> list[Any]:
     from ranklens.online.metrics import parse_metric
 
     metrics = []
-    for spec in metric_specs:
+    for spec in specs:
         try:
             metrics.append(parse_metric(spec))
         except RanklensError as exc:
             raise click.BadParameter(str(exc), param_hint="--metric") from None
+    return metrics
+
+
+def _analysis_plan(plan_path: str | None, experiment: str | None,
+                   weights: str | None) -> Any:
+    """The planned variants: an experiment of --plan, or --weights (or none)."""
     w = _parse_weights(weights, "--weights")
-    if plan_path is not None and w is not None:
+    if plan_path is None:
+        if experiment is not None:
+            raise click.UsageError("--experiment selects an experiment of --plan; give --plan.")
+        return w
+    if w is not None:
         raise click.UsageError("give either --plan or --weights, not both.")
-    plan: Any = w
-    if plan_path is not None:
-        p = _load_plan(plan_path)
-        if experiment is None:
-            if len(p.experiments) != 1:
-                raise click.UsageError(
-                    f"the plan has {len(p.experiments)} experiments; choose one with "
-                    "--experiment NAME.")
-            plan = p.experiments[0]
-        else:
-            plan = p.experiment(experiment)
-    elif experiment is not None:
-        raise click.UsageError("--experiment selects an experiment of --plan; give --plan.")
-    if correction not in _corrections():
-        raise click.BadParameter(f"{correction!r} is not one of {', '.join(_corrections())}.",
-                                 param_hint="--correction")
-    look: Any = float(look_every) if look_every is not None and _looks_numeric(look_every) \
-        else look_every
-    window: Any = float(pre_window) if pre_window is not None and _looks_numeric(pre_window) \
-        else pre_window
-    ex = read_table(exposures, string_columns=[unit_column, variant_column], what="exposures")
-    ev = read_table(events, string_columns=[unit_column, event_column], what="events")
-    cov = (read_table(covariates, string_columns=[unit_column], what="covariates")
-           if covariates is not None else None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RanklensWarning)
-        result = analyze(
-            ex, ev, metrics, plan=plan, control=control, alpha=alpha, correction=correction,
-            cuped=cuped, covariates=cov, pre_window=window,
-            multiple_exposures=multiple_exposures,  # type: ignore[arg-type]
-            unknown_variants=unknown_variants,  # type: ignore[arg-type]
-            srm_threshold=srm_threshold, sequential=sequential, look_every=look, tau=tau,
-            unit=unit_column, variant=variant_column, time=time_column, event=event_column,
-            value=value_column,
-        )
-    for wmsg in caught:
-        if issubclass(wmsg.category, RanklensWarning):
-            _warn_line(str(wmsg.message), loud=str(wmsg.message).startswith("SAMPLE RATIO"))
-        else:  # pragma: no cover - someone else's warning: pass it on
-            warnings.warn_explicit(wmsg.message, wmsg.category, wmsg.filename, wmsg.lineno)
-    if fmt == "json":
-        click.echo(result.to_json(indent=2))
-    else:
-        _print_table(result)
+    p = _load_plan(plan_path)
+    if experiment is not None:
+        return p.experiment(experiment)
+    if len(p.experiments) != 1:
+        raise click.UsageError(f"the plan has {len(p.experiments)} experiments; choose one "
+                               "with --experiment NAME.")
+    return p.experiments[0]
+
+
+_ROW = re.compile(r"^(exposures|events|covariates)((?: column '[^']*')?): row (\d+) ")
+
+
+@contextmanager
+def _lines_named(tables: dict[str, InputTable]) -> Iterator[None]:
+    """A library error about a row of a table read from a file names the file and
+    its 1-based line instead (``events column 'value': row 3 is NaN`` ->
+    ``events.csv:5: events column 'value' is NaN``)."""
+    try:
+        yield
+    except InputError as exc:
+        m = _ROW.match(str(exc))
+        if m is None or m.group(1) not in tables:
+            raise
+        where = tables[m.group(1)].where(int(m.group(3)))
+        rest = str(exc)[m.end():]
+        raise type(exc)(f"{where}: {m.group(1)}{m.group(2)} {rest}") from None
 
 
 def _corrections() -> tuple[str, ...]:
@@ -430,112 +366,11 @@ def _corrections() -> tuple[str, ...]:
     return CORRECTIONS
 
 
-def _looks_numeric(text: str) -> bool:
+def _number_or_text(text: str | None) -> Any:
+    """A duration option: a number (numeric times) or a text such as ``14d``."""
+    if text is None:
+        return None
     try:
-        float(text)
+        return float(text)
     except ValueError:
-        return False
-    return True
-
-
-def _warn_line(message: str, *, loud: bool) -> None:
-    if loud:
-        bar = "!" * 78
-        click.echo(click.style(bar, fg="red", bold=True), err=True)
-        click.echo(click.style("WARNING: " + message, fg="red", bold=True), err=True)
-        click.echo(click.style(bar, fg="red", bold=True), err=True)
-    else:
-        click.echo(click.style("warning: " + message, fg="yellow"), err=True)
-    sys.stderr.flush()
-
-
-def _fmt(x: float | None, pct: bool = False) -> str:
-    if x is None or not math.isfinite(x):
-        return "-"
-    if pct:
-        return f"{x:+.2%}"
-    if x != 0 and (abs(x) < 1e-3 or abs(x) >= 1e6):
-        return f"{x:.3g}"
-    return f"{x:.4g}"
-
-
-def _fmt_p(p: float | None) -> str:
-    if p is None or not math.isfinite(p):
-        return "-"
-    return "<1e-4" if p < 1e-4 else f"{p:.4f}"
-
-
-def _print_table(result: Any) -> None:
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-
-    stream = sys.stdout
-    width = None if stream.isatty() else int(os.environ.get("COLUMNS", "200"))
-    console = Console(file=stream, width=width, highlight=False)
-    srm = result.srm
-    srm_text = (f"SRM check: chi2 = {_fmt(srm.statistic)}, p = {_fmt_p(srm.p_value)}"
-                + (" [bold red]MISMATCH[/]" if srm.mismatch else " (ok)"))
-    units = ", ".join(f"{v}: {n}" for v, n in result.report.units_per_variant.items())
-    console.print(f"Units: {units}.  {srm_text}")
-    seq = result.sequential is not None
-    if console.width < 150:
-        _print_blocks(console, result, seq)
-        return
-    title = (f"control = {result.control}, alpha = {result.alpha:g}, correction = "
-             f"{result.correction}" + (", sequential (mSPRT)" if seq else ""))
-    table = Table(title=title, box=box.SIMPLE_HEAD)
-    for name, justify in [("metric", "left"), ("variant", "left"), ("n", "right"),
-                          ("control", "right"), ("variant value", "right"),
-                          ("diff [CI]", "right"), ("rel. diff [CI]", "right"),
-                          ("p", "right"), ("p adj.", "right")]:
-        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-    if seq:
-        table.add_column("seq. p adj.", justify="right", no_wrap=True)
-        table.add_column("conf. sequence", justify="right", no_wrap=True)
-    table.add_column("verdict", justify="left", no_wrap=True)
-    table.add_column("test", justify="left", no_wrap=True)
-    for c in result.comparisons:
-        colour = {"increase": "green", "decrease": "red"}.get(c.verdict, "")
-        verdict = f"[{colour}]{c.verdict}[/]" if colour else c.verdict
-        if c.note:
-            verdict += f" ({c.note})"
-        cells = [
-            c.metric, c.variant, f"{c.n}", _fmt(c.control_estimate), _fmt(c.estimate),
-            f"{_fmt(c.diff)} [{_fmt(c.ci_lower)}, {_fmt(c.ci_upper)}]",
-            f"{_fmt(c.rel_diff, True)} [{_fmt(c.rel_ci_lower, True)}, "
-            f"{_fmt(c.rel_ci_upper, True)}]",
-            _fmt_p(c.p_value), _fmt_p(c.p_adjusted),
-        ]
-        if seq:
-            cells += [_fmt_p(c.seq_p_adjusted), f"[{_fmt(c.cs_lower)}, {_fmt(c.cs_upper)}]"]
-        cells += [verdict, c.test]
-        table.add_row(*cells)
-    console.print(table)
-    for note in result.report.notes:
-        console.print(f"note: {note}")
-
-
-def _print_blocks(console: Any, result: Any, seq: bool) -> None:
-    """The narrow-terminal layout: one short block per comparison."""
-    console.print(f"control = {result.control}, alpha = {result.alpha:g}, correction = "
-                  f"{result.correction}" + (", sequential (mSPRT)" if seq else ""))
-    for c in result.comparisons:
-        console.print()
-        console.print(f"[bold]{c.metric}[/]: {c.variant} vs {c.control} ({c.test})")
-        console.print(f"  n {c.n} vs {c.n_control}; value {_fmt(c.estimate)} vs "
-                      f"{_fmt(c.control_estimate)}")
-        console.print(f"  diff {_fmt(c.diff)} [{_fmt(c.ci_lower)}, {_fmt(c.ci_upper)}]; "
-                      f"relative {_fmt(c.rel_diff, True)} [{_fmt(c.rel_ci_lower, True)}, "
-                      f"{_fmt(c.rel_ci_upper, True)}]")
-        line = f"  p {_fmt_p(c.p_value)}, adjusted {_fmt_p(c.p_adjusted)}"
-        if seq:
-            line += (f"; always-valid p {_fmt_p(c.seq_p_adjusted)} (adjusted), confidence "
-                     f"sequence [{_fmt(c.cs_lower)}, {_fmt(c.cs_upper)}]")
-        console.print(line)
-        colour = {"increase": "green", "decrease": "red"}.get(c.verdict, "")
-        verdict = f"[{colour}]{c.verdict}[/]" if colour else c.verdict
-        console.print(f"  verdict: {verdict}" + (f" ({c.note})" if c.note else ""))
-    console.print()
-    for note in result.report.notes:
-        console.print(f"note: {note}")
+        return text

@@ -25,20 +25,24 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import io
-import json
-import math
 import re
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import click
 import numpy as np
 
+from ranklens.cli._common import (
+    TABLE_FORMATS,
+    InputTable,
+    check_output,
+    echo_warning,
+    read_input_table,
+    write_output,
+)
 from ranklens.errors import (
-    FormatError,
     InputError,
     MetricNameError,
     MetricParameterError,
@@ -48,8 +52,7 @@ from ranklens.errors import (
 
 __all__ = ["DOMAINS", "ROLES", "score_cmd"]
 
-OUTPUT_FORMATS = ("table", "json", "csv")
-TABLE_FORMATS = ("csv", "tsv", "parquet", "jsonl")
+OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "latex")
 
 
 @dataclass(frozen=True)
@@ -207,35 +210,7 @@ def _plan(metrics: Sequence[str], params: Sequence[str]) -> list[_Job]:
 
 # ------------------------------------------------------------------------- the table
 
-@dataclass
-class _Table:
-    path: str
-    table: Any  # pyarrow.Table
-    where: Callable[[int], str]  # location of a row, for messages
-
-    @property
-    def columns(self) -> list[str]:
-        return list(self.table.column_names)
-
-
-def _read_table(path: str, fmt: str | None) -> _Table:
-    from ranklens.io._files import detect_format
-    from ranklens.io.tables import read_table
-
-    kind, _ = detect_format(path, fmt)
-    if kind not in TABLE_FORMATS:
-        raise FormatError(
-            f"{path}: `ranklens score` reads {', '.join(TABLE_FORMATS)} tables; name the file "
-            "by its format (.csv, .tsv, .parquet, .jsonl) or pass --input-format."
-        )
-    table, first = read_table(path, kind)
-    if table.num_rows == 0:
-        raise InputError(f"{path}: the table has no rows.")
-    prefix = f"{path}: row " if kind == "parquet" else f"{path}:"
-    return _Table(path, table, lambda i: f"{prefix}{first + i}")
-
-
-def _find(t: _Table, role: str, given: Sequence[str], who: str) -> list[str]:
+def _find(t: InputTable, role: str, given: Sequence[str], who: str) -> list[str]:
     """The column names for a role: given (exactly, or comma-separated), else detected."""
     spec = ROLES[role]
     cols = t.columns
@@ -265,7 +240,7 @@ def _find(t: _Table, role: str, given: Sequence[str], who: str) -> list[str]:
     )
 
 
-def _column(t: _Table, name: str, numeric: bool) -> np.ndarray:
+def _column(t: InputTable, name: str, numeric: bool) -> np.ndarray:
     import pyarrow as pa
 
     from ranklens.io._files import numbers
@@ -285,7 +260,7 @@ def _column(t: _Table, name: str, numeric: bool) -> np.ndarray:
     return np.asarray(arr.to_numpy(zero_copy_only=False))
 
 
-def _data(t: _Table, role: str, numeric: bool, cols: dict[str, Sequence[str]], who: str
+def _data(t: InputTable, role: str, numeric: bool, cols: dict[str, Sequence[str]], who: str
           ) -> tuple[np.ndarray, list[str]]:
     names = _find(t, role, cols[role], who)
     arrays = [_column(t, n, numeric) for n in names]
@@ -314,7 +289,7 @@ def _pick(name: str, value: Any) -> Any:
     return value
 
 
-def _compute(job: _Job, t: _Table, cols: dict[str, Sequence[str]]) -> tuple[Any, list[str]]:
+def _compute(job: _Job, t: InputTable, cols: dict[str, Sequence[str]]) -> tuple[Any, list[str]]:
     defn = job.metric.definition
     kwargs: dict[str, Any] = {}
     described: list[str] = []
@@ -336,58 +311,6 @@ def _compute(job: _Job, t: _Table, cols: dict[str, Sequence[str]]) -> tuple[Any,
                              f"({'; '.join(described)})") from exc
     notes.extend(f"{job.label}: {w.message}" for w in caught)
     return _plain(_pick(defn.name, value)), notes
-
-
-# ------------------------------------------------------------------------- output
-
-def _clean(v: Any) -> Any:
-    if isinstance(v, list):
-        return [_clean(x) for x in v]
-    if isinstance(v, float) and not math.isfinite(v):
-        return None if v != v else ("inf" if v > 0 else "-inf")
-    return v
-
-
-def _text(v: Any, full: bool) -> str:
-    if isinstance(v, list):
-        return json.dumps(_clean(v))
-    if isinstance(v, bool) or not isinstance(v, float):
-        return str(v)
-    if v != v:
-        return "" if full else "NaN"
-    return repr(v) if full else f"{v:.4f}"
-
-
-def _render(values: dict[str, Any], fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps({k: _clean(v) for k, v in values.items()}, indent=2,
-                          ensure_ascii=False, allow_nan=False)
-    if fmt == "csv":
-        import csv
-
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["metric", "value"])
-        writer.writerows([k, _text(v, True)] for k, v in values.items())
-        return out.getvalue().rstrip("\n")
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    rows = [(k, _text(v, False)) for k, v in values.items()]
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column(Text("metric"), no_wrap=True)
-    table.add_column(Text("value"), justify="right", no_wrap=True)
-    for k, v in rows:
-        table.add_row(Text(k), Text(v))
-    width = max(len("metric"), *(len(k) for k, _ in rows)) + max(
-        len("value"), *(len(v) for _, v in rows)) + 10
-    buf = io.StringIO()
-    Console(file=buf, width=max(width, 20), force_terminal=False, color_system=None,
-            no_color=True, highlight=False, markup=False, emoji=False,
-            soft_wrap=False).print(table)
-    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
 
 
 # ------------------------------------------------------------------------- command
@@ -415,12 +338,15 @@ def _render(values: dict[str, Any], fmt: str) -> str:
                    "average=macro, beta=2, pos_label=spam.")
 @click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="table",
               help="Output format.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write to this file instead of standard output.")
 @click.option("--input-format", type=click.Choice(TABLE_FORMATS), default=None,
               help="Format of TABLE when its suffix does not say.")
 def score_cmd(table: str, metrics: tuple[str, ...], true_col: tuple[str, ...],
               pred_col: tuple[str, ...], score_col: tuple[str, ...],
               proba_cols: tuple[str, ...], feature_cols: tuple[str, ...],
-              params: tuple[str, ...], fmt: str, input_format: str | None) -> None:
+              params: tuple[str, ...], fmt: str, output: str | None,
+              input_format: str | None) -> None:
     """Compute classification, regression, clustering or entity-resolution METRICs
     from the columns of TABLE (CSV, TSV, Parquet or JSON Lines, optionally
     compressed).  Columns not named are looked for under common names (y_true,
@@ -430,8 +356,11 @@ def score_cmd(table: str, metrics: tuple[str, ...], true_col: tuple[str, ...],
     if score_col and proba_cols:
         raise click.UsageError("pass either --score (one column) or --proba (one column "
                                "per class), not both.")
+    from ranklens.render.scores import render
+
     jobs = _plan(metrics, params)
-    data = _read_table(table, input_format)
+    check_output(output)
+    data = read_input_table(table, "scored", fmt=input_format, option="--input-format")
     cols: dict[str, Sequence[str]] = {"true": true_col, "pred": pred_col,
                                       "score": score_col or proba_cols,
                                       "features": feature_cols}
@@ -439,5 +368,5 @@ def score_cmd(table: str, metrics: tuple[str, ...], true_col: tuple[str, ...],
     for job in jobs:
         values[job.label], notes = _compute(job, data, cols)
         for note in notes:
-            click.echo(f"ranklens: warning: {note}", err=True)
-    click.echo(_render(values, fmt))
+            echo_warning(note)
+    write_output(render(values, fmt), output)

@@ -175,6 +175,13 @@ class ExperimentAnalysis:
         with needs("pandas", "ExperimentAnalysis.to_frame()"):
             return self.to_arrow().to_pandas()
 
+    def render(self, fmt: str = "table", color: bool | None = None) -> str:
+        """The analysis as text: ``table``, ``markdown``, ``latex``, ``csv`` or ``json``
+        (see :mod:`ranklens.render.online`)."""
+        from ranklens.render.online import render
+
+        return render(self, fmt, color=color)
+
 
 def _clean(obj: Any) -> Any:
     if isinstance(obj, float):

@@ -40,12 +40,8 @@ format from the file's suffix.
 
 from __future__ import annotations
 
-import io
-import json
 import os
-import re
-import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +50,20 @@ import numpy as np
 from ranklens.errors import FormatError, InputError
 from ranklens.metrics.trec_names import trec_output_name
 from ranklens.ranking.evaluation import Result
+from ranklens.render.table import (
+    Cell,
+    Table,
+    best_mask,
+    check_format,
+    display_id,
+    latex_escape,
+    number,
+    to_csv,
+    to_json,
+    to_latex,
+    to_markdown,
+    to_text,
+)
 
 __all__ = [
     "FORMATS",
@@ -82,17 +92,6 @@ SUFFIXES: dict[str, str] = {
     ".tex": "latex",
     ".txt": "table",
 }
-_FORMAT_ALIASES = {"md": "markdown", "tex": "latex"}
-
-# families whose larger value is not "better" (counts) or whose smaller value is
-_NO_BEST = frozenset({"num_q", "num_ret", "num_rel", "num_nonrel_judged_ret"})
-_LOWER_IS_BETTER = frozenset({"unj", "rbp_resid"})
-
-_NAN_TEXT = "NaN"  # missing values in the human-readable formats
-
-
-# --------------------------------------------------------------------------------------
-# trec_eval output names
 
 
 # --------------------------------------------------------------------------------------
@@ -112,18 +111,6 @@ def _as_results(results: Result | Sequence[Result]) -> list[Result]:
     return items
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def display_id(text: str) -> str:
-    """An id as shown in a table or report: control characters (newlines, tabs, ANSI
-    escapes) written as ``\\xNN`` / ``\\uNNNN`` so that one id stays one cell and
-    cannot restyle a terminal.  For display only: data formats (CSV, JSON, Parquet)
-    keep ids exactly."""
-    return _CONTROL.sub(lambda m: (f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                                   else f"\\u{ord(m.group()):04x}"), text)
-
-
 def _labels(results: Sequence[Result]) -> list[str]:
     """Each run's name; unnamed runs are called run1, run2, ... by position."""
     return [r.run_name if r.run_name is not None else f"run{i}"
@@ -135,18 +122,9 @@ def _metric_union(results: Sequence[Result]) -> list[str]:
     return list(dict.fromkeys(m for r in results for m in r.metrics))
 
 
-def _aggregate_kind(results: Sequence[Result], metric: str) -> str:
-    for r in results:
-        if metric in r.parsed:
-            return r.parsed[metric].definition.aggregate
-    return "mean"  # pragma: no cover - every metric comes from some result
-
-
-def _family(results: Sequence[Result], metric: str) -> str:
-    for r in results:
-        if metric in r.parsed:
-            return r.parsed[metric].name
-    return ""  # pragma: no cover
+def _parsed(results: Sequence[Result], metric: str) -> Any:
+    """The parsed metric of the first result that has it."""
+    return next(r.parsed[metric] for r in results if metric in r.parsed)
 
 
 def _summary_matrix(results: Sequence[Result], metrics: Sequence[str]) -> np.ndarray:
@@ -160,60 +138,37 @@ def _summary_matrix(results: Sequence[Result], metrics: Sequence[str]) -> np.nda
     return out
 
 
-def _best_mask(results: Sequence[Result], metrics: Sequence[str],
-               matrix: np.ndarray) -> np.ndarray:
-    """Cells holding the best value of their metric (as printed, 4 decimals)."""
-    best = np.zeros(matrix.shape, dtype=bool)
-    if len(results) < 2:
-        return best
-    shown = np.round(matrix, 4)
-    for j, m in enumerate(metrics):
-        family = _family(results, m)
-        col = shown[:, j]
-        if family in _NO_BEST or np.isnan(col).all():
-            continue
-        target = np.nanmin(col) if family in _LOWER_IS_BETTER else np.nanmax(col)
-        best[:, j] = col == target
-    return best
-
-
-def _format_numbers(values: np.ndarray, integer: bool) -> list[str]:
+def _numbers(values: np.ndarray, integer: bool) -> list[str]:
     """Four decimals (integers for summed counts); NaN as ``NaN``."""
-    if integer:
-        return [_NAN_TEXT if v != v else (f"{v:.0f}" if v.is_integer() else f"{v:.4f}")
-                for v in values.tolist()]
-    return [_NAN_TEXT if v != v else f"{v:.4f}" for v in values.tolist()]
+    return [number(v, integer) for v in np.asarray(values, dtype=np.float64).tolist()]
 
 
-def _grid(results: Sequence[Result], per_query: bool
-          ) -> tuple[list[str], list[list[str]], list[list[bool]], int]:
-    """Header, cell strings, bold flags and the number of label columns of the
-    summary (``run`` + metrics) or per-query (``run``, ``query`` + metrics) table."""
-    metrics = _metric_union(results)
-    labels = _labels(results)
-    integer = [_aggregate_kind(results, m) == "sum" for m in metrics]
+def result_table(results: Result | Sequence[Result], per_query: bool = False) -> Table:
+    """The summary (``run`` + metrics, the best value of each metric in bold when
+    there are several runs) or per-query (``run``, ``query`` + metrics, each run's
+    block ending with its ``all`` row) table of one or several runs' results."""
+    items = _as_results(results)
+    metrics = _metric_union(items)
+    labels = [display_id(x) for x in _labels(items)]
+    integer = [_parsed(items, m).definition.aggregate == "sum" for m in metrics]
+    matrix = _summary_matrix(items, metrics)
+    means = [_numbers(matrix[:, j], integer[j]) for j in range(len(metrics))]
     if not per_query:
-        matrix = _summary_matrix(results, metrics)
-        best = _best_mask(results, metrics, matrix)
-        cols = [_format_numbers(matrix[:, j], integer[j]) for j in range(len(metrics))]
-        rows = [[display_id(labels[i]), *(c[i] for c in cols)] for i in range(len(results))]
-        bold = [[False, *best[i].tolist()] for i in range(len(results))]
-        return ["run", *metrics], rows, bold, 1
+        best = best_mask(matrix, [_parsed(items, m).name for m in metrics])
+        rows: list[list[Cell | str]] = [
+            [labels[i], *(Cell(c[i], "bold" if best[i, j] else "") for j, c in enumerate(means))]
+            for i in range(len(items))]
+        return Table(["run", *metrics], rows)
     rows = []
-    bold = []
-    matrix = _summary_matrix(results, metrics)
-    for i, (label, r) in enumerate(zip(labels, results, strict=True)):
+    for i, r in enumerate(items):
         n = len(r.query_ids)
-        cols = [_format_numbers(np.asarray(r.values[m]), integer[j]) if m in r.values
-                else [_NAN_TEXT] * n for j, m in enumerate(metrics)]
-        rows.extend([display_id(label), display_id(q), *cells]
+        cols = [_numbers(r.values[m], integer[j]) if m in r.values else ["NaN"] * n
+                for j, m in enumerate(metrics)]
+        rows.extend([labels[i], display_id(q), *cells]
                     for q, *cells in zip(r.query_ids, *cols, strict=True))
         # each run's block ends with its aggregate over the queries (trec_eval's "all")
-        means = [_format_numbers(matrix[i, j:j + 1], integer[j])[0]
-                 for j in range(len(metrics))]
-        rows.append([display_id(label), "all", *means])
-        bold.extend([[False] * (len(metrics) + 2)] * (n + 1))
-    return ["run", "query", *metrics], rows, bold, 2
+        rows.append([labels[i], "all", *(c[i] for c in means)])
+    return Table(["run", "query", *metrics], rows, n_labels=2)
 
 
 def _nan_to_none(values: np.ndarray) -> list[float | None]:
@@ -257,81 +212,14 @@ def _arrow_table(results: Sequence[Result], per_query: bool) -> Any:
 
 def render_table(results: Result | Sequence[Result], per_query: bool = False,
                  color: bool | None = None, max_width: int | None = None) -> str:
-    """A rich table as text; ``color=None`` uses ANSI styles (bold) only when
+    """A table as terminal text; ``color=None`` uses ANSI styles (bold) only when
     standard output is a terminal, ``False`` never, ``True`` always.
 
     A table wider than ``max_width`` (default: the terminal's width when standard
     output is a terminal, else no limit, so piped output is never cut) is printed
     with one metric per row (columns run[, query], metric, value) instead of
     wrapping."""
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    items = _as_results(results)
-    header, rows, bold, n_labels = _grid(items, per_query)
-    if color is None:
-        color = _stdout_is_terminal()
-    natural = sum(max([len(h), *(len(r[i]) for r in rows)]) + 3
-                  for i, h in enumerate(header)) + 4
-    limit = _terminal_width() if max_width is None else max_width
-    if limit and natural > limit and len(header) > n_labels + 1:
-        # wider than the terminal: one metric per row rather than wrapped columns
-        metrics = header[n_labels:]
-        rows = [[*row[:n_labels], m, row[n_labels + j]] for row in rows
-                for j, m in enumerate(metrics)]
-        bold = [[*flags[:n_labels], False, flags[n_labels + j]] for flags in bold
-                for j in range(len(metrics))]
-        header = [*header[:n_labels], "metric", "value"]
-        n_labels += 1  # the metric column is a label too
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    for i, name in enumerate(header):
-        table.add_column(Text(name), justify="left" if i < n_labels else "right",
-                         no_wrap=True)
-    for row, flags in zip(rows, bold, strict=True):
-        table.add_row(*(Text(cell, style="bold" if flag else "")
-                        for cell, flag in zip(row, flags, strict=True)))
-    # wide enough that nothing wraps: the table keeps its natural width
-    width = sum(max([len(h), *(len(r[i]) for r in rows)]) + 3
-                for i, h in enumerate(header)) + 4
-    out = io.StringIO()
-    console = Console(file=out, width=max(width, 20), height=25, force_terminal=color,
-                      color_system="standard" if color else None, no_color=True,
-                      highlight=False, markup=False, emoji=False, legacy_windows=False,
-                      soft_wrap=False)
-    console.print(table)
-    text = out.getvalue()
-    # rich pads nothing past the table, but keep lines free of trailing blanks
-    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
-
-
-def _terminal_width() -> int | None:
-    """The terminal's width when standard output is one (None otherwise)."""
-    if not _stdout_is_terminal():
-        return None
-    import shutil
-
-    return shutil.get_terminal_size(fallback=(80, 24)).columns
-
-
-def _stdout_is_terminal() -> bool:
-    try:
-        return sys.stdout.isatty()
-    except (AttributeError, ValueError):  # pragma: no cover - closed or replaced stdout
-        return False
-
-
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, (set, frozenset)):
-        return sorted(obj, key=str)
-    return str(obj)
-
-
-def _json_value(v: float) -> float | None:
-    return None if v != v else v
+    return to_text(result_table(results, per_query), color, max_width)
 
 
 def render_json(results: Result | Sequence[Result], per_query: bool = False) -> str:
@@ -339,115 +227,33 @@ def render_json(results: Result | Sequence[Result], per_query: bool = False) -> 
     items = _as_results(results)
     runs = []
     for label, r in zip(_labels(items), items, strict=True):
-        entry: dict[str, Any] = {
-            "run": label,
-            "summary": {m: _json_value(v) for m, v in r.summary().items()},
-        }
+        entry: dict[str, Any] = {"run": label, "summary": r.summary()}
         if per_query:
             entry["per_query"] = {
                 m: dict(zip(r.query_ids, _nan_to_none(r.values[m]), strict=True))
                 for m in r.metrics
             }
-        entry["conventions"] = _clean_json(r.conventions.as_dict())
-        entry["report"] = _clean_json(dict(r.report))
+        entry["conventions"] = r.conventions.as_dict()
+        entry["report"] = dict(r.report)
         runs.append(entry)
-    return json.dumps({"runs": runs}, indent=2, ensure_ascii=False, allow_nan=False,
-                      default=_json_default) + "\n"
-
-
-def _clean_json(obj: Any) -> Any:
-    """Mapping keys as strings and float NaN as None, recursively."""
-    if isinstance(obj, Mapping):
-        return {_json_key(k): _clean_json(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean_json(v) for v in obj]
-    if isinstance(obj, (float, np.floating)):
-        return None if obj != obj else float(obj)
-    return obj
-
-
-def _json_key(key: Any) -> str:
-    if isinstance(key, float) and key.is_integer():
-        return str(int(key))
-    return str(key)
+    return to_json({"runs": runs})
 
 
 def render_csv(results: Result | Sequence[Result], per_query: bool = False) -> str:
     """CSV with a header row; empty fields for missing values (NaN)."""
-    import pyarrow.csv as pacsv
-
-    buf = io.BytesIO()
-    pacsv.write_csv(_arrow_table(_as_results(results), per_query), buf,
-                    pacsv.WriteOptions(quoting_style="needed"))
-    return buf.getvalue().decode("utf-8")
-
-
-def _markdown_cell(text: str) -> str:
-    """A Markdown table cell: the pipe and the backslash escaped, and HTML's special
-    characters as entities (an id such as ``<script>`` shows as text)."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("\\", "\\\\").replace("|", "\\|")
+    return to_csv(_arrow_table(_as_results(results), per_query))
 
 
 def render_markdown(results: Result | Sequence[Result], per_query: bool = False) -> str:
-    """A GitHub pipe table; numbers right-aligned with four decimals."""
-    header, rows, _, n_labels = _grid(_as_results(results), per_query)
-    cells = [[_markdown_cell(c) for c in row] for row in [header, *rows]]
-    widths = [max([3, *(len(row[i]) for row in cells)]) for i in range(len(header))]
-    left = [i < n_labels for i in range(len(header))]
-
-    def line(row: Sequence[str]) -> str:
-        return "| " + " | ".join(c.ljust(w) if lft else c.rjust(w)
-                                 for c, w, lft in zip(row, widths, left, strict=True)) + " |"
-
-    rule = "|" + "|".join((":" + "-" * (w + 1)) if lft else ("-" * (w + 1) + ":")
-                          for w, lft in zip(widths, left, strict=True)) + "|"
-    return "\n".join([line(cells[0]), rule, *(line(r) for r in cells[1:])]) + "\n"
-
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-}
-_LATEX_RE = re.compile("|".join(map(re.escape, _LATEX_SPECIAL)))
-
-
-def latex_escape(text: str) -> str:
-    r"""Escape LaTeX's special characters (``P_5`` -> ``P\_5``)."""
-    return _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group()], text)
+    """A GitHub pipe table; numbers right-aligned with four decimals, the best value
+    of each metric in bold when there are several runs (summary only)."""
+    return to_markdown(result_table(results, per_query))
 
 
 def render_latex(results: Result | Sequence[Result], per_query: bool = False) -> str:
     """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``); the best value of
     each metric in bold when there are several runs (summary only)."""
-    header, rows, bold, n_labels = _grid(_as_results(results), per_query)
-    spec = "l" * n_labels + "r" * (len(header) - n_labels)
-
-    def line(row: Sequence[str], flags: Sequence[bool]) -> str:
-        return " & ".join(rf"\textbf{{{latex_escape(c)}}}" if f else latex_escape(c)
-                          for c, f in zip(row, flags, strict=True)) + r" \\"
-
-    out = [
-        rf"\begin{{tabular}}{{{spec}}}",
-        r"\toprule",
-        line(header, [False] * len(header)),
-        r"\midrule",
-        *(line(r, f) for r, f in zip(rows, bold, strict=True)),
-        r"\bottomrule",
-        r"\end{tabular}",
-    ]
-    return "\n".join(out) + "\n"
+    return to_latex(result_table(results, per_query))
 
 
 def _trec_value_format(result: Result, metric: str) -> tuple[bool, bool]:
@@ -502,15 +308,9 @@ def render_trec(results: Result | Sequence[Result], per_query: bool = False,
 
 
 def _check_format(fmt: str) -> str:
-    key = fmt.lower().strip() if isinstance(fmt, str) else fmt
-    key = _FORMAT_ALIASES.get(key, key)
-    if key not in FORMATS:
-        extra = " ('parquet' is binary: use save_results)" if key == "parquet" else ""
-        raise FormatError(
-            f"unknown output format {fmt!r}{extra}; choose one of "
-            f"{', '.join(map(repr, FORMATS))}."
-        )
-    return str(key)
+    hint = " ('parquet' is binary: use save_results)" if str(fmt).lower().strip() == "parquet" \
+        else ""
+    return check_format(fmt, FORMATS, hint)
 
 
 def render(results: Result | Sequence[Result], fmt: str, per_query: bool = False,

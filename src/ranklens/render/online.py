@@ -1,0 +1,88 @@
+"""Render an A/B test's analysis (:class:`~ranklens.online.ExperimentAnalysis`) as text.
+
+Formats (:data:`FORMATS`):
+
+``table``, ``markdown``, ``latex``
+    the units per variant and the sample-ratio check, then one row per metric
+    and treatment variant: its size, the control's and the variant's values, the
+    difference and the relative difference with their intervals, the p-value
+    (raw and adjusted), with sequential monitoring the always-valid p-value and
+    the confidence sequence, the verdict (green for an increase, red for a
+    decrease on a terminal) and the test; the analysis' notes after it.  Values
+    keep four significant digits (:func:`ranklens.render.table.significant`).
+``csv``
+    :meth:`ExperimentAnalysis.to_arrow`: one row per comparison, full precision.
+``json``
+    :meth:`ExperimentAnalysis.to_dict`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ranklens.render.table import (
+    LAYOUTS,
+    Cell,
+    Table,
+    check_format,
+    p_value,
+    percent,
+    render_layout,
+    significant,
+    to_csv,
+    to_json,
+)
+
+if TYPE_CHECKING:  # the renderer does not import the result class at runtime
+    from ranklens.online.results import ExperimentAnalysis, MetricComparison
+
+__all__ = ["FORMATS", "analysis_table", "render"]
+
+FORMATS: tuple[str, ...] = (*LAYOUTS, "csv", "json")
+_VERDICT_STYLE = {"increase": "green", "decrease": "red"}
+
+
+def _row(c: MetricComparison, sequential: bool) -> list[Cell | str]:
+    cells: list[Cell | str] = [
+        c.metric, c.variant, f"{c.n}", significant(c.control_estimate),
+        significant(c.estimate),
+        f"{significant(c.diff)} [{significant(c.ci_lower)}, {significant(c.ci_upper)}]",
+        f"{percent(c.rel_diff)} [{percent(c.rel_ci_lower)}, {percent(c.rel_ci_upper)}]",
+        p_value(c.p_value), p_value(c.p_adjusted),
+    ]
+    if sequential:
+        cells += [p_value(c.seq_p_adjusted),
+                  f"[{significant(c.cs_lower)}, {significant(c.cs_upper)}]"]
+    verdict = c.verdict + (f" ({c.note})" if c.note else "")
+    return [*cells, Cell(verdict, _VERDICT_STYLE.get(c.verdict, "")), c.test]
+
+
+def analysis_table(result: ExperimentAnalysis) -> Table:
+    """One row per (metric, treatment variant); the units and the sample-ratio check
+    before the table, the settings and the analysis' notes after it."""
+    sequential = result.sequential is not None
+    header = ["metric", "variant", "n", "control", "variant value", "diff [CI]",
+              "rel. diff [CI]", "p", "p adj."]
+    if sequential:
+        header += ["seq. p adj.", "conf. sequence"]
+    header += ["verdict", "test"]
+    srm = result.srm
+    units = ", ".join(f"{v}: {n}" for v, n in result.report.units_per_variant.items())
+    check = (f"Units: {units}.  SRM check: chi2 = {significant(srm.statistic)}, "
+             f"p = {p_value(srm.p_value)}" + (" MISMATCH" if srm.mismatch else " (ok)"))
+    settings = (f"control = {result.control}, alpha = {result.alpha:g}, correction = "
+                f"{result.correction}" + (", sequential (mSPRT)" if sequential else ""))
+    return Table(header, [_row(c, sequential) for c in result.comparisons], n_labels=2,
+                 preamble=[Cell(check, "bold red" if srm.mismatch else ""), settings],
+                 notes=[f"note: {note}" for note in result.report.notes])
+
+
+def render(result: ExperimentAnalysis, fmt: str = "table", color: bool | None = None) -> str:
+    """Render in one of :data:`FORMATS`; the text ends with a newline."""
+    key = check_format(fmt, FORMATS)
+    if key == "json":
+        return to_json(result.to_dict())
+    if key == "csv":
+        data: Any = result.to_arrow()
+        return to_csv(data)
+    return render_layout(analysis_table(result), key, color)
