@@ -13,17 +13,14 @@ from typing import Any
 
 import click
 
-from ranklens.cli._common import EXIT_BAD_INPUT, EXIT_USAGE, run_guarded
+from ranklens.cli._common import EXIT_BAD_INPUT, EXIT_USAGE, GuardedGroup
 
 __all__ = ["EXIT_BAD_INPUT", "main"]
 
 
-class _Group(click.Group):
+class _Group(GuardedGroup):
     """A group whose sub-commands turn our exceptions into one-line errors, and
     whose usage errors are one line too (``ranklens: error: ...``, exit 2)."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        return run_guarded(lambda: super(_Group, self).invoke(ctx), ctx)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         standalone = kwargs.pop("standalone_mode", True)

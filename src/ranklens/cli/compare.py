@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ranklens.cli._common import check_output, write_output
+from ranklens._shared.corrections import CORRECTIONS
+from ranklens.cli._common import check_output, warnings_to_stderr, write_output
 from ranklens.cli.evaluate import (
     DEFAULT_METRICS,
     _conventions,
@@ -18,13 +18,13 @@ from ranklens.cli.evaluate import (
     expand_measures,
     file_options,
 )
+from ranklens.render.comparison import FORMATS
 
 __all__ = ["compare_cmd", "plot_cmd"]
 
 _TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
-_CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+_CORRECTIONS = CORRECTIONS  # one list with ranklens ab analyze and the library
 _CIS = ("t", "percentile", "bca")
-_FORMATS = ("table", "markdown", "latex", "csv", "json")
 _PLOTS = ("cutoffs", "pr", "diff", "dist")
 
 
@@ -68,7 +68,7 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Permutations / bootstrap resamples.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed (reproducible p-values).")
-@click.option("--format", "fmt", type=click.Choice(_FORMATS), default="table",
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
               show_default=True, help="Output format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
@@ -83,7 +83,6 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
     """Compare two or more RUNS on QRELS: means, confidence intervals, paired
     significance tests against a baseline (or pairwise), win/tie/loss counts."""
     from ranklens.comparison import compare
-    from ranklens.errors import RanklensWarning
 
     if len(runs) < 2:
         raise click.UsageError("compare needs at least two run files.")
@@ -98,14 +97,11 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
         raise click.UsageError(f"--baseline {baseline!r} is not a run name; the runs are "
                                f"{', '.join(names)}.")
     base = None if pairwise else (baseline or names[0])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RanklensWarning)
+    with warnings_to_stderr():
         cmp = compare(qrels_t, dict(zip(names, run_ts, strict=True)),
                       expand_measures(metrics or DEFAULT_METRICS), baseline=base, test=test,
                       correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
                       ci=ci, **conv)
-    for w in caught:
-        click.echo(f"ranklens: warning: {w.message}", err=True)
     write_output(cmp.render(fmt), output)
 
 

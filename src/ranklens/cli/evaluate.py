@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import sys
-import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import click
 
-from ranklens.cli._common import check_output, write_output
+from ranklens.cli._common import check_output, echo_warning, warnings_to_stderr, write_output
 from ranklens.ranking.conventions import (
     IPREC_ROUNDING,
     MISSING_POLICIES,
@@ -136,30 +135,35 @@ def _status(message: str) -> Iterator[None]:
         yield
 
 
+def _choice(flag: str, choices: Sequence[str], text: str) -> Any:
+    """A convention option: one of ``choices``, unset unless given."""
+    return click.option(flag, type=click.Choice(choices), default=None, help=text)
+
+
 def _conventions_options(fn: Any) -> Any:
+    """The options that set the evaluation conventions (evaluate, compare, plot)."""
     options = [
-        click.option("--profile", type=click.Choice(sorted(PROFILES)), default=None,
-                     help="Reproduce another tool's conventions at once."),
-        click.option("--ties", type=click.Choice(TIE_POLICIES), default=None,
-                     help="How documents with equal scores are ordered (default trec)."),
-        click.option("--missing", type=click.Choice(MISSING_POLICIES), default=None,
-                     help="Queries in the qrels absent from the run (default skip; "
-                          "trec_eval -c is zero)."),
+        _choice("--profile", sorted(PROFILES), "Reproduce another tool's conventions at once."),
+        _choice("--ties", TIE_POLICIES,
+                "How documents with equal scores are ordered (default trec)."),
+        _choice("--missing", MISSING_POLICIES,
+                "Queries in the qrels absent from the run (default skip; trec_eval -c is "
+                "zero)."),
         click.option("-c", "complete", is_flag=True,
                      help="trec_eval's -c: score missing queries as 0 (--missing zero)."),
-        click.option("--no-relevant", type=click.Choice(NO_RELEVANT_POLICIES), default=None,
-                     help="Queries without a relevant judgment (default zero)."),
-        click.option("--unjudged", type=click.Choice(UNJUDGED_POLICIES), default=None,
-                     help="Run queries without any judgment (default skip; zero scores "
-                          "them 0, as Spark does)."),
+        _choice("--no-relevant", NO_RELEVANT_POLICIES,
+                "Queries without a relevant judgment (default zero)."),
+        _choice("--unjudged", UNJUDGED_POLICIES,
+                "Run queries without any judgment (default skip; zero scores them 0, as "
+                "Spark does)."),
         click.option("--rel-threshold", "-l", type=float, default=None,
                      help="Minimum relevance of a relevant document (default 1)."),
         click.option("--depth", "-M", type=click.IntRange(min=1), default=None,
                      help="Keep only the first N documents of each ranking (trec_eval -M)."),
         click.option("--judged-only", "-J", "judged_only", is_flag=True,
                      help="Throw out unjudged documents before scoring (trec_eval -J)."),
-        click.option("--iprec-rounding", type=click.Choice(IPREC_ROUNDING), default=None,
-                     help="Rank for a recall level: lround (trec_eval 10) or legacy."),
+        _choice("--iprec-rounding", IPREC_ROUNDING,
+                "Rank for a recall level: lround (trec_eval 10) or legacy."),
     ]
     for opt in reversed(options):
         fn = opt(fn)
@@ -213,15 +217,10 @@ def file_options(fn: Any) -> Any:
 
 def _read_inputs(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any]
                  ) -> tuple[Any, list[Any]]:
-    from ranklens.errors import RanklensWarning
     from ranklens.io import read_qrels, read_run
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RanklensWarning)
-        out = _read_files(qrels_path, run_paths, opts, read_qrels, read_run)
-    for w in caught:
-        click.echo(f"ranklens: warning: {w.message}", err=True)
-    return out
+    with warnings_to_stderr():
+        return _read_files(qrels_path, run_paths, opts, read_qrels, read_run)
 
 
 def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
@@ -278,7 +277,6 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     Several runs print one table, one row per run.  Files may be TREC, CSV,
     TSV, Parquet, JSON Lines or JSON (dict of dicts), optionally .gz/.bz2/.zst.
     """
-    from ranklens.errors import RanklensWarning
     from ranklens.ranking.evaluation import evaluate
     from ranklens.render.report import render
 
@@ -295,12 +293,8 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     qrels_t, run_ts = _read_inputs(qrels, runs, cols)
     results = []
     for path, run in zip(runs, run_ts, strict=True):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", RanklensWarning)
-            with _status(f"evaluating {path}"):
-                res = evaluate(qrels_t, run, names, **conv)
-        for w in caught:
-            click.echo(f"ranklens: warning: {path}: {w.message}", err=True)
+        with warnings_to_stderr(prefix=f"{path}: "), _status(f"evaluating {path}"):
+            res = evaluate(qrels_t, run, names, **conv)
         if res.run_name is None:
             object.__setattr__(res, "run_name", path)
         results.append(res)
@@ -318,9 +312,9 @@ def _warn_different_queries(results: list[Any]) -> None:
     common = set.intersection(*sets)
     counts = ", ".join(f"{r.run_name}: {len(q)}" for r, q in zip(results, sets, strict=True))
     n_out = len(set.union(*sets) - common)
-    click.echo(f"ranklens: warning: the runs were evaluated on different queries ({counts}; "
-               f"{n_out} not in every run), so their means do not compare; -c scores the "
-               "queries a run lacks as 0.", err=True)
+    echo_warning(f"the runs were evaluated on different queries ({counts}; {n_out} not in "
+                 "every run), so their means do not compare; -c scores the queries a run "
+                 "lacks as 0.")
 
 
 def _unique_names(results: list[Any], paths: Sequence[str]) -> None:
@@ -380,7 +374,7 @@ def example_cmd(fmt: str) -> None:
     from ranklens.cli.example import example_files, run_example
     from ranklens.render.report import render
 
-    click.echo(render([run_example()], fmt).rstrip("\n"))
+    write_output(render([run_example()], fmt), None)
     if fmt == "table":  # the data formats stay machine-readable
         import shlex
 

@@ -24,26 +24,16 @@ Formats (:data:`FORMATS`):
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ranklens.render.table import (
-    Cell,
-    Table,
-    best_mask,
-    check_format,
-    json_ready,
-    number,
-    render_layout,
-    to_csv,
-    to_json,
-)
+from ranklens.render.table import LAYOUTS, Cell, Table, best_mask, json_ready, number, render_as
 
 if TYPE_CHECKING:  # the renderer does not import the result class at runtime
     from ranklens.comparison.systems import Comparison
 
 __all__ = ["FORMATS", "comparison_table", "render"]
 
-FORMATS: tuple[str, ...] = ("table", "markdown", "latex", "csv", "json")
+FORMATS: tuple[str, ...] = (*LAYOUTS, "csv", "json")
 
 
 def _families(cmp: Comparison) -> list[str]:
@@ -78,28 +68,25 @@ def comparison_table(cmp: Comparison) -> Table:
     return Table(header, rows, notes=[note])
 
 
-def render_json(cmp: Comparison) -> str:
-    return to_json({
+def _document(cmp: Comparison) -> dict[str, Any]:
+    """The settings, a record per (system, metric) and every pairwise test."""
+    return {
         "systems": list(cmp.systems), "metrics": list(cmp.metrics),
         "baseline": cmp.baseline, "test": cmp.test, "correction": cmp.correction,
         "alpha": cmp.alpha, "ci": cmp.ci, "ci_level": cmp.ci_level,
         "n_resamples": cmp.n_resamples, "seed": cmp.seed, "description": cmp.description,
         "n_queries": dict(cmp.n_queries), "rows": cmp.to_records(),
         "tests": [asdict(p) for p in cmp.pairs],
-    })
+    }
 
 
-def render_csv(cmp: Comparison) -> str:
+def _records(cmp: Comparison) -> Any:
     import pyarrow as pa
 
-    return to_csv(pa.Table.from_pylist(json_ready(cmp.to_records())))  # NaN as empty
+    return pa.Table.from_pylist(json_ready(cmp.to_records()))  # NaN as empty
 
 
 def render(cmp: Comparison, fmt: str = "table", color: bool | None = None) -> str:
     """Render in one of :data:`FORMATS`; the text ends with a newline."""
-    key = check_format(fmt, FORMATS)
-    if key == "json":
-        return render_json(cmp)
-    if key == "csv":
-        return render_csv(cmp)
-    return render_layout(comparison_table(cmp), key, color)
+    return render_as(fmt, layout=lambda: comparison_table(cmp), records=lambda: _records(cmp),
+                     document=lambda: _document(cmp), color=color)

@@ -18,20 +18,9 @@ Formats (:data:`FORMATS`):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ranklens.render.table import (
-    LAYOUTS,
-    Cell,
-    Table,
-    check_format,
-    p_value,
-    percent,
-    render_layout,
-    significant,
-    to_csv,
-    to_json,
-)
+from ranklens.render.table import LAYOUTS, Cell, Table, p_value, percent, render_as, significant
 
 if TYPE_CHECKING:  # the renderer does not import the result class at runtime
     from ranklens.online.results import ExperimentAnalysis, MetricComparison
@@ -79,10 +68,5 @@ def analysis_table(result: ExperimentAnalysis) -> Table:
 
 def render(result: ExperimentAnalysis, fmt: str = "table", color: bool | None = None) -> str:
     """Render in one of :data:`FORMATS`; the text ends with a newline."""
-    key = check_format(fmt, FORMATS)
-    if key == "json":
-        return to_json(result.to_dict())
-    if key == "csv":
-        data: Any = result.to_arrow()
-        return to_csv(data)
-    return render_layout(analysis_table(result), key, color)
+    return render_as(fmt, layout=lambda: analysis_table(result), records=result.to_arrow,
+                     document=result.to_dict, color=color)

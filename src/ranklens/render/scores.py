@@ -20,16 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ranklens.render.table import (
-    LAYOUTS,
-    Table,
-    check_format,
-    json_ready,
-    number,
-    render_layout,
-    to_csv,
-    to_json,
-)
+from ranklens.render.table import LAYOUTS, Table, json_ready, number, render_as
 
 __all__ = ["FORMATS", "render", "scores_table"]
 
@@ -57,19 +48,20 @@ def _data(value: Any) -> Any:
     return None if isinstance(value, float) and value != value else value
 
 
+def _records(values: Mapping[str, Any]) -> Any:
+    """The ``metric`` and ``value`` columns: numbers in full precision (text when a
+    score is a list)."""
+    import pyarrow as pa
+
+    data = [_data(v) for v in values.values()]
+    numeric = all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+                  for v in data)
+    column = (pa.array(data, type=pa.float64()) if numeric
+              else pa.array([None if v is None else str(v) for v in data], pa.string()))
+    return pa.table({"metric": pa.array(list(values), pa.string()), "value": column})
+
+
 def render(values: Mapping[str, Any], fmt: str = "table", color: bool | None = None) -> str:
     """Render scores in one of :data:`FORMATS`; the text ends with a newline."""
-    key = check_format(fmt, FORMATS)
-    if key == "json":
-        return to_json(dict(values))
-    if key == "csv":
-        import pyarrow as pa
-
-        data = [_data(v) for v in values.values()]
-        numeric = all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
-                      for v in data)
-        column = (pa.array(data, type=pa.float64()) if numeric
-                  else pa.array([None if v is None else str(v) for v in data], pa.string()))
-        return to_csv(pa.table({"metric": pa.array(list(values), pa.string()),
-                                "value": column}))
-    return render_layout(scores_table(values), key, color)
+    return render_as(fmt, layout=lambda: scores_table(values), records=lambda: _records(values),
+                     document=lambda: dict(values), color=color)

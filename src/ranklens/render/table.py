@@ -64,6 +64,7 @@ __all__ = [
     "number",
     "p_value",
     "percent",
+    "render_as",
     "render_layout",
     "significant",
     "stdout_is_terminal",
@@ -385,6 +386,18 @@ def render_layout(table: Table, fmt: str, color: bool | None = None) -> str:
     if fmt == "table":
         return to_text(table, color)
     return to_markdown(table) if fmt == "markdown" else to_latex(table)
+
+
+def render_as(fmt: str, *, layout: Callable[[], Table], records: Callable[[], Any],
+              document: Callable[[], Any], color: bool | None = None) -> str:
+    """A result in ``fmt``: one of :data:`LAYOUTS` (its ``layout()`` table), ``csv``
+    (its ``records()``, an Arrow table) or ``json`` (its ``document()``)."""
+    key = check_format(fmt, (*LAYOUTS, "csv", "json"))
+    if key == "json":
+        return to_json(document())
+    if key == "csv":
+        return to_csv(records())
+    return render_layout(layout(), key, color)
 
 
 # ---------------------------------------------------------------------------- data
