@@ -1,7 +1,7 @@
 """Evaluate the example run shipped inside the package.
 
-``python -m ranklens.cli.example`` prints the mean of a few standard metrics and
-the per-query nDCG@10 of a small TREC-style run, so that a fresh install can
+``python -m ranklens.cli.example`` prints a few standard metrics of a small
+TREC-style run, query by query and their means, so that a fresh install can
 be checked with nothing else on the machine.
 """
 
@@ -35,14 +35,12 @@ def run_example() -> Result:
 
 
 def main() -> None:
+    """Print the example run's mean and per-query values (the table renderer's)."""
+    from ranklens.render.report import render
+
     res = run_example()
     print(f"run {res.run_name!r}: {len(res.query_ids)} queries")
-    width = max(map(len, res.metrics))
-    for metric, value in res.summary().items():
-        print(f"{metric:<{width}}  {value:.4f}")
-    print("\nper-query ndcg@10:")
-    for query, value in res.per_query("ndcg@10").items():
-        print(f"  {query:<6} {value:.4f}")
+    print(render(res, "table", per_query=True), end="")
 
 
 if __name__ == "__main__":
