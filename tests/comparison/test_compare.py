@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -189,7 +190,45 @@ def test_bad_parameters() -> None:
     with pytest.raises(MetricParameterError, match="'ci'"):
         st.mean_ci([0.1, 0.2], "normal")
     with pytest.raises(MetricParameterError, match="'correction'"):
-        st.correct([0.1], "sidak")
+        st.correct([0.1], "tukey")
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: st.correct([0.1], "tukey"),
+     "the 'correction' parameter must be one of 'holm', 'bonferroni', 'bh', 'sidak', "
+     "'holm-sidak', 'simes-hochberg', 'hommel', 'by', 'tsbh', 'tsbky', 'none', got 'tukey'."),
+    (lambda: st.mean_ci([0.1, 0.2], "normal"),
+     "the 'ci' parameter must be one of 't', 'percentile', 'bca', got 'normal'."),
+    (lambda: st.correct([0.1], alpha=1.5),
+     "the 'alpha' parameter must be a number in (0, 1), got 1.5; e.g. 0.05."),
+    (lambda: st.mean_ci([0.1, 0.2], level=95),
+     "the 'level' parameter must be a number in (0, 1), got 95; e.g. 0.95."),
+    (lambda: st.randomization_test([0.1, 0.2], 0),
+     "the 'n_resamples' parameter must be a positive integer, got 0; e.g. 10000."),
+])
+def test_parameter_messages(call: Any, message: str) -> None:
+    with pytest.raises(MetricParameterError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_one_correction_list_with_the_statsmodels_spellings_deprecated() -> None:
+    from ranklens._shared import corrections
+    from ranklens.online import CORRECTIONS as ONLINE
+
+    assert st.CORRECTIONS == ONLINE == corrections.CORRECTIONS
+    assert set(st.CORRECTION_NAMES) == set(st.CORRECTIONS)
+    assert set(st.STATSMODELS) == set(st.CORRECTIONS) - {"none"}
+    p = np.array([0.01, 0.04, 0.03, 0.2, np.nan])
+    for old, new in corrections.DEPRECATED.items():
+        assert new in st.CORRECTIONS and old not in st.CORRECTIONS
+        with pytest.warns(ranklens.RanklensDeprecationWarning,
+                          match=rf"^correct: correction='{old}' is deprecated .*; pass "
+                                rf"correction='{new}'$"):
+            got = st.correct(p, old)
+        np.testing.assert_array_equal(got, st.correct(p, new))
+    ref = multitest.multipletests(p[:4], method="fdr_by")[1]
+    np.testing.assert_allclose(st.correct(p, "by")[:4], ref, rtol=0, atol=0)
 
 
 # ------------------------------------------------------------------ compare()
@@ -327,3 +366,17 @@ def test_better_follows_the_catalogue_direction() -> None:
     assert cmp.better_than("B", "num_nonrel_judged_ret") == ["A"]
     assert cmp.better_than("A", "num_nonrel_judged_ret") == []
     assert cmp.better_than("A", "num_ret") == cmp.better_than("B", "num_ret") == []
+
+
+def test_compare_takes_every_correction_and_the_old_spellings() -> None:
+    qrels, runs = _tables(20, 6, seed=4)
+    kw: dict[str, Any] = dict(test="t", seed=0)
+    sidak = compare(qrels, runs, ["ndcg@5"], correction="sidak", **kw)
+    assert sidak.correction == "sidak" and "Sidak correction" in sidak.description
+    with pytest.warns(ranklens.RanklensDeprecationWarning,
+                      match=r"^compare: correction='fdr_bh' is deprecated .*; pass "
+                            r"correction='bh'$"):
+        old = compare(qrels, runs, ["ndcg@5"], correction="fdr_bh", **kw)
+    new = compare(qrels, runs, ["ndcg@5"], correction="bh", **kw)
+    assert old.correction == "bh"
+    assert [t.p_adjusted for t in old.pairs] == [t.p_adjusted for t in new.pairs]

@@ -258,7 +258,7 @@ COMPARE_SPECS: dict[str, Spec] = {
                     ({"pvalues": [0.2, 1.5]}, r"pvalues\[1\] is 1.5"),
                     ({"pvalues": [-0.01]}, r"pvalues\[0\]"),
                     ({"pvalues": [0.1, np.inf]}, r"pvalues\[1\]"),
-                    ({"alpha": 2.0}, r"'alpha'"), ({"method": "sidak"}, r"'correction'")),
+                    ({"alpha": 2.0}, r"'alpha'"), ({"method": "tukey"}, r"'correction'")),
         check=_check_correct),
 }
 
@@ -566,6 +566,8 @@ NOT_IN_SPECS: dict[str, str] = {
     "ranklens.comparison.stats.resolve_rng": "parameter validator: test_parameter_validators",
     "ranklens.comparison.stats.check_alpha": "parameter validator: test_parameter_validators",
     "ranklens.comparison.stats.check_resamples": "parameter validator: test_parameter_validators",
+    "ranklens.comparison.stats.check_correction": "parameter validator: "
+                                                 "test_parameter_validators",
     "ranklens.online.analysis.analyze": "end to end: test_analyze_contract",
     "ranklens.online.metrics.parse_metric": "metric strings, no statistics "
                                             "(tests/test_online_analysis.py)",
@@ -759,6 +761,10 @@ def test_parameter_validators() -> None:
     for bad in (-1, 1.5, math.nan, "x", True):
         with pytest.raises(RanklensError, match="'seed'"):
             cst.resolve_rng(bad)  # type: ignore[arg-type]
+    for bad in ("tukey", "BH", None, ("holm",), 1):
+        with pytest.raises(RanklensError, match="'correction'"):
+            cst.check_correction(bad)  # type: ignore[arg-type]
+    assert [cst.check_correction(c) for c in cst.CORRECTIONS] == list(cst.CORRECTIONS)
     g = np.random.default_rng(0)
     assert cst.resolve_rng(g) is g
 
@@ -821,7 +827,7 @@ def test_paired_tests_and_t_interval_match_scipy(seed: int) -> None:
 def test_corrections_match_statsmodels(seed: int) -> None:
     rng = np.random.default_rng(seed)
     p = rng.uniform(0, 1, int(rng.integers(1, 30))) ** 3
-    for ours, theirs in cst._SM_METHOD.items():
+    for ours, theirs in cst.STATSMODELS.items():
         _close(cst.correct(p, ours), multitest.multipletests(p, method=theirs)[1])
     np.testing.assert_array_equal(cst.correct(p, "none"), p)
 

@@ -14,7 +14,12 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from ranklens.errors import InputError, MetricNameError, RanklensWarning
+from ranklens.errors import (
+    InputError,
+    MetricNameError,
+    RanklensDeprecationWarning,
+    RanklensWarning,
+)
 from ranklens.online import Experiment, OnlineMetric, analyze, mixture_tau, msprt
 
 pd = pytest.importorskip("pandas")
@@ -173,10 +178,16 @@ def test_several_variants_and_corrections() -> None:
     p = [c.p_value for c in res.comparisons]
     assert [c.p_adjusted for c in res.comparisons] == pytest.approx(
         list(smtest.multipletests(p, method="holm")[1]))
-    for method in ("none", "bonferroni", "fdr_bh"):
+    for method, sm in (("none", ""), ("bonferroni", "bonferroni"), ("bh", "fdr_bh"),
+                       ("by", "fdr_by")):
         r = analyze(exposures, events, metrics, correction=method)
-        want = p if method == "none" else list(smtest.multipletests(p, method=method)[1])
+        want = p if method == "none" else list(smtest.multipletests(p, method=sm)[1])
         assert [c.p_adjusted for c in r.comparisons] == pytest.approx(want)
+    with pytest.warns(RanklensDeprecationWarning, match=r"^analyze: correction='fdr_bh' is "
+                                                        r"deprecated .*; pass correction='bh'$"):
+        old = analyze(exposures, events, metrics, correction="fdr_bh")
+    assert old.correction == "bh" and [c.p_adjusted for c in old.comparisons] == pytest.approx(
+        list(smtest.multipletests(p, method="fdr_bh")[1]))
     assert {g.variant for g in res.groups} == {"control", "a", "b"}
 
 

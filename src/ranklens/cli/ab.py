@@ -21,6 +21,8 @@ from typing import Any
 
 import click
 
+from ranklens._shared.corrections import CORRECTIONS
+from ranklens._shared.corrections import DEPRECATED as DEPRECATED_CORRECTIONS
 from ranklens.cli._common import (
     GuardedGroup,
     InputTable,
@@ -236,7 +238,8 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True)
 @click.option("--correction", default="holm", show_default=True,
-              help="Multiple-comparison correction (statsmodels multipletests method, or none).")
+              help=f"Multiple-comparison correction: {', '.join(CORRECTIONS)} (as ranklens "
+                   "compare; fdr_bh, fdr_by, fdr_tsbh, fdr_tsbky are deprecated spellings).")
 @click.option("--cuped", is_flag=True,
               help="CUPED with each metric's pre-exposure value as the covariate.")
 @click.option("--pre-window", metavar="DURATION",
@@ -280,7 +283,7 @@ def analyze_cmd(exposures: str, events: str, metric_specs: tuple[str, ...],
 
     metrics = _parse_metrics(metric_specs)
     plan = _analysis_plan(plan_path, experiment, weights)
-    if correction not in _corrections():
+    if correction not in _corrections() and correction not in DEPRECATED_CORRECTIONS:
         raise click.BadParameter(f"{correction!r} is not one of {', '.join(_corrections())}.",
                                  param_hint="--correction")
     check_output(output)

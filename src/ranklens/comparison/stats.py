@@ -78,17 +78,20 @@ Missing, undefined and impossible values (one rule for every function here):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
+from ranklens._shared import validate
+from ranklens._shared.corrections import CORRECTIONS, NAMES, STATSMODELS, canonical
 from ranklens._shared.deps import needs
 from ranklens.errors import InputError, MetricParameterError
 
 __all__ = [
     "CI_METHODS",
     "CORRECTIONS",
+    "CORRECTION_NAMES",
     "TESTS",
     "bootstrap_test",
     "cohens_d_paired",
@@ -102,10 +105,9 @@ __all__ = [
 ]
 
 TESTS: tuple[str, ...] = ("t", "wilcoxon", "randomization", "bootstrap")
-CORRECTIONS: tuple[str, ...] = ("holm", "bonferroni", "bh", "none")
 CI_METHODS: tuple[str, ...] = ("t", "percentile", "bca")
-# statsmodels' method names
-_SM_METHOD = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
+#: display names of the corrections (:data:`CORRECTIONS`, one list for compare and online)
+CORRECTION_NAMES = NAMES
 # rows of random numbers drawn per chunk: fixed, so results never depend on memory or threads
 CHUNK = 256
 _RTOL = 1e-9
@@ -127,44 +129,31 @@ def resolve_rng(seed: int | np.random.Generator | None, name: str = "seed"
 
 
 def _check_choice(name: str, value: str, choices: Sequence[str]) -> str:
-    if value not in choices:
-        raise MetricParameterError(
-            f"the {name!r} parameter must be one of {', '.join(map(repr, choices))}; "
-            f"got {value!r}."
-        )
-    return value
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-        value, (bool, np.bool_))
+    return validate.check_choice(f"the {name!r} parameter", value, choices,
+                                 error=MetricParameterError)
 
 
 def check_alpha(alpha: float, name: str = "alpha") -> float:
     """``alpha`` as a float in the open interval (0, 1), else :class:`MetricParameterError`."""
-    if not _is_number(alpha) or not 0 < float(alpha) < 1:
-        raise MetricParameterError(
-            f"the {name!r} parameter must be a number in (0, 1), e.g. "
-            f"{'0.95' if name.endswith('level') else '0.05'}; got {alpha!r}."
-        )
-    return float(alpha)
+    return validate.check_alpha(alpha, name=f"the {name!r} parameter",
+                                example="0.95" if name.endswith("level") else "0.05",
+                                error=MetricParameterError)
 
 
 def check_resamples(n: int) -> int:
     """``n`` as a positive int, else :class:`MetricParameterError`."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise MetricParameterError(
-            f"the 'n_resamples' parameter must be a positive integer, e.g. 10000; got {n!r}."
-        )
-    return int(n)
+    return validate.check_int("the 'n_resamples' parameter", n, hint="e.g. 10000",
+                              error=MetricParameterError)
+
+
+def check_correction(method: str, where: str = "correct") -> str:
+    """``method`` in its one spelling (:data:`CORRECTIONS`; a deprecated spelling such as
+    ``fdr_bh`` warns and becomes ``bh``), else :class:`MetricParameterError`."""
+    return _check_choice("correction", canonical(where, method), CORRECTIONS)
 
 
 def _array(x: Any, name: str, where: str) -> np.ndarray:
-    try:
-        return np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{where}: {name} must be numbers (per-query values); "
-                         f"cannot read it as floats ({exc}).") from exc
+    return validate.floats(x, name, where, " (per-query values)")
 
 
 def _as_2d(d: Any, name: str = "x", where: str = "ranklens.compare") -> tuple[np.ndarray, bool]:
@@ -259,6 +248,25 @@ def wilcoxon_test(a: Any, b: Any) -> float:
     return float(stats.wilcoxon(d, zero_method="wilcox").pvalue)
 
 
+def _resampling(x: Any, name: str, where: str, n_resamples: int,
+               seed: int | np.random.Generator | None, seed_name: str = "seed"
+               ) -> tuple[np.ndarray, np.ndarray, bool, int, np.random.Generator]:
+    """The checked input of a resampling function: the (queries, columns) values with
+    the non-finite columns zeroed, which columns are finite, whether the input was 1-d,
+    the number of resamples and the random generator."""
+    arr, one = _as_2d(x, name, where)
+    R = check_resamples(n_resamples)
+    rng = resolve_rng(seed, seed_name)
+    good, arr = _finite_columns(arr)
+    return arr, good, one, R, rng
+
+
+def _chunks(total: int) -> Iterator[tuple[int, int]]:
+    """(start, size) of the chunks of :data:`CHUNK` resamples that make ``total``."""
+    for start in range(0, total, CHUNK):
+        yield start, min(CHUNK, total - start)
+
+
 def _threshold(obs: np.ndarray) -> np.ndarray:
     return obs - _RTOL * np.maximum(obs, 1e-300)
 
@@ -281,25 +289,19 @@ def randomization_test(d: Any, n_resamples: int = 10_000,
     >>> round(randomization_test([0.1, 0.2, 0.3, 0.4], 1000, seed=0), 3)
     0.141
     """
-    arr, one = _as_2d(d, "d", "randomization_test")
-    R = check_resamples(n_resamples)
-    rng = resolve_rng(seed)
-    good, arr = _finite_columns(arr)
+    arr, good, one, R, rng = _resampling(d, "d", "randomization_test", n_resamples, seed)
     n, m = arr.shape
     obs = np.abs(arr.sum(axis=0))
     thr = _threshold(obs)
     total = arr.sum(axis=0)
     count = np.zeros(m, dtype=np.int64)
     nbytes = (n + 7) // 8
-    done = 0
-    while done < R:
-        c = min(CHUNK, R - done)
+    for _, c in _chunks(R):
         raw = rng.integers(0, 256, size=(c, nbytes), dtype=np.uint8)
         bits = np.unpackbits(raw, axis=1, count=n)
         # sum_i s_i d_i with s = 2 b - 1  ==  2 (b @ d) - sum(d)
         stat = np.abs(2.0 * (bits.astype(np.float64) @ arr) - total)
         count += (stat >= thr).sum(axis=0)
-        done += c
     return _out(np.where(good, (count + 1) / (R + 1), np.nan), one)
 
 
@@ -317,17 +319,11 @@ def bootstrap_means(x: Any, n_resamples: int,
     A column with a NaN or infinite value has NaN bootstrap means; no rows
     raises :class:`~ranklens.errors.InputError`.
     """
-    arr, _ = _as_2d(x, "x", "bootstrap_means")
-    B = check_resamples(n_resamples)
-    gen = resolve_rng(rng, "rng")
-    good, arr = _finite_columns(arr)
+    arr, good, _, B, gen = _resampling(x, "x", "bootstrap_means", n_resamples, rng, "rng")
     n, m = arr.shape
     out = np.empty((B, m))
-    done = 0
-    while done < B:
-        c = min(CHUNK, B - done)
+    for done, c in _chunks(B):
         out[done:done + c] = _resample_counts(gen, c, n) @ arr / n
-        done += c
     out[:, ~good] = np.nan
     return out
 
@@ -341,21 +337,15 @@ def bootstrap_test(d: Any, n_resamples: int = 10_000,
     p-value (the others are unaffected); no queries raises
     :class:`~ranklens.errors.InputError`.
     """
-    arr, one = _as_2d(d, "d", "bootstrap_test")
-    B = check_resamples(n_resamples)
-    rng = resolve_rng(seed)
-    good, arr = _finite_columns(arr)
+    arr, good, one, B, rng = _resampling(d, "d", "bootstrap_test", n_resamples, seed)
     n, m = arr.shape
     mean = arr.mean(axis=0)
     shifted = arr - mean
     thr = _threshold(np.abs(mean))
     count = np.zeros(m, dtype=np.int64)
-    done = 0
-    while done < B:
-        c = min(CHUNK, B - done)
+    for _, c in _chunks(B):
         stat = np.abs(_resample_counts(rng, c, n) @ shifted / n)
         count += (stat >= thr).sum(axis=0)
-        done += c
     return _out(np.where(good, (count + 1) / (B + 1), np.nan), one)
 
 
@@ -480,13 +470,17 @@ def cohens_d_paired(a: Any, b: Any) -> Any:
 def correct(pvalues: Any, method: str = "holm", alpha: float = 0.05) -> np.ndarray:
     """Adjusted p-values for a family of tests (:func:`statsmodels.stats.multitest.multipletests`).
 
-    ``holm`` (Holm 1979), ``bonferroni``, ``bh`` (Benjamini & Hochberg 1995,
-    false discovery rate) or ``none``.  NaN p-values (tests that could not be
+    ``method`` is one of :data:`CORRECTIONS`: ``holm`` (Holm 1979),
+    ``bonferroni``, ``bh`` (Benjamini & Hochberg 1995, false discovery rate),
+    ``none`` and the others of :mod:`ranklens._shared.corrections` (the same
+    list as :func:`ranklens.online.analyze`); statsmodels' spellings such as
+    ``fdr_bh`` still work for one release and warn
+    :class:`~ranklens.RanklensDeprecationWarning`.  NaN p-values (tests that could not be
     computed, which cannot reject) are left out of the family and stay NaN,
     as R's ``p.adjust`` does.  An empty family or a p-value outside [0, 1]
     raises :class:`~ranklens.errors.InputError`.
     """
-    _check_choice("correction", method, CORRECTIONS)
+    method = check_correction(method)
     alpha = check_alpha(alpha)
     p = _array(pvalues, "pvalues", "correct").ravel()
     if p.size == 0:
@@ -502,5 +496,5 @@ def correct(pvalues: Any, method: str = "holm", alpha: float = 0.05) -> np.ndarr
     with needs("stats", "ranklens.comparison.stats.correct"):
         from statsmodels.stats.multitest import multipletests
 
-    out[ok] = multipletests(p[ok], alpha=alpha, method=_SM_METHOD[method])[1]
+    out[ok] = multipletests(p[ok], alpha=alpha, method=STATSMODELS[method])[1]
     return out

@@ -25,12 +25,7 @@ _TEST_NAMES = {
     "randomization": "Fisher randomisation test",
     "bootstrap": "paired bootstrap test",
 }
-_CORRECTION_NAMES = {
-    "holm": "Holm",
-    "bonferroni": "Bonferroni",
-    "bh": "Benjamini-Hochberg",
-    "none": "no correction",
-}
+_CORRECTION_NAMES = st.CORRECTION_NAMES
 _TIE_TOL = 1e-12
 
 
@@ -338,8 +333,10 @@ def compare(
         ``randomization`` (default; Smucker, Allan & Carterette 2007),
         ``t``, ``wilcoxon`` or ``bootstrap`` (see :mod:`ranklens.comparison.stats`).
     correction:
-        ``holm`` (default), ``bonferroni``, ``bh`` or ``none``, applied over the
-        whole family of tests (every tested pair x every metric).
+        ``holm`` (default), ``bonferroni``, ``bh``, ``none`` or another of
+        :data:`~ranklens.comparison.CORRECTIONS` (the list the online analysis
+        takes too), applied over the whole family of tests (every tested pair
+        x every metric).
     alpha:
         Significance level of the adjusted p-values.
     n_resamples, seed:
@@ -376,7 +373,7 @@ def compare(
     (0.6666666666666666, 2)
     """
     st._check_choice("test", test, st.TESTS)
-    st._check_choice("correction", correction, st.CORRECTIONS)
+    correction = st.check_correction(correction, "compare")
     st._check_choice("ci", ci, st.CI_METHODS)
     alpha = st.check_alpha(alpha)
     level = 1.0 - alpha if ci_level is None else st.check_alpha(ci_level, "ci_level")
