@@ -193,6 +193,10 @@ def test_analyze_with_a_plan(logs: tuple[Path, Path, Any, Any], tmp_path: Path) 
     (["-m", "c=proportion(purchase)", "--multiple-exposures", "last"], 2, "last"),
     (["-m", "c=proportion(purchase)", "--sequential", "--look-every", "soon"], 3,
      "as a duration"),
+    # the file is named, and the option, not the Python keyword (time=<column name>)
+    (["-m", "c=proportion(purchase)", "--time-column", "t"], 3,
+     "exposures.csv: exposures: no column named 't' for the time"),
+    (["-m", "c=proportion(purchase)", "--time-column", "t"], 3, "Pass --time-column NAME."),
 ])
 def test_analyze_errors(logs: tuple[Path, Path, Any, Any], extra: list[str], code: int,
                         match: str) -> None:

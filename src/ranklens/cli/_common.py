@@ -46,7 +46,7 @@ def cli_advice(message: str, command: click.Command) -> str:
     """A library message with its Python advice in the command's own words: a keyword
     the command has an option for becomes that option (``duplicates='max'`` ->
     ``--duplicates max``, ``missing='zero'`` -> ``--missing zero``, ``score=<column
-    name>`` -> ``--score-col NAME``)."""
+    name>`` -> ``--score-col NAME``, ``time=<column name>`` -> ``--time-column NAME``)."""
     options: dict[str, str] = {}
     for p in command.params:
         if isinstance(p, click.Option) and p.name:
@@ -54,7 +54,8 @@ def cli_advice(message: str, command: click.Command) -> str:
 
     def swap(m: re.Match[str]) -> str:
         name, value = m.group(1), m.group(2)  # value None: a placeholder such as <name>
-        for key in (name, f"{name}_col", name.removesuffix("_col") + "_col"):
+        for key in (name, f"{name}_col", name.removesuffix("_col") + "_col",
+                    f"{name}_column"):
             if key in options:
                 return f"{options[key]} {value if value is not None else 'NAME'}"
         return m.group(0)

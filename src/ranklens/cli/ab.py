@@ -344,13 +344,13 @@ def _analysis_plan(plan_path: str | None, experiment: str | None,
     return p.experiments[0]
 
 
-_ROW = re.compile(r"^(exposures|events|covariates)((?: column '[^']*')?): row (\d+) ")
+_ROW = re.compile(r"^(exposures|events|covariates)((?: column '[^']*')?): (?:row (\d+) )?")
 
 
 @contextmanager
 def _lines_named(tables: dict[str, InputTable]) -> Iterator[None]:
-    """A library error about a row of a table read from a file names the file and
-    its 1-based line instead (``events column 'value': row 3 is NaN`` ->
+    """A library error about a table read from a file names the file, and a row of
+    it by the file's 1-based line (``events column 'value': row 3 is NaN`` ->
     ``events.csv:5: events column 'value' is NaN``)."""
     try:
         yield
@@ -358,9 +358,12 @@ def _lines_named(tables: dict[str, InputTable]) -> Iterator[None]:
         m = _ROW.match(str(exc))
         if m is None or m.group(1) not in tables:
             raise
-        where = tables[m.group(1)].where(int(m.group(3)))
+        table = tables[m.group(1)]
         rest = str(exc)[m.end():]
-        raise type(exc)(f"{where}: {m.group(1)}{m.group(2)} {rest}") from None
+        if m.group(3) is None:
+            raise type(exc)(f"{table.path}: {m.group(1)}{m.group(2)}: {rest}") from None
+        raise type(exc)(f"{table.where(int(m.group(3)))}: {m.group(1)}{m.group(2)} "
+                        f"{rest}") from None
 
 
 def _corrections() -> tuple[str, ...]:
