@@ -315,6 +315,16 @@ def test_layout_formats_and_output_file(table: Path, tmp_path: Path, fmt: str) -
         assert text.splitlines()[4] == f"acc & {acc} \\\\"
 
 
+def test_table_from_standard_input() -> None:
+    text = "y_true,y_pred\n1,1\n0,1\n1,1\n0,0\n"
+    result = CliRunner().invoke(main, ["score", "-", "--input-format", "csv", "-m", "accuracy",
+                                       "--format", "json"], input=text)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == {"accuracy": 0.75}
+    unknown = CliRunner().invoke(main, ["score", "-", "-m", "accuracy"], input=text)
+    _one_line_error(unknown, EXIT_USAGE, "unknown file type", "--input-format")
+
+
 def test_parquet_rows_are_numbered_from_one(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
