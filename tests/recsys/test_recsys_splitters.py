@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ranklens
 import ranklens.recsys as rs
 from ranklens.errors import InputError
 
@@ -98,6 +99,82 @@ def test_numeric_timestamps():
         list(rs.GlobalTimeSplit(20, gap=15).split(df))
 
 
+def test_durations_have_one_grammar():
+    # '4D' as pandas writes it, as text, in weeks and hours, and as timedelta objects
+    want = folds(rs.TimeRangeCV(2, test_size="4D"), log())
+    for window in ("4d", "4 days", "4 day", "96h", "96 hours", "5760min", "4 D",
+                   dt.timedelta(days=4), pd.Timedelta(days=4), np.timedelta64(4, "D")):
+        assert folds(rs.TimeRangeCV(2, test_size=window), log()) == want, window
+    s = rs.GlobalTimeSplit("2024-01-08", gap="2D", test_end="2024-01-10")
+    for gap in ("2 days", "2d", "48h", "2880 minutes", dt.timedelta(hours=48)):
+        assert folds(rs.GlobalTimeSplit("2024-01-08", gap=gap, test_end="2024-01-10"),
+                     log()) == folds(s, log())
+    # half a week: training ends 3.5 days before the cut
+    s = rs.GlobalTimeSplit("2024-01-08", gap="0.5 weeks")
+    assert folds(s, log()) == [([0, 1, 2, 4], [3, 5, 6])]
+    assert s.report_[0].train_end == "2024-01-04T12:00:00.000000000"
+
+
+def test_time_columns_of_every_kind():
+    # ISO-8601 text, dates, time-zone aware timestamps and numbers are all time columns
+    df = log()
+    want = folds(rs.GlobalTimeSplit("2024-01-08"), df)
+    text = df.assign(timestamp=df["timestamp"].dt.strftime("%Y-%m-%dT%H:%M:%S"))
+    assert folds(rs.GlobalTimeSplit("2024-01-08"), text) == want
+    dates = df.assign(timestamp=df["timestamp"].dt.date)
+    assert folds(rs.GlobalTimeSplit("2024-01-08"), dates) == want
+    s = rs.GlobalTimeSplit("2024-01-08")
+    utc = df.assign(timestamp=df["timestamp"].dt.tz_localize("UTC"))
+    assert folds(s, utc) == want
+    assert s.report_[0].test_start == "2024-01-08T00:00:00.000000000Z"
+    assert folds(rs.GlobalTimeSplit("2024-01-08"), pa_table(df)) == want
+    assert folds(rs.GlobalTimeSplit("2024-01-08"), {c: df[c].to_numpy() for c in df}) == want
+
+
+def pa_table(df: pd.DataFrame):
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(df, preserve_index=False)
+
+
+def test_column_keywords_and_their_deprecated_spellings():
+    df = log().rename(columns={"user_id": "u", "item_id": "i", "timestamp": "t", "rating": "r"})
+    want = folds(rs.LeaveOneOut(drop_cold_users=True), log())
+    new = rs.LeaveOneOut(user="u", item="i", time="t", drop_cold_users=True)
+    assert folds(new, df) == want
+    with pytest.warns(ranklens.RanklensDeprecationWarning) as seen:
+        old = rs.LeaveOneOut(user_col="u", item_col="i", time_col="t", drop_cold_users=True)
+    assert [str(w.message) for w in seen] == [
+        f"LeaveOneOut: {k}_col={v!r} is deprecated and goes in the next release; pass {k}={v!r}"
+        for k, v in (("user", "u"), ("item", "i"), ("time", "t"))]
+    assert (old.user, old.item, old.time) == ("u", "i", "t")
+    assert folds(old, df) == want
+    with pytest.warns(ranklens.RanklensDeprecationWarning, match="pass time='t'"):
+        assert folds(rs.GlobalTimeSplit("2024-01-08", time_col="t", user="u", item="i"),
+                     df) == folds(rs.GlobalTimeSplit("2024-01-08"), log())
+    from sklearn.model_selection import GroupKFold, StratifiedKFold
+
+    X = np.zeros((len(df), 1))
+    strat = [(a.tolist(), b.tolist()) for a, b in StratifiedKFold(2).split(X, df.r)]
+    assert folds(rs.StratifiedKFoldSplit(2, y="r", user="u", item="i"), df) == strat
+    with pytest.warns(ranklens.RanklensDeprecationWarning, match="pass y='r'"):
+        assert folds(rs.StratifiedKFoldSplit(2, y_col="r", user="u", item="i"), df) == strat
+    groups = [(a.tolist(), b.tolist()) for a, b in GroupKFold(2).split(X, groups=df.u)]
+    assert folds(rs.GroupKFoldSplit(2, groups="u", user="u", item="i"), df) == groups
+    with pytest.warns(ranklens.RanklensDeprecationWarning, match="pass groups='u'"):
+        assert folds(rs.GroupKFoldSplit(2, groups_col="u", user="u", item="i"), df) == groups
+    with pytest.warns(ranklens.RanklensDeprecationWarning, match="pass y='r'"):
+        assert rs.SklearnSplit(StratifiedKFold(2), y_col="r").y == "r"
+    assert rs.SklearnSplit(StratifiedKFold(2), y="r", groups="u").groups == "u"
+    with pytest.warns(ranklens.RanklensDeprecationWarning, match="pass user='u'"):
+        rs.check_leakage(df, [0, 4], [1, 2], time="t", user_col="u")
+    with pytest.warns(ranklens.RanklensDeprecationWarning, match="pass time='t'"), \
+            pytest.raises(rs.LeakageError, match="user 'a' at 2024-01-02"):
+        rs.check_leakage(df, [0, 2], [1], time_col="t", user="u")
+    with pytest.raises(TypeError):
+        rs.GroupKFoldSplit(drop_cold_users=True)  # a cold-user protocol has only cold users
+
+
 # -- time range CV --------------------------------------------------------------------
 
 def test_time_range_cv_windows():
@@ -137,7 +214,11 @@ def test_leave_last_n_and_loo():
     assert folds(s, log()) == [([0, 1, 2, 4], [3, 5])]
     rep = s.report_[0]
     assert (rep.cold_users_dropped, rep.test_rows_dropped) == (1, 1)
-    assert "LeaveOneOut(user_col='user_id'" in repr(s)
+    assert repr(s) == ("LeaveOneOut(user='user_id', item='item_id', time='timestamp', "
+                       "drop_cold_users=True, drop_cold_items=False)")
+    assert repr(rs.GlobalTimeSplit("2024-01-08", gap="1D")).startswith(
+        "GlobalTimeSplit(test_start='2024-01-08', test_size=None, test_end=None, gap='1D', "
+        "user='user_id'")
 
 
 def test_leave_last_n_equal_timestamps_keep_input_order():
@@ -167,7 +248,7 @@ def test_leave_last_n_properties(n, seed, k):
     counts = df.iloc[te].groupby("user_id").size()
     totals = df.groupby("user_id").size()
     assert (counts == np.minimum(totals, k)).all()
-    rs.check_leakage(df, tr, te, user_col="user_id")
+    rs.check_leakage(df, tr, te, user="user_id")
 
 
 @settings(max_examples=40, deadline=None)
@@ -212,7 +293,7 @@ def test_sklearn_equivalence():
     pairs = [
         (rs.KFoldSplit(4, shuffle=True, random_state=0),
          KFold(4, shuffle=True, random_state=0).split(X)),
-        (rs.StratifiedKFoldSplit(3, y_col="rating"),
+        (rs.StratifiedKFoldSplit(3, y="rating"),
          StratifiedKFold(3).split(X, df.rating)),
         (rs.GroupKFoldSplit(3), GroupKFold(3).split(X, groups=df.user_id)),
         (rs.SklearnSplit(KFold(2)), KFold(2).split(X)),
@@ -302,9 +383,9 @@ def test_check_leakage():
         "check_leakage: 2 test interaction(s) precede the training cut "
         "2024-01-08T00:00:00.000000000 (the earliest at 2024-01-02T00:00:00.000000000); the "
         "split puts future data into training.")
-    rs.check_leakage(df, [0, 4], [1, 2], user_col="user_id")
+    rs.check_leakage(df, [0, 4], [1, 2], user="user_id")
     with pytest.raises(rs.LeakageError, match="user 'a' at 2024-01-02"):
-        rs.check_leakage(df, [0, 2], [1], user_col="user_id")
+        rs.check_leakage(df, [0, 2], [1], user="user_id")
     assert issubclass(rs.LeakageError, ValueError)
 
 
@@ -314,12 +395,20 @@ def test_timestamps_that_are_not_timestamps():
     with pytest.raises(InputError) as e:
         list(rs.GlobalTimeSplit("2024-01-08").split(df))
     assert str(e.value) == (
-        "GlobalTimeSplit: the time column 'timestamp' must hold timestamps (datetime64) or "
-        "numbers (e.g. Unix seconds), got dtype object (first value 'yesterday'); convert it, "
-        "e.g. with pandas.to_datetime or polars' str.to_datetime.")
+        "GlobalTimeSplit time column 'timestamp': cannot read row 0 ('yesterday') as a time; "
+        "give timestamps (datetime64, dates or ISO-8601 text such as '2024-05-01T12:00:00') or "
+        "numbers (e.g. Unix seconds): convert them, e.g. with pandas.to_datetime or polars' "
+        "str.to_datetime.")
     df = log()
     df.loc[2, "timestamp"] = pd.NaT
-    with pytest.raises(InputError, match=re.escape("1 missing timestamp(s) (NaT), first at row 2")):
+    with pytest.raises(InputError, match=re.escape(
+            "LeaveLastN time column 'timestamp': 1 missing time(s) (null or NaT), the first at "
+            "row 2; drop or fill them first.")):
+        list(rs.LeaveLastN().split(df))
+    df = log()
+    df["timestamp"] = [True] * 7
+    with pytest.raises(InputError, match="times must be timestamps, dates, ISO-8601 text or "
+                       "numbers"):
         list(rs.LeaveLastN().split(df))
 
 
@@ -361,17 +450,26 @@ def test_cold_users_dropped_reported_and_all_cold():
      " Got 1.5 instead."),
     (lambda: rs.GlobalTimeSplit(5), "GlobalTimeSplit: test_start=5 is a number but the time "
      "column holds datetimes; pass a date such as '2024-01-31' or a datetime."),
-    (lambda: rs.TimeRangeCV(2, test_size="7 parsecs"), "TimeRangeCV: test_size='7 parsecs' is "
-     "not a duration; use e.g. '7D', '12h', '30min', '1W' or a datetime.timedelta."),
+    (lambda: rs.TimeRangeCV(2, test_size="7 parsecs"), "TimeRangeCV: test_size: cannot read "
+     "'7 parsecs' as a duration; use e.g. '7D', '7 days', '2 weeks', '12h', '90min', '30s' or a "
+     "datetime.timedelta."),
+    (lambda: rs.TimeRangeCV(2, test_size=7), "TimeRangeCV: test_size: cannot read 7 as a "
+     "duration; use e.g. '7D'"),
+    (lambda: rs.GlobalTimeSplit("2024-01-08", gap="-1D"), "GlobalTimeSplit: gap: cannot read "
+     "'-1D' as a duration"),
+    (lambda: rs.GlobalTimeSplit("2024-01-08", gap=dt.timedelta(days=-1)), "GlobalTimeSplit: gap "
+     "must be a non-negative duration, got datetime.timedelta(days=-1)."),
+    (lambda: rs.TimeRangeCV(2, test_size="0h"), "TimeRangeCV: test_size must be a positive "
+     "duration, got '0h'."),
     (lambda: rs.TimeRangeCV(0), "TimeRangeCV: the 'n_splits' parameter must be an int in the "
      "range [1, inf). Got 0 instead."),
     (lambda: rs.LeaveLastN(0), "LeaveLastN: the 'n' parameter must be an int in the range "
      "[1, inf). Got 0 instead."),
     (lambda: rs.UserRatioSplit(by="size"), "UserRatioSplit: by must be 'time' or 'random', got "
      "'size'."),
-    (lambda: rs.LeaveLastN(user_col="uid"), "LeaveLastN: no column named 'uid' for the user; "
+    (lambda: rs.LeaveLastN(user="uid"), "LeaveLastN: no column named 'uid' for the user; "
      "the table has columns ['user_id', 'item_id', 'timestamp', 'rating']. Pass "
-     "user_col=<column name>."),
+     "user=<column name>."),
 ])
 def test_bad_parameters(make, message):
     with pytest.raises(InputError) as e:
@@ -380,7 +478,8 @@ def test_bad_parameters(make, message):
 
 
 def test_bad_tables():
-    with pytest.raises(InputError, match="X must be a pandas, polars or pyarrow table"):
+    with pytest.raises(InputError, match="LeaveLastN: expected a pandas, polars or pyarrow "
+                       "table"):
         list(rs.LeaveLastN().split([[1, 2, 3]]))
     with pytest.raises(InputError, match="the interaction table has no rows"):
         list(rs.LeaveLastN().split(log().iloc[:0]))

@@ -19,26 +19,31 @@ from ranklens.errors import InputError
 __all__ = [
     "as_float_column",
     "as_id_column",
-    "columns_from_frame",
     "decimal_text_order",
     "id_codes",
+    "sorted_id_codes",
+    "text_rank",
+    "to_arrow",
 ]
 
 
-def _to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
+def to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
+    """One column (list, NumPy array, pandas or polars Series, Arrow array) as one
+    Arrow array, without copying where the column already is Arrow.  With
+    ``nan_is_null`` a pandas or list NaN is a missing value (null)."""
     if isinstance(values, pa.ChunkedArray):
         return values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
     if isinstance(values, pa.Array):
         return values
     mod = type(values).__module__.split(".")[0]
     if mod == "polars":
-        return _to_arrow(values.to_arrow(), what)
+        return to_arrow(values.to_arrow(), what)
     if mod == "pandas":
         try:
             # numpy-backed numbers keep NaN as NaN; nullable (extension) dtypes keep <NA>
             # as a missing value
             if isinstance(values.dtype, np.dtype) and values.dtype.kind == "c":
-                return _to_arrow(values.to_numpy(), what)
+                return to_arrow(values.to_numpy(), what)
             if not nan_is_null and isinstance(values.dtype, np.dtype) and \
                     values.dtype.kind in "iufb":
                 return pa.array(values.to_numpy())
@@ -46,7 +51,7 @@ def _to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
             raise InputError(f"{what}: cannot read the column ({exc}).") from exc
         # pandas 3 string columns can be several Arrow chunks (e.g. after a concat)
-        return _to_arrow(out, what) if isinstance(out, pa.ChunkedArray) else out
+        return to_arrow(out, what) if isinstance(out, pa.ChunkedArray) else out
     if isinstance(values, np.ndarray):
         if values.ndim != 1:
             raise InputError(f"{what}: expected a one-dimensional array, got shape {values.shape}.")
@@ -97,7 +102,7 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
     ids as text.  Hashing integers is cheap and only the distinct values are turned
     into text, so everything downstream works on integer codes.
     """
-    arr = _to_arrow(values, what)
+    arr = to_arrow(values, what)
     t = arr.type
     if pa.types.is_dictionary(t):
         if encode and _is_text(t.value_type) and arr.dictionary.null_count == 0 and \
@@ -183,6 +188,30 @@ def id_codes(arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
     return enc.dictionary, to_numpy(enc.indices)
 
 
+def text_rank(values: pa.Array) -> np.ndarray:
+    """Rank of each of ``values`` (distinct strings) in byte order."""
+    order = to_numpy(pc.array_sort_indices(values))
+    rank = np.empty(len(values), dtype=np.int32)
+    rank[order] = np.arange(len(values), dtype=np.int32)
+    return rank
+
+
+def sorted_id_codes(values: Any, what: str) -> tuple[pa.Array, np.ndarray]:
+    """The distinct ids of a column (read as :func:`as_id_column` reads them) in the
+    byte order of their text, and each row's index into them: the same codes whatever
+    the column's encoding (plain, categorical, integers).
+
+    >>> ids, codes = sorted_id_codes([10, 9, 10, 2], "users")
+    >>> ids.to_pylist(), codes.tolist()
+    (['10', '2', '9'], [0, 2, 0, 1])
+    """
+    ids, codes = id_codes(as_id_column(values, what, encode=True))
+    rank = text_rank(ids)
+    order = np.empty_like(rank)
+    order[rank] = np.arange(len(rank), dtype=rank.dtype)
+    return ids.take(from_numpy(order)), rank[codes].astype(np.int64)
+
+
 def as_float_column(values: Any, what: str) -> np.ndarray:
     """Return ``values`` as a new float64 numpy array (never a view of the
     caller's data).  Non-numeric values and nulls are rejected."""
@@ -190,7 +219,7 @@ def as_float_column(values: Any, what: str) -> np.ndarray:
         if values.ndim != 1:
             raise InputError(f"{what}: expected a one-dimensional array, got shape {values.shape}.")
         return np.array(values, dtype=np.float64)
-    arr = _to_arrow(values, what, nan_is_null=False)
+    arr = to_arrow(values, what, nan_is_null=False)
     t = arr.type
     if pa.types.is_dictionary(t):
         arr = arr.dictionary_decode()
@@ -215,41 +244,4 @@ def as_float_column(values: Any, what: str) -> np.ndarray:
             f"{arr.null_count} row(s) in all. Drop or fill them before evaluating."
         )
     out = np.array(to_numpy(arr.cast(pa.float64())), dtype=np.float64)
-    return out
-
-
-def columns_from_frame(frame: Any, names: dict[str, str], what: str) -> dict[str, pa.Array]:
-    """Pull the named columns out of a pandas, polars or pyarrow table."""
-    mod = type(frame).__module__.split(".")[0]
-    if isinstance(frame, pa.Table):
-        available = list(frame.column_names)
-        get = frame.column
-    elif mod == "polars":
-        if type(frame).__name__ == "LazyFrame":
-            frame = frame.collect()
-        available = list(frame.columns)
-        get = frame.get_column
-    elif mod == "pandas":
-        available = [str(c) for c in frame.columns]
-        get = frame.__getitem__
-    elif isinstance(frame, dict):
-        available = [str(c) for c in frame]
-        get = frame.__getitem__
-    else:
-        raise InputError(
-            f"{what}: expected a pandas, polars or pyarrow table, got {type(frame).__name__}."
-        )
-    out: dict[str, Any] = {}
-    for role, col in names.items():
-        if col not in available:
-            raise InputError(
-                f"{what}: no column named {col!r} for the {role}; the table has columns "
-                f"{available}. Pass {role}=<column name>."
-            )
-        if available.count(col) > 1:
-            raise InputError(
-                f"{what}: the table has {available.count(col)} columns named {col!r} (for the "
-                f"{role}); rename them so that each name is used once."
-            )
-        out[role] = get(col)
     return out

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, to_numpy
-from ranklens._shared.columns import id_codes
+from ranklens._shared.columns import id_codes, text_rank
 from ranklens._shared.parallel import map_pieces, parts_for, split_points
 
 __all__ = [
@@ -27,16 +27,7 @@ __all__ = [
     "in_code_order",
     "lex_order",
     "pair_index",
-    "text_rank",
 ]
-
-
-def text_rank(values: pa.Array) -> np.ndarray:
-    """Rank of each of ``values`` (distinct strings) in byte order."""
-    order = to_numpy(pc.array_sort_indices(values))
-    rank = np.empty(len(values), dtype=np.int32)
-    rank[order] = np.arange(len(values), dtype=np.int32)
-    return rank
 
 
 @dataclass(frozen=True, eq=False)

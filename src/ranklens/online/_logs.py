@@ -15,9 +15,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ranklens._shared.columns import as_float_column, columns_from_frame
+from ranklens._shared.columns import as_float_column
+from ranklens._shared.frames import column_names, columns_from_frame, materialise
 from ranklens.errors import InputError
-from ranklens.online._data import Events, Exposures, as_ids, column_names, materialise
+from ranklens.online._data import Events, Exposures, as_ids
 from ranklens.online.metrics import EventAggregate, OnlineMetric
 
 __all__ = [
@@ -171,7 +172,7 @@ def covariates_from_table(table: Any, unit: str, ids: pa.Array,
                           notes: list[str]) -> dict[str, np.ndarray]:
     """CUPED covariates per metric from a (unit, metric columns...) table."""
     table = materialise(table)
-    names = column_names(table)
+    names = column_names(table, "covariates")
     wanted = {m.name: m.name for m in mets if m.name in names}
     if not wanted and "covariate" in names:
         wanted = {m.name: "covariate" for m in mets}

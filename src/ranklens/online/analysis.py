@@ -49,16 +49,10 @@ import numpy as np
 import pyarrow.compute as pc
 
 from ranklens._shared.deps import needs
+from ranklens._shared.durations import as_duration
+from ranklens._shared.frames import TimeKind, check_same_time_kind
 from ranklens.errors import InputError, RanklensWarning
-from ranklens.online._data import (
-    Events,
-    Exposures,
-    TimeKind,
-    as_duration,
-    check_same_time_kind,
-    read_events,
-    read_exposures,
-)
+from ranklens.online._data import Events, Exposures, read_events, read_exposures
 from ranklens.online._logs import (
     EventRows,
     Units,

@@ -20,14 +20,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._shared.arrow import strings, to_numpy
-from ranklens._shared.columns import (
-    as_float_column,
-    as_id_column,
-    columns_from_frame,
-    id_codes,
-)
+from ranklens._shared.columns import as_float_column, as_id_column, id_codes
 from ranklens._shared.deps import needs
 from ranklens._shared.duplicates import format_pairs, resolve_duplicates
+from ranklens._shared.frames import columns_from_frame
 from ranklens._shared.parallel import LARGE_ROWS
 from ranklens._shared.sorting import PairIndex, pair_index
 from ranklens.errors import DuplicateError, InputError

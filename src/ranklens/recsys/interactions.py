@@ -28,8 +28,9 @@ import numpy as np
 import pyarrow as pa
 
 from ranklens._shared.arrow import from_numpy
-from ranklens._shared.columns import as_float_column, as_id_column, columns_from_frame
+from ranklens._shared.columns import as_float_column, as_id_column
 from ranklens._shared.deprecation import renamed_choice, renamed_keyword
+from ranklens._shared.frames import columns_from_frame
 from ranklens.errors import InputError
 from ranklens.ranking.conventions import UNJUDGED_POLICIES
 from ranklens.ranking.data import Qrels, Run
