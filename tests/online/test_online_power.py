@@ -135,3 +135,25 @@ def test_t_power_is_finite_where_statsmodels_gives_nan() -> None:
         40641 * 20320.5 / 60961.5)), abs=1e-6)
     mde = minimum_detectable_effect("mean", power=0.8, **kw)  # type: ignore[arg-type]
     assert power("mean", effect=mde.absolute, **kw) == pytest.approx(0.8, abs=1e-12)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: sample_size("median", baseline=1.0, effect=0.1),  # type: ignore[arg-type]
+     "kind must be one of 'proportion', 'mean', 'ratio', got 'median'."),
+    (lambda: power("mean", baseline=1.0, std=1.0, effect=0.1, n_control=10, comparisons=0),
+     "comparisons must be a positive integer, got 0."),
+    (lambda: sample_size("mean", baseline=1.0, std=1.0, effect=0.1, ratio=-1.0),
+     "ratio (n_treatment / n_control) must be a finite number > 0, got -1.0."),
+    (lambda: sample_size("mean", baseline=1.0, std=1.0, effect=0.1,
+                         alternative="smaller"),  # type: ignore[arg-type]
+     "alternative must be one of 'two-sided', 'larger', got 'smaller'."),
+    (lambda: minimum_detectable_effect("mean", baseline=1.0, std=1.0, n_control=10,
+                                       alpha=0.0),
+     "alpha must be a number in (0, 1), got 0.0; e.g. alpha=0.05."),
+    (lambda: power("mean", baseline=float("nan"), std=1.0, effect=0.1, n_control=10),
+     "baseline (control mean) must be a finite number, got nan."),
+])
+def test_parameter_messages(call: object, message: str) -> None:
+    with pytest.raises(InputError) as info:
+        call()  # type: ignore[operator]
+    assert str(info.value) == message

@@ -76,6 +76,17 @@ def test_bad_input() -> None:
         msprt([0.1], [0.1], tau=1.0, alpha=1.5)
     with pytest.raises(InputError, match="variance must be positive"):
         mixture_tau(0.0)
+    with pytest.raises(InputError) as info:
+        msprt([0.1], [0.1], tau=1.0, alpha=1.5)
+    assert str(info.value) == "msprt: alpha must be a number in (0, 1), got 1.5; e.g. alpha=0.05."
+    with pytest.raises(InputError) as info:
+        msprt([0.1], [0.1], tau=1.0, null=math.inf)
+    assert str(info.value) == ("msprt: null must be a finite number, got inf; pass the "
+                               "difference under H0, usually 0.")
+    with pytest.raises(InputError) as info:
+        mixture_tau(["x"])
+    assert str(info.value) == ("mixture_tau: variance must be numbers; cannot read it as "
+                               "floats (could not convert string to float: 'x').")
 
 
 def _daily_conversions(rng: np.random.Generator, sims: int, days: int, per_day: int,

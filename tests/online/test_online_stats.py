@@ -216,3 +216,37 @@ def test_intervals_cover_a_true_effect() -> None:
     cover_rel = np.mean((res.rel_ci_lower <= 0.05) & (res.rel_ci_upper >= 0.05))
     assert abs(cover_abs - 0.95) < band, cover_abs
     assert abs(cover_rel - 0.95) < band, cover_rel
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: welch_ttest(1.0, 1.0, 10, 1.0, 1.0, 10, alpha=1.5),
+     "welch_ttest: alpha must be a number in (0, 1), got 1.5; e.g. alpha=0.05."),
+    (lambda: two_proportion_ztest(5, 10, 6, 10, alpha=True),
+     "two_proportion_ztest: alpha must be a number in (0, 1), got True; e.g. alpha=0.05."),
+    (lambda: sample_ratio_mismatch({"a": 5, "b": 6}, {"a": 1, "b": 1}, threshold=0),
+     "sample_ratio_mismatch: threshold must be a number in (0, 1), got 0; "
+     "e.g. threshold=0.001."),
+    (lambda: normal_comparison("x", 1.0, 1.0, 1.0),
+     "normal_comparison: estimate must be numbers; cannot read it as floats (could not "
+     "convert string to float: 'x')."),
+])
+def test_parameter_messages(call: object, message: str) -> None:
+    from ranklens.errors import InputError
+
+    with pytest.raises(InputError) as info:
+        call()  # type: ignore[operator]
+    assert str(info.value) == message
+
+
+def test_metric_definition_messages() -> None:
+    from ranklens.errors import MetricNameError
+    from ranklens.online import EventAggregate, OnlineMetric
+
+    with pytest.raises(MetricNameError) as info:
+        EventAggregate("click", "max")  # type: ignore[arg-type]
+    assert str(info.value) == ("EventAggregate: agg must be one of 'sum', 'count', 'any', "
+                               "got 'max'.")
+    with pytest.raises(MetricNameError) as info:
+        OnlineMetric("m", "median", EventAggregate("click"))  # type: ignore[arg-type]
+    assert str(info.value) == ("OnlineMetric 'm': kind must be one of 'proportion', 'mean', "
+                               "'ratio', got 'median'.")

@@ -239,19 +239,19 @@ def _same(got: dict, want: dict) -> bool:
 
 def test_per_user_values_by_hand():
     info = {"a": -math.log2(3 / 4), **{i: 2.0 for i in "bcde"}}
-    v = rs.novelty(RECS, TRAIN_USERS, TRAIN_ITEMS, per_user=True)
+    v = rs.novelty(RECS, TRAIN_USERS, TRAIN_ITEMS, reduction="none")
     assert isinstance(v, rs.UserValues)
     assert v.metric == "novelty" and v.user_ids == ("u1", "u2", "u3") and len(v) == 3
     assert _same(v.per_user(), {u: float(np.mean([info[i] for i in lst]))
                                 for u, lst in lists_of(RECS).items()})
     assert v.mean == rs.novelty(RECS, TRAIN_USERS, TRAIN_ITEMS)
     phi = {"a": 3, "b": 1, "c": 1, "d": 2, "e": 1}
-    v = rs.average_recommendation_popularity(RECS, TRAIN_ITEMS, k=2, per_user=True)
+    v = rs.average_recommendation_popularity(RECS, TRAIN_ITEMS, k=2, reduction="none")
     assert v.per_user() == {"u1": 2.0, "u2": 2.5, "u3": 1.0}
     assert v.mean == rs.average_recommendation_popularity(RECS, TRAIN_ITEMS, k=2)
     assert v.mean == np.mean([np.mean([phi[i] for i in lst])
                               for lst in lists_of(RECS, 2).values()])
-    v = rs.long_tail_share(RECS, TRAIN_ITEMS, head_share=0.4, per_user=True)
+    v = rs.long_tail_share(RECS, TRAIN_ITEMS, head_share=0.4, reduction="none")
     assert _same(v.per_user(), {"u1": 2 / 3, "u2": 1 / 3, "u3": 1.0})
     assert v.mean == rs.long_tail_share(RECS, TRAIN_ITEMS, head_share=0.4)
     # the values are read-only, the frame has one row per user
@@ -261,13 +261,49 @@ def test_per_user_values_by_hand():
     assert list(frame.columns) == ["long_tail_share"] and frame.index.name == "user"
     assert frame.loc["u2", "long_tail_share"] == v.per_user()["u2"]
     assert repr(v) == "<UserValues long_tail_share: mean=0.6667 over 3 of 3 users>"
+
+
+def test_reduction_none_and_the_deprecated_per_user_spelling():
+    """reduction="none" gives the per-user values; per_user=True (False) still gives them
+    (the mean) for one release, warning with the spelling to use."""
+    cats = {"a": "x", "b": "x", "c": "y", "d": "y", "e": "y"}
+    calls = {
+        "novelty": lambda **kw: rs.novelty(RECS, TRAIN_USERS, TRAIN_ITEMS, **kw),
+        "average_recommendation_popularity":
+            lambda **kw: rs.average_recommendation_popularity(RECS, TRAIN_ITEMS, **kw),
+        "long_tail_share": lambda **kw: rs.long_tail_share(RECS, TRAIN_ITEMS, **kw),
+        "intra_list_diversity": lambda **kw: rs.intra_list_diversity(RECS, categories=cats,
+                                                                     **kw),
+        "personalisation": lambda **kw: rs.personalisation(RECS, **kw),
+        "unexpectedness": lambda **kw: rs.unexpectedness(
+            RECS, (["u1", "u2", "u3"], ["a", "d", "b"]), categories=cats, **kw),
+        "serendipity": lambda **kw: rs.serendipity(
+            RECS, rl.Qrels.from_dict({"u1": {"a": 1}}), rl.Run.from_dict({"u1": {"b": 1}}),
+            **kw),
+    }
+    for name, call in calls.items():
+        mean = call()
+        assert call(reduction="mean") == mean
+        values = call(reduction="none")
+        assert isinstance(values, rs.UserValues) and values.metric == name
+        assert values.mean == mean
+        with pytest.warns(rl.RanklensDeprecationWarning,
+                          match=rf"^{name}: per_user=True is deprecated and goes in the next "
+                                r"release; pass reduction='none'$"):
+            old = call(per_user=True)
+        assert isinstance(old, rs.UserValues) and _same(old.per_user(), values.per_user())
+        with pytest.warns(rl.RanklensDeprecationWarning, match="pass reduction='mean'"):
+            assert call(per_user=False) == mean
+        with pytest.raises(InputError, match=rf"^{name}: reduction must be one of 'mean', "
+                                             r"'none', got 'sum'\.$"):
+            call(reduction="sum")
     with pytest.raises(InputError, match="per_user must be True or False, got 'yes'"):
         rs.novelty(RECS, TRAIN_USERS, TRAIN_ITEMS, per_user="yes")
 
 
 def test_ild_per_user_skips_one_item_lists():
     cats = {"a": "x", "b": "x", "c": "y", "d": "y", "e": "y"}
-    v = rs.intra_list_diversity(RECS, categories=cats, per_user=True)
+    v = rs.intra_list_diversity(RECS, categories=cats, reduction="none")
     assert v.per_user()["u1"] == pytest.approx(2 / 3) and math.isnan(v.per_user()["u3"])
     assert v.report == {"users_with_one_item": 1}
     assert v.mean == rs.intra_list_diversity(RECS, categories=cats)
@@ -276,7 +312,7 @@ def test_ild_per_user_skips_one_item_lists():
 
 def test_personalisation_per_user_by_hand():
     # u1 {a,b,c}, u2 {a,d,e}, u3 {b}: cos(u1,u2) = 1/3, cos(u1,u3) = 1/sqrt 3, cos(u2,u3) = 0
-    v = rs.personalisation(RECS, per_user=True)
+    v = rs.personalisation(RECS, reduction="none")
     r3 = 1 / math.sqrt(3)
     assert _same(v.per_user(), {"u1": 1 - (1 / 3 + r3) / 2, "u2": 1 - (1 / 3) / 2,
                                 "u3": 1 - r3 / 2})
@@ -287,7 +323,7 @@ def test_personalisation_per_user_by_hand():
 def test_serendipity_baseline_per_user():
     qrels = rl.Qrels.from_dict({"u1": {"a": 1, "c": 1}, "u2": {"d": 2, "e": 0}})
     popular = rl.Run.from_dict({u: {"a": 1.0, "b": 0.5} for u in ("u1", "u2", "u3")})
-    v = rs.serendipity(RECS, qrels, popular, per_user=True)
+    v = rs.serendipity(RECS, qrels, popular, reduction="none")
     assert _same(v.per_user(), {"u1": 1 / 3, "u2": 1 / 3, "u3": 0.0})
     assert v.report == {"users_without_judgments": 1}
     assert v.mean == rs.serendipity(RECS, qrels, popular)
@@ -301,7 +337,7 @@ def test_personalisation_and_ild_per_user_match_loops(seed, n_users):
     want = {u: 1 - float(np.mean([len(a & b) / math.sqrt(len(a) * len(b))
                                   for v, b in lists.items() if v != u]))
             for u, a in lists.items()}
-    got = rs.personalisation(run, per_user=True)
+    got = rs.personalisation(run, reduction="none")
     assert _same(got.per_user(), want)
     assert got.mean == rs.personalisation(run)
     rng = np.random.default_rng(seed)
@@ -311,7 +347,7 @@ def test_personalisation_and_ild_per_user_match_loops(seed, n_users):
             if len(lst) > 1 else math.nan for u, lst in lists_of(run).items()}
     if all(math.isnan(w) for w in want.values()):
         return
-    got = rs.intra_list_diversity(run, features=vec, per_user=True)
+    got = rs.intra_list_diversity(run, features=vec, reduction="none")
     assert _same(got.per_user(), want)
     assert got.mean == rs.intra_list_diversity(run, features=vec)
 
@@ -330,13 +366,13 @@ def test_unexpectedness_categories_by_hand():
     with pytest.warns(rl.errors.RanklensWarning,
                       match=r"unexpectedness: 1 of 3 recommended user\(s\) have no training "
                             r"profile, e\.g\. \['u3'\]"):
-        v = rs.unexpectedness(RECS, PROFILES, categories=CATS, per_user=True)
+        v = rs.unexpectedness(RECS, PROFILES, categories=CATS, reduction="none")
     assert _same(v.per_user(), {"u1": 4 / 9, "u2": 2 / 3, "u3": math.nan})
     assert v.report == {"users_without_profile": 1}
     assert math.isclose(v.mean, 5 / 9)
     some = RECS.take_queries(["u1", "u2"])
     assert rs.unexpectedness(some, PROFILES, categories=CATS) == v.mean
-    v = rs.unexpectedness(some, PROFILES, categories=CATS, profile_distance="min", per_user=True)
+    v = rs.unexpectedness(some, PROFILES, categories=CATS, profile_distance="min", reduction="none")
     assert _same(v.per_user(), {"u1": 0.0, "u2": 1 / 3})
     # top-1: u1 a, u2 a
     assert math.isclose(rs.unexpectedness(some, PROFILES, categories=CATS, k=1), (1 / 3 + 1) / 2)
@@ -349,9 +385,9 @@ def test_unexpectedness_features_by_hand():
     # u1 knows b: a 1, b 0, c 1 - 1/sqrt 2 (mean = min with one profile item)
     u1 = (1 + 0 + 1 - 1 / math.sqrt(2)) / 3
     # u2 knows a, b: a (0 + 1)/2, d (0 + 1)/2, e (2 + 1)/2 ; min: 0, 0, 1
-    v = rs.unexpectedness(some, profiles, features=feats, per_user=True)
+    v = rs.unexpectedness(some, profiles, features=feats, reduction="none")
     assert _same(v.per_user(), {"u1": u1, "u2": 5 / 6})
-    v = rs.unexpectedness(some, profiles, features=feats, profile_distance="min", per_user=True)
+    v = rs.unexpectedness(some, profiles, features=feats, profile_distance="min", reduction="none")
     assert _same(v.per_user(), {"u1": u1, "u2": 1 / 3})
     ids, mat = list(feats), np.array(list(feats.values()), dtype=float)
     assert math.isclose(rs.unexpectedness(some, profiles, features=(ids, mat)), (u1 + 5 / 6) / 2)
@@ -362,7 +398,7 @@ def test_serendipity_profiles_by_hand():
     kw = dict(profiles=PROFILES, categories=CATS)
     with pytest.warns(rl.errors.RanklensWarning, match="serendipity: 1 of 3"):
         # mean unexp > 0.4: u1 c -> 1/3 ; u2 a, d -> 2/3 ; u3 no profile
-        v = rs.serendipity(RECS, qrels, threshold=0.4, per_user=True, **kw)
+        v = rs.serendipity(RECS, qrels, threshold=0.4, reduction="none", **kw)
     assert _same(v.per_user(), {"u1": 1 / 3, "u2": 2 / 3, "u3": math.nan})
     assert v.report == {"users_without_judgments": 1, "users_without_profile": 1}
     assert math.isclose(v.mean, 1 / 2)
@@ -392,7 +428,7 @@ def _brute_unexp(lists, profile, dist, how):
 def test_unexpectedness_and_serendipity_match_loops(seed, how, use_categories, block):
     from unittest import mock
 
-    import ranklens.recsys.beyond as beyond
+    from ranklens.recsys.beyond import _items
 
     rng = np.random.default_rng(seed)
     run = random_recs(seed, 7, 12, 6)
@@ -422,12 +458,12 @@ def test_unexpectedness_and_serendipity_match_loops(seed, how, use_categories, b
                     sum(judged.get(u, {}).get(i, 0) >= 1 and x > threshold
                         for i, x in zip(lst, unexp[u], strict=True)) / len(lst))
                 for u, lst in lists.items()}
-    with mock.patch.object(beyond, "_BLOCK_VALUES", block), warnings.catch_warnings():
+    with mock.patch.object(_items, "BLOCK_VALUES", block), warnings.catch_warnings():
         warnings.simplefilter("ignore", rl.errors.RanklensWarning)
         got = rs.unexpectedness(run, (train_users, train_items), profile_distance=how, k=4,
-                                per_user=True, **kw)
+                                reduction="none", **kw)
         ser = rs.serendipity(run, qrels, profiles=(train_users, train_items), threshold=threshold,
-                             profile_distance=how, k=4, per_user=True, **kw)
+                             profile_distance=how, k=4, reduction="none", **kw)
         assert got.mean == rs.unexpectedness(run, (train_users, train_items), k=4,
                                              profile_distance=how, **kw)
     assert _same(got.per_user(), want_unexp)
@@ -512,20 +548,20 @@ def _metric_values(run, train_users, train_items, catalog, feats, cats, qrels, b
             "coverage": rs.catalog_coverage(run, catalog, k=k),
             "entropy": rs.shannon_entropy(run, catalog, k=k),
             "gini": rs.gini_index(run, catalog, k=k),
-            "novelty": rs.novelty(run, train_users, train_items, k=k, per_user=True),
-            "arp": rs.average_recommendation_popularity(run, train_items, k=k, per_user=True),
-            "aplt": rs.long_tail_share(run, train_items, k=k, per_user=True),
-            "personalisation": rs.personalisation(run, k=k, per_user=True),
-            "ild_features": rs.intra_list_diversity(run, features=feats, k=k, per_user=True),
-            "ild_categories": rs.intra_list_diversity(run, categories=cats, k=k, per_user=True),
-            "unexp_mean": rs.unexpectedness(run, profiles, features=feats, k=k, per_user=True),
+            "novelty": rs.novelty(run, train_users, train_items, k=k, reduction="none"),
+            "arp": rs.average_recommendation_popularity(run, train_items, k=k, reduction="none"),
+            "aplt": rs.long_tail_share(run, train_items, k=k, reduction="none"),
+            "personalisation": rs.personalisation(run, k=k, reduction="none"),
+            "ild_features": rs.intra_list_diversity(run, features=feats, k=k, reduction="none"),
+            "ild_categories": rs.intra_list_diversity(run, categories=cats, k=k, reduction="none"),
+            "unexp_mean": rs.unexpectedness(run, profiles, features=feats, k=k, reduction="none"),
             "unexp_min": rs.unexpectedness(run, profiles, features=feats, k=k,
-                                           profile_distance="min", per_user=True),
+                                           profile_distance="min", reduction="none"),
             "unexp_categories": rs.unexpectedness(run, profiles, categories=cats, k=k,
-                                                  per_user=True),
-            "serendipity_baseline": rs.serendipity(run, qrels, base, k=k, per_user=True),
+                                                  reduction="none"),
+            "serendipity_baseline": rs.serendipity(run, qrels, base, k=k, reduction="none"),
             "serendipity_profiles": rs.serendipity(run, qrels, profiles=profiles, features=feats,
-                                                   threshold=0.6, k=k, per_user=True),
+                                                   threshold=0.6, k=k, reduction="none"),
         }
     return {name: ((v.user_ids, v.values.tolist(), dict(v.report))
                    if isinstance(v, rs.UserValues) else v) for name, v in out.items()}
@@ -587,7 +623,7 @@ def test_integer_string_and_shuffled_ids_give_identical_values(k):
        st.sampled_from(["shuffled", "ranked", "ranked, users reversed", "ties ascending"]),
        st.booleans())
 def test_top_k_lists_match_sorting(seed, k, order, integer_ids):
-    import ranklens.recsys.beyond as beyond
+    from ranklens.recsys.beyond._lists import user_lists
 
     rng = np.random.default_rng(seed)
     # ties: scores on a coarse grid
@@ -604,7 +640,7 @@ def test_top_k_lists_match_sorting(seed, k, order, integer_ids):
         rows.sort(key=lambda r: str(r[0]), reverse=order == "ranked, users reversed")
     users, items, scores = (list(c) for c in zip(*rows, strict=True))
     run = rl.Run.from_arrays(users, items, scores)
-    lists = beyond._lists(run, k, "test")
+    lists = user_lists(run, k, "test")
     got = {u: lists.items.take(lists.item[a:b]).to_pylist()
            for u, a, b in zip(lists.users.to_pylist(), lists.offsets[:-1], lists.offsets[1:],
                               strict=True)}
@@ -618,7 +654,7 @@ def test_top_k_lists_match_sorting(seed, k, order, integer_ids):
 
 
 def test_segment_sums_add_in_row_order():
-    import ranklens.recsys.beyond as beyond
+    from ranklens.recsys.beyond import _items, diversity
 
     rng = np.random.default_rng(1)
     for dim in (1, 3):
@@ -630,8 +666,8 @@ def test_segment_sums_add_in_row_order():
         np.add.at(want, np.repeat(np.arange(lengths.size), lengths), unit[row])
         for block in (1 << 22, 7):
             with pytest.MonkeyPatch.context() as mp:
-                mp.setattr(beyond, "_BLOCK_VALUES", block)
-                got = beyond._segment_sums(unit, row, offsets)
+                mp.setattr(_items, "BLOCK_VALUES", block)
+                got = diversity._segment_sums(unit, row, offsets)
             np.testing.assert_array_equal(got, want)
 
 
@@ -657,7 +693,7 @@ def test_large_unordered_run_matches_a_plain_sort():
     p = np.bincount(seen // (tu_code.max() + 1), minlength=t_items.size) / (tu_code.max() + 1)
     info = -np.log2(p[np.searchsorted(t_items, it[icode[top]])])
     per_user = np.bincount(ucode[top], weights=info) / np.bincount(ucode[top])
-    v = rs.novelty(run, tu, ti, k=k, per_user=True)
+    v = rs.novelty(run, tu, ti, k=k, reduction="none")
     assert v.user_ids == tuple(ut.tolist())
     np.testing.assert_array_equal(v.values, per_user)
     assert v.mean == float(per_user.mean())
@@ -682,9 +718,9 @@ def test_id_inputs_of_every_kind():
     str_run = rl.Run.from_frame(frame.astype(str).assign(s=frame["s"]), query="u", doc="i",
                                 score="s")
     for run in (cat_run, cat_run.take_queries(["u1", "u3"])):
-        v = rs.novelty(run, TRAIN_USERS, TRAIN_ITEMS, per_user=True)
+        v = rs.novelty(run, TRAIN_USERS, TRAIN_ITEMS, reduction="none")
         same = str_run.take_queries(list(v.user_ids))
-        assert v.per_user() == rs.novelty(same, TRAIN_USERS, TRAIN_ITEMS, per_user=True).per_user()
+        assert v.per_user() == rs.novelty(same, TRAIN_USERS, TRAIN_ITEMS, reduction="none").per_user()
         assert rs.catalog_coverage(run, ["a", "b", "c", "q"]) == rs.catalog_coverage(
             same, ["a", "b", "c", "q"])
     # mapping keys that mix integers and strings are compared as text
@@ -706,7 +742,7 @@ def test_errors_name_integer_ids_as_text():
     feats = {7: [1.0, 0.0], 9: [0.0, 0.0], 10: [1.0, 1.0]}
     with pytest.raises(InputError, match=r"item\(s\) \['9'\] have an all-zero feature vector"):
         rs.intra_list_diversity(run, features=feats)
-    v = rs.novelty(run, [5, 6, 5, 6], [7, 7, 10, 9], per_user=True)   # p(7) = 1
+    v = rs.novelty(run, [5, 6, 5, 6], [7, 7, 10, 9], reduction="none")   # p(7) = 1
     assert v.user_ids == ("1", "2") and v.per_user() == {"1": 0.5, "2": 0.5}
 
 
@@ -715,15 +751,15 @@ def test_errors_name_integer_ids_as_text():
 def test_lists_are_the_rankings_evaluate_uses(ties, k):
     """The top-k lists come from the ranking engine of ranklens.ranking.evaluation: the same order
     under each tie policy (checked through a qrels that grades every item by its id)."""
-    import ranklens.recsys.beyond as beyond
     from ranklens.ranking.engine import prepare
+    from ranklens.recsys.beyond._lists import user_lists
 
     rng = np.random.default_rng(11)
     rows = [(f"u{u}", f"i{i}", float(rng.integers(0, 3))) for u in range(6)
             for i in rng.choice(20, size=int(rng.integers(1, 9)), replace=False)]
     rows = [rows[i] for i in rng.permutation(len(rows))]
     run = rl.Run.from_arrays(*(list(c) for c in zip(*rows, strict=True)))
-    lists = beyond._lists(run, k, "test", ties)
+    lists = user_lists(run, k, "test", ties)
     qrels = rl.Qrels.from_arrays([r[0] for r in rows], [r[1] for r in rows],
                                  [float(r[1][1:]) + 1 for r in rows])
     prep = prepare(qrels, run, rl.Conventions(ties=ties))
@@ -741,13 +777,13 @@ def test_ties_and_profile_choose_the_order_of_tied_items():
     pop = {"a": 3, "b": 2, "c": 1}
     train_items = [i for i, n in pop.items() for _ in range(n)]
     arp = {t: rs.average_recommendation_popularity(run, train_items, k=1, ties=t,
-                                                   per_user=True).per_user()
+                                                   reduction="none").per_user()
            for t in ("trec", "input")}
     assert arp == {"trec": {"u1": 1.0, "u2": 3.0}, "input": {"u1": 3.0, "u2": 3.0}}
     for profile, want in (("ranx", "input"), ("spark", "input"), ("trec_eval", "trec"),
                           ("rectools", "trec")):
         got = rs.average_recommendation_popularity(run, train_items, k=1, profile=profile,
-                                                   per_user=True).per_user()
+                                                   reduction="none").per_user()
         assert got == arp[want], profile
     assert rs.catalog_coverage(run, ["a", "b", "c"], k=1, ties="input") == 1 / 3
     assert rs.catalog_coverage(run, ["a", "b", "c"], k=1) == 2 / 3
@@ -773,8 +809,8 @@ def test_polars_categorical_ids():
     run = rl.Run.from_frame(cat, query="u", doc="i", score="s")
     plain = rl.Run.from_frame(frame, query="u", doc="i", score="s")
     for k in (None, 1):
-        assert (rs.average_recommendation_popularity(run, ["a", "a", "b"], k=k, per_user=True)
+        assert (rs.average_recommendation_popularity(run, ["a", "a", "b"], k=k, reduction="none")
                 .per_user() == rs.average_recommendation_popularity(
-                    plain, ["a", "a", "b"], k=k, per_user=True).per_user())
+                    plain, ["a", "a", "b"], k=k, reduction="none").per_user())
     # top-1: u1 b (tie with a: id descending), u2 a
     assert rs.catalog_coverage(run, pl.Series(["a", "b", "c"]), k=1) == 2 / 3

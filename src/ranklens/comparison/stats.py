@@ -200,6 +200,18 @@ def _out(p: np.ndarray, one: bool) -> Any:
 # --------------------------------------------------------------------------- tests
 
 
+def _differences(a: Any, b: Any, where: str) -> tuple[np.ndarray, float | None]:
+    """``b - a`` of one test, and its p-value where no test is needed: NaN when a
+    difference is NaN or infinite, 1.0 when every difference is zero."""
+    arr, _ = _paired(a, b, where, one_d=True)
+    d = arr[:, 0]
+    if not np.all(np.isfinite(d)):
+        return d, float("nan")
+    if not np.any(d != 0):
+        return d, 1.0
+    return d, None
+
+
 def paired_ttest(a: Any, b: Any) -> float:
     """Two-sided paired t-test p-value of ``b - a``: :math:`t = \\bar d / (s_d / \\sqrt n)`,
     :math:`p = 2\\,P(T_{n-1} \\ge |t|)` (the same number as :func:`scipy.stats.ttest_rel`).
@@ -213,12 +225,9 @@ def paired_ttest(a: Any, b: Any) -> float:
     with needs("stats", "ranklens.comparison.stats.paired_ttest"):
         from scipy import stats
 
-    arr, _ = _paired(a, b, "paired_ttest", one_d=True)
-    d = arr[:, 0]
-    if not np.all(np.isfinite(d)):
-        return float("nan")
-    if not np.any(d != 0):
-        return 1.0
+    d, fixed = _differences(a, b, "paired_ttest")
+    if fixed is not None:
+        return fixed
     if d.size < 2:
         return float("nan")
     sd = float(d.std(ddof=1))
@@ -239,12 +248,9 @@ def wilcoxon_test(a: Any, b: Any) -> float:
     with needs("stats", "ranklens.comparison.stats.wilcoxon_test"):
         from scipy import stats
 
-    arr, _ = _paired(a, b, "wilcoxon_test", one_d=True)
-    d = arr[:, 0]
-    if not np.all(np.isfinite(d)):
-        return float("nan")
-    if not np.any(d != 0):
-        return 1.0
+    d, fixed = _differences(a, b, "wilcoxon_test")
+    if fixed is not None:
+        return fixed
     return float(stats.wilcoxon(d, zero_method="wilcox").pvalue)
 
 

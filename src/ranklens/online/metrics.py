@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from ranklens._shared.validate import check_choice
 from ranklens.errors import MetricNameError
 
 __all__ = ["Aggregate", "EventAggregate", "MetricKind", "OnlineMetric", "parse_metric"]
@@ -62,10 +63,7 @@ class EventAggregate:
 
     def __post_init__(self) -> None:
         _check_event(self.event, "EventAggregate")
-        if self.agg not in _AGGS:
-            raise MetricNameError(
-                f"EventAggregate: agg={self.agg!r} is not one of {', '.join(_AGGS)}."
-            )
+        check_choice("agg", self.agg, _AGGS, where="EventAggregate", error=MetricNameError)
 
     def __str__(self) -> str:
         return self.event if self.agg == "sum" else f"{self.agg}({self.event})"
@@ -97,11 +95,8 @@ class OnlineMetric:
                 f"OnlineMetric: the name must be a non-empty string without '=' or surrounding "
                 f"spaces, got {self.name!r}."
             )
-        if self.kind not in _KINDS:
-            raise MetricNameError(
-                f"OnlineMetric {self.name!r}: kind={self.kind!r} is not one of "
-                f"{', '.join(_KINDS)}."
-            )
+        check_choice("kind", self.kind, _KINDS, where=f"OnlineMetric {self.name!r}",
+                     error=MetricNameError)
         if not isinstance(self.numerator, EventAggregate):
             raise MetricNameError(f"OnlineMetric {self.name!r}: numerator must be an "
                                   "EventAggregate.")

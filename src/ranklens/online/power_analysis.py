@@ -50,11 +50,19 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple, get_args
 
 import numpy as np
 
 from ranklens._shared.deps import needs
+from ranklens._shared.validate import (
+    check_alpha,
+    check_choice,
+    check_int,
+    check_number,
+    floats,
+    is_number,
+)
 from ranklens.errors import InputError
 from ranklens.online.metrics import MetricKind
 
@@ -95,25 +103,9 @@ class MDEResult:
     power: float
 
 
-def _num(value: Any, name: str, *, low: float, high: float = math.inf,
-         low_open: bool = True, high_open: bool = True) -> float:
-    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-    v = float(value) if ok else math.nan
-    good = ok and math.isfinite(v) and (v > low if low_open else v >= low) and \
-        (v < high if high_open else v <= high)
-    if not good:
-        lo_b = "(" if low_open else "["
-        hi_b = ")" if high_open else "]"
-        raise InputError(f"{name} must be a number in {lo_b}{low:g}, {high:g}{hi_b}, got "
-                         f"{value!r}.")
-    return v
-
-
 def _units(value: Any, name: str) -> int:
     """A number of units: a whole number >= 2 (a t-test needs two units per group)."""
-    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-        value, (bool, np.bool_))
-    if not ok or not math.isfinite(float(value)) or float(value) != math.floor(float(value)) \
+    if not is_number(value) or not math.isfinite(float(value)) or float(value) != math.floor(float(value)) \
             or float(value) < 2:
         raise InputError(f"{name} must be a whole number of units >= 2 (per group), got "
                          f"{value!r}.")
@@ -133,35 +125,55 @@ def _treatment_units(n: int, r: float) -> None:
                          "least two units. Increase n_control or ratio.")
 
 
-def _common(kind: Any, alpha: Any, ratio: Any, comparisons: Any,
-            alternative: Any) -> tuple[MetricKind, float, float, str]:
-    if kind not in ("proportion", "mean", "ratio"):
-        raise InputError(f"kind must be 'proportion', 'mean' or 'ratio', got {kind!r}.")
-    a = _num(alpha, "alpha", low=0, high=1)
-    r = _num(ratio, "ratio (n_treatment / n_control)", low=0)
-    if isinstance(comparisons, bool) or not isinstance(comparisons, (int, np.integer)) or \
-            comparisons < 1:
-        raise InputError(f"comparisons must be an integer >= 1, got {comparisons!r}.")
-    if alternative not in ("two-sided", "larger"):
-        raise InputError(f"alternative must be 'two-sided' or 'larger', got {alternative!r}.")
-    return kind, a / int(comparisons), r, alternative
+class _Design(NamedTuple):
+    """The checked parameters of a power question (``alpha`` after the Bonferroni split;
+    ``power`` and ``n`` when the question has them)."""
+
+    kind: MetricKind
+    alpha: float
+    ratio: float
+    alternative: str
+    baseline: float
+    sigma: float
+    power: float
+    n: int
+
+
+def _design(kind: Any, baseline: Any, std: Any, alpha: Any, ratio: Any, comparisons: Any,
+            alternative: Any, *, power: Any = None, n_control: Any = None) -> _Design:
+    """Check the parameters the three questions share."""
+    check_choice("kind", kind, get_args(MetricKind))
+    a = check_alpha(alpha)
+    r = check_number("ratio (n_treatment / n_control)", ratio, low=0)
+    a /= check_int("comparisons", comparisons)
+    check_choice("alternative", alternative, get_args(Alternative))
+    pw = math.nan
+    if power is not None:
+        pw = check_number("power", power, low=0, high=1)
+        _power_above_alpha(pw, a)
+    b, sigma = _baseline_std(kind, baseline, std)
+    n = 0
+    if n_control is not None:
+        n = _units(n_control, "n_control")
+        _treatment_units(n, r)
+    return _Design(kind, a, r, alternative, b, sigma, pw, n)
 
 
 def _baseline_std(kind: str, baseline: Any, std: Any) -> tuple[float, float]:
     if kind == "proportion":
-        b = _num(baseline, "baseline (control conversion rate)", low=0, high=1)
+        b = check_number("baseline (control conversion rate)", baseline, low=0, high=1)
         if std is not None:
             raise InputError("std is implied by the baseline for proportion metrics; leave it "
                              "out.")
         return b, math.sqrt(b * (1 - b))
-    b = _num(baseline, "baseline (control mean)", low=-math.inf)
+    b = check_number("baseline (control mean)", baseline, low=-math.inf)
     if std is None:
         raise InputError(
             f"std (the per-unit standard deviation) is required for {kind} metrics; estimate "
             "it from a previous period"
             + (" with ratio_unit_std(numerator, denominator)." if kind == "ratio" else ".")
         )
-    return b, _num(std, "std", low=0)
+    return b, check_number("std", std, low=0)
 
 
 def _effect_to_abs(kind: str, baseline: float, sigma: float, es: float) -> float:
@@ -252,19 +264,10 @@ def _z(q: float) -> float:
     return float(ndtri(q))
 
 
-def sample_size(
-    kind: MetricKind,
-    *,
-    baseline: float,
-    effect: float,
-    relative: bool = False,
-    std: float | None = None,
-    alpha: float = 0.05,
-    power: float = 0.8,
-    ratio: float = 1.0,
-    comparisons: int = 1,
-    alternative: Alternative = "two-sided",
-) -> SampleSizeResult:
+def sample_size(kind: MetricKind, *, baseline: float, effect: float, relative: bool = False,
+                std: float | None = None, alpha: float = 0.05, power: float = 0.8,
+                ratio: float = 1.0, comparisons: int = 1,
+                alternative: Alternative = "two-sided") -> SampleSizeResult:
     """Units per group needed to detect ``effect`` with the given power.
 
     Parameters
@@ -284,11 +287,9 @@ def sample_size(
     >>> 14000 < res.n_control < 15000
     True
     """
-    kind, a, r, alt = _common(kind, alpha, ratio, comparisons, alternative)
-    pw = _num(power, "power", low=0, high=1)
-    _power_above_alpha(pw, a)
-    b, sigma = _baseline_std(kind, baseline, std)
-    eff = _num(effect, "effect", low=-math.inf)
+    kind, a, r, alt, b, sigma, pw, _ = _design(kind, baseline, std, alpha, ratio, comparisons,
+                                               alternative, power=power)
+    eff = check_number("effect", effect, low=-math.inf)
     delta = eff * b if relative else eff
     if delta == 0:
         raise InputError("effect must not be zero" + (
@@ -313,18 +314,10 @@ def sample_size(
                             effect_size=es, alpha=a, power=pw)
 
 
-def minimum_detectable_effect(
-    kind: MetricKind,
-    *,
-    baseline: float,
-    n_control: int,
-    std: float | None = None,
-    alpha: float = 0.05,
-    power: float = 0.8,
-    ratio: float = 1.0,
-    comparisons: int = 1,
-    alternative: Alternative = "two-sided",
-) -> MDEResult:
+def minimum_detectable_effect(kind: MetricKind, *, baseline: float, n_control: int,
+                              std: float | None = None, alpha: float = 0.05,
+                              power: float = 0.8, ratio: float = 1.0, comparisons: int = 1,
+                              alternative: Alternative = "two-sided") -> MDEResult:
     """Smallest increase detectable with ``n_control`` units in control
     (``ratio * n_control`` in treatment) at the given power.
 
@@ -336,12 +329,8 @@ def minimum_detectable_effect(
     >>> round(mde.absolute, 3)
     0.198
     """
-    kind, a, r, alt = _common(kind, alpha, ratio, comparisons, alternative)
-    pw = _num(power, "power", low=0, high=1)
-    _power_above_alpha(pw, a)
-    b, sigma = _baseline_std(kind, baseline, std)
-    n = _units(n_control, "n_control")
-    _treatment_units(n, r)
+    kind, a, r, alt, b, sigma, pw, n = _design(kind, baseline, std, alpha, ratio, comparisons,
+                                               alternative, power=power, n_control=n_control)
     side = a / 2 if alt == "two-sided" else a
     es0 = (_z(1 - side) + _z(pw)) * math.sqrt(1 / n + 1 / (n * r))
     es = _increasing_root(lambda e: _power_at(kind, e, n, a, r, alt) - pw, es0, 1e-300)
@@ -359,31 +348,20 @@ def minimum_detectable_effect(
                      n_treatment=math.ceil(n * r - 1e-9), alpha=a, power=pw)
 
 
-def power(
-    kind: MetricKind,
-    *,
-    baseline: float,
-    effect: float,
-    n_control: int,
-    relative: bool = False,
-    std: float | None = None,
-    alpha: float = 0.05,
-    ratio: float = 1.0,
-    comparisons: int = 1,
-    alternative: Alternative = "two-sided",
-) -> float:
+def power(kind: MetricKind, *, baseline: float, effect: float, n_control: int,
+          relative: bool = False, std: float | None = None, alpha: float = 0.05,
+          ratio: float = 1.0, comparisons: int = 1,
+          alternative: Alternative = "two-sided") -> float:
     """Probability of a significant result for a true ``effect`` with the given traffic.
 
     ``n_control`` units in control and ``ratio * n_control`` in treatment
     (``n_control`` a whole number >= 2); an ``effect`` of 0 gives ``alpha``
     (two-sided) -- the chance of a false positive.
     """
-    kind, a, r, alt = _common(kind, alpha, ratio, comparisons, alternative)
-    b, sigma = _baseline_std(kind, baseline, std)
-    eff = _num(effect, "effect", low=-math.inf)
+    kind, a, r, alt, b, sigma, _, n = _design(kind, baseline, std, alpha, ratio, comparisons,
+                                              alternative, n_control=n_control)
+    eff = check_number("effect", effect, low=-math.inf)
     delta = eff * b if relative else eff
-    n = _units(n_control, "n_control")
-    _treatment_units(n, r)
     es = _abs_to_effect(kind, b, sigma, delta)
     return _power_at(kind, es if alt == "larger" else abs(es), n, a, r, alt)
 
@@ -396,12 +374,8 @@ def ratio_unit_std(numerator: Any, denominator: Any) -> float:
     units (Deng, Knoblich & Lu 2018).  Feed it to :func:`sample_size` as
     ``std`` for ``kind="ratio"``.
     """
-    try:
-        x = np.asarray(numerator, dtype=np.float64)
-        y = np.asarray(denominator, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"ratio_unit_std: numerator and denominator must be numbers ({exc})."
-                         ) from exc
+    x = floats(numerator, "numerator", "ratio_unit_std")
+    y = floats(denominator, "denominator", "ratio_unit_std")
     if x.shape != y.shape or x.ndim != 1 or x.size < 2:
         raise InputError(f"ratio_unit_std: numerator and denominator must be equally long 1-d "
                          f"arrays of at least two units; got shapes {x.shape} and {y.shape}.")

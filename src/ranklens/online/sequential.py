@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._shared.deps import needs
+from ranklens._shared.validate import check_alpha, check_number, floats
 from ranklens.errors import InputError
 
 __all__ = ["SequentialTest", "mixture_tau", "msprt"]
@@ -84,22 +85,6 @@ class SequentialTest:
     alpha: float
 
 
-def _check_alpha(alpha: Any, where: str) -> float:
-    ok = isinstance(alpha, (int, float, np.integer, np.floating)) and not isinstance(
-        alpha, (bool, np.bool_))
-    if not ok or not 0 < float(alpha) < 1:
-        raise InputError(f"{where}: alpha must be a number in (0, 1), e.g. alpha=0.05; got "
-                         f"{alpha!r}.")
-    return float(alpha)
-
-
-def _floats(x: Any, name: str, where: str) -> np.ndarray:
-    try:
-        return np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{where}: {name} must be numbers ({exc}).") from exc
-
-
 def mixture_tau(variance: Any, *, alpha: float = 0.05) -> np.ndarray:
     """Mixing scale ``tau`` that makes the confidence sequence narrowest at ``variance``.
 
@@ -113,8 +98,8 @@ def mixture_tau(variance: Any, *, alpha: float = 0.05) -> np.ndarray:
     with needs("online", "ranklens.online.sequential.mixture_tau"):
         from scipy.special import lambertw  # type: ignore[import-untyped, unused-ignore]
 
-    alpha = _check_alpha(alpha, "mixture_tau")
-    v = _floats(variance, "variance", "mixture_tau")
+    alpha = check_alpha(alpha, where="mixture_tau")
+    v = floats(variance, "variance", "mixture_tau")
     bad = ~(np.isfinite(v) & (v > 0))
     if bad.any():
         first = v if v.ndim == 0 else v[tuple(np.argwhere(bad)[0])]
@@ -163,9 +148,9 @@ def msprt(
     >>> bool(res.rejected[-1]), float(res.p_value[0])
     (True, 1.0)
     """
-    alpha = _check_alpha(alpha, "msprt")
-    d = _floats(diff, "diff", "msprt")
-    v = _floats(variance, "variance", "msprt")
+    alpha = check_alpha(alpha, where="msprt")
+    d = floats(diff, "diff", "msprt")
+    v = floats(variance, "variance", "msprt")
     if d.shape != v.shape or d.ndim == 0:
         raise InputError(
             f"msprt: diff and variance must be arrays of the same shape with the looks on the "
@@ -177,12 +162,9 @@ def msprt(
     if (v < 0).any():
         raise InputError(f"msprt: variance must be >= 0 (the variance of the difference at each "
                          f"look), got {float(v[v < 0][0])!r}; NaN marks a look without data.")
-    ok_null = isinstance(null, (int, float, np.integer, np.floating)) and not isinstance(
-        null, (bool, np.bool_))
-    if not ok_null or not math.isfinite(float(null)):
-        raise InputError(f"msprt: null must be a finite number (the difference under H0, "
-                         f"usually 0), got {null!r}.")
-    t = _floats(tau, "tau", "msprt")
+    null = check_number("null", null, where="msprt",
+                        hint="pass the difference under H0, usually 0")
+    t = floats(tau, "tau", "msprt")
     if np.any(~(t > 0)) or not np.all(np.isfinite(t)):
         raise InputError(f"msprt: tau must be positive and finite, got {tau!r}; see "
                          "mixture_tau(variance).")

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._shared.deps import needs
+from ranklens._shared.validate import check_alpha, floats
 from ranklens.errors import InputError
 
 __all__ = [
@@ -84,29 +85,12 @@ class Comparison:
     df: np.ndarray
 
 
-def _f(x: Any, name: str = "value", where: str = "ranklens.online") -> np.ndarray:
-    try:
-        return np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{where}: {name} must be numbers; cannot read {x!r} as floats "
-                         f"({exc}).") from exc
-
-
 def _at(arr: np.ndarray, bad: np.ndarray) -> tuple[str, float]:
     """Where the first bad element is (text for messages) and its value."""
     if arr.ndim == 0:
         return "", float(arr)
     i = tuple(int(k) for k in np.argwhere(bad)[0])
     return f" at index {i[0] if len(i) == 1 else i}", float(arr[i])
-
-
-def _check_alpha(alpha: float, where: str = "ranklens.online") -> float:
-    ok = isinstance(alpha, (int, float, np.integer, np.floating)) and not isinstance(
-        alpha, (bool, np.bool_))
-    if not ok or not 0 < float(alpha) < 1:
-        raise InputError(f"{where}: alpha must be a number in (0, 1), e.g. alpha=0.05; got "
-                         f"{alpha!r}.")
-    return float(alpha)
 
 
 def _nonnegative(arr: np.ndarray, name: str, where: str) -> np.ndarray:
@@ -121,7 +105,7 @@ def _nonnegative(arr: np.ndarray, name: str, where: str) -> np.ndarray:
 
 def _counts(x: Any, name: str, where: str, *, trials: bool = False) -> np.ndarray:
     """Counts: whole numbers >= 0 (>= 1 for ``trials``); NaN, inf and fractions raise."""
-    arr = _f(x, name, where)
+    arr = floats(x, name, where)
     bad = ~(np.isfinite(arr) & (arr >= 0) & (arr == np.floor(arr)))
     if bad.any():
         at, v = _at(arr, bad)
@@ -164,10 +148,10 @@ def relative_difference(
     :class:`~ranklens.errors.InputError`.
     """
     w = "relative_difference"
-    mt, vt = _f(estimate, "estimate", w), _f(variance, "variance", w)
-    mc, vc = _f(control_estimate, "control_estimate", w), _f(control_variance,
+    mt, vt = floats(estimate, "estimate", w), floats(variance, "variance", w)
+    mc, vc = floats(control_estimate, "control_estimate", w), floats(control_variance,
                                                              "control_variance", w)
-    c = _f(crit, "crit", w)
+    c = floats(crit, "crit", w)
     _nonnegative(vt, "variance", w)
     _nonnegative(vc, "control_variance", w)
     if (c < 0).any():
@@ -211,9 +195,9 @@ def normal_comparison(
         from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
     w = "normal_comparison"
-    alpha = _check_alpha(alpha, w)
-    mt, vt = _f(estimate, "estimate", w), _f(variance, "variance", w)
-    mc, vc = _f(control_estimate, "control_estimate", w), _f(control_variance,
+    alpha = check_alpha(alpha, where=w)
+    mt, vt = floats(estimate, "estimate", w), floats(variance, "variance", w)
+    mc, vc = floats(control_estimate, "control_estimate", w), floats(control_variance,
                                                              "control_variance", w)
     _nonnegative(vt, "variance", w)
     _nonnegative(vc, "control_variance", w)
@@ -276,7 +260,7 @@ def two_proportion_ztest(
         )
 
     w = "two_proportion_ztest"
-    alpha = _check_alpha(alpha, w)
+    alpha = check_alpha(alpha, where=w)
     xt, nt = _counts(successes, "successes", w), _counts(n, "n", w, trials=True)
     xc = _counts(control_successes, "control_successes", w)
     nc = _counts(control_n, "control_n", w, trials=True)
@@ -350,10 +334,10 @@ def welch_ttest(
         from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
     w = "welch_ttest"
-    alpha = _check_alpha(alpha, w)
-    mt, mc = _f(mean, "mean", w), _f(control_mean, "control_mean", w)
-    vt = _nonnegative(_f(var, "var", w), "var", w)
-    vc = _nonnegative(_f(control_var, "control_var", w), "control_var", w)
+    alpha = check_alpha(alpha, where=w)
+    mt, mc = floats(mean, "mean", w), floats(control_mean, "control_mean", w)
+    vt = _nonnegative(floats(var, "var", w), "var", w)
+    vc = _nonnegative(floats(control_var, "control_var", w), "control_var", w)
     nt, nc = _counts(n, "n", w, trials=True), _counts(control_n, "control_n", w, trials=True)
     mt, vt, nt, mc, vc, nc = _broadcast(w, mean=mt, var=vt, n=nt, control_mean=mc,
                                         control_var=vc, control_n=nc)
@@ -411,7 +395,7 @@ def delta_method_ratio(
     :class:`~ranklens.errors.InputError`.
     """
     w = "delta_method_ratio"
-    xf, yf = _f(numerator, "numerator", w), _f(denominator, "denominator", w)
+    xf, yf = floats(numerator, "numerator", w), floats(denominator, "denominator", w)
     x, y = _broadcast(w, numerator=xf, denominator=yf)
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or \
             not -x.ndim <= axis < max(x.ndim, 1) or x.ndim == 0:
@@ -449,7 +433,7 @@ def cuped_theta(y: Any, x: Any) -> float:
     Walker (2013), section 3.
     """
     w = "cuped_theta"
-    yy, xx = _f(y, "y", w), _f(x, "x", w)
+    yy, xx = floats(y, "y", w), floats(x, "x", w)
     if yy.ndim != 1 or yy.shape != xx.shape:
         raise InputError(f"{w}: y and x must be 1-d arrays with one value per unit, of the same "
                          f"length; got shapes {yy.shape} (y) and {xx.shape} (x).")
@@ -520,11 +504,7 @@ def sample_ratio_mismatch(
         from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
     w = "sample_ratio_mismatch"
-    ok_t = isinstance(threshold, (int, float, np.integer, np.floating)) and not isinstance(
-        threshold, (bool, np.bool_))
-    if not ok_t or not 0 < float(threshold) < 1:
-        raise InputError(f"{w}: threshold must be a p-value in (0, 1), e.g. threshold=0.001; "
-                         f"got {threshold!r}.")
+    check_alpha(threshold, name="threshold", where=w, example="threshold=0.001")
     if not isinstance(observed, Mapping) or not isinstance(expected_share, Mapping):
         raise InputError(f"{w}: observed and expected_share must be mappings {{variant: "
                          "count}} and {variant: share}.")
@@ -535,13 +515,13 @@ def sample_ratio_mismatch(
     if unknown:
         raise InputError(f"{w}: observed has variant(s) {unknown} that are not in "
                          f"expected_share {names}; add them to the plan or leave them out.")
-    obs = _f([observed.get(v, 0) for v in names], "observed", w)
+    obs = floats([observed.get(v, 0) for v in names], "observed", w)
     bad = ~(np.isfinite(obs) & (obs >= 0) & (obs == np.floor(obs)))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(f"{w}: observed[{names[i]!r}] is {observed[names[i]]!r}; observed "
                          "values must be unit counts (whole numbers >= 0).")
-    share = _f([expected_share[v] for v in names], "expected_share", w)
+    share = floats([expected_share[v] for v in names], "expected_share", w)
     bad = ~(np.isfinite(share) & (share > 0))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])

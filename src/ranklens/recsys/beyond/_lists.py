@@ -1,0 +1,153 @@
+"""The recommendation lists, prepared once: each user's top-``k`` items, ordered by the
+ranking engine (:func:`ranklens.ranking.engine.order_rankings`), in CSR form."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from ranklens._shared.arrow import from_numpy, to_numpy
+from ranklens._shared.columns import id_codes
+from ranklens.errors import InputError
+from ranklens.ranking.data import Run
+from ranklens.recsys.beyond._ids import examples, index_in, sorted_order
+
+__all__ = ["LIST_TIES", "Lists", "list_ties", "user_lists"]
+
+LIST_TIES = ("trec", "input")
+"""The tie policies that order a list without relevance."""
+
+
+@dataclass(frozen=True)
+class Lists:
+    """Top-k lists in CSR form: rows grouped by user (users in sorted id order), rank
+    order inside a user; items as int32 codes into ``items``."""
+
+    users: pa.Array        # distinct user ids (text), sorted
+    user: np.ndarray       # user index per kept row (non-decreasing)
+    items: pa.Array        # distinct item ids (text); may hold ids no kept row uses
+    item: np.ndarray       # item code per kept row
+    offsets: np.ndarray    # row offsets per user (len = n_users + 1)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @property
+    def n_users(self) -> int:
+        return len(self.users)
+
+    def used(self) -> np.ndarray:
+        """Which of ``items`` some kept row recommends."""
+        return np.bincount(self.item, minlength=len(self.items)) > 0
+
+    def lookup(self, ids: pa.Array) -> np.ndarray:
+        """Position of each of ``items`` in ``ids`` (distinct), -1 where absent."""
+        return index_in(self.items, ids)
+
+    def positions(self, ids: pa.Array, what: str, problem: str, tail: str) -> np.ndarray:
+        """Per kept row, the position of its item in ``ids`` (distinct); recommended
+        items that are not there raise :class:`InputError` ("{problem}, e.g. [...]{tail}")."""
+        pos = self.lookup(ids)
+        bad = (pos < 0) & self.used()
+        if bad.any():
+            missing = self.items.filter(from_numpy(bad))
+            raise InputError(f"{what}: {len(missing)} recommended item(s) {problem}, e.g. "
+                             f"{examples(missing)}{tail}")
+        return pos[self.item]
+
+    def user_mean(self, per_row: np.ndarray) -> np.ndarray:
+        """Per user, the mean of ``per_row`` over the user's list."""
+        sums = np.bincount(self.user, weights=per_row, minlength=self.n_users)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return sums / self.lengths
+
+
+def _check_k(recs: Run, k: int | None, what: str) -> None:
+    if not isinstance(recs, Run):
+        raise InputError(
+            f"{what}: recs must be a ranklens.Run of (user, item, score) rows, got "
+            f"{type(recs).__name__}; build one with Run.from_frame(df, query='user_id', "
+            "doc='item_id', score='score')."
+        )
+    if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
+        raise InputError(
+            f"{what}: the 'k' parameter must be an int in the range [1, inf) or None. "
+            f"Got {k!r} instead."
+        )
+    if len(recs) == 0:
+        raise InputError(f"{what}: recs has no rows.")
+
+
+def list_ties(ties: str | None, profile: str | None, what: str) -> str:
+    """The tie policy that orders the recommendation lists: ``ties`` if given, else the
+    profile's (default ``trec``: item id descending).  Only ordering policies apply to
+    a list without relevance: ``trec`` or ``input``."""
+    from ranklens.errors import UnsupportedError
+    from ranklens.ranking.conventions import resolve_conventions
+
+    if ties is None:
+        ties = resolve_conventions(None, profile, {}).ties
+        source = f"profile={profile!r} orders tied items by ties={ties!r}, which"
+    else:
+        if profile is not None:
+            resolve_conventions(None, profile, {})  # an unknown profile is still an error
+        source = f"ties={ties!r}"
+    if not isinstance(ties, str) or ties not in LIST_TIES:
+        if isinstance(ties, str) and ties in ("optimistic", "pessimistic", "expected",
+                                              "grouped"):
+            raise UnsupportedError(
+                f"{what}: {source} needs relevance judgments or averages over tied "
+                "orders, and a recommendation list has neither; pass ties='trec' (item id "
+                "descending, trec_eval) or ties='input' (the order of the rows)."
+            )
+        raise InputError(
+            f"{what}: ties must be one of {', '.join(map(repr, LIST_TIES))}, got {ties!r}."
+        )
+    return ties
+
+
+def user_lists(recs: Run, k: int | None, what: str, ties: str | None = None,
+               profile: str | None = None) -> Lists:
+    """Each user's top-``k`` list, ordered by :func:`ranklens.ranking.engine.order_rankings`
+    (score descending, equal scores by the tie policy)."""
+    from ranklens.ranking.engine import order_rankings
+
+    _check_k(recs, k, what)
+    policy = list_ties(ties, profile, what)
+    pairs = recs._pairs
+    qdict = pairs.query_dict
+    qcode = pairs.query_code
+    n_users = len(qdict)
+    by_text = sorted_order(qdict)
+    users = qdict.take(from_numpy(by_text))
+    urank = np.empty(n_users, dtype=np.int64)
+    urank[by_text] = np.arange(n_users, dtype=np.int64)
+    ucode = urank[qcode]
+    within = None
+    if policy == "trec":
+        # the item's rank among its user's items (doc_rank numbers the rows of one user
+        # consecutively in item id order): a narrow tie key
+        qstart = np.zeros(n_users + 1, dtype=np.int64)
+        np.cumsum(np.bincount(qcode, minlength=n_users), out=qstart[1:])
+        within = np.asarray(pairs.doc_rank, dtype=np.int64) - qstart[qcode]
+    rows = order_rankings(ucode, n_users, recs.scores, policy, doc_rank=within)
+    counts = np.bincount(ucode, minlength=n_users)
+    user = np.repeat(np.arange(n_users, dtype=np.int64), counts)
+    if k is not None and int(k) < int(counts.max(initial=0)):
+        starts = np.zeros(n_users, dtype=np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
+        keep = np.arange(len(rows), dtype=np.int64) - starts[user] < int(k)
+        rows, user = rows[keep], user[keep]
+    d = recs._d
+    if pa.types.is_dictionary(d.type):
+        items = d.dictionary
+        item = to_numpy(d.indices)[rows].astype(np.int32, copy=False)
+    else:   # plain strings: hash the kept rows' ids only
+        items, item = id_codes(d.take(from_numpy(rows)))
+    lengths = np.bincount(user, minlength=n_users)
+    offsets = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return Lists(users, user, items, item, offsets)
