@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from ranklens._shared.frames import pick_column
 from ranklens.errors import FormatError, InputError, RanklensWarning
 from ranklens.io._files import (
     check_readable,
@@ -42,25 +43,6 @@ RELEVANCE_NAMES = ("relevance", "rel", "label", "grade", "judgment", "judgement"
                    "weight", "target", "qrel")
 SCORE_NAMES = ("score", "prediction", "pred", "predicted", "similarity", "sim", "rank_score",
                "relevance_score")
-
-
-def _pick(path: str, columns: list[str], given: str | None, candidates: tuple[str, ...],
-          role: str, option: str) -> str:
-    if given is not None:
-        if given not in columns:
-            raise InputError(
-                f"{path}: no column named {given!r} for the {role}; the file has columns "
-                f"{columns}. Pass {option}=<name>."
-            )
-        return given
-    lower = {c.lower(): c for c in columns}
-    for name in candidates:
-        if name in lower:
-            return lower[name]
-    raise InputError(
-        f"{path}: cannot tell which column holds the {role}; the file has columns {columns}. "
-        f"Pass {option}=<name>."
-    )
 
 
 def _csv_header(path: str, buf: pa.Buffer, delimiter: str) -> list[str]:
@@ -169,7 +151,8 @@ def _read_table(path: str, fmt: str, roles: dict[str, tuple[str | None, tuple[st
     names: dict[str, str] = {}
 
     def pick(columns: list[str]) -> dict[str, str]:
-        names.update({role: _pick(path, columns, g, c, role, o)
+        names.update({role: pick_column(columns, g, role, path, candidates=c, noun="file",
+                                        option=o, placeholder="name")
                       for role, (g, c, o) in roles.items()})
         return names
 
