@@ -66,7 +66,7 @@ def materialise(frame: Any) -> Any:
 
 def is_table(obj: Any) -> bool:
     """Whether ``obj`` is a table this module reads (a LazyFrame counts)."""
-    return isinstance(obj, (pa.Table, dict)) or (
+    return isinstance(obj, (pa.Table, Mapping)) or (
         _library(obj) in ("pandas", "polars") and hasattr(obj, "columns"))
 
 
@@ -76,8 +76,8 @@ def column_names(frame: Any, what: str) -> list[str]:
     if isinstance(frame, pa.Table):
         return list(frame.column_names)
     if is_table(frame):
-        return [str(c) for c in frame.columns] if not isinstance(frame, dict) else \
-            [str(c) for c in frame]
+        return [str(c) for c in frame] if isinstance(frame, Mapping) else \
+            [str(c) for c in frame.columns]
     raise InputError(f"{what}: expected {_TABLES}, got {type(frame).__name__}.")
 
 
@@ -122,7 +122,7 @@ def n_rows(frame: Any, what: str) -> int:
     column_names(frame, what)
     if isinstance(frame, pa.Table):
         return int(frame.num_rows)
-    if isinstance(frame, dict):
+    if isinstance(frame, Mapping):
         lengths = {str(k): len(v) for k, v in frame.items()}
         if len(set(lengths.values())) > 1:
             raise InputError(f"{what}: the columns have different lengths {lengths}; every "
@@ -138,7 +138,7 @@ def take_rows(frame: Any, rows: np.ndarray) -> Any:
         return frame.iloc[rows]
     if _library(frame) == "polars":
         return frame[rows]
-    if isinstance(frame, dict):
+    if isinstance(frame, Mapping):
         return {k: np.asarray(v)[rows] for k, v in frame.items()}
     return frame.take(rows)
 

@@ -64,6 +64,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._shared.frames import column_names, columns_from_frame, is_table, materialise
 from ranklens.errors import InputError
 
 __all__ = ["DEFAULT_AREA_RANGES", "CocoResult", "coco_evaluate"]
@@ -143,16 +144,14 @@ def _stack_lists(col: Any) -> np.ndarray:
 
 
 def _columns(name: str, obj: Any) -> tuple[list[str], Any]:
-    if isinstance(obj, Mapping):
-        return [str(k) for k in obj], lambda k: obj[k]
-    if hasattr(obj, "column_names") and hasattr(obj, "column"):  # pyarrow Table
-        return list(obj.column_names), obj.column
-    if hasattr(obj, "columns") and hasattr(obj, "__getitem__"):  # pandas / polars
-        return [str(c) for c in obj.columns], lambda k: obj[k]
-    raise InputError(
-        f"{name} must be a dict of arrays, a pandas / polars DataFrame, a pyarrow Table "
-        f"or a COCO-format dict, got {type(obj).__name__}."
-    )
+    """The column names of a table and a getter of its columns by name."""
+    if not is_table(obj):
+        raise InputError(
+            f"{name} must be a dict of arrays, a pandas / polars DataFrame, a pyarrow Table "
+            f"or a COCO-format dict, got {type(obj).__name__}."
+        )
+    obj = materialise(obj)
+    return column_names(obj, name), lambda k: columns_from_frame(obj, {k: k}, name)[k]
 
 
 def _from_coco_anns(name: str, anns: Sequence[Any], *, det: bool) -> dict[str, Any]:
@@ -350,12 +349,44 @@ def coco_evaluate(
     ``area_ranges``: label -> ``(lo, hi)`` (default all / small / medium /
     large as COCO).  See the module documentation for the conventions.
 
+    The steps: :func:`_options` (checked parameters), :func:`_table` (reading
+    ``gt`` and ``det``), :func:`_code_ids` (images and categories as codes),
+    :func:`_rank_detections` and :func:`_group_ground_truth` (grouped by image and
+    category), :func:`_match` (greedy matching per area range and threshold),
+    :func:`_accumulate` (precision and recall per category, area and
+    ``max_det``) and :func:`_summarize` (the 12 numbers and per-class AP).
+
     >>> r = coco_evaluate({"image_id": [1], "category_id": [1], "bbox": [[0, 0, 10, 10]]},
     ...                   {"image_id": [1], "category_id": [1], "bbox": [[0, 0, 10, 10]],
     ...                    "score": [0.9]})
     >>> round(r["AP"], 12), r["AR_100"]  # precision is tp / (tp + fp + 2.2e-16)
     (1.0, 1.0)
     """
+    opts = _options(iou_thresholds, max_dets, area_ranges, iou_type)
+    g, images, cat_list = _table("gt", gt, det=False)
+    d, _, _ = _table("det", det, det=True)
+    ids = _code_ids(g, d, images, cat_list)
+    dets = _rank_detections(d, ids, opts.max_dets[-1])
+    gts = _group_ground_truth(g, ids)
+    tp, fp, g_ignored = _match(dets, gts, opts)
+    precision, recall = _accumulate(dets, gts, ids, opts, tp, fp, g_ignored)
+    return _summarize(precision, recall, ids.cats, opts)
+
+
+@dataclass(frozen=True)
+class _Options:
+    """The checked parameters: IoU thresholds, sorted ``max_dets``, area range labels
+    and their ``(lo, hi)`` rows."""
+
+    thr: np.ndarray
+    max_dets: tuple[int, ...]
+    labels: list[str]
+    ranges: np.ndarray
+
+
+def _options(iou_thresholds: Any, max_dets: Sequence[int],
+             area_ranges: Mapping[str, tuple[float, float]] | None, iou_type: str) -> _Options:
+    """Check :func:`coco_evaluate`'s parameters (before any data is read)."""
     if iou_type != "bbox":
         raise InputError(f"iou_type must be 'bbox' (segm / keypoints are not supported), "
                          f"got {iou_type!r}.")
@@ -379,11 +410,27 @@ def coco_evaluate(
         rng = np.zeros((0,))
     if rng.ndim != 2 or rng.shape[1] != 2 or np.isnan(rng).any():
         raise InputError(f"area_ranges values must be (lo, hi) pairs, got {ranges!r}.")
+    return _Options(thr, mdets, list(ranges), rng)
 
-    g, images, cat_list = _table("gt", gt, det=False)
-    d, _, _ = _table("det", det, det=True)
 
-    # ---- ids -> codes
+@dataclass(frozen=True)
+class _Ids:
+    """Images and categories as codes: ``cats`` the sorted category ids, each
+    annotation's image and category code, and the detections kept (``d_keep``: those
+    of a ground-truth category)."""
+
+    cats: np.ndarray
+    g_img: np.ndarray
+    g_cat: np.ndarray
+    d_img: np.ndarray
+    d_cat: np.ndarray
+    d_keep: np.ndarray
+
+
+def _code_ids(g: _Table, d: _Table, images: Any, cat_list: Any) -> _Ids:
+    """Code image and category ids by their sorted unique values (images of the COCO
+    dict, or of both tables; categories of the COCO dict or of the ground truth), and
+    check that the ids refer to listed images and categories."""
     if cat_list is not None:
         cats = np.unique(np.asarray(cat_list))
     else:
@@ -411,127 +458,189 @@ def coco_evaluate(
     if images is not None and len(g_img) and not (
             img_ids[np.minimum(g_img, len(img_ids) - 1)] == g.image).all():
         raise InputError("gt annotations refer to image ids not listed in gt['images'].")
-    n_cat = len(cats)
-    keep = d_cat < n_cat
+    keep = d_cat < len(cats)
     keep[keep] = cats[d_cat[keep]] == d.category[keep]
-    dsel = np.flatnonzero(keep)
+    return _Ids(cats, g_img, g_cat, d_img, d_cat, np.flatnonzero(keep))
 
-    # ---- detections: group by (image, category), rank by score, cap at max(max_dets)
-    d_group = d_img[dsel] * n_cat + d_cat[dsel]
+
+@dataclass(frozen=True)
+class _Detections:
+    """The detections kept, grouped by (image, category) and ranked by descending
+    score within a group (``rank``, 0-based; at most ``max(max_dets)`` per group)."""
+
+    rows: np.ndarray  # index into the detection table
+    group: np.ndarray
+    rank: np.ndarray
+    box: np.ndarray
+    score: np.ndarray
+    area: np.ndarray
+    img: np.ndarray
+    cat: np.ndarray
+
+
+def _rank_detections(d: _Table, ids: _Ids, cap: int) -> _Detections:
+    """Group the detections by (image, category), rank them by score (ties in input
+    order) and keep the first ``cap`` of each group."""
+    n_cat = len(ids.cats)
+    dsel = ids.d_keep
+    d_group = ids.d_img[dsel] * n_cat + ids.d_cat[dsel]
     order = np.lexsort((dsel, -d.score[dsel], d_group))
     dsel, d_group = dsel[order], d_group[order]
     _, d_rank = _segments(d_group)
-    cap = d_rank < mdets[-1]
-    dsel, d_group, d_rank = dsel[cap], d_group[cap], d_rank[cap]
-    nd = len(dsel)
-    dbox, dscore = d.box[dsel], d.score[dsel]
-    darea = dbox[:, 2] * dbox[:, 3]
+    keep = d_rank < cap
+    dsel, d_group, d_rank = dsel[keep], d_group[keep], d_rank[keep]
+    box = d.box[dsel]
+    return _Detections(dsel, d_group, d_rank, box, d.score[dsel], box[:, 2] * box[:, 3],
+                       ids.d_img[dsel], ids.d_cat[dsel])
 
-    # ---- ground truth grouped the same way (input order within a group)
-    g_group = g_img * n_cat + g_cat
-    gorder = np.argsort(g_group, kind="stable")
-    gg_sorted = g_group[gorder]
-    gbox, garea = g.box[gorder], g.area[gorder]
-    gcrowd, gign0 = g.crowd[gorder], (g.crowd | g.ignore)[gorder]
-    ng = len(gorder)
 
-    # ---- all (det, gt) pairs within a group, IoU, drop those below every threshold
-    lo = np.searchsorted(gg_sorted, d_group, side="left")
-    hi = np.searchsorted(gg_sorted, d_group, side="right")
+@dataclass(frozen=True)
+class _GroundTruth:
+    """The ground truth sorted by (image, category) group, input order within one."""
+
+    group: np.ndarray
+    box: np.ndarray
+    area: np.ndarray
+    crowd: np.ndarray
+    ignored: np.ndarray  # crowd or flagged ignore (before area ranges)
+    cat: np.ndarray
+
+
+def _group_ground_truth(g: _Table, ids: _Ids) -> _GroundTruth:
+    """Sort the ground truth by (image, category) group, stably."""
+    g_group = ids.g_img * len(ids.cats) + ids.g_cat
+    order = np.argsort(g_group, kind="stable")
+    return _GroundTruth(g_group[order], g.box[order], g.area[order], g.crowd[order],
+                        (g.crowd | g.ignore)[order], ids.g_cat[order])
+
+
+def _pairs(dets: _Detections, gts: _GroundTruth, thr_min: float
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (detection, ground truth) pair of one group with its IoU, the pairs below
+    every threshold dropped: detection index, ground-truth index, IoU."""
+    lo = np.searchsorted(gts.group, dets.group, side="left")
+    hi = np.searchsorted(gts.group, dets.group, side="right")
     cnt = hi - lo
-    p_det = np.repeat(np.arange(nd), cnt)
+    p_det = np.repeat(np.arange(len(dets.rows)), cnt)
     p_gt = np.repeat(lo, cnt) + (np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt,
                                                                         cnt))
-    p_iou = _pair_iou(dbox[p_det], gbox[p_gt], gcrowd[p_gt])
-    thr_eff = np.minimum(thr, 1 - 1e-10)
-    live = p_iou >= thr_eff.min()
-    p_det, p_gt, p_iou = p_det[live], p_gt[live], p_iou[live]
-    p_rank = d_rank[p_det]
+    p_iou = _pair_iou(dets.box[p_det], gts.box[p_gt], gts.crowd[p_gt])
+    live = p_iou >= thr_min
+    return p_det[live], p_gt[live], p_iou[live]
 
-    n_t, n_a = len(thr), len(rng)
+
+def _match(dets: _Detections, gts: _GroundTruth, opts: _Options
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Greedy matching for every area range and threshold; returns the true and false
+    positives (area range x threshold x detection) and which ground truth each area
+    range ignores (area range x ground truth).
+
+    One step per detection rank handles the detections of that rank of every group at
+    once, for all thresholds: each takes the first of its candidates (non-ignored
+    first, larger IoU, later ground truth) that is still free (crowd never is used
+    up) and reaches the threshold."""
+    thr_eff = np.minimum(opts.thr, 1 - 1e-10)
+    p_det, p_gt, p_iou = _pairs(dets, gts, thr_eff.min())
+    p_rank = dets.rank[p_det]
+    n_a, n_t, nd, ng = len(opts.ranges), len(opts.thr), len(dets.rows), len(gts.group)
+    rng, cap = opts.ranges, opts.max_dets[-1]
     # matched gt (index into the sorted gt arrays) per area range, threshold, det; -1 none
     match = np.full((n_a, n_t, nd), -1, np.int64)
     g_ignored = np.empty((n_a, ng), bool)
     for a in range(n_a):
-        ign = gign0 | (garea < rng[a, 0]) | (garea > rng[a, 1])
+        ign = gts.ignored | (gts.area < rng[a, 0]) | (gts.area > rng[a, 1])
         g_ignored[a] = ign
         if len(p_det) == 0:
             continue
-        # candidates of a det in preference order: non-ignored first, larger IoU, later gt
         po = np.lexsort((-p_gt, -p_iou, ign[p_gt], p_det, p_rank))
         s_det, s_gt, s_iou, s_rank = p_det[po], p_gt[po], p_iou[po], p_rank[po]
         valid_iou = s_iou[:, None] >= thr_eff[None, :]
         used = np.zeros((ng, n_t), bool)
-        bounds = np.searchsorted(s_rank, np.arange(mdets[-1] + 1))
-        for r in range(mdets[-1]):
+        bounds = np.searchsorted(s_rank, np.arange(cap + 1))
+        for r in range(cap):
             s, e = bounds[r], bounds[r + 1]
             if s == e:
                 continue
-            gts = s_gt[s:e]
-            ok = valid_iou[s:e] & (~used[gts] | gcrowd[gts, None])
+            gt_rows = s_gt[s:e]
+            ok = valid_iou[s:e] & (~used[gt_rows] | gts.crowd[gt_rows, None])
             dstart, _ = _segments(s_det[s:e])
             pos = np.where(ok, np.arange(e - s)[:, None], e - s)
             first = np.minimum.reduceat(pos, dstart, axis=0)  # (n dets, T)
-            hit = first < e - s
-            di, ti = np.nonzero(hit)
-            chosen = gts[first[di, ti]]
+            di, ti = np.nonzero(first < e - s)
+            chosen = gt_rows[first[di, ti]]
             used[chosen, ti] = True
             match[a, ti, s_det[s:e][dstart[di]]] = chosen
-
-    d_out = (darea[None, :] < rng[:, 0:1]) | (darea[None, :] > rng[:, 1:2])  # (A, D)
+    d_out = (dets.area[None, :] < rng[:, 0:1]) | (dets.area[None, :] > rng[:, 1:2])  # (A, D)
     matched = match >= 0
     m_ign = np.take_along_axis(g_ignored[:, None, :].repeat(n_t, 1),
                                np.maximum(match, 0), axis=2) if ng else np.zeros_like(matched)
-    tp = matched & ~m_ign
-    fp = ~matched & ~d_out[:, None, :]
+    return matched & ~m_ign, ~matched & ~d_out[:, None, :], g_ignored
 
-    # ---- accumulate per category and max_det
-    n_r, n_m = len(_REC_THRS), len(mdets)
+
+def _accumulate(dets: _Detections, gts: _GroundTruth, ids: _Ids, opts: _Options,
+                tp: np.ndarray, fp: np.ndarray, g_ignored: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Precision (T x 101 x K x A x M) and recall (T x K x A x M) as pycocotools'
+    ``accumulate``: per category and ``max_det``, the detections of every image pooled
+    by descending score (ties by image, then rank in the image); -1 where a category
+    has no non-ignored ground truth in an area range."""
+    n_t, n_r, n_cat = len(opts.thr), len(_REC_THRS), len(ids.cats)
+    n_a, n_m = len(opts.ranges), len(opts.max_dets)
     precision = -np.ones((n_t, n_r, n_cat, n_a, n_m))
     recall = -np.ones((n_t, n_cat, n_a, n_m))
-    gcat_sorted = g_cat[gorder]
     npig = np.zeros((n_cat, n_a), np.int64)
     for a in range(n_a):
-        npig[:, a] = np.bincount(gcat_sorted[~g_ignored[a]], minlength=n_cat)
-    d_catc = d_cat[dsel]
-    acc = np.lexsort((d_rank, d_img[dsel], -dscore, d_catc))
-    cstart = np.searchsorted(d_catc[acc], np.arange(n_cat + 1))
-    spacing = np.spacing(1)
+        npig[:, a] = np.bincount(gts.cat[~g_ignored[a]], minlength=n_cat)
+    acc = np.lexsort((dets.rank, dets.img, -dets.score, dets.cat))
+    cstart = np.searchsorted(dets.cat[acc], np.arange(n_cat + 1))
     for k in range(n_cat):
         idx_k = acc[cstart[k]:cstart[k + 1]]
-        for mi, md in enumerate(mdets):
-            idx = idx_k[d_rank[idx_k] < md]
-            n = len(idx)
+        for mi, md in enumerate(opts.max_dets):
+            idx = idx_k[dets.rank[idx_k] < md]
             tps = np.cumsum(tp[:, :, idx], axis=2).astype(np.float64)  # (A, T, n)
             fps = np.cumsum(fp[:, :, idx], axis=2).astype(np.float64)
             for a in range(n_a):
                 npg = int(npig[k, a])
                 if npg == 0:
                     continue
-                if n == 0:
+                if len(idx) == 0:
                     precision[:, :, k, a, mi] = 0.0
                     recall[:, k, a, mi] = 0.0
                     continue
-                tp_a, fp_a = tps[a], fps[a]
-                recall[:, k, a, mi] = tp_a[:, -1] / npg
-                pr = tp_a / (fp_a + tp_a + spacing)
-                env = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
-                # first point with recall tp/npg >= level: tp >= j*, the least
-                # integer with float(j / npg) >= level (exact, no float offsets)
-                j = np.ceil(_REC_THRS * npg)
-                j = np.where((j > 0) & ((j - 1) / npg >= _REC_THRS), j - 1, j)
-                j = np.where(j / npg < _REC_THRS, j + 1, j)
-                j = np.minimum(j, n + 1).astype(np.int64)
-                band = n + 2
-                flat = (tp_a.astype(np.int64) + (np.arange(n_t) * band)[:, None]).ravel()
-                tgt = j[None, :] + (np.arange(n_t) * band)[:, None]
-                pos = np.searchsorted(flat, tgt.ravel(), side="left").reshape(n_t, n_r)
-                pos -= (np.arange(n_t) * n)[:, None]
-                envp = np.concatenate([env, np.zeros((n_t, 1))], axis=1)
-                precision[:, :, k, a, mi] = np.take_along_axis(envp, pos, axis=1)
+                recall[:, k, a, mi] = tps[a][:, -1] / npg
+                precision[:, :, k, a, mi] = _interpolated_precision(tps[a], fps[a], npg)
+    return precision, recall
 
-    # ---- summary
-    labels = list(ranges)
+
+def _interpolated_precision(tp: np.ndarray, fp: np.ndarray, npg: int) -> np.ndarray:
+    """Precision at the 101 recall levels for each threshold (rows of the cumulative
+    ``tp`` / ``fp`` counts): the running maximum from the right of ``tp / (tp + fp +
+    eps)`` at the first point whose recall ``tp / npg`` reaches the level, 0 where
+    none does."""
+    n_t, n = tp.shape
+    n_r = len(_REC_THRS)
+    pr = tp / (fp + tp + np.spacing(1))
+    env = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
+    # first point with recall tp/npg >= level: tp >= j*, the least integer with
+    # float(j / npg) >= level (exact, no float offsets)
+    j = np.ceil(_REC_THRS * npg)
+    j = np.where((j > 0) & ((j - 1) / npg >= _REC_THRS), j - 1, j)
+    j = np.where(j / npg < _REC_THRS, j + 1, j)
+    j = np.minimum(j, n + 1).astype(np.int64)
+    band = n + 2
+    flat = (tp.astype(np.int64) + (np.arange(n_t) * band)[:, None]).ravel()
+    tgt = j[None, :] + (np.arange(n_t) * band)[:, None]
+    pos = np.searchsorted(flat, tgt.ravel(), side="left").reshape(n_t, n_r)
+    pos -= (np.arange(n_t) * n)[:, None]
+    envp = np.concatenate([env, np.zeros((n_t, 1))], axis=1)
+    return np.take_along_axis(envp, pos, axis=1)
+
+
+def _summarize(precision: np.ndarray, recall: np.ndarray, cats: np.ndarray, opts: _Options
+               ) -> CocoResult:
+    """The 12 numbers of pycocotools' ``summarize()`` and AP per category: means of
+    the entries that are not -1 (-1 when there are none)."""
+    labels, thr, mdets = opts.labels, opts.thr, opts.max_dets
 
     def mean_valid(x: np.ndarray) -> float:
         v = x[x > -1]
@@ -561,10 +670,8 @@ def coco_evaluate(
     summary.update({"AR_small": ar(2, "small"), "AR_medium": ar(2, "medium"),
                     "AR_large": ar(2, "large")})
     stats = np.array(list(summary.values()), dtype=np.float64)
-    per_class: dict[Any, float] = {}
     a_all = labels.index("all") if "all" in labels else 0
-    for k, c in enumerate(cats.tolist()):
-        per_class[c] = mean_valid(precision[:, :, k, a_all, 2])
+    per_class = {c: mean_valid(precision[:, :, k, a_all, 2]) for k, c in enumerate(cats.tolist())}
     return CocoResult(stats=stats, summary=summary, per_class_ap=per_class,
                       precision=precision, recall=recall, categories=cats.tolist(),
                       iou_thresholds=thr, area_labels=labels, max_dets=mdets)
