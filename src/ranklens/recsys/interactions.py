@@ -86,16 +86,12 @@ def evaluate_interactions(
     interactions: Any,
     metrics: Any,
     *,
-    user: str = "user_id",
-    item: str = "item_id",
-    score: str | None = "score",
-    rank: str | None = None,
-    weight: str | None = None,
-    repeats: str = "sum",
-    missing: str = "zero",
-    duplicates: str = "error",
-    unjudged: str = "skip",
-    unjudged_users: str | None = None,
+    # the columns
+    user: str = "user_id", item: str = "item_id",
+    score: str | None = "score", rank: str | None = None, weight: str | None = None,
+    # the recommender conventions
+    repeats: str = "sum", missing: str = "zero", duplicates: str = "error",
+    unjudged: str = "skip", unjudged_users: str | None = None,
     **conventions: Any,
 ) -> InteractionEvaluation:
     """Evaluate recommendation lists against held-out interactions.

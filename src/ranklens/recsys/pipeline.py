@@ -15,8 +15,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
+import pyarrow as pa
 
+from ranklens._shared.arrow import to_numpy
 from ranklens.errors import InputError
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result, evaluate
@@ -30,8 +31,7 @@ def oracle_run(qrels: Qrels, candidates: Run) -> Run:
     cand = candidates.to_arrow()
     judged = qrels.to_arrow()
     joined = cand.join(judged, keys=["query", "doc"], join_type="left outer")
-    rel = joined.column("relevance").to_numpy(zero_copy_only=False).astype(np.float64)
-    rel = np.where(np.isnan(rel), 0.0, rel)
+    rel = to_numpy(joined.column("relevance").cast(pa.float64()), fill=0.0)  # unjudged: 0
     return Run.from_arrays(joined.column("query"), joined.column("doc"), rel, name="oracle")
 
 

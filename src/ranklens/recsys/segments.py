@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ranklens._shared.columns import as_id_column
 from ranklens._shared.deps import needs
 from ranklens.errors import InputError
 from ranklens.ranking.data import Qrels, Run
@@ -34,14 +35,8 @@ UNLABELLED = "unlabelled"
 
 
 def _ids(values: Any, what: str) -> np.ndarray:
-    if hasattr(values, "to_numpy"):
-        values = values.to_numpy()
-    elif isinstance(values, (pa.Array, pa.ChunkedArray)):
-        values = values.to_pylist()
-    arr = np.asarray(list(values) if not isinstance(values, np.ndarray) else values)
-    if arr.ndim != 1:
-        raise InputError(f"{what} must be a 1-d sequence of ids, got shape {arr.shape}.")
-    return arr.astype(str)
+    """A column of ids (strings or integers, as every id column is read) as NumPy text."""
+    return np.asarray(as_id_column(values, what).to_numpy(zero_copy_only=False)).astype(str)
 
 
 def label_segments(
