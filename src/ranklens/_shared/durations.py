@@ -21,9 +21,9 @@ On a numeric time column it is a number in the column's unit.
 [168, 168, 168, 168, 336, 1, 24]
 >>> as_duration("90min", day, "window") == as_duration("1.5h", day, "window") == 5_400 * 10**9
 True
->>> import datetime, numpy as np
->>> as_duration(datetime.timedelta(hours=1), day, "window") == as_duration(
-...     np.timedelta64(60, "m"), day, "window") == 3_600 * 10**9
+>>> import datetime, numpy as np, pandas as pd
+>>> {as_duration(d, day, "window") for d in (datetime.timedelta(hours=1),
+...  np.timedelta64(60, "m"), pd.Timedelta("1h"), pd.Timedelta(minutes=60))} == {3_600 * 10**9}
 True
 >>> as_duration(2.5, TimeKind("number"), "window")
 2.5

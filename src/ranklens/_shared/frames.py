@@ -67,7 +67,8 @@ def materialise(frame: Any) -> Any:
 def is_table(obj: Any) -> bool:
     """Whether ``obj`` is a table this module reads (a LazyFrame counts)."""
     return isinstance(obj, (pa.Table, Mapping)) or (
-        _library(obj) in ("pandas", "polars") and hasattr(obj, "columns"))
+        _library(obj) in ("pandas", "polars")
+        and (type(obj).__name__ == "LazyFrame" or hasattr(obj, "columns")))
 
 
 def column_names(frame: Any, what: str) -> list[str]:
