@@ -2,17 +2,28 @@
 the extra to install (one line), and ``import ranklens`` still works.
 
 Each case runs in a fresh interpreter in which the library cannot be imported (a
-meta-path finder refuses it, as if it were not installed).
+meta-path finder refuses it, as if it were not installed).  :data:`CALLS` holds a call of
+every public function (and public method of a public class) of the classification,
+regression, clustering, entity-resolution, detection, comparison and online families;
+a completeness check derives that list from the families' ``__all__``, so a new function
+cannot be forgotten.  With each optional library hidden, every call either works or raises
+``MissingDependencyError`` naming an extra that installs the library.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import subprocess
 import sys
 import textwrap
+from importlib.metadata import PackageNotFoundError, requires
+from pathlib import Path
 
 import pytest
+
+from ranklens._shared.deps import EXTRAS, PACKAGES
 
 BLOCKER = textwrap.dedent('''
     import sys, json, traceback
@@ -31,6 +42,23 @@ BLOCKER = textwrap.dedent('''
     import numpy as np
     q = rl.Qrels.from_dict({f"q{i}": {"a": 1, "b": 0} for i in range(5)})
     r = rl.Run.from_dict({f"q{i}": {"a": 1.0, "b": 2.0} for i in range(5)})
+    import pyarrow as pa
+    T, P = [0, 0, 1, 1], [0, 1, 1, 1]
+    X, L = [[0.0, 0.0], [0.0, 1.0], [4.0, 0.0], [4.0, 1.0]], [0, 0, 1, 1]
+    BOX = {"image": [1, 1], "label": [1, 1], "boxes": [[0, 0, 2, 2], [5, 5, 6, 6]]}
+    DET = {**BOX, "scores": [0.9, 0.8]}
+    COCO_GT = {"image_id": [1], "category_id": [1], "bbox": [[0, 0, 10, 10]]}
+    COCO_DET = {**COCO_GT, "score": [0.9]}
+    r2 = rl.Run.from_dict({f"q{i}": {"a": 2.0 * (i % 2), "b": 1.0} for i in range(5)})
+    # its methods' own needs: no statsmodels (correction="none"), scipy for the t-test only
+    CMP = lambda: rl.compare(q, {"a": r, "b": r2}, ["p@1"], test="t", correction="none")
+    EXP = rl.online.Experiment("e", {"control": 1, "treatment": 1})
+    PLAN = rl.online.Plan([EXP])
+    UNITS = [f"u{i}" for i in range(40)]
+    EXPOSURES = pa.table({"unit": UNITS, "variant": ["control", "treatment"] * 20,
+                          "time": [0] * 40})
+    EVENTS = pa.table({"unit": UNITS[:6], "time": [1] * 6, "event": ["purchase"] * 6})
+    AN = lambda: rl.online.analyze(EXPOSURES, EVENTS, "c=proportion(purchase)")
     out = {}
     for name, call in CASES:
         try:
@@ -48,7 +76,6 @@ CASES: dict[str, list[tuple[str, str]]] = {
         ("clf_precision", "rl.classification.precision([0, 1, 1], [0, 1, 0])"),
         ("mae", "rl.regression.mae([1.0, 2.0], [1.5, 2.5])"),
         ("ari", "rl.clustering.adjusted_rand_index([0, 0, 1], [0, 1, 1])"),
-        ("kfold", "rl.recsys.KFoldSplit(2)._make_cv()"),
     ],
     "scipy": [
         ("compare", "rl.compare(q, {'a': r, 'b': r}, ['p@1'])"),
@@ -113,3 +140,208 @@ def test_cli_compare_without_scipy_is_one_line_and_exit_2(tmp_path) -> None:
     assert done.stderr.count("\n") == 1, done.stderr
     assert "pip install 'ranklens[stats]'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# --------------------------------------------------------------------------- every function
+
+FAMILIES = ("classification", "regression", "clustering", "entity_resolution", "detection",
+            "comparison", "online")
+# every public function of the families and every public method of their public classes
+# ("family.function", "family.Class.method") -> a call with small valid inputs (names
+# defined in BLOCKER)
+CALLS: dict[str, str] = {
+    "classification.accuracy": "rl.classification.accuracy(T, P)",
+    "classification.average_precision": "rl.classification.average_precision(T, [.1, .4, .3, .8])",
+    "classification.confusion_counts": "rl.classification.confusion_counts(T, P)",
+    "classification.confusion_matrix": "rl.classification.confusion_matrix(T, P)",
+    "classification.f1": "rl.classification.f1(T, P)",
+    "classification.fbeta": "rl.classification.fbeta(T, P, beta=2.0)",
+    "classification.log_likelihood": "rl.classification.log_likelihood(T, [.1, .4, .3, .8])",
+    "classification.log_loss": "rl.classification.log_loss(T, [.1, .4, .3, .8])",
+    "classification.precision": "rl.classification.precision(T, P)",
+    "classification.precision_recall_fscore": "rl.classification.precision_recall_fscore(T, P)",
+    "classification.recall": "rl.classification.recall(T, P)",
+    "classification.roc_auc": "rl.classification.roc_auc(T, [.1, .4, .3, .8])",
+    "regression.mae": "rl.regression.mae([1.0, 2.0, 3.0], [1.5, 2.0, 2.5])",
+    "regression.mse": "rl.regression.mse([1.0, 2.0, 3.0], [1.5, 2.0, 2.5])",
+    "regression.r2": "rl.regression.r2([1.0, 2.0, 3.0], [1.5, 2.0, 2.5])",
+    "regression.rmse": "rl.regression.rmse([1.0, 2.0, 3.0], [1.5, 2.0, 2.5])",
+    "clustering.adjusted_rand_index": "rl.clustering.adjusted_rand_index(T, P)",
+    "clustering.calinski_harabasz": "rl.clustering.calinski_harabasz(X, L)",
+    "clustering.contingency": "rl.clustering.contingency(T, P)",
+    "clustering.davies_bouldin": "rl.clustering.davies_bouldin(X, L)",
+    "clustering.dunn_index": "rl.clustering.dunn_index(X, L)",
+    "clustering.fowlkes_mallows": "rl.clustering.fowlkes_mallows(T, P)",
+    "clustering.jaccard": "rl.clustering.jaccard(T, P)",
+    "clustering.nmi": "rl.clustering.nmi(T, P)",
+    "clustering.pair_confusion": "rl.clustering.pair_confusion(T, P)",
+    "clustering.pair_f1": "rl.clustering.pair_f1(T, P)",
+    "clustering.pair_precision": "rl.clustering.pair_precision(T, P)",
+    "clustering.pair_recall": "rl.clustering.pair_recall(T, P)",
+    "clustering.purity": "rl.clustering.purity(T, P)",
+    "clustering.rand_index": "rl.clustering.rand_index(T, P)",
+    "clustering.silhouette": "rl.clustering.silhouette(X, L)",
+    "clustering.v_measure": "rl.clustering.v_measure(T, P)",
+    "entity_resolution.bcubed": "rl.entity_resolution.bcubed(T, P)",
+    "entity_resolution.bcubed_per_record": "rl.entity_resolution.bcubed_per_record(T, P)",
+    "entity_resolution.blocking": "rl.entity_resolution.blocking(T, blocks=[0, 0, 1, 1])",
+    "entity_resolution.cluster_level": "rl.entity_resolution.cluster_level(T, P)",
+    "entity_resolution.clusters_from_pairs": "rl.entity_resolution.clusters_from_pairs("
+                                             "[[0, 1]], 3)",
+    "entity_resolution.pairwise": "rl.entity_resolution.pairwise(T, P)",
+    "entity_resolution.pairwise_from_pairs": "rl.entity_resolution.pairwise_from_pairs("
+                                             "[[0, 1]], [[0, 1], [1, 2]])",
+    "detection.average_precision": "rl.detection.average_precision([1, 0], [0.9, 0.8], 1)",
+    "detection.box_convert": "rl.detection.box_convert([[0, 0, 1, 1]], 'xywh')",
+    "detection.coco_evaluate": "rl.detection.coco_evaluate(COCO_GT, COCO_DET)",
+    "detection.interpolated_ap": "rl.detection.interpolated_ap(np.array([1.0, 0.5]), "
+                                 "np.array([0.5, 0.5]), 'coco')",
+    "detection.iou": "rl.detection.iou([[0, 0, 2, 2]], [[1, 1, 3, 3]])",
+    "detection.match_detections": "rl.detection.match_detections([[0, 0, 2, 2]], [0.9], "
+                                  "[[0, 0, 2, 2]])",
+    "detection.mean_average_precision": "rl.detection.mean_average_precision(BOX, DET)",
+    "comparison.bootstrap_test": "rl.comparison.bootstrap_test([0.1, 0.2, -0.1], 50, seed=0)",
+    "comparison.cohens_d_paired": "rl.comparison.cohens_d_paired([1, 2, 3], [2, 2, 5])",
+    "comparison.compare": "rl.compare(q, {'a': r, 'b': r2}, ['p@1'], seed=0)",
+    "comparison.correct": "rl.comparison.correct([0.01, 0.2])",
+    "comparison.mean_ci": "rl.comparison.mean_ci([1.0, 2.0, 4.0])",
+    "comparison.paired_ttest": "rl.comparison.paired_ttest([1, 2, 3], [2, 2, 5])",
+    "comparison.randomization_test": "rl.comparison.randomization_test([0.1, 0.2], 50, "
+                                     "seed=0)",
+    "comparison.wilcoxon_test": "rl.comparison.wilcoxon_test([1, 2, 3], [2, 4, 6])",
+    "comparison.Comparison.better_than": "CMP().better_than('b', 'p@1')",
+    "comparison.Comparison.mean": "CMP().mean('a', 'p@1')",
+    "comparison.Comparison.pair": "CMP().pair('b', 'a', 'p@1')",
+    "comparison.Comparison.pairs_frame": "CMP().pairs_frame()",
+    "comparison.Comparison.render": "CMP().render('csv')",
+    "comparison.Comparison.to_frame": "CMP().to_frame()",
+    "comparison.Comparison.to_records": "CMP().to_records()",
+    "online.analyze": "AN()",
+    "online.assign": "rl.online.assign(UNITS, EXP)",
+    "online.bucket_units": "rl.online.bucket_units(UNITS, 'salt')",
+    "online.cuped_theta": "rl.online.cuped_theta([1.0, 2.0, 4.0], [1.0, 1.5, 3.0])",
+    "online.delta_method_ratio": "rl.online.delta_method_ratio([1.0, 2.0, 0.0], [2, 3, 1])",
+    "online.hash_units": "rl.online.hash_units(UNITS, 'salt')",
+    "online.minimum_detectable_effect": "rl.online.minimum_detectable_effect("
+                                        "'mean', baseline=1.0, std=1.0, n_control=100)",
+    "online.mixture_tau": "rl.online.mixture_tau(0.01)",
+    "online.msprt": "rl.online.msprt([0.1, 0.2], [0.1, 0.05], tau=0.3)",
+    "online.normal_comparison": "rl.online.normal_comparison(1.0, 0.1, 0.8, 0.1)",
+    "online.parse_metric": "rl.online.parse_metric('c=proportion(purchase)')",
+    "online.power": "rl.online.power('proportion', baseline=0.1, effect=0.02, "
+                    "n_control=1000)",
+    "online.ratio_unit_std": "rl.online.ratio_unit_std([1.0, 2.0, 0.0], [2, 3, 1])",
+    "online.relative_difference": "rl.online.relative_difference(1.1, 0.01, 1.0, 0.01, 1.96)",
+    "online.sample_ratio_mismatch": "rl.online.sample_ratio_mismatch({'a': 50, 'b': 55}, "
+                                    "{'a': 1, 'b': 1})",
+    "online.sample_size": "rl.online.sample_size('proportion', baseline=0.1, effect=0.01)",
+    "online.two_proportion_ztest": "rl.online.two_proportion_ztest(5, 10, 6, 10)",
+    "online.welch_ttest": "rl.online.welch_ttest(1.0, 1.0, 10, 0.5, 1.0, 10)",
+    "online.Assignment.counts": "EXP.assign(UNITS).counts()",
+    "online.Assignment.labels": "EXP.assign(UNITS).labels()",
+    "online.Assignment.to_arrow": "EXP.assign(UNITS).to_arrow()",
+    "online.Assignments.get": "PLAN.assign(UNITS).get('e')",
+    "online.Assignments.to_arrow": "PLAN.assign(UNITS).to_arrow()",
+    "online.Experiment.allocation": "EXP.allocation()",
+    "online.Experiment.assign": "EXP.assign(UNITS)",
+    "online.Experiment.boundaries": "EXP.boundaries()",
+    "online.Experiment.to_dict": "EXP.to_dict()",
+    "online.ExperimentAnalysis.get": "AN().get('c', 'treatment')",
+    "online.ExperimentAnalysis.render": "AN().render('csv')",
+    "online.ExperimentAnalysis.to_arrow": "AN().to_arrow()",
+    "online.ExperimentAnalysis.to_dict": "AN().to_dict()",
+    "online.ExperimentAnalysis.to_frame": "AN().to_frame()",
+    "online.ExperimentAnalysis.to_json": "AN().to_json()",
+    "online.OnlineMetric.mean": "rl.online.OnlineMetric.mean('purchase')",
+    "online.OnlineMetric.parse": "rl.online.OnlineMetric.parse('c=proportion(purchase)')",
+    "online.OnlineMetric.proportion": "rl.online.OnlineMetric.proportion('purchase')",
+    "online.OnlineMetric.ratio": "rl.online.OnlineMetric.ratio('click', 'view')",
+    "online.Plan.assign": "PLAN.assign(UNITS)",
+    "online.Plan.experiment": "PLAN.experiment('e')",
+    "online.Plan.from_dict": "rl.online.Plan.from_dict(PLAN.to_dict())",
+    "online.Plan.to_dict": "PLAN.to_dict()",
+    "online.SRMResult.describe": "rl.online.sample_ratio_mismatch({'a': 50, 'b': 55}, "
+                                 "{'a': 1, 'b': 1}).describe()",
+}
+
+
+# a few functions known to need each library
+NEEDS = {
+    "sklearn": {"classification.roc_auc", "regression.mae", "clustering.silhouette"},
+    "scipy": {"comparison.compare", "online.two_proportion_ztest",
+              "entity_resolution.clusters_from_pairs", "clustering.dunn_index"},
+    "statsmodels": {"comparison.correct", "online.sample_size", "online.analyze"},
+    "pandas": {"comparison.Comparison.to_frame", "online.ExperimentAnalysis.to_frame"},
+}
+
+
+def _public() -> set[str]:
+    """``family.function`` and ``family.Class.method`` for everything the families export."""
+    import importlib
+    import inspect
+
+    found = set()
+    for family in FAMILIES:
+        module = importlib.import_module(f"ranklens.{family}")
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj):
+                found.add(f"{family}.{name}")
+            elif inspect.isclass(obj) and obj.__module__.startswith("ranklens."):
+                found.update(f"{family}.{name}.{attr}" for attr, value in vars(obj).items()
+                             if not attr.startswith("_")
+                             and (inspect.isfunction(value) or isinstance(value, classmethod)))
+    return found
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~ ;\[]", requirement.strip(), maxsplit=1)[0].lower()
+
+
+def _installs() -> dict[str, set[str]]:
+    """extra -> the distributions it installs (pyproject.toml's optional dependencies and,
+    as installed, their own dependencies: statsmodels brings pandas)."""
+    text = (Path(__file__).parents[1] / "pyproject.toml").read_text()
+    section = text.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    out = {}
+    for m in re.finditer(r"^([\w-]+)\s*=\s*\[(.*?)\]", section, re.M | re.S):
+        todo = [_name(req) for req in re.findall(r'"([^"]+)"', m.group(2))]
+        seen: set[str] = set()
+        while todo:
+            dist = todo.pop()
+            if dist not in seen:
+                seen.add(dist)
+                with contextlib.suppress(PackageNotFoundError):  # not installed here
+                    todo += [_name(r) for r in requires(dist) or [] if "extra ==" not in r]
+        out[m.group(1)] = seen
+    return out
+
+
+def test_every_public_function_has_a_case() -> None:
+    public = _public()
+    assert public - set(CALLS) == set(), "add a call with small valid inputs to CALLS"
+    assert set(CALLS) - public == set(), "CALLS names functions that no longer exist"
+
+
+def test_every_case_runs_with_every_library() -> None:
+    got = _run("", list(CALLS.items()))
+    assert {k: v for k, v in got.items() if v != "no error"} == {}
+
+
+@pytest.mark.parametrize("hidden", sorted(PACKAGES))
+def test_every_function_without_its_library_names_the_extra(hidden: str) -> None:
+    installs = _installs()
+    got = _run(hidden, list(CALLS.items()))
+    assert set(got) == set(CALLS)
+    needing = []
+    for name, message in got.items():
+        if message == "no error":
+            continue
+        needing.append(name)
+        assert message.startswith("MissingDependencyError: "), (name, message)
+        assert "\n" not in message, (name, message)
+        extras = re.findall(r"pip install 'ranklens\[(\w+)\]'", message)
+        assert len(extras) == 1, (name, message)
+        assert extras[0] in EXTRAS and PACKAGES[hidden] in installs[extras[0]], (name, message)
+    # the blocker works: functions known to need the library are among those that failed
+    assert NEEDS.get(hidden, set()) <= set(needing), needing
