@@ -76,6 +76,7 @@ CASES: dict[str, list[tuple[str, str]]] = {
         ("clf_precision", "rl.classification.precision([0, 1, 1], [0, 1, 0])"),
         ("mae", "rl.regression.mae([1.0, 2.0], [1.5, 2.5])"),
         ("ari", "rl.clustering.adjusted_rand_index([0, 0, 1], [0, 1, 1])"),
+        ("kfold", "rl.recsys.KFoldSplit(2)._cv()"),
     ],
     "scipy": [
         ("compare", "rl.compare(q, {'a': r, 'b': r}, ['p@1'])"),
