@@ -48,6 +48,7 @@ from typing import Any, Literal
 import numpy as np
 import pyarrow.compute as pc
 
+from ranklens._shared import corrections as _corrections
 from ranklens._shared.deps import needs
 from ranklens._shared.durations import as_duration
 from ranklens._shared.frames import TimeKind, check_same_time_kind
@@ -95,11 +96,10 @@ __all__ = [
 MultipleExposures = Literal["exclude", "first", "error"]
 UnknownVariants = Literal["error", "exclude"]
 
-#: Multiple-comparison corrections (statsmodels ``multipletests`` methods, plus "none").
-CORRECTIONS: tuple[str, ...] = (
-    "holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg", "hommel", "fdr_bh",
-    "fdr_by", "fdr_tsbh", "fdr_tsbky", "none",
-)
+#: Multiple-comparison corrections: the one list :func:`ranklens.compare` takes too
+#: (:mod:`ranklens._shared.corrections`; ``fdr_bh`` and the other statsmodels
+#: spellings are deprecated aliases of ``bh``, ``by``, ``tsbh``, ``tsbky``).
+CORRECTIONS: tuple[str, ...] = _corrections.CORRECTIONS
 
 
 # ---------------------------------------------------------------------------------------
@@ -345,8 +345,9 @@ def analyze(
         Significance level of tests, intervals and verdicts.
     correction
         Multiple-comparison correction over all (metric, variant) pairs:
-        one of :data:`CORRECTIONS` (statsmodels ``multipletests`` methods),
-        ``"holm"`` by default, ``"none"`` to switch off.
+        one of :data:`CORRECTIONS` (``"bh"`` for Benjamini-Hochberg; the
+        statsmodels spelling ``"fdr_bh"`` still works for one release and
+        warns), ``"holm"`` by default, ``"none"`` to switch off.
     cuped, covariates, pre_window
         CUPED variance reduction (Deng et al. 2013).  With ``cuped=True`` the
         covariate of each metric is the same metric computed from the unit's
@@ -387,6 +388,7 @@ def analyze(
     with needs("online", "ranklens.online.analysis.analyze"):
         from statsmodels.stats.multitest import multipletests  # type: ignore[import-untyped, unused-ignore]
 
+    correction = _corrections.canonical("analyze", correction)
     mets, alpha = _check_options(metrics, alpha, correction, multiple_exposures,
                                  unknown_variants, srm_threshold)
     if covariates is not None and not cuped:
@@ -736,7 +738,8 @@ def _adjust(p: np.ndarray, alpha: float, correction: str, multipletests: Any) ->
     if correction == "none":
         out[ok] = p[ok]
     else:
-        out[ok] = multipletests(p[ok], alpha=alpha, method=correction)[1]
+        out[ok] = multipletests(p[ok], alpha=alpha,
+                                method=_corrections.STATSMODELS[correction])[1]
     return out
 
 
