@@ -293,6 +293,16 @@ def _is_number(x: Any) -> bool:
     return not isinstance(x, (str, bytes))
 
 
+def _table_from_frame(cls: type[_T], frame: Any, query: str, doc: str, value: str,
+                      name: str | None, duplicates: str) -> _T:
+    """``cls`` (Qrels or Run) from the three named columns of a pandas, polars or pyarrow
+    table; errors name ``<cls>.from_frame`` and the column."""
+    role = cls._value_name
+    cols = columns_from_frame(frame, {"query": query, "doc": doc, role: value},
+                              f"{cls.__name__}.from_frame")
+    return cls(cols["query"], cols["doc"], cols[role], name=name, duplicates=duplicates)
+
+
 class Qrels(_Table):
     """Relevance judgments: rows of ``(query, doc, relevance)``.
 
@@ -308,39 +318,16 @@ class Qrels(_Table):
     _value_name = "relevance"
     __slots__ = ()
 
-    def __init__(self, query: Any, doc: Any, values: Any, *, name: str | None = None,
-                 duplicates: str = "error", _own_values: bool = False) -> None:
-        super().__init__(query, doc, values, name=name, duplicates=duplicates,
-                         _own_values=_own_values)
-
     @classmethod
-    def from_frame(
-        cls,
-        frame: Any,
-        *,
-        query: str = "query",
-        doc: str = "doc",
-        relevance: str = "relevance",
-        name: str | None = None,
-        duplicates: str = "error",
-    ) -> Qrels:
+    def from_frame(cls, frame: Any, *, query: str = "query", doc: str = "doc",
+                   relevance: str = "relevance", name: str | None = None,
+                   duplicates: str = "error") -> Qrels:
         """Build from a pandas, polars or pyarrow table (columns named by the arguments)."""
-        cols = columns_from_frame(
-            frame, {"query": query, "doc": doc, "relevance": relevance}, "Qrels.from_frame"
-        )
-        return cls(cols["query"], cols["doc"], cols["relevance"], name=name,
-                   duplicates=duplicates)
+        return _table_from_frame(cls, frame, query, doc, relevance, name, duplicates)
 
     @classmethod
-    def from_arrays(
-        cls,
-        query: Any,
-        doc: Any,
-        relevance: Any,
-        *,
-        name: str | None = None,
-        duplicates: str = "error",
-    ) -> Qrels:
+    def from_arrays(cls, query: Any, doc: Any, relevance: Any, *, name: str | None = None,
+                    duplicates: str = "error") -> Qrels:
         """Build from three equally long arrays (numpy, lists, pyarrow, Series)."""
         return cls(query, doc, relevance, name=name, duplicates=duplicates)
 
@@ -369,32 +356,15 @@ class Run(_Table):
     __slots__ = ()
 
     @classmethod
-    def from_frame(
-        cls,
-        frame: Any,
-        *,
-        query: str = "query",
-        doc: str = "doc",
-        score: str = "score",
-        name: str | None = None,
-        duplicates: str = "error",
-    ) -> Run:
+    def from_frame(cls, frame: Any, *, query: str = "query", doc: str = "doc",
+                   score: str = "score", name: str | None = None,
+                   duplicates: str = "error") -> Run:
         """Build from a pandas, polars or pyarrow table (columns named by the arguments)."""
-        cols = columns_from_frame(
-            frame, {"query": query, "doc": doc, "score": score}, "Run.from_frame"
-        )
-        return cls(cols["query"], cols["doc"], cols["score"], name=name, duplicates=duplicates)
+        return _table_from_frame(cls, frame, query, doc, score, name, duplicates)
 
     @classmethod
-    def from_arrays(
-        cls,
-        query: Any,
-        doc: Any,
-        score: Any,
-        *,
-        name: str | None = None,
-        duplicates: str = "error",
-    ) -> Run:
+    def from_arrays(cls, query: Any, doc: Any, score: Any, *, name: str | None = None,
+                    duplicates: str = "error") -> Run:
         """Build from three equally long arrays (numpy, lists, pyarrow, Series)."""
         return cls(query, doc, score, name=name, duplicates=duplicates)
 
