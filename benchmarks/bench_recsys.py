@@ -13,7 +13,13 @@ Install them without their pins, e.g. ``pip install --no-deps rectools
 replay-rec`` plus attrs<24, pydantic, typeguard, tqdm for RecTools, and the
 benchmark runs whichever imports.
 
-    python benchmarks/bench_recsys.py [--users 100000] [--repeat 3]
+    python benchmarks/bench_recsys.py [--users 100000] [--repeat 3] [--ids int|str]
+
+``--ids str`` gives users and items as text (``u17``, ``i4031``), as logs exported
+from a warehouse often are; ``--peers ranklens`` leaves the peers out (scaling runs).
+RecTools is timed on P/R/MAP/nDCG@10 (``calc_metrics``) and on coverage + novelty
+(``CatalogCoverage`` + ``MeanInvUserFreq``, the same definitions as ranklens'
+``catalog_coverage`` and ``novelty``).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from ranklens.recsys import catalog_coverage, evaluate_interactions, novelty
 NAMES = ["p@10", "r@10", "map@10", "ndcg@10"]
 
 
-def make_data(users: int, seed: int = 0) -> tuple[Any, Any, Any]:
+def make_data(users: int, seed: int = 0, ids: str = "int") -> tuple[Any, Any, Any]:
     rng = np.random.default_rng(seed)
     n_items = 50_000
     pop = rng.zipf(1.3, size=n_items).astype(float)
@@ -44,7 +50,8 @@ def make_data(users: int, seed: int = 0) -> tuple[Any, Any, Any]:
              ) % n_items
     recs = pd.DataFrame({"user_id": u, "item_id": items, "rank": np.tile(np.arange(1, 21), users)})
     held_u = rng.integers(0, users, 520_000)
-    held_i = np.where(rng.random(520_000) < 0.3, items[rng.integers(0, users * 20, 520_000)],
+    hit = held_u * 20 + rng.integers(0, 20, 520_000)  # one of the user's own recommendations
+    held_i = np.where(rng.random(520_000) < 0.3, items[hit],
                       rng.integers(0, n_items, 520_000))  # about 30% hit a recommended item
     held = pd.DataFrame({"user_id": held_u, "item_id": held_i}).drop_duplicates().head(500_000)
     # every item has at least one training interaction (novelty needs p(i) > 0)
@@ -54,6 +61,10 @@ def make_data(users: int, seed: int = 0) -> tuple[Any, Any, Any]:
         "item_id": np.concatenate([rng.choice(n_items, size=1_000_000, p=pop),
                                    np.arange(n_items)]),
     })
+    if ids == "str":  # the same data with text ids
+        for frame in (recs, held, train):
+            frame["user_id"] = "u" + frame["user_id"].astype(str)
+            frame["item_id"] = "i" + frame["item_id"].astype(str)
     return recs, held, train
 
 
@@ -72,10 +83,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--users", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--ids", choices=("int", "str"), default="int")
+    ap.add_argument("--peers", default="ranklens,rectools,replay",
+                    help="comma-separated: which libraries to run (ranklens always runs)")
     args = ap.parse_args()
-    recs, held, train = make_data(args.users)
+    peers = set(args.peers.split(","))
+    recs, held, train = make_data(args.users, ids=args.ids)
     print(f"{args.users:,} users x 20 recommendations; {len(held):,} held-out interactions; "
-          f"{len(train):,} training interactions")
+          f"{len(train):,} training interactions; {args.ids} ids")
     rss0 = _peak_mib()
 
     def ours(profile: str) -> dict[str, float]:
@@ -87,10 +102,15 @@ def main() -> None:
     run = Run.from_frame(recs.assign(score=-recs["rank"]), query="user_id", doc="item_id",
                          score="score")
     catalog = np.unique(train["item_id"].to_numpy())
-    t_beyond, beyond = best(lambda: (
-        catalog_coverage(run, catalog, k=10),
-        novelty(run, train["user_id"].to_numpy(), train["item_id"].to_numpy(), k=10)),
-        args.repeat)
+
+    def beyond_ours() -> tuple[float, float]:  # from the frames, as RecTools starts
+        recs_run = Run.from_frame(recs.assign(score=-recs["rank"]), query="user_id",
+                                  doc="item_id", score="score")
+        return (catalog_coverage(recs_run, catalog, k=10),
+                novelty(recs_run, train["user_id"].to_numpy(), train["item_id"].to_numpy(),
+                        k=10))
+
+    t_beyond, beyond = best(beyond_ours, args.repeat)
     print(f"\nranklens (profile rectools)   accuracy {t_ours:.3f} s   "
           f"coverage+novelty {t_beyond:.3f} s   peak RSS +{_peak_mib() - rss0:.0f} MiB")
     print("  " + ", ".join(f"{k}={v:.6f}" for k, v in v_ours.items()))
@@ -100,9 +120,11 @@ def main() -> None:
     print()
 
     try:
+        if "rectools" not in peers:
+            raise ImportError
         import rectools.metrics as rt
     except ImportError:
-        print("rectools               not installed: skipped")
+        print("rectools               not run (not installed or not in --peers)")
     else:
         metrics = {"p@10": rt.Precision(k=10), "r@10": rt.Recall(k=10), "map@10": rt.MAP(k=10),
                    "ndcg@10": rt.NDCG(k=10)}
@@ -110,11 +132,22 @@ def main() -> None:
         t_rt, v_rt = best(lambda: rt.calc_metrics(metrics, reco=recs, interactions=inter),
                           args.repeat)
         _report("rectools (pandas)", t_rt, t_ours, v_rt, v_ours)
+        beyond_rt = {"coverage": rt.CatalogCoverage(k=10, normalize=True),
+                     "novelty": rt.MeanInvUserFreq(k=10)}
+        t_brt, v_brt = best(lambda: rt.calc_metrics(beyond_rt, reco=recs, interactions=inter,
+                                                    prev_interactions=train.assign(
+                                                        weight=1.0, datetime=0),
+                                                    catalog=catalog), args.repeat)
+        print(f"rectools coverage+novelty {t_brt:7.3f} s   {t_brt / t_beyond:5.2f}x ranklens's "
+              f"time   values {v_brt['coverage']:.6f} {v_brt['novelty']:.6f} vs "
+              f"{beyond[0]:.6f} {beyond[1]:.6f}")
 
     try:
+        if "replay" not in peers:
+            raise ImportError
         import replay.metrics as rm
     except ImportError:
-        print("replay                 not installed: skipped")
+        print("replay                 not run (not installed or not in --peers)")
         return
     cols = {"query_column": "user_id", "item_column": "item_id", "rating_column": "score"}
     offline = rm.OfflineMetrics([rm.Precision(10), rm.Recall(10), rm.MAP(10), rm.NDCG(10)],
