@@ -814,3 +814,24 @@ def test_polars_categorical_ids():
                     plain, ["a", "a", "b"], k=k, reduction="none").per_user())
     # top-1: u1 b (tie with a: id descending), u2 a
     assert rs.catalog_coverage(run, pl.Series(["a", "b", "c"]), k=1) == 2 / 3
+
+
+def test_lists_kept_on_the_run_give_each_cutoff_and_tie_rule_its_own_lists():
+    """A run's top-k lists are ordered once per (k, tie rule) and reused: a second metric,
+    another k or another tie rule on the same run gives what a fresh run gives."""
+    rng = np.random.default_rng(3)
+    users = np.repeat([f"u{i}" for i in range(30)], 8)
+    items = np.concatenate([rng.choice(12, 8, replace=False) for _ in range(30)]).astype(str)
+    scores = rng.integers(0, 3, users.size).astype(float)  # many ties
+    train_u, train_i = np.repeat([f"t{i}" for i in range(40)], 6), rng.integers(0, 12, 240)
+
+    def fresh() -> rl.Run:
+        return rl.Run.from_arrays(users, items, scores)
+
+    shared = fresh()
+    for k, ties in [(3, "trec"), (5, "trec"), (3, "input"), (None, "trec"), (3, "trec")]:
+        want_cov = rs.catalog_coverage(fresh(), np.arange(12).astype(str), k=k, ties=ties)
+        want_nov = rs.novelty(fresh(), train_u, train_i.astype(str), k=k, ties=ties)
+        assert rs.catalog_coverage(shared, np.arange(12).astype(str), k=k, ties=ties) \
+            == want_cov
+        assert rs.novelty(shared, train_u, train_i.astype(str), k=k, ties=ties) == want_nov

@@ -112,11 +112,21 @@ def list_ties(ties: str | None, profile: str | None, what: str) -> str:
 def user_lists(recs: Run, k: int | None, what: str, ties: str | None = None,
                profile: str | None = None) -> Lists:
     """Each user's top-``k`` list, ordered by :func:`ranklens.ranking.engine.order_rankings`
-    (score descending, equal scores by the tie policy)."""
-    from ranklens.ranking.engine import order_rankings
-
+    (score descending, equal scores by the tie policy); kept on ``recs`` (immutable), so
+    several metrics of one run order its lists once."""
     _check_k(recs, k, what)
     policy = list_ties(ties, profile, what)
+    key = f"lists:{k}:{policy}"
+    lists = recs.cached(key)
+    if lists is None:
+        lists = _user_lists(recs, k, policy)
+        recs.keep(key, lists)
+    return lists
+
+
+def _user_lists(recs: Run, k: int | None, policy: str) -> Lists:
+    from ranklens.ranking.engine import order_rankings
+
     pairs = recs._pairs
     qdict = pairs.query_dict
     qcode = pairs.query_code
