@@ -17,6 +17,15 @@ Layout, atomicity and concurrency: :mod:`ranklens.history.store`.
 
 from __future__ import annotations
 
-from ranklens.history.store import SCHEMA_VERSION, Store, StoredRecord, git_commit, parse_time
+from ranklens.history.store import (
+    SCHEMA_VERSION,
+    Store,
+    StoredRecord,
+    git_commit,
+    load_ref,
+    parse_time,
+    split_ref,
+)
 
-__all__ = ["SCHEMA_VERSION", "Store", "StoredRecord", "git_commit", "parse_time"]
+__all__ = ["SCHEMA_VERSION", "Store", "StoredRecord", "git_commit", "load_ref", "parse_time",
+           "split_ref"]

@@ -57,7 +57,8 @@ import numpy as np
 from ranklens.errors import InputError, StoreError
 from ranklens.ranking.evaluation import Result
 
-__all__ = ["SCHEMA_VERSION", "Store", "StoredRecord", "git_commit", "parse_time"]
+__all__ = ["SCHEMA_VERSION", "Store", "StoredRecord", "git_commit", "load_ref", "parse_time",
+           "split_ref"]
 
 #: The schema version this ranklens writes and reads.
 SCHEMA_VERSION = 1
@@ -116,6 +117,28 @@ def git_commit(cwd: str | os.PathLike[str] | None = None) -> str | None:
         return None
     sha = out.stdout.strip()
     return sha if out.returncode == 0 and sha else None
+
+
+def split_ref(text: str) -> tuple[str, int] | None:
+    """``(path, id)`` of a stored record named ``PATH#ID`` (``results.db#12``); None
+    when ``text`` is not of that form, or is an existing file's name."""
+    import re
+
+    found = re.fullmatch(r"(.+)#(\d+)", str(text))
+    if found is None or Path(text).exists():
+        return None
+    return found.group(1), int(found.group(2))
+
+
+def load_ref(text: str) -> StoredRecord:
+    """The stored record ``PATH#ID``; :class:`~ranklens.errors.StoreError` when the
+    store or the record does not exist."""
+    ref = split_ref(text)
+    if ref is None:
+        raise InputError(f"{text!r} does not name a stored record; write PATH#ID, e.g. "
+                         "results.db#3 (ids: 'ranklens history PATH').")
+    with Store(ref[0], create=False) as store:
+        return store.get(ref[1])
 
 
 def parse_time(value: Any, name: str) -> dt.datetime:
