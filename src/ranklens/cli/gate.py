@@ -81,8 +81,7 @@ def _rules(mins: tuple[str, ...], drops: tuple[str, ...], nis: tuple[str, ...],
 @_conventions_options
 @file_options
 @store_options
-@click.pass_context
-def gate_cmd(ctx: click.Context, qrels: str, candidate: str, baseline: str | None,
+def gate_cmd(qrels: str, candidate: str, baseline: str | None,
              mins: tuple[str, ...], drops: tuple[str, ...], nis: tuple[str, ...],
              rules_file: str | None, alpha: float | None, correction: str | None, ci: str,
              n_resamples: int, seed: int | None, allow_different_qrels: bool,
@@ -125,4 +124,4 @@ def gate_cmd(ctx: click.Context, qrels: str, candidate: str, baseline: str | Non
     if output is not None and output != "-":
         click.echo(verdict.headline, err=True)
     record_results(store, tags, "gate", [verdict.results["candidate"]])
-    ctx.exit(verdict.exit_code)
+    click.get_current_context().exit(verdict.exit_code)

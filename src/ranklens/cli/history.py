@@ -183,7 +183,7 @@ def _render_list(records: list[Any], metric: str | None, fmt: str) -> str:
 
 
 def _render_record(rec: Any, result: Any, per_query: bool, fmt: str) -> str:
-    from ranklens.render.table import Table, display_id, number, render_as
+    from ranklens.render.table import Cell, Table, display_id, number, render_as
 
     about = {"id": rec.id, "time": rec.created.isoformat(), "run": rec.run,
              "command": rec.command, "git_commit": rec.git_commit, "ranklens": rec.version,
@@ -191,7 +191,7 @@ def _render_record(rec: Any, result: Any, per_query: bool, fmt: str) -> str:
              "report": rec.report, "provenance": rec.provenance}
 
     def layout() -> Table:
-        pre = [f"record {rec.id} of {display_id(rec.path)}: run {display_id(rec.run or '')}, "
+        pre: list[Cell | str] = [f"record {rec.id} of {display_id(rec.path)}: run {display_id(rec.run or '')}, "
                f"{rec.created:%Y-%m-%d %H:%M:%S} UTC, by 'ranklens {rec.command}' "
                f"(ranklens {rec.version})",
                f"git commit: {rec.git_commit or 'none'}; tags: "
@@ -201,8 +201,9 @@ def _render_record(rec: Any, result: Any, per_query: bool, fmt: str) -> str:
             pre.append(f"qrels {p['qrels'][:16]}, run {p['run'][:16]} ({p['run_form']}), "
                        f"conventions {p['conventions_fingerprint'][:16]}")
         if per_query:
-            body = [[display_id(q), *(number(result.values[m][i]) for m in result.metrics)]
-                    for i, q in enumerate(result.query_ids)]
+            body: list[list[Cell | str]] = [
+                [display_id(q), *(number(result.values[m][i]) for m in result.metrics)]
+                for i, q in enumerate(result.query_ids)]
             return Table(["query", *result.metrics], body, preamble=pre)
         body = [[m, number(v)] for m, v in rec.summary.items()]
         return Table(["metric", f"mean over {rec.n_queries} queries"], body, preamble=pre)

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -191,10 +192,10 @@ def _from_mapping(doc: Mapping[str, Any], place: Any) -> RuleSet:
 def read_rules(path: str) -> RuleSet:
     """The rules file ``path`` (TOML; layout in the module documentation).  Errors
     name the file and, where it can be known, the 1-based line."""
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ImportError:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:  # pragma: no cover - Python 3.10: the tomli package (a dependency there)
+        import tomli as tomllib
 
     try:
         text = Path(path).read_text(encoding="utf-8")
