@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ranklens.errors import InputError, MetricParameterError
+from ranklens.errors import InputError, MetricNameError, MetricParameterError
 
 __all__ = ["KINDS", "SETTINGS", "Rule", "RuleSet", "as_rules", "read_rules", "rules_from_mapping"]
 
@@ -175,7 +175,7 @@ def _from_mapping(doc: Mapping[str, Any], place: Any) -> RuleSet:
                                  "value must be a number (or a percentage such as \"2%\").")
             try:
                 rules.append(Rule.of(section, key, value))
-            except MetricParameterError as exc:
+            except MetricNameError as exc:  # an unknown metric or a bad value
                 raise InputError(f"{place(section, key)}: {exc}") from None
     alpha = settings.get("alpha")
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float))
