@@ -131,7 +131,7 @@ def test_queries_missing_from_one_run_are_left_out() -> None:
 def test_provenance_refuses_other_qrels_unless_allowed() -> None:
     other = ranklens.Qrels.from_dict({f"q{i}": {"a": 2, "b": 0, "c": 1} for i in range(6)})
     base = ranklens.evaluate(other, BASE, ["ndcg@3"])
-    with pytest.raises(ProvenanceError, match="different qrels.*allow_different_qrels=True"):
+    with pytest.raises(ProvenanceError, match=r"different qrels.*allow_different_qrels=True"):
         gate(QRELS, CAND, base, {"max_drop": {"ndcg@3": 1}})
     v = gate(QRELS, CAND, base, {"max_drop": {"ndcg@3": 1}}, allow_different_qrels=True)
     assert v.passed and any("despite different qrels" in n for n in v.notes)
@@ -178,7 +178,7 @@ def test_bad_calls() -> None:
         Rule.parse("non_inferiority", "ndcg@10=1%")
     with pytest.raises(MetricParameterError, match="0 or more"):
         Rule.parse("max_drop", "ndcg@10=-0.1")
-    with pytest.raises(InputError, match="not a ranklens.gates.Rule"):
+    with pytest.raises(InputError, match=r"not a ranklens\.gates\.Rule"):
         gate(QRELS, CAND, BASE, ["max_drop ndcg@10=0.1"])
     with pytest.raises(InputError, match="candidate must be"):
         gate(QRELS, {"q1": {}}, BASE, {"min": {"map": 0}})

@@ -26,7 +26,7 @@ def _shuffled(run: ranklens.Run, seed: int) -> ranklens.Run:
 
 
 def test_row_order_and_id_encoding_do_not_change_the_canonical_fingerprint() -> None:
-    qrels, run = _case()
+    _, run = _case()
     again = _shuffled(run, 1)
     assert again.fingerprint() == run.fingerprint()
     assert again.fingerprint("input") != run.fingerprint("input")

@@ -105,7 +105,7 @@ def test_filters_and_trend(tmp_path: Path) -> None:
 
 def test_bad_arguments(tmp_path: Path) -> None:
     with Store(tmp_path / "r.db") as store:
-        with pytest.raises(InputError, match="takes a ranklens.Result"):
+        with pytest.raises(InputError, match=r"takes a ranklens\.Result"):
             store.record({"ndcg": 1})  # type: ignore[arg-type]
         with pytest.raises(InputError, match="tag"):
             store.record(_result(1, "x"), tags={"": "v"})
