@@ -18,17 +18,14 @@ def _write(tmp_path: Path, text: str) -> str:
 
 def test_a_rules_file(tmp_path: Path) -> None:
     path = _write(tmp_path, """
-[settings]
-alpha = 0.1
-correction = "bh"
-
-[min]
+[min]  # floors
 "ndcg@10" = 0.30
-
+[settings]
+correction = "bh"
+alpha = 0.1
 [max_drop]
 "ndcg@10" = 0.01
 map = "2%"
-
 [non_inferiority]
 'ndcg@10' = 0.005
 """)

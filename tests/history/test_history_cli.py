@@ -104,3 +104,16 @@ def test_compare_takes_stored_records_and_records(stored: tuple[dict[str, Path],
     assert rec.run == "bad" and rec.command == "compare"
     lacking = cli("compare", files["qrels"], f"{store}#1", files["bad"], "-m", "mrr")
     assert lacking.exit_code == 2 and "no values for ['mrr']" in lacking.output
+
+
+def test_compare_warns_about_a_record_of_other_qrels(stored: tuple[dict[str, Path], Path],
+                                                     tmp_path: Path) -> None:
+    pytest.importorskip("scipy")
+    pytest.importorskip("statsmodels")
+    files, store = stored
+    other = tmp_path / "other.qrels"
+    other.write_text(files["qrels"].read_text().replace(" 2\n", " 1\n"))
+    res = cli("compare", other, f"{store}#1", files["bad"], "-m", "map")
+    assert res.exit_code == 0 and "was evaluated on other qrels than" in res.output
+    same = cli("compare", files["qrels"], f"{store}#1", files["bad"], "-m", "map")
+    assert "other qrels" not in same.output

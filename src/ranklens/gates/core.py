@@ -171,16 +171,13 @@ def _as_result(obj: Any, what: str, qrels: Qrels | None, metrics: list[str],
 
 
 def _key(res: Result, metric: str, what: str) -> str:
-    """The key under which ``res`` holds ``metric`` (the same string, or one that parses
-    to the same metric: ``ndcg_cut.10`` and ``ndcg@10`` under trec rules)."""
-    if metric in res.values:
-        return metric
-    want = get_metric(metric)
-    for k, p in res.parsed.items():
-        if p == want:
-            return k
-    raise MetricNameError(f"the {what} ({res.run_name or what}) has no values for {metric!r}; "
-                          f"it has {list(res.metrics)}. Evaluate it with the rules' metrics.")
+    """The key under which ``res`` holds ``metric`` (:meth:`Result.metric_key`)."""
+    try:
+        return res.metric_key(metric)
+    except MetricNameError:
+        raise MetricNameError(
+            f"the {what} ({res.run_name or what}) has no values for {metric!r}; it has "
+            f"{list(res.metrics)}. Evaluate it with the rules' metrics.") from None
 
 
 def _paired(cand: Result, ck: str, base: Result, bk: str

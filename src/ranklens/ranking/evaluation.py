@@ -68,7 +68,10 @@ class Result:
         key = self._key(metric)
         return aggregate(self.values[key], self.parsed[key].definition.aggregate)
 
-    def _key(self, metric: str) -> str:
+    def metric_key(self, metric: str) -> str:
+        """The key under which this result holds ``metric``: the string itself, or the
+        key of a metric that parses to the same one (``P.5`` for ``p@5``);
+        :class:`~ranklens.errors.MetricNameError` when it holds none."""
         if metric in self.values:
             return metric
         want = get_metric(metric)
@@ -78,6 +81,8 @@ class Result:
         raise MetricNameError(
             f"metric {metric!r} was not evaluated; the result has {list(self.metrics)}."
         )
+
+    _key = metric_key
 
     def per_query(self, metric: str) -> dict[str, float]:
         """``{query id: value}`` of one metric, queries in sorted id order."""
