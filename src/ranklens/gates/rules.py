@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -192,10 +191,7 @@ def _from_mapping(doc: Mapping[str, Any], place: Any) -> RuleSet:
 def read_rules(path: str) -> RuleSet:
     """The rules file ``path`` (TOML; layout in the module documentation).  Errors
     name the file and, where it can be known, the 1-based line."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10: the tomli package (a dependency there)
-        import tomli as tomllib
+    from ranklens._shared.toml import loads
 
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -203,16 +199,7 @@ def read_rules(path: str) -> RuleSet:
         raise InputError(f"{path}: cannot read the rules file ({exc.strerror}).") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: the rules file is not UTF-8 text.") from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        found = re.search(r"\(at line (\d+), column (\d+)\)", message)
-        if found:
-            what = message[: found.start()].strip()
-            raise InputError(f"{path}:{found.group(1)}: not valid TOML ({what}, column "
-                             f"{found.group(2)}).") from None
-        raise InputError(f"{path}: not valid TOML ({message}).") from None
+    doc = loads(text, path, "rules file")
     lines = text.splitlines()
 
     def place(section: str | None, key: str | None) -> str:
