@@ -69,6 +69,11 @@ def test_result_provenance_is_lazy_and_complete() -> None:
     assert doc["version"] == ranklens.__version__
     assert Provenance.from_dict(doc) == p and Provenance.from_dict(doc).fingerprint == \
         p.fingerprint
+    import pickle
+
+    fresh = ranklens.evaluate(qrels, run, ["map"]).provenance
+    blob = pickle.dumps(fresh)
+    assert len(blob) < 2000 and pickle.loads(blob) == fresh  # no table inside
     with pytest.raises(InputError, match="provenance record"):
         Provenance.from_dict({"qrels": "x"})
 

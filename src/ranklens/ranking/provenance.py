@@ -171,6 +171,10 @@ class Provenance:
             raise InputError(f"a provenance record lacks or garbles {exc}; expected the "
                              "fields of Provenance.as_dict().") from None
 
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        """Pickled with its fingerprints computed, never with the tables."""
+        return (Provenance.from_dict, (self.as_dict(),))
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Provenance):
             return NotImplemented
