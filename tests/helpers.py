@@ -83,3 +83,29 @@ def user_lists_case(seed: int, scores: Callable[[Any, int], Any] | None = None
             int_rows += [(user, f"i{it}") for it in held]
     return rec_rows, int_rows
 
+
+
+def system_files(folder: Path, n_queries: int = 30, noise: dict[str, float] | None = None,
+                 seed: int = 0) -> dict[str, Path]:
+    """TREC files of one graded qrels (``qrels``) and runs of systems that rank by the
+    grade plus Gaussian noise of the given size (default ``good`` 0.3, ``bad`` 3.0:
+    a clear regression); each run's tag is its name."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    noise = noise or {"good": 0.3, "bad": 3.0}
+    qrels_lines: list[str] = []
+    runs: dict[str, list[str]] = {name: [] for name in noise}
+    for q in range(n_queries):
+        rels = rng.integers(0, 3, 8)
+        qrels_lines += [f"q{q} 0 d{d} {r}" for d, r in enumerate(rels)]
+        for name, size in noise.items():
+            scores = rels + rng.normal(0, size, 8)
+            for rank, d in enumerate(np.argsort(-scores), start=1):
+                runs[name].append(f"q{q} Q0 d{d} {rank} {scores[d]:.6f} {name}")
+    out = {"qrels": folder / "qrels.txt"}
+    out["qrels"].write_text("\n".join(qrels_lines) + "\n")
+    for name, lines in runs.items():
+        out[name] = folder / f"{name}.run"
+        out[name].write_text("\n".join(lines) + "\n")
+    return out

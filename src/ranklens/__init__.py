@@ -20,6 +20,7 @@ from ranklens.errors import (
     RanklensWarning,
     UnsupportedError,
 )
+from ranklens.gates import gate
 from ranklens.metrics import REGISTRY, Metric, get_metric
 from ranklens.ranking.conventions import PROFILES, Conventions
 from ranklens.ranking.cutoffs import CutoffResult, PRCurve, evaluate_cutoffs, precision_recall_curve
@@ -68,6 +69,7 @@ __all__ = [
     "compare",
     "evaluate",
     "evaluate_cutoffs",
+    "gate",
     "get_metric",
     "precision_recall_curve",
 ]

@@ -20,8 +20,10 @@ __all__ = [
     "MetricParameterError",
     "MissingDependencyError",
     "OutputPathError",
+    "ProvenanceError",
     "RanklensError",
     "RanklensWarning",
+    "StoreError",
     "UnsupportedError",
 ]
 
@@ -52,6 +54,16 @@ class MetricParameterError(MetricNameError):
 
 class ConventionError(RanklensError, ValueError):
     """An evaluation convention or profile is unknown or has a bad value."""
+
+
+class StoreError(InputError):
+    """A results store (``ranklens.history``) cannot be used: not a SQLite file,
+    corrupt, another application's database, or a record that does not exist."""
+
+
+class ProvenanceError(InputError):
+    """Results that do not compare: computed on different qrels or under different
+    conventions (:func:`ranklens.gate` refuses them unless told otherwise)."""
 
 
 class UnsupportedError(RanklensError, ValueError):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -13,27 +12,12 @@ pytest.importorskip("scipy")
 pytest.importorskip("statsmodels")
 
 from ranklens.cli import main
+from tests.helpers import system_files
 
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
-    rng = np.random.default_rng(0)
-    qrels_lines, runs = [], {"bm25": [], "dense": []}
-    for q in range(30):
-        rels = rng.integers(0, 3, 8)
-        for d, r in enumerate(rels):
-            qrels_lines.append(f"q{q} 0 d{d} {r}")
-        for name, noise in (("bm25", 2.0), ("dense", 0.3)):
-            scores = rels + rng.normal(0, noise, 8)
-            order = np.argsort(-scores)
-            for rank, d in enumerate(order, start=1):
-                runs[name].append(f"q{q} Q0 d{d} {rank} {scores[d]:.6f} {name}")
-    out = {"qrels": tmp_path / "qrels.txt"}
-    out["qrels"].write_text("\n".join(qrels_lines) + "\n")
-    for name, lines in runs.items():
-        out[name] = tmp_path / f"{name}.run"
-        out[name].write_text("\n".join(lines) + "\n")
-    return out
+    return system_files(tmp_path, noise={"bm25": 2.0, "dense": 0.3})
 
 
 def _invoke(*args: str) -> object:

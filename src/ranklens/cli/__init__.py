@@ -61,6 +61,8 @@ _COMMANDS = (
     ("ranklens.cli.score", ("score_cmd",)),
     ("ranklens.cli.detect", ("detect_cmd",)),
     ("ranklens.cli.ab", ("ab",)),
+    ("ranklens.cli.gate", ("gate_cmd",)),
+    ("ranklens.cli.history", ("history_cmd",)),
 )
 
 

@@ -249,15 +249,9 @@ def read_document(path: str, what: str) -> Any:
         raise InputError(f"{path}: the {what} file is not valid UTF-8 text "
                          f"({exc.reason}).") from None
     if path.lower().endswith(".toml"):
-        try:
-            import tomllib
-        except ImportError:  # Python 3.10
-            raise InputError(f"{path}: reading TOML needs Python 3.11 or later; write the "
-                             f"{what} as JSON instead.") from None
-        try:
-            return tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise InputError(f"{path}: the {what} is not valid TOML ({exc}).") from None
+        from ranklens._shared.toml import loads
+
+        return loads(text, path, what)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -18,6 +18,8 @@ from ranklens.cli.evaluate import (
     expand_measures,
     file_options,
 )
+from ranklens.cli.history import read_systems, record_results, store_options, take_store
+from ranklens.ranking.evaluation import Result
 from ranklens.render.comparison import FORMATS
 
 __all__ = ["compare_cmd", "plot_cmd"]
@@ -40,7 +42,7 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
     """Each run's TREC tag, else its file name; repeats get ``-2``, ``-3``, ..."""
     out: list[str] = []
     for path, run in zip(paths, runs, strict=True):
-        base = run.name or _stem(path)
+        base = (run.run_name if isinstance(run, Result) else run.name) or _stem(path)
         name, i = base, 1
         while name in out:
             i += 1
@@ -74,6 +76,7 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
               help="Write to this file instead of standard output.")
 @_conventions_options
 @file_options
+@store_options
 def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
                 baseline: str | None, pairwise: bool, test: str, correction: str, alpha: float,
                 ci: str, n_resamples: int, seed: int | None, fmt: str, output: str | None,
@@ -81,17 +84,21 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
                 no_relevant: str | None, unjudged: str | None, rel_threshold: float | None,
                 depth: int | None, iprec_rounding: str | None, **cols: Any) -> None:
     """Compare two or more RUNS on QRELS: means, confidence intervals, paired
-    significance tests against a baseline (or pairwise), win/tie/loss counts."""
+    significance tests against a baseline (or pairwise), win/tie/loss counts.
+
+    A RUN may be a stored record PATH#ID (see 'ranklens history'): its stored
+    per-query values are compared."""
     from ranklens.comparison import compare
 
     if len(runs) < 2:
         raise click.UsageError("compare needs at least two run files.")
     if pairwise and baseline is not None:
         raise click.UsageError("--pairwise and --baseline exclude each other.")
+    store, tags = take_store(cols)
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
     check_output(output)
-    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
+    qrels_t, run_ts = read_systems(qrels, runs, cols, _read_inputs)
     names = run_names(runs, run_ts)
     if baseline is not None and baseline not in names:
         raise click.UsageError(f"--baseline {baseline!r} is not a run name; the runs are "
@@ -103,6 +110,8 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
                       correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
                       ci=ci, **conv)
     write_output(cmp.render(fmt), output)
+    made = [n for n, r in zip(names, run_ts, strict=True) if not isinstance(r, Result)]
+    record_results(store, tags, "compare", [cmp.results[n] for n in made], made)
 
 
 @click.command("plot")

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ranklens.cli._common import check_output, echo_warning, warnings_to_stderr, write_output
+from ranklens.cli.history import record_results, store_options, take_store
 from ranklens.ranking.conventions import (
     IPREC_ROUNDING,
     MISSING_POLICIES,
@@ -267,6 +268,7 @@ def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
               help="Write to this file instead of standard output.")
 @_conventions_options
 @file_options
+@store_options
 def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool,
                  fmt: str, output: str | None, profile: str | None, ties: str | None,
                  missing: str | None, complete: bool, no_relevant: str | None,
@@ -287,6 +289,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     names = expand_measures(given or list(TREC_OFFICIAL if fmt == "trec" else DEFAULT_METRICS))
     if fmt == "trec":  # trec_eval prints its measures in its own order, whatever -m says
         names = sorted(names, key=_trec_position)
+    store, tags = take_store(cols)
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
     check_output(output)
@@ -301,6 +304,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     _unique_names(results, runs)
     _warn_different_queries(results)
     write_output(render(results, fmt, per_query=per_query, runid=runid), output)
+    record_results(store, tags, "evaluate", results)
 
 
 def _warn_different_queries(results: list[Any]) -> None:

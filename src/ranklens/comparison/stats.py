@@ -105,6 +105,8 @@ __all__ = [
 ]
 
 TESTS: tuple[str, ...] = ("t", "wilcoxon", "randomization", "bootstrap")
+#: the alternatives of :func:`paired_ttest`
+ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
 CI_METHODS: tuple[str, ...] = ("t", "percentile", "bca")
 #: display names of the corrections (:data:`CORRECTIONS`, one list for compare and online)
 CORRECTION_NAMES = NAMES
@@ -212,16 +214,20 @@ def _differences(a: Any, b: Any, where: str) -> tuple[np.ndarray, float | None]:
     return d, None
 
 
-def paired_ttest(a: Any, b: Any) -> float:
-    """Two-sided paired t-test p-value of ``b - a``: :math:`t = \\bar d / (s_d / \\sqrt n)`,
+def paired_ttest(a: Any, b: Any, alternative: str = "two-sided") -> float:
+    """Paired t-test p-value of ``b - a``: :math:`t = \\bar d / (s_d / \\sqrt n)`,
     :math:`p = 2\\,P(T_{n-1} \\ge |t|)` (the same number as :func:`scipy.stats.ttest_rel`).
 
-    ``a`` and ``b`` are 1-d arrays of per-query values of the same queries.
-    1.0 when every difference is zero; NaN when a value is NaN or infinite,
-    when the differences are all equal but not zero (no variance), or when
-    there is only one query.  Empty or differently shaped inputs raise
+    ``alternative`` is ``two-sided`` (default), ``greater`` (H1: mean of ``b - a``
+    above 0, :math:`p = P(T_{n-1} \\ge t)`) or ``less``; a one-sided test against a
+    margin ``delta`` is the test of ``b + delta`` against ``a`` (non-inferiority:
+    :func:`ranklens.gate`).  ``a`` and ``b`` are 1-d arrays of per-query values of
+    the same queries.  1.0 when every difference is zero; NaN when a value is NaN
+    or infinite, when the differences are all equal but not zero (no variance), or
+    when there is only one query.  Empty or differently shaped inputs raise
     :class:`~ranklens.errors.InputError`.
     """
+    _check_choice("alternative", alternative, ALTERNATIVES)
     with needs("stats", "ranklens.comparison.stats.paired_ttest"):
         from scipy import stats
 
@@ -234,6 +240,10 @@ def paired_ttest(a: Any, b: Any) -> float:
     if sd == 0.0:
         return float("nan")
     t = float(d.mean()) / (sd / np.sqrt(d.size))
+    if alternative == "greater":
+        return float(stats.t.sf(t, d.size - 1))
+    if alternative == "less":
+        return float(stats.t.cdf(t, d.size - 1))
     return float(2.0 * stats.t.sf(abs(t), d.size - 1))
 
 

@@ -108,6 +108,32 @@ class _Table:
         """Remove and return what was kept under ``key`` (None if nothing)."""
         return self._cache.pop(key, None)
 
+    def fingerprint(self, form: str = "canonical") -> str:
+        """SHA-256 (hex) of the table's content, computed on first call and kept.
+
+        ``form="canonical"`` (the default) hashes the rows sorted by (query id, doc
+        id), so row order and id encoding do not change it; ``form="input"`` hashes
+        the rows in their order (what a run evaluated with ``ties='input'`` depends
+        on).  The table's name is not part of it.  See
+        :mod:`ranklens._shared.fingerprints`.
+
+        >>> import ranklens
+        >>> a = ranklens.Run.from_dict({"q1": {"d1": 0.5, "d2": 0.1}})
+        >>> b = ranklens.Run.from_dict({"q1": {"d2": 0.1, "d1": 0.5}})
+        >>> a.fingerprint() == b.fingerprint(), a.fingerprint("input") == b.fingerprint("input")
+        (True, False)
+        """
+        from ranklens._shared.fingerprints import FORMS, canonical_digest, input_digest
+        from ranklens._shared.validate import check_choice
+
+        check_choice("form", form, FORMS)
+        key = ("fingerprint", form)
+        if key not in self._cache:
+            self._cache[key] = (canonical_digest(self._doc, self._values, self._pairs)
+                                if form == "canonical" else
+                                input_digest(self._query, self._doc, self._values))
+        return str(self._cache[key])
+
     def _check_values(self, q: pa.Array, d: pa.Array, v: np.ndarray) -> None:
         bad = np.flatnonzero(~np.isfinite(v))
         if bad.size:

@@ -19,6 +19,7 @@ from ranklens.ranking.conventions import Conventions, resolve_conventions
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.engine import Prepared, prepare
 from ranklens.ranking.kernels._segments import require_ties
+from ranklens.ranking.provenance import Provenance
 
 __all__ = ["Result", "evaluate"]
 
@@ -42,7 +43,9 @@ class Result:
     """Per-query values of every metric, their aggregates and how they were made.
 
     The same type whatever the number of metrics.  Keys are exactly the metric
-    strings passed to :func:`evaluate`.
+    strings passed to :func:`evaluate`.  ``provenance`` fingerprints the qrels,
+    the run, the metrics and the conventions it was computed from
+    (:mod:`ranklens.ranking.provenance`; None for a result built by hand).
     """
 
     metrics: tuple[str, ...]
@@ -52,6 +55,7 @@ class Result:
     conventions: Conventions
     report: Mapping[str, int] = field(default_factory=dict)
     run_name: str | None = None
+    provenance: Provenance | None = field(default=None, compare=False, repr=False)
 
     def summary(self) -> dict[str, float]:
         """``{metric: aggregate}`` (mean, or sum / geometric mean where the metric says)."""
@@ -64,7 +68,10 @@ class Result:
         key = self._key(metric)
         return aggregate(self.values[key], self.parsed[key].definition.aggregate)
 
-    def _key(self, metric: str) -> str:
+    def metric_key(self, metric: str) -> str:
+        """The key under which this result holds ``metric``: the string itself, or the
+        key of a metric that parses to the same one (``P.5`` for ``p@5``);
+        :class:`~ranklens.errors.MetricNameError` when it holds none."""
         if metric in self.values:
             return metric
         want = get_metric(metric)
@@ -74,6 +81,8 @@ class Result:
         raise MetricNameError(
             f"metric {metric!r} was not evaluated; the result has {list(self.metrics)}."
         )
+
+    _key = metric_key
 
     def per_query(self, metric: str) -> dict[str, float]:
         """``{query id: value}`` of one metric, queries in sorted id order."""
@@ -188,7 +197,8 @@ def evaluate(
         rel_threshold=rel_threshold, depth=depth, judged_only=judged_only,
         iprec_rounding=iprec_rounding, score_precision=score_precision))
     out = run_jobs(qrels, run, plan.conventions, plan.jobs, stacklevel=3)
-    return plan.result(out, run.name)
+    return plan.result(out, run.name, Provenance.of_evaluation(
+        qrels, run, plan.canonical_metrics, plan.conventions, plan.input_order))
 
 
 @dataclass(frozen=True)
@@ -217,11 +227,23 @@ class Plan:
                 for key, metric in parsed.items()]
         return cls(conv, tuple(keys), parsed, jobs)
 
-    def result(self, out: Computed, run_name: str | None) -> Result:
+    def result(self, out: Computed, run_name: str | None,
+               provenance: Provenance | None = None) -> Result:
         """The :class:`Result` of computed values."""
         return Result(metrics=self.keys, query_ids=tuple(out.query_ids.to_pylist()),
                       values=out.values, parsed=self.parsed, conventions=self.conventions,
-                      report=out.report, run_name=run_name)
+                      report=out.report, run_name=run_name, provenance=provenance)
+
+    @property
+    def canonical_metrics(self) -> tuple[str, ...]:
+        """The metrics in their canonical spelling (for provenance)."""
+        return tuple(str(self.parsed[k]) for k in self.keys)
+
+    @property
+    def input_order(self) -> bool:
+        """Whether a job ranks tied documents in row order (``ties='input'``), so that
+        the run's row order can change a number."""
+        return any(job.params["ties"] == "input" for job in self.jobs)
 
 
 @dataclass(frozen=True)

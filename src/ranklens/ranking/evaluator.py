@@ -6,7 +6,8 @@ ranking (the design principle of ``DESIGN.md``), so a batch holding *whole*
 queries (all their judgments and all their run rows) is evaluated on its own and
 the per-query values concatenate.  The aggregates (mean, geometric mean, sum) and
 the report's counts are computed from the concatenation, as one call would.  Only
-the per-query values are kept between batches, never the data.
+the per-query values (and each batch's fingerprints, for the result's
+provenance) are kept between batches, never the data.
 
 Batches come as :class:`~ranklens.Qrels` and :class:`~ranklens.Run`, as tables
 (pandas, polars, pyarrow; columns ``query``, ``doc``, ``relevance`` / ``score``),
@@ -42,6 +43,7 @@ from ranklens.metrics import Metric
 from ranklens.ranking.conventions import Conventions
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Computed, Plan, Result, compute_jobs, warn_unmatched
+from ranklens.ranking.provenance import Provenance
 
 __all__ = ["Evaluator"]
 
@@ -111,6 +113,7 @@ class Evaluator:
     def reset(self) -> None:
         """Forget every batch (the metrics and conventions stay)."""
         self._batches: list[Computed] = []
+        self._fingerprints: list[tuple[str, str]] = []  # (qrels, run) of each batch
         self._seen: set[str] = set()
         self._run_name: str | None = None
 
@@ -146,6 +149,7 @@ class Evaluator:
                 "and all their run rows); group the rows by query before batching.")
         plan = self._plan
         self._batches.append(compute_jobs(qrels, run, plan.conventions, plan.jobs))
+        self._fingerprints.append((qrels.fingerprint(), run.fingerprint(self._run_form)))
         self._seen |= ids
         self._run_name = self._run_name or run.name
 
@@ -165,6 +169,7 @@ class Evaluator:
                 f"merge(): queries {again[:5]} were evaluated by both evaluators; each "
                 "query must be in the batches of one of them.")
         self._batches += other._batches
+        self._fingerprints += other._fingerprints
         self._seen |= other._seen
         self._run_name = self._run_name or other._run_name
         return self
@@ -184,7 +189,13 @@ class Evaluator:
         report = _sum_reports([b.report for b in self._batches])
         warn_unmatched(report, self._plan.conventions, stacklevel=3)
         out = Computed(ids.take(from_numpy(order)), values, report)
-        return self._plan.result(out, self._run_name)
+        plan = self._plan
+        return plan.result(out, self._run_name, Provenance.of_batches(
+            self._fingerprints, self._run_form, plan.canonical_metrics, plan.conventions))
+
+    @property
+    def _run_form(self) -> str:
+        return "input" if self._plan.input_order else "canonical"
 
 
 def _sum_reports(reports: list[Mapping[str, int]]) -> dict[str, int]:

@@ -1,0 +1,534 @@
+"""A results history in one SQLite file (:class:`Store`).
+
+Each record is one evaluation of one run: its summary, every per-query value,
+its provenance (:mod:`ranklens.ranking.provenance`), the time (UTC), the git
+commit of the working directory when there is one, the command that made it and
+the user's tags.
+
+The file is SQLite in WAL mode (readers never wait for a writer).  A record is
+written in one transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``): a writer killed
+in the middle leaves no trace of it, and two processes writing at once take
+turns (each waits up to ``timeout`` seconds for the other).  The file says what
+it is: SQLite's ``application_id`` is ranklens' own and the table
+``ranklens_schema`` holds the schema version; any other SQLite database, or a
+file that is not one, is refused with a :class:`~ranklens.errors.StoreError`
+naming the file.
+
+Layout (schema version 1)::
+
+    ranklens_schema(version, created)
+    records(id, created, run, command, git_commit, version, n_queries, metrics,
+            conventions, report, provenance, query_ids)   -- ids: Arrow IPC blob
+    metric_values(record_id, position, metric, value, per_query)  -- values: .npy blob
+    tags(record_id, key, value)
+
+Per-query values are stored compactly: one ``.npy`` blob (float64) per
+(record, metric) and one Arrow IPC blob of the query ids per record, so 100,000
+queries x 10 metrics is one small transaction of 11 blobs.
+
+>>> import ranklens, tempfile, os
+>>> from ranklens.history import Store
+>>> qrels = ranklens.Qrels.from_dict({"q1": {"d1": 1}, "q2": {"d2": 1}})
+>>> run = ranklens.Run.from_dict({"q1": {"d1": 0.9}, "q2": {"d1": 0.5}}, name="bm25")
+>>> path = os.path.join(tempfile.mkdtemp(), "results.db")
+>>> with Store(path) as store:
+...     rid = store.record(ranklens.evaluate(qrels, run, ["p@1"]), tags={"model": "v1"})
+...     rec = store.get(rid)
+>>> rec.run, rec.summary, rec.tags, rec.result().per_query("p@1")
+('bm25', {'p@1': 0.5}, {'model': 'v1'}, {'q1': 1.0, 'q2': 0.0})
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import os
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ranklens.errors import InputError, StoreError
+from ranklens.ranking.evaluation import Result
+
+__all__ = ["SCHEMA_VERSION", "Store", "StoredRecord", "git_commit", "load_ref", "parse_time",
+           "split_ref"]
+
+#: The schema version this ranklens writes and reads.
+SCHEMA_VERSION = 1
+#: SQLite ``application_id`` of a ranklens store ("RkLH").
+APPLICATION_ID = 0x526B4C48
+#: Seconds a writer waits for another writer's transaction.
+TIMEOUT = 60.0
+#: Test hook: seconds to sleep inside the write transaction, after half the values
+#: (for the fault tests, which kill a writer there).
+_PAUSE_ENV = "RANKLENS_STORE_TEST_PAUSE"
+
+_SCHEMA = """
+CREATE TABLE ranklens_schema (version INTEGER NOT NULL, created TEXT NOT NULL);
+CREATE TABLE records (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created TEXT NOT NULL,
+    run TEXT,
+    command TEXT NOT NULL,
+    git_commit TEXT,
+    version TEXT NOT NULL,
+    n_queries INTEGER NOT NULL,
+    metrics TEXT NOT NULL,
+    conventions TEXT NOT NULL,
+    report TEXT NOT NULL,
+    provenance TEXT,
+    query_ids BLOB NOT NULL
+);
+CREATE TABLE metric_values (
+    record_id INTEGER NOT NULL REFERENCES records(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    metric TEXT NOT NULL,
+    value REAL,
+    per_query BLOB NOT NULL,
+    PRIMARY KEY (record_id, metric)
+);
+CREATE TABLE tags (
+    record_id INTEGER NOT NULL REFERENCES records(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (record_id, key)
+);
+CREATE INDEX records_by_run ON records(run, created);
+CREATE INDEX records_by_time ON records(created);
+CREATE INDEX metric_values_by_metric ON metric_values(metric, record_id);
+"""
+_TABLES = {"ranklens_schema", "records", "metric_values", "tags", "sqlite_sequence"}
+
+
+def git_commit(cwd: str | os.PathLike[str] | None = None) -> str | None:
+    """``git rev-parse HEAD`` in ``cwd`` (default: the current directory); None when
+    it is not a git checkout or git is missing."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True,
+                             text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = out.stdout.strip()
+    return sha if out.returncode == 0 and sha else None
+
+
+def split_ref(text: str) -> tuple[str, int] | None:
+    """``(path, id)`` of a stored record named ``PATH#ID`` (``results.db#12``); None
+    when ``text`` is not of that form, or is an existing file's name."""
+    import re
+
+    found = re.fullmatch(r"(.+)#(\d+)", str(text))
+    if found is None or Path(text).exists():
+        return None
+    return found.group(1), int(found.group(2))
+
+
+def load_ref(text: str) -> StoredRecord:
+    """The stored record ``PATH#ID``; :class:`~ranklens.errors.StoreError` when the
+    store or the record does not exist."""
+    ref = split_ref(text)
+    if ref is None:
+        raise InputError(f"{text!r} does not name a stored record; write PATH#ID, e.g. "
+                         "results.db#3 (ids: 'ranklens history PATH').")
+    with Store(ref[0], create=False) as store:
+        return store.get(ref[1])
+
+
+def parse_time(value: Any, name: str) -> dt.datetime:
+    """A point in time (UTC): a datetime (naive means UTC), a date (its midnight), ISO
+    text (``2026-11-01``, ``2026-11-01T12:00``) or a duration back from now (``30d``,
+    ``2 weeks``: see :mod:`ranklens._shared.durations`)."""
+    if isinstance(value, dt.datetime):
+        return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+    if isinstance(value, dt.date):
+        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
+    if isinstance(value, str):
+        try:
+            return parse_time(dt.datetime.fromisoformat(value.strip()), name)
+        except ValueError:
+            pass
+        from ranklens._shared.durations import parse_duration
+
+        try:
+            ns = parse_duration(value)
+        except ValueError:
+            pass
+        else:
+            return dt.datetime.now(dt.timezone.utc) - dt.timedelta(microseconds=ns / 1000)
+    raise InputError(f"{name}={value!r} is not a time; give a date or time "
+                     "('2026-11-01', '2026-11-01T12:00'), a duration back from now ('30d', "
+                     "'2 weeks') or a datetime.")
+
+
+def _npy(values: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.ascontiguousarray(values, dtype=np.float64),
+                              allow_pickle=False)
+    return buf.getvalue()
+
+
+def _from_npy(blob: bytes) -> np.ndarray:
+    arr = np.lib.format.read_array(io.BytesIO(blob), allow_pickle=False)
+    arr.setflags(write=False)
+    return arr
+
+
+def _ids_blob(ids: tuple[str, ...]) -> bytes:
+    import pyarrow as pa
+
+    table = pa.table({"query": pa.array(ids, type=pa.large_string())})
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return bytes(sink.getvalue().to_pybytes())
+
+
+def _ids_from_blob(blob: bytes) -> tuple[str, ...]:
+    import pyarrow as pa
+
+    table = pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
+    return tuple(table.column("query").to_pylist())
+
+
+@dataclass(frozen=True)
+class StoredRecord:
+    """One stored evaluation (what :meth:`Store.records` lists and :meth:`Store.get`
+    returns).  :meth:`result` gives it back as a :class:`ranklens.Result`."""
+
+    id: int
+    created: dt.datetime
+    run: str | None
+    command: str
+    git_commit: str | None
+    version: str
+    n_queries: int
+    metrics: tuple[str, ...]
+    summary: dict[str, float]
+    tags: dict[str, str]
+    conventions: dict[str, Any]
+    report: dict[str, int]
+    provenance: dict[str, Any] | None
+    path: str = field(repr=False, default="")
+
+    def result(self) -> Result:
+        """The stored evaluation as a :class:`ranklens.Result` (per-query values,
+        conventions, report, run name and provenance as recorded)."""
+        with Store(self.path, create=False) as store:
+            return store.load_result(self.id)
+
+    @property
+    def ref(self) -> str:
+        """``PATH#ID``: how the command line names this record."""
+        return f"{self.path}#{self.id}"
+
+
+class Store:
+    """A results history in the SQLite file ``path`` (created when missing).
+
+    Use as a context manager or call :meth:`close`.  ``create=False`` refuses a
+    missing file.  See the module documentation for the layout and guarantees.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = True,
+                 timeout: float = TIMEOUT) -> None:
+        self.path = str(path)
+        p = Path(self.path)
+        if p.is_dir():
+            raise StoreError(f"{self.path}: is a folder; a results store is a file "
+                             "(e.g. results.db).")
+        if not p.exists():
+            if not create:
+                raise StoreError(f"{self.path}: no such results store; record into it "
+                                 "first (--store PATH).")
+            if not p.parent.is_dir():
+                raise StoreError(f"{self.path}: the folder {str(p.parent)!r} does not exist.")
+        try:
+            self._con = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the results store ({exc}).") from None
+        try:
+            self._prepare()
+        except BaseException:
+            self._con.close()
+            raise
+
+    # -- opening ----------------------------------------------------------------------
+    def _fail(self, why: str) -> StoreError:
+        return StoreError(f"{self.path}: {why}")
+
+    def _prepare(self) -> None:
+        con = self._con
+        try:
+            app = con.execute("PRAGMA application_id").fetchone()[0]
+            tables = {r[0] for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise self._fail(f"not a ranklens results store: the file is not a SQLite "
+                             f"database or is corrupt ({exc}).") from None
+        if app != APPLICATION_ID and tables:
+            shown = ", ".join(sorted(tables)[:8])
+            raise self._fail(f"is a SQLite database of another application (tables: "
+                             f"{shown}), not a ranklens results store; give another file "
+                             "name.")
+        try:
+            con.execute("PRAGMA foreign_keys = ON")
+            con.execute(f"PRAGMA busy_timeout = {int(TIMEOUT * 1000)}")
+            if con.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                con.execute("PRAGMA journal_mode = WAL")
+            if app != APPLICATION_ID:
+                self._create()
+            self._check_schema()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail(f"the results store is corrupt or unreadable ({exc}).") from None
+
+    def _create(self) -> None:
+        """Make the schema in one transaction (another process may be doing the same)."""
+        con = self._con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            if con.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+                for stmt in _SCHEMA.strip().split(";"):
+                    if stmt.strip():
+                        con.execute(stmt)
+                con.execute("INSERT INTO ranklens_schema VALUES (?, ?)",
+                            (SCHEMA_VERSION, _stamp(_now())))
+                con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    def _check_schema(self) -> None:
+        tables = {r[0] for r in self._con.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"ranklens_schema", "records", "metric_values", "tags"} <= tables:
+            raise self._fail("the results store lacks its tables (damaged); start a new file.")
+        row = self._con.execute("SELECT max(version) FROM ranklens_schema").fetchone()
+        version = row[0] if row else None
+        if version != SCHEMA_VERSION:
+            raise self._fail(f"the results store has schema version {version}; this ranklens "
+                             f"reads version {SCHEMA_VERSION}. Upgrade ranklens (or use a new "
+                             "file).")
+
+    def close(self) -> None:
+        self._con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Store {self.path!r}>"
+
+    # -- writing ----------------------------------------------------------------------
+    def record(self, result: Result, *, tags: Mapping[str, str] | None = None,
+               command: str = "python", commit: str | None = "auto",
+               run: str | None = None) -> int:
+        """Store ``result`` (one transaction) and return its record id.
+
+        ``tags`` are the user's labels (``{"model": "v2"}``); ``commit`` is the git
+        commit to record (``"auto"``: that of the current directory, if any; None:
+        none); ``run`` names the run (default: ``result.run_name``).
+        """
+        if not isinstance(result, Result):
+            raise InputError(f"Store.record takes a ranklens.Result, got "
+                             f"{type(result).__name__}.")
+        clean = _check_tags(tags)
+        sha = git_commit() if commit == "auto" else commit
+        prov = None if result.provenance is None else json.dumps(result.provenance.as_dict())
+        summary = result.summary()
+        blobs = [(i, m, summary[m], _npy(result.values[m])) for i, m in enumerate(result.metrics)]
+        ids = _ids_blob(result.query_ids)
+        pause = float(os.environ.get(_PAUSE_ENV, "0") or 0)
+        con = self._con
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                cur = con.execute(
+                    "INSERT INTO records (created, run, command, git_commit, version, n_queries,"
+                    " metrics, conventions, report, provenance, query_ids) VALUES "
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (_stamp(_now()), run if run is not None else result.run_name, command,
+                     sha, _version(result), len(result.query_ids),
+                     json.dumps(list(result.metrics)),
+                     json.dumps(result.conventions.as_dict()),
+                     json.dumps({k: int(v) for k, v in result.report.items()}), prov, ids))
+                rid = int(cur.lastrowid or 0)
+                half = len(blobs) // 2
+                for n, (i, m, v, blob) in enumerate(blobs):
+                    if n == half and pause:
+                        time.sleep(pause)  # the fault tests kill the writer here
+                    con.execute("INSERT INTO metric_values VALUES (?, ?, ?, ?, ?)",
+                                (rid, i, m, None if v != v else v, blob))
+                con.executemany("INSERT INTO tags VALUES (?, ?, ?)",
+                                [(rid, k, v) for k, v in clean.items()])
+                con.execute("COMMIT")
+            except BaseException:
+                if con.in_transaction:
+                    con.execute("ROLLBACK")
+                raise
+        except sqlite3.DatabaseError as exc:
+            raise self._fail(f"cannot write the record ({exc}).") from None
+        return rid
+
+    # -- reading ----------------------------------------------------------------------
+    def records(self, *, run: str | None = None, metric: str | None = None,
+                tags: Mapping[str, str] | None = None, since: Any = None,
+                until: Any = None) -> list[StoredRecord]:
+        """The records (oldest first) matching every filter given: the run's name, a
+        metric among the record's (its key as stored, e.g. ``ndcg@10``), tags (each
+        ``key: value`` must match), and times ``since`` / ``until`` (inclusive, UTC;
+        see :func:`parse_time`; ``until`` a date alone means the end of that day)."""
+        where, args = [], []
+        if run is not None:
+            where.append("r.run = ?")
+            args.append(run)
+        if metric is not None:
+            where.append("EXISTS (SELECT 1 FROM metric_values m WHERE m.record_id = r.id "
+                         "AND m.metric = ?)")
+            args.append(metric)
+        for k, v in _check_tags(tags).items():
+            where.append("EXISTS (SELECT 1 FROM tags t WHERE t.record_id = r.id AND t.key = ? "
+                         "AND t.value = ?)")
+            args += [k, v]
+        for value, op, name in ((since, ">=", "since"), (until, "<=", "until")):
+            if value is not None:
+                where.append(f"r.created {op} ?")
+                t = parse_time(value, name)
+                if name == "until" and isinstance(value, str) and len(value.strip()) == 10:
+                    t += dt.timedelta(days=1, microseconds=-1)  # a date: the whole day
+                args.append(_stamp(t))
+        sql = ("SELECT r.id, r.created, r.run, r.command, r.git_commit, r.version, "
+               "r.n_queries, r.metrics, r.conventions, r.report, r.provenance FROM records r")
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY r.created, r.id"
+        rows = self._query(sql, args)
+        return self._with_values(rows)
+
+    def get(self, record_id: int) -> StoredRecord:
+        """The record ``record_id``; :class:`~ranklens.errors.StoreError` if there is none."""
+        if isinstance(record_id, bool) or not isinstance(record_id, (int, np.integer)):
+            raise InputError(f"record_id must be an integer, got {record_id!r}.")
+        rows = self._query(
+            "SELECT id, created, run, command, git_commit, version, n_queries, metrics, "
+            "conventions, report, provenance FROM records WHERE id = ?", [int(record_id)])
+        if not rows:
+            raise self._fail(f"no record {record_id} (see 'ranklens history {self.path}').")
+        return self._with_values(rows)[0]
+
+    def load_result(self, record_id: int) -> Result:
+        """The record ``record_id`` as a :class:`ranklens.Result`."""
+        from ranklens.metrics import get_metric
+        from ranklens.ranking.conventions import Conventions
+        from ranklens.ranking.provenance import Provenance
+
+        rec = self.get(record_id)
+        ids = self._query("SELECT query_ids FROM records WHERE id = ?", [rec.id])[0][0]
+        blobs = dict(self._query("SELECT metric, per_query FROM metric_values WHERE "
+                                 "record_id = ?", [rec.id]))
+        try:
+            values = {m: _from_npy(blobs[m]) for m in rec.metrics}
+            conv = Conventions(**rec.conventions)
+            parsed = {m: get_metric(m) for m in rec.metrics}
+            query_ids = _ids_from_blob(ids)
+        except (KeyError, ValueError, TypeError, OSError) as exc:
+            raise self._fail(f"record {rec.id} is damaged ({exc}).") from None
+        prov = None if rec.provenance is None else Provenance.from_dict(rec.provenance)
+        return Result(metrics=rec.metrics, query_ids=query_ids, values=values, parsed=parsed,
+                      conventions=conv, report=rec.report, run_name=rec.run, provenance=prov)
+
+    def trend(self, metric: str, run: str | None = None
+              ) -> list[tuple[dt.datetime, str, float, int]]:
+        """``(time, run name, value, record id)`` of every record holding ``metric``
+        (its key as stored), oldest first; only the run named ``run`` if given."""
+        sql = ("SELECT r.created, r.run, m.value, r.id FROM records r JOIN metric_values m "
+               "ON m.record_id = r.id WHERE m.metric = ?")
+        args: list[Any] = [metric]
+        if run is not None:
+            sql += " AND r.run = ?"
+            args.append(run)
+        rows = self._query(sql + " ORDER BY r.created, r.id", args)
+        return [(_parse_utc(t), name or "", float("nan") if v is None else float(v), int(i))
+                for t, name, v, i in rows]
+
+    def __len__(self) -> int:
+        return int(self._query("SELECT count(*) FROM records", [])[0][0])
+
+    def __iter__(self) -> Iterator[StoredRecord]:
+        return iter(self.records())
+
+    def _query(self, sql: str, args: list[Any]) -> list[tuple[Any, ...]]:
+        try:
+            return self._con.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail(f"cannot read the results store ({exc}).") from None
+
+    def _with_values(self, rows: list[tuple[Any, ...]]) -> list[StoredRecord]:
+        if not rows:
+            return []
+        ids = [r[0] for r in rows]
+        marks = ",".join("?" * len(ids))
+        summaries: dict[int, dict[str, float]] = {i: {} for i in ids}
+        for rid, m, v in self._query(
+                f"SELECT record_id, metric, value FROM metric_values WHERE record_id IN "
+                f"({marks}) ORDER BY record_id, position", ids):
+            summaries[rid][m] = float("nan") if v is None else float(v)
+        tags: dict[int, dict[str, str]] = {i: {} for i in ids}
+        for rid, k, v in self._query(f"SELECT record_id, key, value FROM tags WHERE record_id "
+                                     f"IN ({marks}) ORDER BY key", ids):
+            tags[rid][k] = v
+        out = []
+        for (rid, created, run, command, sha, version, nq, metrics, conv, report,
+             prov) in rows:
+            out.append(StoredRecord(
+                id=int(rid), created=_parse_utc(created), run=run, command=command,
+                git_commit=sha, version=version, n_queries=int(nq),
+                metrics=tuple(json.loads(metrics)), summary=summaries[rid], tags=tags[rid],
+                conventions=json.loads(conv), report=json.loads(report),
+                provenance=None if prov is None else json.loads(prov), path=self.path))
+        return out
+
+
+def _check_tags(tags: Mapping[str, str] | None) -> dict[str, str]:
+    if tags is None:
+        return {}
+    if not isinstance(tags, Mapping):
+        raise InputError(f"tags must be a mapping {{key: value}} of text, got "
+                         f"{type(tags).__name__}.")
+    out = {}
+    for k, v in tags.items():
+        if not isinstance(k, str) or not k or not isinstance(v, (str, int, float)):
+            raise InputError(f"tag {k!r}: keys must be non-empty text and values text "
+                             f"(or numbers), got {v!r}.")
+        out[k] = str(v)
+    return out
+
+
+def _version(result: Result) -> str:
+    from ranklens.ranking.provenance import ranklens_version
+
+    return result.provenance.version if result.provenance is not None else ranklens_version()
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def _stamp(t: dt.datetime) -> str:
+    """A time as stored: UTC ISO 8601 with microseconds (text order is time order)."""
+    return t.astimezone(dt.timezone.utc).isoformat(timespec="microseconds")
+
+
+def _parse_utc(text: str) -> dt.datetime:
+    t = dt.datetime.fromisoformat(text)
+    return t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)

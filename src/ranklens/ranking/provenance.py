@@ -1,0 +1,189 @@
+"""Provenance: what an evaluation result was computed from.
+
+Every :class:`~ranklens.Result` of :func:`ranklens.evaluate` and of
+:class:`~ranklens.Evaluator` carries a :class:`Provenance`: SHA-256 fingerprints
+of the qrels content, of the run content, of the metrics and of the
+conventions, and the ranklens version.  Two results whose ``qrels`` and
+``conventions`` fingerprints agree were computed on the same judgments under the
+same rules, so their numbers compare (what :func:`ranklens.gate` checks).
+
+Fingerprints of the data (:meth:`ranklens.Qrels.fingerprint`,
+:meth:`ranklens.Run.fingerprint`) are of the rows sorted by (query, doc): the
+order of the rows in a file does not change them, because it cannot change any
+number -- except under ``ties='input'``, where the order of tied documents
+decides the ranking: a run evaluated with an ``input`` tie rule is fingerprinted
+in its row order (``run_form == "input"``).
+
+They are computed lazily: :func:`ranklens.evaluate` pays nothing for them until
+``result.provenance.qrels`` (or ``run``, or :meth:`Provenance.as_dict`) is first
+read; until then the provenance holds the two tables (then it lets them go), and
+the tables keep their fingerprints.  An :class:`~ranklens.Evaluator` keeps no
+data, so it fingerprints every batch as it comes; the fingerprint of several
+batches is one digest of the batches' fingerprints (the same whatever their
+order, but not that of one :func:`ranklens.evaluate` over the same rows).
+
+>>> import ranklens
+>>> qrels = ranklens.Qrels.from_dict({"q1": {"d1": 1}})
+>>> run = ranklens.Run.from_dict({"q1": {"d1": 0.9, "d2": 0.5}})
+>>> p = ranklens.evaluate(qrels, run, ["p@1"]).provenance
+>>> p.qrels == qrels.fingerprint(), p.run_form, p.metrics
+(True, 'canonical', ('p@1',))
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ranklens._shared.fingerprints import combine, json_digest
+from ranklens.errors import InputError
+
+if TYPE_CHECKING:
+    from ranklens.ranking.conventions import Conventions
+    from ranklens.ranking.data import Qrels, Run
+
+__all__ = ["Provenance", "ranklens_version"]
+
+
+@functools.cache
+def ranklens_version() -> str:
+    """The installed ranklens version (``unknown`` when not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ranklens")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
+
+
+def conventions_document(conv: Conventions) -> dict[str, Any]:
+    """The conventions as a JSON document (``rel_threshold`` as a float, so that 1 and
+    1.0 are one convention)."""
+    doc = dict(conv.as_dict())
+    doc["rel_threshold"] = float(doc["rel_threshold"])
+    return doc
+
+
+class Provenance:
+    """Fingerprints of what a result was computed from.
+
+    Attributes
+    ----------
+    qrels, run:
+        SHA-256 (hex) of the qrels and of the run content (computed on first read).
+    run_form:
+        ``canonical`` (rows sorted; row order does not matter) or ``input`` (rows in
+        their order: the run was evaluated with ``ties='input'``).
+    metrics:
+        The metrics in their canonical spelling (``ndcg_cut.10`` is ``ndcg@10``).
+    conventions:
+        The conventions as a dict; ``conventions_fingerprint`` is its digest.
+    version:
+        The ranklens version that computed the result.
+    batches:
+        How many batches an :class:`~ranklens.Evaluator` saw (1 for ``evaluate``).
+    """
+
+    __slots__ = ("_qrels", "_qrels_table", "_run", "_run_table", "batches", "conventions",
+                 "metrics", "run_form", "version")
+
+    def __init__(self, *, qrels: str | Qrels, run: str | Run, run_form: str,
+                 metrics: tuple[str, ...], conventions: Mapping[str, Any],
+                 version: str | None = None, batches: int = 1) -> None:
+        self._qrels_table = None if isinstance(qrels, str) else qrels
+        self._run_table = None if isinstance(run, str) else run
+        self._qrels = qrels if isinstance(qrels, str) else None
+        self._run = run if isinstance(run, str) else None
+        self.run_form = run_form
+        self.metrics = tuple(metrics)
+        self.conventions = dict(conventions)
+        self.version = version or ranklens_version()
+        self.batches = batches
+
+    @classmethod
+    def of_evaluation(cls, qrels: Qrels, run: Run, metrics: tuple[str, ...],
+                      conventions: Conventions, input_order: bool) -> Provenance:
+        """The (lazy) provenance of one evaluation of ``run`` on ``qrels``."""
+        return cls(qrels=qrels, run=run, run_form="input" if input_order else "canonical",
+                   metrics=metrics, conventions=conventions_document(conventions))
+
+    @classmethod
+    def of_batches(cls, batches: list[tuple[str, str]], run_form: str,
+                   metrics: tuple[str, ...], conventions: Conventions) -> Provenance:
+        """The provenance of an evaluation in batches, from each batch's (qrels, run)
+        fingerprints."""
+        if len(batches) == 1:
+            q, r = batches[0]
+        else:
+            q = combine([b[0] for b in batches], "qrels")
+            r = combine([b[1] for b in batches], "run")
+        return cls(qrels=q, run=r, run_form=run_form, metrics=metrics,
+                   conventions=conventions_document(conventions), batches=len(batches))
+
+    @property
+    def qrels(self) -> str:
+        if self._qrels is None:
+            assert self._qrels_table is not None
+            self._qrels = self._qrels_table.fingerprint()
+            self._qrels_table = None
+        return self._qrels
+
+    @property
+    def run(self) -> str:
+        if self._run is None:
+            assert self._run_table is not None
+            self._run = self._run_table.fingerprint(self.run_form)
+            self._run_table = None
+        return self._run
+
+    @property
+    def conventions_fingerprint(self) -> str:
+        """Digest of the rules (the profile's name is left out: ``profile='trec_eval'``
+        and the defaults are the same conventions)."""
+        return json_digest({k: v for k, v in self.conventions.items() if k != "profile"})
+
+    @property
+    def metrics_fingerprint(self) -> str:
+        return json_digest(list(self.metrics))
+
+    @property
+    def fingerprint(self) -> str:
+        """One digest of everything above (two results with equal fingerprints were
+        computed from the same data, metrics and conventions by the same version)."""
+        return json_digest(self.as_dict())
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every field as JSON-ready data (:meth:`from_dict` reads it back)."""
+        return {"qrels": self.qrels, "run": self.run, "run_form": self.run_form,
+                "metrics": list(self.metrics), "conventions": self.conventions,
+                "conventions_fingerprint": self.conventions_fingerprint,
+                "version": self.version, "batches": self.batches}
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, Any]) -> Provenance:
+        try:
+            return cls(qrels=str(doc["qrels"]), run=str(doc["run"]),
+                       run_form=str(doc["run_form"]), metrics=tuple(doc["metrics"]),
+                       conventions=dict(doc["conventions"]), version=str(doc["version"]),
+                       batches=int(doc.get("batches", 1)))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"a provenance record lacks or garbles {exc}; expected the "
+                             "fields of Provenance.as_dict().") from None
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        """Pickled with its fingerprints computed, never with the tables."""
+        return (Provenance.from_dict, (self.as_dict(),))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Provenance):
+            return NotImplemented
+        return self.as_dict() == other.as_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        q = self._qrels[:12] if self._qrels else "(lazy)"
+        r = self._run[:12] if self._run else "(lazy)"
+        return (f"<Provenance qrels={q} run={r} ({self.run_form}) metrics="
+                f"{list(self.metrics)} ranklens {self.version}>")
