@@ -109,3 +109,34 @@ def test_evaluator_provenance() -> None:
 
     first, second = batched(parts), batched(parts[::-1])
     assert first == second and first.batches == 2 and first.qrels != direct.qrels
+
+
+def test_results_do_not_keep_large_runs_alive(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A result refers to a large run only weakly until its provenance is read: results
+    kept over many large runs must not keep every run in memory.  A small run is held, so
+    its fingerprint is there whenever it is read."""
+    import gc
+    import weakref
+
+    import ranklens._shared.parallel as parallel
+
+    qrels = ranklens.Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
+    small = ranklens.Run.from_dict({"q1": {"a": 0.5, "c": 0.1}, "q2": {"b": 0.2}})
+    want = small.fingerprint()
+    res_small = ranklens.evaluate(qrels, ranklens.Run.from_dict(
+        {"q1": {"a": 0.5, "c": 0.1}, "q2": {"b": 0.2}}), ["p@1"])
+    gc.collect()
+    assert res_small.provenance is not None and res_small.provenance.run == want
+
+    monkeypatch.setattr(parallel, "LARGE_ROWS", 2)   # every table counts as large
+    large = ranklens.Run.from_dict({"q1": {"a": 0.5, "c": 0.1}, "q2": {"b": 0.2}})
+    alive = weakref.ref(large)
+    res_read = ranklens.evaluate(qrels, large, ["p@1"])
+    res_gone = ranklens.evaluate(qrels, large, ["p@1"])
+    assert res_read.provenance is not None and res_read.provenance.run == want  # read
+    del large
+    gc.collect()
+    assert alive() is None                      # the results did not keep it
+    assert res_read.provenance.run == want      # what was read stays
+    assert res_gone.provenance is not None and res_gone.provenance.run is None
+    assert res_gone.provenance.qrels == qrels.fingerprint()   # qrels still alive

@@ -206,7 +206,11 @@ def _check_provenance(cand: Result, base: Result, allow_qrels: bool, allow_conv:
         return [f"the {which} result carries no provenance, so its qrels and conventions "
                 "could not be checked against the other's."]
     notes = []
-    if pc.qrels != pb.qrels:
+    if pc.qrels is None or pb.qrels is None:
+        which = "candidate" if pc.qrels is None else "baseline"
+        notes.append(f"the {which}'s qrels were gone before their fingerprint was read, so "
+                     "the two results' qrels could not be compared.")
+    elif pc.qrels != pb.qrels:
         if not allow_qrels:
             raise ProvenanceError(
                 f"the candidate and the baseline were evaluated on different qrels (content "

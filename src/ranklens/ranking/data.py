@@ -39,7 +39,7 @@ class _Table:
 
     _value_name: ClassVar[str] = "value"
     _defer_pairs: ClassVar[bool] = False
-    __slots__ = ("_cache", "_d", "_q", "_values", "dropped_duplicates", "name")
+    __slots__ = ("__weakref__", "_cache", "_d", "_q", "_values", "dropped_duplicates", "name")
 
     def __init__(
         self,

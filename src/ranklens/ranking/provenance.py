@@ -16,8 +16,12 @@ in its row order (``run_form == "input"``).
 
 They are computed lazily: :func:`ranklens.evaluate` pays nothing for them until
 ``result.provenance.qrels`` (or ``run``, or :meth:`Provenance.as_dict`) is first
-read; until then the provenance holds the two tables (then it lets them go), and
-the tables keep their fingerprints.  An :class:`~ranklens.Evaluator` keeps no
+read, and the tables keep their fingerprints.  Until then the provenance refers
+to the two tables: a small one (under 200,000 rows) is held, a large one only
+weakly, so that results kept in a loop over many large runs do not keep every run
+in memory.  A large table that is gone before its fingerprint was read leaves it
+unknown (None); read ``result.provenance`` (or record the result in a store)
+while the table exists.  An :class:`~ranklens.Evaluator` keeps no
 data, so it fingerprints every batch as it comes; the fingerprint of several
 batches is one digest of the batches' fingerprints (the same whatever their
 order, but not that of one :func:`ranklens.evaluate` over the same rows).
@@ -33,7 +37,8 @@ order, but not that of one :func:`ranklens.evaluate` over the same rows).
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+import weakref
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ranklens._shared.fingerprints import combine, json_digest
@@ -88,11 +93,11 @@ class Provenance:
     __slots__ = ("_qrels", "_qrels_table", "_run", "_run_table", "batches", "conventions",
                  "metrics", "run_form", "version")
 
-    def __init__(self, *, qrels: str | Qrels, run: str | Run, run_form: str,
+    def __init__(self, *, qrels: str | Qrels | None, run: str | Run | None, run_form: str,
                  metrics: tuple[str, ...], conventions: Mapping[str, Any],
                  version: str | None = None, batches: int = 1) -> None:
-        self._qrels_table = None if isinstance(qrels, str) else qrels
-        self._run_table = None if isinstance(run, str) else run
+        self._qrels_table = _refer(qrels)
+        self._run_table = _refer(run)
         self._qrels = qrels if isinstance(qrels, str) else None
         self._run = run if isinstance(run, str) else None
         self.run_form = run_form
@@ -122,18 +127,20 @@ class Provenance:
                    conventions=conventions_document(conventions), batches=len(batches))
 
     @property
-    def qrels(self) -> str:
-        if self._qrels is None:
-            assert self._qrels_table is not None
-            self._qrels = self._qrels_table.fingerprint()
+    def qrels(self) -> str | None:
+        """Fingerprint of the qrels (None: a large qrels was gone before it was read)."""
+        if self._qrels is None and self._qrels_table is not None:
+            table = self._qrels_table()
+            self._qrels = None if table is None else table.fingerprint()
             self._qrels_table = None
         return self._qrels
 
     @property
-    def run(self) -> str:
-        if self._run is None:
-            assert self._run_table is not None
-            self._run = self._run_table.fingerprint(self.run_form)
+    def run(self) -> str | None:
+        """Fingerprint of the run (None: a large run was gone before it was read)."""
+        if self._run is None and self._run_table is not None:
+            table = self._run_table()
+            self._run = None if table is None else table.fingerprint(self.run_form)
             self._run_table = None
         return self._run
 
@@ -163,7 +170,7 @@ class Provenance:
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> Provenance:
         try:
-            return cls(qrels=str(doc["qrels"]), run=str(doc["run"]),
+            return cls(qrels=_text(doc["qrels"]), run=_text(doc["run"]),
                        run_form=str(doc["run_form"]), metrics=tuple(doc["metrics"]),
                        conventions=dict(doc["conventions"]), version=str(doc["version"]),
                        batches=int(doc.get("batches", 1)))
@@ -187,3 +194,19 @@ class Provenance:
         r = self._run[:12] if self._run else "(lazy)"
         return (f"<Provenance qrels={q} run={r} ({self.run_form}) metrics="
                 f"{list(self.metrics)} ranklens {self.version}>")
+
+
+def _refer(table: str | Qrels | Run | None) -> Callable[[], Any] | None:
+    """How a provenance refers to a table until its fingerprint is read: a small table
+    is held, a large one only weakly (results must not keep large runs alive)."""
+    from ranklens._shared.parallel import LARGE_ROWS
+
+    if table is None or isinstance(table, str):
+        return None
+    if len(table) < LARGE_ROWS:
+        return lambda: table
+    return weakref.ref(table)
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
