@@ -7,15 +7,18 @@ conventions, unless ``--allow-different-qrels`` / ``--allow-different-convention
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import click
 
 from ranklens._shared.corrections import CORRECTIONS
 from ranklens.cli._common import check_output, warnings_to_stderr, write_output
+from ranklens.cli.compare import run_names
 from ranklens.cli.evaluate import _conventions, _conventions_options, _read_inputs, file_options
 from ranklens.cli.history import read_systems, record_results, store_options, take_store
 from ranklens.errors import MetricParameterError, ProvenanceError
+from ranklens.ranking.evaluation import Result
 
 __all__ = ["gate_cmd"]
 
@@ -105,9 +108,13 @@ def gate_cmd(qrels: str, candidate: str, baseline: str | None,
     check_output(output)
     paths = [candidate] if baseline is None else [candidate, baseline]
     qrels_t, systems = read_systems(qrels, paths, cols, _read_inputs)
-    for path, system in zip(paths, systems, strict=True):
-        if getattr(system, "name", "") is None:
-            system.name = path  # a run file without a TREC tag is named by its path
+    # named as evaluate and compare name runs: the TREC tag, else the file name; a
+    # repeated name gets -2 (a candidate and a baseline often share a tag)
+    for i, name in enumerate(run_names(paths, systems)):
+        if isinstance(systems[i], Result):
+            systems[i] = dataclasses.replace(systems[i], run_name=name)
+        else:
+            systems[i].name = name  # a Run this command read
     try:
         with warnings_to_stderr():
             verdict = gate(qrels_t, systems[0], None if baseline is None else systems[1],
