@@ -20,7 +20,7 @@ from ranklens.cli.evaluate import (
 )
 from ranklens.render.comparison import FORMATS
 
-__all__ = ["compare_cmd", "plot_cmd"]
+__all__ = ["compare_cmd", "plot_cmd", "run_names", "stats_options"]
 
 _TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
 _CORRECTIONS = CORRECTIONS  # one list with ranklens ab analyze and the library
@@ -49,6 +49,27 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
     return out
 
 
+def stats_options(fn: Any) -> Any:
+    """The options of the paired tests and intervals (compare, report): ``test``,
+    ``correction``, ``alpha``, ``ci``, ``n_resamples`` and ``seed``."""
+    for opt in reversed([
+        click.option("--test", type=click.Choice(_TESTS), default="randomization",
+                     show_default=True, help="Paired significance test."),
+        click.option("--correction", type=click.Choice(_CORRECTIONS), default="holm",
+                     show_default=True, help="Multiple-comparison correction over all tests."),
+        click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+                     default=0.05, show_default=True, help="Significance level."),
+        click.option("--ci", type=click.Choice(_CIS), default="t", show_default=True,
+                     help="Confidence interval method."),
+        click.option("--n-resamples", type=click.IntRange(min=1), default=10_000,
+                     show_default=True, help="Permutations / bootstrap resamples."),
+        click.option("--seed", type=click.IntRange(min=0), default=None,
+                     help="Random seed (reproducible p-values)."),
+    ]):
+        fn = opt(fn)
+    return fn
+
+
 @click.command("compare")
 @click.argument("qrels", type=click.Path(dir_okay=True))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=True))
@@ -57,17 +78,7 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
 @click.option("--baseline", default=None,
               help="Run name to test the others against (default: the first run).")
 @click.option("--pairwise", is_flag=True, help="Test every pair of runs, not a baseline.")
-@click.option("--test", type=click.Choice(_TESTS), default="randomization", show_default=True,
-              help="Paired significance test.")
-@click.option("--correction", type=click.Choice(_CORRECTIONS), default="holm",
-              show_default=True, help="Multiple-comparison correction over all tests.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.05, show_default=True, help="Significance level.")
-@click.option("--ci", type=click.Choice(_CIS), default="t", show_default=True,
-              help="Confidence interval method.")
-@click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
-              help="Permutations / bootstrap resamples.")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed (reproducible p-values).")
+@stats_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
               show_default=True, help="Output format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,

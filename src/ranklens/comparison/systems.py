@@ -16,7 +16,7 @@ from ranklens.errors import InputError, MetricNameError, RanklensWarning
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result, evaluate
 
-__all__ = ["Comparison", "PairTest", "compare"]
+__all__ = ["TIE_TOLERANCE", "Comparison", "PairTest", "compare"]
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "p@10", "recall@100")
 _TEST_NAMES = {
@@ -26,7 +26,8 @@ _TEST_NAMES = {
     "bootstrap": "paired bootstrap test",
 }
 _CORRECTION_NAMES = st.CORRECTION_NAMES
-_TIE_TOL = 1e-12
+#: Per-query differences within this are ties (not wins or losses).
+TIE_TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -435,7 +436,8 @@ def compare(
                 diff_ci_high=float(hi[S + k]),
                 relative=float(d[:, k].mean() / base_mean) if base_mean != 0 else float("nan"),
                 cohens_d=float(effect[k]), p_value=float(pvals[k]),
-                wins=int((d[:, k] > _TIE_TOL).sum()), losses=int((d[:, k] < -_TIE_TOL).sum()),
+                wins=int((d[:, k] > TIE_TOLERANCE).sum()),
+                losses=int((d[:, k] < -TIE_TOLERANCE).sum()),
             ))
     adjusted = st.correct([r["p_value"] for r in raw], correction, alpha)
     pairs = tuple(
