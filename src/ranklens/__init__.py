@@ -39,6 +39,10 @@ def __getattr__(name: str) -> object:
         import importlib
 
         return importlib.import_module(f"ranklens.{name}")
+    if name == "html_report":  # loaded on first use (the report's modules are not small)
+        from ranklens.render.html import html_report
+
+        return html_report
     raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
 
 
@@ -69,5 +73,6 @@ __all__ = [
     "evaluate",
     "evaluate_cutoffs",
     "get_metric",
+    "html_report",
     "precision_recall_curve",
 ]

@@ -383,16 +383,17 @@ def to_latex(table: Table) -> str:
 
 
 def to_html(table: Table) -> str:
-    """An HTML ``<table>`` (for :mod:`ranklens.render.html`): every text shown with
+    """An HTML ``<table>`` (for :mod:`ranklens.render.html`; in a ``<div>`` that scrolls
+    sideways when the table is wider than the page): every text shown with
     :func:`display_id` and :func:`html.escape` (an id such as ``<script>`` is text),
     label columns as row headers, values in ``class="num"`` cells, bold as
     ``<strong>``, marks as ``<sup>``, the annotation in ``<small>``; the preamble
     and the notes as paragraphs around it.
 
     >>> to_html(Table(["q", "v"], [["<b>", Cell("1.0000", "bold", sup="a")]]))
-    '<table class="rl-table"><thead><tr><th scope="col">q</th><th scope="col" \
+    '<div class="rl-scroll"><table class="rl-table"><thead><tr><th scope="col">q</th><th scope="col" \
 class="num">v</th></tr></thead><tbody><tr><th scope="row">&lt;b&gt;</th><td \
-class="num"><strong>1.0000</strong><sup>a</sup></td></tr></tbody></table>'
+class="num"><strong>1.0000</strong><sup>a</sup></td></tr></tbody></table></div>'
     """
     from html import escape
 
@@ -416,8 +417,8 @@ class="num"><strong>1.0000</strong><sup>a</sup></td></tr></tbody></table>'
     before = "".join(f"<p>{text(x.text if isinstance(x, Cell) else x)}</p>"
                      for x in table.preamble)
     after = "".join(f'<p class="rl-note">{text(x)}</p>' for x in table.notes)
-    return (f'{before}<table class="rl-table"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{rows}</tbody></table>{after}")
+    return (f'<div class="rl-scroll">{before}<table class="rl-table"><thead><tr>{head}</tr>'
+            f"</thead><tbody>{rows}</tbody></table>{after}</div>")
 
 
 def render_layout(table: Table, fmt: str, color: bool | None = None) -> str:
