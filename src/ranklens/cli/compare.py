@@ -20,7 +20,7 @@ from ranklens.cli.evaluate import (
 )
 from ranklens.render.comparison import FORMATS
 
-__all__ = ["compare_cmd", "plot_cmd", "run_names", "stats_options"]
+__all__ = ["compare_cmd", "plot_cmd", "read_named", "run_names", "stats_options"]
 
 _TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
 _CORRECTIONS = CORRECTIONS  # one list with ranklens ab analyze and the library
@@ -47,6 +47,18 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
             name = f"{base}-{i}"
         out.append(name)
     return out
+
+
+def read_named(qrels: str, runs: Sequence[str], baseline: str | None, cols: dict[str, Any]
+               ) -> tuple[Any, dict[str, Any]]:
+    """The qrels and ``{run name: run}`` (:func:`run_names`) read from the files;
+    ``--baseline`` must name one of the runs."""
+    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
+    names = run_names(runs, run_ts)
+    if baseline is not None and baseline not in names:
+        raise click.UsageError(f"--baseline {baseline!r} is not a run name; the runs are "
+                               f"{', '.join(names)}.")
+    return qrels_t, dict(zip(names, run_ts, strict=True))
 
 
 def stats_options(fn: Any) -> Any:
@@ -102,14 +114,10 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
     check_output(output)
-    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
-    names = run_names(runs, run_ts)
-    if baseline is not None and baseline not in names:
-        raise click.UsageError(f"--baseline {baseline!r} is not a run name; the runs are "
-                               f"{', '.join(names)}.")
-    base = None if pairwise else (baseline or names[0])
+    qrels_t, named = read_named(qrels, runs, baseline, cols)
+    base = None if pairwise else (baseline or next(iter(named)))
     with warnings_to_stderr():
-        cmp = compare(qrels_t, dict(zip(names, run_ts, strict=True)),
+        cmp = compare(qrels_t, named,
                       expand_measures(metrics or DEFAULT_METRICS), baseline=base, test=test,
                       correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
                       ci=ci, **conv)
@@ -152,8 +160,7 @@ def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, o
         raise click.UsageError("plot diff needs exactly two runs (the difference is RUN2 - RUN1).")
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
-    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
-    named = dict(zip(run_names(runs, run_ts), run_ts, strict=True))
+    qrels_t, named = read_named(qrels, runs, None, cols)
     if kind == "cutoffs":
         plots.plot_cutoffs(qrels_t, named, metric or "ndcg", max_k, output, **conv)
     elif kind == "pr":

@@ -7,12 +7,11 @@ from typing import Any
 import click
 
 from ranklens.cli._common import check_output, warnings_to_stderr
-from ranklens.cli.compare import run_names, stats_options
+from ranklens.cli.compare import read_named, stats_options
 from ranklens.cli.evaluate import (
     DEFAULT_METRICS,
     _conventions,
     _conventions_options,
-    _read_inputs,
     expand_measures,
     file_options,
 )
@@ -54,14 +53,10 @@ def report_cmd(qrels: str, runs: tuple[str, ...], output: str, metrics: tuple[st
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
     check_output(output)
-    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
-    names = run_names(runs, run_ts)
-    if baseline is not None and baseline not in names:
-        raise click.UsageError(f"--baseline {baseline!r} is not a run name; the runs are "
-                               f"{', '.join(names)}.")
-    sources = {"qrels": qrels, **{f"run {n}": p for n, p in zip(names, runs, strict=True)}}
+    qrels_t, named = read_named(qrels, runs, baseline, cols)
+    sources = {"qrels": qrels, **{f"run {n}": p for n, p in zip(named, runs, strict=True)}}
     with warnings_to_stderr():
-        html_report(qrels_t, dict(zip(names, run_ts, strict=True)),
+        html_report(qrels_t, named,
                     expand_measures(metrics or DEFAULT_METRICS), baseline=baseline,
                     path=output, title=title, provenance=sources, max_k=max_k, test=test,
                     correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
