@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.errors import InputError, OutputPathError
+from ranklens.errors import InputError, OutputPathError, RanklensWarning
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result
 from ranklens.render.html_charts import Charts, System, TrendPoint, trend_section
@@ -147,8 +147,8 @@ def html_report(
             _section("distributions", "Distributions", charts.distributions()),
         ]
         if trend:
-            body.append(_section("history", "History", trend_section(trend)))
-    notes = [str(w.message) for w in caught]
+            body.append(_section("history", "History", trend_section(trend, [s.name for s in systems])))
+    notes = [str(w.message) for w in caught if issubclass(w.category, RanklensWarning)]
     for w in caught:  # still said to the caller (the command line prints them)
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     body.append(_section("provenance", "Conventions and provenance",
@@ -288,6 +288,9 @@ def _summary_single(system: System, names: list[str], ci: str, alpha: float,
         v = np.asarray(res.values[m], dtype=np.float64)
         v = v[~np.isnan(v)]
         counts.append(v.size)
+        if res.parsed[m].definition.aggregate != "mean":  # a sum or a geometric mean
+            row.append(Cell(number(res[m])))
+            continue
         lo, hi = (mean_ci(v, ci, 1.0 - alpha, n_resamples, seed) if v.size else
                   (float("nan"), float("nan")))
         row.append(Cell(number(res[m]), small=f"[{number(lo)}, {number(hi)}]"))

@@ -137,7 +137,7 @@ class Charts:
             lo = min(float(v.min()) for v in vals if v.size)
             hi = max(float(v.max()) for v in vals if v.size)
             rng = self.systems[0].result.parsed[m].definition.range
-            if rng is not None and rng[0] <= lo and hi <= rng[1]:
+            if rng is not None and np.isfinite(rng).all() and rng[0] <= lo and hi <= rng[1]:
                 lo, hi = rng
             edges = np.linspace(lo, hi if hi > lo else lo + 1.0, _BINS + 1)
             series = [svg.step_series(s.name, edges, np.histogram(v, edges)[0], color=i)
@@ -169,7 +169,9 @@ def wide(items: Sequence[str]) -> str:
 # ------------------------------------------------------------------------- history
 
 
-def trend_section(trend: Mapping[str, list[TrendPoint]]) -> str:
+def trend_section(trend: Mapping[str, list[TrendPoint]], runs: Sequence[str] = ()) -> str:
+    """A chart per metric of its stored values over time, a line per run name; a run
+    of the report (``runs``) keeps its colour."""
     charts = []
     for metric, points in trend.items():
         if not points:
@@ -183,8 +185,10 @@ def trend_section(trend: Mapping[str, list[TrendPoint]]) -> str:
                                                             points[0][0].tzinfo).strftime(fmt))
                  for i in range(5)] if span else [(lo, points[0][0].strftime(fmt))]
         names = list(dict.fromkeys(p[1] for p in points))
+        others = [n for n in names if n not in runs]
         series = []
-        for i, name in enumerate(names):
+        for name in names:
+            i = list(runs).index(name) if name in runs else len(runs) + others.index(name)
             mine = [(t, p) for t, p in zip(times.tolist(), points, strict=True) if p[1] == name]
             series.append(svg.Series(
                 name, [t for t, _ in mine], [p[2] for _, p in mine], markers=True, color=i,

@@ -2,7 +2,8 @@
 
 Plain Python and NumPy, no plotting library: the report is drawn on the base
 install.  Every chart is one ``<svg>`` element (scalable, ``viewBox``), its
-text escaped with :func:`html.escape`; colours are presentation attributes,
+text shown with :func:`~ranklens.render.table.display_id` and escaped with
+:func:`html.escape`; colours are presentation attributes,
 never ``style`` attributes, so that the report's Content-Security-Policy needs
 no ``'unsafe-inline'`` for styles.
 
@@ -28,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from ranklens.render.table import display_id
+
 __all__ = ["PALETTE", "Series", "line_chart", "nice_ticks", "step_series"]
 
 #: Line colours (Okabe & Ito's colour-blind safe set, yellow left out); series past
@@ -52,6 +55,11 @@ class Series:
     color: int | None = None
     tips: Sequence[str] | None = field(default=None, repr=False)
     legend: bool = True
+
+
+def _text(text: str) -> str:
+    """Text from the data as SVG text: control characters shown, ``<`` and ``&`` escaped."""
+    return escape(display_id(text))
 
 
 def step_series(name: str, edges: np.ndarray, counts: np.ndarray, **kw: Any) -> Series:
@@ -147,8 +155,8 @@ def line_chart(series: Sequence[Series], *, title: str, x_label: str, y_label: s
         return top + ph - (v - y_lo) / (y_hi - y_lo) * ph
 
     out = [f'<svg class="rl-chart" viewBox="0 0 {width} {height}" role="img" '
-           f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
-           f'<text class="rl-chart-title" x="{left}" y="18">{escape(title)}</text>',
+           f'xmlns="http://www.w3.org/2000/svg"><title>{_text(title)}</title>',
+           f'<text class="rl-chart-title" x="{left}" y="18">{_text(title)}</text>',
            '<g class="rl-gridlines">']
     for t in yt:
         out.append(f'<line x1="{left}" x2="{left + pw}" y1="{sy(t):.1f}" y2="{sy(t):.1f}"/>')
@@ -157,28 +165,28 @@ def line_chart(series: Sequence[Series], *, title: str, x_label: str, y_label: s
                f'y2="{top + ph}"/><line x1="{left}" x2="{left}" y1="{top}" y2="{top + ph}"/>')
     for t in yt:
         out.append(f'<text x="{left - 6}" y="{sy(t) + 4:.1f}" text-anchor="end">'
-                   f'{escape(_label(t, y_step))}</text>')
+                   f'{_text(_label(t, y_step))}</text>')
     for value, text in x_ticks:
         px = sx(value)
         out.append(f'<line x1="{px:.1f}" x2="{px:.1f}" y1="{top + ph}" y2="{top + ph + 4}"/>'
                    f'<text x="{px:.1f}" y="{top + ph + 17}" text-anchor="middle">'
-                   f'{escape(text)}</text>')
+                   f'{_text(text)}</text>')
     out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 8}" text-anchor="middle">'
-               f'{escape(x_label)}</text>')
+               f'{_text(x_label)}</text>')
     out.append(f'<text transform="translate(14,{top + ph / 2:.1f}) rotate(-90)" '
-               f'text-anchor="middle">{escape(y_label)}</text></g>')
+               f'text-anchor="middle">{_text(y_label)}</text></g>')
     for i, (s, x, y) in enumerate(zip(series, xs, ys, strict=True)):
         color, dash = _look(s, i)
         px, py = np.asarray(sx(x)), np.asarray(sy(y))
         attrs = f'stroke="{color}"' + (f' stroke-dasharray="{dash}"' if dash else "")
-        out.append(f'<g class="rl-series" data-series="{escape(s.name)}">'
+        out.append(f'<g class="rl-series" data-series="{_text(s.name)}">'
                    f'<path class="rl-line" fill="none" {attrs} d="{_path(px, py)}"/>')
         if s.markers:
             tips = s.tips or [f"{s.name}: {a:g}, {b:.4f}" for a, b in zip(x, y, strict=True)]
             for a, b, tip in zip(px.tolist(), py.tolist(), tips, strict=True):
                 if math.isfinite(a) and math.isfinite(b):
                     out.append(f'<circle class="rl-point" cx="{a:.1f}" cy="{b:.1f}" r="3" '
-                               f'fill="{color}"><title>{escape(tip)}</title></circle>')
+                               f'fill="{color}"><title>{_text(tip)}</title></circle>')
         out.append("</g>")
     out.append(_legend(series, left + pw + 14, top))
     out.append("</svg>")
@@ -205,8 +213,8 @@ def _legend(series: Sequence[Series], x: float, y: float) -> str:
         name = s.name if len(s.name) <= 26 else s.name[:25] + "…"
         attrs = f'stroke="{color}"' + (f' stroke-dasharray="{dash}"' if dash else "")
         out.append(f'<line x1="{x:.1f}" x2="{x + 22:.1f}" y1="{top + 6:.1f}" y2="{top + 6:.1f}" '
-                   f'{attrs}/><text x="{x + 28:.1f}" y="{top + 10:.1f}">{escape(name)}'
-                   f'<title>{escape(s.name)}</title></text>')
+                   f'{attrs}/><text x="{x + 28:.1f}" y="{top + 10:.1f}">{_text(name)}'
+                   f'<title>{_text(s.name)}</title></text>')
         row += 1
     out.append("</g>")
     return "".join(out)
