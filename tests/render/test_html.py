@@ -278,12 +278,22 @@ def test_stored_results_and_one_run(case: Any) -> None:
     cmp = ranklens.compare(None, [a, b], seed=1, n_resamples=200)
     assert parsed.tables["summary"][0][2][1].startswith(number(cmp.mean(HOSTILE_RUN,
                                                                         "ndcg@10")))
-    # one run: means and intervals, no test
-    one = _parse(html_report(qrels, {"bm25": runs["bm25"]}, ["p@5"]))
-    v = np.array(list(ranklens.evaluate(qrels, runs["bm25"], ["p@5"]).per_query("p@5").values()))
+    # one run: means and intervals, no test; a sum has no interval
+    one = _parse(html_report(qrels, {"bm25": runs["bm25"]}, ["p@5", "num_ret"]))
+    res = ranklens.evaluate(qrels, runs["bm25"], ["p@5", "num_ret"])
+    v = res.values["p@5"]
     lo, hi = mean_ci(v, "t", 0.95)
-    assert one.tables["summary"][0][1][1] == f"{number(v.mean())} [{number(lo)}, {number(hi)}]"
+    assert one.tables["summary"][0][1][1:] == [f"{number(v.mean())} [{number(lo)}, "
+                                               f"{number(hi)}]", number(res["num_ret"])]
     assert _data(one)["baseline"] is None
+
+
+def test_tie_policy_without_curves(case: Any) -> None:
+    qrels, runs = case
+    page = html_report(qrels, {"bm25": runs["bm25"]}, ["ndcg@10"], ties="expected")
+    assert "No precision-recall curves: precision_recall_curve needs an ordering" in page
+    cutoffs = page.split('<section id="cutoffs">', 1)[1].split("</section>", 1)[0]
+    assert cutoffs.count("<svg") == 1  # metric@k is defined under expected ties
 
 
 def test_trend(case: Any) -> None:

@@ -105,7 +105,7 @@ class Charts:
                 cur = precision_recall_curve(self.qrels, s.run,  # type: ignore[arg-type]
                                              **self.conventions)
             except UnsupportedError as exc:
-                return f'<p class="rl-note">{escape(str(exc))}</p>'
+                return f'<p class="rl-note">No precision-recall curves: {escape(str(exc))}</p>'
             mean = cur.mean_interpolated
             series.append(svg.Series(f"{s.name} (interpolated)", cur.levels, mean,
                                      markers=True, color=i,
