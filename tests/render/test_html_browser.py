@@ -9,6 +9,7 @@ this runs in CI; elsewhere it is skipped when they are absent.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from collections.abc import Iterator
@@ -192,6 +193,11 @@ def test_charts_are_drawn(page: Any, tmp_path: Path) -> None:
         assert all(n > 0 and length > 0 for n, _, _, length in c["lines"]), c
         assert any(w > 0 for _, w, _, _ in c["lines"]), c
     assert sum(c["points"] for c in charts if c["section"] == "cutoffs") > 0
+    # the whole page, top to bottom, as a person would scroll through it
+    size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+    image = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}})
     shot = tmp_path / "report.png"
-    assert driver.save_screenshot(str(shot))
+    shot.write_bytes(base64.b64decode(image["data"]))
     assert shot.stat().st_size > 10_000

@@ -100,6 +100,7 @@ class Charts:
         if not ranked:
             return self._none("precision-recall curves")
         series = []
+        depth = 0
         for i, s in ranked:
             try:
                 cur = precision_recall_curve(self.qrels, s.run,  # type: ignore[arg-type]
@@ -107,23 +108,23 @@ class Charts:
             except UnsupportedError as exc:
                 return f'<p class="rl-note">No precision-recall curves: {escape(str(exc))}</p>'
             mean = cur.mean_interpolated
-            series.append(svg.Series(f"{s.name} (interpolated)", cur.levels, mean,
-                                     markers=True, color=i,
+            series.append(svg.Series(s.name, cur.levels, mean, markers=True, color=i,
                                      tips=[f"{s.name}: precision {number(p)} at recall "
                                            f"{r:.1f}" for r, p in zip(cur.levels.tolist(),
                                                                       mean.tolist(),
                                                                       strict=True)]))
             if cur.rank.size:
-                depth = int(min(cur.rank.max(), max(self.max_k or 100, 100)))
-                rec, prec = _raw_pr(cur, len(cur.query_ids), depth)
-                series.append(svg.Series(f"{s.name} (raw, ranks 1-{depth})", rec, prec,
-                                         dashed=True, color=i))
+                ranks = int(min(cur.rank.max(), max(self.max_k or 100, 100)))
+                depth = max(depth, ranks)
+                rec, prec = _raw_pr(cur, len(cur.query_ids), ranks)
+                series.append(svg.Series(s.name, rec, prec, dashed=True, color=i,
+                                         legend=False))
         chart = svg.line_chart(series, title="precision-recall", x_label="recall",
                                y_label="precision", x_range=(0, 1), y_range=(0, 1),
                                width=760, height=400)
-        note = ('<p class="rl-note">Solid: mean interpolated precision at recall 0.0, 0.1, '
-                "..., 1.0 (trec_eval's iprec_at_recall); dashed: mean recall and mean "
-                "precision after each rank.</p>")
+        note = ('<p class="rl-note">Solid, with points: mean interpolated precision at '
+                "recall 0.0, 0.1, ..., 1.0 (trec_eval's iprec_at_recall); dashed: mean "
+                f"recall and mean precision after each rank 1 to {depth}.</p>")
         return wide([chart]) + note
 
     def distributions(self) -> str:
