@@ -147,7 +147,8 @@ def html_report(
             _section("distributions", "Distributions", charts.distributions()),
         ]
         if trend:
-            body.append(_section("history", "History", trend_section(trend, [s.name for s in systems])))
+            runs_shown = [s.name for s in systems]
+            body.append(_section("history", "History", trend_section(trend, runs_shown)))
     notes = [str(w.message) for w in caught if issubclass(w.category, RanklensWarning)]
     for w in caught:  # still said to the caller (the command line prints them)
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -186,7 +187,8 @@ def _check_trend(trend: Any) -> dict[str, list[TrendPoint]]:
         checked = []
         for i, p in enumerate(points):
             ok = (isinstance(p, (tuple, list)) and len(p) == 4 and isinstance(p[0], datetime)
-                  and isinstance(p[2], (int, float, np.number)))
+                  and isinstance(p[2], (int, float, np.number))
+                  and isinstance(p[3], (int, np.integer)))
             if not ok:
                 raise InputError(f"trend[{metric!r}][{i}] is {p!r}; each point must be "
                                  "(datetime, run name, value, record id).")
@@ -196,31 +198,13 @@ def _check_trend(trend: Any) -> dict[str, list[TrendPoint]]:
 
 
 def _inputs(runs: Any) -> list[tuple[str, Run | Result]]:
-    """The runs as (name, Run or Result) pairs; a list is named by each run's name
-    (made unique by :func:`ranklens.compare` the same way)."""
-    if isinstance(runs, (Run, Result)):
-        runs = [runs]
-    if isinstance(runs, Mapping):
-        items = [(str(k), v) for k, v in runs.items()]
-    elif isinstance(runs, (list, tuple)):
-        items = []
-        for i, r in enumerate(runs, start=1):
-            name = getattr(r, "run_name" if isinstance(r, Result) else "name", None)
-            base = name or f"run{i}"
-            name, j = base, 1
-            while name in [n for n, _ in items]:
-                j += 1
-                name = f"{base}-{j}"
-            items.append((name, r))
-    else:
-        raise InputError(f"runs must be a mapping {{name: Run or Result}} or a list of them, "
-                         f"got {type(runs).__name__}.")
+    """The runs as (name, Run or Result) pairs, named as :func:`ranklens.compare`
+    names them; one Run or Result alone is a list of one."""
+    from ranklens.comparison.systems import named_systems
+
+    items = named_systems([runs] if isinstance(runs, (Run, Result)) else runs)
     if not items:
         raise InputError("no run to report: pass at least one ranklens.Run or Result.")
-    for name, r in items:
-        if not isinstance(r, (Run, Result)):
-            raise InputError(f"run {name!r} is a {type(r).__name__}; pass a ranklens.Run or "
-                             "a ranklens.Result (the return value of ranklens.evaluate).")
     return items
 
 
