@@ -235,10 +235,16 @@ def test_biggest_wins_and_losses(case: Any, made: Any) -> None:
     dense = ranklens.evaluate(qrels, runs["dense"], ["ndcg@10"]).per_query("ndcg@10")
     diffs = sorted(((dense[q] - base[q], q) for q in dense), key=lambda t: -t[0])
     # the tables of (first non-baseline run: HOSTILE_RUN, ...) come in run order; find dense's
-    wins = next(t for t in tables if t[0][:3] == ["query", "bm25", "dense"])
-    expected = [[q, number(base[q]), number(dense[q]), number(d)] for d, q in diffs[:10]
-                if d > 1e-12]
-    assert wins[1:] == expected
+    at = next(i for i, t in enumerate(tables) if t[0][:3] == ["query", "bm25", "dense"])
+    wins, losses = tables[at], tables[at + 1]
+
+    def rows(pairs: list[tuple[float, str]]) -> list[list[str]]:
+        return [[q, number(base[q]), number(dense[q]), number(d)] for d, q in pairs]
+
+    assert wins[1:] == rows([(d, q) for d, q in diffs if d > 1e-12][:10])
+    ascending = sorted(((d, q) for d, q in diffs), key=lambda t: t[0])
+    assert losses[1:] == rows([(d, q) for d, q in ascending if d < -1e-12][:10])
+    assert len(wins) > 1 and len(losses) > 1
 
 
 def test_charts_are_drawn(made: Any) -> None:

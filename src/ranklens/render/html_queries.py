@@ -49,6 +49,11 @@ def _shown(values: np.ndarray, present: np.ndarray) -> list[Any]:
 
 
 def per_query_section(systems: list[System], metrics: list[str], cmp: Any) -> str:
+    """The controls and the empty table the page's script fills, the data as JSON
+    (query ids, every run's values, differences from the baseline and their outcome:
+    ``w``/``l``/``t`` as compare counts wins, losses and ties, ``-`` where either
+    value is missing or undefined), and the biggest wins and losses of every run on
+    every metric (``cmp`` is the :class:`~ranklens.Comparison`, None for one run)."""
     from ranklens.comparison.systems import TIE_TOLERANCE
 
     union, present, values = _aligned(systems, metrics)
@@ -118,10 +123,11 @@ def _wins_losses(ids: np.ndarray, base: np.ndarray, run: np.ndarray, d: np.ndarr
     """The queries ``run`` gains most and loses most on against ``base``."""
     from ranklens.comparison.systems import TIE_TOLERANCE
 
-    ok = both & ~np.isnan(d)
-    order = np.flatnonzero(ok)[np.argsort(-d[ok], kind="stable")]
-    wins = [i for i in order[:_TOP].tolist() if d[i] > TIE_TOLERANCE]
-    losses = [i for i in order[::-1][:_TOP].tolist() if d[i] < -TIE_TOLERANCE]
+    ok = np.flatnonzero(both & ~np.isnan(d))  # equal differences: in query id order
+    wins = [i for i in ok[np.argsort(-d[ok], kind="stable")][:_TOP].tolist()
+            if d[i] > TIE_TOLERANCE]
+    losses = [i for i in ok[np.argsort(d[ok], kind="stable")][:_TOP].tolist()
+              if d[i] < -TIE_TOLERANCE]
 
     def table(rows: list[int], what: str) -> str:
         if not rows:
