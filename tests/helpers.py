@@ -109,3 +109,34 @@ def system_files(folder: Path, n_queries: int = 30, noise: dict[str, float] | No
         out[name] = folder / f"{name}.run"
         out[name].write_text("\n".join(lines) + "\n")
     return out
+
+
+#: A query id and a run name that would run script if the HTML report did not escape them.
+HOSTILE_QUERY = "<script>alert(1)</script>"
+HOSTILE_RUN = "<img src=x onerror=alert(2)>"
+
+
+def report_case(n_queries: int, seed: int = 0, *, docs: int = 20
+                ) -> tuple[Any, dict[str, Any]]:
+    """Graded qrels and three runs of ``docs`` scored documents per query (noisier to
+    better: ``bm25``, :data:`HOSTILE_RUN`, ``dense``) as ranklens objects, for reports.
+
+    Query ``q0`` is :data:`HOSTILE_QUERY`; ``dense`` lacks the last query.
+    """
+    import numpy as np
+
+    import ranklens
+
+    rng = np.random.default_rng(seed)
+    ids = [HOSTILE_QUERY] + [f"q{i}" for i in range(1, n_queries)]
+    rels = rng.integers(0, 3, size=(n_queries, docs))
+    doc_ids = [f"d{j}" for j in range(docs)]
+    q = np.repeat(np.asarray(ids, dtype=object), docs)
+    d = np.tile(np.asarray(doc_ids, dtype=object), n_queries)
+    qrels = ranklens.Qrels.from_arrays(q, d, rels.reshape(-1))
+    runs = {}
+    for name, noise in (("bm25", 2.0), (HOSTILE_RUN, 1.2), ("dense", 0.8)):
+        scores = (rels + rng.normal(0, noise, rels.shape)).reshape(-1)
+        keep = slice(None) if name != "dense" else slice(0, (n_queries - 1) * docs)
+        runs[name] = ranklens.Run.from_arrays(q[keep], d[keep], scores[keep], name=name)
+    return qrels, runs

@@ -40,6 +40,10 @@ def __getattr__(name: str) -> object:
         import importlib
 
         return importlib.import_module(f"ranklens.{name}")
+    if name == "html_report":  # loaded on first use (the report's modules are not small)
+        from ranklens.render.html import html_report
+
+        return html_report
     raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
 
 
@@ -71,5 +75,6 @@ __all__ = [
     "evaluate_cutoffs",
     "gate",
     "get_metric",
+    "html_report",
     "precision_recall_curve",
 ]

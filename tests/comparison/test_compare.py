@@ -298,6 +298,24 @@ def test_compare_accepts_results_and_lists() -> None:
     assert dup.systems == ("bm25", "bm25-2")
 
 
+def test_named_systems() -> None:
+    """compare's names, also used by the HTML report: keys, run names, run1.., repeats."""
+    from ranklens.comparison.systems import named_systems
+
+    qrels, runs = _tables(seed=2)
+    bm25 = runs["bm25"]
+    res = ranklens.evaluate(qrels, bm25, ["p@3"])
+    anonymous = ranklens.Run.from_dict({"q0": {"d0": 1.0}})
+    assert named_systems({"x": bm25}) == [("x", bm25)]
+    assert [n for n, _ in named_systems([bm25, res, anonymous, bm25])] == [
+        "bm25", "bm25-2", "run3", "bm25-3"]
+    assert named_systems([]) == []
+    with pytest.raises(InputError, match="system 'a' is a dict"):
+        named_systems({"a": {}})
+    with pytest.raises(InputError, match="runs must be a mapping"):
+        named_systems("bm25")  # type: ignore[arg-type]
+
+
 def test_compare_warns_on_missing_queries() -> None:
     qrels, runs = _tables(seed=3)
     part = ranklens.Run.from_dict({"q0": {"d0": 1.0}, "q1": {"d1": 1.0}, "q2": {"d2": 1.0}})

@@ -563,6 +563,8 @@ NAN_SKIPS_LOOK = {"ranklens.online.sequential.msprt": ("diff", "variance")}
 NOT_IN_SPECS: dict[str, str] = {
     "ranklens.comparison.systems.compare": "end to end: test_compare_drops_undefined_queries_"
                                            "for_every_system, test_compare_impossible_inputs",
+    "ranklens.comparison.systems.named_systems": "input naming, no statistics: "
+                                                 "test_named_systems (test_compare.py)",
     "ranklens.comparison.stats.resolve_rng": "parameter validator: test_parameter_validators",
     "ranklens.comparison.stats.check_alpha": "parameter validator: test_parameter_validators",
     "ranklens.comparison.stats.check_resamples": "parameter validator: test_parameter_validators",

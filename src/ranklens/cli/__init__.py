@@ -58,6 +58,7 @@ def main(ctx: click.Context, debug: bool) -> None:
 _COMMANDS = (
     ("ranklens.cli.evaluate", ("evaluate_cmd", "metrics_cmd", "example_cmd")),
     ("ranklens.cli.compare", ("compare_cmd", "plot_cmd")),
+    ("ranklens.cli.report", ("report_cmd",)),
     ("ranklens.cli.score", ("score_cmd",)),
     ("ranklens.cli.detect", ("detect_cmd",)),
     ("ranklens.cli.ab", ("ab",)),

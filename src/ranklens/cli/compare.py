@@ -22,7 +22,7 @@ from ranklens.cli.history import read_systems, record_results, store_options, ta
 from ranklens.ranking.evaluation import Result
 from ranklens.render.comparison import FORMATS
 
-__all__ = ["compare_cmd", "plot_cmd"]
+__all__ = ["compare_cmd", "plot_cmd", "read_named", "run_names", "stats_options"]
 
 _TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
 _CORRECTIONS = CORRECTIONS  # one list with ranklens ab analyze and the library
@@ -51,6 +51,39 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
     return out
 
 
+def read_named(qrels: str, runs: Sequence[str], baseline: str | None, cols: dict[str, Any]
+               ) -> tuple[Any, dict[str, Any]]:
+    """The qrels and ``{run name: run}`` (:func:`run_names`) read from the files (a
+    ``STORE#ID`` is a stored result); ``--baseline`` must name one of the runs."""
+    qrels_t, run_ts = read_systems(qrels, runs, cols, _read_inputs)
+    names = run_names(runs, run_ts)
+    if baseline is not None and baseline not in names:
+        raise click.UsageError(f"--baseline {baseline!r} is not a run name; the runs are "
+                               f"{', '.join(names)}.")
+    return qrels_t, dict(zip(names, run_ts, strict=True))
+
+
+def stats_options(fn: Any) -> Any:
+    """The options of the paired tests and intervals (compare, report): ``test``,
+    ``correction``, ``alpha``, ``ci``, ``n_resamples`` and ``seed``."""
+    for opt in reversed([
+        click.option("--test", type=click.Choice(_TESTS), default="randomization",
+                     show_default=True, help="Paired significance test."),
+        click.option("--correction", type=click.Choice(_CORRECTIONS), default="holm",
+                     show_default=True, help="Multiple-comparison correction over all tests."),
+        click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+                     default=0.05, show_default=True, help="Significance level."),
+        click.option("--ci", type=click.Choice(_CIS), default="t", show_default=True,
+                     help="Confidence interval method."),
+        click.option("--n-resamples", type=click.IntRange(min=1), default=10_000,
+                     show_default=True, help="Permutations / bootstrap resamples."),
+        click.option("--seed", type=click.IntRange(min=0), default=None,
+                     help="Random seed (reproducible p-values)."),
+    ]):
+        fn = opt(fn)
+    return fn
+
+
 @click.command("compare")
 @click.argument("qrels", type=click.Path(dir_okay=True))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=True))
@@ -59,17 +92,7 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
 @click.option("--baseline", default=None,
               help="Run name to test the others against (default: the first run).")
 @click.option("--pairwise", is_flag=True, help="Test every pair of runs, not a baseline.")
-@click.option("--test", type=click.Choice(_TESTS), default="randomization", show_default=True,
-              help="Paired significance test.")
-@click.option("--correction", type=click.Choice(_CORRECTIONS), default="holm",
-              show_default=True, help="Multiple-comparison correction over all tests.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.05, show_default=True, help="Significance level.")
-@click.option("--ci", type=click.Choice(_CIS), default="t", show_default=True,
-              help="Confidence interval method.")
-@click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
-              help="Permutations / bootstrap resamples.")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed (reproducible p-values).")
+@stats_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
               show_default=True, help="Output format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
@@ -98,19 +121,15 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
     check_output(output)
-    qrels_t, run_ts = read_systems(qrels, runs, cols, _read_inputs)
-    names = run_names(runs, run_ts)
-    if baseline is not None and baseline not in names:
-        raise click.UsageError(f"--baseline {baseline!r} is not a run name; the runs are "
-                               f"{', '.join(names)}.")
-    base = None if pairwise else (baseline or names[0])
+    qrels_t, named = read_named(qrels, runs, baseline, cols)
+    base = None if pairwise else (baseline or next(iter(named)))
     with warnings_to_stderr():
-        cmp = compare(qrels_t, dict(zip(names, run_ts, strict=True)),
+        cmp = compare(qrels_t, named,
                       expand_measures(metrics or DEFAULT_METRICS), baseline=base, test=test,
                       correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
                       ci=ci, **conv)
     write_output(cmp.render(fmt), output)
-    made = [n for n, r in zip(names, run_ts, strict=True) if not isinstance(r, Result)]
+    made = [n for n, r in named.items() if not isinstance(r, Result)]
     record_results(store, tags, "compare", [cmp.results[n] for n in made], made)
 
 
@@ -150,8 +169,7 @@ def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, o
         raise click.UsageError("plot diff needs exactly two runs (the difference is RUN2 - RUN1).")
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
-    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
-    named = dict(zip(run_names(runs, run_ts), run_ts, strict=True))
+    qrels_t, named = read_named(qrels, runs, None, cols)
     if kind == "cutoffs":
         plots.plot_cutoffs(qrels_t, named, metric or "ndcg", max_k, output, **conv)
     elif kind == "pr":

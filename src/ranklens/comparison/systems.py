@@ -16,7 +16,7 @@ from ranklens.errors import InputError, MetricNameError, RanklensWarning
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result, evaluate
 
-__all__ = ["Comparison", "PairTest", "compare"]
+__all__ = ["TIE_TOLERANCE", "Comparison", "PairTest", "compare", "named_systems"]
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "p@10", "recall@100")
 _TEST_NAMES = {
@@ -26,7 +26,8 @@ _TEST_NAMES = {
     "bootstrap": "paired bootstrap test",
 }
 _CORRECTION_NAMES = st.CORRECTION_NAMES
-_TIE_TOL = 1e-12
+#: Per-query differences within this are ties (not wins or losses).
+TIE_TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,10 @@ def _reverse(p: PairTest) -> PairTest:
 # ---------------------------------------------------------------------- inputs
 
 
-def _names(runs: Mapping[str, Any] | Sequence[Any]) -> list[tuple[str, Any]]:
+def named_systems(runs: Mapping[str, Any] | Sequence[Any]) -> list[tuple[str, Any]]:
+    """``runs`` as (name, Run or Result) pairs: a mapping's keys, or each list item's
+    name (``Run.name``, ``Result.run_name``, else ``run1``, ``run2``, ...), repeats
+    made unique as ``name-2``, ``name-3``; anything but a Run or a Result refused."""
     if isinstance(runs, Mapping):
         items = [(str(k), v) for k, v in runs.items()]
     elif isinstance(runs, (list, tuple)):
@@ -241,8 +245,6 @@ def _names(runs: Mapping[str, Any] | Sequence[Any]) -> list[tuple[str, Any]]:
     else:
         raise InputError(f"runs must be a mapping {{name: Run or Result}} or a list of them, "
                          f"got {type(runs).__name__}.")
-    if len(items) < 2:
-        raise InputError(f"compare needs at least two systems, got {len(items)}.")
     for name, r in items:
         if not isinstance(r, (Run, Result)):
             raise InputError(f"system {name!r} is a {type(r).__name__}; pass a ranklens.Run "
@@ -379,7 +381,9 @@ def compare(
     level = 1.0 - alpha if ci_level is None else st.check_alpha(ci_level, "ci_level")
     R = st.check_resamples(n_resamples)
     rng = st.resolve_rng(seed)
-    items = _names(runs)
+    items = named_systems(runs)
+    if len(items) < 2:
+        raise InputError(f"compare needs at least two systems, got {len(items)}.")
     systems = [n for n, _ in items]
     if baseline is not None and baseline not in systems:
         raise InputError(f"baseline {baseline!r} is not one of the systems {systems}.")
@@ -435,7 +439,8 @@ def compare(
                 diff_ci_high=float(hi[S + k]),
                 relative=float(d[:, k].mean() / base_mean) if base_mean != 0 else float("nan"),
                 cohens_d=float(effect[k]), p_value=float(pvals[k]),
-                wins=int((d[:, k] > _TIE_TOL).sum()), losses=int((d[:, k] < -_TIE_TOL).sum()),
+                wins=int((d[:, k] > TIE_TOLERANCE).sum()),
+                losses=int((d[:, k] < -TIE_TOLERANCE).sum()),
             ))
     adjusted = st.correct([r["p_value"] for r in raw], correction, alpha)
     pairs = tuple(

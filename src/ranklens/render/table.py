@@ -70,6 +70,7 @@ __all__ = [
     "stdout_is_terminal",
     "terminal_width",
     "to_csv",
+    "to_html",
     "to_json",
     "to_latex",
     "to_markdown",
@@ -379,6 +380,45 @@ def to_latex(table: Table) -> str:
         r"\end{tabular}",
     ]
     return "\n".join(out) + "\n"
+
+
+def to_html(table: Table) -> str:
+    """An HTML ``<table>`` (for :mod:`ranklens.render.html`; in a ``<div>`` that scrolls
+    sideways when the table is wider than the page): every text shown with
+    :func:`display_id` and :func:`html.escape` (an id such as ``<script>`` is text),
+    label columns as row headers, values in ``class="num"`` cells, bold as
+    ``<strong>``, marks as ``<sup>``, the annotation in ``<small>``; the preamble
+    and the notes as paragraphs around it.
+
+    >>> to_html(Table(["q", "v"], [["<b>", Cell("1.0000", "bold", sup="a")]]))
+    '<div class="rl-scroll"><table class="rl-table"><thead><tr><th scope="col">q</th><th scope="col" \
+class="num">v</th></tr></thead><tbody><tr><th scope="row">&lt;b&gt;</th><td \
+class="num"><strong>1.0000</strong><sup>a</sup></td></tr></tbody></table></div>'
+    """
+    from html import escape
+
+    def text(t: str) -> str:
+        return escape(display_id(t))
+
+    def cell(c: Cell) -> str:
+        out = f"<strong>{text(c.text)}</strong>" if c.bold else text(c.text)
+        if c.small:
+            out += f" <small>{text(c.small)}</small>"
+        return out + (f"<sup>{text(c.sup)}</sup>" if c.sup else "")
+
+    n = table.n_labels
+    num = ' class="num"'
+    head = "".join(f'<th scope="col"{num if i >= n else ""}>{text(h)}</th>'
+                   for i, h in enumerate(table.header))
+    rows = "".join(
+        "<tr>" + "".join(f'<th scope="row">{cell(c)}</th>' if i < n else
+                         f"<td{num}>{cell(c)}</td>" for i, c in enumerate(row)) + "</tr>"
+        for row in table.cells())
+    before = "".join(f"<p>{text(x.text if isinstance(x, Cell) else x)}</p>"
+                     for x in table.preamble)
+    after = "".join(f'<p class="rl-note">{text(x)}</p>' for x in table.notes)
+    return (f'<div class="rl-scroll">{before}<table class="rl-table"><thead><tr>{head}</tr>'
+            f"</thead><tbody>{rows}</tbody></table>{after}</div>")
 
 
 def render_layout(table: Table, fmt: str, color: bool | None = None) -> str:
