@@ -117,3 +117,21 @@ def test_compare_warns_about_a_record_of_other_qrels(stored: tuple[dict[str, Pat
     assert res.exit_code == 0 and "was evaluated on other qrels than" in res.output
     same = cli("compare", files["qrels"], f"{store}#1", files["bad"], "-m", "map")
     assert "other qrels" not in same.output
+
+
+def test_plot_takes_stored_records_where_per_query_values_suffice(
+        stored: tuple[dict[str, Path], Path], tmp_path: Path) -> None:
+    """plot diff and plot dist draw per-query values, which a stored record has; plot
+    cutoffs and plot pr need rankings, so a stored record is refused in one line."""
+    pytest.importorskip("matplotlib")
+    files, store = stored
+    for kind in ("diff", "dist"):
+        out = tmp_path / f"{kind}.png"
+        res = cli("plot", kind, files["qrels"], f"{store}#1", files["bad"], "-m", "map",
+                  "-o", out)
+        assert res.exit_code == 0, res.output
+        assert out.stat().st_size > 0
+    res = cli("plot", "cutoffs", files["qrels"], f"{store}#1", files["bad"], "-o",
+              tmp_path / "c.png")
+    assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1
+    assert "is a stored result" in res.stderr and "plot diff" in res.stderr

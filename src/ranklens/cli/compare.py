@@ -170,13 +170,18 @@ def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, o
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
     qrels_t, named = read_named(qrels, runs, None, cols)
-    if kind == "cutoffs":
+    stored = [n for n, r in named.items() if isinstance(r, Result)]
+    if stored and kind in ("cutoffs", "pr"):
+        raise click.UsageError(
+            f"plot {kind} draws rankings, and {stored[0]!r} is a stored result (per-query "
+            "values only); give its run file, or use plot diff / plot dist.")
         plots.plot_cutoffs(qrels_t, named, metric or "ndcg", max_k, output, **conv)
     elif kind == "pr":
         plots.plot_pr_curves(qrels_t, named, pr_kind, path=output, **conv)
     else:
         m = metric or "ndcg@10"
-        res = {n: evaluate(qrels_t, r, [m], **conv) for n, r in named.items()}
+        res = {n: r if isinstance(r, Result) else evaluate(qrels_t, r, [m], **conv)
+               for n, r in named.items()}  # a stored result has its per-query values
         if kind == "diff":
             (na, ra), (nb, rb) = res.items()
             plots.plot_differences(ra, rb, m, output, labels=(na, nb))
