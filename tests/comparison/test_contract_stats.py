@@ -975,7 +975,15 @@ def test_power_and_sample_size_match_statsmodels(seed: int) -> None:
     es = _sm_effect(pk, pk["effect"])
     want = _sm_solver(pk["kind"]).power(effect_size=abs(es), nobs1=pk["n_control"],
                                         alpha=pk["alpha"], ratio=pk["ratio"])
-    _close(opw.power(**pk), want)
+    if pk["kind"] == "mean" and math.isnan(want):
+        # statsmodels' noncentral t gives NaN at large n and large noncentrality (e.g.
+        # n = 15,728 per arm, d = 0.078); there the t test's power is the normal one's
+        # to well under 1e-6
+        normal = smpower.NormalIndPower().power(effect_size=abs(es), nobs1=pk["n_control"],
+                                                alpha=pk["alpha"], ratio=pk["ratio"])
+        assert opw.power(**pk) == pytest.approx(normal, abs=1e-6)
+    else:
+        _close(opw.power(**pk), want)
     mk = _mde_kw(rng)
     mde = opw.minimum_detectable_effect(**mk)
     # statsmodels' solve_power stops ~1e-4 short in power; its power function is exact
