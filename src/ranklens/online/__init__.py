@@ -18,6 +18,7 @@ statistic is computed; importing this package needs numpy and pyarrow only.
 """
 
 from ranklens.online._hashing import HASH_ALGORITHMS, HashAlgorithm, hash_units
+from ranklens.online.aggregates import analyze_stats, analyze_units, stats_columns
 from ranklens.online.analysis import (
     CORRECTIONS,
     DataReport,
@@ -82,6 +83,8 @@ __all__ = [
     "SequentialTest",
     "SequentialTrace",
     "analyze",
+    "analyze_stats",
+    "analyze_units",
     "assign",
     "bucket_units",
     "cuped_theta",
@@ -97,6 +100,7 @@ __all__ = [
     "relative_difference",
     "sample_ratio_mismatch",
     "sample_size",
+    "stats_columns",
     "two_proportion_ztest",
     "welch_ttest",
 ]
