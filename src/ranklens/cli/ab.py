@@ -240,7 +240,8 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
                    "shares and control.")
 @click.option("--experiment", "-e",
               help="Experiment of --plan to analyse; its name is the variant column when the "
-                   "input has no 'variant' column (as ranklens ab assign writes it).")
+                   "input has no 'variant' column (as ranklens ab assign writes it), with or "
+                   "without --plan.")
 @click.option("--weights", metavar="NAME=W,...",
               help="Planned variants and weights instead of a plan, e.g. control=1,treatment=1.")
 @click.option("--control", help="Control variant.")
@@ -417,7 +418,8 @@ def _text_column(table: InputTable, name: str, option: str) -> None:
     """The column ``name`` exists (``option`` names it); ids are read as text."""
     if name not in table.columns:
         raise InputError(f"{table.path}: no column named {name!r}; it has columns "
-                         f"{table.columns}. Pass {option} NAME.")
+                         f"{table.columns}. Pass {option} NAME (ranklens ab assign names the "
+                         "variant column after the experiment: -e EXPERIMENT reads it).")
 
 
 def _parse_metrics(specs: Sequence[str]) -> list[Any]:
@@ -436,9 +438,7 @@ def _analysis_plan(plan_path: str | None, experiment: str | None,
                    weights: str | None) -> Any:
     """The planned variants: an experiment of --plan, or --weights (or none)."""
     w = _parse_weights(weights, "--weights")
-    if plan_path is None:
-        if experiment is not None:
-            raise click.UsageError("--experiment selects an experiment of --plan; give --plan.")
+    if plan_path is None:  # --experiment alone names the variant column (as assign writes)
         return w
     if w is not None:
         raise click.UsageError("give either --plan or --weights, not both.")
