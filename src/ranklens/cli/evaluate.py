@@ -162,6 +162,10 @@ def _conventions_options(fn: Any) -> Any:
                      help="Keep only the first N documents of each ranking (trec_eval -M)."),
         click.option("--judged-only", "-J", "judged_only", is_flag=True,
                      help="Throw out unjudged documents before scoring (trec_eval -J)."),
+        click.option("--collection-size", "-N", "collection_size",
+                     type=click.IntRange(min=0), default=None,
+                     help="Number of documents in the collection (trec_eval -N; utility's "
+                          "non-relevant documents not retrieved)."),
         _choice("--iprec-rounding", IPREC_ROUNDING,
                 "Rank for a recall level: lround (trec_eval 10) or legacy."),
     ]
@@ -174,8 +178,8 @@ def _conventions(profile: str | None, ties: str | None, missing: str | None, com
                  no_relevant: str | None, unjudged: str | None, rel_threshold: float | None,
                  depth: int | None, iprec_rounding: str | None,
                  cols: dict[str, Any]) -> dict[str, Any]:
-    """The convention options given (``-c`` as ``--missing zero``, ``-J`` taken out of
-    ``cols``), checked before any file is read; keyword arguments for the library."""
+    """The convention options given (``-c`` as ``--missing zero``, ``-J`` and ``-N``
+    taken out of ``cols``), checked before any file is read; keyword arguments for the library."""
     if complete:
         if missing not in (None, "zero"):
             raise click.UsageError(f"-c means --missing zero; do not combine it with "
@@ -184,6 +188,7 @@ def _conventions(profile: str | None, ties: str | None, missing: str | None, com
     given = dict(profile=profile, ties=ties, missing=missing, no_relevant=no_relevant,
                  unjudged=unjudged, rel_threshold=rel_threshold, depth=depth,
                  judged_only=cols.pop("judged_only", False) or None,
+                 collection_size=cols.pop("collection_size", None),
                  iprec_rounding=iprec_rounding)
     out = {k: v for k, v in given.items() if v is not None}
     from ranklens.ranking.conventions import resolve_conventions
@@ -261,6 +266,8 @@ def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
                    "Default: ndcg@10 map mrr p@10 recall@100 (trec_eval's set with "
                    "--format trec).")
 @click.option("-q", "--per-query", is_flag=True, help="Also print every query's values.")
+@click.option("-n", "--no-summary", is_flag=True,
+              help="With -q: leave out the aggregate over the queries (trec_eval -n).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
               help="Output format; trec prints trec_eval's three columns.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
@@ -268,7 +275,7 @@ def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
 @_conventions_options
 @file_options
 def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool,
-                 fmt: str, output: str | None, profile: str | None, ties: str | None,
+                 no_summary: bool, fmt: str, output: str | None, profile: str | None, ties: str | None,
                  missing: str | None, complete: bool, no_relevant: str | None,
                  unjudged: str | None, rel_threshold: float | None, depth: int | None,
                  iprec_rounding: str | None, **cols: Any) -> None:
@@ -280,6 +287,9 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     from ranklens.ranking.evaluation import evaluate
     from ranklens.render.report import render
 
+    if no_summary and not per_query:
+        raise click.UsageError("-n leaves out the summary, so give -q too (each query's "
+                               "values), or there is nothing to print.")
     given = [m for text in metrics for m in split_measures(text) if m != "runid"]
     # trec_eval prints its runid line with its default measures, all_trec or -m runid
     runid = fmt == "trec" and (not metrics or any(
@@ -300,7 +310,8 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
         results.append(res)
     _unique_names(results, runs)
     _warn_different_queries(results)
-    write_output(render(results, fmt, per_query=per_query, runid=runid), output)
+    write_output(render(results, fmt, per_query=per_query, runid=runid,
+                        summary=not no_summary), output)
 
 
 def _warn_different_queries(results: list[Any]) -> None:

@@ -148,6 +148,7 @@ def evaluate(
     rel_threshold: float | None = None,
     depth: int | None = None,
     judged_only: bool | None = None,
+    collection_size: int | None = None,
     iprec_rounding: str | None = None,
     score_precision: str | None = None,
 ) -> Result:
@@ -186,7 +187,8 @@ def evaluate(
     plan = Plan.make(metrics, conventions, profile, dict(
         ties=ties, missing=missing, no_relevant=no_relevant, unjudged=unjudged,
         rel_threshold=rel_threshold, depth=depth, judged_only=judged_only,
-        iprec_rounding=iprec_rounding, score_precision=score_precision))
+        collection_size=collection_size, iprec_rounding=iprec_rounding,
+        score_precision=score_precision))
     out = run_jobs(qrels, run, plan.conventions, plan.jobs, stacklevel=3)
     return plan.result(out, run.name)
 
