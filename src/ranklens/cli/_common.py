@@ -123,6 +123,85 @@ def warnings_to_stderr(prefix: str = "", loud: Callable[[str], bool] | None = No
         echo_warning(text, loud=loud is not None and loud(text))
 
 
+# --------------------------------------------------------------------------- progress
+
+
+def stderr_is_terminal() -> bool:
+    """Whether standard error is a terminal (progress is drawn only there)."""
+    import sys
+
+    return sys.stderr is not None and sys.stderr.isatty()
+
+
+class _Bar:
+    """The listener that draws the library's progress reports: one line per stage
+    (``reading run.txt``, ``evaluating run.txt``, ``resampling``) with a bar and a
+    percentage, on standard error."""
+
+    def __init__(self, bars: Any) -> None:
+        self.bars = bars
+        self.label = ""
+        self.kind: str | None = None  # the library task reported last in this stage
+        self.task: Any = None
+
+    def stage(self, label: str) -> None:
+        self.label, self.kind = label, None
+        self.task = self.bars.add_task(label, total=None)  # a pulse until a report comes
+
+    def __call__(self, kind: str, done: float, total: float) -> None:
+        if self.task is None:
+            self.stage(kind)
+        elif self.kind is not None and kind != self.kind:  # a new step of the stage
+            self.bars.update(self.task, completed=1, total=1)
+            self.task = self.bars.add_task(f"{self.label}: {kind}", total=None)
+        elif self.kind is None and not self.label.startswith(kind):
+            self.bars.update(self.task, description=f"{self.label}: {kind}")
+        self.kind = kind
+        self.bars.update(self.task, completed=done, total=max(total, 1))
+
+
+_BAR: _Bar | None = None
+
+
+def quiet_option(fn: Any) -> Any:
+    """The ``--quiet`` option: no progress on standard error."""
+    return click.option("--quiet", is_flag=True,
+                        help="Do not show progress on standard error (shown only when it is "
+                             "a terminal).")(fn)
+
+
+@contextmanager
+def progress(quiet: bool = False) -> Iterator[None]:
+    """Long work inside the block shows its progress (a percentage per stage) on
+    standard error when it is a terminal, unless ``quiet``; nothing otherwise (so
+    piped or redirected output never gets control characters)."""
+    global _BAR
+    if quiet or not stderr_is_terminal() or _BAR is not None:
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
+
+    from ranklens._shared.progress import listening
+
+    bars = Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                    console=Console(stderr=True), transient=True)
+    _BAR = _Bar(bars)
+    try:
+        with bars, listening(_BAR):
+            yield
+    finally:
+        _BAR = None
+
+
+@contextmanager
+def stage(label: str) -> Iterator[None]:
+    """The work inside the block is ``label`` in the progress display (if shown)."""
+    if _BAR is not None:
+        _BAR.stage(label)
+    yield
+
+
 # --------------------------------------------------------------------------- reading
 
 #: The table formats :func:`read_input_table` reads (``lines``: one id per line).

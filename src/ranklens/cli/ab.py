@@ -27,8 +27,11 @@ from ranklens.cli._common import (
     GuardedGroup,
     InputTable,
     check_output,
+    progress,
+    quiet_option,
     read_document,
     read_input_table,
+    stage,
     warnings_to_stderr,
     write_output,
 )
@@ -289,6 +292,7 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
               show_default=True, help="Output format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
+@quiet_option
 def analyze_cmd(exposures: str | None, events: str | None, units_path: str | None,
                 stats_path: str | None, metric_specs: tuple[str, ...],
                 plan_path: str | None, experiment: str | None, weights: str | None,
@@ -299,7 +303,7 @@ def analyze_cmd(exposures: str | None, events: str | None, units_path: str | Non
                 look_every: str | None, tau: float | None, unit_column: str,
                 variant_column: str | None, time_column: str | None, event_column: str,
                 value_column: str | None, count_column: str, fmt: str,
-                output: str | None) -> None:
+                output: str | None, quiet: bool) -> None:
     """Analyse an A/B test from its EXPOSURES (unit, variant, time) and EVENTS
     (unit, time, event, value) tables, or from a table of units (--units) or of
     per-variant sums (--stats)."""
@@ -324,7 +328,7 @@ def analyze_cmd(exposures: str | None, events: str | None, units_path: str | Non
     named = experiment if experiment is not None else getattr(plan, "name", None)
     options = dict(plan=plan, control=control, alpha=alpha, correction=correction,
                    srm_threshold=srm_threshold)
-    with warnings_to_stderr(loud=lambda m: m.startswith("SAMPLE RATIO")):
+    with progress(quiet), warnings_to_stderr(loud=lambda m: m.startswith("SAMPLE RATIO")):
         if source == "logs":
             assert exposures is not None and events is not None
             result = _analyze_logs(
@@ -381,17 +385,20 @@ def _analyze_logs(exposures: str, events: str, metrics: list[Any], options: dict
                   *, unit: str, **rest: Any) -> Any:
     from ranklens.online import analyze
 
-    tables = {"exposures": read_input_table(exposures, "exposures", text=[(unit, "--unit-column")])}
+    with stage(f"reading {exposures}"):
+        tables = {"exposures": read_input_table(exposures, "exposures",
+                                                text=[(unit, "--unit-column")])}
     variant = _variant_column(tables["exposures"], variant_column, experiment)
     _text_column(tables["exposures"], variant, "--variant-column")
     if rest["time"] is None:  # not given: 'time' if the exposures have it, else none
         rest["time"] = "time" if "time" in tables["exposures"].columns else None
-    tables["events"] = read_input_table(events, "events", text=[(unit, "--unit-column"),
-                                                              (rest["event"], "--event-column")])
+    with stage(f"reading {events}"):
+        tables["events"] = read_input_table(events, "events", text=[
+            (unit, "--unit-column"), (rest["event"], "--event-column")])
     if covariates is not None:
         tables["covariates"] = read_input_table(covariates, "covariates",
                                                 text=[(unit, "--unit-column")])
-    with _lines_named(tables):
+    with _lines_named(tables), stage("analysing"):
         return analyze(tables["exposures"].table, tables["events"].table, metrics,
                        covariates=tables["covariates"].table if covariates is not None
                        else None, unit=unit, variant=variant, **options, **rest)
@@ -403,7 +410,8 @@ def _analyze_table(source: str, path: str, metrics: list[Any], options: dict[str
     from ranklens.online import analyze_stats, analyze_units
 
     text = [(unit, "--unit-column")] if source == "units" else []
-    table = read_input_table(path, source, text=text)
+    with stage(f"reading {path}"):
+        table = read_input_table(path, source, text=text)
     variant = _variant_column(table, variant_column, experiment)
     _text_column(table, variant, "--variant-column")
     with _lines_named({source: table}):

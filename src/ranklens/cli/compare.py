@@ -9,7 +9,14 @@ from typing import Any
 import click
 
 from ranklens._shared.corrections import CORRECTIONS
-from ranklens.cli._common import check_output, warnings_to_stderr, write_output
+from ranklens.cli._common import (
+    check_output,
+    progress,
+    quiet_option,
+    stage,
+    warnings_to_stderr,
+    write_output,
+)
 from ranklens.cli.evaluate import (
     DEFAULT_METRICS,
     _conventions,
@@ -74,6 +81,7 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
               help="Write to this file instead of standard output.")
 @_conventions_options
 @file_options
+@quiet_option
 def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
                 baseline: str | None, pairwise: bool, test: str, correction: str, alpha: float,
                 ci: str, n_resamples: int, seed: int | None, fmt: str, output: str | None,
@@ -91,17 +99,18 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
     check_output(output)
-    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
-    names = run_names(runs, run_ts)
-    if baseline is not None and baseline not in names:
-        raise click.UsageError(f"--baseline {baseline!r} is not a run name; the runs are "
-                               f"{', '.join(names)}.")
-    base = None if pairwise else (baseline or names[0])
-    with warnings_to_stderr():
-        cmp = compare(qrels_t, dict(zip(names, run_ts, strict=True)),
-                      expand_measures(metrics or DEFAULT_METRICS), baseline=base, test=test,
-                      correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
-                      ci=ci, **conv)
+    with progress(cols.pop("quiet", False)):
+        qrels_t, run_ts = _read_inputs(qrels, runs, cols)
+        names = run_names(runs, run_ts)
+        if baseline is not None and baseline not in names:
+            raise click.UsageError(f"--baseline {baseline!r} is not a run name; the runs are "
+                                   f"{', '.join(names)}.")
+        base = None if pairwise else (baseline or names[0])
+        with warnings_to_stderr(), stage(f"comparing ({test})"):
+            cmp = compare(qrels_t, dict(zip(names, run_ts, strict=True)),
+                          expand_measures(metrics or DEFAULT_METRICS), baseline=base,
+                          test=test, correction=correction, alpha=alpha,
+                          n_resamples=n_resamples, seed=seed, ci=ci, **conv)
     write_output(cmp.render(fmt), output)
 
 
@@ -122,6 +131,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
               show_default=True, help="dist: box plot or histograms.")
 @_conventions_options
 @file_options
+@quiet_option
 def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, output: str,
              max_k: int, pr_kind: str, dist_kind: str, profile: str | None, ties: str | None,
              missing: str | None, complete: bool, no_relevant: str | None,
@@ -141,7 +151,8 @@ def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, o
         raise click.UsageError("plot diff needs exactly two runs (the difference is RUN2 - RUN1).")
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
-    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
+    with progress(cols.pop("quiet", False)):
+        qrels_t, run_ts = _read_inputs(qrels, runs, cols)
     named = dict(zip(run_names(runs, run_ts), run_ts, strict=True))
     if kind == "cutoffs":
         plots.plot_cutoffs(qrels_t, named, metric or "ndcg", max_k, output, **conv)

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import click
 
-from ranklens.cli._common import check_output, echo_warning, warnings_to_stderr, write_output
+from ranklens.cli._common import (
+    check_output,
+    echo_warning,
+    progress,
+    quiet_option,
+    stage,
+    warnings_to_stderr,
+    write_output,
+)
 from ranklens.ranking.conventions import (
     IPREC_ROUNDING,
     MISSING_POLICIES,
@@ -123,18 +129,6 @@ def _cutoff_value(name: str) -> float:
     return float(m.k) if m.k is not None else 0.0
 
 
-@contextmanager
-def _status(message: str) -> Iterator[None]:
-    """A spinner on a terminal; nothing when stderr is piped."""
-    if not sys.stderr.isatty():
-        yield
-        return
-    from rich.console import Console
-
-    with Console(stderr=True).status(message):
-        yield
-
-
 def _choice(flag: str, choices: Sequence[str], text: str) -> Any:
     """A convention option: one of ``choices``, unset unless given."""
     return click.option(flag, type=click.Choice(choices), default=None, help=text)
@@ -244,14 +238,14 @@ def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
             raise click.UsageError(
                 f"--{name}-col names a column, but every input is a TREC file, whose columns "
                 "are fixed; leave it out.")
-    with _status(f"reading {qrels_path}"):
+    with stage(f"reading {qrels_path}"):
         qrels = read_qrels(qrels_path, format=opts["qrels_format"],
                            duplicates=opts.get("duplicates", "error"),
                            **columns(qrels_path, opts["qrels_format"],
                                      ("query", "doc", "relevance")))
     runs = []
     for path in run_paths:
-        with _status(f"reading {path}"):
+        with stage(f"reading {path}"):
             runs.append(read_run(path, format=opts["run_format"],
                                  duplicates=opts.get("duplicates", "error"),
                                  **columns(path, opts["run_format"], ("query", "doc", "score"))))
@@ -274,6 +268,7 @@ def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
               help="Write to this file instead of standard output.")
 @_conventions_options
 @file_options
+@quiet_option
 def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool,
                  no_summary: bool, fmt: str, output: str | None, profile: str | None, ties: str | None,
                  missing: str | None, complete: bool, no_relevant: str | None,
@@ -300,14 +295,15 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
     check_output(output)
-    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
-    results = []
-    for path, run in zip(runs, run_ts, strict=True):
-        with warnings_to_stderr(prefix=f"{path}: "), _status(f"evaluating {path}"):
-            res = evaluate(qrels_t, run, names, **conv)
-        if res.run_name is None:
-            object.__setattr__(res, "run_name", path)
-        results.append(res)
+    with progress(cols.pop("quiet", False)):
+        qrels_t, run_ts = _read_inputs(qrels, runs, cols)
+        results = []
+        for path, run in zip(runs, run_ts, strict=True):
+            with warnings_to_stderr(prefix=f"{path}: "), stage(f"evaluating {path}"):
+                res = evaluate(qrels_t, run, names, **conv)
+            if res.run_name is None:
+                object.__setattr__(res, "run_name", path)
+            results.append(res)
     _unique_names(results, runs)
     _warn_different_queries(results)
     write_output(render(results, fmt, per_query=per_query, runid=runid,

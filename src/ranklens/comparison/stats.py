@@ -86,6 +86,7 @@ import numpy as np
 from ranklens._shared import validate
 from ranklens._shared.corrections import CORRECTIONS, NAMES, STATSMODELS, canonical
 from ranklens._shared.deps import needs
+from ranklens._shared.progress import report as report_progress
 from ranklens.errors import InputError, MetricParameterError
 
 __all__ = [
@@ -268,9 +269,12 @@ def _resampling(x: Any, name: str, where: str, n_resamples: int,
 
 
 def _chunks(total: int) -> Iterator[tuple[int, int]]:
-    """(start, size) of the chunks of :data:`CHUNK` resamples that make ``total``."""
+    """(start, size) of the chunks of :data:`CHUNK` resamples that make ``total``
+    (each reported as progress of the task ``resampling``)."""
     for start in range(0, total, CHUNK):
+        report_progress("resampling", start, total)
         yield start, min(CHUNK, total - start)
+    report_progress("resampling", total, total)
 
 
 def _threshold(obs: np.ndarray) -> np.ndarray:

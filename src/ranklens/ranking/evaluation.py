@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, to_numpy
 from ranklens._shared.deps import needs
+from ranklens._shared.progress import report as report_progress
 from ranklens.errors import InputError, MetricNameError, RanklensWarning
 from ranklens.metrics import Metric, get_metric
 from ranklens.ranking.conventions import Conventions, resolve_conventions
@@ -277,7 +278,8 @@ def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job]) -> 
     """:func:`run_jobs` without its warnings (a batch of a larger evaluation)."""
     prepared: dict[str, Prepared] = {}
     values: dict[str, np.ndarray] = {}
-    for job in jobs:
+    for done, job in enumerate(jobs):
+        report_progress("evaluating", done, len(jobs))
         order = _ordering(job.params["ties"])
         if order not in prepared:
             prepared[order] = prepare(qrels, run, conv if order == conv.ties else
@@ -292,6 +294,7 @@ def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job]) -> 
         else:
             v = np.asarray(kernel(prep, k, job.params), dtype=np.float64)
         values[job.key] = np.array(v, dtype=np.float64)  # own, writable copy
+    report_progress("evaluating", len(jobs), len(jobs))
     prep = next(iter(prepared.values()))
     if conv.no_relevant == "nan":
         none = prep.num_rel(conv.rel_threshold) == 0
