@@ -70,6 +70,7 @@ MODULES = (
     "ranklens.online.sequential",
     "ranklens.online.metrics",
     "ranklens.online.analysis",
+    "ranklens.online.aggregates",
 )
 # modules of the packages' public functions that compute no statistics
 OTHER_MODULES = ("ranklens.online.assignment", "ranklens.online._hashing")
@@ -569,6 +570,14 @@ NOT_IN_SPECS: dict[str, str] = {
     "ranklens.comparison.stats.check_correction": "parameter validator: "
                                                  "test_parameter_validators",
     "ranklens.online.analysis.analyze": "end to end: test_analyze_contract",
+    "ranklens.online.aggregates.analyze_units": "equal to analyze on the same units, and "
+                                                "input errors: tests/online/"
+                                                "test_online_aggregates.py",
+    "ranklens.online.aggregates.analyze_stats": "equal to analyze from the sums, and input "
+                                                "errors: tests/online/"
+                                                "test_online_aggregates.py",
+    "ranklens.online.aggregates.stats_columns": "column names, no statistics "
+                                                "(tests/online/test_online_aggregates.py)",
     "ranklens.online.metrics.parse_metric": "metric strings, no statistics "
                                             "(tests/test_online_analysis.py)",
 }

@@ -44,12 +44,12 @@ from ranklens.online._data import as_ids
 from ranklens.online._moments import Moments, metric_stats
 from ranklens.online.analysis import (
     _check_options,
+    _check_split,
     _compare,
+    _conclude,
     _MetricResult,
+    _multipletests,
     _resolve_plan,
-    check_split,
-    conclude,
-    multipletests,
 )
 from ranklens.online.assignment import Experiment
 from ranklens.online.metrics import OnlineMetric
@@ -135,7 +135,7 @@ def _finish(mets: tuple[OnlineMetric, ...], moments: list[Moments], cuped: list[
     """Comparisons from each metric's moments (groups in ``variants`` order, the control
     first), the split checked, the result assembled as :func:`analyze` does."""
     per_variant = {v: int(n[i]) for i, v in enumerate(variants)}
-    srm, messages, empty = check_split(variants, shares, per_variant, srm_threshold)
+    srm, messages, empty = _check_split(variants, shares, per_variant, srm_threshold)
     for msg in messages:  # before any result
         warnings.warn(msg, RanklensWarning, stacklevel=3)
     treat = np.arange(1, len(variants))
@@ -153,7 +153,7 @@ def _finish(mets: tuple[OnlineMetric, ...], moments: list[Moments], cuped: list[
         multiple_variant_examples=(), unknown_variants=(), unknown_variant_rows=0,
         event_rows=0, unexposed_event_rows=0, unexposed_units=0, unexposed_examples=(),
         pre_exposure_event_rows=0, empty_variants=empty, notes=tuple(notes))
-    return conclude(mets, per_metric, variants, alpha, correction, srm, report, messages)
+    return _conclude(mets, per_metric, variants, alpha, correction, srm, report, messages)
 
 
 def _plan_variants(observed: list[str], plan: Experiment | Mapping[str, float] | None,
@@ -218,7 +218,7 @@ def analyze_units(
     >>> res.get("revenue", "new").diff
     2.0
     """
-    multipletests()
+    _multipletests()
     correction = _corrections.canonical("analyze_units", correction)
     mets, alpha = _check_options(metrics, alpha, correction, "exclude", "error", srm_threshold)
     cov = _covariate_of(mets, covariates, "analyze_units")
@@ -325,7 +325,7 @@ def analyze_stats(
     >>> analyze_stats(stats, ["revenue=mean(revenue)"]).get("revenue", "new").diff
     2.0
     """
-    multipletests()
+    _multipletests()
     correction = _corrections.canonical("analyze_stats", correction)
     mets, alpha = _check_options(metrics, alpha, correction, "exclude", "error", srm_threshold)
     cov = _covariate_of(mets, covariates, "analyze_stats")

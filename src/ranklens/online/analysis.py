@@ -333,7 +333,7 @@ def analyze(
         On a sample ratio mismatch, an empty variant or units exposed to more
         than one variant.
     """
-    multipletests()  # the online extra is installed: fail before any reading
+    _multipletests()  # the online extra is installed: fail before any reading
     correction = _corrections.canonical("analyze", correction)
     mets, alpha = _check_options(metrics, alpha, correction, multiple_exposures,
                                  unknown_variants, srm_threshold)
@@ -362,11 +362,11 @@ def analyze(
         seq_traces, *seq_rows = _sequential(mets, data, look_every, tau, alpha, cov_for)
         seq = tuple(seq_rows)
     report = _data_report(len(exp.unit), data, per_variant, multiple_exposures, empty, notes)
-    return conclude(mets, per_metric, data.variants, alpha, correction, srm, report,
+    return _conclude(mets, per_metric, data.variants, alpha, correction, srm, report,
                     messages, seq_traces, seq)
 
 
-def conclude(mets: tuple[OnlineMetric, ...], per_metric: list[_MetricResult],
+def _conclude(mets: tuple[OnlineMetric, ...], per_metric: list[_MetricResult],
              variants: list[str], alpha: float, correction: str, srm: SRMResult,
              report: DataReport, messages: list[str],
              seq_traces: list[SequentialTrace] | None = None,
@@ -515,7 +515,7 @@ def _check_data(data: _Joined, per_variant: dict[str, int], srm_threshold: float
     an equal split without a plan) and the messages :func:`analyze` warns with before
     any result: a mismatch, variants without analysed units, units exposed to more
     than one variant.  Returns (SRM check, messages, empty variants)."""
-    srm, messages, empty = check_split(data.variants, data.shares, per_variant, srm_threshold)
+    srm, messages, empty = _check_split(data.variants, data.shares, per_variant, srm_threshold)
     uinfo = data.uinfo
     if uinfo["multiple_variant_units"]:
         how = {"exclude": "excluded them", "first": "kept each one's first variant"}
@@ -527,7 +527,7 @@ def _check_data(data: _Joined, per_variant: dict[str, int], srm_threshold: float
     return srm, messages, empty
 
 
-def check_split(variants: list[str], shares: dict[str, float] | None,
+def _check_split(variants: list[str], shares: dict[str, float] | None,
                 per_variant: dict[str, int], srm_threshold: float
                 ) -> tuple[SRMResult, list[str], tuple[str, ...]]:
     """The sample-ratio-mismatch check (units per variant against the planned shares,
@@ -710,7 +710,7 @@ def _data_report(exposure_rows: int, data: _Joined, per_variant: dict[str, int],
     )
 
 
-def multipletests() -> Any:
+def _multipletests() -> Any:
     """statsmodels' ``multipletests`` (the ``online`` extra)."""
     with needs("online", "ranklens.online.analysis.analyze"):
         from statsmodels.stats.multitest import multipletests as fn  # type: ignore[import-untyped, unused-ignore]
@@ -727,7 +727,7 @@ def _adjust(p: np.ndarray, alpha: float, correction: str) -> np.ndarray:
     if correction == "none":
         out[ok] = p[ok]
     else:
-        out[ok] = multipletests()(p[ok], alpha=alpha,
+        out[ok] = _multipletests()(p[ok], alpha=alpha,
                                 method=_corrections.STATSMODELS[correction])[1]
     return out
 
