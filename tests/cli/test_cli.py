@@ -349,7 +349,7 @@ def test_run_sharing_no_query_with_the_qrels(tmp_path: Path, files: dict[str, Pa
     assert result.exit_code == 0
     assert result.stderr == (
         f"ranklens: warning: {run}: the run shares no query with the qrels, so every query "
-        "scores as missing (missing='skip'); check that the query ids match (e.g. 'q1' vs "
+        "scores as missing (--missing skip); check that the query ids match (e.g. 'q1' vs "
         "'1') and that this is the right qrels file.\n")
     summary = json.loads(result.stdout)["runs"][0]["summary"]
     assert summary == {"map": None}  # no query evaluated: NaN, written as null

@@ -52,6 +52,7 @@ smpower = pytest.importorskip("statsmodels.stats.power")
 smws = pytest.importorskip("statsmodels.stats.weightstats")
 
 import ranklens  # noqa: E402
+from ranklens._shared import corrections  # noqa: E402
 from ranklens.comparison import compare  # noqa: E402
 from ranklens.comparison import stats as cst  # noqa: E402
 from ranklens.errors import InputError, RanklensError, RanklensWarning  # noqa: E402
@@ -836,7 +837,7 @@ def test_paired_tests_and_t_interval_match_scipy(seed: int) -> None:
 def test_corrections_match_statsmodels(seed: int) -> None:
     rng = np.random.default_rng(seed)
     p = rng.uniform(0, 1, int(rng.integers(1, 30))) ** 3
-    for ours, theirs in cst.STATSMODELS.items():
+    for ours, theirs in corrections.STATSMODELS.items():
         _close(cst.correct(p, ours), multitest.multipletests(p, method=theirs)[1])
     np.testing.assert_array_equal(cst.correct(p, "none"), p)
 

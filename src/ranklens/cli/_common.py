@@ -115,12 +115,44 @@ def warnings_to_stderr(prefix: str = "", loud: Callable[[str], bool] | None = No
                        ) -> Iterator[None]:
     """Every warning raised inside as one line on stderr after the block (``prefix``
     first, e.g. the file it is about); ``loud(message)`` picks the loud ones."""
+    from ranklens.errors import RanklensDeprecationWarning
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RanklensWarning)
+        warnings.simplefilter("always", RanklensDeprecationWarning)
         yield
+    ctx = click.get_current_context(silent=True)
     for w in caught:
         text = f"{prefix}{w.message}"
+        if ctx is not None:  # Python advice in the command's own words
+            text = cli_advice(text, _command(ctx))
         echo_warning(text, loud=loud is not None and loud(text))
+
+
+# --------------------------------------------------------------------------- options
+
+
+def correction_option(fn: Any) -> Any:
+    """``--correction``: the one list of multiple-comparison corrections
+    (:mod:`ranklens._shared.corrections`), the same for ``compare`` and ``ab analyze``;
+    statsmodels' deprecated spellings (``fdr_bh`` ...) still pass, and warn."""
+    from ranklens._shared.corrections import CORRECTIONS, DEPRECATED
+
+    def check(ctx: click.Context, param: click.Parameter, value: str) -> str:
+        if value not in CORRECTIONS and value not in DEPRECATED:
+            import difflib
+
+            close = difflib.get_close_matches(value, [*CORRECTIONS, *DEPRECATED], n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise click.BadParameter(f"{value!r} is not one of {', '.join(CORRECTIONS)}.{hint}",
+                                     ctx, param)
+        return value
+
+    return click.option(
+        "--correction", default="holm", show_default=True, callback=check,
+        metavar="|".join(CORRECTIONS),
+        help=f"Multiple-comparison correction over all tests: {', '.join(CORRECTIONS)} "
+             "(fdr_bh, fdr_by, fdr_tsbh, fdr_tsbky are deprecated spellings).")(fn)
 
 
 # --------------------------------------------------------------------------- progress

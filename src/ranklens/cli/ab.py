@@ -21,12 +21,11 @@ from typing import Any
 
 import click
 
-from ranklens._shared.corrections import CORRECTIONS
-from ranklens._shared.corrections import DEPRECATED as DEPRECATED_CORRECTIONS
 from ranklens.cli._common import (
     GuardedGroup,
     InputTable,
     check_output,
+    correction_option,
     progress,
     quiet_option,
     read_document,
@@ -250,9 +249,7 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
 @click.option("--control", help="Control variant.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True)
-@click.option("--correction", default="holm", show_default=True,
-              help=f"Multiple-comparison correction: {', '.join(CORRECTIONS)} (as ranklens "
-                   "compare; fdr_bh, fdr_by, fdr_tsbh, fdr_tsbky are deprecated spellings).")
+@correction_option
 @click.option("--cuped", is_flag=True,
               help="CUPED with each metric's pre-exposure value as the covariate.")
 @click.option("--pre-window", metavar="DURATION",
@@ -309,9 +306,6 @@ def analyze_cmd(exposures: str | None, events: str | None, units_path: str | Non
     per-variant sums (--stats)."""
     metrics = _parse_metrics(metric_specs)
     plan = _analysis_plan(plan_path, experiment, weights)
-    if correction not in _corrections() and correction not in DEPRECATED_CORRECTIONS:
-        raise click.BadParameter(f"{correction!r} is not one of {', '.join(_corrections())}.",
-                                 param_hint="--correction")
     source = _source(exposures, events, units_path, stats_path)
     if source != "logs":
         given = [opt for opt, on in (("--cuped", cuped), ("--pre-window", pre_window),
@@ -489,12 +483,6 @@ def _lines_named(tables: dict[str, InputTable]) -> Iterator[None]:
             text = text[:row.start()] + (f"line {spot}" if spot.isdigit() else spot) + \
                 text[row.end():]
         raise type(exc)(f"{where}: {text}") from None
-
-
-def _corrections() -> tuple[str, ...]:
-    from ranklens.online import CORRECTIONS
-
-    return CORRECTIONS
 
 
 def _number_or_text(text: str | None) -> Any:

@@ -8,9 +8,9 @@ from typing import Any
 
 import click
 
-from ranklens._shared.corrections import CORRECTIONS
 from ranklens.cli._common import (
     check_output,
+    correction_option,
     progress,
     quiet_option,
     stage,
@@ -30,7 +30,6 @@ from ranklens.render.comparison import FORMATS
 __all__ = ["compare_cmd", "plot_cmd"]
 
 _TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
-_CORRECTIONS = CORRECTIONS  # one list with ranklens ab analyze and the library
 _CIS = ("t", "percentile", "bca")
 _PLOTS = ("cutoffs", "pr", "diff", "dist")
 
@@ -66,8 +65,7 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
 @click.option("--pairwise", is_flag=True, help="Test every pair of runs, not a baseline.")
 @click.option("--test", type=click.Choice(_TESTS), default="randomization", show_default=True,
               help="Paired significance test.")
-@click.option("--correction", type=click.Choice(_CORRECTIONS), default="holm",
-              show_default=True, help="Multiple-comparison correction over all tests.")
+@correction_option
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True, help="Significance level.")
 @click.option("--ci", type=click.Choice(_CIS), default="t", show_default=True,

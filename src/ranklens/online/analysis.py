@@ -720,15 +720,8 @@ def _multipletests() -> Any:
 def _adjust(p: np.ndarray, alpha: float, correction: str) -> np.ndarray:
     """Multiple-comparison correction: the p-values of all (metric, variant) comparisons
     adjusted together (NaN stays NaN and is not counted)."""
-    out = np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    if not ok.any():
-        return out
-    if correction == "none":
-        out[ok] = p[ok]
-    else:
-        out[ok] = _multipletests()(p[ok], alpha=alpha,
-                                method=_corrections.STATSMODELS[correction])[1]
+    out: np.ndarray = _corrections.adjust(p, correction, alpha, "online",
+                                          "ranklens.online.analysis.analyze")
     return out
 
 
