@@ -298,9 +298,9 @@ def read_input_table(path: str, what: str, *, fmt: str | None = None,
             line = data[: exc.start].count(b"\n") + 1
             raise InputError(f"{path}:{line}: not valid UTF-8 text.") from None
         table = pa.table({"unit": pa.array([i for i in ids if i], type=pa.string())})
+        if table.num_rows == 0:
+            raise InputError(f"{path}: the file holds no {what} ids; write one id per line.")
         return InputTable(path, table, lambda i: f"{path}: id {i + 1}")
-    if kind == "jsonl":
-        return _read_jsonl(path, text)
     table, first = read_table(path, kind, lambda cols: _text_columns(path, what, cols, text),
                               text=tuple(c for c, _ in text))
     if table.num_rows == 0:
@@ -318,32 +318,6 @@ def _text_columns(path: str, what: str, columns: list[str],
             raise InputError(f"{path}: no column named {name!r} in the {what} table; it has "
                              f"columns {columns}. Pass {option} NAME.")
     return {c: c for c in columns}
-
-
-def _read_jsonl(path: str, text: Sequence[tuple[str, str]]) -> InputTable:
-    """JSON Lines; a line that is not a JSON object is named by its 1-based number."""
-    import json
-
-    import pyarrow as pa
-    import pyarrow.json as pajson
-
-    from ranklens.io._files import read_bytes
-
-    buf = read_bytes(path)
-    try:
-        table = pajson.read_json(pa.BufferReader(buf))
-    except pa.ArrowInvalid as exc:
-        for number, line in enumerate(bytes(buf).splitlines(), start=1):
-            try:
-                if line.strip() and not isinstance(json.loads(line), dict):
-                    raise ValueError("not a JSON object")
-            except ValueError as err:  # JSONDecodeError and UnicodeDecodeError too
-                raise InputError(f"{path}:{number}: not valid JSON Lines ({err}).") from None
-        raise InputError(f"{path}: not valid JSON Lines ({exc}).") from None
-    if table.num_rows == 0:
-        raise InputError(f"{path}: the file is empty; expected one JSON object per line.")
-    _text_columns(path, "input", list(table.column_names), text)
-    return InputTable(path, table, lambda i: f"{path}:{i + 1}")
 
 
 def read_document(path: str, what: str) -> Any:

@@ -22,6 +22,7 @@ from ranklens.cli.evaluate import (
     _conventions,
     _conventions_options,
     _read_inputs,
+    check_measures,
     expand_measures,
     file_options,
 )
@@ -92,6 +93,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
 
     if len(runs) < 2:
         raise click.UsageError("compare needs at least two run files.")
+    check_measures(metrics)
     if pairwise and baseline is not None:
         raise click.UsageError("--pairwise and --baseline exclude each other.")
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,

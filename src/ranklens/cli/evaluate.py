@@ -78,6 +78,14 @@ def split_measures(text: str) -> list[str]:
     return parts
 
 
+def check_measures(texts: Sequence[str]) -> None:
+    """Every ``-m`` argument names a measure (``-m ''`` is refused, not read as none)."""
+    for text in texts:
+        if not split_measures(text):
+            raise click.UsageError(f"-m {text!r} names no measure; give one, e.g. -m ndcg@10 "
+                                   "(ranklens metrics lists them).")
+
+
 def expand_measures(given: Sequence[str]) -> list[str]:
     """Expand trec_eval conveniences: the nicknames ``official``, ``set`` and
     ``all_trec``, bare list measures (``P`` -> ``P.5`` ... ``P.1000``) and several
@@ -285,6 +293,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     if no_summary and not per_query:
         raise click.UsageError("-n leaves out the summary, so give -q too (each query's "
                                "values), or there is nothing to print.")
+    check_measures(metrics)
     given = [m for text in metrics for m in split_measures(text) if m != "runid"]
     # trec_eval prints its runid line with its default measures, all_trec or -m runid
     runid = fmt == "trec" and (not metrics or any(
