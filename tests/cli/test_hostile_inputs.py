@@ -274,24 +274,19 @@ ODD_IDS = ["q\n1", "q|1", "<script>alert(1)</script>", "q\x1b[31mred", "q\t1", "
            "=cmd|' /C calc'!A0"]
 
 
+def _csv(path: Path, header: list[str], value: dict[str, float]) -> Path:
+    """A CSV table with two documents of every odd query id."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    w.writerows([q, doc, v] for q in ODD_IDS for doc, v in value.items())
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    return path
+
+
 def _csv_case(tmp_path: Path) -> tuple[Path, Path]:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["query", "doc", "relevance"])
-    for q in ODD_IDS:
-        w.writerow([q, "d1", 1])
-        w.writerow([q, "d2", 0])
-    qrels = tmp_path / "qrels.csv"
-    qrels.write_text(buf.getvalue(), encoding="utf-8")
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["query", "doc", "score"])
-    for q in ODD_IDS:
-        w.writerow([q, "d1", 2.0])
-        w.writerow([q, "d2", 1.0])
-    run = tmp_path / "run.csv"
-    run.write_text(buf.getvalue(), encoding="utf-8")
-    return qrels, run
+    return (_csv(tmp_path / "qrels.csv", ["query", "doc", "relevance"], {"d1": 1, "d2": 0}),
+            _csv(tmp_path / "run.csv", ["query", "doc", "score"], {"d1": 2.0, "d2": 1.0}))
 
 
 def test_odd_ids_round_trip_in_data_formats(tmp_path: Path) -> None:

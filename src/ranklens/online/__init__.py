@@ -8,7 +8,10 @@
   exposures table and an events table into per metric and variant estimates,
   differences with confidence intervals, p-values and verdicts, with a
   sample-ratio-mismatch check, CUPED, multiple-comparison correction and
-  always-valid sequential monitoring.
+  always-valid sequential monitoring.  :func:`analyze_units` (one row per
+  unit) and :func:`analyze_stats` (per-variant sums, what a warehouse ``GROUP BY
+  variant`` query gives; :func:`stats_columns` names them) give the same numbers
+  from aggregates (:mod:`ranklens.online.aggregates`).
 - Statistics: vectorised tests (:mod:`ranklens.online.stats`), the mSPRT
   (:mod:`ranklens.online.sequential`) and power / sample size
   (:mod:`ranklens.online.power_analysis`).
