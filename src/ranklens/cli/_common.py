@@ -48,16 +48,19 @@ def cli_advice(message: str, command: click.Command) -> str:
     ``--duplicates max``, ``missing='zero'`` -> ``--missing zero``, ``score=<column
     name>`` -> ``--score-col NAME``, ``time=<column name>`` -> ``--time-column NAME``)."""
     options: dict[str, str] = {}
+    metavars: dict[str, str] = {}
     for p in command.params:
         if isinstance(p, click.Option) and p.name:
             options[p.name] = max(p.opts, key=len)
+            if p.metavar and p.metavar.isupper():  # e.g. FILE
+                metavars[p.name] = p.metavar
 
     def swap(m: re.Match[str]) -> str:
         name, value = m.group(1), m.group(2)  # value None: a placeholder such as <name>
         for key in (name, f"{name}_col", name.removesuffix("_col") + "_col",
                     f"{name}_column"):
             if key in options:
-                return f"{options[key]} {value if value is not None else 'NAME'}"
+                return f"{options[key]} {value if value is not None else metavars.get(key, 'NAME')}"
         return m.group(0)
 
     def name_only(m: re.Match[str]) -> str:
@@ -299,7 +302,7 @@ def read_input_table(path: str, what: str, *, fmt: str | None = None,
             raise InputError(f"{path}:{line}: not valid UTF-8 text.") from None
         table = pa.table({"unit": pa.array([i for i in ids if i], type=pa.string())})
         if table.num_rows == 0:
-            raise InputError(f"{path}: the file holds no {what} ids; write one id per line.")
+            raise InputError(f"{path}: the file holds no ids; write one id per line.")
         return InputTable(path, table, lambda i: f"{path}: id {i + 1}")
     table, first = read_table(path, kind, lambda cols: _text_columns(path, what, cols, text),
                               text=tuple(c for c, _ in text))

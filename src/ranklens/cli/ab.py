@@ -71,9 +71,17 @@ def _parse_weights(text: str | None, param: str) -> dict[str, float] | None:
 
 
 def _load_plan(path: str) -> Any:
+    """The plan of a JSON or TOML file; an error in it (an experiment with one variant,
+    a bad weight) names the file."""
     from ranklens.online import Plan
 
-    return Plan.from_dict(read_document(path, "plan"), where=path)
+    data = read_document(path, "plan")
+    try:
+        return Plan.from_dict(data, where=path)
+    except InputError as exc:
+        if str(exc).startswith(path):
+            raise
+        raise type(exc)(f"{path}: {exc}") from None
 
 
 # ---------------------------------------------------------------------------------------

@@ -224,10 +224,16 @@ def analyze_units(
     cov = _covariate_of(mets, covariates, "analyze_units")
     frame = materialise(units)
     spec = {"unit": unit, "variant": variant}
+    available = column_names(frame, "units")
     for m in mets:
         y, d = _columns(m, "units")
-        spec.update({f"v:{y}": y, **({f"v:{d}": d} if d else {})})
-    spec.update({f"v:{c}": c for c in cov.values()})
+        named = [c for c in (y, d, cov.get(m.name)) if c is not None]
+        missing = [c for c in named if c not in available]
+        if missing:
+            raise InputError(f"units: no column(s) {missing}, which metric {m.name!r} reads; "
+                             f"the table has {available}. A metric on a table of units names "
+                             "its columns, e.g. revenue=mean(revenue).")
+        spec.update({f"v:{c}": c for c in named})
     cols = columns_from_frame(frame, spec, "units")
     ids = as_ids(cols["unit"], f"units column {unit!r}")
     if len(ids) == 0:

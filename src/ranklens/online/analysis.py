@@ -344,6 +344,10 @@ def analyze(
     if sequential and time is None:
         raise InputError("analyze: sequential monitoring needs the exposure times; pass "
                          "time=<column name>.")
+    if time is None and ((cuped and covariates is None) or pre_window is not None):
+        raise InputError("analyze: CUPED from the events before exposure needs the exposure "
+                         "times; pass time=<column name>, or the covariates as a table "
+                         "(covariates=<table>).")
     data = _join(exp, ev, plan, control, unknown_variants, multiple_exposures)
     per_variant = data.units_per_variant()
     srm, messages, empty = _check_data(data, per_variant, srm_threshold, multiple_exposures)
