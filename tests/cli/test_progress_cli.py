@@ -78,14 +78,30 @@ def test_progress_with_a_percentage_on_a_terminal(tmp_path: Path, command: str) 
     assert code == 0 and quiet_err == b"" and plain == out
 
 
-@pytest.mark.parametrize("command", ["evaluate", "compare", "plot"])
+@pytest.mark.parametrize("command", ["evaluate", "compare", "plot", "score", "detect", "ab"])
 def test_quiet_shows_nothing_even_on_a_terminal(tmp_path: Path, command: str) -> None:
     qrels, a, b = _files(tmp_path)
+    (tmp_path / "s.csv").write_text("y,p\n0,0\n1,1\n1,0\n")
+    (tmp_path / "gt.json").write_text(
+        '{"images": [{"id": 1}], "categories": [{"id": 1}], "annotations": [{"id": 1, '
+        '"image_id": 1, "category_id": 1, "bbox": [0, 0, 4, 4], "area": 16, "iscrowd": 0}]}')
+    (tmp_path / "det.json").write_text(
+        '[{"image_id": 1, "category_id": 1, "bbox": [0, 0, 4, 4], "score": 0.9}]')
+    (tmp_path / "e.csv").write_text("unit,variant\nu1,control\nu2,b\nu3,control\nu4,b\n")
+    (tmp_path / "v.csv").write_text("unit,event,value\nu1,buy,1\nu2,buy,2\nu4,buy,1\n")
     args = {"evaluate": ["evaluate", str(qrels), str(a), "-m", "map"],
             "compare": ["compare", str(qrels), str(a), str(b), "-m", "map", "--seed", "1"],
-            "plot": ["plot", "dist", str(qrels), str(a), "-o", str(tmp_path / "p.png")]}
+            "plot": ["plot", "dist", str(qrels), str(a), "-o", str(tmp_path / "p.png")],
+            "score": ["score", str(tmp_path / "s.csv"), "-m", "accuracy", "--true", "y",
+                      "--pred", "p"],
+            "detect": ["detect", str(tmp_path / "gt.json"), str(tmp_path / "det.json")],
+            "ab": ["ab", "analyze", str(tmp_path / "e.csv"), str(tmp_path / "v.csv"), "-m",
+                   "r=mean(buy)"]}
     if command == "plot":
         pytest.importorskip("matplotlib")
+    if command in ("compare", "ab"):
+        pytest.importorskip("scipy")
+        pytest.importorskip("statsmodels")
     code, _, err = _run([*args[command], "--quiet"], terminal=True)
     assert code == 0 and err == b"", err
 

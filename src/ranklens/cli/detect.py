@@ -8,7 +8,14 @@ from contextlib import contextmanager
 
 import click
 
-from ranklens.cli._common import check_output, read_document, write_output
+from ranklens.cli._common import (
+    check_output,
+    progress,
+    quiet_option,
+    read_document,
+    stage,
+    write_output,
+)
 from ranklens.errors import InputError
 from ranklens.render.scores import FORMATS
 
@@ -59,8 +66,9 @@ def _files_named(paths: dict[str, str]) -> Iterator[None]:
               help="Output format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
+@quiet_option
 def detect_cmd(ground_truth: str, detections: str, max_dets: str, iou: str | None,
-               per_class: bool, fmt: str, output: str | None) -> None:
+               per_class: bool, fmt: str, output: str | None, quiet: bool) -> None:
     """COCO mAP@[.5:.95] and the other COCO summary numbers of DETECTIONS (a COCO
     results list, JSON) against GROUND_TRUTH (a COCO annotations file, JSON);
     the numbers are identical to pycocotools' COCOeval."""
@@ -71,11 +79,14 @@ def detect_cmd(ground_truth: str, detections: str, max_dets: str, iou: str | Non
 
     dets, thresholds = _numbers(max_dets, iou)
     check_output(output)
-    gt = read_document(ground_truth, "ground-truth")
-    det = read_document(detections, "detections")
-    with _files_named({"gt": ground_truth, "det": detections}):
-        res = coco_evaluate(gt, det, iou_thresholds=None if thresholds is None
-                            else np.array(thresholds), max_dets=dets)
+    with progress(quiet):
+        with stage(f"reading {ground_truth}"):
+            gt = read_document(ground_truth, "ground-truth")
+        with stage(f"reading {detections}"):
+            det = read_document(detections, "detections")
+        with _files_named({"gt": ground_truth, "det": detections}), stage("evaluating"):
+            res = coco_evaluate(gt, det, iou_thresholds=None if thresholds is None
+                                else np.array(thresholds), max_dets=dets)
     rows = dict(res.summary)
     if per_class:
         rows.update({f"AP[{k}]": v for k, v in res.per_class_ap.items()})
