@@ -346,3 +346,29 @@ def test_unreadable_file_is_one_line(tmp_path: Path) -> None:
         (tmp_path / "run.txt").chmod(0o600)
     assert exc is None and code == 3 and len(err.splitlines()) == 1
     assert "run.txt" in err
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "latex", "csv", "json"])
+def test_odd_variant_names_in_ab_analyze(tmp_path: Path, fmt: str) -> None:
+    """A variant name with a newline, an ANSI escape, '|' or '<script>' stays one cell of
+    the layout formats (escaped for display, in the lines around the table too) and
+    is kept exactly in the data formats."""
+    odd = "b|<script>\x1b[31m\nx"
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerows([["unit", "variant"], ["u1", "control"], ["u2", odd], ["u3", "control"],
+                 ["u4", odd]])
+    (tmp_path / "e.csv").write_text(buf.getvalue(), encoding="utf-8")
+    (tmp_path / "v.csv").write_bytes(EVENTS)
+    res = CliRunner().invoke(main, ["ab", "analyze", str(tmp_path / "e.csv"),
+                                    str(tmp_path / "v.csv"), "-m", "r=mean(buy)",
+                                    "--format", fmt])
+    assert res.exit_code == 0, res.output
+    if fmt == "csv":
+        assert [r["variant"] for r in csv.DictReader(io.StringIO(res.stdout))] == [odd]
+    elif fmt == "json":
+        assert json.loads(res.stdout)["variants"] == ["control", odd]
+    else:
+        assert "\x1b" not in res.stdout and "x0ax" in res.stdout
+        rows = [ln for ln in res.stdout.splitlines() if "mean" not in ln and "Welch" in ln]
+        assert len(rows) == 1  # the comparison's row is one line
