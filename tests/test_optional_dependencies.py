@@ -218,6 +218,13 @@ CALLS: dict[str, str] = {
     "comparison.Comparison.to_frame": "CMP().to_frame()",
     "comparison.Comparison.to_records": "CMP().to_records()",
     "online.analyze": "AN()",
+    "online.analyze_units": "rl.online.analyze_units({'unit': UNITS, 'variant': ['control', "
+                            "'treatment'] * 20, 'y': [float(i % 3) for i in range(40)]}, "
+                            "'y=mean(y)')",
+    "online.analyze_stats": "rl.online.analyze_stats({'variant': ['control', 'treatment'], "
+                            "'count': [20, 20], 'y_sum': [20.0, 22.0], 'y_sum_sq': [40.0, "
+                            "50.0]}, 'y=mean(y)')",
+    "online.stats_columns": "rl.online.stats_columns('y=mean(y)')",
     "online.assign": "rl.online.assign(UNITS, EXP)",
     "online.bucket_units": "rl.online.bucket_units(UNITS, 'salt')",
     "online.cuped_theta": "rl.online.cuped_theta([1.0, 2.0, 4.0], [1.0, 1.5, 3.0])",
@@ -271,7 +278,8 @@ NEEDS = {
     "sklearn": {"classification.roc_auc", "regression.mae", "clustering.silhouette"},
     "scipy": {"comparison.compare", "online.two_proportion_ztest",
               "entity_resolution.clusters_from_pairs", "clustering.dunn_index"},
-    "statsmodels": {"comparison.correct", "online.sample_size", "online.analyze"},
+    "statsmodels": {"comparison.correct", "online.sample_size", "online.analyze",
+                    "online.analyze_units", "online.analyze_stats"},
     "pandas": {"comparison.Comparison.to_frame", "online.ExperimentAnalysis.to_frame"},
 }
 

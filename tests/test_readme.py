@@ -1,8 +1,10 @@
 """The README's tour is executed, so that it never rots.
 
-Python blocks run in order in one namespace, in a scratch directory; console
-blocks run each ``$ ranklens ...`` line through the CLI against TREC files made
-from the example data shipped in the package.
+Every Python block runs on its own (a fresh namespace and a scratch directory:
+its imports and data must be in it); every ``$ ranklens ...`` line of the console
+blocks runs through the CLI against TREC files made from the example data shipped
+in the package (and the A/B sums table the README describes); the one bash block
+is the setup, whose test command is .ci/run's.
 """
 
 from __future__ import annotations
@@ -36,28 +38,77 @@ def test_readme_starts_with_the_two_setup_commands() -> None:
     assert commands[1] in ci
 
 
-def test_python_blocks_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    blocks = _blocks("python")
-    assert len(blocks) >= 2
-    namespace: dict[str, object] = {}
-    for block in blocks:
-        exec(compile(block, str(README), "exec"), namespace)
+def test_every_block_is_run_here() -> None:
+    """Each fenced block is python, console, yaml (a CI step, whose command runs) or the
+    one bash setup block."""
+    text = README.read_text(encoding="utf-8")
+    langs = [lang for lang, _ in re.findall(r"```(\w*)\n(.*?)```", text, flags=re.S)]
+    assert set(langs) <= {"python", "console", "bash", "yaml"}, langs
+    assert langs.count("bash") == 1
+    assert len(_blocks("python")) == langs.count("python") >= 4
+    assert len(_blocks("console")) == langs.count("console") >= 2
+    assert len(_blocks("yaml")) == langs.count("yaml")
 
 
-def test_console_blocks_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("number", range(len(_blocks("python"))))
+def test_python_block_runs_on_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      number: int) -> None:
     monkeypatch.chdir(tmp_path)
+    block = _blocks("python")[number]
+    exec(compile(block, f"{README}: python block {number + 1}", "exec"), {})
+
+
+def _commands(block: str, prompt: str) -> list[str]:
+    """The ``ranklens`` commands of a block (lines after ``prompt``, backslash
+    continuations joined, a shell redirection of the output left out)."""
+    joined = re.sub(r"\\\n\s*", " ", block)
+    lines = [line.strip() for line in joined.splitlines()]
+    lines = [line[len(prompt):] if line.startswith(prompt) else line for line in lines]
+    return [line.split(" >", 1)[0] for line in lines if line.startswith("ranklens ")]
+
+
+def _console_lines() -> list[str]:
+    return [c for block in _blocks("console") for c in _commands(block, "$ ")]
+
+
+def _scratch() -> None:
+    """The files the README's commands name, in the current directory: TREC files made
+    from the example data shipped in the package, and the A/B sums table."""
     data = resources.files("ranklens") / "_example_data"
     with resources.as_file(data) as folder:
-        shutil.copy(folder / "example.qrels", "qrels.txt")
-        shutil.copy(folder / "example.run", "run.txt")
-        shutil.copy(folder / "example.run", "other_run.txt")
-    lines = [line[2:] for block in _blocks("console") for line in block.splitlines()
-             if line.startswith("$ ranklens ")]
-    assert len(lines) >= 5
-    runner = CliRunner()
-    for line in lines:
-        args = shlex.split(line)[1:]
-        result = runner.invoke(main, args, catch_exceptions=False)
+        for name in ("qrels.txt", "run.txt", "other_run.txt", "runs/candidate.run",
+                     "runs/production.run"):
+            Path(name).parent.mkdir(exist_ok=True)
+            shutil.copy(folder / ("example.qrels" if "qrels" in name else "example.run"),
+                        name)
+    Path("sums.csv").write_text("variant,count,revenue_sum,revenue_sum_sq\n"
+                                "control,1000,5000,60000\nnew,1000,5400,66000\n")
+
+
+_RUNNABLE = [(lang, number) for lang in ("console", "yaml")
+             for number in range(len(_blocks(lang)))]
+
+
+@pytest.mark.parametrize(("lang", "number"), _RUNNABLE)
+def test_command_block_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str,
+                            number: int) -> None:
+    """The commands of a console block (or of a CI step) run in order in one directory,
+    as a user types them: a later command may read what an earlier one wrote (a
+    results store, say)."""
+    block = _blocks(lang)[number]
+    commands = _commands(block, "$ " if lang == "console" else "")
+    assert commands, block
+    if any(f" {word} " in f" {c} " for c in commands
+           for word in ("compare", "ab", "gate", "report")):
+        pytest.importorskip("scipy")
+        pytest.importorskip("statsmodels")
+    monkeypatch.chdir(tmp_path)
+    _scratch()
+    for line in commands:
+        result = CliRunner().invoke(main, shlex.split(line)[1:], catch_exceptions=False)
         assert result.exit_code == 0, (line, result.output)
         assert result.output.strip(), line
+
+
+def test_there_are_console_lines() -> None:
+    assert len(_console_lines()) >= 7

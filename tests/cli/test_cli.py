@@ -349,7 +349,7 @@ def test_run_sharing_no_query_with_the_qrels(tmp_path: Path, files: dict[str, Pa
     assert result.exit_code == 0
     assert result.stderr == (
         f"ranklens: warning: {run}: the run shares no query with the qrels, so every query "
-        "scores as missing (missing='skip'); check that the query ids match (e.g. 'q1' vs "
+        "scores as missing (--missing skip); check that the query ids match (e.g. 'q1' vs "
         "'1') and that this is the right qrels file.\n")
     summary = json.loads(result.stdout)["runs"][0]["summary"]
     assert summary == {"map": None}  # no query evaluated: NaN, written as null
@@ -598,6 +598,47 @@ def test_judged_only_flag_is_trec_eval_minus_j(tmp_path: Path) -> None:
     assert rows[("num_ret", "q2")] == "0" and rows[("num_ret", "all")] == "2"
     before = {tuple(line.split()[:2]): line.split()[2] for line in plain.stdout.splitlines()}
     assert before[("P_1", "q1")] == "0.0000" and before[("num_ret", "all")] == "4"
+
+
+def test_collection_size_is_trec_eval_minus_n_upper(tmp_path: Path) -> None:
+    """-N (--collection-size) gives utility's non-relevant documents not retrieved."""
+    qrels = _write(tmp_path / "qrels.txt", "q1 0 a 1\nq1 0 b 0\nq1 0 c 1\n")
+    run = _write(tmp_path / "run.txt", "q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n")
+    # n = 2, RR = 1, R = 2: 1*1 - 1*1 + 0*1 + 1*(N + 1 - 2 - 2)
+    for args, want in (([], "-3.0000"), (["-N", "100"], "97.0000"),
+                       (["--collection-size", "10"], "7.0000")):
+        res = invoke("evaluate", qrels, run, "-m", "utility.1,-1,0,1", "--format", "trec",
+                     *args)
+        assert res.exit_code == 0, res.output
+        assert res.stdout.split() == ["utility_1,-1,0,1", "all", want]
+    bad = invoke("evaluate", qrels, run, "-N", "-5")
+    _assert_one_line_error(bad, EXIT_USAGE)
+    assert "'--collection-size' / '-N': -5 is not in the range x>=0" in bad.stderr
+    res = invoke("compare", qrels, run, run, "-m", "utility.1,-1,0,1", "-N", "100",
+                 "--format", "json")
+    if res.exit_code == 0:  # scipy present
+        assert json.loads(res.stdout)["rows"][0]["mean"] == 97.0
+
+
+@pytest.mark.parametrize("fmt", ["trec", "table", "markdown", "latex", "json"])
+def test_no_summary_is_trec_eval_minus_n(tmp_path: Path, fmt: str) -> None:
+    """-n leaves out the aggregate over the queries (with -q); without -q it is a usage
+    error (nothing would be printed)."""
+    qrels = _write(tmp_path / "qrels.txt", "q1 0 a 1\nq2 0 b 1\n")
+    run = _write(tmp_path / "run.txt", "q1 Q0 a 1 2.0 t\nq2 Q0 c 1 1.0 t\n")
+    full = invoke("evaluate", qrels, run, "-m", "P.1", "-q", "--format", fmt)
+    cut = invoke("evaluate", qrels, run, "-m", "P.1", "-q", "-n", "--format", fmt)
+    assert full.exit_code == cut.exit_code == 0, cut.output
+    if fmt == "json":
+        assert "summary" in json.loads(full.stdout)["runs"][0]
+        assert "summary" not in json.loads(cut.stdout)["runs"][0]
+        assert json.loads(cut.stdout)["runs"][0]["per_query"]["P.1"] == {"q1": 1.0, "q2": 0.0}
+    else:
+        assert re.search(r"\ball\b", full.stdout) and not re.search(r"\ball\b", cut.stdout)
+        assert "q1" in cut.stdout and "q2" in cut.stdout
+    bad = invoke("evaluate", qrels, run, "-n")
+    _assert_one_line_error(bad, EXIT_USAGE)
+    assert "give -q too" in bad.stderr
 
 
 @pytest.mark.parametrize("command", ["evaluate", "compare", "plot", "ab"])

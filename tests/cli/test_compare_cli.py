@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 pytest.importorskip("scipy")
 pytest.importorskip("statsmodels")
 
+from ranklens._shared.corrections import CORRECTIONS
 from ranklens.cli import main
 from tests.helpers import system_files
 
@@ -93,3 +95,52 @@ def test_negative_seed_names_the_option(files: dict[str, Path]) -> None:
     err = result.stderr  # type: ignore[attr-defined]
     assert "'--seed': -1 is not in the range x>=0" in err
     assert "parameter" not in err and err.count("\n") == 1
+
+
+def _ab_files(tmp_path: Path) -> tuple[Path, Path]:
+    rng = np.random.default_rng(2)
+    units = [f"u{i}" for i in range(300)]
+    variants = rng.choice(["control", "b", "c"], len(units))
+    exposures = tmp_path / "exposures.csv"
+    exposures.write_text("unit,variant\n" + "".join(f"{u},{v}\n"
+                                                   for u, v in zip(units, variants, strict=True)))
+    events = tmp_path / "events.csv"
+    events.write_text("unit,event,value\n" + "".join(
+        f"{u},buy,{rng.gamma(2.0, 3.0):.4f}\n" for u in units if rng.random() < 0.4))
+    return exposures, events
+
+
+@pytest.mark.parametrize("name", [*CORRECTIONS, "fdr_bh"])
+def test_compare_and_ab_analyze_take_the_same_corrections(files: dict[str, Path],
+                                                         tmp_path: Path, name: str) -> None:
+    """Every correction name works in both commands, and gives the library's adjusted
+    p-values; the deprecated statsmodels spelling works in both and warns."""
+    from ranklens._shared.corrections import DEPRECATED
+
+    res = _invoke("compare", files["qrels"], files["bm25"], files["dense"], files["bm25"],
+                  "-m", "ndcg@5", "-m", "map", "--seed", "1", "--n-resamples", "200",
+                  "--correction", name, "--format", "json")
+    assert res.exit_code == 0, res.output  # type: ignore[attr-defined]
+    canonical = DEPRECATED.get(name, name)
+    assert json.loads(res.stdout)["correction"] == canonical  # type: ignore[attr-defined]
+    exposures, events = _ab_files(tmp_path)
+    res = _invoke("ab", "analyze", exposures, events, "-m", "revenue=mean(buy)", "-m",
+                  "buyers=proportion(buy)", "--correction", name, "--format", "json")
+    assert res.exit_code == 0, res.output  # type: ignore[attr-defined]
+    assert json.loads(res.stdout)["correction"] == canonical  # type: ignore[attr-defined]
+    if name in DEPRECATED:
+        assert f"--correction {name} is deprecated" in res.stderr  # type: ignore[attr-defined]
+        assert "pass --correction bh" in res.stderr  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("command", ["compare", "ab"])
+def test_an_unknown_correction_is_one_line_listing_them(files: dict[str, Path],
+                                                        tmp_path: Path, command: str) -> None:
+    exposures, events = _ab_files(tmp_path)
+    args = (["compare", files["qrels"], files["bm25"], files["dense"]] if command == "compare"
+            else ["ab", "analyze", exposures, events, "-m", "revenue=mean(buy)"])
+    res = _invoke(*args, "--correction", "fdr-bh")
+    assert res.exit_code == 2  # type: ignore[attr-defined]
+    lines = res.stderr.splitlines()  # type: ignore[attr-defined]
+    assert len(lines) == 1 and "'fdr-bh' is not one of holm, bonferroni, bh" in lines[0]
+    assert "Did you mean 'fdr_bh'?" in lines[0]

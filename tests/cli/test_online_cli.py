@@ -283,3 +283,136 @@ def test_analyze_table_is_one_value_per_row_when_wider_than_the_terminal(
     assert any(line.split()[:3] == ["conversion", "treatment", "verdict"] for line in lines)
     wide = to_text(analysis_table(result), color=False)  # piped: no limit
     assert "rel. diff [CI]" in wide.splitlines()[2]
+
+
+# ---------------------------------------------------------------------------------------
+# analyze from units, sums, and ab assign's output
+# ---------------------------------------------------------------------------------------
+def _per_unit(exposures: Any, events: Any) -> Any:
+    """One row per unit: converted, clicks, impressions (every event is after exposure)."""
+    counts = events.pivot_table(index="unit", columns="event", values="value", aggfunc="count",
+                                fill_value=0)
+    out = exposures[["unit", "variant"]].set_index("unit").join(counts).fillna(0)
+    out["converted"] = (out["purchase"] > 0).astype(float)
+    return out.reset_index().rename(columns={"click": "clicks", "impression": "impressions"})
+
+
+UNIT_METRICS = ["conversion=proportion(converted)", "ctr=ratio(clicks, impressions)"]
+
+
+def _same_json(got: str, want: Any) -> None:
+    a, b = json.loads(got), json.loads(want.to_json())
+    for ca, cb in zip(a["comparisons"], b["comparisons"], strict=True):
+        for key in ("estimate", "control_estimate", "diff", "ci_lower", "ci_upper", "p_value",
+                    "p_adjusted", "statistic"):
+            assert ca[key] == pytest.approx(cb[key], rel=1e-9, abs=1e-12), key
+
+
+def test_analyze_units_and_stats_equal_the_logs(logs: tuple[Path, Path, Any, Any],
+                                                tmp_path: Path) -> None:
+    from ranklens.online import stats_columns
+
+    _, _, exposures, events = logs
+    want = analyze(exposures, events, METRICS, control="control")
+    units = _per_unit(exposures, events)
+    units_path = tmp_path / "units.csv"
+    units.to_csv(units_path, index=False)
+    res = run("analyze", "--units", str(units_path), "-m", UNIT_METRICS[0], "-m",
+              UNIT_METRICS[1], "--format", "json")
+    assert res.exit_code == 0, res.output
+    _same_json(res.output, want)
+    g = units.groupby("variant")
+    sums = pd.DataFrame({"count": g.size(), "converted_sum": g["converted"].sum(),
+                         "clicks_sum": g["clicks"].sum(),
+                         "clicks_sum_sq": g["clicks"].apply(lambda x: (x * x).sum()),
+                         "impressions_sum": g["impressions"].sum(),
+                         "impressions_sum_sq": g["impressions"].apply(lambda x: (x * x).sum()),
+                         "clicks_impressions_sum": (units["clicks"] * units["impressions"])
+                         .groupby(units["variant"]).sum()}).reset_index()
+    assert set(stats_columns(UNIT_METRICS)) <= set(sums.columns)
+    stats_path = tmp_path / "stats.parquet"
+    sums.to_parquet(stats_path)
+    res = run("analyze", "--stats", str(stats_path), "-m", UNIT_METRICS[0], "-m",
+              UNIT_METRICS[1], "--format", "json")
+    assert res.exit_code == 0, res.output
+    _same_json(res.output, want)
+
+
+def test_assign_output_joins_events_and_feeds_analyze(tmp_path: Path) -> None:
+    """ab assign's table (unit, <experiment>) is the exposures of ab analyze as written;
+    joined to per-unit values it is the --units table, as written."""
+    ids = tmp_path / "ids.txt"
+    ids.write_text("\n".join(f"u{i}" for i in range(300)) + "\n")
+    out = tmp_path / "assign.csv"
+    res = run("assign", str(ids), "-e", "exp", "--variants", "control=1,treatment=1",
+              "-o", str(out), "-q")
+    assert res.exit_code == 0, res.output
+    assigned = pd.read_csv(out)
+    rng = np.random.default_rng(3)
+    buys = rng.poisson(0.5, len(assigned))
+    events = pd.DataFrame({"unit": np.repeat(assigned["unit"], buys), "time": 1.0,
+                           "event": "purchase", "value": rng.gamma(2.0, 5.0, buys.sum())})
+    ev_path = tmp_path / "events.csv"
+    events.to_csv(ev_path, index=False)
+    res = run("analyze", str(out), str(ev_path), "-m", "revenue=mean(purchase)", "-e", "exp",
+              "--format", "json")
+    assert res.exit_code == 0, res.output
+    want = analyze(assigned.rename(columns={"exp": "variant"}), events,
+                   ["revenue=mean(purchase)"], time=None)
+    _same_json(res.output, want)
+    per_unit = assigned.merge(events.groupby("unit")["value"].sum().rename("revenue"),
+                              left_on="unit", right_index=True, how="left").fillna(0)
+    units_path = tmp_path / "units.csv"
+    per_unit.to_csv(units_path, index=False)
+    res = run("analyze", "--units", str(units_path), "-m", "revenue=mean(revenue)", "-e", "exp",
+              "--format", "json")
+    assert res.exit_code == 0, res.output
+    _same_json(res.output, want)
+    # units outside the experiment are blank: an error saying what to do, or left out
+    res = run("assign", str(ids), "-e", "exp", "--variants", "control=1,treatment=1",
+              "--traffic", "0.5", "-o", str(out), "-q")
+    res = run("analyze", str(out), str(ev_path), "-m", "revenue=mean(purchase)", "-e", "exp")
+    assert res.exit_code == 3
+    assert "assign.csv:" in res.output and "--unknown-variants exclude" in res.output
+    res = run("analyze", str(out), str(ev_path), "-m", "revenue=mean(purchase)", "-e", "exp",
+              "--unknown-variants", "exclude")
+    assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize(("exposures", "events", "message"), [
+    ("unit,variant\nu1,control\n,treatment\n", "unit,event\nu1,buy\n",
+     "exposures.csv:3: exposures column 'unit' is blank"),
+    ("unit,variant\nu1,control\nu2,\n", "unit,event\nu1,buy\n",
+     "exposures.csv:3: exposures has no variant"),
+    ("unit,variant\nu1,control\nu2,control\n", "unit,event\nu1,buy\n",
+     "exposures.csv: exposures: every unit is in variant 'control'; an A/B test needs at "
+     "least two variants"),
+    ("unit,variant\nu1,control\nu2,b\n", "", "events.csv: the file is empty"),
+    ("unit,variant\nu1,control\nu2,b\n", "unit,event\n", "events.csv: the file has a header "
+                                                         "but no rows"),
+    ("unit,variant\nu1,control\nu2,b\n", "unit,event\nu1,buy\n,buy\n",
+     "events.csv:3: events column 'unit' is blank"),
+])
+def test_analyze_input_errors_name_file_and_line(tmp_path: Path, exposures: str, events: str,
+                                                 message: str) -> None:
+    (tmp_path / "exposures.csv").write_text(exposures)
+    (tmp_path / "events.csv").write_text(events)
+    res = run("analyze", str(tmp_path / "exposures.csv"), str(tmp_path / "events.csv"), "-m",
+              "buyers=proportion(buy)", "--control", "control")
+    assert res.exit_code == 3
+    assert message in res.output, res.output
+    assert res.output.count("\n") == 1
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--units", "u.csv", "--stats", "s.csv"], "exactly one of them"),
+    (["e.csv"], "EVENTS is missing"),
+    ([], "exactly one of them"),
+    (["--units", "u.csv", "--cuped"], "--cuped need(s) the event logs"),
+    (["e.csv", "v.csv", "--covariate", "x=y"], "--covariate goes with --units or --stats"),
+    (["--units", "u.csv", "--covariate", "xy"], "expected METRIC=COLUMN"),
+])
+def test_analyze_source_usage_errors(args: list[str], message: str) -> None:
+    res = run("analyze", *args, "-m", "revenue=mean(revenue)")
+    assert res.exit_code == 2
+    assert message in res.output

@@ -15,6 +15,7 @@ multitest = pytest.importorskip("statsmodels.stats.multitest")
 
 import ranklens  # noqa: E402
 import ranklens.comparison  # noqa: E402
+from ranklens._shared import corrections  # noqa: E402
 from ranklens.comparison import Comparison, compare  # noqa: E402
 from ranklens.comparison import stats as st  # noqa: E402
 from ranklens.errors import InputError, MetricParameterError, RanklensWarning  # noqa: E402
@@ -213,12 +214,11 @@ def test_parameter_messages(call: Any, message: str) -> None:
 
 
 def test_one_correction_list_with_the_statsmodels_spellings_deprecated() -> None:
-    from ranklens._shared import corrections
     from ranklens.online import CORRECTIONS as ONLINE
 
     assert st.CORRECTIONS == ONLINE == corrections.CORRECTIONS
     assert set(st.CORRECTION_NAMES) == set(st.CORRECTIONS)
-    assert set(st.STATSMODELS) == set(st.CORRECTIONS) - {"none"}
+    assert set(corrections.STATSMODELS) == set(st.CORRECTIONS) - {"none"}
     p = np.array([0.01, 0.04, 0.03, 0.2, np.nan])
     for old, new in corrections.DEPRECATED.items():
         assert new in st.CORRECTIONS and old not in st.CORRECTIONS

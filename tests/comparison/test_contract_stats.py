@@ -52,6 +52,7 @@ smpower = pytest.importorskip("statsmodels.stats.power")
 smws = pytest.importorskip("statsmodels.stats.weightstats")
 
 import ranklens  # noqa: E402
+from ranklens._shared import corrections  # noqa: E402
 from ranklens.comparison import compare  # noqa: E402
 from ranklens.comparison import stats as cst  # noqa: E402
 from ranklens.errors import InputError, RanklensError, RanklensWarning  # noqa: E402
@@ -70,6 +71,7 @@ MODULES = (
     "ranklens.online.sequential",
     "ranklens.online.metrics",
     "ranklens.online.analysis",
+    "ranklens.online.aggregates",
 )
 # modules of the packages' public functions that compute no statistics
 OTHER_MODULES = ("ranklens.online.assignment", "ranklens.online._hashing")
@@ -571,6 +573,14 @@ NOT_IN_SPECS: dict[str, str] = {
     "ranklens.comparison.stats.check_correction": "parameter validator: "
                                                  "test_parameter_validators",
     "ranklens.online.analysis.analyze": "end to end: test_analyze_contract",
+    "ranklens.online.aggregates.analyze_units": "equal to analyze on the same units, and "
+                                                "input errors: tests/online/"
+                                                "test_online_aggregates.py",
+    "ranklens.online.aggregates.analyze_stats": "equal to analyze from the sums, and input "
+                                                "errors: tests/online/"
+                                                "test_online_aggregates.py",
+    "ranklens.online.aggregates.stats_columns": "column names, no statistics "
+                                                "(tests/online/test_online_aggregates.py)",
     "ranklens.online.metrics.parse_metric": "metric strings, no statistics "
                                             "(tests/test_online_analysis.py)",
 }
@@ -829,7 +839,7 @@ def test_paired_tests_and_t_interval_match_scipy(seed: int) -> None:
 def test_corrections_match_statsmodels(seed: int) -> None:
     rng = np.random.default_rng(seed)
     p = rng.uniform(0, 1, int(rng.integers(1, 30))) ** 3
-    for ours, theirs in cst.STATSMODELS.items():
+    for ours, theirs in corrections.STATSMODELS.items():
         _close(cst.correct(p, ours), multitest.multipletests(p, method=theirs)[1])
     np.testing.assert_array_equal(cst.correct(p, "none"), p)
 

@@ -41,7 +41,7 @@ from typing import Any
 
 from ranklens._shared.deprecation import renamed_choice
 
-__all__ = ["CORRECTIONS", "DEPRECATED", "NAMES", "STATSMODELS", "canonical"]
+__all__ = ["CORRECTIONS", "DEPRECATED", "NAMES", "STATSMODELS", "adjust", "canonical"]
 
 #: Display names (for reports), keyed by the one spelling each correction has.
 NAMES: dict[str, str] = {
@@ -76,3 +76,24 @@ def canonical(where: str, correction: Any) -> Any:
     replaced; anything else is returned as given (the caller checks it against
     :data:`CORRECTIONS`)."""
     return renamed_choice(where, "correction", correction, DEPRECATED)
+
+
+def adjust(p: Any, correction: str, alpha: float, extra: str, where: str) -> Any:
+    """The p-values ``p`` (a float array, checked by the caller) adjusted together by
+    ``correction`` (one of :data:`CORRECTIONS`): NaN p-values (tests not made) are left
+    out of the family and stay NaN, as R's ``p.adjust`` does.  statsmodels comes from
+    the ``extra`` (named, with ``where``, when it is missing).  p-values of 0 or 1 are
+    fine (Sidak's ``log1p(-p)`` is infinite there; no warning leaks)."""
+    import numpy as np
+
+    from ranklens._shared.deps import needs
+
+    out = np.array(p, dtype=np.float64)
+    ok = np.isfinite(out)
+    if correction == "none" or not ok.any():
+        return out
+    with needs(extra, where):
+        from statsmodels.stats.multitest import multipletests  # type: ignore[import-untyped, unused-ignore]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[ok] = multipletests(out[ok], alpha=alpha, method=STATSMODELS[correction])[1]
+    return out

@@ -48,16 +48,19 @@ def cli_advice(message: str, command: click.Command) -> str:
     ``--duplicates max``, ``missing='zero'`` -> ``--missing zero``, ``score=<column
     name>`` -> ``--score-col NAME``, ``time=<column name>`` -> ``--time-column NAME``)."""
     options: dict[str, str] = {}
+    metavars: dict[str, str] = {}
     for p in command.params:
         if isinstance(p, click.Option) and p.name:
             options[p.name] = max(p.opts, key=len)
+            if p.metavar and p.metavar.isupper():  # e.g. FILE
+                metavars[p.name] = p.metavar
 
     def swap(m: re.Match[str]) -> str:
         name, value = m.group(1), m.group(2)  # value None: a placeholder such as <name>
         for key in (name, f"{name}_col", name.removesuffix("_col") + "_col",
                     f"{name}_column"):
             if key in options:
-                return f"{options[key]} {value if value is not None else 'NAME'}"
+                return f"{options[key]} {value if value is not None else metavars.get(key, 'NAME')}"
         return m.group(0)
 
     def name_only(m: re.Match[str]) -> str:
@@ -115,12 +118,123 @@ def warnings_to_stderr(prefix: str = "", loud: Callable[[str], bool] | None = No
                        ) -> Iterator[None]:
     """Every warning raised inside as one line on stderr after the block (``prefix``
     first, e.g. the file it is about); ``loud(message)`` picks the loud ones."""
+    from ranklens.errors import RanklensDeprecationWarning
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RanklensWarning)
+        warnings.simplefilter("always", RanklensDeprecationWarning)
         yield
+    ctx = click.get_current_context(silent=True)
     for w in caught:
         text = f"{prefix}{w.message}"
+        if ctx is not None:  # Python advice in the command's own words
+            text = cli_advice(text, _command(ctx))
         echo_warning(text, loud=loud is not None and loud(text))
+
+
+# --------------------------------------------------------------------------- options
+
+
+def correction_option(fn: Any) -> Any:
+    """``--correction``: the one list of multiple-comparison corrections
+    (:mod:`ranklens._shared.corrections`), the same for ``compare`` and ``ab analyze``;
+    statsmodels' deprecated spellings (``fdr_bh`` ...) still pass, and warn."""
+    from ranklens._shared.corrections import CORRECTIONS, DEPRECATED
+
+    def check(ctx: click.Context, param: click.Parameter, value: str) -> str:
+        if value not in CORRECTIONS and value not in DEPRECATED:
+            import difflib
+
+            close = difflib.get_close_matches(value, [*CORRECTIONS, *DEPRECATED], n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise click.BadParameter(f"{value!r} is not one of {', '.join(CORRECTIONS)}.{hint}",
+                                     ctx, param)
+        return value
+
+    return click.option(
+        "--correction", default="holm", show_default=True, callback=check,
+        metavar="|".join(CORRECTIONS),
+        help=f"Multiple-comparison correction over all tests: {', '.join(CORRECTIONS)} "
+             "(fdr_bh, fdr_by, fdr_tsbh, fdr_tsbky are deprecated spellings).")(fn)
+
+
+# --------------------------------------------------------------------------- progress
+
+
+def stderr_is_terminal() -> bool:
+    """Whether standard error is a terminal (progress is drawn only there)."""
+    import sys
+
+    return sys.stderr is not None and sys.stderr.isatty()
+
+
+class _Bar:
+    """The listener that draws the library's progress reports: one line per stage
+    (``reading run.txt``, ``evaluating run.txt``, ``resampling``) with a bar and a
+    percentage, on standard error."""
+
+    def __init__(self, bars: Any) -> None:
+        self.bars = bars
+        self.label = ""
+        self.kind: str | None = None  # the library task reported last in this stage
+        self.task: Any = None
+
+    def stage(self, label: str) -> None:
+        self.label, self.kind = label, None
+        self.task = self.bars.add_task(label, total=None)  # a pulse until a report comes
+
+    def __call__(self, kind: str, done: float, total: float) -> None:
+        if self.task is None:
+            self.stage(kind)
+        elif self.kind is not None and kind != self.kind:  # a new step of the stage
+            self.bars.update(self.task, completed=1, total=1)
+            self.task = self.bars.add_task(f"{self.label}: {kind}", total=None)
+        elif self.kind is None and not self.label.startswith(kind):
+            self.bars.update(self.task, description=f"{self.label}: {kind}")
+        self.kind = kind
+        self.bars.update(self.task, completed=done, total=max(total, 1))
+
+
+_BAR: _Bar | None = None
+
+
+def quiet_option(fn: Any) -> Any:
+    """The ``--quiet`` option: no progress on standard error."""
+    return click.option("--quiet", is_flag=True,
+                        help="Do not show progress on standard error (shown only when it is "
+                             "a terminal).")(fn)
+
+
+@contextmanager
+def progress(quiet: bool = False) -> Iterator[None]:
+    """Long work inside the block shows its progress (a percentage per stage) on
+    standard error when it is a terminal, unless ``quiet``; nothing otherwise (so
+    piped or redirected output never gets control characters)."""
+    global _BAR
+    if quiet or not stderr_is_terminal() or _BAR is not None:
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
+
+    from ranklens._shared.progress import listening
+
+    bars = Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                    console=Console(stderr=True), transient=True)
+    _BAR = _Bar(bars)
+    try:
+        with bars, listening(_BAR):
+            yield
+    finally:
+        _BAR = None
+
+
+@contextmanager
+def stage(label: str) -> Iterator[None]:
+    """The work inside the block is ``label`` in the progress display (if shown)."""
+    if _BAR is not None:
+        _BAR.stage(label)
+    yield
 
 
 # --------------------------------------------------------------------------- reading
@@ -187,9 +301,9 @@ def read_input_table(path: str, what: str, *, fmt: str | None = None,
             line = data[: exc.start].count(b"\n") + 1
             raise InputError(f"{path}:{line}: not valid UTF-8 text.") from None
         table = pa.table({"unit": pa.array([i for i in ids if i], type=pa.string())})
+        if table.num_rows == 0:
+            raise InputError(f"{path}: the file holds no ids; write one id per line.")
         return InputTable(path, table, lambda i: f"{path}: id {i + 1}")
-    if kind == "jsonl":
-        return _read_jsonl(path, text)
     table, first = read_table(path, kind, lambda cols: _text_columns(path, what, cols, text),
                               text=tuple(c for c, _ in text))
     if table.num_rows == 0:
@@ -207,32 +321,6 @@ def _text_columns(path: str, what: str, columns: list[str],
             raise InputError(f"{path}: no column named {name!r} in the {what} table; it has "
                              f"columns {columns}. Pass {option} NAME.")
     return {c: c for c in columns}
-
-
-def _read_jsonl(path: str, text: Sequence[tuple[str, str]]) -> InputTable:
-    """JSON Lines; a line that is not a JSON object is named by its 1-based number."""
-    import json
-
-    import pyarrow as pa
-    import pyarrow.json as pajson
-
-    from ranklens.io._files import read_bytes
-
-    buf = read_bytes(path)
-    try:
-        table = pajson.read_json(pa.BufferReader(buf))
-    except pa.ArrowInvalid as exc:
-        for number, line in enumerate(bytes(buf).splitlines(), start=1):
-            try:
-                if line.strip() and not isinstance(json.loads(line), dict):
-                    raise ValueError("not a JSON object")
-            except ValueError as err:  # JSONDecodeError and UnicodeDecodeError too
-                raise InputError(f"{path}:{number}: not valid JSON Lines ({err}).") from None
-        raise InputError(f"{path}: not valid JSON Lines ({exc}).") from None
-    if table.num_rows == 0:
-        raise InputError(f"{path}: the file is empty; expected one JSON object per line.")
-    _text_columns(path, "input", list(table.column_names), text)
-    return InputTable(path, table, lambda i: f"{path}:{i + 1}")
 
 
 def read_document(path: str, what: str) -> Any:

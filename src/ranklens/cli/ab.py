@@ -21,14 +21,16 @@ from typing import Any
 
 import click
 
-from ranklens._shared.corrections import CORRECTIONS
-from ranklens._shared.corrections import DEPRECATED as DEPRECATED_CORRECTIONS
 from ranklens.cli._common import (
     GuardedGroup,
     InputTable,
     check_output,
+    correction_option,
+    progress,
+    quiet_option,
     read_document,
     read_input_table,
+    stage,
     warnings_to_stderr,
     write_output,
 )
@@ -69,9 +71,17 @@ def _parse_weights(text: str | None, param: str) -> dict[str, float] | None:
 
 
 def _load_plan(path: str) -> Any:
+    """The plan of a JSON or TOML file; an error in it (an experiment with one variant,
+    a bad weight) names the file."""
     from ranklens.online import Plan
 
-    return Plan.from_dict(read_document(path, "plan"), where=path)
+    data = read_document(path, "plan")
+    try:
+        return Plan.from_dict(data, where=path)
+    except InputError as exc:
+        if str(exc).startswith(path):
+            raise
+        raise type(exc)(f"{path}: {exc}") from None
 
 
 # ---------------------------------------------------------------------------------------
@@ -222,8 +232,15 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
 
 
 @ab.command("analyze")
-@click.argument("exposures", metavar="EXPOSURES")
-@click.argument("events", metavar="EVENTS")
+@click.argument("exposures", metavar="EXPOSURES", required=False)
+@click.argument("events", metavar="EVENTS", required=False)
+@click.option("--units", "units_path", metavar="FILE",
+              help="Instead of EXPOSURES EVENTS: one row per unit (unit, variant and the "
+                   "columns the metrics name, e.g. -m revenue=mean(revenue)).")
+@click.option("--stats", "stats_path", metavar="FILE",
+              help="Instead of EXPOSURES EVENTS: one row per variant with the unit count and "
+                   "the sums of each metric column y: y_sum, y_sum_sq (and cross sums: "
+                   "y_d_sum for ratio(y, d), y_c_sum with a covariate c).")
 @click.option("--metric", "-m", "metric_specs", multiple=True, required=True,
               metavar="[NAME=]KIND(ARGS)",
               help="Metric, repeatable: conversion=proportion(purchase), "
@@ -231,26 +248,32 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
 @click.option("--plan", "plan_path", metavar="FILE",
               help="Plan file (as for assign); with --experiment, gives the variants, planned "
                    "shares and control.")
-@click.option("--experiment", "-e", help="Experiment of --plan to analyse.")
+@click.option("--experiment", "-e",
+              help="Experiment of --plan to analyse; its name is the variant column when the "
+                   "input has no 'variant' column (as ranklens ab assign writes it), with or "
+                   "without --plan.")
 @click.option("--weights", metavar="NAME=W,...",
               help="Planned variants and weights instead of a plan, e.g. control=1,treatment=1.")
 @click.option("--control", help="Control variant.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True)
-@click.option("--correction", default="holm", show_default=True,
-              help=f"Multiple-comparison correction: {', '.join(CORRECTIONS)} (as ranklens "
-                   "compare; fdr_bh, fdr_by, fdr_tsbh, fdr_tsbky are deprecated spellings).")
+@correction_option
 @click.option("--cuped", is_flag=True,
               help="CUPED with each metric's pre-exposure value as the covariate.")
 @click.option("--pre-window", metavar="DURATION",
               help="With --cuped: only events this long before exposure (e.g. 14d).")
 @click.option("--covariates", metavar="FILE",
               help="CUPED covariates: unit column plus one column per metric name.")
+@click.option("--covariate", "covariate_specs", multiple=True, metavar="METRIC=COLUMN",
+              help="With --units or --stats: CUPED, the covariate column of METRIC "
+                   "(repeatable).")
 @click.option("--multiple-exposures", type=click.Choice(["exclude", "first", "error"]),
               default="exclude", show_default=True,
               help="Units exposed to several variants.")
 @click.option("--unknown-variants", type=click.Choice(["error", "exclude"]), default="error",
-              show_default=True, help="Variants the plan does not know.")
+              show_default=True,
+              help="Variants the plan does not know, and blank variants (units outside the "
+                   "experiment).")
 @click.option("--srm-threshold", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.001, show_default=True)
 @click.option("--sequential", is_flag=True,
@@ -260,57 +283,153 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
 @click.option("--tau", type=click.FloatRange(0, min_open=True), default=None,
               help="mSPRT mixing scale in metric units (default: tuned per metric).")
 @click.option("--unit-column", default="unit", show_default=True)
-@click.option("--variant-column", default="variant", show_default=True)
-@click.option("--time-column", default="time", show_default=True)
+@click.option("--variant-column", default=None,
+              help="[default: variant, else the --experiment name]")
+@click.option("--time-column", default=None,
+              help="[default: time] Exposures without a 'time' column are an assignment "
+                   "table (ranklens ab assign's output): every event counts.")
 @click.option("--event-column", default="event", show_default=True)
 @click.option("--value-column", default=None,
               help="Numeric event value column (default: 'value' if present, else 1 per event).")
+@click.option("--count-column", default="count", show_default=True,
+              help="With --stats: the column of units per variant.")
 @click.option("--format", "fmt", type=click.Choice(ANALYSIS_FORMATS), default="table",
               show_default=True, help="Output format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
-def analyze_cmd(exposures: str, events: str, metric_specs: tuple[str, ...],
+@quiet_option
+def analyze_cmd(exposures: str | None, events: str | None, units_path: str | None,
+                stats_path: str | None, metric_specs: tuple[str, ...],
                 plan_path: str | None, experiment: str | None, weights: str | None,
                 control: str | None, alpha: float, correction: str, cuped: bool,
-                pre_window: str | None, covariates: str | None, multiple_exposures: str,
+                pre_window: str | None, covariates: str | None,
+                covariate_specs: tuple[str, ...], multiple_exposures: str,
                 unknown_variants: str, srm_threshold: float, sequential: bool,
                 look_every: str | None, tau: float | None, unit_column: str,
-                variant_column: str, time_column: str, event_column: str,
-                value_column: str | None, fmt: str, output: str | None) -> None:
+                variant_column: str | None, time_column: str | None, event_column: str,
+                value_column: str | None, count_column: str, fmt: str,
+                output: str | None, quiet: bool) -> None:
     """Analyse an A/B test from its EXPOSURES (unit, variant, time) and EVENTS
-    (unit, time, event, value) tables."""
-    from ranklens.online import analyze
-
+    (unit, time, event, value) tables, or from a table of units (--units) or of
+    per-variant sums (--stats)."""
     metrics = _parse_metrics(metric_specs)
     plan = _analysis_plan(plan_path, experiment, weights)
-    if correction not in _corrections() and correction not in DEPRECATED_CORRECTIONS:
-        raise click.BadParameter(f"{correction!r} is not one of {', '.join(_corrections())}.",
-                                 param_hint="--correction")
+    source = _source(exposures, events, units_path, stats_path)
+    if source != "logs":
+        given = [opt for opt, on in (("--cuped", cuped), ("--pre-window", pre_window),
+                                     ("--covariates", covariates), ("--sequential", sequential),
+                                     ("--look-every", look_every), ("--tau", tau)) if on]
+        if given:
+            raise click.UsageError(f"{', '.join(given)} need(s) the event logs (EXPOSURES "
+                                   f"EVENTS); with --{source}, CUPED is --covariate "
+                                   "METRIC=COLUMN.")
+    elif covariate_specs:
+        raise click.UsageError("--covariate goes with --units or --stats; with event logs, "
+                               "use --cuped or --covariates FILE.")
     check_output(output)
-    unit = (unit_column, "--unit-column")
-    tables = {
-        "exposures": read_input_table(exposures, "exposures",
-                                      text=[unit, (variant_column, "--variant-column")]),
-        "events": read_input_table(events, "events",
-                                   text=[unit, (event_column, "--event-column")]),
-    }
-    if covariates is not None:
-        tables["covariates"] = read_input_table(covariates, "covariates", text=[unit])
-    with warnings_to_stderr(loud=lambda m: m.startswith("SAMPLE RATIO")), \
-            _lines_named(tables):
-        result = analyze(
-            tables["exposures"].table, tables["events"].table, metrics, plan=plan,
-            control=control, alpha=alpha, correction=correction, cuped=cuped,
-            covariates=tables["covariates"].table if covariates is not None else None,
-            pre_window=_number_or_text(pre_window),
-            multiple_exposures=multiple_exposures,  # type: ignore[arg-type]
-            unknown_variants=unknown_variants,  # type: ignore[arg-type]
-            srm_threshold=srm_threshold, sequential=sequential,
-            look_every=_number_or_text(look_every), tau=tau, unit=unit_column,
-            variant=variant_column, time=time_column, event=event_column,
-            value=value_column,
-        )
+    named = experiment if experiment is not None else getattr(plan, "name", None)
+    options = dict(plan=plan, control=control, alpha=alpha, correction=correction,
+                   srm_threshold=srm_threshold)
+    with progress(quiet), warnings_to_stderr(loud=lambda m: m.startswith("SAMPLE RATIO")):
+        if source == "logs":
+            assert exposures is not None and events is not None
+            result = _analyze_logs(
+                exposures, events, metrics, options, covariates, variant_column, named,
+                unit=unit_column, time=time_column, event=event_column, value=value_column,
+                cuped=cuped, pre_window=_number_or_text(pre_window),
+                multiple_exposures=multiple_exposures, unknown_variants=unknown_variants,
+                sequential=sequential, look_every=_number_or_text(look_every), tau=tau)
+        else:
+            result = _analyze_table(source, units_path or stats_path or "", metrics, options,
+                                    _covariate_columns(covariate_specs), variant_column,
+                                    named, unit_column, count_column)
     write_output(result.render(fmt), output)
+
+
+def _source(exposures: str | None, events: str | None, units: str | None,
+            stats: str | None) -> str:
+    """Which input the command was given: logs, units or stats (exactly one)."""
+    given = [name for name, on in (("logs", exposures is not None), ("units", units is not None),
+                                   ("stats", stats is not None)) if on]
+    if len(given) != 1:
+        raise click.UsageError("give EXPOSURES EVENTS (event logs), --units FILE (one row per "
+                               "unit) or --stats FILE (sums per variant): exactly one of them.")
+    if given[0] == "logs" and events is None:
+        raise click.UsageError("EVENTS is missing: give EXPOSURES EVENTS (or --units FILE, or "
+                               "--stats FILE).")
+    return given[0]
+
+
+def _covariate_columns(specs: Sequence[str]) -> dict[str, str] | None:
+    out: dict[str, str] = {}
+    for spec in specs:
+        name, sep, col = (x.strip() for x in spec.partition("="))
+        if not sep or not name or not col:
+            raise click.BadParameter(f"{spec!r}: expected METRIC=COLUMN, e.g. "
+                                     "revenue=pre_revenue.", param_hint="--covariate")
+        out[name] = col
+    return out or None
+
+
+def _variant_column(table: InputTable, given: str | None, experiment: str | None) -> str:
+    """--variant-column, else 'variant', else the experiment's name (the column
+    ranklens ab assign writes), whichever the table has."""
+    if given is not None:
+        return given
+    if "variant" not in table.columns and experiment is not None and \
+            experiment in table.columns:
+        return experiment
+    return "variant"
+
+
+def _analyze_logs(exposures: str, events: str, metrics: list[Any], options: dict[str, Any],
+                  covariates: str | None, variant_column: str | None, experiment: str | None,
+                  *, unit: str, **rest: Any) -> Any:
+    from ranklens.online import analyze
+
+    with stage(f"reading {exposures}"):
+        tables = {"exposures": read_input_table(exposures, "exposures",
+                                                text=[(unit, "--unit-column")])}
+    variant = _variant_column(tables["exposures"], variant_column, experiment)
+    _text_column(tables["exposures"], variant, "--variant-column")
+    if rest["time"] is None:  # not given: 'time' if the exposures have it, else none
+        rest["time"] = "time" if "time" in tables["exposures"].columns else None
+    with stage(f"reading {events}"):
+        tables["events"] = read_input_table(events, "events", text=[
+            (unit, "--unit-column"), (rest["event"], "--event-column")])
+    if covariates is not None:
+        tables["covariates"] = read_input_table(covariates, "covariates",
+                                                text=[(unit, "--unit-column")])
+    with _lines_named(tables), stage("analysing"):
+        return analyze(tables["exposures"].table, tables["events"].table, metrics,
+                       covariates=tables["covariates"].table if covariates is not None
+                       else None, unit=unit, variant=variant, **options, **rest)
+
+
+def _analyze_table(source: str, path: str, metrics: list[Any], options: dict[str, Any],
+                   covariates: dict[str, str] | None, variant_column: str | None,
+                   experiment: str | None, unit: str, count: str) -> Any:
+    from ranklens.online import analyze_stats, analyze_units
+
+    text = [(unit, "--unit-column")] if source == "units" else []
+    with stage(f"reading {path}"):
+        table = read_input_table(path, source, text=text)
+    variant = _variant_column(table, variant_column, experiment)
+    _text_column(table, variant, "--variant-column")
+    with _lines_named({source: table}):
+        if source == "units":
+            return analyze_units(table.table, metrics, covariates=covariates, unit=unit,
+                                 variant=variant, **options)
+        return analyze_stats(table.table, metrics, covariates=covariates, variant=variant,
+                             count=count, **options)
+
+
+def _text_column(table: InputTable, name: str, option: str) -> None:
+    """The column ``name`` exists (``option`` names it); ids are read as text."""
+    if name not in table.columns:
+        raise InputError(f"{table.path}: no column named {name!r}; it has columns "
+                         f"{table.columns}. Pass {option} NAME (ranklens ab assign names the "
+                         "variant column after the experiment: -e EXPERIMENT reads it).")
 
 
 def _parse_metrics(specs: Sequence[str]) -> list[Any]:
@@ -329,9 +448,7 @@ def _analysis_plan(plan_path: str | None, experiment: str | None,
                    weights: str | None) -> Any:
     """The planned variants: an experiment of --plan, or --weights (or none)."""
     w = _parse_weights(weights, "--weights")
-    if plan_path is None:
-        if experiment is not None:
-            raise click.UsageError("--experiment selects an experiment of --plan; give --plan.")
+    if plan_path is None:  # --experiment alone names the variant column (as assign writes)
         return w
     if w is not None:
         raise click.UsageError("give either --plan or --weights, not both.")
@@ -344,32 +461,36 @@ def _analysis_plan(plan_path: str | None, experiment: str | None,
     return p.experiments[0]
 
 
-_ROW = re.compile(r"^(exposures|events|covariates)((?: column '[^']*')?): (?:row (\d+) )?")
+_TABLE = re.compile(r"^(exposures|events|covariates|units|stats)\b")
+_ROW = re.compile(r"\brow (\d+)\b")
 
 
 @contextmanager
 def _lines_named(tables: dict[str, InputTable]) -> Iterator[None]:
     """A library error about a table read from a file names the file, and a row of
-    it by the file's 1-based line (``events column 'value': row 3 is NaN`` ->
-    ``events.csv:5: events column 'value' is NaN``)."""
+    it (0-based in the library) by the file's 1-based line (``events column 'value':
+    row 3 is NaN`` -> ``events.csv:5: events column 'value' is NaN``)."""
     try:
         yield
     except InputError as exc:
-        m = _ROW.match(str(exc))
+        text = str(exc)
+        m = _TABLE.match(text)
         if m is None or m.group(1) not in tables:
             raise
         table = tables[m.group(1)]
-        rest = str(exc)[m.end():]
-        if m.group(3) is None:
-            raise type(exc)(f"{table.path}: {m.group(1)}{m.group(2)}: {rest}") from None
-        raise type(exc)(f"{table.where(int(m.group(3)))}: {m.group(1)}{m.group(2)} "
-                        f"{rest}") from None
-
-
-def _corrections() -> tuple[str, ...]:
-    from ranklens.online import CORRECTIONS
-
-    return CORRECTIONS
+        row = _ROW.search(text)
+        if row is None:
+            raise type(exc)(f"{table.path}: {text}") from None
+        where = table.where(int(row.group(1)))
+        # "<table ...>: row N is NaN" -> "<where>: <table ...> is NaN"; elsewhere in the
+        # sentence, "row N" -> "line L" (Parquet: "row N", 1-based)
+        if text[row.start() - 2: row.start()] == ": " and ":" not in text[:row.start() - 2]:
+            text = text[:row.start() - 2] + " " + text[row.end() + 1:]
+        else:
+            spot = where[len(table.path):].lstrip(":").strip()
+            text = text[:row.start()] + (f"line {spot}" if spot.isdigit() else spot) + \
+                text[row.end():]
+        raise type(exc)(f"{where}: {text}") from None
 
 
 def _number_or_text(text: str | None) -> Any:

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ranklens._shared.corrections import CORRECTIONS
-from ranklens.cli._common import check_output, warnings_to_stderr, write_output
+from ranklens.cli._common import (
+    check_output,
+    correction_option,
+    progress,
+    quiet_option,
+    stage,
+    warnings_to_stderr,
+    write_output,
+)
 from ranklens.cli.evaluate import (
     DEFAULT_METRICS,
     _conventions,
     _conventions_options,
     _read_inputs,
+    check_measures,
     expand_measures,
     file_options,
 )
@@ -25,7 +33,6 @@ from ranklens.render.comparison import FORMATS
 __all__ = ["compare_cmd", "plot_cmd", "read_named", "run_names", "stats_options"]
 
 _TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
-_CORRECTIONS = CORRECTIONS  # one list with ranklens ab analyze and the library
 _CIS = ("t", "percentile", "bca")
 _PLOTS = ("cutoffs", "pr", "diff", "dist")
 
@@ -66,11 +73,10 @@ def read_named(qrels: str, runs: Sequence[str], baseline: str | None, cols: dict
 def stats_options(fn: Any) -> Any:
     """The options of the paired tests and intervals (compare, report): ``test``,
     ``correction``, ``alpha``, ``ci``, ``n_resamples`` and ``seed``."""
-    for opt in reversed([
+    options: list[Callable[[Any], Any]] = [
         click.option("--test", type=click.Choice(_TESTS), default="randomization",
                      show_default=True, help="Paired significance test."),
-        click.option("--correction", type=click.Choice(_CORRECTIONS), default="holm",
-                     show_default=True, help="Multiple-comparison correction over all tests."),
+        correction_option,
         click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
                      default=0.05, show_default=True, help="Significance level."),
         click.option("--ci", type=click.Choice(_CIS), default="t", show_default=True,
@@ -79,7 +85,8 @@ def stats_options(fn: Any) -> Any:
                      show_default=True, help="Permutations / bootstrap resamples."),
         click.option("--seed", type=click.IntRange(min=0), default=None,
                      help="Random seed (reproducible p-values)."),
-    ]):
+    ]
+    for opt in reversed(options):
         fn = opt(fn)
     return fn
 
@@ -100,6 +107,7 @@ def stats_options(fn: Any) -> Any:
 @_conventions_options
 @file_options
 @store_options
+@quiet_option
 def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
                 baseline: str | None, pairwise: bool, test: str, correction: str, alpha: float,
                 ci: str, n_resamples: int, seed: int | None, fmt: str, output: str | None,
@@ -115,19 +123,20 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
 
     if len(runs) < 2:
         raise click.UsageError("compare needs at least two run files.")
+    check_measures(metrics)
     if pairwise and baseline is not None:
         raise click.UsageError("--pairwise and --baseline exclude each other.")
     store, tags = take_store(cols)
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
     check_output(output)
-    qrels_t, named = read_named(qrels, runs, baseline, cols)
-    base = None if pairwise else (baseline or next(iter(named)))
-    with warnings_to_stderr():
-        cmp = compare(qrels_t, named,
-                      expand_measures(metrics or DEFAULT_METRICS), baseline=base, test=test,
-                      correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
-                      ci=ci, **conv)
+    with progress(cols.pop("quiet", False)):
+        qrels_t, named = read_named(qrels, runs, baseline, cols)
+        base = None if pairwise else (baseline or next(iter(named)))
+        with warnings_to_stderr(), stage(f"comparing ({test})"):
+            cmp = compare(qrels_t, named, expand_measures(metrics or DEFAULT_METRICS),
+                          baseline=base, test=test, correction=correction, alpha=alpha,
+                          n_resamples=n_resamples, seed=seed, ci=ci, **conv)
     write_output(cmp.render(fmt), output)
     made = [n for n, r in named.items() if not isinstance(r, Result)]
     record_results(store, tags, "compare", [cmp.results[n] for n in made], made)
@@ -150,6 +159,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...],
               show_default=True, help="dist: box plot or histograms.")
 @_conventions_options
 @file_options
+@quiet_option
 def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, output: str,
              max_k: int, pr_kind: str, dist_kind: str, profile: str | None, ties: str | None,
              missing: str | None, complete: bool, no_relevant: str | None,
@@ -169,12 +179,14 @@ def plot_cmd(kind: str, qrels: str, runs: tuple[str, ...], metric: str | None, o
         raise click.UsageError("plot diff needs exactly two runs (the difference is RUN2 - RUN1).")
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
-    qrels_t, named = read_named(qrels, runs, None, cols)
+    with progress(cols.pop("quiet", False)):
+        qrels_t, named = read_named(qrels, runs, None, cols)
     stored = [n for n, r in named.items() if isinstance(r, Result)]
     if stored and kind in ("cutoffs", "pr"):
         raise click.UsageError(
             f"plot {kind} draws rankings, and {stored[0]!r} is a stored result (per-query "
             "values only); give its run file, or use plot diff / plot dist.")
+    if kind == "cutoffs":
         plots.plot_cutoffs(qrels_t, named, metric or "ndcg", max_k, output, **conv)
     elif kind == "pr":
         plots.plot_pr_curves(qrels_t, named, pr_kind, path=output, **conv)

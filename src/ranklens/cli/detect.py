@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import click
 
-from ranklens.cli._common import check_output, read_document, write_output
+from ranklens.cli._common import (
+    check_output,
+    progress,
+    quiet_option,
+    read_document,
+    stage,
+    write_output,
+)
+from ranklens.errors import InputError
 from ranklens.render.scores import FORMATS
 
 __all__ = ["detect_cmd"]
@@ -20,6 +32,28 @@ def _numbers(max_dets: str, iou: str | None) -> tuple[tuple[int, ...], list[floa
     return dets, thresholds
 
 
+_INPUT = re.compile(r"^(gt|det)\b(?:\[(\d+)\])?")
+
+
+@contextmanager
+def _files_named(paths: dict[str, str]) -> Iterator[None]:
+    """A library error about ``gt`` or ``det`` names the file it was read from, and an
+    object of its list by its 1-based number (``det[0] has no 'score'`` ->
+    ``det.json: det, object 1 of the list, has no 'score'``)."""
+    try:
+        yield
+    except InputError as exc:
+        m = _INPUT.match(str(exc))
+        if m is None:
+            if str(exc).startswith("mAP is undefined"):  # about the ground truth
+                raise InputError(f"{paths['gt']}: {exc}") from None
+            raise
+        rest = str(exc)[m.end():]
+        if m.group(2) is not None:
+            rest = f", object {int(m.group(2)) + 1} of the list,{rest}"
+        raise InputError(f"{paths[m.group(1)]}: {m.group(1)}{rest}") from None
+
+
 @click.command("detect")
 @click.argument("ground_truth", type=click.Path(dir_okay=True))
 @click.argument("detections", type=click.Path(dir_okay=True))
@@ -32,8 +66,9 @@ def _numbers(max_dets: str, iou: str | None) -> tuple[tuple[int, ...], list[floa
               help="Output format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
+@quiet_option
 def detect_cmd(ground_truth: str, detections: str, max_dets: str, iou: str | None,
-               per_class: bool, fmt: str, output: str | None) -> None:
+               per_class: bool, fmt: str, output: str | None, quiet: bool) -> None:
     """COCO mAP@[.5:.95] and the other COCO summary numbers of DETECTIONS (a COCO
     results list, JSON) against GROUND_TRUTH (a COCO annotations file, JSON);
     the numbers are identical to pycocotools' COCOeval."""
@@ -44,10 +79,14 @@ def detect_cmd(ground_truth: str, detections: str, max_dets: str, iou: str | Non
 
     dets, thresholds = _numbers(max_dets, iou)
     check_output(output)
-    gt = read_document(ground_truth, "ground-truth")
-    det = read_document(detections, "detections")
-    res = coco_evaluate(gt, det, iou_thresholds=None if thresholds is None
-                        else np.array(thresholds), max_dets=dets)
+    with progress(quiet):
+        with stage(f"reading {ground_truth}"):
+            gt = read_document(ground_truth, "ground-truth")
+        with stage(f"reading {detections}"):
+            det = read_document(detections, "detections")
+        with _files_named({"gt": ground_truth, "det": detections}), stage("evaluating"):
+            res = coco_evaluate(gt, det, iou_thresholds=None if thresholds is None
+                                else np.array(thresholds), max_dets=dets)
     rows = dict(res.summary)
     if per_class:
         rows.update({f"AP[{k}]": v for k, v in res.per_class_ap.items()})

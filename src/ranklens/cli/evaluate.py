@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import click
 
-from ranklens.cli._common import check_output, echo_warning, warnings_to_stderr, write_output
+from ranklens.cli._common import (
+    check_output,
+    echo_warning,
+    progress,
+    quiet_option,
+    stage,
+    warnings_to_stderr,
+    write_output,
+)
 from ranklens.cli.history import record_results, store_options, take_store
 from ranklens.ranking.conventions import (
     IPREC_ROUNDING,
@@ -73,6 +79,14 @@ def split_measures(text: str) -> list[str]:
     return parts
 
 
+def check_measures(texts: Sequence[str]) -> None:
+    """Every ``-m`` argument names a measure (``-m ''`` is refused, not read as none)."""
+    for text in texts:
+        if not split_measures(text):
+            raise click.UsageError(f"-m {text!r} names no measure; give one, e.g. -m ndcg@10 "
+                                   "(ranklens metrics lists them).")
+
+
 def expand_measures(given: Sequence[str]) -> list[str]:
     """Expand trec_eval conveniences: the nicknames ``official``, ``set`` and
     ``all_trec``, bare list measures (``P`` -> ``P.5`` ... ``P.1000``) and several
@@ -124,18 +138,6 @@ def _cutoff_value(name: str) -> float:
     return float(m.k) if m.k is not None else 0.0
 
 
-@contextmanager
-def _status(message: str) -> Iterator[None]:
-    """A spinner on a terminal; nothing when stderr is piped."""
-    if not sys.stderr.isatty():
-        yield
-        return
-    from rich.console import Console
-
-    with Console(stderr=True).status(message):
-        yield
-
-
 def _choice(flag: str, choices: Sequence[str], text: str) -> Any:
     """A convention option: one of ``choices``, unset unless given."""
     return click.option(flag, type=click.Choice(choices), default=None, help=text)
@@ -163,6 +165,10 @@ def _conventions_options(fn: Any) -> Any:
                      help="Keep only the first N documents of each ranking (trec_eval -M)."),
         click.option("--judged-only", "-J", "judged_only", is_flag=True,
                      help="Throw out unjudged documents before scoring (trec_eval -J)."),
+        click.option("--collection-size", "-N", "collection_size",
+                     type=click.IntRange(min=0), default=None,
+                     help="Number of documents in the collection (trec_eval -N; utility's "
+                          "non-relevant documents not retrieved)."),
         _choice("--iprec-rounding", IPREC_ROUNDING,
                 "Rank for a recall level: lround (trec_eval 10) or legacy."),
     ]
@@ -175,8 +181,8 @@ def _conventions(profile: str | None, ties: str | None, missing: str | None, com
                  no_relevant: str | None, unjudged: str | None, rel_threshold: float | None,
                  depth: int | None, iprec_rounding: str | None,
                  cols: dict[str, Any]) -> dict[str, Any]:
-    """The convention options given (``-c`` as ``--missing zero``, ``-J`` taken out of
-    ``cols``), checked before any file is read; keyword arguments for the library."""
+    """The convention options given (``-c`` as ``--missing zero``, ``-J`` and ``-N``
+    taken out of ``cols``), checked before any file is read; keyword arguments for the library."""
     if complete:
         if missing not in (None, "zero"):
             raise click.UsageError(f"-c means --missing zero; do not combine it with "
@@ -185,6 +191,7 @@ def _conventions(profile: str | None, ties: str | None, missing: str | None, com
     given = dict(profile=profile, ties=ties, missing=missing, no_relevant=no_relevant,
                  unjudged=unjudged, rel_threshold=rel_threshold, depth=depth,
                  judged_only=cols.pop("judged_only", False) or None,
+                 collection_size=cols.pop("collection_size", None),
                  iprec_rounding=iprec_rounding)
     out = {k: v for k, v in given.items() if v is not None}
     from ranklens.ranking.conventions import resolve_conventions
@@ -240,14 +247,14 @@ def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
             raise click.UsageError(
                 f"--{name}-col names a column, but every input is a TREC file, whose columns "
                 "are fixed; leave it out.")
-    with _status(f"reading {qrels_path}"):
+    with stage(f"reading {qrels_path}"):
         qrels = read_qrels(qrels_path, format=opts["qrels_format"],
                            duplicates=opts.get("duplicates", "error"),
                            **columns(qrels_path, opts["qrels_format"],
                                      ("query", "doc", "relevance")))
     runs = []
     for path in run_paths:
-        with _status(f"reading {path}"):
+        with stage(f"reading {path}"):
             runs.append(read_run(path, format=opts["run_format"],
                                  duplicates=opts.get("duplicates", "error"),
                                  **columns(path, opts["run_format"], ("query", "doc", "score"))))
@@ -262,6 +269,8 @@ def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
                    "Default: ndcg@10 map mrr p@10 recall@100 (trec_eval's set with "
                    "--format trec).")
 @click.option("-q", "--per-query", is_flag=True, help="Also print every query's values.")
+@click.option("-n", "--no-summary", is_flag=True,
+              help="With -q: leave out the aggregate over the queries (trec_eval -n).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
               help="Output format; trec prints trec_eval's three columns.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
@@ -269,8 +278,9 @@ def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
 @_conventions_options
 @file_options
 @store_options
+@quiet_option
 def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool,
-                 fmt: str, output: str | None, profile: str | None, ties: str | None,
+                 no_summary: bool, fmt: str, output: str | None, profile: str | None, ties: str | None,
                  missing: str | None, complete: bool, no_relevant: str | None,
                  unjudged: str | None, rel_threshold: float | None, depth: int | None,
                  iprec_rounding: str | None, **cols: Any) -> None:
@@ -282,6 +292,10 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     from ranklens.ranking.evaluation import evaluate
     from ranklens.render.report import render
 
+    if no_summary and not per_query:
+        raise click.UsageError("-n leaves out the summary, so give -q too (each query's "
+                               "values), or there is nothing to print.")
+    check_measures(metrics)
     given = [m for text in metrics for m in split_measures(text) if m != "runid"]
     # trec_eval prints its runid line with its default measures, all_trec or -m runid
     runid = fmt == "trec" and (not metrics or any(
@@ -293,17 +307,19 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
     check_output(output)
-    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
-    results = []
-    for path, run in zip(runs, run_ts, strict=True):
-        with warnings_to_stderr(prefix=f"{path}: "), _status(f"evaluating {path}"):
-            res = evaluate(qrels_t, run, names, **conv)
-        if res.run_name is None:
-            object.__setattr__(res, "run_name", path)
-        results.append(res)
+    with progress(cols.pop("quiet", False)):
+        qrels_t, run_ts = _read_inputs(qrels, runs, cols)
+        results = []
+        for path, run in zip(runs, run_ts, strict=True):
+            with warnings_to_stderr(prefix=f"{path}: "), stage(f"evaluating {path}"):
+                res = evaluate(qrels_t, run, names, **conv)
+            if res.run_name is None:
+                object.__setattr__(res, "run_name", path)
+            results.append(res)
     _unique_names(results, runs)
     _warn_different_queries(results)
-    write_output(render(results, fmt, per_query=per_query, runid=runid), output)
+    write_output(render(results, fmt, per_query=per_query, runid=runid,
+                        summary=not no_summary), output)
     record_results(store, tags, "evaluate", results)
 
 

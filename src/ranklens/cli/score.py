@@ -39,7 +39,10 @@ from ranklens.cli._common import (
     InputTable,
     check_output,
     echo_warning,
+    progress,
+    quiet_option,
     read_input_table,
+    stage,
     write_output,
 )
 from ranklens.errors import (
@@ -342,11 +345,12 @@ def _compute(job: _Job, t: InputTable, cols: dict[str, Sequence[str]]) -> tuple[
               help="Write to this file instead of standard output.")
 @click.option("--input-format", type=click.Choice(TABLE_FORMATS), default=None,
               help="Format of TABLE when its suffix does not say.")
+@quiet_option
 def score_cmd(table: str, metrics: tuple[str, ...], true_col: tuple[str, ...],
               pred_col: tuple[str, ...], score_col: tuple[str, ...],
               proba_cols: tuple[str, ...], feature_cols: tuple[str, ...],
               params: tuple[str, ...], fmt: str, output: str | None,
-              input_format: str | None) -> None:
+              input_format: str | None, quiet: bool) -> None:
     """Compute classification, regression, clustering or entity-resolution METRICs
     from the columns of TABLE (CSV, TSV, Parquet or JSON Lines, optionally
     compressed).  Columns not named are looked for under common names (y_true,
@@ -360,13 +364,17 @@ def score_cmd(table: str, metrics: tuple[str, ...], true_col: tuple[str, ...],
 
     jobs = _plan(metrics, params)
     check_output(output)
-    data = read_input_table(table, "scored", fmt=input_format, option="--input-format")
     cols: dict[str, Sequence[str]] = {"true": true_col, "pred": pred_col,
                                       "score": score_col or proba_cols,
                                       "features": feature_cols}
     values: dict[str, Any] = {}
-    for job in jobs:
-        values[job.label], notes = _compute(job, data, cols)
-        for note in notes:
-            echo_warning(note)
+    with progress(quiet):
+        with stage(f"reading {table}"):
+            data = read_input_table(table, "scored", fmt=input_format,
+                                    option="--input-format")
+        for job in jobs:
+            with stage(f"computing {job.label}"):
+                values[job.label], notes = _compute(job, data, cols)
+            for note in notes:
+                echo_warning(note)
     write_output(render(values, fmt), output)

@@ -84,8 +84,9 @@ from typing import Any
 import numpy as np
 
 from ranklens._shared import validate
-from ranklens._shared.corrections import CORRECTIONS, NAMES, STATSMODELS, canonical
+from ranklens._shared.corrections import CORRECTIONS, NAMES, adjust, canonical
 from ranklens._shared.deps import needs
+from ranklens._shared.progress import report as report_progress
 from ranklens.errors import InputError, MetricParameterError
 
 __all__ = [
@@ -278,9 +279,12 @@ def _resampling(x: Any, name: str, where: str, n_resamples: int,
 
 
 def _chunks(total: int) -> Iterator[tuple[int, int]]:
-    """(start, size) of the chunks of :data:`CHUNK` resamples that make ``total``."""
+    """(start, size) of the chunks of :data:`CHUNK` resamples that make ``total``
+    (each reported as progress of the task ``resampling``)."""
     for start in range(0, total, CHUNK):
+        report_progress("resampling", start, total)
         yield start, min(CHUNK, total - start)
+    report_progress("resampling", total, total)
 
 
 def _threshold(obs: np.ndarray) -> np.ndarray:
@@ -506,11 +510,4 @@ def correct(pvalues: Any, method: str = "holm", alpha: float = 0.05) -> np.ndarr
     if bad.size:
         raise InputError(f"correct: pvalues must be probabilities in [0, 1] (or NaN for a test "
                          f"not made); pvalues[{int(bad[0])}] is {float(p[bad[0]])!r}.")
-    out = p.copy()
-    if method == "none" or not ok.any():
-        return out
-    with needs("stats", "ranklens.comparison.stats.correct"):
-        from statsmodels.stats.multitest import multipletests
-
-    out[ok] = multipletests(p[ok], alpha=alpha, method=STATSMODELS[method])[1]
-    return out
+    return adjust(p, method, alpha, "stats", "ranklens.comparison.stats.correct")

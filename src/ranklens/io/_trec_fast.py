@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ranklens._shared.arrow import from_numpy, strings, to_numpy
+from ranklens._shared.progress import report as report_progress
 from ranklens.errors import InputError
 from ranklens.io._trec_format import BOM, Columns, Layout, check_utf8, not_a_run, one_tag
 
@@ -249,6 +250,7 @@ def _stream(reader: Any, layout: Layout, size: int, rows: int | None) -> Columns
     doc_text: Growing | None = None
     dicts: list[pa.Array] = []
     starts: list[int] = []  # first row of each batch
+    blocks = 0
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ranklens-csv") as ahead:
         pending = ahead.submit(next_batch, reader)
         while True:
@@ -256,6 +258,8 @@ def _stream(reader: Any, layout: Layout, size: int, rows: int | None) -> Columns
             if batch is None:
                 break
             pending = ahead.submit(next_batch, reader)
+            blocks += 1  # a batch is one block of BLOCK_SIZE bytes of the input
+            report_progress("reading", min(blocks * BLOCK_SIZE, size), size)
             k = batch.num_rows
             if k == 0:
                 continue

@@ -137,11 +137,31 @@ def read_table(path: str, fmt: str,
         try:
             table = pajson.read_json(pa.BufferReader(buf))
         except pa.ArrowInvalid as exc:
-            raise InputError(f"{path}: not valid JSON Lines ({exc}).") from None
+            raise _json_lines_error(path, bytes(buf), exc) from None
         if pick is not None:
             pick(list(table.column_names))  # checks the named columns exist
         return table, 1
     raise FormatError(f"{path}: {fmt!r} is not a table format; use csv, tsv, parquet or jsonl.")
+
+
+def _json_lines_error(path: str, data: bytes, exc: Exception) -> InputError:
+    """The error of a JSON Lines file Arrow cannot read, naming the first line that is
+    not a JSON object (1-based), else Arrow's reason (e.g. a column whose type
+    changes)."""
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as err:  # JSONDecodeError and UnicodeDecodeError too
+            return InputError(f"{path}:{number}: not valid JSON Lines ({err}); write one JSON "
+                              "object per line.")
+        if not isinstance(value, dict):
+            return InputError(f"{path}:{number}: not valid JSON Lines (a "
+                              f"{type(value).__name__}, not an object); write one JSON object "
+                              "per line.")
+    return InputError(f"{path}: not valid JSON Lines ({exc}); give every line the same "
+                      "fields with values of the same type.")
 
 
 def _read_table(path: str, fmt: str, roles: dict[str, tuple[str | None, tuple[str, ...], str]]

@@ -46,6 +46,20 @@ def _num(text: str, name: str) -> float:
         ) from None
 
 
+def _cutoff(text: str, name: str) -> int:
+    """A trec_eval cutoff: an integer read exactly (any size), or a number truncated as
+    trec_eval truncates it (``ndcg_cut.23.4`` -> 23)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    v = _num(text, name)
+    if v != v or v in (float("inf"), float("-inf")):
+        raise MetricNameError(f"trec_eval measure {name!r}: the cutoff must be a positive "
+                              f"integer, got {text!r}.")
+    return int(v)
+
+
 def _split_values(param: str) -> list[str]:
     return [p for p in param.split(",") if p != ""]
 
@@ -97,13 +111,11 @@ def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
                 f"metric, e.g. {', '.join(expand_trec_name(text))}."
             )
         if kind == "cutoff":
-            v = _num(values[0], name)
-            # trec_eval truncates fractional cutoffs (ndcg_cut.23.4 -> 23)
-            if int(v) <= 0:
+            cutoff = _cutoff(values[0], name)
+            if cutoff <= 0:
                 raise MetricNameError(
                     f"trec_eval measure {name!r}: the cutoff must be a positive integer."
                 )
-            cutoff = int(v)
         elif kind == "level":
             cutoff = _num(values[0], name)
         elif kind == "setf":
@@ -190,5 +202,7 @@ def trec_output_name(metric: str) -> str:
             return metric  # several cutoffs, or not a number
         if value != value or value in (float("inf"), float("-inf")):
             return metric
-        return f"{base}_{int(value)}" if kind == "cutoff" else f"{base}_{value:3.2f}"
+        if kind == "cutoff":
+            return f"{base}_{_cutoff(param, metric)}"
+        return f"{base}_{value:3.2f}"
     return f"{base}_{param}"

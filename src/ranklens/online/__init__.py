@@ -8,7 +8,10 @@
   exposures table and an events table into per metric and variant estimates,
   differences with confidence intervals, p-values and verdicts, with a
   sample-ratio-mismatch check, CUPED, multiple-comparison correction and
-  always-valid sequential monitoring.
+  always-valid sequential monitoring.  :func:`analyze_units` (one row per
+  unit) and :func:`analyze_stats` (per-variant sums, what a warehouse ``GROUP BY
+  variant`` query gives; :func:`stats_columns` names them) give the same numbers
+  from aggregates (:mod:`ranklens.online.aggregates`).
 - Statistics: vectorised tests (:mod:`ranklens.online.stats`), the mSPRT
   (:mod:`ranklens.online.sequential`) and power / sample size
   (:mod:`ranklens.online.power_analysis`).
@@ -18,6 +21,7 @@ statistic is computed; importing this package needs numpy and pyarrow only.
 """
 
 from ranklens.online._hashing import HASH_ALGORITHMS, HashAlgorithm, hash_units
+from ranklens.online.aggregates import analyze_stats, analyze_units, stats_columns
 from ranklens.online.analysis import (
     CORRECTIONS,
     DataReport,
@@ -82,6 +86,8 @@ __all__ = [
     "SequentialTest",
     "SequentialTrace",
     "analyze",
+    "analyze_stats",
+    "analyze_units",
     "assign",
     "bucket_units",
     "cuped_theta",
@@ -97,6 +103,7 @@ __all__ = [
     "relative_difference",
     "sample_ratio_mismatch",
     "sample_size",
+    "stats_columns",
     "two_proportion_ztest",
     "welch_ttest",
 ]

@@ -56,28 +56,54 @@ def as_ids(values: Any, what: str) -> pa.Array:
     return as_id_column(values, what).cast(pa.large_string())
 
 
-def read_exposures(frame: Any, *, unit: str, variant: str, time: str) -> Exposures:
-    cols = columns_from_frame(frame, {"unit": unit, "variant": variant, "time": time},
-                              "exposures")
-    u = as_ids(cols["unit"], f"exposures column {unit!r}")
+def blank_rows(ids: pa.Array) -> np.ndarray:
+    """The rows whose id is empty or only blanks."""
+    import pyarrow.compute as pc
+
+    return np.flatnonzero(np.asarray(pc.equal(pc.utf8_trim_whitespace(ids), "").to_numpy(
+        zero_copy_only=False), dtype=bool))
+
+
+def _no_blank(ids: pa.Array, what: str) -> pa.Array:
+    bad = blank_rows(ids)
+    if bad.size:
+        raise InputError(f"{what}: row {int(bad[0])} is blank ({bad.size} row(s) in all); "
+                         "every row needs an id: fill or drop those rows.")
+    return ids
+
+
+def _no_times(n: int) -> tuple[np.ndarray, TimeKind]:
+    """Every row at time 0: a table without times (an assignment table)."""
+    return np.zeros(n, dtype=np.float64), TimeKind("number")
+
+
+def read_exposures(frame: Any, *, unit: str, variant: str, time: str | None) -> Exposures:
+    """The exposures; with ``time=None`` every unit is exposed from the start."""
+    names = {"unit": unit, "variant": variant, **({"time": time} if time is not None else {})}
+    cols = columns_from_frame(frame, names, "exposures")
+    u = _no_blank(as_ids(cols["unit"], f"exposures column {unit!r}"),
+                  f"exposures column {unit!r}")
     v = as_ids(cols["variant"], f"exposures column {variant!r}")
-    t, kind = as_time_column(cols["time"], f"exposures column {time!r}")
+    t, kind = (as_time_column(cols["time"], f"exposures column {time!r}") if time is not None
+               else _no_times(len(u)))
     if len(u) == 0:
         raise InputError("exposures: the table has no rows; there is nothing to analyse.")
     return Exposures(u, v, t, kind)
 
 
-def read_events(frame: Any, *, unit: str, time: str, event: str,
+def read_events(frame: Any, *, unit: str, time: str | None, event: str,
                 value: str | None) -> Events:
+    """The events; with ``time=None`` their times are not read (every event counts)."""
     frame = materialise(frame)  # collected once
-    names = {"unit": unit, "time": time, "event": event}
+    names = {"unit": unit, "event": event, **({"time": time} if time is not None else {})}
     available = column_names(frame, "events")
     use_value = value if value is not None else ("value" if "value" in available else None)
     if use_value is not None:
         names["value"] = use_value
     cols = columns_from_frame(frame, names, "events")
-    u = as_ids(cols["unit"], f"events column {unit!r}")
-    t, kind = as_time_column(cols["time"], f"events column {time!r}")
+    u = _no_blank(as_ids(cols["unit"], f"events column {unit!r}"), f"events column {unit!r}")
+    t, kind = (as_time_column(cols["time"], f"events column {time!r}") if time is not None
+               else _no_times(len(u)))
     e = as_ids(cols["event"], f"events column {event!r}")
     if use_value is not None:
         vals = as_float_column(cols["value"], f"events column {use_value!r}")

@@ -53,7 +53,7 @@ from ranklens._shared.deps import needs
 from ranklens._shared.durations import as_duration
 from ranklens._shared.frames import TimeKind, check_same_time_kind
 from ranklens.errors import InputError, RanklensWarning
-from ranklens.online._data import Events, Exposures, read_events, read_exposures
+from ranklens.online._data import Events, Exposures, blank_rows, read_events, read_exposures
 from ranklens.online._logs import (
     EventRows,
     Units,
@@ -63,6 +63,7 @@ from ranklens.online._logs import (
     prepare_units,
     unit_values,
 )
+from ranklens.online._moments import Moments, Stats, metric_stats
 from ranklens.online.assignment import Experiment
 from ranklens.online.metrics import OnlineMetric, parse_metric
 from ranklens.online.results import (
@@ -76,7 +77,6 @@ from ranklens.online.sequential import mixture_tau, msprt
 from ranklens.online.stats import (
     Comparison,
     SRMResult,
-    cuped_theta,
     normal_comparison,
     sample_ratio_mismatch,
     two_proportion_ztest,
@@ -131,9 +131,15 @@ def _resolve_plan(
     plan: Experiment | Mapping[str, float] | None,
     control: str | None,
     observed: list[str],
+    what: str = "exposures",
 ) -> tuple[list[str], dict[str, float] | None, str]:
-    """Return (planned variants or None-derived list, expected shares or None, control)."""
+    """Return (planned variants or None-derived list, expected shares or None, control);
+    ``what`` names the table of ``observed`` variants in messages."""
     if plan is None:
+        if len(observed) == 1:
+            raise InputError(
+                f"{what}: every unit is in variant {observed[0]!r}; an A/B test needs at "
+                "least two variants (check the variant column, or give the plan).")
         if control is None:
             if "control" in observed:
                 control = "control"
@@ -177,78 +183,16 @@ def _resolve_plan(
 # ---------------------------------------------------------------------------------------
 # per-unit values and group statistics
 # ---------------------------------------------------------------------------------------
-def _group_sum(values: np.ndarray, group: np.ndarray, k: int) -> np.ndarray:
-    sel = group >= 0
-    return np.bincount(group[sel], weights=values[sel], minlength=k)
-
-
-def _group_mean_var(values: np.ndarray, group: np.ndarray, n: np.ndarray,
-                    k: int) -> tuple[np.ndarray, np.ndarray]:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = _group_sum(values, group, k) / n
-        dev = values - np.where(group >= 0, mean[np.maximum(group, 0)], 0.0)
-        var = _group_sum(dev**2, group, k) / (n - 1)
-    return mean, np.where(n >= 2, var, np.nan)
-
-
-@dataclass(frozen=True, eq=False)
-class _Stats:
-    """Per-group statistics of one metric (arrays of length k)."""
-
-    n: np.ndarray
-    estimate: np.ndarray
-    est_var: np.ndarray        # variance of the estimator
-    sample_var: np.ndarray     # per-unit (linearised) variance
-    theta: float | None = None
-    reduction: float | None = None
-
-
-def _metric_stats(
-    metric: OnlineMetric,
-    num: np.ndarray,
-    den: np.ndarray | None,
-    group: np.ndarray,
-    k: int,
-    cov: np.ndarray | None,
-) -> _Stats:
-    n = np.bincount(group[group >= 0], minlength=k).astype(np.float64)
-    if metric.kind != "ratio":
-        mean, var = _group_mean_var(num, group, n, k)
-        if cov is None:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return _Stats(n, mean, var / n, var)
-        sel = group >= 0
-        if not sel.any():  # no units yet (an early sequential look): nothing to adjust
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return _Stats(n, mean, var / n, var)
-        theta = cuped_theta(num[sel], cov[sel])
-        adj = num - theta * (cov - cov[sel].mean())
-        amean, avar = _group_mean_var(adj, group, n, k)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            red = 1 - float(np.nansum(avar * (n - 1)) / np.nansum(var * (n - 1)))
-            return _Stats(n, amean, avar / n, avar, theta, red)
-    assert den is not None
-    sx = _group_sum(num, group, k)
-    sy = _group_sum(den, group, k)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(sy != 0, sx / np.where(sy != 0, sy, 1.0), np.nan)
-        ybar = sy / n
-        g = np.maximum(group, 0)
-        lin = np.where(group >= 0, (num - ratio[g] * den) / ybar[g], 0.0)
-        _, lvar = _group_mean_var(lin, group, n, k)
-        lvar = np.where(np.isfinite(ratio), lvar, np.nan)
-        if cov is None:
-            return _Stats(n, ratio, lvar / n, lvar)
-        sel = (group >= 0) & np.isfinite(lin)
-        if not sel.any():  # every denominator is zero: nothing to adjust
-            return _Stats(n, ratio, lvar / n, lvar)
-        theta = cuped_theta(lin[sel], cov[sel])
-        cbar = cov[sel].mean() if sel.any() else 0.0
-        adj = lin - theta * (cov - cbar)
-        amean, avar = _group_mean_var(np.where(sel, adj, 0.0), group, n, k)
-        est = ratio + amean  # lin has mean 0 within a group: amean = -theta (cbar_g - cbar)
-        red = 1 - float(np.nansum(avar * (n - 1)) / np.nansum(lvar * (n - 1)))
-        return _Stats(n, est, avar / n, avar, theta, red)
+def _metric_stats(metric: OnlineMetric, num: np.ndarray, den: np.ndarray | None,
+                  group: np.ndarray, k: int, cov: np.ndarray | None) -> Stats:
+    """A metric's per-variant statistics from per-unit values (``group``: each unit's
+    variant, -1 when not analysed), through the sufficient statistics."""
+    values = {"y": num}
+    if den is not None:
+        values["d"] = den
+    if cov is not None:
+        values["c"] = cov
+    return metric_stats(metric.kind, Moments.from_values(values, group, k), cov is not None)
 
 
 def _test_name(metric: OnlineMetric, cuped: bool) -> str:
@@ -260,12 +204,11 @@ def _test_name(metric: OnlineMetric, cuped: bool) -> str:
     return ("CUPED " + name) if cuped else name
 
 
-def _run_test(metric: OnlineMetric, st: _Stats, counts: np.ndarray | None, t: np.ndarray,
-              alpha: float, cuped: bool) -> Comparison:
+def _run_test(metric: OnlineMetric, st: Stats, t: np.ndarray, alpha: float,
+              cuped: bool) -> Comparison:
     c = 0
     if metric.kind == "proportion" and not cuped:
-        assert counts is not None
-        return two_proportion_ztest(counts[t], st.n[t], counts[c], st.n[c], alpha=alpha)
+        return two_proportion_ztest(st.total[t], st.n[t], st.total[c], st.n[c], alpha=alpha)
     if metric.kind == "mean":
         return welch_ttest(st.estimate[t], st.sample_var[t], st.n[t], st.estimate[c],
                            st.sample_var[c], st.n[c], alpha=alpha)
@@ -273,17 +216,17 @@ def _run_test(metric: OnlineMetric, st: _Stats, counts: np.ndarray | None, t: np
                              alpha=alpha)
 
 
-def _compare(metric: OnlineMetric, st: _Stats, counts: np.ndarray | None, t: np.ndarray,
+def _compare(metric: OnlineMetric, st: Stats, t: np.ndarray,
              alpha: float, cuped: bool) -> tuple[Comparison, str]:
     """Every treatment in ``t`` against the control (group 0).  A comparison with an empty
     group is not a test (the tests raise on groups of no units): its fields are NaN."""
     name = _test_name(metric, cuped)
     full = (st.n[t] > 0) & (st.n[0] > 0)
     if full.all():
-        return _run_test(metric, st, counts, t, alpha, cuped), name
+        return _run_test(metric, st, t, alpha, cuped), name
     out = {f.name: np.full(t.shape, np.nan) for f in dataclasses.fields(Comparison)}
     if full.any():
-        sub = _run_test(metric, st, counts, t[full], alpha, cuped)
+        sub = _run_test(metric, st, t[full], alpha, cuped)
         for k, arr in out.items():
             arr[full] = getattr(sub, k)
     part = ~full
@@ -314,7 +257,8 @@ def analyze(
     look_every: Any = None,
     tau: float | Mapping[str, float] | None = None,
     # the column names
-    unit: str = "unit", variant: str = "variant", time: str = "time", event: str = "event",
+    unit: str = "unit", variant: str = "variant", time: str | None = "time",
+    event: str = "event",
     value: str | None = None,
 ) -> ExperimentAnalysis:
     """Analyse an A/B test from its exposure and event logs.
@@ -360,8 +304,9 @@ def analyze(
         Policy for units exposed to more than one variant: ``"exclude"``,
         ``"first"`` or ``"error"``.
     unknown_variants
-        Policy for exposure rows whose variant is not in the plan: ``"error"``
-        or ``"exclude"``.
+        Policy for exposure rows whose variant is not in the plan, or blank
+        (a unit outside the experiment, as ``ranklens ab assign`` writes it):
+        ``"error"`` or ``"exclude"``.
     srm_threshold
         p-value below which the sample-ratio-mismatch check warns.
     sequential, look_every, tau
@@ -371,7 +316,10 @@ def analyze(
         (a number for all, or ``{metric name: tau}``); by default it is tuned
         to the variance at the last look (:func:`ranklens.online.mixture_tau`).
     unit, variant, time, event, value
-        Column names.
+        Column names.  ``time=None``: the exposures are an assignment table
+        without times (``ranklens ab assign``'s output, one row per unit): every
+        unit counts as exposed from the start and every event counts (no
+        pre-exposure CUPED, no sequential monitoring).
 
     Returns
     -------
@@ -385,9 +333,7 @@ def analyze(
         On a sample ratio mismatch, an empty variant or units exposed to more
         than one variant.
     """
-    with needs("online", "ranklens.online.analysis.analyze"):
-        from statsmodels.stats.multitest import multipletests  # type: ignore[import-untyped, unused-ignore]
-
+    _multipletests()  # the online extra is installed: fail before any reading
     correction = _corrections.canonical("analyze", correction)
     mets, alpha = _check_options(metrics, alpha, correction, multiple_exposures,
                                  unknown_variants, srm_threshold)
@@ -395,29 +341,53 @@ def analyze(
         cuped = True
     exp, ev = _read_logs(exposures, events, mets, unit=unit, variant=variant, time=time,
                          event=event, value=value)
+    if sequential and time is None:
+        raise InputError("analyze: sequential monitoring needs the exposure times; pass "
+                         "time=<column name>.")
+    if time is None and ((cuped and covariates is None) or pre_window is not None):
+        raise InputError("analyze: CUPED from the events before exposure needs the exposure "
+                         "times; pass time=<column name>, or the covariates as a table "
+                         "(covariates=<table>).")
     data = _join(exp, ev, plan, control, unknown_variants, multiple_exposures)
     per_variant = data.units_per_variant()
     srm, messages, empty = _check_data(data, per_variant, srm_threshold, multiple_exposures)
     for msg in messages:  # before any result
         warnings.warn(msg, RanklensWarning, stacklevel=2)
     notes = _data_notes(data, pre_as_covariate=cuped and covariates is None)
+    if time is None:
+        notes.insert(0, "no exposure times (an assignment table): every unit counts as "
+                        "exposed from the start, and every event counts.")
     cov_for = _covariates(data, mets, cuped, covariates, pre_window, unit, notes)
 
     per_metric = [_fixed_horizon(m, data, cov_for.get(m.name), alpha) for m in mets]
-    pvals = (np.concatenate([c.p_value for _, _, c, _ in per_metric]) if data.k > 1
-             else np.zeros(0))
-    p_adj = _adjust(pvals, alpha, correction, multipletests)
     seq_traces: list[SequentialTrace] | None = None
     seq: tuple[np.ndarray, ...] | None = None
     if sequential:
-        seq_traces, seq_p, seq_lo, seq_hi = _sequential(mets, data, look_every, tau, alpha,
-                                                        cov_for)
-        seq = (seq_p, _adjust(seq_p, alpha, correction, multipletests), seq_lo, seq_hi)
-
-    groups, out = _assemble(per_metric, data, p_adj, seq, alpha)
+        seq_traces, *seq_rows = _sequential(mets, data, look_every, tau, alpha, cov_for)
+        seq = tuple(seq_rows)
     report = _data_report(len(exp.unit), data, per_variant, multiple_exposures, empty, notes)
+    return _conclude(mets, per_metric, data.variants, alpha, correction, srm, report,
+                    messages, seq_traces, seq)
+
+
+def _conclude(mets: tuple[OnlineMetric, ...], per_metric: list[_MetricResult],
+             variants: list[str], alpha: float, correction: str, srm: SRMResult,
+             report: DataReport, messages: list[str],
+             seq_traces: list[SequentialTrace] | None = None,
+             seq: tuple[np.ndarray, ...] | None = None) -> ExperimentAnalysis:
+    """The analysis from every metric's comparisons (and, with ``seq``, the always-valid
+    p-values and confidence sequence bounds per comparison): p-values adjusted together,
+    verdicts, the result (shared by every input form: logs, units, sums)."""
+    k = len(variants)
+    pvals = (np.concatenate([c.p_value for _, _, c, _ in per_metric]) if k > 1
+             else np.zeros(0))
+    p_adj = _adjust(pvals, alpha, correction)
+    if seq is not None:
+        seq_p, seq_lo, seq_hi = seq
+        seq = (seq_p, _adjust(seq_p, alpha, correction), seq_lo, seq_hi)
+    groups, out = _assemble(per_metric, variants, p_adj, seq, alpha)
     return ExperimentAnalysis(
-        control=data.control, variants=tuple(data.variants), metrics=mets, alpha=alpha,
+        control=variants[0], variants=tuple(variants), metrics=mets, alpha=alpha,
         correction=correction, comparisons=tuple(out), groups=tuple(groups), srm=srm,
         report=report, sequential=tuple(seq_traces) if seq_traces is not None else None,
         warnings=tuple(messages),
@@ -427,7 +397,7 @@ def analyze(
 # ---------------------------------------------------------------------------------------
 # the steps of analyze
 # ---------------------------------------------------------------------------------------
-_MetricResult = tuple[OnlineMetric, "_Stats", Comparison, str]
+_MetricResult = tuple[OnlineMetric, Stats, Comparison, str]
 """One metric's statistics, comparisons with the control and the name of its test."""
 
 
@@ -454,11 +424,13 @@ def _check_options(metrics: Any, alpha: Any, correction: str, multiple_exposures
 
 
 def _read_logs(exposures: Any, events: Any, mets: tuple[OnlineMetric, ...], *, unit: str,
-               variant: str, time: str, event: str, value: str | None
+               variant: str, time: str | None, event: str, value: str | None
                ) -> tuple[Exposures, Events]:
     """Read and validate the inputs: the exposure and event tables on one time axis
     (numeric times both float64 when one column is integer), and every event type the
-    metrics read present in the events."""
+    metrics read present in the events.  With ``time=None`` the exposures are an
+    assignment table (``ranklens ab assign``'s output): every unit is exposed from the
+    start and every event counts."""
     exp = read_exposures(exposures, unit=unit, variant=variant, time=time)
     ev = read_events(events, unit=unit, time=time, event=event, value=value)
     check_same_time_kind(exp.time_kind, ev.time_kind, "exposure", "event")
@@ -528,7 +500,13 @@ def _join(exp: Exposures, ev: Events, plan: Experiment | Mapping[str, float] | N
     """Join exposures and events: the variants and the control (from the plan, else
     the exposures), each unit's variant and first exposure (the exposure policies
     applied), and the events of exposed units, before or after that exposure."""
-    observed = [str(v) for v in pc.unique(exp.variant).to_pylist()]
+    blank = blank_rows(exp.variant)
+    if blank.size and unknown_variants == "error":
+        raise InputError(
+            f"exposures: row {int(blank[0])} has no variant ({blank.size} "
+            "row(s) in all), as for units outside the experiment; drop those rows, or pass "
+            "unknown_variants='exclude' to leave them out.")
+    observed = [str(v) for v in pc.unique(exp.variant).to_pylist() if str(v).strip()]
     variants, shares, control = _resolve_plan(plan, control, observed)
     units, uinfo = prepare_units(exp, variants, unknown_variants, multiple_exposures)
     rows, einfo = prepare_events(ev, units)
@@ -541,16 +519,7 @@ def _check_data(data: _Joined, per_variant: dict[str, int], srm_threshold: float
     an equal split without a plan) and the messages :func:`analyze` warns with before
     any result: a mismatch, variants without analysed units, units exposed to more
     than one variant.  Returns (SRM check, messages, empty variants)."""
-    expected = (data.shares if data.shares is not None
-                else {v: 1.0 / data.k for v in data.variants})
-    srm = sample_ratio_mismatch(per_variant, expected, threshold=srm_threshold)
-    messages: list[str] = []
-    if srm.mismatch:
-        messages.append("SAMPLE RATIO MISMATCH: " + srm.describe())
-    empty = tuple(v for v in data.variants if per_variant[v] == 0)
-    if empty:
-        messages.append(f"variant(s) {list(empty)} have no analysed units; their comparisons "
-                        "are not computed.")
+    srm, messages, empty = _check_split(data.variants, data.shares, per_variant, srm_threshold)
     uinfo = data.uinfo
     if uinfo["multiple_variant_units"]:
         how = {"exclude": "excluded them", "first": "kept each one's first variant"}
@@ -559,6 +528,24 @@ def _check_data(data: _Joined, per_variant: dict[str, int], srm_threshold: float
             f"(e.g. {format_examples(uinfo['multiple_variant_examples'], uinfo['multiple_variant_units'])}); "
             f"multiple_exposures={multiple_exposures!r} {how[multiple_exposures]}."
         )
+    return srm, messages, empty
+
+
+def _check_split(variants: list[str], shares: dict[str, float] | None,
+                per_variant: dict[str, int], srm_threshold: float
+                ) -> tuple[SRMResult, list[str], tuple[str, ...]]:
+    """The sample-ratio-mismatch check (units per variant against the planned shares,
+    an equal split without a plan) and the messages to warn with: a mismatch, variants
+    without units.  Returns (SRM check, messages, empty variants)."""
+    expected = shares if shares is not None else {v: 1.0 / len(variants) for v in variants}
+    srm = sample_ratio_mismatch(per_variant, expected, threshold=srm_threshold)
+    messages: list[str] = []
+    if srm.mismatch:
+        messages.append("SAMPLE RATIO MISMATCH: " + srm.describe())
+    empty = tuple(v for v in variants if per_variant[v] == 0)
+    if empty:
+        messages.append(f"variant(s) {list(empty)} have no analysed units; their comparisons "
+                        "are not computed.")
     return srm, messages, empty
 
 
@@ -651,12 +638,11 @@ def _fixed_horizon(m: OnlineMetric, data: _Joined, cov: np.ndarray | None,
     (CUPED-adjusted with a covariate) and every treatment compared with the control."""
     num, den = _metric_values(m, data.rows, data.rows.post, data.n_units)
     st = _metric_stats(m, num, den, data.group, data.k, cov)
-    counts = _group_sum(num, data.group, data.k) if m.kind == "proportion" else None
-    comp, test = _compare(m, st, counts, np.arange(1, data.k), alpha, cov is not None)
+    comp, test = _compare(m, st, np.arange(1, data.k), alpha, cov is not None)
     return m, st, comp, test
 
 
-def _verdict(m: OnlineMetric, st: _Stats, ti: int, variants: list[str], p: float,
+def _verdict(m: OnlineMetric, st: Stats, ti: int, variants: list[str], p: float,
              use_p: float, diff: float, alpha: float) -> tuple[str, str]:
     """The verdict of one comparison (on ``use_p``, the p-value it is judged by) and,
     when it was not computed, why."""
@@ -667,7 +653,7 @@ def _verdict(m: OnlineMetric, st: _Stats, ti: int, variants: list[str], p: float
     return "inconclusive", ""
 
 
-def _assemble(per_metric: list[_MetricResult], data: _Joined, p_adj: np.ndarray,
+def _assemble(per_metric: list[_MetricResult], variants: list[str], p_adj: np.ndarray,
               seq: tuple[np.ndarray, ...] | None, alpha: float
               ) -> tuple[list[GroupEstimate], list[MetricComparison]]:
     """Result assembly: per metric, an estimate per variant and a comparison per
@@ -678,10 +664,10 @@ def _assemble(per_metric: list[_MetricResult], data: _Joined, p_adj: np.ndarray,
     out: list[MetricComparison] = []
     row_i = 0
     for m, st, comp, test in per_metric:
-        for gi, v in enumerate(data.variants):
+        for gi, v in enumerate(variants):
             groups.append(GroupEstimate(m.name, v, int(st.n[gi]), float(st.estimate[gi]),
                                         float(np.sqrt(st.est_var[gi]))))
-        for j, ti in enumerate(range(1, data.k)):
+        for j, ti in enumerate(range(1, len(variants))):
             p, pa_ = float(comp.p_value[j]), float(p_adj[row_i])
             sp: float | None = None
             sa: float | None = None
@@ -689,10 +675,10 @@ def _assemble(per_metric: list[_MetricResult], data: _Joined, p_adj: np.ndarray,
             chi: float | None = None
             if seq is not None:
                 sp, sa, clo, chi = (float(a[row_i]) for a in seq)
-            verdict, note = _verdict(m, st, ti, data.variants, p, pa_ if sa is None else sa,
+            verdict, note = _verdict(m, st, ti, variants, p, pa_ if sa is None else sa,
                                      float(comp.diff[j]), alpha)
             out.append(MetricComparison(
-                metric=m.name, kind=m.kind, variant=data.variants[ti], control=data.control,
+                metric=m.name, kind=m.kind, variant=variants[ti], control=variants[0],
                 test=test, n=int(st.n[ti]), n_control=int(st.n[0]),
                 estimate=float(comp.estimate[j]), control_estimate=float(comp.control_estimate[j]),
                 diff=float(comp.diff[j]), ci_lower=float(comp.ci_lower[j]),
@@ -728,22 +714,22 @@ def _data_report(exposure_rows: int, data: _Joined, per_variant: dict[str, int],
     )
 
 
-def _adjust(p: np.ndarray, alpha: float, correction: str, multipletests: Any) -> np.ndarray:
+def _multipletests() -> Any:
+    """statsmodels' ``multipletests`` (the ``online`` extra)."""
+    with needs("online", "ranklens.online.analysis.analyze"):
+        from statsmodels.stats.multitest import multipletests as fn  # type: ignore[import-untyped, unused-ignore]
+    return fn
+
+
+def _adjust(p: np.ndarray, alpha: float, correction: str) -> np.ndarray:
     """Multiple-comparison correction: the p-values of all (metric, variant) comparisons
     adjusted together (NaN stays NaN and is not counted)."""
-    out = np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    if not ok.any():
-        return out
-    if correction == "none":
-        out[ok] = p[ok]
-    else:
-        out[ok] = multipletests(p[ok], alpha=alpha,
-                                method=_corrections.STATSMODELS[correction])[1]
+    out: np.ndarray = _corrections.adjust(p, correction, alpha, "online",
+                                          "ranklens.online.analysis.analyze")
     return out
 
 
-def _why_not(m: OnlineMetric, st: _Stats, ti: int, variants: list[str]) -> str:
+def _why_not(m: OnlineMetric, st: Stats, ti: int, variants: list[str]) -> str:
     """Why the comparison of treatment ``ti`` with the control has no p-value."""
     for gi in (0, ti):
         if st.n[gi] == 0:

@@ -141,6 +141,11 @@ class Conventions:
         ones move up (trec_eval ``-J``, pytrec_eval ``judged_docs_only_flag``).
         A query none of whose documents is judged is scored as an empty
         ranking, not as missing.
+    collection_size:
+        The number of documents in the collection (trec_eval ``-N``; default 0,
+        as trec_eval's).  Only ``utility`` reads it: its fourth term weighs the
+        non-relevant documents not retrieved, ``N + RR - n - R``, which is
+        negative unless the collection size is given.
     iprec_rounding:
         How interpolated precision finds the rank for a recall level:
         ``lround`` (trec_eval 10) or ``legacy`` (trec_eval 9 and
@@ -159,6 +164,7 @@ class Conventions:
     rel_threshold: float = 1
     depth: int | None = None
     judged_only: bool = False
+    collection_size: int = 0
     iprec_rounding: str = "lround"
     score_precision: str = "float64"
     metric_defaults: dict[str, dict[str, Any]] = field(default_factory=dict, hash=False,
@@ -188,6 +194,12 @@ class Conventions:
         if not isinstance(self.judged_only, bool):
             raise ConventionError(
                 f"judged_only must be True or False, got {self.judged_only!r}."
+            )
+        if isinstance(self.collection_size, bool) or not isinstance(
+                self.collection_size, int) or self.collection_size < 0:
+            raise ConventionError(
+                f"collection_size must be a whole number >= 0 (the number of documents in "
+                f"the collection), got {self.collection_size!r}."
             )
         if self.depth is not None and (
             isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1

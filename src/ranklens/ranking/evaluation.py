@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, to_numpy
 from ranklens._shared.deps import needs
+from ranklens._shared.progress import report as report_progress
 from ranklens.errors import InputError, MetricNameError, RanklensWarning
 from ranklens.metrics import Metric, get_metric
 from ranklens.ranking.conventions import Conventions, resolve_conventions
@@ -157,6 +158,7 @@ def evaluate(
     rel_threshold: float | None = None,
     depth: int | None = None,
     judged_only: bool | None = None,
+    collection_size: int | None = None,
     iprec_rounding: str | None = None,
     score_precision: str | None = None,
 ) -> Result:
@@ -195,7 +197,8 @@ def evaluate(
     plan = Plan.make(metrics, conventions, profile, dict(
         ties=ties, missing=missing, no_relevant=no_relevant, unjudged=unjudged,
         rel_threshold=rel_threshold, depth=depth, judged_only=judged_only,
-        iprec_rounding=iprec_rounding, score_precision=score_precision))
+        collection_size=collection_size, iprec_rounding=iprec_rounding,
+        score_precision=score_precision))
     out = run_jobs(qrels, run, plan.conventions, plan.jobs, stacklevel=3)
     return plan.result(out, run.name, Provenance.of_evaluation(
         qrels, run, plan.canonical_metrics, plan.conventions, plan.input_order))
@@ -297,7 +300,8 @@ def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job]) -> 
     """:func:`run_jobs` without its warnings (a batch of a larger evaluation)."""
     prepared: dict[str, Prepared] = {}
     values: dict[str, np.ndarray] = {}
-    for job in jobs:
+    for done, job in enumerate(jobs):
+        report_progress("evaluating", done, len(jobs))
         order = _ordering(job.params["ties"])
         if order not in prepared:
             prepared[order] = prepare(qrels, run, conv if order == conv.ties else
@@ -312,6 +316,7 @@ def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job]) -> 
         else:
             v = np.asarray(kernel(prep, k, job.params), dtype=np.float64)
         values[job.key] = np.array(v, dtype=np.float64)  # own, writable copy
+    report_progress("evaluating", len(jobs), len(jobs))
     prep = next(iter(prepared.values()))
     if conv.no_relevant == "nan":
         none = prep.num_rel(conv.rel_threshold) == 0

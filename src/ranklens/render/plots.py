@@ -69,7 +69,49 @@ def _save(fig: Any, path: Path | None) -> Any:
     return fig
 
 
+#: the most characters of a run name drawn in a legend, a tick label or a title
+NAME_CHARS = 32
+#: the most characters of a title line (a longer title is wrapped)
+TITLE_CHARS = 64
+
+
+def _short(name: object) -> str:
+    """A run name that fits a chart: a long one keeps its start and end around an
+    ellipsis (run names often differ only at the end)."""
+    text = str(name)
+    if len(text) <= NAME_CHARS:
+        return text
+    head = (NAME_CHARS - 1) // 2
+    return text[:head] + "\u2026" + text[len(text) - (NAME_CHARS - 1 - head):]
+
+
+def _literal(text: str) -> str:
+    """Text drawn as written: matplotlib reads ``$...$`` as mathematics."""
+    return text.replace("$", r"\$")
+
+
+def _label(name: object) -> str:
+    """A run name as a legend entry or tick label: shortened, drawn literally."""
+    return _literal(_short(name))
+
+
+def _title(ax: Any, text: str) -> None:
+    """A title that fits the figure: wrapped into lines of :data:`TITLE_CHARS`."""
+    import textwrap
+
+    ax.set_title(_literal("\n".join(textwrap.wrap(text, TITLE_CHARS, break_long_words=True))))
+
+
+def _shared_queries(names: Sequence[str], query_sets: Sequence[set[str]]) -> None:
+    """Several runs must have a query in common, or their charts do not compare."""
+    if len(query_sets) > 1 and not set.intersection(*query_sets):
+        counts = ", ".join(f"{n}: {len(q)}" for n, q in zip(names, query_sets, strict=True))
+        raise InputError(f"the runs share no query ({counts} queries), so their charts do not "
+                         "compare; check that they answer the same topics.")
+
+
 def _runs(runs: Mapping[str, Run] | Sequence[Run]) -> list[tuple[str, Run]]:
+    """(name drawn, run) of each run; several runs must share a query."""
     items = (list(runs.items()) if isinstance(runs, Mapping) else
              [(r.name or f"run{i}", r) for i, r in enumerate(runs, start=1)])
     if not items:
@@ -77,8 +119,8 @@ def _runs(runs: Mapping[str, Run] | Sequence[Run]) -> list[tuple[str, Run]]:
     for name, r in items:
         if not isinstance(r, Run):
             raise InputError(f"{name!r} is a {type(r).__name__}, not a ranklens.Run.")
-    # matplotlib reads "$...$" as mathematics: names are drawn literally
-    return [(str(n).replace("$", r"\$"), r) for n, r in items]
+    _shared_queries([str(n) for n, _ in items], [set(r.query_ids) for _, r in items])
+    return [(_label(n), r) for n, r in items]
 
 
 def _longest(run: Run) -> int:
@@ -111,7 +153,7 @@ def plot_cutoffs(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run], metric: 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("cutoff k")
     ax.set_ylabel(f"mean {metric}@k")
-    ax.set_title(f"{metric} at every cutoff")
+    _title(ax, f"{metric} at every cutoff")
     ax.grid(alpha=0.3)
     ax.legend()
     return _save(fig, out)
@@ -167,7 +209,7 @@ def plot_pr_curves(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run],
     ax.set_ylabel("precision")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
-    ax.set_title("precision-recall")
+    _title(ax, "precision-recall")
     ax.grid(alpha=0.3)
     ax.legend()
     return _save(fig, out)
@@ -189,6 +231,7 @@ def plot_differences(a: Result, b: Result, metric: str, path: PathLike | None = 
     better, red: A better), on the queries both results have."""
     out = _check_path(path)
     name_a, name_b = labels or (a.run_name or "A", b.run_name or "B")
+    _shared_queries([name_a, name_b], [set(a.query_ids), set(b.query_ids)])
     _, d = _aligned(a, b, metric)
     d = np.sort(d)[::-1]
     fig = _figure()
@@ -197,8 +240,8 @@ def plot_differences(a: Result, b: Result, metric: str, path: PathLike | None = 
     ax.bar(np.arange(d.size), d, width=1.0, color=colors.tolist())
     ax.axhline(0.0, color="black", linewidth=0.8)
     wins, losses = int((d > 0).sum()), int((d < 0).sum())
-    ax.set_title(f"{metric}: {name_b} - {name_a} per query "
-                 f"({wins} better, {d.size - wins - losses} tied, {losses} worse)")
+    _title(ax, f"{metric}: {_short(name_b)} - {_short(name_a)} per query "
+               f"({wins} better, {d.size - wins - losses} tied, {losses} worse)")
     ax.set_xlabel("queries (sorted by difference)")
     ax.set_ylabel(f"difference in {metric}")
     return _save(fig, out)
@@ -221,7 +264,8 @@ def plot_distribution(results: Mapping[str, Result] | Sequence[Result], metric: 
             raise InputError(f"{name!r} is a {type(r).__name__}, not a ranklens Result.")
         v = np.asarray(r.values[r._key(metric)], dtype=np.float64)
         data.append(v[~np.isnan(v)])
-    names = [str(n) for n, _ in items]
+    _shared_queries([str(n) for n, _ in items], [set(r.query_ids) for _, r in items])
+    names = [_label(n) for n, _ in items]
     fig = _figure()
     ax = fig.add_subplot()
     if kind == "box":
@@ -233,5 +277,5 @@ def plot_distribution(results: Mapping[str, Result] | Sequence[Result], metric: 
         ax.set_xlabel(metric)
         ax.set_ylabel("queries")
         ax.legend()
-    ax.set_title(f"per-query {metric}")
+    _title(ax, f"per-query {metric}")
     return _save(fig, out)

@@ -143,10 +143,12 @@ def _numbers(values: np.ndarray, integer: bool) -> list[str]:
     return [number(v, integer) for v in np.asarray(values, dtype=np.float64).tolist()]
 
 
-def result_table(results: Result | Sequence[Result], per_query: bool = False) -> Table:
+def result_table(results: Result | Sequence[Result], per_query: bool = False,
+                 summary: bool = True) -> Table:
     """The summary (``run`` + metrics, the best value of each metric in bold when
     there are several runs) or per-query (``run``, ``query`` + metrics, each run's
-    block ending with its ``all`` row) table of one or several runs' results."""
+    block ending with its ``all`` row unless ``summary=False``) table of one or
+    several runs' results."""
     items = _as_results(results)
     metrics = _metric_union(items)
     labels = [display_id(x) for x in _labels(items)]
@@ -167,7 +169,8 @@ def result_table(results: Result | Sequence[Result], per_query: bool = False) ->
         rows.extend([labels[i], display_id(q), *cells]
                     for q, *cells in zip(r.query_ids, *cols, strict=True))
         # each run's block ends with its aggregate over the queries (trec_eval's "all")
-        rows.append([labels[i], "all", *(c[i] for c in means)])
+        if summary:
+            rows.append([labels[i], "all", *(c[i] for c in means)])
     return Table(["run", "query", *metrics], rows, n_labels=2)
 
 
@@ -211,7 +214,8 @@ def _arrow_table(results: Sequence[Result], per_query: bool) -> Any:
 
 
 def render_table(results: Result | Sequence[Result], per_query: bool = False,
-                 color: bool | None = None, max_width: int | None = None) -> str:
+                 color: bool | None = None, max_width: int | None = None,
+                 summary: bool = True) -> str:
     """A table as terminal text; ``color=None`` uses ANSI styles (bold) only when
     standard output is a terminal, ``False`` never, ``True`` always.
 
@@ -219,15 +223,18 @@ def render_table(results: Result | Sequence[Result], per_query: bool = False,
     output is a terminal, else no limit, so piped output is never cut) is printed
     with one metric per row (columns run[, query], metric, value) instead of
     wrapping."""
-    return to_text(result_table(results, per_query), color, max_width)
+    return to_text(result_table(results, per_query, summary), color, max_width)
 
 
-def render_json(results: Result | Sequence[Result], per_query: bool = False) -> str:
-    """``{"runs": [{"run", "summary", "per_query"?, "conventions", "report"}]}``."""
+def render_json(results: Result | Sequence[Result], per_query: bool = False,
+                summary: bool = True) -> str:
+    """``{"runs": [{"run", "summary"?, "per_query"?, "conventions", "report"}]}``."""
     items = _as_results(results)
     runs = []
     for label, r in zip(_labels(items), items, strict=True):
-        entry: dict[str, Any] = {"run": label, "summary": r.summary()}
+        entry: dict[str, Any] = {"run": label}
+        if summary:
+            entry["summary"] = r.summary()
         if per_query:
             entry["per_query"] = {
                 m: dict(zip(r.query_ids, _nan_to_none(r.values[m]), strict=True))
@@ -244,16 +251,18 @@ def render_csv(results: Result | Sequence[Result], per_query: bool = False) -> s
     return to_csv(_arrow_table(_as_results(results), per_query))
 
 
-def render_markdown(results: Result | Sequence[Result], per_query: bool = False) -> str:
+def render_markdown(results: Result | Sequence[Result], per_query: bool = False,
+                    summary: bool = True) -> str:
     """A GitHub pipe table; numbers right-aligned with four decimals, the best value
     of each metric in bold when there are several runs (summary only)."""
-    return to_markdown(result_table(results, per_query))
+    return to_markdown(result_table(results, per_query, summary))
 
 
-def render_latex(results: Result | Sequence[Result], per_query: bool = False) -> str:
+def render_latex(results: Result | Sequence[Result], per_query: bool = False,
+                 summary: bool = True) -> str:
     """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``); the best value of
     each metric in bold when there are several runs (summary only)."""
-    return to_latex(result_table(results, per_query))
+    return to_latex(result_table(results, per_query, summary))
 
 
 def _trec_value_format(result: Result, metric: str) -> tuple[bool, bool]:
@@ -263,15 +272,15 @@ def _trec_value_format(result: Result, metric: str) -> tuple[bool, bool]:
 
 
 def render_trec(results: Result | Sequence[Result], per_query: bool = False,
-                runid: bool = False) -> str:
+                runid: bool = False, summary: bool = True) -> str:
     """trec_eval's output: ``"%-22s\\t%s\\t%6.4f"`` lines.
 
     With ``per_query=True`` the per-query lines come first, query by query,
     each query's metrics in the order given (gm_map, gm_bpref and num_q are
     not printed per query, and a query whose value is NaN is left out, as
     trec_eval leaves out queries it did not evaluate); then the summary
-    block (query ``all``), starting with ``runid`` when ``runid=True``.
-    Summed counts (num_ret, num_rel, ...) print as integers.  Several runs
+    block (query ``all``), starting with ``runid`` when ``runid=True``, unless
+    ``summary=False`` (trec_eval ``-n``).  Summed counts (num_ret, num_rel, ...) print as integers.  Several runs
     print one block after another.
     """
     items = _as_results(results)
@@ -295,6 +304,8 @@ def render_trec(results: Result | Sequence[Result], per_query: bool = False,
                     columns.append([None if v != v else f"{head}{display_id(q)}\t{v:6.4f}"
                                     for q, v in zip(r.query_ids, vals, strict=True)])
             lines.extend(s for row in zip(*columns, strict=True) for s in row if s is not None)
+        if not summary:
+            continue
         if runid:
             lines.append(f"{'runid':<22}\tall\t{label}")
         for m, v in r.summary().items():
@@ -314,7 +325,7 @@ def _check_format(fmt: str) -> str:
 
 
 def render(results: Result | Sequence[Result], fmt: str, per_query: bool = False,
-           runid: bool = False, *, color: bool | None = None) -> str:
+           runid: bool = False, *, color: bool | None = None, summary: bool = True) -> str:
     """Render one result or several runs' results in format ``fmt`` (:data:`FORMATS`).
 
     Parameters
@@ -331,15 +342,18 @@ def render(results: Result | Sequence[Result], fmt: str, per_query: bool = False
         trec format only: print the ``runid`` line at the top of each summary.
     color:
         table format only: ANSI styles (``None``: only if stdout is a terminal).
+    summary:
+        With ``per_query``: ``False`` leaves out the aggregate over the queries
+        (trec_eval ``-n``; CSV per query has none).
     """
     key = _check_format(fmt)
     renderers: dict[str, Callable[[], str]] = {
-        "table": lambda: render_table(results, per_query, color=color),
-        "json": lambda: render_json(results, per_query),
+        "table": lambda: render_table(results, per_query, color=color, summary=summary),
+        "json": lambda: render_json(results, per_query, summary),
         "csv": lambda: render_csv(results, per_query),
-        "markdown": lambda: render_markdown(results, per_query),
-        "latex": lambda: render_latex(results, per_query),
-        "trec": lambda: render_trec(results, per_query, runid=runid),
+        "markdown": lambda: render_markdown(results, per_query, summary),
+        "latex": lambda: render_latex(results, per_query, summary),
+        "trec": lambda: render_trec(results, per_query, runid=runid, summary=summary),
     }
     return renderers[key]()
 

@@ -124,6 +124,18 @@ class Table:
     def cells(self) -> list[list[Cell]]:
         return [[c if isinstance(c, Cell) else Cell(c) for c in row] for row in self.rows]
 
+    def displayed(self) -> Table:
+        """The table as the layout formats draw it: control characters of every text
+        (ids in cells, the header, the lines around) shown by :func:`display_id`, so
+        that no id can split a row or restyle a terminal (the data formats keep them)."""
+        def cell(c: Cell | str) -> Cell:
+            c = c if isinstance(c, Cell) else Cell(c)
+            return Cell(display_id(c.text), c.style, display_id(c.sup), display_id(c.small))
+
+        return Table([display_id(h) for h in self.header],
+                     [[cell(c) for c in row] for row in self.rows], self.n_labels,
+                     [cell(x) for x in self.preamble], [display_id(n) for n in self.notes])
+
     def one_value_per_row(self, name: str = "metric") -> Table:
         """The same values, one per row: the label columns, the value's column
         (called ``name``) and the value."""
@@ -286,6 +298,7 @@ def to_text(table: Table, color: bool | None = None, max_width: int | None = Non
     when standard output is one, else no limit): one value per row."""
     if color is None:
         color = stdout_is_terminal()
+    table = table.displayed()
     limit = terminal_width() if max_width is None else max_width
     texts = [[c.plain for c in row] for row in table.cells()]
     if (limit and _natural_width(table.header, texts) > limit
@@ -336,6 +349,7 @@ def to_markdown(table: Table) -> str:
     def line(cells: Iterable[str]) -> str:
         return "| " + " | ".join(cells) + " |"
 
+    table = table.displayed()
     n = table.n_labels
     out = [*_paragraphs(table.preamble, markdown_escape),
            line(markdown_escape(h) for h in table.header),
@@ -364,6 +378,7 @@ def to_latex(table: Table) -> str:
             text += rf" {{\scriptsize {latex_escape(c.small)}}}"
         return text
 
+    table = table.displayed()
     n = len(table.header)
     spec = "l" * table.n_labels + "r" * (n - table.n_labels)
     extra = [rf"\multicolumn{{{n}}}{{l}}{{\footnotesize {latex_escape(t)}}} \\"

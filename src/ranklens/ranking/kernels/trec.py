@@ -58,9 +58,9 @@ def rprec_mult(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 def utility(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Linear utility (trec_eval ``utility``):
-    ``a RR + b (n - RR) + c (R - RR) + d (N + RR - n - R)`` with ``N = 0``
-    (trec_eval's default collection size) and defaults ``a, b, c, d = 1, -1,
-    0, 0``.  Unjudged retrieved documents count as non-relevant retrieved.
+    ``a RR + b (n - RR) + c (R - RR) + d (N + RR - n - R)`` with ``N`` the
+    ``collection_size`` convention (trec_eval ``-N``; default 0, as trec_eval)
+    and defaults ``a, b, c, d = 1, -1, 0, 0``.  Unjudged retrieved documents count as non-relevant retrieved.
     A query absent from the run (``missing='zero'``) scores 0, as with
     trec_eval ``-c``."""
     thr = _thr(prep, params)
@@ -68,7 +68,8 @@ def utility(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     rr = prep.seg_sum(prep.is_rel(thr).astype(np.float64))
     r = prep.num_rel(thr).astype(np.float64)
     a, b, c, d = (float(params[x]) for x in "abcd")
-    val = a * rr + b * (n - rr) + c * (r - rr) + d * (rr - n - r)
+    size = float(prep.conventions.collection_size)
+    val = a * rr + b * (n - rr) + c * (r - rr) + d * (size + rr - n - r)
     return np.where(n > 0, val, 0.0)
 
 
