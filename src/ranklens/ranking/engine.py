@@ -638,7 +638,8 @@ def _score_column(run: Run, conv: Conventions) -> np.ndarray:
     return run._values
 
 
-def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
+def prepare(qrels: Qrels, run: Run, conventions: Conventions, *, partial: bool = False
+            ) -> Prepared:
     """Join ``run`` to ``qrels`` and sort every query's ranking once.
 
     The steps: map the run's queries onto the judged ones (:func:`_judged_run_rows`),
@@ -646,8 +647,13 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     ``depth`` and drop unjudged documents if asked (:func:`_apply_depth`,
     :func:`_judged_only`), choose the queries evaluated (:func:`_select_queries`) and
     keep only those (:func:`_restrict`).  ``report`` counts what every rule touched.
+
+    ``partial=True``: the tables are one part (whole queries) of a larger evaluation whose
+    inputs were checked with :func:`check_not_empty`, so either may be empty here (a part
+    holding only queries missing from the run, or only run queries without judgments).
     """
-    _check_not_empty(qrels, run)
+    if not partial:
+        check_not_empty(len(qrels), len(run))
     idx = _judgment_index(qrels)
     report: dict[str, int] = {}
     rows = _judged_run_rows(qrels, run, idx, conventions, report)
@@ -661,10 +667,11 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     return _restrict(ranked, selected, idx, conventions, report, rows.unjudged_ids)
 
 
-def _check_not_empty(qrels: Qrels, run: Run) -> None:
-    if len(qrels) == 0:
+def check_not_empty(qrels_rows: int, run_rows: int) -> None:
+    """Raise :class:`InputError` if the qrels or the run of an evaluation has no row."""
+    if qrels_rows == 0:
         raise InputError("The qrels are empty: there is nothing to evaluate against.")
-    if len(run) == 0:
+    if run_rows == 0:
         raise InputError(
             "The run is empty: it has no (query, doc, score) rows. Check that the run was "
             "read from the right file or frame."
