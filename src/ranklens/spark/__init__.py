@@ -26,6 +26,15 @@ aggregations and finish per user in the tasks, with the local code.
 pyspark is imported on first use, never by ``import ranklens``.
 """
 
+from ranklens.spark.beyond import (
+    average_recommendation_popularity,
+    catalog_coverage,
+    gini_index,
+    long_tail_share,
+    novelty,
+    personalisation,
+    shannon_entropy,
+)
 from ranklens.spark.ranking import evaluate, evaluate_interactions
 from ranklens.spark.result import SparkInteractionEvaluation, SparkResult
 

@@ -23,7 +23,9 @@ exception type with the same message.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +37,9 @@ from ranklens import errors
 from ranklens._shared.deps import needs
 from ranklens.errors import InputError, RanklensError
 
-__all__ = ["SHUFFLES", "Joined", "by_query", "check_frame", "column", "functions", "id_column",
-           "in_row_order", "number_column", "quoted", "row_order", "values_table"]
+__all__ = ["SHUFFLES", "Joined", "by_query", "check_frame", "collect_arrow", "column",
+           "functions", "id_column", "in_row_order", "number_column", "quiet", "quoted",
+           "row_order", "values_table"]
 
 SHUFFLES = ("cogroup", "partition")
 ROW = "_ranklens_row"
@@ -54,6 +57,25 @@ def functions(what: str) -> Any:
     with needs("spark", what):
         from pyspark.sql import functions as sf
     return sf
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """pyspark's FutureWarning that it does not fully support the installed pandas (it
+    warns on every Arrow transfer, even one that does not use pandas) is not ours to
+    give."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support",
+                                FutureWarning)
+        yield
+
+
+def collect_arrow(df: Any) -> pa.Table:
+    """A (small) Spark DataFrame collected to the driver as a pyarrow Table."""
+    with quiet():
+        if hasattr(df, "toArrow"):  # pyspark >= 4.0
+            return df.toArrow()
+        return pa.Table.from_batches(df._collect_as_arrow())  # pragma: no cover
 
 
 def quoted(name: str) -> str:
@@ -168,11 +190,13 @@ def _raise(info: dict[str, Any]) -> None:
     raise cls(info["message"])
 
 
-def by_query(left: Any, right: Any, key: str, task: Task, names: Sequence[str], *,
+def by_query(left: Any, right: Any | None, key: str, task: Task, names: Sequence[str], *,
              partitions: int | None, shuffle: str, what: str) -> Joined:
     """Run ``task`` on whole queries of ``left`` and ``right`` (both with the string
     column ``key``) and return its per-query values: a DataFrame with the string column
-    ``names[0]`` and a double column for each other name, persisted."""
+    ``names[0]`` and a double column for each other name, persisted.  Without ``right``
+    (one input) the rows are repartitioned by ``key`` and the task's right table is
+    empty."""
     from pyspark import StorageLevel
     from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
@@ -189,17 +213,20 @@ def by_query(left: Any, right: Any, key: str, task: Task, names: Sequence[str], 
                          *(StructField(n, DoubleType(), True) for n in names[1:]),
                          StructField(INFO, StringType(), True)])
     run = _guarded(task, names)
-    if shuffle == "cogroup":
+    if shuffle == "cogroup" and right is not None:
         bucket = sf.pmod(sf.xxhash64(sf.col(key)), sf.lit(partitions))
         out = (left.withColumn(BUCKET, bucket).groupBy(BUCKET)
                .cogroup(right.withColumn(BUCKET, bucket).groupBy(BUCKET))
                .applyInArrow(lambda lt, rt: run(lt.drop_columns([BUCKET]),
                                                 rt.drop_columns([BUCKET])), schema))
     else:
-        left_cols, right_cols = list(left.columns), list(right.columns)
-        tagged = (left.withColumn(SIDE, sf.lit(0))
-                  .unionByName(right.withColumn(SIDE, sf.lit(1)), allowMissingColumns=True)
-                  .repartition(partitions, sf.col(key)))
+        left_cols = list(left.columns)
+        right_cols = list(right.columns) if right is not None else left_cols
+        tagged = left.withColumn(SIDE, sf.lit(0))
+        if right is not None:
+            tagged = tagged.unionByName(right.withColumn(SIDE, sf.lit(1)),
+                                        allowMissingColumns=True)
+        tagged = tagged.repartition(partitions, sf.col(key))
 
         def per_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             parts = list(batches)
@@ -212,8 +239,9 @@ def by_query(left: Any, right: Any, key: str, task: Task, names: Sequence[str], 
 
         out = tagged.mapInArrow(per_partition, schema)
     out = out.persist(StorageLevel.MEMORY_AND_DISK)
-    infos = [json.loads(r[0]) for r in
-             out.where(sf.col(INFO).isNotNull()).select(INFO).collect()]
+    with quiet():
+        infos = [json.loads(r[0]) for r in
+                 out.where(sf.col(INFO).isNotNull()).select(INFO).collect()]
     failed = [i for i in infos if "error" in i]
     if failed:
         out.unpersist()

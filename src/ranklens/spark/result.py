@@ -17,18 +17,9 @@ from ranklens.ranking.conventions import Conventions
 from ranklens.ranking.evaluation import GM_FLOOR, Computed, Plan, Result
 from ranklens.ranking.evaluator import combine
 from ranklens.recsys.interactions import InteractionEvaluation
-from ranklens.spark._tasks import Joined, column, functions, quoted
+from ranklens.spark._tasks import Joined, collect_arrow, column, functions, quiet, quoted
 
-__all__ = ["SparkInteractionEvaluation", "SparkResult", "to_arrow"]
-
-
-def to_arrow(df: Any) -> Any:
-    """A (small) Spark DataFrame collected to the driver as a pyarrow Table."""
-    if hasattr(df, "toArrow"):  # pyspark >= 4.0
-        return df.toArrow()
-    import pyarrow as pa  # pragma: no cover - pyspark 3.4 / 3.5
-
-    return pa.Table.from_batches(df._collect_as_arrow())  # pragma: no cover
+__all__ = ["SparkInteractionEvaluation", "SparkResult", "aggregate_column"]
 
 
 def aggregate_column(sf: Any, name: str, how: str) -> Any:
@@ -96,7 +87,8 @@ class SparkResult:
             sf = functions("SparkResult.summary()")
             aggs = [aggregate_column(sf, m, self.parsed[m].definition.aggregate).alias(f"_{i}")
                     for i, m in enumerate(self.metrics)]
-            row = self._joined.values.agg(*aggs).collect()[0]
+            with quiet():
+                row = self._joined.values.agg(*aggs).collect()[0]
             self._summary = {m: math.nan if row[i] is None else float(row[i])
                              for i, m in enumerate(self.metrics)}
         return dict(self._summary)
@@ -124,7 +116,7 @@ class SparkResult:
                 f"SparkResult.to_result: {n} queries are more than max_queries="
                 f"{max_queries}; raise max_queries= if the driver has the memory, or use "
                 "summary() and to_frame(), which stay in Spark.")
-        table = to_arrow(frame)
+        table = collect_arrow(frame)
         ids = column(table, table.column_names[0])
         values = {m: np.array(to_numpy(column(table, m)), dtype=np.float64)
                   for m in self.metrics}
