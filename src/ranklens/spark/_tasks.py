@@ -23,6 +23,7 @@ exception type with the same message.
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -47,8 +48,12 @@ INFO = "_ranklens_info"
 BUCKET = "_ranklens_bucket"
 SIDE = "_ranklens_side"
 
-Task = Callable[[pa.Table, pa.Table], tuple[pa.Table, dict[str, int]]]
-"""``(left rows, right rows) -> (per-query values, counts)`` over whole queries."""
+Partials = dict[str, tuple[int, float]]
+"""Per value column, :func:`ranklens.ranking.evaluation.partial_aggregate`'s count and
+sum over some queries."""
+Task = Callable[[pa.Table, pa.Table], tuple[pa.Table, dict[str, int], Partials]]
+"""``(left rows, right rows) -> (per-query values, counts, partial aggregates)`` over
+whole queries."""
 
 
 def functions(what: str) -> Any:
@@ -150,7 +155,17 @@ class Joined:
 
     values: Any
     counts: dict[str, int]
+    partials: Partials
     persisted: Any
+
+    def aggregate(self, column: str, how: str) -> float:
+        """The aggregate of one value column over every query (see
+        :func:`ranklens.ranking.evaluation.aggregate`), from the tasks' partial
+        aggregates: counts added, sums added exactly (``math.fsum``) and rounded once."""
+        from ranklens.ranking.evaluation import finish_aggregate
+
+        count, total = self.partials.get(column, (0, 0.0))
+        return finish_aggregate(count, total, how)
 
 
 def values_table(ids: pa.Array, values: Sequence[np.ndarray], names: Sequence[str]
@@ -174,11 +189,12 @@ def _guarded(task: Task, names: Sequence[str]) -> Callable[[pa.Table, pa.Table],
 
     def run(left: pa.Table, right: pa.Table) -> pa.Table:
         try:
-            values, counts = task(left, right)
+            values, counts, partials = task(left, right)
         except RanklensError as exc:
             return _info_table(names, {"error": type(exc).__name__, "message": str(exc)})
         counts = {"left_rows": left.num_rows, "right_rows": right.num_rows, **counts}
-        return pa.concat_tables([values, _info_table(names, {"counts": counts})])
+        info = {"counts": counts, "partials": partials}
+        return pa.concat_tables([values, _info_table(names, info)])
 
     return run
 
@@ -212,34 +228,36 @@ def by_query(left: Any, right: Any | None, key: str, task: Task, names: Sequence
     schema = StructType([StructField(names[0], StringType(), True),
                          *(StructField(n, DoubleType(), True) for n in names[1:]),
                          StructField(INFO, StringType(), True)])
-    run = _guarded(task, names)
-    if shuffle == "cogroup" and right is not None:
-        bucket = sf.pmod(sf.xxhash64(sf.col(key)), sf.lit(partitions))
-        out = (left.withColumn(BUCKET, bucket).groupBy(BUCKET)
-               .cogroup(right.withColumn(BUCKET, bucket).groupBy(BUCKET))
-               .applyInArrow(lambda lt, rt: run(lt.drop_columns([BUCKET]),
-                                                rt.drop_columns([BUCKET])), schema))
-    else:
-        left_cols = list(left.columns)
-        right_cols = list(right.columns) if right is not None else left_cols
-        tagged = left.withColumn(SIDE, sf.lit(0))
-        if right is not None:
-            tagged = tagged.unionByName(right.withColumn(SIDE, sf.lit(1)),
-                                        allowMissingColumns=True)
-        tagged = tagged.repartition(partitions, sf.col(key))
+    with quiet():  # pyspark checks its pandas version on every Arrow function
+        run = _guarded(task, names)
+        if shuffle == "cogroup" and right is not None:
+            bucket = sf.pmod(sf.xxhash64(sf.col(key)), sf.lit(partitions))
+            out = (left.withColumn(BUCKET, bucket).groupBy(BUCKET)
+                   .cogroup(right.withColumn(BUCKET, bucket).groupBy(BUCKET))
+                   .applyInArrow(lambda lt, rt: run(lt.drop_columns([BUCKET]),
+                                                    rt.drop_columns([BUCKET])), schema))
+        else:
+            left_cols = list(left.columns)
+            right_cols = list(right.columns) if right is not None else left_cols
+            tagged = left.withColumn(SIDE, sf.lit(0))
+            if right is not None:
+                tagged = tagged.unionByName(right.withColumn(SIDE, sf.lit(1)),
+                                            allowMissingColumns=True)
+            tagged = tagged.repartition(partitions, sf.col(key))
 
-        def per_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            parts = list(batches)
-            if not parts:
-                return
-            table = pa.Table.from_batches(parts)
-            side = pc.equal(table[SIDE], 0)
-            yield from run(table.filter(side).select(left_cols),
-                           table.filter(pc.invert(side)).select(right_cols)).to_batches()
+            def per_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+                parts = list(batches)
+                if not parts:
+                    return
+                table = pa.Table.from_batches(parts)
+                if table.num_rows == 0:
+                    return
+                side = pc.equal(table[SIDE], 0)
+                yield from run(table.filter(side).select(left_cols),
+                               table.filter(pc.invert(side)).select(right_cols)).to_batches()
 
-        out = tagged.mapInArrow(per_partition, schema)
-    out = out.persist(StorageLevel.MEMORY_AND_DISK)
-    with quiet():
+            out = tagged.mapInArrow(per_partition, schema)
+        out = out.persist(StorageLevel.MEMORY_AND_DISK)
         infos = [json.loads(r[0]) for r in
                  out.where(sf.col(INFO).isNotNull()).select(INFO).collect()]
     failed = [i for i in infos if "error" in i]
@@ -247,4 +265,15 @@ def by_query(left: Any, right: Any | None, key: str, task: Task, names: Sequence
         out.unpersist()
         _raise(failed[0])
     values = out.where(sf.col(INFO).isNull()).drop(INFO)
-    return Joined(values, sum_reports(i["counts"] for i in infos), out)
+    return Joined(values, sum_reports(i["counts"] for i in infos),
+                  _add_partials([i["partials"] for i in infos]), out)
+
+
+def _add_partials(parts: list[dict[str, list[Any]]]) -> Partials:
+    """The tasks' partial aggregates added: counts exactly, sums by ``math.fsum`` (exact,
+    rounded once, so the task order does not matter)."""
+    out: Partials = {}
+    for name in {n for p in parts for n in p}:
+        pairs = [p[name] for p in parts if name in p]
+        out[name] = (sum(int(c) for c, _ in pairs), math.fsum(float(t) for _, t in pairs))
+    return out

@@ -21,7 +21,6 @@ over users (computed in Spark); ``"none"`` the per-user values as a Spark DataFr
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +29,7 @@ import pyarrow as pa
 
 from ranklens.errors import InputError
 from ranklens.ranking.data import Run
+from ranklens.ranking.evaluation import partial_aggregate
 from ranklens.recsys.beyond.coverage import (
     catalog_counts,
     coverage_of,
@@ -41,6 +41,8 @@ from ranklens.recsys.beyond.coverage import (
 from ranklens.recsys.beyond.diversity import list_vector_sums, personalisation_of
 from ranklens.recsys.beyond.popularity import long_tail_of, novelty_of, popularity_of
 from ranklens.spark._tasks import (
+    Joined,
+    Partials,
     by_query,
     check_frame,
     collect_arrow,
@@ -49,11 +51,9 @@ from ranklens.spark._tasks import (
     id_column,
     in_row_order,
     number_column,
-    quiet,
     row_order,
     values_table,
 )
-from ranklens.spark.result import aggregate_column
 
 __all__ = ["average_recommendation_popularity", "catalog_coverage", "gini_index",
            "long_tail_share", "novelty", "personalisation", "shannon_entropy"]
@@ -82,21 +82,21 @@ class _Lists:
                                  *order)
 
     def per_task(self, emit: Callable[[Any], tuple[pa.Array, list[np.ndarray]]],
-                 names: list[str]) -> Any:
-        """Run ``emit(lists)`` (ids and value columns) on the lists of whole users."""
+                 names: list[str]) -> Joined:
+        """Run ``emit(lists)`` (ids and value columns) on the lists of whole users; the
+        partial means of the value columns come with them."""
         what, k, ties = self.what, self.k, self.ties  # the task holds these, not self
 
-        def task(t: pa.Table, _: pa.Table) -> tuple[pa.Table, dict[str, int]]:
+        def task(t: pa.Table, _: pa.Table) -> tuple[pa.Table, dict[str, int], Partials]:
             from ranklens.recsys.beyond._lists import user_lists
 
-            if t.num_rows == 0:
-                return values_table(pa.array([], pa.string()),
-                                    [np.zeros(0)] * (len(names) - 1), names), {"users": 0}
             t = in_row_order(t)
             run = Run(column(t, "user"), column(t, "item"), column(t, "score"))
             lists = user_lists(run, k, what, ties, None)
             ids, cols = emit(lists)
-            return values_table(ids, cols, names), {"users": lists.n_users}
+            partials = {n: partial_aggregate(c, "mean")
+                        for n, c in zip(names[1:], cols, strict=True)}
+            return values_table(ids, cols, names), {"users": lists.n_users}, partials
 
         return by_query(self.frame, None, "user", task, names, partitions=self.partitions,
                         shuffle="partition", what=self.what)
@@ -111,11 +111,8 @@ class _Lists:
                                ["user", metric])
         if reduction == "none":
             return joined.values
-        sf = functions(self.what)
-        with quiet():
-            mean = joined.values.agg(aggregate_column(sf, metric, "mean")).collect()[0][0]
         joined.persisted.unpersist()
-        return math.nan if mean is None else float(mean)
+        return joined.aggregate(metric, "mean")
 
 
 def _item_counts(frame: Any, value: str, what: str) -> tuple[pa.Array, np.ndarray]:

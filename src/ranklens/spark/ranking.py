@@ -3,9 +3,10 @@ evaluations run inside Spark on whole queries (see :mod:`ranklens.spark`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from ranklens.errors import InputError
@@ -13,9 +14,10 @@ from ranklens.metrics import Metric
 from ranklens.ranking.conventions import Conventions
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.engine import check_not_empty
-from ranklens.ranking.evaluation import Plan, compute_jobs, warn_unmatched
+from ranklens.ranking.evaluation import Plan, compute_jobs, partial_aggregate, warn_unmatched
 from ranklens.recsys.interactions import check_options, interaction_report, interaction_tables
 from ranklens.spark._tasks import (
+    Partials,
     by_query,
     check_frame,
     column,
@@ -38,6 +40,16 @@ def _plan(what: str, metrics: Any, conventions: Conventions | None, profile: str
         raise InputError(f"{what}: unknown keyword(s) {unknown}; the conventions are "
                          f"{sorted(Conventions.__dataclass_fields__)}.")
     return Plan.make(metrics, conventions, profile, single)
+
+
+def _partials(plan: Plan) -> Callable[[dict[str, np.ndarray]], Partials]:
+    """A task's partial aggregates of its values (each metric's own aggregate)."""
+    how = {k: plan.parsed[k].definition.aggregate for k in plan.keys}
+
+    def partials(values: dict[str, np.ndarray]) -> Partials:
+        return {k: partial_aggregate(values[k], how[k]) for k in how}
+
+    return partials
 
 
 def _in_input_order(plan: Plan) -> bool:
@@ -103,16 +115,16 @@ def evaluate(
     right = run.select(id_column(run, query, "query", what).alias("query"),
                        id_column(run, doc, "doc", what).alias("doc"),
                        number_column(run, score, "score", what).alias("score"), *order)
-    conv, jobs, keys = plan.conventions, plan.jobs, plan.keys
+    conv, jobs, keys, partials = plan.conventions, plan.jobs, plan.keys, _partials(plan)
 
-    def task(q: pa.Table, r: pa.Table) -> tuple[pa.Table, dict[str, int]]:
+    def task(q: pa.Table, r: pa.Table) -> tuple[pa.Table, dict[str, int], Partials]:
         r = in_row_order(r)
         out = compute_jobs(
             Qrels(column(q, "query"), column(q, "doc"), column(q, "relevance")),
             Run(column(r, "query"), column(r, "doc"), column(r, "score")),
             conv, jobs, partial=True)
         return (values_table(out.query_ids, [out.values[k] for k in keys], [query, *keys]),
-                out.report)
+                out.report, partials(out.values))
 
     joined = by_query(left, right, "query", task, [query, *keys], partitions=partitions,
                       shuffle=shuffle, what=what)
@@ -167,9 +179,9 @@ def evaluate_interactions(
     if weight is not None:
         held_cols.append(number_column(interactions, weight, "weight", what).alias("weight"))
     held = interactions.select(*held_cols)
-    conv, jobs, keys = plan.conventions, plan.jobs, plan.keys
+    conv, jobs, keys, partials = plan.conventions, plan.jobs, plan.keys, _partials(plan)
 
-    def task(h: pa.Table, r: pa.Table) -> tuple[pa.Table, dict[str, int]]:
+    def task(h: pa.Table, r: pa.Table) -> tuple[pa.Table, dict[str, int], Partials]:
         qrels, run, merged = interaction_tables(
             in_row_order(r), h, user="user", item="item",
             score="score" if value[0] == "score" else None,
@@ -179,7 +191,7 @@ def evaluate_interactions(
         out = compute_jobs(qrels, run, conv, jobs, partial=True)
         counts = {**out.report, "_merged": merged, "_dropped": run.dropped_duplicates}
         return (values_table(out.query_ids, [out.values[k] for k in keys], [user, *keys]),
-                counts)
+                counts, partials(out.values))
 
     joined = by_query(held, recs, "user", task, [user, *keys], partitions=partitions,
                       shuffle=shuffle, what=what)

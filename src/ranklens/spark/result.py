@@ -3,7 +3,6 @@ summary computed in Spark, and the local :class:`~ranklens.Result` when it fits.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,26 +13,12 @@ from ranklens._shared.validate import check_int
 from ranklens.errors import InputError, MetricNameError
 from ranklens.metrics import Metric, get_metric
 from ranklens.ranking.conventions import Conventions
-from ranklens.ranking.evaluation import GM_FLOOR, Computed, Plan, Result
+from ranklens.ranking.evaluation import Computed, Plan, Result
 from ranklens.ranking.evaluator import combine
 from ranklens.recsys.interactions import InteractionEvaluation
-from ranklens.spark._tasks import Joined, collect_arrow, column, functions, quiet, quoted
+from ranklens.spark._tasks import Joined, collect_arrow, column
 
-__all__ = ["SparkInteractionEvaluation", "SparkResult", "aggregate_column"]
-
-
-def aggregate_column(sf: Any, name: str, how: str) -> Any:
-    """The Spark aggregate of one metric column, as
-    :func:`ranklens.ranking.evaluation.aggregate`: NaN values left out, then the mean,
-    the sum or the geometric mean (values floored at ``GM_FLOOR``); null when no value is
-    defined."""
-    col = sf.col(quoted(name))
-    defined = ~sf.isnan(col)
-    if how == "sum":
-        return sf.sum(sf.when(defined, col))
-    if how == "gmean":
-        return sf.exp(sf.avg(sf.when(defined, sf.log(sf.greatest(col, sf.lit(GM_FLOOR))))))
-    return sf.avg(sf.when(defined, col))
+__all__ = ["SparkInteractionEvaluation", "SparkResult"]
 
 
 class SparkResult:
@@ -46,11 +31,13 @@ class SparkResult:
       backticks).  The values are those of :func:`ranklens.evaluate` bit for bit
       (the same kernels on the same rows of each query); the frame is persisted until
       :meth:`unpersist`.
-    - :meth:`summary`: the aggregates, computed by one Spark aggregation.  Spark adds
-      the values of a column in an order of its own, so a mean may differ from the local
-      one in the last bits: by at most ``n * 2**-53`` of the mean of the absolute values
-      over ``n`` queries (the bound of any order of summation), in practice a few units
-      in the last place.  :meth:`to_result` gives the local numbers exactly.
+    - :meth:`summary`: the aggregates, computed in Spark with the evaluation: each task
+      adds its queries' values (NumPy, as locally) and the driver adds the tasks' sums
+      exactly (``math.fsum``), rounding once.  Only the order of summation differs from
+      the local one, so a mean may differ from the local mean in the last bits: by at
+      most ``n * 2**-53`` times the mean absolute value over ``n`` queries (the bound of
+      any order of summation), in practice one or two units in the last place; counts
+      are exact.  :meth:`to_result` gives the local numbers exactly.
     - ``report``: the counts of :attr:`ranklens.Result.report`, equal to the local ones.
     - :meth:`to_result`: the local :class:`ranklens.Result` (for ``compare``, plots and
       reports), collecting the per-query table to the driver.
@@ -62,7 +49,6 @@ class SparkResult:
         self._joined = joined
         self.report = report
         self.run_name = run_name
-        self._summary: dict[str, float] | None = None
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -81,17 +67,11 @@ class SparkResult:
         return self._joined.values
 
     def summary(self) -> dict[str, float]:
-        """``{metric: aggregate}`` computed in Spark (mean, or sum / geometric mean where
-        the metric says); NaN where no query has a defined value."""
-        if self._summary is None:
-            sf = functions("SparkResult.summary()")
-            aggs = [aggregate_column(sf, m, self.parsed[m].definition.aggregate).alias(f"_{i}")
-                    for i, m in enumerate(self.metrics)]
-            with quiet():
-                row = self._joined.values.agg(*aggs).collect()[0]
-            self._summary = {m: math.nan if row[i] is None else float(row[i])
-                             for i, m in enumerate(self.metrics)}
-        return dict(self._summary)
+        """``{metric: aggregate}`` (mean, or sum / geometric mean where the metric says;
+        NaN where no query has a defined value), from the partial aggregates the Spark
+        tasks computed with the evaluation."""
+        return {m: self._joined.aggregate(m, self.parsed[m].definition.aggregate)
+                for m in self.metrics}
 
     def __getitem__(self, metric: str) -> float:
         if metric not in self.parsed:
@@ -110,7 +90,7 @@ class SparkResult:
         more than ``max_queries`` queries raise :class:`InputError` instead."""
         check_int("max_queries", max_queries, where="SparkResult.to_result")
         frame = self._joined.values
-        n = frame.count()
+        n = self.report.get("queries_evaluated", 0)  # the rows of the frame
         if n > max_queries:
             raise InputError(
                 f"SparkResult.to_result: {n} queries are more than max_queries="
