@@ -111,7 +111,7 @@ def lists(spark: Any) -> tuple[Any, Any, Any, Any, Any]:
 def test_beyond_accuracy_equals_local(lists: Any, k: int | None, ties: str) -> None:
     import ranklens.spark as rs
 
-    recs, train, run, srecs, strain = lists
+    _recs, train, run, srecs, strain = lists
     kw: dict[str, Any] = {"k": k, "ties": ties}
     spark_kw = {**kw, "score": "value", "partitions": 3}
     catalog = [f"i{i}" for i in range(60)]
@@ -139,7 +139,7 @@ def test_beyond_accuracy_equals_local(lists: Any, k: int | None, ties: str) -> N
 def test_beyond_accuracy_catalog_frame_and_errors(spark: Any, lists: Any) -> None:
     import ranklens.spark as rs
 
-    recs, train, run, srecs, strain = lists
+    _recs, _train, run, srecs, strain = lists
     catalog = [f"i{i}" for i in range(60)]
     frame = _spark(spark, pd.DataFrame({"item_id": catalog}))
     assert rs.catalog_coverage(srecs, frame, score="value") == recsys.catalog_coverage(

@@ -137,16 +137,17 @@ def _slots(recs: Any, what: str, user: str, item: str, score: str, k: int | None
     joined = spec.per_task(emit, ["item", "slots"])
     items, counts = _item_counts(joined.values, "slots", what)
     joined.persisted.unpersist()
-    if isinstance(catalog, _dataframe_types()):
+    if _is_dataframe(catalog):
+        name = _single_column(catalog, item, what)
         catalog = column(collect_arrow(catalog.select(
-            id_column(catalog, _single_column(catalog, item, what), "catalog", what))), 0)
+            id_column(catalog, name, "catalog", what).alias("item"))), "item")
     return catalog_counts(items, counts.astype(np.int64), catalog, what, sort=sort)
 
 
-def _dataframe_types() -> tuple[type, ...]:
+def _is_dataframe(value: Any) -> bool:
     from pyspark.sql import DataFrame
 
-    return (DataFrame,)
+    return isinstance(value, DataFrame)
 
 
 def _single_column(df: Any, item: str, what: str) -> str:
