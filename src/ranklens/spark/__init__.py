@@ -16,8 +16,9 @@ aggregates reaches the driver.
 
 Two ways of bringing the rows together are offered (``shuffle=``): ``cogroup``
 (default; buckets of queries cogrouped with ``applyInArrow``) and ``partition``
-(``repartition`` by query and ``mapInArrow``); ``benchmarks/bench_spark.py`` times
-both.
+(``repartition`` by query and ``mapInArrow`` over the union of both inputs).  The
+same numbers; ``cogroup`` was 1.1-1.4x faster in ``benchmarks/bench_spark.py``
+(each input shuffled by itself, each task handed two ready tables).
 
 The beyond-accuracy metrics that need statistics over all users or the training log
 (:func:`catalog_coverage`, :func:`novelty`, ...) compute those statistics with Spark
