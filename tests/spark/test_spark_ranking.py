@@ -160,6 +160,16 @@ def test_errors_and_warnings_are_the_local_ones(spark: Any) -> None:
     run = _frame(spark, [("q1", "a", 1.0), ("q1", "c", 0.5)], "score")
     with pytest.raises(rl.InputError, match=r"1 queries in the qrels are not in the run: 'q2'"):
         rs.evaluate(qrels, run, ["map"], missing="error")
+    # counted over every query (not per task), the first five in id order, as locally
+    many = [(f"q{i:02d}", "a", 1.0) for i in range(12)]
+    with pytest.raises(rl.InputError, match=r"11 queries in the qrels are not in the run: "
+                                            r"'q00', 'q02', 'q03', 'q04', 'q05' and 6 more"
+                       ) as spark_error:
+        rs.evaluate(_frame(spark, many, "relevance"), _frame(spark, [("q01", "a", 1.0)], "score"),
+                    ["map"], missing="error", partitions=4)
+    with pytest.raises(rl.InputError) as local_error:
+        _local(many, [("q01", "a", 1.0)], ["map"], missing="error")
+    assert str(spark_error.value) == str(local_error.value)
     dup = _frame(spark, [("q1", "a", 1.0), ("q1", "a", 0.5)], "score")
     with pytest.raises(rl.DuplicateError):
         rs.evaluate(qrels, dup, ["map"])

@@ -804,10 +804,20 @@ def _judged_only(r: _Ranked, report: dict[str, int]) -> _Ranked:
     return _Ranked(r.score[r.judged], r.rel[r.judged], r.judged[r.judged], counts)
 
 
-def _some_ids(ids: list[Any]) -> str:
-    """The first five ids, quoted, and how many more."""
-    more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
+def _some_ids(ids: list[Any], total: int | None = None) -> str:
+    """The first five ids, quoted, and how many more (of ``total``, default all)."""
+    n = len(ids) if total is None else total
+    more = f" and {n - 5} more" if n > 5 else ""
     return ", ".join(map(repr, ids[:5])) + more
+
+
+def missing_queries_error(first: list[Any], total: int) -> InputError:
+    """The error of ``missing='error'``: ``total`` qrels queries are not in the run, the
+    first of them (in id order) ``first``."""
+    return InputError(
+        f"{total} queries in the qrels are not in the run: {_some_ids(first, total)}. "
+        "Pass missing='zero' to score them 0 or missing='skip' to leave them out."
+    )
 
 
 def _select_queries(present: np.ndarray, idx: _JudgmentIndex, conventions: Conventions,
@@ -821,11 +831,7 @@ def _select_queries(present: np.ndarray, idx: _JudgmentIndex, conventions: Conve
     if n_missing:
         if conventions.missing == "error":
             missing_ids = idx.query_ids.filter(from_numpy(~present)).to_pylist()
-            raise InputError(
-                f"{n_missing} queries in the qrels are not in the run: "
-                f"{_some_ids(missing_ids)}. "
-                "Pass missing='zero' to score them 0 or missing='skip' to leave them out."
-            )
+            raise missing_queries_error(missing_ids[:5], n_missing)
         if conventions.missing == "skip":
             selected &= present
     report["run_queries_matched"] = int(present.sum())

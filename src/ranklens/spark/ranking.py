@@ -13,7 +13,7 @@ from ranklens.errors import InputError
 from ranklens.metrics import Metric
 from ranklens.ranking.conventions import Conventions
 from ranklens.ranking.data import Qrels, Run
-from ranklens.ranking.engine import check_not_empty
+from ranklens.ranking.engine import check_not_empty, missing_queries_error
 from ranklens.ranking.evaluation import Plan, compute_jobs, partial_aggregate, warn_unmatched
 from ranklens.recsys.interactions import check_options, interaction_report, interaction_tables
 from ranklens.spark._tasks import (
@@ -101,7 +101,11 @@ def evaluate(
         Spark, the report of :func:`ranklens.evaluate` and :meth:`SparkResult.to_result`.
         Queries of the qrels missing from the run, run queries without judgments and
         queries without a relevant judgment follow the conventions exactly as locally,
-        and the same warnings are given.
+        and the same warnings are given.  ``missing='error'`` finds the missing queries
+        over all queries first (a left anti join in Spark) and raises the local error;
+        other errors found in the data (``no_relevant='error'``, repeated pairs, null
+        ids) are raised as the first failing task found them, so their message names
+        the queries of that task only.
     """
     what = "ranklens.spark.evaluate"
     sf = functions(what)
@@ -116,6 +120,8 @@ def evaluate(
                        id_column(run, doc, "doc", what).alias("doc"),
                        number_column(run, score, "score", what).alias("score"), *order)
     conv, jobs, keys, partials = plan.conventions, plan.jobs, plan.keys, _partials(plan)
+    if conv.missing == "error":
+        _check_missing(left, right)
 
     def task(q: pa.Table, r: pa.Table) -> tuple[pa.Table, dict[str, int], Partials]:
         r = in_row_order(r)
@@ -132,6 +138,19 @@ def evaluate(
     check_not_empty(report.pop("left_rows", 0), report.pop("right_rows", 0))
     warn_unmatched(report, conv, stacklevel=2)
     return SparkResult(plan, joined, report)
+
+
+def _check_missing(qrels: Any, run: Any) -> None:
+    """``missing='error'`` over all queries: the qrels queries absent from the run, by a
+    left anti join in Spark, raise the local error (their number, the first five)."""
+    from ranklens.spark._tasks import collect_arrow
+
+    absent = (qrels.select("query").distinct()
+              .join(run.select("query").distinct(), "query", "left_anti"))
+    total = absent.count()
+    if total:
+        first = collect_arrow(absent.orderBy("query").limit(5))["query"].to_pylist()
+        raise missing_queries_error(first, total)
 
 
 def evaluate_interactions(
