@@ -94,9 +94,20 @@ CASES: dict[str, list[tuple[str, str]]] = {
     "matplotlib": [
         ("plot", "__import__('ranklens.render.plots').render.plots.plot_cutoffs(q, [r], 'p')"),
     ],
+    # ranklens.spark imports without pyspark; each function names the extra when called
+    "pyspark": [(f"spark_{name}", f"__import__('ranklens.spark').spark.{name}({args})")
+                for name, args in [("evaluate", "None, None, ['p@1']"),
+                                   ("evaluate_interactions", "None, None, ['p@1']"),
+                                   ("catalog_coverage", "None, ['a']"),
+                                   ("shannon_entropy", "None, ['a']"),
+                                   ("gini_index", "None, ['a']"),
+                                   ("novelty", "None, None"),
+                                   ("average_recommendation_popularity", "None, None"),
+                                   ("long_tail_share", "None, None"),
+                                   ("personalisation", "None")]],
 }
 EXTRA = {"sklearn": "ml", "scipy": "", "statsmodels": "online", "pandas": "pandas",
-         "matplotlib": "plot"}
+         "matplotlib": "plot", "pyspark": "spark"}
 
 
 def _run(hidden: str, cases: list[tuple[str, str]]) -> dict[str, str]:

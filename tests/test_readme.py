@@ -52,9 +52,13 @@ def test_every_block_is_run_here() -> None:
 
 @pytest.mark.parametrize("number", range(len(_blocks("python"))))
 def test_python_block_runs_on_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                      number: int) -> None:
+                                      request: pytest.FixtureRequest, number: int) -> None:
     monkeypatch.chdir(tmp_path)
     block = _blocks("python")[number]
+    if "pyspark" in block:
+        # the tests' one local session (skips without Java): the block's getOrCreate()
+        # finds it, and its Python workers run this interpreter
+        request.getfixturevalue("spark")
     exec(compile(block, f"{README}: python block {number + 1}", "exec"), {})
 
 

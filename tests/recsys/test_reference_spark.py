@@ -1,8 +1,8 @@
 """Reference tests: ranklens (profile ``spark``) against Apache Spark MLlib's ``RankingMetrics``.
 
 The hand-computed tests need only pandas.  The reference tests need pyspark
-(test extra) and a Java runtime; they start one local Spark session for the
-module and evaluate the union of all random cases (users named by case) in one
+(test extra) and a Java runtime; they use the one local Spark session of the
+test run (the ``spark`` fixture of ``tests/conftest.py``) and evaluate the union of all random cases (users named by case) in one
 Spark job per metric and cutoff, so the whole module takes seconds.  A
 mismatch is then narrowed down to the cases that cause it.
 
@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import shutil
-import sys
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -218,31 +216,6 @@ def _ranking_metrics_class() -> Any:
     return RankingMetrics
 
 
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    """One local Spark session for the module (one core, small memory, no UI, quiet)."""
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("pyspark needs a Java runtime and there is no `java` on PATH")
-    with pytest.MonkeyPatch.context() as mp, _quiet():
-        mp.setenv("PYSPARK_PYTHON", sys.executable)  # Python workers run this interpreter
-        from pyspark.sql import SparkSession
-
-        session = (SparkSession.builder.master("local[1]").appName("ranklens-reference")
-                   .config("spark.ui.enabled", "false")
-                   .config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.driver.memory", "512m")
-                   .config("spark.driver.host", "127.0.0.1")
-                   .config("spark.driver.bindAddress", "127.0.0.1")
-                   .getOrCreate())
-        session.sparkContext.setLogLevel("ERROR")
-    try:
-        yield session
-    finally:
-        with _quiet():
-            session.stop()
-
-
 def _wrap(java_metrics: Any) -> Any:
     """A JVM RankingMetrics in pyspark's Python class (whose methods call the JVM object)."""
     cls = _ranking_metrics_class()
@@ -429,3 +402,25 @@ def test_pyspark_python_class_drops_the_relevance(spark: Any) -> None:
     l3 = math.log2(3)
     # binary: user 1 finds both labels (1), user 2 one label at rank 1 of two
     assert python.ndcgAt(2) == pytest.approx((1 + 1 / (1 + 1 / l3)) / 2, abs=1e-12)
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("graded", [False, True], ids=["binary", "graded"])
+def test_ranklens_on_spark_agrees_with_spark(reference: SparkReference, graded: bool) -> None:
+    # the same comparison with ranklens running inside Spark (ranklens.spark), whose
+    # per-user values are then those of the local evaluation
+    import ranklens.spark as rs
+
+    cases = reference.cases
+    with _quiet():
+        recs = reference.spark.createDataFrame(cases.recs)
+        held = reference.spark.createDataFrame(cases.held)
+    ev = rs.evaluate_interactions(recs, held, NAMES, score="score",
+                                  weight="relevance" if graded else None,
+                                  repeats="sum" if graded else "binary", profile="spark",
+                                  unjudged="zero")
+    local = ev.to_local()
+    _check(reference, cases.users, graded, local.result, "ranklens.spark")
+    summary = ev.summary()
+    for n in NAMES:
+        assert summary[n] == pytest.approx(local.result[n], abs=1e-12), n

@@ -638,7 +638,8 @@ def _score_column(run: Run, conv: Conventions) -> np.ndarray:
     return run._values
 
 
-def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
+def prepare(qrels: Qrels, run: Run, conventions: Conventions, *, partial: bool = False
+            ) -> Prepared:
     """Join ``run`` to ``qrels`` and sort every query's ranking once.
 
     The steps: map the run's queries onto the judged ones (:func:`_judged_run_rows`),
@@ -646,8 +647,13 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     ``depth`` and drop unjudged documents if asked (:func:`_apply_depth`,
     :func:`_judged_only`), choose the queries evaluated (:func:`_select_queries`) and
     keep only those (:func:`_restrict`).  ``report`` counts what every rule touched.
+
+    ``partial=True``: the tables are one part (whole queries) of a larger evaluation whose
+    inputs were checked with :func:`check_not_empty`, so either may be empty here (a part
+    holding only queries missing from the run, or only run queries without judgments).
     """
-    _check_not_empty(qrels, run)
+    if not partial:
+        check_not_empty(len(qrels), len(run))
     idx = _judgment_index(qrels)
     report: dict[str, int] = {}
     rows = _judged_run_rows(qrels, run, idx, conventions, report)
@@ -661,10 +667,11 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions) -> Prepared:
     return _restrict(ranked, selected, idx, conventions, report, rows.unjudged_ids)
 
 
-def _check_not_empty(qrels: Qrels, run: Run) -> None:
-    if len(qrels) == 0:
+def check_not_empty(qrels_rows: int, run_rows: int) -> None:
+    """Raise :class:`InputError` if the qrels or the run of an evaluation has no row."""
+    if qrels_rows == 0:
         raise InputError("The qrels are empty: there is nothing to evaluate against.")
-    if len(run) == 0:
+    if run_rows == 0:
         raise InputError(
             "The run is empty: it has no (query, doc, score) rows. Check that the run was "
             "read from the right file or frame."
@@ -797,10 +804,20 @@ def _judged_only(r: _Ranked, report: dict[str, int]) -> _Ranked:
     return _Ranked(r.score[r.judged], r.rel[r.judged], r.judged[r.judged], counts)
 
 
-def _some_ids(ids: list[Any]) -> str:
-    """The first five ids, quoted, and how many more."""
-    more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
+def _some_ids(ids: list[Any], total: int | None = None) -> str:
+    """The first five ids, quoted, and how many more (of ``total``, default all)."""
+    n = len(ids) if total is None else total
+    more = f" and {n - 5} more" if n > 5 else ""
     return ", ".join(map(repr, ids[:5])) + more
+
+
+def missing_queries_error(first: list[Any], total: int) -> InputError:
+    """The error of ``missing='error'``: ``total`` qrels queries are not in the run, the
+    first of them (in id order) ``first``."""
+    return InputError(
+        f"{total} queries in the qrels are not in the run: {_some_ids(first, total)}. "
+        "Pass missing='zero' to score them 0 or missing='skip' to leave them out."
+    )
 
 
 def _select_queries(present: np.ndarray, idx: _JudgmentIndex, conventions: Conventions,
@@ -814,11 +831,7 @@ def _select_queries(present: np.ndarray, idx: _JudgmentIndex, conventions: Conve
     if n_missing:
         if conventions.missing == "error":
             missing_ids = idx.query_ids.filter(from_numpy(~present)).to_pylist()
-            raise InputError(
-                f"{n_missing} queries in the qrels are not in the run: "
-                f"{_some_ids(missing_ids)}. "
-                "Pass missing='zero' to score them 0 or missing='skip' to leave them out."
-            )
+            raise missing_queries_error(missing_ids[:5], n_missing)
         if conventions.missing == "skip":
             selected &= present
     report["run_queries_matched"] = int(present.sum())

@@ -29,14 +29,28 @@ GM_FLOOR = 1e-5  # trec_eval's floor for geometric means (gm_map, gm_bpref)
 
 def aggregate(values: np.ndarray, how: str) -> float:
     """Mean, geometric mean (trec_eval: floor 1e-5) or sum; NaN entries are excluded."""
+    return finish_aggregate(*partial_aggregate(values, how), how)
+
+
+def partial_aggregate(values: np.ndarray, how: str) -> tuple[int, float]:
+    """What :func:`aggregate` needs of some of the values: how many are defined (not
+    NaN) and their sum (of logarithms, floored at ``GM_FLOOR``, for ``gmean``).  The
+    parts of several batches add up (counts exactly, sums to rounding)."""
     v = values[~np.isnan(values)]
-    if v.size == 0:
+    if how == "gmean":
+        v = np.log(np.maximum(v, GM_FLOOR))
+    return int(v.size), float(v.sum())
+
+
+def finish_aggregate(count: int, total: float, how: str) -> float:
+    """The aggregate from :func:`partial_aggregate`'s count and sum (NaN if no value)."""
+    if count == 0:
         return float("nan")
     if how == "sum":
-        return float(v.sum())
+        return float(total)
     if how == "gmean":
-        return float(np.exp(np.mean(np.log(np.maximum(v, GM_FLOOR)))))
-    return float(v.mean())
+        return float(np.exp(total / count))
+    return float(total / count)
 
 
 @dataclass(frozen=True)
@@ -296,8 +310,10 @@ def run_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job],
     return out
 
 
-def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job]) -> Computed:
-    """:func:`run_jobs` without its warnings (a batch of a larger evaluation)."""
+def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job], *,
+                 partial: bool = False) -> Computed:
+    """:func:`run_jobs` without its warnings (a batch of a larger evaluation).
+    ``partial=True``: either table may be empty (see :func:`~ranklens.ranking.engine.prepare`)."""
     prepared: dict[str, Prepared] = {}
     values: dict[str, np.ndarray] = {}
     for done, job in enumerate(jobs):
@@ -305,7 +321,7 @@ def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job]) -> 
         order = _ordering(job.params["ties"])
         if order not in prepared:
             prepared[order] = prepare(qrels, run, conv if order == conv.ties else
-                                      _with_ties(conv, order))
+                                      _with_ties(conv, order), partial=partial)
         prep = prepared[order]
         defn = job.metric.definition
         kernel = defn.kernel

@@ -30,7 +30,7 @@ ranklens importing torch).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -179,26 +179,38 @@ class Evaluator:
         """The :class:`~ranklens.Result` of every batch so far."""
         if not self._batches:
             raise InputError("Evaluator.compute(): no batch yet; call update() first.")
-        ids = pa.concat_arrays([b.query_ids.cast(pa.large_string()) for b in self._batches])
-        order = to_numpy(pc.array_sort_indices(ids))  # the byte order of one evaluation
-        values = {}
-        for key in self._plan.keys:
-            v = np.concatenate([b.values[key] for b in self._batches])[order]
-            v.setflags(write=False)
-            values[key] = v
-        report = _sum_reports([b.report for b in self._batches])
-        warn_unmatched(report, self._plan.conventions, stacklevel=3)
-        out = Computed(ids.take(from_numpy(order)), values, report)
         plan = self._plan
-        return plan.result(out, self._run_name, Provenance.of_batches(
-            self._fingerprints, self._run_form, plan.canonical_metrics, plan.conventions))
+        return combine(plan, self._batches, self._run_name, stacklevel=4,
+                       provenance=Provenance.of_batches(
+                           self._fingerprints, self._run_form, plan.canonical_metrics,
+                           plan.conventions))
 
     @property
     def _run_form(self) -> str:
         return "input" if self._plan.input_order else "canonical"
 
 
-def _sum_reports(reports: list[Mapping[str, int]]) -> dict[str, int]:
+def combine(plan: Plan, batches: Sequence[Computed], run_name: str | None, *,
+            stacklevel: int | None = None, provenance: Provenance | None = None) -> Result:
+    """The :class:`~ranklens.Result` of one evaluation from the values of its batches of
+    whole queries (in any order): per-query values concatenated and put in the query
+    order of one evaluation (byte order of the ids), report counts summed.  With a
+    ``stacklevel`` the warnings of one evaluation are given (:func:`warn_unmatched`)."""
+    ids = pa.concat_arrays([b.query_ids.cast(pa.large_string()) for b in batches])
+    order = to_numpy(pc.array_sort_indices(ids))  # the byte order of one evaluation
+    values = {}
+    for key in plan.keys:
+        v = np.concatenate([b.values[key] for b in batches])[order]
+        v.setflags(write=False)
+        values[key] = v
+    report = sum_reports([b.report for b in batches])
+    if stacklevel is not None:
+        warn_unmatched(report, plan.conventions, stacklevel=stacklevel)
+    return plan.result(Computed(ids.take(from_numpy(order)), values, report), run_name,
+                       provenance)
+
+
+def sum_reports(reports: Iterable[Mapping[str, int]]) -> dict[str, int]:
     """Every count of a batch's report is a count over its queries or rows: summed."""
     total: dict[str, int] = {}
     for rep in reports:

@@ -21,6 +21,7 @@ rank)`` and held-out interactions ``(user, item[, weight])`` as tables and runs
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,10 +128,34 @@ def evaluate_interactions(
         Further conventions for :func:`ranklens.evaluate` (``ties``,
         ``rel_threshold``, ...).
     """
+    unjudged = check_options(repeats, missing, duplicates, unjudged, unjudged_users)
+    qrels, run, merged = interaction_tables(
+        recommendations, interactions, user=user, item=item, score=score, rank=rank,
+        weight=weight, repeats=repeats, duplicates=duplicates)
+
+    import warnings
+
+    from ranklens.errors import RanklensWarning
+
+    with warnings.catch_warnings():
+        # users without interactions are the documented rule here, counted below
+        warnings.simplefilter("ignore", RanklensWarning)
+        res = evaluate(qrels, run, metrics, missing=missing,
+                       unjudged=unjudged, **conventions)
+    report = interaction_report(res.report, len(res.query_ids), merged, run.dropped_duplicates)
+    return InteractionEvaluation(res, report)
+
+
+def check_options(repeats: str, missing: str, duplicates: str, unjudged: str,
+                  unjudged_users: str | None = None) -> str:
+    """Check the recommender conventions of :func:`evaluate_interactions` (before any data
+    is read) and return ``unjudged`` (its deprecated spellings resolved)."""
     if repeats not in ("sum", "max", "binary"):
         raise InputError(f"repeats={repeats!r} is not known; use 'sum', 'max' or 'binary'.")
     if missing not in ("zero", "skip"):
         raise InputError(f"missing={missing!r} is not known here; use 'zero' or 'skip'.")
+    if duplicates not in ("error", "first"):
+        raise InputError(f"duplicates={duplicates!r} is not known; use 'error' or 'first'.")
     renamed = {"exclude": "skip"}
     unjudged = renamed_keyword("evaluate_interactions", "unjudged_users", unjudged_users,
                                "unjudged", renamed_choice("evaluate_interactions", "unjudged",
@@ -138,6 +163,15 @@ def evaluate_interactions(
                                convert=lambda old: renamed.get(old, old))
     if not isinstance(unjudged, str) or unjudged not in UNJUDGED_POLICIES:
         raise InputError(f"unjudged={unjudged!r} is not known; use 'skip' or 'zero'.")
+    return unjudged
+
+
+def interaction_tables(recommendations: Any, interactions: Any, *, user: str, item: str,
+                       score: str | None, rank: str | None, weight: str | None,
+                       repeats: str, duplicates: str) -> tuple[Qrels, Run, int]:
+    """The held-out interactions as :class:`Qrels` (repeats merged) and the
+    recommendations as a :class:`Run` (ranks turned into scores ``-rank``), and how many
+    interaction rows were merged; options checked by :func:`check_options`."""
     use_rank = rank is not None
     if not use_rank and score is None:
         raise InputError("give the recommendations' score= or rank= column.")
@@ -156,9 +190,6 @@ def evaluate_interactions(
             raise InputError(f"recommendations: rank in row {bad} is {values[bad]:g}; ranks "
                              "start at 1.")
         values = -values
-    dup_policy = "max" if duplicates == "first" else duplicates
-    if dup_policy not in ("error", "max"):
-        raise InputError(f"duplicates={duplicates!r} is not known; use 'error' or 'first'.")
     hu = as_id_column(held["user"], "interactions user column", encode=True)
     hi = as_id_column(held["item"], "interactions item column", encode=True)
     n_held = len(hu)
@@ -167,24 +198,17 @@ def evaluate_interactions(
     # the qrels first: a large one indexes itself on the other core meanwhile
     qrels, merged = _judgments(hu, hi, w, repeats)
     run = Run(rec["user"], rec["item"], values, name="recommendations",
-              duplicates=dup_policy)
+              duplicates="max" if duplicates == "first" else duplicates)
+    return qrels, run, merged
 
-    import warnings
 
-    from ranklens.errors import RanklensWarning
-
-    with warnings.catch_warnings():
-        # users without interactions are the documented rule here, counted below
-        warnings.simplefilter("ignore", RanklensWarning)
-        res = evaluate(qrels, run, metrics, missing=missing,
-                       unjudged=unjudged, **conventions)
-    no_inter = res.report["run_queries_without_judgments"]
-    no_rec = res.report["qrels_queries_missing_from_run"]
-    report = {
-        "users_evaluated": len(res.query_ids),
-        "users_without_recommendations": no_rec,
-        "users_without_interactions": no_inter,
+def interaction_report(report: Mapping[str, int], users_evaluated: int, merged: int,
+                       dropped: int) -> dict[str, int]:
+    """The report of :func:`evaluate_interactions` from the evaluation's ``report``."""
+    return {
+        "users_evaluated": users_evaluated,
+        "users_without_recommendations": report["qrels_queries_missing_from_run"],
+        "users_without_interactions": report["run_queries_without_judgments"],
         "repeated_interactions_merged": merged,
-        "duplicate_recommendations_dropped": run.dropped_duplicates,
+        "duplicate_recommendations_dropped": dropped,
     }
-    return InteractionEvaluation(res, report)

@@ -7,14 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from ranklens._shared.arrow import from_numpy
 from ranklens.errors import InputError
 from ranklens.ranking.data import Run
-from ranklens.recsys.beyond._ids import distinct_ids, sorted_order
-from ranklens.recsys.beyond._lists import user_lists
+from ranklens.recsys.beyond._ids import distinct_ids, examples, index_in, sorted_order
+from ranklens.recsys.beyond._lists import Lists, user_lists
 
 __all__ = ["catalog_coverage", "gini_index", "shannon_entropy"]
+# and, for ranklens.spark: slot_counts, catalog_counts, coverage_of, shares_of, entropy_of,
+# gini_of (the same numbers from slot counts gathered elsewhere)
 
 
 def catalog_coverage(recs: Run, catalog: Any, *, k: int | None = None,
@@ -31,34 +34,60 @@ def catalog_coverage(recs: Run, catalog: Any, *, k: int | None = None,
     0.5
     """
     what = "catalog_coverage"
-    counts = _catalog_counts(recs, catalog, k, what, ties, profile)
+    return coverage_of(_catalog_counts(recs, catalog, k, what, ties, profile))
+
+
+def coverage_of(counts: np.ndarray) -> float:
+    """Catalog coverage from each catalog item's number of top-``k`` slots."""
     return float((counts > 0).sum() / counts.size)
 
 
-def _catalog_counts(recs: Run, catalog: Any, k: int | None, what: str,
-                    ties: str | None = None, profile: str | None = None, *,
-                    sort: bool = False) -> np.ndarray:
-    """How often each catalog item fills a top-``k`` slot (catalog items in sorted id
-    order with ``sort=True``, else in any order); recommended items outside the
-    catalog raise :class:`InputError`."""
-    lists = user_lists(recs, k, what, ties, profile)
+def slot_counts(lists: Lists) -> tuple[pa.Array, np.ndarray]:
+    """The items of ``lists`` (text) and how many slots of the lists each fills."""
+    return lists.items, np.bincount(lists.item, minlength=len(lists.items))
+
+
+def catalog_counts(items: pa.Array, counts: np.ndarray, catalog: Any, what: str, *,
+                   sort: bool = False) -> np.ndarray:
+    """How often each catalog item fills a top-``k`` slot, from the distinct ``items``
+    and their slot ``counts`` (catalog items in sorted id order with ``sort=True``, else
+    in any order); recommended items outside the catalog raise :class:`InputError`."""
     cat, _ = distinct_ids(catalog, f"{what} catalog")
     if len(cat) == 0:
         raise InputError(f"{what}: the catalog is empty.")
     if sort:
         cat = cat.take(from_numpy(sorted_order(cat)))
-    pos = lists.positions(cat, what, "are not in the catalog",
-                          "; add them to the catalog or remove them from the recommendations.")
-    return np.bincount(pos, minlength=len(cat))
+    pos = index_in(items, cat)
+    used = counts > 0
+    bad = used & (pos < 0)
+    if bad.any():
+        missing = items.filter(from_numpy(bad))
+        raise InputError(f"{what}: {len(missing)} recommended item(s) are not in the catalog, "
+                         f"e.g. {examples(missing)}; add them to the catalog or remove them "
+                         "from the recommendations.")
+    out = np.zeros(len(cat), dtype=np.int64)
+    out[pos[used]] = counts[used]
+    return out
+
+
+def _catalog_counts(recs: Run, catalog: Any, k: int | None, what: str,
+                    ties: str | None = None, profile: str | None = None, *,
+                    sort: bool = False) -> np.ndarray:
+    items, counts = slot_counts(user_lists(recs, k, what, ties, profile))
+    return catalog_counts(items, counts, catalog, what, sort=sort)
+
+
+def shares_of(counts: np.ndarray) -> np.ndarray:
+    """Each catalog item's share of the top-``k`` slots, from the counts of
+    :func:`catalog_counts` (``sort=True``: items in sorted id order, the order the sums
+    run in)."""
+    c = counts.astype(np.float64)
+    return c / c.sum()
 
 
 def _shares(recs: Run, catalog: Any, k: int | None, what: str, ties: str | None,
             profile: str | None) -> np.ndarray:
-    """Each catalog item's share of the top-``k`` slots, items in sorted id order (the
-    order the sums run in)."""
-    counts = _catalog_counts(recs, catalog, k, what, ties, profile, sort=True).astype(
-        np.float64)
-    return counts / counts.sum()
+    return shares_of(_catalog_counts(recs, catalog, k, what, ties, profile, sort=True))
 
 
 def shannon_entropy(recs: Run, catalog: Any, *, k: int | None = None, ties: str | None = None,
@@ -75,8 +104,11 @@ def shannon_entropy(recs: Run, catalog: Any, *, k: int | None = None, ties: str 
     >>> shannon_entropy(recs, ["a", "b", "c", "d"])
     1.5
     """
-    what = "shannon_entropy"
-    p = _shares(recs, catalog, k, what, ties, profile)
+    return entropy_of(_shares(recs, catalog, k, "shannon_entropy", ties, profile), normalise)
+
+
+def entropy_of(p: np.ndarray, normalise: bool) -> float:
+    """Shannon entropy (bits) of the shares ``p`` of :func:`shares_of`."""
     nz = p[p > 0]
     h = float(-(nz * np.log2(nz)).sum())
     if normalise:
@@ -99,8 +131,12 @@ def gini_index(recs: Run, catalog: Any, *, k: int | None = None, ties: str | Non
     >>> gini_index(recs, ["a", "b"])
     1.0
     """
-    what = "gini_index"
-    p = np.sort(_shares(recs, catalog, k, what, ties, profile))
+    return gini_of(_shares(recs, catalog, k, "gini_index", ties, profile))
+
+
+def gini_of(shares: np.ndarray) -> float:
+    """The Gini index of the shares of :func:`shares_of`."""
+    p = np.sort(shares)
     n = p.size
     if n == 1:
         return 0.0

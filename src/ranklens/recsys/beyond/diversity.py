@@ -13,10 +13,11 @@ from ranklens.ranking.data import Run
 from ranklens.recsys.beyond import _items
 from ranklens.recsys.beyond._ids import distinct_keys
 from ranklens.recsys.beyond._items import check_nonzero, item_table
-from ranklens.recsys.beyond._lists import user_lists
+from ranklens.recsys.beyond._lists import Lists, user_lists
 from ranklens.recsys.beyond.values import ListOptions, UserValues, reduce, resolve_reduction
 
 __all__ = ["intra_list_diversity", "personalisation"]
+# and, for ranklens.spark: list_vector_sums, personalisation_of
 
 
 def _segment_sums(unit: np.ndarray, row: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -159,7 +160,21 @@ def personalisation(recs: Run, *, k: int | None = None, ties: str | None = None,
     n = lists.n_users
     if n < 2:
         raise InputError(f"{what}: needs recommendations for at least 2 users, got {n}.")
+    return reduce(what, lists, personalisation_of(lists, list_vector_sums(lists), n),
+                  reduction)
+
+
+def list_vector_sums(lists: Lists) -> np.ndarray:
+    """``S = sum_u y_u`` over the users of ``lists``: per item of ``lists.items``, the
+    sum of ``1 / sqrt(|L_u|)`` over the lists holding it."""
     weight = 1.0 / np.sqrt(lists.lengths[lists.user])
-    s = np.bincount(lists.item, weights=weight, minlength=len(lists.items))
-    dot = np.bincount(lists.user, weights=weight * s[lists.item], minlength=n)   # y_u . S
-    return reduce(what, lists, 1.0 - (dot - 1.0) / (n - 1), reduction)
+    return np.bincount(lists.item, weights=weight, minlength=len(lists.items))
+
+
+def personalisation_of(lists: Lists, s: np.ndarray, n: int) -> np.ndarray:
+    """``P(u)`` for the users of ``lists``, from ``S`` (per item of ``lists.items``,
+    :func:`list_vector_sums` over all ``n`` users)."""
+    weight = 1.0 / np.sqrt(lists.lengths[lists.user])
+    dot = np.bincount(lists.user, weights=weight * s[lists.item],
+                      minlength=lists.n_users)   # y_u . S
+    return 1.0 - (dot - 1.0) / (n - 1)

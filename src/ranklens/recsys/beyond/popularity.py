@@ -17,10 +17,12 @@ from ranklens.recsys.beyond._ids import (
     sorted_order,
     training_log,
 )
-from ranklens.recsys.beyond._lists import user_lists
+from ranklens.recsys.beyond._lists import Lists, user_lists
 from ranklens.recsys.beyond.values import ListOptions, UserValues, reduce, resolve_reduction
 
 __all__ = ["average_recommendation_popularity", "long_tail_share", "novelty"]
+# and, for ranklens.spark: novelty_of, popularity_of, long_tail_of (per-user values from
+# statistics of the training log gathered elsewhere)
 
 
 def _popularity(train_users: Any, train_items: Any, what: str) -> tuple[pa.Array, np.ndarray,
@@ -74,11 +76,19 @@ def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = No
     reduction = resolve_reduction(what, reduction, per_user)
     lists = user_lists(recs, k, what, ties, profile)
     items, users_per_item, n_users = _popularity(train_users, train_items, what)
+    return reduce(what, lists, novelty_of(lists, items, users_per_item, n_users), reduction)
+
+
+def novelty_of(lists: Lists, items: pa.Array, users_per_item: np.ndarray, n_users: int
+               ) -> np.ndarray:
+    """Per user of ``lists``, the mean self-information of the list's items, from the
+    training log's distinct ``items`` (text), the distinct users of each and the number
+    of users."""
+    what = "novelty"
     pos = lists.positions(items, what, "have no training interaction",
                           ", so their self-information is infinite; drop cold items from the "
                           "recommendations or evaluate them separately.")
-    info = -np.log2(users_per_item[pos] / n_users)
-    return reduce(what, lists, lists.user_mean(info), reduction)
+    return lists.user_mean(-np.log2(users_per_item[pos] / n_users))
 
 
 @overload
@@ -112,9 +122,16 @@ def average_recommendation_popularity(
     reduction = resolve_reduction(what, reduction, per_user)
     lists = user_lists(recs, k, what, ties, profile)
     items, counts = _interactions_per_item(train_items, what)
+    return reduce(what, lists, popularity_of(lists, items, counts), reduction)
+
+
+def popularity_of(lists: Lists, items: pa.Array, counts: np.ndarray) -> np.ndarray:
+    """Per user of ``lists``, the mean number of training interactions of the list's
+    items, from the training log's distinct ``items`` (text) and the interactions of
+    each."""
     at = lists.lookup(items)
     phi = np.where(at >= 0, counts[np.maximum(at, 0)], 0) if counts.size else np.zeros(at.size)
-    return reduce(what, lists, lists.user_mean(phi[lists.item].astype(np.float64)), reduction)
+    return lists.user_mean(phi[lists.item].astype(np.float64))
 
 
 @overload
@@ -157,6 +174,14 @@ def long_tail_share(recs: Run, train_items: Any, *, k: int | None = None,
         )
     lists = user_lists(recs, k, what, ties, profile)
     items, counts = _interactions_per_item(train_items, what)
+    return reduce(what, lists, long_tail_of(lists, items, counts, head_share), reduction)
+
+
+def long_tail_of(lists: Lists, items: pa.Array, counts: np.ndarray, head_share: float
+                 ) -> np.ndarray:
+    """Per user of ``lists``, the share of long-tail items in the list, from the training
+    log's distinct ``items`` (text) and the interactions of each."""
+    what = "long_tail_share"
     if len(items) == 0:
         raise InputError(f"{what}: the training interactions are empty.")
     n_head = int(np.ceil(head_share * len(items)))
@@ -166,4 +191,4 @@ def long_tail_share(recs: Run, train_items: Any, *, k: int | None = None,
     head = np.zeros(len(items) + 1, dtype=bool)          # the last slot: unseen items
     head[np.lexsort((rank, -counts))[:n_head]] = True
     in_head = head[lists.lookup(items)][lists.item]
-    return reduce(what, lists, lists.user_mean((~in_head).astype(np.float64)), reduction)
+    return lists.user_mean((~in_head).astype(np.float64))

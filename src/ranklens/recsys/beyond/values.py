@@ -13,6 +13,7 @@ from ranklens._shared.deprecation import renamed_keyword
 from ranklens._shared.deps import needs
 from ranklens._shared.validate import check_choice
 from ranklens.errors import InputError
+from ranklens.ranking.evaluation import aggregate
 from ranklens.recsys.beyond._lists import Lists
 
 __all__ = ["REDUCTIONS", "ListOptions", "UserValues", "reduce", "resolve_reduction"]
@@ -31,8 +32,7 @@ class ListOptions(TypedDict, total=False):
 
 def _mean(values: np.ndarray) -> float:
     """Mean of the defined (non-NaN) per-user values."""
-    v = values[~np.isnan(values)]
-    return float(v.mean()) if v.size else float("nan")
+    return aggregate(values, "mean")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,54 @@
+"""ranklens on Spark (``pip install 'ranklens[spark]'``): the local evaluations run
+where the data lives, with exactly the local numbers.
+
+:func:`evaluate` and :func:`evaluate_interactions` take pyspark DataFrames (columns
+named as in the local API) and accept every metric, convention and profile of
+:func:`ranklens.evaluate` and :func:`ranklens.recsys.evaluate_interactions`.  The rows
+of both inputs are brought together by query (a user) so that each Python task holds
+whole queries, as Arrow tables; the task builds :class:`~ranklens.Qrels` and
+:class:`~ranklens.Run` from them and runs the same kernels as a local evaluation
+(:func:`ranklens.ranking.evaluation.compute_jobs`), one vectorised call per task, never
+a Python loop over queries.  A query's value depends only on its own rows, so the
+per-query values are those of the local evaluation bit for bit; the rules about
+queries in one input only are applied per query and their counts summed, so
+``report`` equals the local one.  Nothing but per-query values, per-task counts and
+aggregates reaches the driver.
+
+Two ways of bringing the rows together are offered (``shuffle=``): ``cogroup``
+(default; buckets of queries cogrouped with ``applyInArrow``) and ``partition``
+(``repartition`` by query and ``mapInArrow`` over the union of both inputs).  The
+same numbers; ``cogroup`` was 1.1-1.4x faster in ``benchmarks/bench_spark.py``
+(each input shuffled by itself, each task handed two ready tables).
+
+The beyond-accuracy metrics that need statistics over all users or the training log
+(:func:`catalog_coverage`, :func:`novelty`, ...) compute those statistics with Spark
+aggregations and finish per user in the tasks, with the local code.
+
+pyspark is imported on first use, never by ``import ranklens``.
+"""
+
+from ranklens.spark.beyond import (
+    average_recommendation_popularity,
+    catalog_coverage,
+    gini_index,
+    long_tail_share,
+    novelty,
+    personalisation,
+    shannon_entropy,
+)
+from ranklens.spark.ranking import evaluate, evaluate_interactions
+from ranklens.spark.result import SparkInteractionEvaluation, SparkResult
+
+__all__ = [
+    "SparkInteractionEvaluation",
+    "SparkResult",
+    "average_recommendation_popularity",
+    "catalog_coverage",
+    "evaluate",
+    "evaluate_interactions",
+    "gini_index",
+    "long_tail_share",
+    "novelty",
+    "personalisation",
+    "shannon_entropy",
+]
