@@ -140,3 +140,22 @@ def report_case(n_queries: int, seed: int = 0, *, docs: int = 20
         keep = slice(None) if name != "dense" else slice(0, (n_queries - 1) * docs)
         runs[name] = ranklens.Run.from_arrays(q[keep], d[keep], scores[keep], name=name)
     return qrels, runs
+
+
+def one_line_error(result: Any, code: int, *fragments: str, message: str | None = None
+                   ) -> str:
+    """A CLI call (click's CliRunner result) that failed as ranklens' CLI must: exit
+    ``code``, nothing on stdout, one ``ranklens: error: ...`` line on stderr (no
+    traceback) holding every fragment, or exactly ``message``; returns that line."""
+    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("ranklens: error: ")
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    if message is not None:
+        assert lines[0] == f"ranklens: error: {message}"
+    line: str = lines[0]
+    return line

@@ -27,7 +27,7 @@ from click.testing import CliRunner, Result
 import ranklens
 from ranklens.cli import main
 from ranklens.metrics import REGISTRY
-from tests.helpers import CONFORMANCE, NEEDS_CONFORMANCE
+from tests.helpers import CONFORMANCE, NEEDS_CONFORMANCE, one_line_error
 
 EXIT_USAGE = 2
 EXIT_BAD_INPUT = 3
@@ -43,14 +43,7 @@ def _write(path: Path, text: str | bytes) -> Path:
 
 
 def _assert_one_line_error(result: Result, code: int, message: str | None = None) -> None:
-    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("ranklens: error: ")
-    assert "Traceback" not in result.stderr
-    if message is not None:
-        assert lines[0] == f"ranklens: error: {message}"
+    one_line_error(result, code, message=message)
 
 
 # --------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import ranklens.entity_resolution as er
 import ranklens.regression as reg
 from ranklens.cli import main
 from ranklens.cli.score import DOMAINS
+from tests.helpers import one_line_error
 
 pytest.importorskip("sklearn")
 
@@ -89,16 +90,7 @@ def score_json(*args: str | os.PathLike[str]) -> dict[str, Any]:
     return out
 
 
-def _one_line_error(result: Result, code: int, *fragments: str) -> str:
-    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("ranklens: error: ")
-    assert "Traceback" not in result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    return lines[0]
+_one_line_error = one_line_error
 
 
 # ------------------------------------------------------------------------- values
