@@ -168,3 +168,36 @@ def test_update_takes_frames() -> None:
     ev = ranklens.Evaluator(["rr"])
     ev.update(qrels, run)
     assert ev.compute()["rr"] == 0.5
+
+
+def test_a_batch_may_have_one_side_empty() -> None:
+    """Run queries without judgments, or judged queries absent from the run, may come
+    in a batch of their own: the numbers are those of one evaluation."""
+    qrels_d, run_d = graded_case(7, n_queries=(20, 30), stray_query=True)
+    qrels, run = ranklens.Qrels.from_dict(qrels_d), ranklens.Run.from_dict(run_d)
+    judged_run = {k: v for k, v in run_d.items() if k in qrels_d}
+    stray = {k: v for k, v in run_d.items() if k not in qrels_d}
+    absent = {k: v for k, v in qrels_d.items() if k not in run_d}
+    assert stray
+    with_run = {k: v for k, v in qrels_d.items() if k in run_d}
+    for conv in (dict(missing="zero", unjudged="zero"), dict(missing="skip", unjudged="skip")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ranklens.RanklensWarning)
+            whole = ranklens.evaluate(qrels, run, METRICS, **conv)
+            ev = ranklens.Evaluator(METRICS, **conv)
+            ev.update(ranklens.Qrels.from_dict(with_run), ranklens.Run.from_dict(judged_run))
+            ev.update(ranklens.Qrels.from_arrays([], [], []), ranklens.Run.from_dict(stray))
+            if absent:
+                ev.update(ranklens.Qrels.from_dict(absent), ranklens.Run.from_arrays([], [], []))
+            got = ev.compute()
+        assert got.query_ids == whole.query_ids
+        for m in METRICS:
+            np.testing.assert_array_equal(got.values[m], whole.values[m], err_msg=m)
+        assert dict(got.report) == dict(whole.report)
+
+
+def test_all_batches_without_judgments_is_refused() -> None:
+    ev = ranklens.Evaluator(["map"])
+    ev.update(ranklens.Qrels.from_arrays([], [], []), ranklens.Run.from_dict({"q": {"d": 1.0}}))
+    with pytest.raises(ranklens.InputError, match="qrels are empty"):
+        ev.compute()

@@ -271,15 +271,17 @@ def run_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job],
     return out
 
 
-def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job]) -> Computed:
-    """:func:`run_jobs` without its warnings (a batch of a larger evaluation)."""
+def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job], *,
+                 batch: bool = False) -> Computed:
+    """:func:`run_jobs` without its warnings; ``batch``: a batch of a larger evaluation,
+    whose qrels or run may be empty (see :func:`~ranklens.ranking.engine.prepare`)."""
     prepared: dict[str, Prepared] = {}
     values: dict[str, np.ndarray] = {}
     for job in jobs:
         order = _ordering(job.params["ties"])
         if order not in prepared:
             prepared[order] = prepare(qrels, run, conv if order == conv.ties else
-                                      _with_ties(conv, order))
+                                      _with_ties(conv, order), batch=batch)
         prep = prepared[order]
         defn = job.metric.definition
         kernel = defn.kernel
