@@ -35,6 +35,10 @@ FAMILIES = ("classification", "regression", "clustering", "entity_resolution", "
 
 
 def __getattr__(name: str) -> object:
+    if name == "evaluate_files":  # reading files: imported on first use
+        from ranklens.io.stream import evaluate_files
+
+        return evaluate_files
     if name in FAMILIES:
         import importlib
 
@@ -68,6 +72,7 @@ __all__ = [
     "compare",
     "evaluate",
     "evaluate_cutoffs",
+    "evaluate_files",
     "get_metric",
     "precision_recall_curve",
 ]
