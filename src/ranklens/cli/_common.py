@@ -119,7 +119,8 @@ def warnings_to_stderr(prefix: str = "", loud: Callable[[str], bool] | None = No
         warnings.simplefilter("always", RanklensWarning)
         yield
     for w in caught:
-        text = f"{prefix}{w.message}"
+        message = str(w.message)  # a message that names its file already keeps its words
+        text = message if prefix and message.startswith(prefix) else f"{prefix}{message}"
         echo_warning(text, loud=loud is not None and loud(text))
 
 

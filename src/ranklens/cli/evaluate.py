@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ranklens.cli._common import check_output, echo_warning, warnings_to_stderr, write_output
+from ranklens.cli._large import memory_options
 from ranklens.ranking.conventions import (
     IPREC_ROUNDING,
     MISSING_POLICIES,
@@ -225,12 +226,35 @@ def _read_inputs(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any]
 
 def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
                 read_qrels: Any, read_run: Any) -> tuple[Any, list[Any]]:
+    check_column_options(qrels_path, run_paths, opts)
+    with _status(f"reading {qrels_path}"):
+        qrels = read_qrels(qrels_path, format=opts["qrels_format"],
+                           duplicates=opts.get("duplicates", "error"),
+                           **file_columns(qrels_path, opts["qrels_format"],
+                                          ("query", "doc", "relevance"), opts))
+    runs = []
+    for path in run_paths:
+        with _status(f"reading {path}"):
+            runs.append(read_run(path, format=opts["run_format"],
+                                 duplicates=opts.get("duplicates", "error"),
+                                 **file_columns(path, opts["run_format"],
+                                                ("query", "doc", "score"), opts)))
+    return qrels, runs
+
+
+def file_columns(path: str, fmt: str | None, names: tuple[str, ...], opts: dict[str, Any]
+                 ) -> dict[str, Any]:
+    """The column options for one file: none for a TREC file (fixed columns)."""
     from ranklens.io import detect_format
 
-    def columns(path: str, fmt: str | None, names: tuple[str, ...]) -> dict[str, Any]:
-        """The column options for one file: none for a TREC file (fixed columns)."""
-        trec = detect_format(path, fmt)[0] == "trec"
-        return {n: None if trec else opts[f"{n}_col"] for n in names}
+    trec = detect_format(path, fmt)[0] == "trec"
+    return {n: None if trec else opts[f"{n}_col"] for n in names}
+
+
+def check_column_options(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any]
+                         ) -> None:
+    """A column option given where every input is a TREC file is a usage error."""
+    from ranklens.io import detect_format
 
     tables = [(qrels_path, opts["qrels_format"])] + [(p, opts["run_format"]) for p in run_paths]
     for name in ("query", "doc", "score", "relevance"):
@@ -239,18 +263,6 @@ def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
             raise click.UsageError(
                 f"--{name}-col names a column, but every input is a TREC file, whose columns "
                 "are fixed; leave it out.")
-    with _status(f"reading {qrels_path}"):
-        qrels = read_qrels(qrels_path, format=opts["qrels_format"],
-                           duplicates=opts.get("duplicates", "error"),
-                           **columns(qrels_path, opts["qrels_format"],
-                                     ("query", "doc", "relevance")))
-    runs = []
-    for path in run_paths:
-        with _status(f"reading {path}"):
-            runs.append(read_run(path, format=opts["run_format"],
-                                 duplicates=opts.get("duplicates", "error"),
-                                 **columns(path, opts["run_format"], ("query", "doc", "score"))))
-    return qrels, runs
 
 
 @click.command("evaluate")
@@ -267,6 +279,7 @@ def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
               help="Write to this file instead of standard output.")
 @_conventions_options
 @file_options
+@memory_options
 def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool,
                  fmt: str, output: str | None, profile: str | None, ties: str | None,
                  missing: str | None, complete: bool, no_relevant: str | None,
@@ -277,7 +290,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     Several runs print one table, one row per run.  Files may be TREC, CSV,
     TSV, Parquet, JSON Lines or JSON (dict of dicts), optionally .gz/.bz2/.zst.
     """
-    from ranklens.ranking.evaluation import evaluate
+    from ranklens.cli._large import evaluate_run_file
     from ranklens.render.report import render
 
     given = [m for text in metrics for m in split_measures(text) if m != "runid"]
@@ -290,11 +303,14 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
     check_output(output)
-    qrels_t, run_ts = _read_inputs(qrels, runs, cols)
+    budget = cols.pop("memory"), cols.pop("temp_dir")
+    check_column_options(qrels, runs, cols)
+    qrels_t, _ = _read_inputs(qrels, [], cols)
     results = []
-    for path, run in zip(runs, run_ts, strict=True):
+    for path in runs:
         with warnings_to_stderr(prefix=f"{path}: "), _status(f"evaluating {path}"):
-            res = evaluate(qrels_t, run, names, **conv)
+            res = evaluate_run_file(qrels_t, path, names, conv, cols, *budget, file_columns(
+                path, cols["run_format"], ("query", "doc", "score"), cols))
         if res.run_name is None:
             object.__setattr__(res, "run_name", path)
         results.append(res)

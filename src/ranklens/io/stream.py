@@ -65,10 +65,10 @@ QRELS_FACTOR = 4.0
 """The memory of qrels read whole, as a multiple of their file's size."""
 BASE = 160 * 2**20
 """Memory in use before any data: the interpreter, numpy, pyarrow and ranklens."""
-STREAM_FACTOR = 8.0
+STREAM_FACTOR = 10.0
 """Bytes of memory per byte of text of a block, at the peak of its evaluation: the
 text, its columns, the run table and the prepared rankings."""
-LARGEST_BLOCK = 256 * 2**20
+LARGEST_BLOCK = 8 * 2**20
 MIN_BLOCK = 1 << 20
 """The bounds of a block's text, in bytes."""
 STREAMED = ("trec",)
@@ -299,7 +299,7 @@ class _Stream:
         """Evaluate an ungrouped run: every row through DuckDB, back grouped by query."""
         from ranklens.io._partition import Partitioner
 
-        parts = Partitioner(budget // 2, folder, f"evaluating the ungrouped run {self.name} "
+        parts = Partitioner(budget // 4, folder, f"evaluating the ungrouped run {self.name} "
                             "within the memory budget")
         try:
             self.tags.clear()
