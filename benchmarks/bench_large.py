@@ -86,17 +86,29 @@ def write_qrels(path: str, lines: int, docs: int = 1000, judged: int = 20,
         include_header=False, delimiter=" ", quoting_style="none"))
 
 
-def measure(command: str) -> tuple[float, int, bytes]:
-    """Wall seconds, peak RSS (bytes) and standard output of a shell command run in
-    its own process (``os.wait4`` gives that process's own peak)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(["bash", "-c", f"exec {command}"], stdout=subprocess.PIPE)
-    out = proc.stdout.read() if proc.stdout else b""
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {command}")
-    return wall, usage.ru_maxrss * 1024, out
+# Run by a fresh, small interpreter: a process forked from a large one starts with
+# that one's peak RSS (Linux keeps it across exec), so the command's own peak is read
+# by this launcher, whose memory is small when it forks.
+_LAUNCHER = """
+import os, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.Popen(sys.argv[1:])
+_, status, usage = os.wait4(proc.pid, 0)
+print(time.perf_counter() - start, usage.ru_maxrss * 1024,
+      os.waitstatus_to_exitcode(status), file=sys.stderr)
+"""
+
+
+def measure(args: list[str], stdin: str | None = None) -> tuple[float, int, bytes]:
+    """Wall seconds, peak RSS (bytes) and standard output of the command ``args`` run
+    in its own process (standard input from the file ``stdin``)."""
+    with open(stdin or os.devnull, "rb") as fh:
+        done = subprocess.run([sys.executable, "-c", _LAUNCHER, *args], stdin=fh,
+                              capture_output=True, check=False)
+    wall, peak, code = done.stderr.decode().split()[-3:]
+    if int(code) != 0:
+        sys.exit(f"failed: {' '.join(args)}\n{done.stderr.decode()}")
+    return float(wall), int(peak), done.stdout
 
 
 def main() -> None:
@@ -111,8 +123,9 @@ def main() -> None:
     ap.add_argument("--pipe", action="store_true")
     args = ap.parse_args()
     os.makedirs(args.folder, exist_ok=True)
-    ranklens = f"{sys.executable} -m ranklens"
-    metrics = " ".join(f"-m {m}" for m in METRICS)
+    ranklens = [sys.executable, "-m", "ranklens", "evaluate"]
+    metrics = [x for m in METRICS for x in ("-m", m)] + ["--format", "json"]
+    budget = ["--memory", args.memory]
 
     def files(lines: int, shuffled: bool = False) -> tuple[str, str]:
         qrels = os.path.join(args.folder, f"qrels.{lines}")
@@ -130,23 +143,21 @@ def main() -> None:
     rows = []
     qrels, run = files(small)
     rows.append((f"in memory, {small:,} lines", small,
-                 measure(f"{ranklens} evaluate {qrels} {run} {metrics} --format json")))
+                 measure([*ranklens, qrels, run, *metrics])))
     reference = rows[0][2][2] if small == args.lines else None
     qrels, run = files(args.lines)
-    cases = [(f"--memory {args.memory}, {args.lines:,} lines, grouped",
-              f"{ranklens} evaluate {qrels} {run} {metrics} --memory {args.memory} "
-              "--format json")]
+    cases: list[tuple[str, list[str], str | None]] = [
+        (f"--memory {args.memory}, {args.lines:,} lines, grouped",
+         [*ranklens, qrels, run, *metrics, *budget], None)]
     if args.pipe:
         cases.append((f"--memory {args.memory}, {args.lines:,} lines, grouped, from a pipe",
-                      f"{ranklens} evaluate {qrels} - {metrics} --memory {args.memory} "
-                      f"--format json < {run}"))
+                      [*ranklens, qrels, "-", *metrics, *budget], run))
     if args.shuffled:
         _, shuffled = files(args.lines, shuffled=True)
         cases.append((f"--memory {args.memory}, {args.lines:,} lines, shuffled",
-                      f"{ranklens} evaluate {qrels} {shuffled} {metrics} --memory "
-                      f"{args.memory} --format json"))
-    for label, command in cases:
-        rows.append((label, args.lines, measure(command)))
+                      [*ranklens, qrels, shuffled, *metrics, *budget], None))
+    for label, command, stdin in cases:
+        rows.append((label, args.lines, measure(command, stdin)))
     print(f"\n{'case':<58}{'wall s':>9}{'peak RSS':>12}{'ns/row':>9}  same numbers")
     for label, lines, (wall, peak, out) in rows:
         same = "" if reference is None else ("yes" if _numbers(out) == _numbers(reference)

@@ -10,7 +10,7 @@ import click
 
 from ranklens.cli._common import echo_warning
 
-__all__ = ["MemoryParam", "evaluate_run_file", "memory_options"]
+__all__ = ["MemoryParam", "check_qrels_memory", "evaluate_run_file", "memory_options"]
 
 
 class MemoryParam(click.ParamType):
@@ -20,14 +20,14 @@ class MemoryParam(click.ParamType):
     name = "size"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-                ) -> int:
+                ) -> str:
+        """The size as given (the library parses it again; its messages quote it)."""
         from ranklens._shared.sizes import parse_size
         from ranklens.errors import InputError
 
-        if isinstance(value, int):
-            return value
         try:
-            return parse_size(str(value), "memory")
+            parse_size(str(value), "memory")
+            return str(value)
         except InputError:
             self.fail(f"{value!r} is not a size; give a number and a unit, e.g. --memory "
                       "500MB, --memory 2GB or --memory 1.5GiB (KB/MB/GB are powers of 1000, "
@@ -48,7 +48,7 @@ def memory_options(fn: Any) -> Any:
 
 
 def evaluate_run_file(qrels: Any, path: str, names: list[str], conv: dict[str, Any],
-                      opts: dict[str, Any], memory: int | None, temp_dir: str | None,
+                      opts: dict[str, Any], memory: str | None, temp_dir: str | None,
                       columns: dict[str, Any]) -> Any:
     """One run file evaluated against the qrels: in memory when it fits the budget, else
     streamed (said on stderr when the budget is the default one)."""
@@ -66,3 +66,11 @@ def evaluate_run_file(qrels: Any, path: str, names: list[str], conv: dict[str, A
     return evaluate_files(qrels, path, names, memory=memory, temp_dir=temp_dir,
                           run_format=opts["run_format"], duplicates=opts["duplicates"],
                           **columns, **conv)
+
+
+def check_qrels_memory(path: str, memory: str | None) -> None:
+    """Refuse, before reading them, qrels too large for the budget (they are held in
+    memory whole)."""
+    from ranklens.io.stream import qrels_memory
+
+    qrels_memory(path, memory)

@@ -290,7 +290,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     Several runs print one table, one row per run.  Files may be TREC, CSV,
     TSV, Parquet, JSON Lines or JSON (dict of dicts), optionally .gz/.bz2/.zst.
     """
-    from ranklens.cli._large import evaluate_run_file
+    from ranklens.cli._large import check_qrels_memory, evaluate_run_file
     from ranklens.render.report import render
 
     given = [m for text in metrics for m in split_measures(text) if m != "runid"]
@@ -305,6 +305,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     check_output(output)
     budget = cols.pop("memory"), cols.pop("temp_dir")
     check_column_options(qrels, runs, cols)
+    check_qrels_memory(qrels, budget[0])
     qrels_t, _ = _read_inputs(qrels, [], cols)
     results = []
     for path in runs:

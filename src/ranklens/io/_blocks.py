@@ -53,6 +53,8 @@ class Source(io.RawIOBase):
         try:
             if self.stream:
                 fh: Any = sys.stdin.buffer if self.path == STDIN else open(p, "rb")  # noqa: SIM115
+                if not hasattr(fh, "peek"):  # e.g. a test's in-memory standard input
+                    fh = io.BufferedReader(fh)
                 self._raw = fh
                 if compression is None:
                     head = fh.peek(4)[:4]
@@ -116,7 +118,7 @@ class Source(io.RawIOBase):
             self._spill = None
         if self._in is not self._raw and hasattr(self._in, "close"):
             self._in.close()
-        if self._raw is not None and self._raw is not sys.stdin.buffer:
+        if self._raw is not None and self.path != STDIN:
             self._raw.close()
         super().close()
 
@@ -137,10 +139,18 @@ class _Chain(io.RawIOBase):
             if data:
                 buffer[: len(data)] = data
                 return len(data)
-            done = self._parts.pop(0)
-            if not isinstance(done, Source):
-                done.close()
+            self._done(self._parts.pop(0))
         return 0
+
+    @staticmethod
+    def _done(part: Any) -> None:
+        if not isinstance(part, Source):  # the source is closed by its owner
+            part.close()
+
+    def close(self) -> None:
+        while self._parts:
+            self._done(self._parts.pop(0))
+        super().close()
 
 
 @dataclass

@@ -56,13 +56,15 @@ from ranklens.ranking.engine import no_relevant_error
 from ranklens.ranking.evaluation import Result, evaluate, metric_list
 from ranklens.ranking.evaluator import Evaluator
 
-__all__ = ["RUN_FACTOR", "default_memory", "evaluate_files", "fits_in_memory"]
+__all__ = ["RUN_FACTOR", "default_memory", "evaluate_files", "fits_in_memory", "qrels_memory"]
 
 RUN_FACTOR = 4.0
 """The peak memory of an in-memory evaluation, as a multiple of the run file's size
 (measured: 3.3x for a 10M-line TREC run, plus the interpreter and libraries)."""
 QRELS_FACTOR = 4.0
 """The memory of qrels read whole, as a multiple of their file's size."""
+QRELS_ROW = 64
+"""The memory of a judgment of qrels already read, in bytes (an estimate)."""
 BASE = 160 * 2**20
 """Memory in use before any data: the interpreter, numpy, pyarrow and ranklens."""
 STREAM_FACTOR = 10.0
@@ -159,9 +161,9 @@ def evaluate_files(
     conv = ev.conventions
     budget = _budget(memory)
     if isinstance(qrels, Qrels):
-        judged, qrels_bytes = qrels, 0
+        judged, qrels_bytes = qrels, len(qrels) * QRELS_ROW
     else:
-        qrels_bytes = _qrels_bytes(qrels, budget, memory)
+        qrels_bytes = qrels_memory(qrels, memory)
         judged = read_qrels(qrels, format=qrels_format, query=query, doc=doc,
                             relevance=relevance, duplicates=duplicates)
     fmt = detect_format(run, run_format)[0]
@@ -173,22 +175,20 @@ def evaluate_files(
         if conv.no_relevant == "error" else conv
     stream = _Stream(Evaluator(names, conventions=relaxed), judged, str(run), duplicates,
                      _block_size(budget, qrels_bytes))
-    with _spill_folder(temp_dir) as folder:
-        source = Source(run)
-        try:
-            if source.stream:
-                source.spill_to(os.path.join(folder, "run.txt"))
-            grouped = stream.grouped(trec_blocks(source, stream.block_size))
-            if not grouped:
-                stream.regroup(source.replay() if source.stream else Source(run),
-                               budget, folder)
-        finally:
-            source.close()
+    with _spill_folder(temp_dir) as folder, contextlib.ExitStack() as opened:
+        source = opened.enter_context(Source(run))
+        if source.stream:  # what is read is kept, should it have to be read again
+            source.spill_to(os.path.join(folder, "run.txt"))
+        if not stream.grouped(trec_blocks(source, stream.block_size)):
+            again = opened.enter_context(source.replay() if source.stream else Source(run))
+            stream.regroup(again, budget, folder)
     return stream.result(conv, name)
 
 
-def _qrels_bytes(path: str | os.PathLike[str], budget: int, memory: Any) -> int:
-    """The estimated memory of the qrels; refused if over half the budget."""
+def qrels_memory(path: str | os.PathLike[str], memory: str | int | float | None) -> int:
+    """The estimated memory of the qrels file ``path`` (0 for a stream: unknown), refused
+    (:class:`InputError` naming ``memory=``) if over half the budget ``memory``."""
+    budget = _budget(memory)
     if is_stream(path) or not os.path.isfile(path):
         return 0
     need = int(os.path.getsize(path) * QRELS_FACTOR)
