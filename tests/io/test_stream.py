@@ -173,7 +173,7 @@ def test_errors_name_the_line_of_the_file(tmp_path: Path, shuffled: bool) -> Non
     qrels, run = _write(tmp_path, qrels_d, rows, shuffled)
     lines = Path(run).read_text().splitlines(keepends=True)
     for bad in ("q1 Q0 dx 3 oops tag\n", "q1 Q0 dx 3\n", "q1 Q0 dx 3 nan tag\n"):
-        broken = lines[:-5] + [bad] + lines[-5:]
+        broken = [*lines[:-5], bad, *lines[-5:]]
         Path(run).write_text("".join(broken))
         want, _ = _quiet(_whole, qrels, run, ["map"])
         got, _ = _quiet(ranklens.evaluate_files, qrels, run, ["map"], memory="1MB")

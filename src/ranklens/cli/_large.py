@@ -10,28 +10,27 @@ import click
 
 from ranklens.cli._common import echo_warning
 
-__all__ = ["MemoryParam", "check_qrels_memory", "evaluate_run_file", "memory_options"]
+__all__ = ["check_memory", "check_qrels_memory", "evaluate_run_file", "memory_options"]
 
 
-class MemoryParam(click.ParamType):
-    """A size of memory: ``500MB``, ``2GB``, ``1.5GiB`` (the one grammar of
-    :func:`ranklens._shared.sizes.parse_size`)."""
+def check_memory(ctx: click.Context, param: click.Parameter, value: str | None
+                 ) -> str | None:
+    """``--memory``: a size of memory (``500MB``, ``2GB``, ``1.5GiB``: the one grammar of
+    :func:`ranklens._shared.sizes.parse_size`), kept as given (the library parses it
+    again and its messages quote it)."""
+    from ranklens._shared.sizes import parse_size
+    from ranklens.errors import InputError
 
-    name = "size"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-                ) -> str:
-        """The size as given (the library parses it again; its messages quote it)."""
-        from ranklens._shared.sizes import parse_size
-        from ranklens.errors import InputError
-
-        try:
-            parse_size(str(value), "memory")
-            return str(value)
-        except InputError:
-            self.fail(f"{value!r} is not a size; give a number and a unit, e.g. --memory "
-                      "500MB, --memory 2GB or --memory 1.5GiB (KB/MB/GB are powers of 1000, "
-                      "KiB/MiB/GiB of 1024).", param, ctx)
+    if value is None:
+        return None
+    try:
+        parse_size(value, "memory")
+    except InputError:
+        raise click.BadParameter(
+            f"{value!r} is not a size; give a number and a unit, e.g. --memory 500MB, "
+            "--memory 2GB or --memory 1.5GiB (KB/MB/GB are powers of 1000, KiB/MiB/GiB of "
+            "1024).", ctx, param) from None
+    return value
 
 
 def memory_options(fn: Any) -> Any:
@@ -41,7 +40,7 @@ def memory_options(fn: Any) -> Any:
                            "spilled while it is grouped by query (default: the system's "
                            "temporary folder).")(fn)
     return click.option(
-        "--memory", type=MemoryParam(), default=None,
+        "--memory", metavar="SIZE", callback=check_memory, default=None,
         help="Memory budget, e.g. 500MB, 2GB, 1.5GiB (default: half the available memory). "
              "A run that does not fit is streamed in blocks of whole queries, with the "
              "same numbers.")(fn)
