@@ -216,24 +216,34 @@ def file_options(fn: Any) -> Any:
     return fn
 
 
-def _read_inputs(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any]
-                 ) -> tuple[Any, list[Any]]:
+def _read_inputs(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
+                 read_runs: bool = True) -> tuple[Any, list[Any]]:
+    """The qrels and (``read_runs``) the runs, read as the file options say."""
     from ranklens.io import read_qrels, read_run
 
     with warnings_to_stderr():
-        return _read_files(qrels_path, run_paths, opts, read_qrels, read_run)
+        return _read_files(qrels_path, run_paths, opts, read_qrels,
+                           read_run if read_runs else None)
 
 
 def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
                 read_qrels: Any, read_run: Any) -> tuple[Any, list[Any]]:
-    check_column_options(qrels_path, run_paths, opts)
+    from ranklens.io import detect_format
+
+    tables = [(qrels_path, opts["qrels_format"])] + [(p, opts["run_format"]) for p in run_paths]
+    for name in ("query", "doc", "score", "relevance"):
+        if opts.get(f"{name}_col") is not None and all(
+                detect_format(p, f)[0] == "trec" for p, f in tables):
+            raise click.UsageError(
+                f"--{name}-col names a column, but every input is a TREC file, whose columns "
+                "are fixed; leave it out.")
     with _status(f"reading {qrels_path}"):
         qrels = read_qrels(qrels_path, format=opts["qrels_format"],
                            duplicates=opts.get("duplicates", "error"),
                            **file_columns(qrels_path, opts["qrels_format"],
                                           ("query", "doc", "relevance"), opts))
     runs = []
-    for path in run_paths:
+    for path in run_paths if read_run is not None else ():
         with _status(f"reading {path}"):
             runs.append(read_run(path, format=opts["run_format"],
                                  duplicates=opts.get("duplicates", "error"),
@@ -249,20 +259,6 @@ def file_columns(path: str, fmt: str | None, names: tuple[str, ...], opts: dict[
 
     trec = detect_format(path, fmt)[0] == "trec"
     return {n: None if trec else opts[f"{n}_col"] for n in names}
-
-
-def check_column_options(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any]
-                         ) -> None:
-    """A column option given where every input is a TREC file is a usage error."""
-    from ranklens.io import detect_format
-
-    tables = [(qrels_path, opts["qrels_format"])] + [(p, opts["run_format"]) for p in run_paths]
-    for name in ("query", "doc", "score", "relevance"):
-        if opts.get(f"{name}_col") is not None and all(
-                detect_format(p, f)[0] == "trec" for p, f in tables):
-            raise click.UsageError(
-                f"--{name}-col names a column, but every input is a TREC file, whose columns "
-                "are fixed; leave it out.")
 
 
 @click.command("evaluate")
@@ -304,9 +300,8 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
                         depth, iprec_rounding, cols)
     check_output(output)
     budget = cols.pop("memory"), cols.pop("temp_dir")
-    check_column_options(qrels, runs, cols)
     check_qrels_memory(qrels, budget[0])
-    qrels_t, _ = _read_inputs(qrels, [], cols)
+    qrels_t, _ = _read_inputs(qrels, runs, cols, read_runs=False)  # runs: one at a time
     results = []
     for path in runs:
         with warnings_to_stderr(prefix=f"{path}: "), _status(f"evaluating {path}"):
