@@ -291,3 +291,53 @@ def test_bad_sizes_name_the_keyword(text: str) -> None:
 def test_format_size() -> None:
     assert format_size(500 * 10**6) == "477 MiB"
     assert format_size(12) == "12 B"
+
+
+def _write_table(folder: Path, rows: list[tuple[str, str, float]], fmt: str, shuffled: bool,
+                 seed: int = 0) -> str:
+    if shuffled:
+        rows = [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))]
+    sep = "," if fmt == "csv" else "\t"
+    path = folder / f"run.{fmt}"
+    path.write_text(sep.join(("score", "user_id", "item_id")) + "\n" + "".join(
+        f"{s!r}{sep}{q}{sep}{d}\n" for q, d, s in rows))
+    return str(path)
+
+
+@pytest.mark.parametrize("shuffled", [False, True], ids=["grouped", "shuffled"])
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+def test_csv_and_tsv_runs_stream(tmp_path: Path, fmt: str, shuffled: bool) -> None:
+    for seed, conv in enumerate(CONVENTIONS[:4]):
+        qrels_d, rows = _rows(seed, duplicates=seed == 1)
+        qrels, _ = _write(tmp_path, qrels_d, rows, False)
+        run = _write_table(tmp_path, rows, fmt, shuffled, seed)
+        dup = "last" if seed == 1 else "error"
+        want, want_warnings = _quiet(_whole, qrels, run, METRICS, duplicates=dup, **conv)
+        got, got_warnings = _quiet(ranklens.evaluate_files, qrels, run, METRICS,
+                                   memory="1MB", duplicates=dup, **conv)
+        assert_same(got, want)
+        assert got_warnings == want_warnings
+        pipe = _pipe(Path(run).read_bytes())
+        piped, _ = _quiet(ranklens.evaluate_files, qrels, next(pipe), METRICS, memory="1MB",
+                          duplicates=dup, run_format=fmt, name=want.run_name, **conv)
+        next(pipe, None)
+        assert_same(piped, want)
+
+
+@pytest.mark.parametrize("shuffled", [False, True], ids=["grouped", "shuffled"])
+def test_csv_errors_name_the_line(tmp_path: Path, shuffled: bool) -> None:
+    qrels_d, rows = _rows(12, duplicates=False)
+    qrels, _ = _write(tmp_path, qrels_d, rows, False)
+    run = _write_table(tmp_path, rows, "csv", shuffled, 12)
+    lines = Path(run).read_text().splitlines(keepends=True)
+    broken = [*lines[:-5], "high,q1,dx\n", *lines[-5:]]
+    Path(run).write_text("".join(broken))
+    want, _ = _quiet(_whole, qrels, run, ["map"])
+    got, _ = _quiet(ranklens.evaluate_files, qrels, run, ["map"], memory="1MB")
+    assert f"{run}:{len(broken) - 5}: the score 'high' is not a number" in str(want)
+    assert_same(got, want)
+    Path(run).write_text(lines[0])
+    assert_same(_quiet(ranklens.evaluate_files, qrels, run, ["map"], memory="1MB")[0],
+                _quiet(_whole, qrels, run, ["map"])[0])
+    with pytest.raises(ranklens.InputError, match="Pass doc=<name>"):
+        ranklens.evaluate_files(qrels, run, ["map"], memory="1MB", doc="nope")

@@ -26,10 +26,6 @@ from ranklens.io._blocks import table_blocks
 
 __all__ = ["Partitioner"]
 
-SCHEMA = pa.schema([("query", pa.string()), ("doc", pa.string()), ("score", pa.float64()),
-                    ("line", pa.int64())])
-
-
 class Partitioner:
     """Rows in (:meth:`add`), whole queries out (:meth:`groups`), DuckDB in between,
     using at most ``memory`` bytes and spilling into ``folder``."""
@@ -43,15 +39,16 @@ class Partitioner:
             "threads": max(1, min(os.cpu_count() or 1, 4)),
             "preserve_insertion_order": False,
         })
-        self._con.execute("CREATE TABLE rows (query VARCHAR, doc VARCHAR, score DOUBLE, "
-                          "line BIGINT)")
+        self._made = False
 
     def add(self, rows: pa.Table) -> None:
-        """Add rows (columns query, doc, score, line: the file's line or row number)."""
-        batch = rows.cast(SCHEMA)
-        self._con.register("batch", batch)
+        """Add rows (columns query and doc as text, score, line: the file's line or row
+        number, and the same types every time)."""
+        self._con.register("batch", rows)
         try:
-            self._con.execute("INSERT INTO rows SELECT * FROM batch")
+            self._con.execute("INSERT INTO rows SELECT * FROM batch" if self._made else
+                              "CREATE TABLE rows AS SELECT * FROM batch")
+            self._made = True
         finally:
             self._con.unregister("batch")
 

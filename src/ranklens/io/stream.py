@@ -31,24 +31,35 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import os
 import shutil
 import tempfile
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 from ranklens._shared.arrow import to_numpy
 from ranklens._shared.sizes import available_memory, format_size, parse_size
 from ranklens.errors import InputError, RanklensWarning
-from ranklens.io._blocks import Block, Source, trec_blocks
+from ranklens.io._blocks import Block, Source, _Chain, table_blocks, trec_blocks
 from ranklens.io._files import detect_format, is_stream, output_compression
-from ranklens.io._trec_format import RUN, Columns, one_tag
-from ranklens.io.tables import read_qrels, read_run
+from ranklens.io._trec_format import BOM, RUN, Columns, one_tag
+from ranklens.io.tables import (
+    Roles,
+    _csv_header,
+    named_errors,
+    pick_roles,
+    read_qrels,
+    read_run,
+    run_roles,
+    table_run,
+)
 from ranklens.io.trec import _columns, checked_columns, table_from_columns
 from ranklens.metrics import Metric
 from ranklens.ranking.data import Qrels, Run
@@ -73,7 +84,7 @@ text, its columns, the run table and the prepared rankings."""
 LARGEST_BLOCK = 8 * 2**20
 MIN_BLOCK = 1 << 20
 """The bounds of a block's text, in bytes."""
-STREAMED = ("trec",)
+STREAMED = ("trec", "csv", "tsv")
 
 
 def default_memory() -> int:
@@ -139,7 +150,8 @@ def evaluate_files(
         temporary folder).
     qrels_format, run_format, query, doc, relevance, score, name, duplicates:
         As :func:`ranklens.io.read_qrels` / :func:`ranklens.io.read_run`
-        (``format=`` is ``qrels_format=`` / ``run_format=`` here).
+        (``format=`` is ``qrels_format=`` / ``run_format=`` here); the column names
+        apply to the files that are tables (a TREC file's columns are fixed).
 
     Examples
     --------
@@ -160,26 +172,38 @@ def evaluate_files(
     ev = Evaluator(names, profile=profile, conventions=conventions, **single)
     conv = ev.conventions
     budget = _budget(memory)
+    fmt = detect_format(run, run_format)[0]
+    trec_qrels = isinstance(qrels, Qrels) or detect_format(qrels, qrels_format)[0] == "trec"
+    given = {k: v for k, v in dict(query=query, doc=doc, relevance=relevance,
+                                   score=score).items() if v is not None}
+    if given and trec_qrels and fmt == "trec":
+        raise InputError(f"{next(iter(given))}=<column> names a column, but the qrels and the "
+                         "run are TREC files, whose columns are fixed; leave it out.")
     if isinstance(qrels, Qrels):
         judged, qrels_bytes = qrels, len(qrels) * QRELS_ROW
     else:
         qrels_bytes = qrels_memory(qrels, memory)
-        judged = read_qrels(qrels, format=qrels_format, query=query, doc=doc,
-                            relevance=relevance, duplicates=duplicates)
-    fmt = detect_format(run, run_format)[0]
+        columns = {} if trec_qrels else dict(query=query, doc=doc, relevance=relevance)
+        judged = read_qrels(qrels, format=qrels_format, duplicates=duplicates, **columns)
+    if fmt == "trec":
+        query = doc = score = None  # the names are the qrels table's
     if fmt not in STREAMED or fits_in_memory(run, budget, qrels_bytes):
         whole = read_run(run, format=run_format, query=query, doc=doc, score=score, name=name,
                          duplicates=duplicates)
         return evaluate(judged, whole, names, conventions=conv)
     relaxed = dataclasses.replace(conv, no_relevant="zero") \
         if conv.no_relevant == "error" else conv
+    table = None
+    if fmt != "trec":
+        table = {"format": fmt, "roles": run_roles(query, doc, score),
+                 "label": name or os.path.basename(str(run))}
     stream = _Stream(Evaluator(names, conventions=relaxed), judged, str(run), duplicates,
-                     _block_size(budget, qrels_bytes))
+                     _block_size(budget, qrels_bytes), table)
     with _spill_folder(temp_dir) as folder, contextlib.ExitStack() as opened:
         source = opened.enter_context(Source(run))
         if source.stream:  # what is read is kept, should it have to be read again
             source.spill_to(os.path.join(folder, "run.txt"))
-        if not stream.grouped(trec_blocks(source, stream.block_size)):
+        if not stream.grouped(stream.pieces(source)):
             again = opened.enter_context(source.replay() if source.stream else Source(run))
             stream.regroup(again, budget, folder)
     return stream.result(conv, name)
@@ -228,24 +252,81 @@ def _first_tag(data: bytes) -> str | None:
     return None
 
 
+Piece = tuple[Columns, Callable[[Columns], Run]]
+"""Rows of whole queries (columns with their lines, for grouping) and how their run is
+made from them (with the errors and names of the one-file reader)."""
+
+
+def csv_tables(source: Any, name: str, fmt: str, roles: Roles, size: int
+               ) -> Iterator[tuple[pa.Table, int]]:
+    """The rows of a CSV/TSV run (columns query, doc and score, all as text), in tables
+    of whole queries with the file line of their first row (the header is line 1)."""
+    head = source.read(size)
+    if head.startswith(BOM):  # Excel's "CSV UTF-8"
+        head = head[len(BOM):]
+    if b"\x00" in head[:65536]:
+        raise InputError(f"{name}: looks like a binary file, not {fmt.upper()} text.")
+    delimiter = "," if fmt == "csv" else "\t"
+    picks = pick_roles(name, _csv_header(name, pa.py_buffer(head), delimiter), roles)
+    text = io.BufferedReader(_Chain(io.BytesIO(head), source), 1 << 20)
+    try:
+        reader = pacsv.open_csv(
+            pa.PythonFile(text, mode="r"),
+            read_options=pacsv.ReadOptions(block_size=max(size, 1 << 16)),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.string() for c in picks.values()},
+                include_columns=list(dict.fromkeys(picks.values())),
+                strings_can_be_null=False))
+        batches = (pa.record_batch([b.column(picks[r]) for r in ("query", "doc", "score")],
+                                   names=["query", "doc", "score"]) for b in reader)
+        given = False
+        for table, rows_before in table_blocks(batches, "query"):
+            given = True
+            yield table, 2 + rows_before
+    except pa.ArrowInvalid as exc:
+        raise InputError(f"{name}: cannot read the {fmt.upper()} file: {exc}") from None
+    finally:
+        text.close()
+    if not given:
+        raise InputError(f"{name}: the file has a header but no rows.")
+
+
 class _Stream:
     """The state of one streamed evaluation: the evaluator, the queries seen and the
     run tags (the run is named after the tag of its last line, as trec_eval does)."""
 
     def __init__(self, ev: Evaluator, qrels: Qrels, name: str, duplicates: str,
-                 block_size: int) -> None:
+                 block_size: int, table: dict[str, Any] | None = None) -> None:
         self.ev, self.qrels, self.name = ev, qrels, name
         self.duplicates = duplicates
         self.block_size = block_size
+        self.table = table  # a CSV/TSV run: format and column options; None: TREC
         self.seen: set[str] = set()
         self.tags: set[str] = set()
         self.last_tag: str | None = None
 
-    # -- reading a block -----------------------------------------------------------------
-    def columns(self, block: Block, lines: bool = False) -> Columns:
-        """The block's columns (with their lines if ``lines``); run-tag warnings are
-        given once, at the end."""
-        data = pa.py_buffer(block.data)
+    # -- reading ---------------------------------------------------------------------------
+    def pieces(self, source: Any, lines: bool = False) -> Iterator[Piece]:
+        """The run's rows, a block of whole queries at a time (``lines``: with the line
+        of every row, as the partitioner needs)."""
+        if self.table is not None:
+            yield from self._table_pieces(source)
+            return
+        for block in trec_blocks(source, self.block_size):
+            data = pa.py_buffer(block.data)
+            cols = self._trec_columns(block, data, lines)
+
+            def make(cols: Columns, data: pa.Buffer = data, block: Block = block) -> Run:
+                run = table_from_columns(self.name, RUN, Run, self.duplicates, cols, data,
+                                         block.lines_before)
+                assert isinstance(run, Run)
+                return run
+
+            yield cols, make
+
+    def _trec_columns(self, block: Block, data: pa.Buffer, lines: bool) -> Columns:
+        """A TREC block's columns; run-tag warnings are given once, at the end."""
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RanklensWarning)
             cols = checked_columns(self.name, RUN, data, block.lines_before)
@@ -268,23 +349,41 @@ class _Stream:
                                       lines_before=block.lines_before).lines
         return cols
 
-    def add(self, cols: Columns, ids: list[str], data: pa.Buffer | None = None,
-            lines_before: int = 0) -> None:
+    def _table_pieces(self, source: Any) -> Iterator[Piece]:
+        """A CSV/TSV run's rows (the score as text: parsed, and named by its line, when
+        its run is made), a block of whole queries at a time."""
+        assert self.table is not None
+        opts = self.table
+
+        def make(cols: Columns) -> Run:
+            assert cols.lines is not None
+            first = int(cols.lines[0]) if len(cols.lines) else 2
+            with named_errors(self.name):
+                return table_run(self.name, {"query": cols.query, "doc": cols.doc,
+                                             "score": cols.value}, first, opts["label"],
+                                 self.duplicates)
+
+        for table, first in csv_tables(source, self.name, opts["format"], opts["roles"],
+                                       self.block_size):
+            n = table.num_rows
+            yield Columns(table.column("query").combine_chunks(),
+                          table.column("doc").combine_chunks(),
+                          table.column("score").combine_chunks(), None,
+                          np.arange(first, first + n)), make
+
+    def add(self, piece: Piece, ids: list[str]) -> None:
         """Evaluate a batch of whole queries (their ids ``ids``)."""
-        run = table_from_columns(self.name, RUN, Run, self.duplicates, cols, data,
-                                 lines_before)
-        assert isinstance(run, Run)
-        self.ev.update(self.qrels.take_queries(ids), run)
+        cols, make = piece
+        self.ev.update(self.qrels.take_queries(ids), make(cols))
         self.seen.update(ids)
 
     # -- the two paths ---------------------------------------------------------------------
-    def grouped(self, blocks: Iterator[Block]) -> bool:
-        """Evaluate the blocks while the run is grouped by query; False (nothing kept)
+    def grouped(self, pieces: Iterator[Piece]) -> bool:
+        """Evaluate the pieces while the run is grouped by query; False (nothing kept)
         when a query comes back after another."""
-        for block in blocks:
-            cols = self.columns(block)
-            enc = cols.query if pa.types.is_dictionary(cols.query.type) else \
-                pc.dictionary_encode(cols.query)
+        for piece in pieces:
+            query = piece[0].query
+            enc = query if pa.types.is_dictionary(query.type) else pc.dictionary_encode(query)
             codes = to_numpy(enc.indices)
             ids = enc.dictionary.to_pylist()
             runs = int(np.count_nonzero(codes[1:] != codes[:-1])) + 1 if len(codes) else 0
@@ -292,7 +391,7 @@ class _Stream:
                 self.ev.reset()
                 self.seen.clear()
                 return False
-            self.add(cols, ids, pa.py_buffer(block.data), block.lines_before)
+            self.add(piece, ids)
         return True
 
     def regroup(self, source: Any, budget: int, folder: str) -> None:
@@ -303,22 +402,23 @@ class _Stream:
                             "within the memory budget")
         try:
             self.tags.clear()
-            for block in trec_blocks(source, self.block_size):
-                cols = self.columns(block, lines=True)
-                parts.add(pa.table({"query": cols.query.cast(pa.string()) if not
-                                    pa.types.is_dictionary(cols.query.type) else
-                                    cols.query.dictionary_decode().cast(pa.string()),
-                                    "doc": cols.doc.cast(pa.string()),
-                                    "score": cols.value, "line": cols.lines}))
-                del cols
-            rows = max(self.block_size // 48, 1024)
-            for table in parts.groups(rows):
+            make = None
+            for piece in self.pieces(source, lines=True):
+                cols, make = piece  # a group's run is made as a block's is
+                q = cols.query
+                parts.add(pa.table({
+                    "query": q.dictionary_decode() if pa.types.is_dictionary(q.type) else q,
+                    "doc": cols.doc, "score": cols.value, "line": cols.lines}))
+                del cols, piece
+            for table in parts.groups(max(self.block_size // 48, 1024)):
                 q = table.column("query").combine_chunks()
+                score = table.column("score").combine_chunks()
                 cols = Columns(q, table.column("doc").combine_chunks(),
-                               np.array(to_numpy(table.column("score").combine_chunks()),
-                                        dtype=np.float64), None,
+                               np.array(to_numpy(score), dtype=np.float64)
+                               if self.table is None else score, None,
                                to_numpy(table.column("line").combine_chunks()))
-                self.add(cols, pc.unique(q).to_pylist())
+                assert make is not None
+                self.add((cols, make), pc.unique(q).to_pylist())
         finally:
             parts.close()
 
@@ -334,6 +434,8 @@ class _Stream:
         if name is None and self.last_tag is not None and len(self.tags) > 1:
             one_tag(self.name, min(self.tags - {self.last_tag}), self.last_tag)
         res = self.ev.compute()
+        if self.table is not None:
+            name = self.table["label"]
         return dataclasses.replace(res, conventions=conv,
                                    run_name=name if name is not None else self.last_tag)
 
