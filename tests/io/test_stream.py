@@ -341,3 +341,36 @@ def test_csv_errors_name_the_line(tmp_path: Path, shuffled: bool) -> None:
                 _quiet(_whole, qrels, run, ["map"])[0])
     with pytest.raises(ranklens.InputError, match="Pass doc=<name>"):
         ranklens.evaluate_files(qrels, run, ["map"], memory="1MB", doc="nope")
+
+
+@pytest.mark.parametrize("shuffled", [False, True], ids=["grouped", "shuffled"])
+def test_parquet_runs_stream(tmp_path: Path, shuffled: bool) -> None:
+    """Parquet runs are read a batch of rows at a time (integer ids too)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    qrels_d, rows = _rows(13, duplicates=False)
+    qrels, _ = _write(tmp_path, qrels_d, rows, False)
+    if shuffled:
+        rows = [rows[i] for i in np.random.default_rng(13).permutation(len(rows))]
+    run = str(tmp_path / "run.parquet")
+    pq.write_table(pa.table({"qid": [q for q, _, _ in rows], "docno": [d for _, d, _ in rows],
+                             "score": [s for _, _, s in rows]}), run, row_group_size=7)
+    for conv in CONVENTIONS[:3]:
+        want, want_warnings = _quiet(_whole, qrels, run, METRICS, **conv)
+        got, got_warnings = _quiet(ranklens.evaluate_files, qrels, run, METRICS,
+                                   memory="1MB", **conv)
+        assert_same(got, want)
+        assert got_warnings == want_warnings
+
+
+def test_a_json_run_over_the_budget_is_refused(tmp_path: Path) -> None:
+    qrels_d, rows = _rows(14, duplicates=False)
+    qrels, _ = _write(tmp_path, qrels_d, rows, False)
+    run = tmp_path / "run.jsonl"
+    run.write_text("".join(f'{{"query": "{q}", "doc": "{d}", "score": {s!r}}}\n'
+                           for q, d, s in rows))
+    with pytest.raises(ranklens.InputError, match=r"read whole.*TREC, CSV, TSV or Parquet"):
+        ranklens.evaluate_files(qrels, str(run), ["map"], memory="1MB")
+    assert_same(_quiet(ranklens.evaluate_files, qrels, str(run), ["map"], memory="2GB")[0],
+                _quiet(_whole, qrels, str(run), ["map"])[0])

@@ -10,18 +10,21 @@ are those of :func:`ranklens.evaluate` on the whole files.
   as :func:`ranklens.io.read_run` does.  A compressed file, standard input (``-``) or
   a pipe has no size to go by: it is read as a stream of blocks, which for an input
   smaller than one block is one block, i.e. the in-memory evaluation.
-- **Grouped runs stream directly.**  A TREC run whose rows of each query are
-  contiguous (as trec_eval writes them, and as most systems do) is cut into blocks
-  at query boundaries and evaluated block by block.  That the run is grouped is
-  checked as it streams: a query that comes back after another is an ungrouped run.
+- **Grouped runs stream directly.**  A TREC, CSV or TSV run (from a file or a pipe)
+  or a Parquet file whose rows of each query are contiguous (as trec_eval writes
+  runs, and as most systems do) is cut into blocks at query boundaries and evaluated
+  block by block.  That the run is grouped is checked as it streams: a query that
+  comes back after another is an ungrouped run.
 - **Ungrouped runs are grouped by DuckDB** (``pip install 'ranklens[large]'``), whose
-  sort works out of core within a memory limit (:mod:`ranklens.io._partition`); the
-  run is read again from the start (a file) or from a copy of what was read (a
-  stream: its text is copied to the spill folder as it is read, so it is never read
-  twice).  Without DuckDB an ungrouped run that does not fit fails with one line
-  naming the extra.
+  sort works out of core within a memory limit (:mod:`ranklens.io._partition`),
+  keeping each query's rows in their order in the file; the run is read again from
+  the start (a file) or from a copy of what was read (a stream: its text is copied
+  to the spill folder as it is read, so it is never read twice).  Without DuckDB an
+  ungrouped run that does not fit fails with one line naming the extra.
 - **Qrels are read into memory** (they are usually small); qrels whose estimated size
-  in memory exceeds half the budget are refused, naming ``memory=``.
+  in memory exceeds half the budget are refused, naming ``memory=``.  JSON and JSON
+  Lines runs are read whole; one over the budget is refused, naming the formats
+  that stream.
 
 Memory grows with the number of distinct queries (their ids and per-query values, a
 few hundred bytes each), not with the number of rows.
@@ -45,6 +48,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ranklens._shared.arrow import to_numpy
+from ranklens._shared.columns import as_id_column
 from ranklens._shared.sizes import available_memory, format_size, parse_size
 from ranklens.errors import InputError, RanklensWarning
 from ranklens.io._blocks import Block, Source, _Chain, table_blocks, trec_blocks
@@ -84,7 +88,7 @@ text, its columns, the run table and the prepared rankings."""
 LARGEST_BLOCK = 8 * 2**20
 MIN_BLOCK = 1 << 20
 """The bounds of a block's text, in bytes."""
-STREAMED = ("trec", "csv", "tsv")
+STREAMED = ("trec", "csv", "tsv", "parquet")
 
 
 def default_memory() -> int:
@@ -187,6 +191,13 @@ def evaluate_files(
         judged = read_qrels(qrels, format=qrels_format, duplicates=duplicates, **columns)
     if fmt == "trec":
         query = doc = score = None  # the names are the qrels table's
+    if fmt not in STREAMED and not fits_in_memory(run, budget, qrels_bytes) and \
+            not is_stream(run) and output_compression(run) is None:
+        need = format_size(int(BASE + qrels_bytes + RUN_FACTOR * os.path.getsize(run)))
+        raise InputError(
+            f"{run}: a {fmt.upper()} run is read whole, which would take about {need}, more "
+            f"than the memory budget ({format_size(budget)}); give a larger budget "
+            "(memory='...') or write the run as TREC, CSV, TSV or Parquet, which stream.")
     if fmt not in STREAMED or fits_in_memory(run, budget, qrels_bytes):
         whole = read_run(run, format=run_format, query=query, doc=doc, score=score, name=name,
                          duplicates=duplicates)
@@ -255,6 +266,27 @@ def _first_tag(data: bytes) -> str | None:
 Piece = tuple[Columns, Callable[[Columns], Run]]
 """Rows of whole queries (columns with their lines, for grouping) and how their run is
 made from them (with the errors and names of the one-file reader)."""
+
+
+def parquet_tables(path: str, roles: Roles, size: int) -> Iterator[tuple[pa.Table, int]]:
+    """The rows of a Parquet run (columns query, doc and score), a batch of about
+    ``size`` bytes at a time, in tables of whole queries with the number of rows before
+    them (Parquet rows have no line: messages count rows from 0, as the one-file
+    reader does)."""
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"{path}: not a readable Parquet file ({exc}).") from None
+    picks = pick_roles(path, list(parquet.schema_arrow.names), roles)
+    rows = max(size // 32, 1024)
+    with parquet:
+        batches = (pa.record_batch([b.column(picks[r]) for r in ("query", "doc", "score")],
+                                   names=["query", "doc", "score"])
+                   for b in parquet.iter_batches(rows, columns=list(dict.fromkeys(
+                       picks.values()))))
+        yield from table_blocks(batches, "query")
 
 
 def csv_tables(source: Any, name: str, fmt: str, roles: Roles, size: int
@@ -363,11 +395,13 @@ class _Stream:
                                              "score": cols.value}, first, opts["label"],
                                  self.duplicates)
 
-        for table, first in csv_tables(source, self.name, opts["format"], opts["roles"],
-                                       self.block_size):
+        tables = parquet_tables(self.name, opts["roles"], self.block_size) \
+            if opts["format"] == "parquet" else \
+            csv_tables(source, self.name, opts["format"], opts["roles"], self.block_size)
+        for table, first in tables:
             n = table.num_rows
-            yield Columns(table.column("query").combine_chunks(),
-                          table.column("doc").combine_chunks(),
+            yield Columns(as_id_column(table.column("query"), "query column"),
+                          as_id_column(table.column("doc"), "doc column"),
                           table.column("score").combine_chunks(), None,
                           np.arange(first, first + n)), make
 
