@@ -45,21 +45,23 @@ def _text(prefix: str, numbers: np.ndarray) -> pa.Array:
 
 def write_run(path: str, lines: int, docs: int = 1000, shuffled: bool = False,
               seed: int = 0) -> None:
-    """A TREC run of ``lines`` lines, ``docs`` per query (queries ``q0``...), scores
-    with ties; ``shuffled``: row ``i`` belongs to query ``i mod n_queries`` (every
-    query's rows spread over the whole file), else each query's rows are contiguous.
-    Written a chunk at a time; the same arguments give the same bytes."""
+    """A TREC run of ``lines`` lines (a multiple of ``docs``), ``docs`` per query
+    (queries ``q0``...), scores with ties; ``shuffled``: the same rows, row ``i`` of
+    query ``i mod n_queries`` (every query's rows spread over the whole file), else
+    each query's rows are contiguous.  Written a chunk at a time; the same arguments
+    give the same bytes."""
     n_queries = max(lines // docs, 1)
     with pa.OSFile(path + ".part", "wb") as out:
         for start in range(0, lines, CHUNK):
             i = np.arange(start, min(start + CHUNK, lines), dtype=np.int64)
-            rng = np.random.default_rng([seed, start])
             if shuffled:
                 query, rank = i % n_queries, i // n_queries
             else:
                 query, rank = i // docs, i % docs
-            doc = (query * 7919 + rank * 104729) % 5_000_000
-            score = np.round(1.0 - rank / (docs + 1) + rng.integers(0, 3, i.size) / 1000, 4)
+            # doc and score are functions of (query, rank): the shuffled run holds the
+            # grouped run's rows in another order (the same numbers)
+            doc = (query * 7919 + rank * 104729 + seed) % 5_000_000
+            score = np.round(1.0 - rank / (docs + 1) + (query * 31 + rank * 17) % 3 / 1000, 4)
             table = pa.table({"q": _text("q", query), "q0": pa.array(["Q0"] * i.size),
                               "d": _text("d", doc), "r": rank + 1, "s": score,
                               "t": pa.array(["bench"] * i.size)})

@@ -142,8 +142,8 @@ def evaluate_files(
         :class:`~ranklens.Qrels`.
     run:
         A run file, ``-`` (standard input) or a pipe (``/dev/stdin``,
-        ``<(zcat run.gz)``); TREC runs larger than the budget are streamed, other
-        formats are read whole.
+        ``<(zcat run.gz)``); TREC, CSV, TSV and Parquet runs larger than the budget
+        are streamed, JSON and JSON Lines runs are read whole.
     metrics, profile, conventions, single conventions:
         As :func:`ranklens.evaluate`.
     memory:
