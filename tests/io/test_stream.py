@@ -374,3 +374,22 @@ def test_a_json_run_over_the_budget_is_refused(tmp_path: Path) -> None:
         ranklens.evaluate_files(qrels, str(run), ["map"], memory="1MB")
     assert_same(_quiet(ranklens.evaluate_files, qrels, str(run), ["map"], memory="2GB")[0],
                 _quiet(_whole, qrels, str(run), ["map"])[0])
+
+
+def test_duckdb_out_of_memory_is_one_error_naming_memory(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    import ranklens.io._partition as partition
+
+    qrels_d, rows = _rows(15, duplicates=False)
+    qrels, run = _write(tmp_path, qrels_d, rows, True, 15)
+
+    class Failing(partition.Partitioner):
+        def add(self, rows: Any) -> None:
+            self._con.execute("SET memory_limit='1KB'")
+            super().add(rows)
+
+    monkeypatch.setattr(partition, "Partitioner", Failing)
+    with pytest.raises(ranklens.RanklensError,
+                       match=r"grouping the ungrouped run .* failed: .*memory='\.\.\.'"):
+        ranklens.evaluate_files(qrels, run, ["map"], memory="1MB")

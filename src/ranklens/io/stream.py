@@ -432,7 +432,7 @@ class _Stream:
         """Evaluate an ungrouped run: every row through DuckDB, back grouped by query."""
         from ranklens.io._partition import Partitioner
 
-        parts = Partitioner(budget // 4, folder, f"evaluating the ungrouped run {self.name} "
+        parts = Partitioner(budget, folder, f"evaluating the ungrouped run {self.name} "
                             "within the memory budget")
         try:
             self.tags.clear()
