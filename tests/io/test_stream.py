@@ -393,3 +393,17 @@ def test_duckdb_out_of_memory_is_one_error_naming_memory(tmp_path: Path,
     with pytest.raises(ranklens.RanklensError,
                        match=r"grouping the ungrouped run .* failed: .*memory='\.\.\.'"):
         ranklens.evaluate_files(qrels, run, ["map"], memory="1MB")
+
+
+def test_the_default_budget_is_half_the_available_memory(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    from ranklens._shared.sizes import available_memory
+
+    free = available_memory()
+    assert free is None or free > 0
+    monkeypatch.setattr(stream, "available_memory", lambda: 8 * 2**30)
+    assert stream.default_memory() == 4 * 2**30
+    monkeypatch.setattr(stream, "available_memory", lambda: 2**20)
+    assert stream.default_memory() == 512 * 2**20
+    monkeypatch.setattr(stream, "available_memory", lambda: None)
+    assert stream.default_memory() == 2 * 2**30

@@ -61,15 +61,29 @@ def format_size(size: int) -> str:
 
 def available_memory() -> int | None:
     """The memory available to new work, in bytes: ``MemAvailable`` of
-    ``/proc/meminfo`` (Linux), else the physical memory (``os.sysconf``), else None."""
+    ``/proc/meminfo`` (Linux), less where a cgroup (v2) limit leaves less
+    (``memory.max`` - ``memory.current``: a container's limit), else the physical
+    memory (``os.sysconf``), else None."""
+    free: int | None = None
     try:
         with open("/proc/meminfo", encoding="ascii") as fh:
             for line in fh:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+                    free = int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
+    if free is None:
+        try:
+            free = int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+        except (OSError, ValueError, AttributeError):
+            return None
     try:
-        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
-    except (OSError, ValueError, AttributeError):
-        return None
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as fh:
+            limit = fh.read().strip()
+        with open("/sys/fs/cgroup/memory.current", encoding="ascii") as fh:
+            used = int(fh.read().strip())
+        if limit != "max":
+            free = min(free, max(int(limit) - used, 0))
+    except (OSError, ValueError):
+        pass
+    return free
