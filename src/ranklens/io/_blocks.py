@@ -11,7 +11,8 @@ twice.
 a block ends where a query ends, unless the same query goes on in the next block,
 which then happens only when the rows of one query are not contiguous (an
 ungrouped run: the caller finds that out).  :func:`table_blocks` does the same for
-the Arrow batches of a CSV/TSV reader.
+Arrow batches: those of a CSV/TSV text (:func:`csv_tables`) or of a Parquet file
+(:func:`parquet_tables`).
 """
 
 from __future__ import annotations
@@ -26,13 +27,16 @@ from typing import Any, BinaryIO
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 from ranklens._shared.arrow import to_numpy
 from ranklens.errors import InputError
 from ranklens.io._files import _MAGIC, STDIN, _suffixes, check_readable, is_stream
 from ranklens.io._trec_format import BOM
+from ranklens.io.tables import Roles, _csv_header, pick_roles
 
-__all__ = ["Block", "Source", "last_query_start", "table_blocks", "trec_blocks"]
+__all__ = ["Block", "Source", "csv_tables", "last_query_start", "parquet_tables",
+           "table_blocks", "trec_blocks"]
 
 
 class Source(io.RawIOBase):
@@ -238,3 +242,59 @@ def _last_run_start(q: pa.ChunkedArray) -> int:
     same = to_numpy(pc.equal(q, last).combine_chunks(), fill=False)
     other = np.flatnonzero(~same)
     return int(other[-1]) + 1 if other.size else 0
+
+
+def parquet_tables(path: str, roles: Roles, size: int) -> Iterator[tuple[pa.Table, int]]:
+    """The rows of a Parquet run (columns query, doc and score), a batch of about
+    ``size`` bytes at a time, in tables of whole queries with the number of rows before
+    them (Parquet rows have no line: messages count rows from 0, as the one-file
+    reader does)."""
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"{path}: not a readable Parquet file ({exc}).") from None
+    picks = pick_roles(path, list(parquet.schema_arrow.names), roles)
+    rows = max(size // 32, 1024)
+    with parquet:
+        batches = (pa.record_batch([b.column(picks[r]) for r in ("query", "doc", "score")],
+                                   names=["query", "doc", "score"])
+                   for b in parquet.iter_batches(rows, columns=list(dict.fromkeys(
+                       picks.values()))))
+        yield from table_blocks(batches, "query")
+
+
+def csv_tables(source: Any, name: str, fmt: str, roles: Roles, size: int
+               ) -> Iterator[tuple[pa.Table, int]]:
+    """The rows of a CSV/TSV run (columns query, doc and score, all as text), in tables
+    of whole queries with the file line of their first row (the header is line 1)."""
+    head = source.read(size)
+    if head.startswith(BOM):  # Excel's "CSV UTF-8"
+        head = head[len(BOM):]
+    if b"\x00" in head[:65536]:
+        raise InputError(f"{name}: looks like a binary file, not {fmt.upper()} text.")
+    delimiter = "," if fmt == "csv" else "\t"
+    picks = pick_roles(name, _csv_header(name, pa.py_buffer(head), delimiter), roles)
+    text = io.BufferedReader(_Chain(io.BytesIO(head), source), 1 << 20)
+    try:
+        reader = pacsv.open_csv(
+            pa.PythonFile(text, mode="r"),
+            read_options=pacsv.ReadOptions(block_size=max(size, 1 << 16)),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.string() for c in picks.values()},
+                include_columns=list(dict.fromkeys(picks.values())),
+                strings_can_be_null=False))
+        batches = (pa.record_batch([b.column(picks[r]) for r in ("query", "doc", "score")],
+                                   names=["query", "doc", "score"]) for b in reader)
+        given = False
+        for table, rows_before in table_blocks(batches, "query"):
+            given = True
+            yield table, 2 + rows_before
+    except pa.ArrowInvalid as exc:
+        raise InputError(f"{name}: cannot read the {fmt.upper()} file: {exc}") from None
+    finally:
+        text.close()
+    if not given:
+        raise InputError(f"{name}: the file has a header but no rows.")

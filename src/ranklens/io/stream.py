@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import io
 import os
 import shutil
 import tempfile
@@ -45,25 +44,15 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from ranklens._shared.arrow import to_numpy
 from ranklens._shared.columns import as_id_column
 from ranklens._shared.sizes import available_memory, format_size, parse_size
 from ranklens.errors import InputError, RanklensWarning
-from ranklens.io._blocks import Block, Source, _Chain, table_blocks, trec_blocks
+from ranklens.io._blocks import Block, Source, csv_tables, parquet_tables, trec_blocks
 from ranklens.io._files import detect_format, is_stream, output_compression
-from ranklens.io._trec_format import BOM, RUN, Columns, one_tag
-from ranklens.io.tables import (
-    Roles,
-    _csv_header,
-    named_errors,
-    pick_roles,
-    read_qrels,
-    read_run,
-    run_roles,
-    table_run,
-)
+from ranklens.io._trec_format import RUN, Columns, one_tag
+from ranklens.io.tables import named_errors, read_qrels, read_run, run_roles, table_run
 from ranklens.io.trec import _columns, checked_columns, table_from_columns
 from ranklens.metrics import Metric
 from ranklens.ranking.data import Qrels, Run
@@ -266,62 +255,6 @@ def _first_tag(data: bytes) -> str | None:
 Piece = tuple[Columns, Callable[[Columns], Run]]
 """Rows of whole queries (columns with their lines, for grouping) and how their run is
 made from them (with the errors and names of the one-file reader)."""
-
-
-def parquet_tables(path: str, roles: Roles, size: int) -> Iterator[tuple[pa.Table, int]]:
-    """The rows of a Parquet run (columns query, doc and score), a batch of about
-    ``size`` bytes at a time, in tables of whole queries with the number of rows before
-    them (Parquet rows have no line: messages count rows from 0, as the one-file
-    reader does)."""
-    import pyarrow.parquet as pq
-
-    try:
-        parquet = pq.ParquetFile(path)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(f"{path}: not a readable Parquet file ({exc}).") from None
-    picks = pick_roles(path, list(parquet.schema_arrow.names), roles)
-    rows = max(size // 32, 1024)
-    with parquet:
-        batches = (pa.record_batch([b.column(picks[r]) for r in ("query", "doc", "score")],
-                                   names=["query", "doc", "score"])
-                   for b in parquet.iter_batches(rows, columns=list(dict.fromkeys(
-                       picks.values()))))
-        yield from table_blocks(batches, "query")
-
-
-def csv_tables(source: Any, name: str, fmt: str, roles: Roles, size: int
-               ) -> Iterator[tuple[pa.Table, int]]:
-    """The rows of a CSV/TSV run (columns query, doc and score, all as text), in tables
-    of whole queries with the file line of their first row (the header is line 1)."""
-    head = source.read(size)
-    if head.startswith(BOM):  # Excel's "CSV UTF-8"
-        head = head[len(BOM):]
-    if b"\x00" in head[:65536]:
-        raise InputError(f"{name}: looks like a binary file, not {fmt.upper()} text.")
-    delimiter = "," if fmt == "csv" else "\t"
-    picks = pick_roles(name, _csv_header(name, pa.py_buffer(head), delimiter), roles)
-    text = io.BufferedReader(_Chain(io.BytesIO(head), source), 1 << 20)
-    try:
-        reader = pacsv.open_csv(
-            pa.PythonFile(text, mode="r"),
-            read_options=pacsv.ReadOptions(block_size=max(size, 1 << 16)),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter),
-            convert_options=pacsv.ConvertOptions(
-                column_types={c: pa.string() for c in picks.values()},
-                include_columns=list(dict.fromkeys(picks.values())),
-                strings_can_be_null=False))
-        batches = (pa.record_batch([b.column(picks[r]) for r in ("query", "doc", "score")],
-                                   names=["query", "doc", "score"]) for b in reader)
-        given = False
-        for table, rows_before in table_blocks(batches, "query"):
-            given = True
-            yield table, 2 + rows_before
-    except pa.ArrowInvalid as exc:
-        raise InputError(f"{name}: cannot read the {fmt.upper()} file: {exc}") from None
-    finally:
-        text.close()
-    if not given:
-        raise InputError(f"{name}: the file has a header but no rows.")
 
 
 class _Stream:
