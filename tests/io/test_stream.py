@@ -407,3 +407,11 @@ def test_the_default_budget_is_half_the_available_memory(monkeypatch: pytest.Mon
     assert stream.default_memory() == 512 * 2**20
     monkeypatch.setattr(stream, "available_memory", lambda: None)
     assert stream.default_memory() == 2 * 2**30
+
+
+def test_temp_dir_must_be_a_folder(tmp_path: Path) -> None:
+    qrels_d, rows = _rows(16, duplicates=False)
+    qrels, run = _write(tmp_path, qrels_d, rows, True, 16)
+    with pytest.raises(ranklens.InputError, match="temp_dir='.*nope' is not a folder"):
+        ranklens.evaluate_files(qrels, run, ["map"], memory="1MB",
+                                temp_dir=str(tmp_path / "nope"))

@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ranklens._shared.arrow import to_numpy
-from ranklens.errors import InputError
+from ranklens.errors import InputError, RanklensError
 from ranklens.io._files import _MAGIC, STDIN, _suffixes, check_readable, is_stream
 from ranklens.io._trec_format import BOM
 from ranklens.io.tables import Roles, _csv_header, pick_roles
@@ -99,7 +99,13 @@ class Source(io.RawIOBase):
             raise InputError(f"{self.name}: cannot read {what}text ({exc}).") from None
         data = b"".join(out)
         if self._spill is not None:
-            self._spill.write(data)
+            try:
+                self._spill.write(data)
+            except OSError as exc:
+                raise RanklensError(
+                    f"{self.name}: cannot keep a copy of the stream in "
+                    f"{os.path.dirname(self._spill.name)} ({exc.strerror}); give a folder "
+                    "with more room (temp_dir='...').") from None
         return data
 
     def spill_to(self, path: str) -> None:
