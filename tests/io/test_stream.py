@@ -412,6 +412,6 @@ def test_the_default_budget_is_half_the_available_memory(monkeypatch: pytest.Mon
 def test_temp_dir_must_be_a_folder(tmp_path: Path) -> None:
     qrels_d, rows = _rows(16, duplicates=False)
     qrels, run = _write(tmp_path, qrels_d, rows, True, 16)
-    with pytest.raises(ranklens.InputError, match="temp_dir='.*nope' is not a folder"):
+    with pytest.raises(ranklens.InputError, match=r"temp_dir='.*nope' is not a folder"):
         ranklens.evaluate_files(qrels, run, ["map"], memory="1MB",
                                 temp_dir=str(tmp_path / "nope"))
