@@ -201,3 +201,23 @@ def test_all_batches_without_judgments_is_refused() -> None:
     ev.update(ranklens.Qrels.from_arrays([], [], []), ranklens.Run.from_dict({"q": {"d": 1.0}}))
     with pytest.raises(ranklens.InputError, match="qrels are empty"):
         ev.compute()
+
+
+def test_one_query_a_batch_gives_the_same_bits() -> None:
+    """The most batches there can be, one query each (a query's value must not depend
+    on the others: ERR's padded matrix and 11pt_avg's mean once did), long rankings."""
+    rng = np.random.default_rng(3)
+    qrels_d = {f"q{i}": {f"d{j}": int(rng.integers(0, 5)) for j in range(0, 60, 3)}
+               for i in range(25)}
+    run_d = {f"q{i}": {f"d{j}": float(rng.integers(0, 8)) / 8
+                       for j in range(int(rng.integers(1, 60)))} for i in range(25)}
+    metrics = ["err", "err@10", "err@50", "11pt_avg", "ndcg", "map", "bpref", "infAP",
+               "rbp", "iprec_at_recall.0.3"]
+    whole = ranklens.evaluate(ranklens.Qrels.from_dict(qrels_d),
+                              ranklens.Run.from_dict(run_d), metrics)
+    ev = ranklens.Evaluator(metrics)
+    for q in qrels_d:
+        ev.update(ranklens.Qrels.from_dict({q: qrels_d[q]}), ranklens.Run.from_dict({q: run_d[q]}))
+    got = ev.compute()
+    for m in metrics:
+        np.testing.assert_array_equal(got.values[m], whole.values[m], err_msg=m)
