@@ -231,5 +231,5 @@ def err(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     return out
 
 
-_DENSE_CELLS = 1 << 24
+_DENSE_CELLS = 1 << 22
 """The most cells of ERR's dense (queries x depth) matrix at a time."""
