@@ -146,9 +146,11 @@ def test_repeated_pairs_are_found_within_a_query(tmp_path: Path, policy: str,
         got, _ = _quiet(ranklens.evaluate_files, qrels, run, METRICS, memory="1MB",
                         duplicates=policy, ties="input")
         if policy == "error" and isinstance(want, ranklens.DuplicateError):
-            # the file and the lines of the first repeated pair of its batch
+            # the file and the lines of the first repeated pair of its batch; the counts
+            # are the batch's, and the message says so
             assert isinstance(got, ranklens.DuplicateError)
             assert str(got).startswith(f"{run}: lines ")
+            assert str(got).endswith("so repeats further on are not counted.)")
             continue
         assert_same(got, want)
 

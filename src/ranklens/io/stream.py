@@ -48,7 +48,7 @@ import pyarrow.compute as pc
 from ranklens._shared.arrow import to_numpy
 from ranklens._shared.columns import as_id_column
 from ranklens._shared.sizes import available_memory, format_size, parse_size
-from ranklens.errors import InputError, RanklensWarning
+from ranklens.errors import DuplicateError, InputError, RanklensWarning
 from ranklens.io._blocks import Block, Source, csv_tables, parquet_tables, trec_blocks
 from ranklens.io._files import detect_format, is_stream, output_compression
 from ranklens.io._trec_format import RUN, Columns, one_tag
@@ -341,7 +341,14 @@ class _Stream:
     def add(self, piece: Piece, ids: list[str]) -> None:
         """Evaluate a batch of whole queries (their ids ``ids``)."""
         cols, make = piece
-        self.ev.update(self.qrels.take_queries(ids), make(cols))
+        try:
+            run = make(cols)
+        except DuplicateError as exc:  # the counts are the block's: say so
+            raise DuplicateError(
+                f"{exc} (Counted in the block of whole queries where the first repeat was "
+                "found: the run is read in blocks, so repeats further on are not counted.)"
+            ) from None
+        self.ev.update(self.qrels.take_queries(ids), run)
         self.seen.update(ids)
 
     # -- the two paths ---------------------------------------------------------------------
