@@ -26,6 +26,11 @@ are those of :func:`ranklens.evaluate` on the whole files.
   Lines runs are read whole; one over the budget is refused, naming the formats
   that stream.
 
+Errors name the file and line as the one-file readers do.  Two are about one block
+rather than the whole run, and say so or show it: a repeated (query, doc) pair under
+``duplicates='error'`` (its counts are the block's), and ``err`` finding a grade above
+``max_rel`` (it names the top grade of the block).
+
 Memory grows with the number of distinct queries (their ids and per-query values, a
 few hundred bytes each), not with the number of rows.
 """
