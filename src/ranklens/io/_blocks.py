@@ -286,7 +286,8 @@ def csv_tables(source: Any, name: str, fmt: str, roles: Roles, size: int
     try:
         reader = pacsv.open_csv(
             pa.PythonFile(text, mode="r"),
-            read_options=pacsv.ReadOptions(block_size=max(size, 1 << 16)),
+            # Arrow parses ahead and keeps its blocks: a quarter of the text budget each
+            read_options=pacsv.ReadOptions(block_size=max(size // 4, 1 << 16)),
             parse_options=pacsv.ParseOptions(delimiter=delimiter),
             convert_options=pacsv.ConvertOptions(
                 column_types={c: pa.string() for c in picks.values()},
