@@ -53,12 +53,13 @@ def evaluate_run_file(qrels: Any, path: str, names: list[str], conv: dict[str, A
     streamed (said on stderr when the budget is the default one)."""
     from ranklens._shared.sizes import format_size
     from ranklens.io._files import is_stream
-    from ranklens.io.stream import RUN_FACTOR, default_memory, evaluate_files, fits_in_memory
+    from ranklens.io.stream import default_memory, evaluate_files, fits_in_memory, memory_needed
 
+    fmt = opts["run_format"]
     if memory is None and not is_stream(path) and os.path.isfile(path) and \
-            not fits_in_memory(path):
-        need = RUN_FACTOR * os.path.getsize(path)
-        echo_warning(f"{path} would take about {format_size(int(need))} in memory, more than "
+            not fits_in_memory(path, fmt=fmt):
+        need = memory_needed(path, fmt)
+        echo_warning(f"{path} would take about {format_size(need)} in memory, more than "
                      f"half the available memory ({format_size(default_memory())}): "
                      "evaluating it in a stream of whole queries (same numbers); --memory "
                      "SIZE sets the budget.")

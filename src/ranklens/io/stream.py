@@ -65,7 +65,8 @@ from ranklens.ranking.engine import no_relevant_error
 from ranklens.ranking.evaluation import Result, evaluate, metric_list
 from ranklens.ranking.evaluator import Evaluator
 
-__all__ = ["RUN_FACTOR", "default_memory", "evaluate_files", "fits_in_memory", "qrels_memory"]
+__all__ = ["RUN_FACTOR", "default_memory", "evaluate_files", "fits_in_memory", "memory_needed",
+           "qrels_memory"]
 
 RUN_FACTOR = 4.0
 """The peak memory of an in-memory evaluation, as a multiple of the run file's size
@@ -97,14 +98,35 @@ def _budget(memory: str | int | float | None) -> int:
 
 
 def fits_in_memory(run: str | os.PathLike[str], memory: str | int | float | None = None,
-                   qrels_bytes: int = 0) -> bool:
+                   qrels_bytes: int = 0, fmt: str | None = None) -> bool:
     """Whether the run file is evaluated in memory under the budget ``memory`` (a size,
     default :func:`default_memory`): a plain file whose estimated peak fits.  A stream
     or a compressed file is read in blocks (one block when it is small)."""
     if is_stream(run) or output_compression(run) is not None:
         return False
-    size = os.path.getsize(run) if os.path.isfile(run) else 0
-    return BASE + qrels_bytes + RUN_FACTOR * size <= _budget(memory)
+    return qrels_bytes + memory_needed(run, fmt) <= _budget(memory)
+
+
+def memory_needed(run: str | os.PathLike[str], fmt: str | None = None) -> int:
+    """The estimated peak of evaluating the run file ``run`` (format ``fmt``, default
+    by its suffix) in memory, without the qrels."""
+    return int(BASE + RUN_FACTOR * _text_size(run, fmt))
+
+
+def _text_size(path: str | os.PathLike[str], fmt: str | None) -> int:
+    """The size of a run file as text: its size, or for Parquet (compressed, encoded)
+    the uncompressed size its metadata gives, doubled (ids are dictionary-encoded)."""
+    if not os.path.isfile(path):
+        return 0
+    if detect_format(path, fmt)[0] == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            meta = pq.ParquetFile(path).metadata
+        except (pa.ArrowInvalid, OSError):
+            return os.path.getsize(path)  # the reader names the problem
+        return 2 * sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    return os.path.getsize(path)
 
 
 def evaluate_files(
@@ -185,14 +207,14 @@ def evaluate_files(
         judged = read_qrels(qrels, format=qrels_format, duplicates=duplicates, **columns)
     if fmt == "trec":
         query = doc = score = None  # the names are the qrels table's
-    if fmt not in STREAMED and not fits_in_memory(run, budget, qrels_bytes) and \
+    if fmt not in STREAMED and not fits_in_memory(run, budget, qrels_bytes, fmt) and \
             not is_stream(run) and output_compression(run) is None:
-        need = format_size(int(BASE + qrels_bytes + RUN_FACTOR * os.path.getsize(run)))
+        need = format_size(qrels_bytes + memory_needed(run, fmt))
         raise InputError(
             f"{run}: a {fmt.upper()} run is read whole, which would take about {need}, more "
             f"than the memory budget ({format_size(budget)}); give a larger budget "
             "(memory='...') or write the run as TREC, CSV, TSV or Parquet, which stream.")
-    if fmt not in STREAMED or fits_in_memory(run, budget, qrels_bytes):
+    if fmt not in STREAMED or fits_in_memory(run, budget, qrels_bytes, fmt):
         whole = read_run(run, format=run_format, query=query, doc=doc, score=score, name=name,
                          duplicates=duplicates)
         return evaluate(judged, whole, names, conventions=conv)
