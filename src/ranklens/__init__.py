@@ -36,6 +36,10 @@ FAMILIES = ("classification", "regression", "clustering", "entity_resolution", "
 
 
 def __getattr__(name: str) -> object:
+    if name == "evaluate_files":  # reading files: imported on first use
+        from ranklens.io.stream import evaluate_files
+
+        return evaluate_files
     if name in FAMILIES:
         import importlib
 
@@ -73,6 +77,7 @@ __all__ = [
     "compare",
     "evaluate",
     "evaluate_cutoffs",
+    "evaluate_files",
     "gate",
     "get_metric",
     "html_report",

@@ -168,3 +168,56 @@ def test_update_takes_frames() -> None:
     ev = ranklens.Evaluator(["rr"])
     ev.update(qrels, run)
     assert ev.compute()["rr"] == 0.5
+
+
+def test_a_batch_may_have_one_side_empty() -> None:
+    """Run queries without judgments, or judged queries absent from the run, may come
+    in a batch of their own: the numbers are those of one evaluation."""
+    qrels_d, run_d = graded_case(7, n_queries=(20, 30), stray_query=True)
+    qrels, run = ranklens.Qrels.from_dict(qrels_d), ranklens.Run.from_dict(run_d)
+    judged_run = {k: v for k, v in run_d.items() if k in qrels_d}
+    stray = {k: v for k, v in run_d.items() if k not in qrels_d}
+    absent = {k: v for k, v in qrels_d.items() if k not in run_d}
+    assert stray
+    with_run = {k: v for k, v in qrels_d.items() if k in run_d}
+    for conv in (dict(missing="zero", unjudged="zero"), dict(missing="skip", unjudged="skip")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ranklens.RanklensWarning)
+            whole = ranklens.evaluate(qrels, run, METRICS, **conv)
+            ev = ranklens.Evaluator(METRICS, **conv)
+            ev.update(ranklens.Qrels.from_dict(with_run), ranklens.Run.from_dict(judged_run))
+            ev.update(ranklens.Qrels.from_arrays([], [], []), ranklens.Run.from_dict(stray))
+            if absent:
+                ev.update(ranklens.Qrels.from_dict(absent), ranklens.Run.from_arrays([], [], []))
+            got = ev.compute()
+        assert got.query_ids == whole.query_ids
+        for m in METRICS:
+            np.testing.assert_array_equal(got.values[m], whole.values[m], err_msg=m)
+        assert dict(got.report) == dict(whole.report)
+
+
+def test_all_batches_without_judgments_is_refused() -> None:
+    ev = ranklens.Evaluator(["map"])
+    ev.update(ranklens.Qrels.from_arrays([], [], []), ranklens.Run.from_dict({"q": {"d": 1.0}}))
+    with pytest.raises(ranklens.InputError, match="qrels are empty"):
+        ev.compute()
+
+
+def test_one_query_a_batch_gives_the_same_bits() -> None:
+    """The most batches there can be, one query each (a query's value must not depend
+    on the others: ERR's padded matrix and 11pt_avg's mean once did), long rankings."""
+    rng = np.random.default_rng(3)
+    qrels_d = {f"q{i}": {f"d{j}": int(rng.integers(0, 5)) for j in range(0, 60, 3)}
+               for i in range(25)}
+    run_d = {f"q{i}": {f"d{j}": float(rng.integers(0, 8)) / 8
+                       for j in range(int(rng.integers(1, 60)))} for i in range(25)}
+    metrics = ["err", "err@10", "err@50", "11pt_avg", "ndcg", "map", "bpref", "infAP",
+               "rbp", "iprec_at_recall.0.3"]
+    whole = ranklens.evaluate(ranklens.Qrels.from_dict(qrels_d),
+                              ranklens.Run.from_dict(run_d), metrics)
+    ev = ranklens.Evaluator(metrics)
+    for q in qrels_d:
+        ev.update(ranklens.Qrels.from_dict({q: qrels_d[q]}), ranklens.Run.from_dict({q: run_d[q]}))
+    got = ev.compute()
+    for m in metrics:
+        np.testing.assert_array_equal(got.values[m], whole.values[m], err_msg=m)

@@ -28,8 +28,9 @@ PACKAGES = {
     "polars": "polars",
     "matplotlib": "matplotlib",
     "pyspark": "pyspark",
+    "duckdb": "duckdb",
 }
-EXTRAS = ("ml", "online", "pandas", "plot", "polars", "spark", "stats")
+EXTRAS = ("large", "ml", "online", "pandas", "plot", "polars", "spark", "stats")
 
 
 @contextmanager

@@ -126,7 +126,8 @@ def warnings_to_stderr(prefix: str = "", loud: Callable[[str], bool] | None = No
         yield
     ctx = click.get_current_context(silent=True)
     for w in caught:
-        text = f"{prefix}{w.message}"
+        message = str(w.message)  # a message that names its file already keeps its words
+        text = message if prefix and message.startswith(prefix) else f"{prefix}{message}"
         if ctx is not None:  # Python advice in the command's own words
             text = cli_advice(text, _command(ctx))
         echo_warning(text, loud=loud is not None and loud(text))

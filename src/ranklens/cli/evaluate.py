@@ -16,6 +16,7 @@ from ranklens.cli._common import (
     warnings_to_stderr,
     write_output,
 )
+from ranklens.cli._large import memory_options
 from ranklens.cli.history import record_results, store_options, take_store
 from ranklens.ranking.conventions import (
     IPREC_ROUNDING,
@@ -223,22 +224,19 @@ def file_options(fn: Any) -> Any:
     return fn
 
 
-def _read_inputs(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any]
-                 ) -> tuple[Any, list[Any]]:
+def _read_inputs(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
+                 read_runs: bool = True) -> tuple[Any, list[Any]]:
+    """The qrels and (``read_runs``) the runs, read as the file options say."""
     from ranklens.io import read_qrels, read_run
 
     with warnings_to_stderr():
-        return _read_files(qrels_path, run_paths, opts, read_qrels, read_run)
+        return _read_files(qrels_path, run_paths, opts, read_qrels,
+                           read_run if read_runs else None)
 
 
 def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
                 read_qrels: Any, read_run: Any) -> tuple[Any, list[Any]]:
     from ranklens.io import detect_format
-
-    def columns(path: str, fmt: str | None, names: tuple[str, ...]) -> dict[str, Any]:
-        """The column options for one file: none for a TREC file (fixed columns)."""
-        trec = detect_format(path, fmt)[0] == "trec"
-        return {n: None if trec else opts[f"{n}_col"] for n in names}
 
     tables = [(qrels_path, opts["qrels_format"])] + [(p, opts["run_format"]) for p in run_paths]
     for name in ("query", "doc", "score", "relevance"):
@@ -250,15 +248,25 @@ def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
     with stage(f"reading {qrels_path}"):
         qrels = read_qrels(qrels_path, format=opts["qrels_format"],
                            duplicates=opts.get("duplicates", "error"),
-                           **columns(qrels_path, opts["qrels_format"],
-                                     ("query", "doc", "relevance")))
+                           **file_columns(qrels_path, opts["qrels_format"],
+                                          ("query", "doc", "relevance"), opts))
     runs = []
-    for path in run_paths:
+    for path in run_paths if read_run is not None else ():
         with stage(f"reading {path}"):
             runs.append(read_run(path, format=opts["run_format"],
                                  duplicates=opts.get("duplicates", "error"),
-                                 **columns(path, opts["run_format"], ("query", "doc", "score"))))
+                                 **file_columns(path, opts["run_format"],
+                                                ("query", "doc", "score"), opts)))
     return qrels, runs
+
+
+def file_columns(path: str, fmt: str | None, names: tuple[str, ...], opts: dict[str, Any]
+                 ) -> dict[str, Any]:
+    """The column options for one file: none for a TREC file (fixed columns)."""
+    from ranklens.io import detect_format
+
+    trec = detect_format(path, fmt)[0] == "trec"
+    return {n: None if trec else opts[f"{n}_col"] for n in names}
 
 
 @click.command("evaluate")
@@ -279,6 +287,7 @@ def _read_files(qrels_path: str, run_paths: Sequence[str], opts: dict[str, Any],
 @file_options
 @store_options
 @quiet_option
+@memory_options
 def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], per_query: bool,
                  no_summary: bool, fmt: str, output: str | None, profile: str | None, ties: str | None,
                  missing: str | None, complete: bool, no_relevant: str | None,
@@ -289,7 +298,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     Several runs print one table, one row per run.  Files may be TREC, CSV,
     TSV, Parquet, JSON Lines or JSON (dict of dicts), optionally .gz/.bz2/.zst.
     """
-    from ranklens.ranking.evaluation import evaluate
+    from ranklens.cli._large import check_qrels_memory, evaluate_run_file
     from ranklens.render.report import render
 
     if no_summary and not per_query:
@@ -307,12 +316,16 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
                         depth, iprec_rounding, cols)
     check_output(output)
+    budget = cols.pop("memory"), cols.pop("temp_dir")
+    check_qrels_memory(qrels, budget[0])
     with progress(cols.pop("quiet", False)):
-        qrels_t, run_ts = _read_inputs(qrels, runs, cols)
+        qrels_t, _ = _read_inputs(qrels, runs, cols, read_runs=False)  # runs: one at a time
         results = []
-        for path, run in zip(runs, run_ts, strict=True):
+        for path in runs:
             with warnings_to_stderr(prefix=f"{path}: "), stage(f"evaluating {path}"):
-                res = evaluate(qrels_t, run, names, **conv)
+                res = evaluate_run_file(qrels_t, path, names, conv, cols, *budget,
+                                        file_columns(path, cols["run_format"],
+                                                     ("query", "doc", "score"), cols))
             if res.run_name is None:
                 object.__setattr__(res, "run_name", path)
             results.append(res)

@@ -27,13 +27,15 @@ __all__ = ["BLOCK_SIZE", "SCAN_CHUNK", "Growing", "delimiter", "next_batch", "re
 # -- may the file take the fast path? --------------------------------------------------
 
 
-def _byte_counts(b: np.ndarray) -> np.ndarray:
-    """How often each byte value occurs (counted in chunks to bound memory)."""
-    counts = np.zeros(256, dtype=np.int64)
+def _present(buf: pa.Buffer, wanted: bytes) -> set[int]:
+    """Which of the byte values ``wanted`` occur in ``buf`` (memchr over slices of it,
+    not a pass of NumPy per byte value)."""
+    found: set[int] = set()
     step = 1 << 23
-    for start in range(0, b.size, step):
-        counts += np.bincount(b[start:start + step], minlength=256)
-    return counts
+    for start in range(0, len(buf), step):
+        part = buf.slice(start, min(step, len(buf) - start)).to_pybytes()
+        found.update(c for c in wanted if c not in found and part.find(bytes([c])) >= 0)
+    return found
 
 
 def delimiter(buf: pa.Buffer, b: np.ndarray) -> str | None:
@@ -41,16 +43,16 @@ def delimiter(buf: pa.Buffer, b: np.ndarray) -> str | None:
 
     The fast reader needs one delimiter (space or tab, not both) and no other
     ASCII whitespace inside lines (vertical tab, form feed, a carriage return not
-    ending a line: the CSV reader would end the line there).  What a byte count
+    ending a line: the CSV reader would end the line there).  What a byte search
     cannot see (doubled delimiters, indented or '#' comment lines) is checked on
     the parsed columns by :func:`read_fast`.
     """
-    counts = _byte_counts(b)
-    if counts[11] or counts[12] or (counts[9] and counts[32]):
+    seen = _present(buf, b"\t \v\f\r")
+    if 11 in seen or 12 in seen or (9 in seen and 32 in seen):
         return None
-    if counts[13] and _lone_cr(b):
+    if 13 in seen and _lone_cr(b):
         return None
-    return "\t" if counts[9] else " "
+    return "\t" if 9 in seen else " "
 
 
 def _lone_cr(b: np.ndarray) -> bool:

@@ -48,17 +48,20 @@ class Columns:
 BOM = b"\xef\xbb\xbf"
 
 
-def check_text(path: str, buf: pa.Buffer) -> tuple[pa.Buffer, np.ndarray]:
+def check_text(path: str, buf: pa.Buffer, lines_before: int = 0
+               ) -> tuple[pa.Buffer, np.ndarray]:
     """The file's bytes without a UTF-8 byte-order mark, checked to be UTF-8 text;
-    returns them as a buffer and as a NumPy byte array (no copy)."""
-    if len(buf) >= 3 and bytes(buf[:3]) == BOM:
+    returns them as a buffer and as a NumPy byte array (no copy).  ``lines_before``:
+    lines of the file before ``buf`` (a later block of a file read in parts: a mark
+    there is text)."""
+    if lines_before == 0 and len(buf) >= 3 and bytes(buf[:3]) == BOM:
         buf = buf.slice(3)
     b = np.frombuffer(buf, dtype=np.uint8)
     if b.size == 0:
         raise InputError(f"{path}: the file is empty; expected TREC lines.")
     if np.any(b[:65536] == 0):
         raise InputError(f"{path}: looks like a binary file, not a TREC text file.")
-    check_utf8(path, buf)
+    check_utf8(path, buf, lines_before)
     return buf, b
 
 

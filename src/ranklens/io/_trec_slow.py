@@ -20,9 +20,11 @@ CHUNK_LINES = 1_000_000
 """Lines tokenised at a time."""
 
 
-def read_slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: Layout) -> Columns:
+def read_slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: Layout,
+              lines_before: int = 0) -> Columns:
     """The columns of a file's text (``buf``, checked UTF-8; ``b`` its bytes), with the
-    line number of every row."""
+    line number of every row; ``lines_before``: lines of the file before ``buf`` (a
+    block of a file read in parts)."""
     nl = np.flatnonzero(b == 10)
     offs = np.concatenate(([0], nl + 1)).astype(np.int64)
     if offs[-1] != b.size:
@@ -44,12 +46,12 @@ def read_slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: Layout) -> Colum
         if short.size:
             i = int(short[0])
             raise InputError(
-                f"{path}:{start + i + 1}: expected {layout.min_columns} columns "
+                f"{path}:{lines_before + start + i + 1}: expected {layout.min_columns} columns "
                 f"({layout.header}), found {int(count[i])}."
             )
         keep = from_numpy(data)
         tokens = tokens.filter(keep)
-        idx = np.flatnonzero(data) + start + 1
+        idx = np.flatnonzero(data) + lines_before + start + 1
         if start == 0 and len(tokens):
             not_a_run(path, [t.encode() for t in tokens[0].as_py()], layout, int(idx[0]))
         qs.append(pc.list_element(tokens, scalar(layout.query)))

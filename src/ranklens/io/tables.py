@@ -13,7 +13,8 @@ import io
 import json
 import os
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -164,16 +165,40 @@ def _json_lines_error(path: str, data: bytes, exc: Exception) -> InputError:
                       "fields with values of the same type.")
 
 
-def _read_table(path: str, fmt: str, roles: dict[str, tuple[str | None, tuple[str, ...], str]]
-                ) -> tuple[dict[str, Any], int]:
+Roles = dict[str, tuple[str | None, tuple[str, ...], str]]
+
+
+def pick_roles(path: str, columns: list[str], roles: Roles) -> dict[str, str]:
+    """The column of each role ({role: (given name, candidates, option)})."""
+    return {role: pick_column(columns, g, role, path, candidates=c, noun="file", option=o,
+                              placeholder="name")
+            for role, (g, c, o) in roles.items()}
+
+
+def run_roles(query: str | None, doc: str | None, score: str | None) -> Roles:
+    """The roles of a run table's columns."""
+    return {"query": (query, QUERY_NAMES, "query"), "doc": (doc, DOC_NAMES, "doc"),
+            "score": (score, SCORE_NAMES, "score")}
+
+
+@contextmanager
+def named_errors(path: str) -> Iterator[None]:
+    """Errors raised inside name the file ``path`` first."""
+    try:
+        yield
+    except InputError as exc:
+        if str(exc).startswith(path):
+            raise
+        raise type(exc)(f"{path}: {exc}") from None
+
+
+def _read_table(path: str, fmt: str, roles: Roles) -> tuple[dict[str, Any], int]:
     """Read the columns for ``roles`` ({role: (given name, candidates, option)});
     returns the columns and the file line of the first row (for messages)."""
     names: dict[str, str] = {}
 
     def pick(columns: list[str]) -> dict[str, str]:
-        names.update({role: pick_column(columns, g, role, path, candidates=c, noun="file",
-                                        option=o, placeholder="name")
-                      for role, (g, c, o) in roles.items()})
+        names.update(pick_roles(path, columns, roles))
         return names
 
     table, first = read_table(path, fmt, pick, text=("query", "doc"))
@@ -204,7 +229,7 @@ def read_qrels(path: str | os.PathLike[str], *, format: str | None = None,
     if fmt == "trec":
         _no_columns_for_trec(name, query=query, doc=doc, relevance=relevance)
         return read_trec_qrels(path, duplicates=duplicates)
-    try:
+    with named_errors(name):
         if fmt == "json":
             return Qrels.from_dict(_read_json_dict(name))
         cols, first = _read_table(name, fmt, {
@@ -214,10 +239,6 @@ def read_qrels(path: str | os.PathLike[str], *, format: str | None = None,
         qrels = Qrels(cols["query"], cols["doc"], rel, duplicates=duplicates)
         index_ahead(qrels)  # a large qrels: its judgment index is built while the run is read
         return qrels
-    except InputError as exc:
-        if str(exc).startswith(name):
-            raise
-        raise type(exc)(f"{name}: {exc}") from None
 
 
 def _no_columns_for_trec(path: str, **columns: str | None) -> None:
@@ -248,19 +269,19 @@ def read_run(path: str | os.PathLike[str], *, format: str | None = None,
             run.name = name
         return run
     label = name or os.path.basename(text)
-    try:
+    with named_errors(text):
         if fmt == "json":
             return Run.from_dict(_read_json_dict(text), name=label)
-        cols, first = _read_table(text, fmt, {
-            "query": (query, QUERY_NAMES, "query"), "doc": (doc, DOC_NAMES, "doc"),
-            "score": (score, SCORE_NAMES, "score")})
-        sc = _to_float(text, cols["score"], "score", first)
-        # checked now, so that a repeated pair is reported against this file
-        return Run(cols["query"], cols["doc"], sc, name=label, duplicates=duplicates).validate()
-    except InputError as exc:
-        if str(exc).startswith(text):
-            raise
-        raise type(exc)(f"{text}: {exc}") from None
+        cols, first = _read_table(text, fmt, run_roles(query, doc, score))
+        return table_run(text, cols, first, label, duplicates)
+
+
+def table_run(path: str, cols: dict[str, Any], first: int, name: str, duplicates: str) -> Run:
+    """The run of a table's columns (roles query, doc, score; ``first``: the file line
+    of the first row, for messages), checked now, so that a repeated pair is reported
+    against this file."""
+    sc = _to_float(path, cols["score"], "score", first)
+    return Run(cols["query"], cols["doc"], sc, name=name, duplicates=duplicates).validate()
 
 
 def _write_table(table: pa.Table, path: str, fmt: str) -> None:

@@ -41,8 +41,9 @@ __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_r
 
 
 def _columns(path: str | os.PathLike[str], layout: Layout, fast: bool = True,
-             data: pa.Buffer | None = None) -> Columns:
-    """The file's columns; ``data``: its bytes, already read (a stream can be read once)."""
+             data: pa.Buffer | None = None, lines_before: int = 0) -> Columns:
+    """The file's columns; ``data``: its bytes, already read (a stream can be read once),
+    or a block of whole lines with ``lines_before`` lines of the file before it."""
     name = str(path)
     if fast and data is None and output_compression(path) is None and not is_stream(path):
         # a plain file: check it in chunks and let Arrow read it from disk, so that the
@@ -53,14 +54,56 @@ def _columns(path: str | os.PathLike[str], layout: Layout, fast: bool = True,
             cols = read_fast(str(p), sep, layout, head, tail, lines, name=name)
             if cols is not None and len(cols.query):
                 return cols
-    buf, b = check_text(name, read_bytes(path) if data is None else data)
+    buf, b = check_text(name, read_bytes(path) if data is None else data, lines_before)
     if fast:
         sep = delimiter(buf, b)
         if sep is not None:
             cols = read_fast(buf, sep, layout, name=name)
             if cols is not None and len(cols.query):
                 return cols
-    return read_slow(name, buf, b, layout)
+    return read_slow(name, buf, b, layout, lines_before)
+
+
+def checked_columns(path: str | os.PathLike[str], layout: Layout,
+                    data: pa.Buffer | None = None, lines_before: int = 0) -> Columns:
+    """The columns of a file (or of a block of it, as :func:`_columns`), every value a
+    finite number: else the slow reader names the line."""
+    cols = _columns(path, layout, data=data, lines_before=lines_before)
+    if cols.lines is None and not np.isfinite(cols.value).all():
+        _columns(path, layout, fast=False, data=data, lines_before=lines_before)
+    return cols
+
+
+def table_from_columns(path: str | os.PathLike[str], layout: Layout,
+                       cls: type[Qrels] | type[Run], duplicates: str, cols: Columns,
+                       data: pa.Buffer | None = None, lines_before: int = 0) -> Qrels | Run:
+    """The table of a file's columns (as :func:`checked_columns` returns them); a
+    duplicate (query, doc) pair is named by its lines, for which the file (or the block
+    ``data``) is read again the slow way unless ``cols`` know their lines."""
+
+    def with_lines() -> Columns:
+        if cols.lines is not None:
+            return cols
+        return _columns(path, layout, fast=False, data=data, lines_before=lines_before)
+
+    try:
+        out = cls(cols.query, cols.doc, cols.value, name=cols.tag, duplicates=duplicates,
+                  _own_values=True)
+    except DuplicateError:
+        lined = with_lines()  # re-read the slow way to know the line numbers
+        try:
+            return cls(lined.query, lined.doc, lined.value, name=lined.tag,
+                       duplicates=duplicates)
+        except DuplicateError as exc:
+            raise DuplicateError(f"{path}: {duplicate_lines(lined)} {exc}") from None
+        except InputError as exc:  # pragma: no cover - same data, same checks
+            raise InputError(f"{path}: {exc}") from None
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    # a large run checks its (query, doc) pairs on first use: then name the file's lines
+    out.keep("describe_duplicates", lambda exc: DuplicateError(
+        f"{path}: {duplicate_lines(with_lines())} {exc}"))
+    return out
 
 
 def _build(path: str | os.PathLike[str], layout: Layout, cls: type[Qrels] | type[Run],
@@ -68,27 +111,8 @@ def _build(path: str | os.PathLike[str], layout: Layout, cls: type[Qrels] | type
     """The table of a file; a duplicate (query, doc) pair or a non-finite value is
     named by its line, for which the file is read again the slow way."""
     data = read_bytes(path) if is_stream(path) else None  # a stream is read once
-    cols = _columns(path, layout, data=data)
-    if cols.lines is None and not np.isfinite(cols.value).all():
-        _columns(path, layout, fast=False, data=data)  # the slow reader names the line
-    try:
-        out = cls(cols.query, cols.doc, cols.value, name=cols.tag, duplicates=duplicates,
-                  _own_values=True)
-    except DuplicateError:
-        if cols.lines is None:  # re-read the slow way to know the line numbers
-            cols = _columns(path, layout, fast=False, data=data)
-        try:
-            return cls(cols.query, cols.doc, cols.value, name=cols.tag, duplicates=duplicates)
-        except DuplicateError as exc:
-            raise DuplicateError(f"{path}: {duplicate_lines(cols)} {exc}") from None
-        except InputError as exc:  # pragma: no cover - same data, same checks
-            raise InputError(f"{path}: {exc}") from None
-    except InputError as exc:
-        raise InputError(f"{path}: {exc}") from None
-    # a large run checks its (query, doc) pairs on first use: then name the file's lines
-    out.keep("describe_duplicates", lambda exc: DuplicateError(
-        f"{path}: {duplicate_lines(_columns(path, layout, fast=False, data=data))} {exc}"))
-    return out
+    cols = checked_columns(path, layout, data)
+    return table_from_columns(path, layout, cls, duplicates, cols, data)
 
 
 def read_trec_qrels(path: str | os.PathLike[str], *, duplicates: str = "error") -> Qrels:

@@ -46,7 +46,9 @@ from ranklens.ranking._sums import sum_at
 from ranklens.ranking.conventions import Conventions
 from ranklens.ranking.data import Qrels, Run
 
-__all__ = ["ORDERING_TIES", "Prepared", "order_rankings", "prepare"]
+__all__ = ["ORDERING_TIES", "Prepared", "check_not_empty", "missing_queries_error",
+           "no_relevant_error", "order_rankings",
+           "prepare"]
 
 def _np(arr: Any) -> np.ndarray:
     return to_numpy(arr)
@@ -638,21 +640,23 @@ def _score_column(run: Run, conv: Conventions) -> np.ndarray:
     return run._values
 
 
-def prepare(qrels: Qrels, run: Run, conventions: Conventions, *, partial: bool = False
+def prepare(qrels: Qrels, run: Run, conventions: Conventions, *, batch: bool = False
             ) -> Prepared:
     """Join ``run`` to ``qrels`` and sort every query's ranking once.
+
+    ``batch``: the tables are a batch of a larger evaluation (:class:`ranklens.Evaluator`),
+    where either may be empty (a batch of run queries without judgments, or of judged
+    queries absent from the run); else both must have rows.
 
     The steps: map the run's queries onto the judged ones (:func:`_judged_run_rows`),
     order every ranking and look up its judgments (:func:`_order_and_judge`), cut at
     ``depth`` and drop unjudged documents if asked (:func:`_apply_depth`,
     :func:`_judged_only`), choose the queries evaluated (:func:`_select_queries`) and
     keep only those (:func:`_restrict`).  ``report`` counts what every rule touched.
-
-    ``partial=True``: the tables are one part (whole queries) of a larger evaluation whose
-    inputs were checked with :func:`check_not_empty`, so either may be empty here (a part
-    holding only queries missing from the run, or only run queries without judgments).
+    A Spark task's part of an evaluation is such a batch: its inputs as a whole are
+    checked with :func:`check_not_empty`.
     """
-    if not partial:
+    if not batch:
         check_not_empty(len(qrels), len(run))
     idx = _judgment_index(qrels)
     report: dict[str, int] = {}
@@ -820,6 +824,13 @@ def missing_queries_error(first: list[Any], total: int) -> InputError:
     )
 
 
+def no_relevant_error(ids: list[Any], rel_threshold: float) -> InputError:
+    """The error of ``no_relevant='error'``: ``ids`` (sorted) have no relevant judgment."""
+    return InputError(
+        f"{len(ids)} queries have no relevant judgment (relevance >= {rel_threshold}): "
+        f"{_some_ids(ids)}. Pass no_relevant='zero', 'skip' or 'nan' to evaluate anyway.")
+
+
 def _select_queries(present: np.ndarray, idx: _JudgmentIndex, conventions: Conventions,
                     report: dict[str, int]) -> np.ndarray:
     """Which judged queries are evaluated, by the ``missing`` and ``no_relevant`` rules
@@ -841,12 +852,8 @@ def _select_queries(present: np.ndarray, idx: _JudgmentIndex, conventions: Conve
     report["queries_without_relevant"] = int(no_rel.sum())
     if no_rel.any():
         if conventions.no_relevant == "error":
-            ids = idx.query_ids.filter(from_numpy(no_rel)).to_pylist()
-            raise InputError(
-                f"{len(ids)} queries have no relevant judgment (relevance >= "
-                f"{conventions.rel_threshold}): {_some_ids(ids)}. Pass no_relevant='zero', "
-                "'skip' or 'nan' to evaluate anyway."
-            )
+            raise no_relevant_error(idx.query_ids.filter(from_numpy(no_rel)).to_pylist(),
+                                    conventions.rel_threshold)
         if conventions.no_relevant == "skip":
             selected &= ~no_rel
     return selected

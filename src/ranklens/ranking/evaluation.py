@@ -311,9 +311,9 @@ def run_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job],
 
 
 def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job], *,
-                 partial: bool = False) -> Computed:
-    """:func:`run_jobs` without its warnings (a batch of a larger evaluation).
-    ``partial=True``: either table may be empty (see :func:`~ranklens.ranking.engine.prepare`)."""
+                 batch: bool = False) -> Computed:
+    """:func:`run_jobs` without its warnings; ``batch``: a batch of a larger evaluation,
+    whose qrels or run may be empty (see :func:`~ranklens.ranking.engine.prepare`)."""
     prepared: dict[str, Prepared] = {}
     values: dict[str, np.ndarray] = {}
     for done, job in enumerate(jobs):
@@ -321,7 +321,7 @@ def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job], *,
         order = _ordering(job.params["ties"])
         if order not in prepared:
             prepared[order] = prepare(qrels, run, conv if order == conv.ties else
-                                      _with_ties(conv, order), partial=partial)
+                                      _with_ties(conv, order), batch=batch)
         prep = prepared[order]
         defn = job.metric.definition
         kernel = defn.kernel

@@ -42,6 +42,7 @@ from ranklens.errors import InputError, RanklensError
 from ranklens.metrics import Metric
 from ranklens.ranking.conventions import Conventions
 from ranklens.ranking.data import Qrels, Run
+from ranklens.ranking.engine import check_not_empty
 from ranklens.ranking.evaluation import Computed, Plan, Result, compute_jobs, warn_unmatched
 from ranklens.ranking.provenance import Provenance
 
@@ -81,7 +82,10 @@ class Evaluator:
 
     - :meth:`update` / :meth:`update_arrays` evaluate one batch.  Every query of a
       batch must be whole: a query seen in an earlier batch (in its judgments or its
-      run) is refused, since its value would be computed twice.
+      run) is refused, since its value would be computed twice.  Either side of a
+      batch may be empty: a batch of run queries without judgments, or of judged
+      queries absent from the run (the ``missing`` rule scores them); only all the
+      batches together must hold judgments and run rows.
     - :meth:`merge` adds another evaluator's batches (e.g. from another worker);
       both must evaluate the same metrics under the same conventions.
     - :meth:`compute` returns the :class:`~ranklens.Result` of everything seen:
@@ -116,6 +120,7 @@ class Evaluator:
         self._fingerprints: list[tuple[str, str]] = []  # (qrels, run) of each batch
         self._seen: set[str] = set()
         self._run_name: str | None = None
+        self._rows = [0, 0]  # judgments and run rows seen
 
     def __len__(self) -> int:
         """The number of batches seen."""
@@ -148,9 +153,11 @@ class Evaluator:
                 "earlier batch. Each batch must hold whole queries (all their judgments "
                 "and all their run rows); group the rows by query before batching.")
         plan = self._plan
-        self._batches.append(compute_jobs(qrels, run, plan.conventions, plan.jobs))
+        self._batches.append(compute_jobs(qrels, run, plan.conventions, plan.jobs,
+                                          batch=True))
         self._fingerprints.append((qrels.fingerprint(), run.fingerprint(self._run_form)))
         self._seen |= ids
+        self._rows = [self._rows[0] + len(qrels), self._rows[1] + len(run)]
         self._run_name = self._run_name or run.name
 
     def merge(self, other: Evaluator) -> Evaluator:
@@ -171,6 +178,7 @@ class Evaluator:
         self._batches += other._batches
         self._fingerprints += other._fingerprints
         self._seen |= other._seen
+        self._rows = [a + b for a, b in zip(self._rows, other._rows, strict=True)]
         self._run_name = self._run_name or other._run_name
         return self
 
@@ -179,6 +187,7 @@ class Evaluator:
         """The :class:`~ranklens.Result` of every batch so far."""
         if not self._batches:
             raise InputError("Evaluator.compute(): no batch yet; call update() first.")
+        check_not_empty(*self._rows)
         plan = self._plan
         return combine(plan, self._batches, self._run_name, stacklevel=4,
                        provenance=Provenance.of_batches(

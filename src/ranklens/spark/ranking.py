@@ -128,7 +128,7 @@ def evaluate(
         out = compute_jobs(
             Qrels(column(q, "query"), column(q, "doc"), column(q, "relevance")),
             Run(column(r, "query"), column(r, "doc"), column(r, "score")),
-            conv, jobs, partial=True)
+            conv, jobs, batch=True)
         return (values_table(out.query_ids, [out.values[k] for k in keys], [query, *keys]),
                 out.report, partials(out.values))
 
@@ -207,7 +207,7 @@ def evaluate_interactions(
             rank="rank" if value[0] == "rank" else None,
             weight="weight" if weight is not None else None,
             repeats=repeats, duplicates=duplicates)
-        out = compute_jobs(qrels, run, conv, jobs, partial=True)
+        out = compute_jobs(qrels, run, conv, jobs, batch=True)
         counts = {**out.report, "_merged": merged, "_dropped": run.dropped_duplicates}
         return (values_table(out.query_ids, [out.values[k] for k in keys], [user, *keys]),
                 counts, partials(out.values))

@@ -86,14 +86,6 @@ def require_ties(metric: str, ties: str, allowed: tuple[str, ...]) -> None:
         )
 
 
-def dense_top(prep: Prepared, values: np.ndarray, k: int, fill: float = 0.0) -> np.ndarray:
-    """A (queries x k) matrix of the first k values of each ranking, padded."""
-    out = np.full((prep.n_queries, k), fill, dtype=np.float64)
-    m = prep.pos < k
-    out[prep.seg[m], prep.pos[m]] = values[m]
-    return out
-
-
 def safe_div(num: np.ndarray, den: Any) -> np.ndarray:
     """``num / den`` where ``den > 0``, else 0 (broadcasting)."""
     den = np.asarray(den, dtype=np.float64)

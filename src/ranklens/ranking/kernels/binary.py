@@ -324,7 +324,13 @@ def eleven_point(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """
     levels = list(params["levels"]) if params["levels"] else [i / 10 for i in range(11)]
     vals = _iprec_levels(prep, levels, params)
-    return np.mean(np.vstack(vals), axis=0)
+    # summed level by level, as trec_eval does: np.mean over a stacked array sums in
+    # another order when there is one query (pairwise), which would make a query's
+    # value depend on the other queries of its batch
+    total = np.zeros(prep.n_queries)
+    for v in vals:
+        total += v
+    return total / len(levels)
 
 
 def num_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens.errors import MetricParameterError
-from ranklens.ranking._sums import col, is_vector, seg_cumsum, sum_at, value_shape
-from ranklens.ranking.kernels._segments import dense_top, group_mean, safe_div
+from ranklens.ranking._sums import col, is_vector, sum_at, value_shape
+from ranklens.ranking.kernels._segments import group_mean, safe_div
 
 if TYPE_CHECKING:
     from ranklens.ranking.engine import Prepared
@@ -209,19 +209,27 @@ def err(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     depth = longest if k is None or is_vector(k) else min(int(k), longest)
     if depth == 0:
         return np.zeros(value_shape(prep.n_queries, k))
-    if prep.n_queries * depth <= 20_000_000:
-        # exact per-query products on a dense (queries x depth) matrix
-        mat = dense_top(prep, r, depth)
+    # exact per-query products on a dense (queries x depth) matrix, summed left to
+    # right (a query's value comes from its own row alone, whatever the other queries
+    # evaluated with it: a batch of them gives the bits of one evaluation), a slice of
+    # queries at a time to bound the matrix
+    m = prep.pos < depth
+    seg, pos, stop = prep.seg[m], prep.pos[m], r[m]
+    out = np.zeros(value_shape(prep.n_queries, k))
+    step = max(1, _DENSE_CELLS // depth)
+    bounds = np.searchsorted(seg, np.arange(0, prep.n_queries + step, step))
+    for i, first in enumerate(range(0, prep.n_queries, step)):
+        n = min(step, prep.n_queries - first)
+        rows = slice(bounds[i], bounds[i + 1])
+        mat = np.zeros((n, depth))
+        mat[seg[rows] - first, pos[rows]] = stop[rows]
         stay = np.cumprod(1.0 - mat, axis=1)
-        stay = np.hstack([np.ones((prep.n_queries, 1)), stay[:, :-1]])
-        terms = mat * stay / np.arange(1, depth + 1)
-        if is_vector(k):
-            return np.cumsum(terms, axis=1)[:, np.minimum(k, depth) - 1]
-        return terms.sum(axis=1)
-    # long rankings: segmented log-space products
-    stop_all = r >= 1.0
-    zeros_before = prep.seg_cumsum_int(stop_all.astype(np.int64)) - stop_all
-    logs = np.log1p(-np.where(stop_all, 0.0, r))
-    excl = seg_cumsum(logs, prep.offsets[:-1][prep.seg]) - logs
-    stay = np.where(zeros_before > 0, 0.0, np.exp(excl))
-    return prep.sum_k(r * stay / (prep.pos + 1.0), k)
+        stay = np.hstack([np.ones((n, 1)), stay[:, :-1]])
+        sums = np.cumsum(mat * stay / np.arange(1, depth + 1), axis=1)
+        out[first:first + n] = sums[:, np.minimum(k, depth) - 1] if is_vector(k) else \
+            sums[:, -1]
+    return out
+
+
+_DENSE_CELLS = 1 << 22
+"""The most cells of ERR's dense (queries x depth) matrix at a time."""
