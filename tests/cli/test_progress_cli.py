@@ -71,7 +71,10 @@ def test_progress_with_a_percentage_on_a_terminal(tmp_path: Path, command: str) 
     code, out, err = _run(args, terminal=True)
     assert code == 0, err
     shown = _shown(err)
-    assert f"reading {a}" in shown and "100%" in shown
+    # evaluate reads each run when its turn comes: "evaluating RUN: reading", then
+    # "evaluating RUN: evaluating"; compare reads them all first
+    read = f"evaluating {a}: reading" if command == "evaluate" else f"reading {a}"
+    assert read in shown and "100%" in shown
     assert ("evaluating" in shown) and (command == "evaluate" or "resampling" in shown)
     # the same numbers as without a terminal, where stderr stays empty
     code, plain, quiet_err = _run(args, terminal=False)

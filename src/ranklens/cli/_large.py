@@ -52,12 +52,14 @@ def evaluate_run_file(qrels: Any, path: str, names: list[str], conv: dict[str, A
     """One run file evaluated against the qrels: in memory when it fits the budget, else
     streamed (said on stderr when the budget is the default one)."""
     from ranklens._shared.sizes import format_size
-    from ranklens.io._files import is_stream
+    from ranklens.io._files import is_stream, output_compression
     from ranklens.io.stream import default_memory, evaluate_files, fits_in_memory, memory_needed
 
     fmt = opts["run_format"]
     if memory is None and not is_stream(path) and os.path.isfile(path) and \
-            not fits_in_memory(path, fmt=fmt):
+            output_compression(path) is None and not fits_in_memory(path, fmt=fmt):
+        # (a compressed file or a stream is always read in blocks, one when it is small:
+        # no estimate of its size, and nothing to say)
         need = memory_needed(path, fmt)
         echo_warning(f"{path} would take about {format_size(need)} in memory, more than "
                      f"half the available memory ({format_size(default_memory())}): "
