@@ -144,3 +144,26 @@ def test_an_unknown_correction_is_one_line_listing_them(files: dict[str, Path],
     lines = res.stderr.splitlines()  # type: ignore[attr-defined]
     assert len(lines) == 1 and "'fdr-bh' is not one of holm, bonferroni, bh" in lines[0]
     assert "Did you mean 'fdr_bh'?" in lines[0]
+
+
+def test_runs_are_named_alike_by_evaluate_compare_and_gate(tmp_path: Path) -> None:
+    """Runs sharing a TREC tag are named by their file in every command (issue: 'the same
+    run named two ways'); a unique tag stays the name."""
+    files = system_files(tmp_path)
+    text = files["good"].read_text()
+    (tmp_path / "again.run").write_text(text)            # the same tag 'good' twice
+    runs = [files["good"], tmp_path / "again.run", files["bad"]]
+    out = CliRunner().invoke(main, ["evaluate", str(files["qrels"]), *map(str, runs),
+                                    "-m", "map", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    evaluated = [r["run"] for r in json.loads(out.stdout)["runs"]]
+    cmp = CliRunner().invoke(main, ["compare", str(files["qrels"]), *map(str, runs), "-m",
+                                    "map", "--seed", "1", "--n-resamples", "50", "--format",
+                                    "json"])
+    assert cmp.exit_code == 0, cmp.output
+    compared = list(json.loads(cmp.stdout)["systems"])
+    assert compared == ["good", "again", "bad"] == evaluated, (compared, evaluated)
+    gate = CliRunner().invoke(main, ["gate", str(files["qrels"]), str(runs[1]), "--baseline",
+                                     str(runs[0]), "--min", "map=0"])
+    assert gate.exit_code == 0, gate.output
+    assert "again against good" in gate.stdout

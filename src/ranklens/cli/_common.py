@@ -391,3 +391,41 @@ def _write(path: str, write: Callable[[], Any]) -> None:
         write()
     except OSError as exc:
         raise OutputPathError(f"-o {path}: cannot write it: {exc.strerror}.") from None
+
+
+# ------------------------------------------------------------------------ run names
+
+
+def _stem(path: str) -> str:
+    name = Path(path).name
+    for suffix in (".gz", ".bz2", ".zst"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return Path(name).stem or name
+
+
+def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
+    """Each run's name, the same in every command (evaluate, compare, plot, report,
+    gate): its TREC run tag (a stored result's run name); where several runs share a
+    tag, or a run has none, its file name (``bm25`` for ``bm25.run.gz``); a name still
+    repeated gets ``-2``, ``-3``, ...
+
+    >>> class R:
+    ...     def __init__(self, name): self.name = name
+    >>> run_names(["a.run", "b.run", "c.tsv", "x/c.tsv"], [R("bm25"), R("bm25"), R(None), R(None)])
+    ['a', 'b', 'c', 'c-2']
+    """
+    from collections import Counter
+
+    tags = [getattr(r, "run_name", None) if hasattr(r, "run_name") else getattr(r, "name", None)
+            for r in runs]
+    shared = Counter(t for t in tags if t)
+    out: list[str] = []
+    for path, tag in zip(paths, tags, strict=True):
+        base = tag if tag and shared[tag] == 1 else _stem(path)
+        name, i = base, 1
+        while name in out:
+            i += 1
+            name = f"{base}-{i}"
+        out.append(name)
+    return out

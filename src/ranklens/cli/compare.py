@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import click
@@ -13,6 +12,7 @@ from ranklens.cli._common import (
     correction_option,
     progress,
     quiet_option,
+    run_names,
     stage,
     warnings_to_stderr,
     write_output,
@@ -30,32 +30,11 @@ from ranklens.cli.history import read_systems, record_results, store_options, ta
 from ranklens.ranking.evaluation import Result
 from ranklens.render.comparison import FORMATS
 
-__all__ = ["compare_cmd", "plot_cmd", "read_named", "run_names", "stats_options"]
+__all__ = ["compare_cmd", "plot_cmd", "read_named", "stats_options"]
 
 _TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
 _CIS = ("t", "percentile", "bca")
 _PLOTS = ("cutoffs", "pr", "diff", "dist")
-
-
-def _stem(path: str) -> str:
-    name = Path(path).name
-    for suffix in (".gz", ".bz2", ".zst"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return Path(name).stem or name
-
-
-def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
-    """Each run's TREC tag, else its file name; repeats get ``-2``, ``-3``, ..."""
-    out: list[str] = []
-    for path, run in zip(paths, runs, strict=True):
-        base = (run.run_name if isinstance(run, Result) else run.name) or _stem(path)
-        name, i = base, 1
-        while name in out:
-            i += 1
-            name = f"{base}-{i}"
-        out.append(name)
-    return out
 
 
 def read_named(qrels: str, runs: Sequence[str], baseline: str | None, cols: dict[str, Any]

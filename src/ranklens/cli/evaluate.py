@@ -12,6 +12,7 @@ from ranklens.cli._common import (
     echo_warning,
     progress,
     quiet_option,
+    run_names,
     stage,
     warnings_to_stderr,
     write_output,
@@ -326,10 +327,9 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
                 res = evaluate_run_file(qrels_t, path, names, conv, cols, *budget,
                                         file_columns(path, cols["run_format"],
                                                      ("query", "doc", "score"), cols))
-            if res.run_name is None:
-                object.__setattr__(res, "run_name", path)
             results.append(res)
-    _unique_names(results, runs)
+    for res, name in zip(results, run_names(runs, results), strict=True):
+        object.__setattr__(res, "run_name", name)  # as compare, plot, report and gate name them
     _warn_different_queries(results)
     write_output(render(results, fmt, per_query=per_query, runid=runid,
                         summary=not no_summary), output)
@@ -348,14 +348,6 @@ def _warn_different_queries(results: list[Any]) -> None:
     echo_warning(f"the runs were evaluated on different queries ({counts}; {n_out} not in "
                  "every run), so their means do not compare; -c scores the queries a run "
                  "lacks as 0.")
-
-
-def _unique_names(results: list[Any], paths: Sequence[str]) -> None:
-    """Runs whose names collide (e.g. the same TREC tag) are labelled by their file."""
-    names = [r.run_name for r in results]
-    for res, path in zip(results, paths, strict=True):
-        if names.count(res.run_name) > 1:
-            object.__setattr__(res, "run_name", f"{res.run_name} ({path})")
 
 
 @click.command("metrics")

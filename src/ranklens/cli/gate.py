@@ -13,8 +13,7 @@ from typing import Any
 import click
 
 from ranklens._shared.corrections import CORRECTIONS
-from ranklens.cli._common import check_output, warnings_to_stderr, write_output
-from ranklens.cli.compare import run_names
+from ranklens.cli._common import check_output, run_names, warnings_to_stderr, write_output
 from ranklens.cli.evaluate import _conventions, _conventions_options, _read_inputs, file_options
 from ranklens.cli.history import read_systems, record_results, store_options, take_store
 from ranklens.errors import MetricParameterError, ProvenanceError
