@@ -111,3 +111,28 @@ def test_no_private_names_across_packages(module: str) -> None:
            if n.startswith("_") and _package(src) != _package(module)
            and _package(src) != "ranklens._shared"]
     assert bad == [], f"{module} imports private names of other packages: {bad}"
+
+
+def test_the_version_is_the_installed_packages() -> None:
+    """Provenance records ``ranklens.__version__`` (reading the package metadata costs
+    every command's start 13 ms): it must be the version pyproject.toml installs."""
+    from importlib.metadata import version
+
+    assert ranklens.__version__ == version("ranklens")
+
+
+def test_a_command_loads_only_its_own_module() -> None:
+    """``ranklens evaluate`` does not import the other commands (nor what they need:
+    statistics, the results store, the HTML report), which keeps its start fast."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from ranklens.cli import main; main.get_command(None, 'evaluate'); "
+            "print(sorted(m for m in sys.modules if m.startswith('ranklens.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    loaded = eval(out)  # a printed list of module names
+    assert "ranklens.cli.evaluate" in loaded
+    for other in ("cli.gate", "cli.report", "cli.score", "cli.detect", "cli.ab", "gates",
+                  "history", "history.store", "render.html", "online"):
+        assert f"ranklens.{other}" not in loaded, loaded

@@ -7,6 +7,8 @@
 {'p@1': 1.0, 'mrr': 1.0}
 """
 
+from typing import TYPE_CHECKING
+
 from ranklens.comparison import Comparison, compare
 from ranklens.errors import (
     ConventionError,
@@ -20,7 +22,6 @@ from ranklens.errors import (
     RanklensWarning,
     UnsupportedError,
 )
-from ranklens.gates import gate
 from ranklens.metrics import REGISTRY, Metric, get_metric
 from ranklens.ranking.conventions import PROFILES, Conventions
 from ranklens.ranking.cutoffs import CutoffResult, PRCurve, evaluate_cutoffs, precision_recall_curve
@@ -35,19 +36,26 @@ FAMILIES = ("classification", "regression", "clustering", "entity_resolution", "
             "online", "recsys")
 
 
+if TYPE_CHECKING:  # for type checkers; at run time they come from __getattr__
+    from ranklens.gates import gate
+    from ranklens.io.stream import evaluate_files
+    from ranklens.render.html import html_report
+
+# functions whose modules are imported on first use (importing ranklens stays light)
+_LAZY = {
+    "evaluate_files": "ranklens.io.stream",    # reading (and streaming) files
+    "gate": "ranklens.gates",                  # regression gates
+    "html_report": "ranklens.render.html",     # the HTML report
+}
+
+
 def __getattr__(name: str) -> object:
-    if name == "evaluate_files":  # reading files: imported on first use
-        from ranklens.io.stream import evaluate_files
+    import importlib
 
-        return evaluate_files
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
     if name in FAMILIES:
-        import importlib
-
         return importlib.import_module(f"ranklens.{name}")
-    if name == "html_report":  # loaded on first use (the report's modules are not small)
-        from ranklens.render.html import html_report
-
-        return html_report
     raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
 
 

@@ -22,6 +22,20 @@ class _Group(GuardedGroup):
     """A group whose sub-commands turn our exceptions into one-line errors, and
     whose usage errors are one line too (``ranklens: error: ...``, exit 2)."""
 
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(_COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command, its module imported on first use (see :data:`_COMMANDS`)."""
+        found = super().get_command(ctx, cmd_name)
+        if found is None and cmd_name in _COMMANDS:
+            import importlib
+
+            module, attribute = _COMMANDS[cmd_name]
+            found = getattr(importlib.import_module(module), attribute)
+            self.add_command(found, cmd_name)
+        return found
+
     def main(self, *args: Any, **kwargs: Any) -> Any:
         standalone = kwargs.pop("standalone_mode", True)
         try:
@@ -54,32 +68,23 @@ def main(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
-# sub-commands: (module, command names); modules whose optional parts are missing are skipped
-_COMMANDS = (
-    ("ranklens.cli.evaluate", ("evaluate_cmd", "metrics_cmd", "example_cmd")),
-    ("ranklens.cli.compare", ("compare_cmd", "plot_cmd")),
-    ("ranklens.cli.report", ("report_cmd",)),
-    ("ranklens.cli.score", ("score_cmd",)),
-    ("ranklens.cli.detect", ("detect_cmd",)),
-    ("ranklens.cli.ab", ("ab",)),
-    ("ranklens.cli.gate", ("gate_cmd",)),
-    ("ranklens.cli.history", ("history_cmd",)),
-)
+# sub-commands: name -> (module, attribute).  A command's module is imported when the
+# command runs (or when --help lists them all), so `ranklens evaluate` loads neither
+# the statistics of compare nor the store of history.
+_COMMANDS = {
+    "evaluate": ("ranklens.cli.evaluate", "evaluate_cmd"),
+    "metrics": ("ranklens.cli.evaluate", "metrics_cmd"),
+    "example": ("ranklens.cli.evaluate", "example_cmd"),
+    "compare": ("ranklens.cli.compare", "compare_cmd"),
+    "plot": ("ranklens.cli.compare", "plot_cmd"),
+    "report": ("ranklens.cli.report", "report_cmd"),
+    "score": ("ranklens.cli.score", "score_cmd"),
+    "detect": ("ranklens.cli.detect", "detect_cmd"),
+    "ab": ("ranklens.cli.ab", "ab"),
+    "gate": ("ranklens.cli.gate", "gate_cmd"),
+    "history": ("ranklens.cli.history", "history_cmd"),
+}
 
-
-def _mount() -> None:
-    import importlib
-
-    for module_name, names in _COMMANDS:
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:  # pragma: no cover - an optional part is not installed
-            continue
-        for name in names:
-            main.add_command(getattr(module, name))
-
-
-_mount()
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
