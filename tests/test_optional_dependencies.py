@@ -138,16 +138,24 @@ def test_the_ranking_core_runs_on_the_base_install() -> None:
     assert got == {"evaluate": "no error", "cutoffs": "no error", "beyond": "no error"}
 
 
-def test_cli_compare_without_scipy_is_one_line_and_exit_2(tmp_path) -> None:
+@pytest.mark.parametrize("command", [
+    ["compare", "QRELS", "RUN", "RUN", "-m", "p@1"],
+    ["gate", "QRELS", "RUN", "--baseline", "RUN", "--max-drop", "p@1=0.1"],
+    ["report", "QRELS", "RUN", "RUN", "-m", "p@1", "-o", "OUT"],
+])
+def test_cli_without_scipy_is_one_line_and_exit_2(tmp_path, command: list[str]) -> None:
+    """The commands that need the statistics (compare, gate against a baseline, report)
+    say in one line which extra to install."""
     qrels = tmp_path / "qrels.txt"
     run = tmp_path / "run.txt"
     qrels.write_text("".join(f"q{i} 0 a 1\nq{i} 0 b 0\n" for i in range(3)))
     run.write_text("".join(f"q{i} Q0 a 1 2.0 x\nq{i} Q0 b 2 1.0 x\n" for i in range(3)))
+    files = {"QRELS": str(qrels), "RUN": str(run), "OUT": str(tmp_path / "r.html")}
     code = BLOCKER.split("import ranklens as rl")[0] + (
         "from ranklens.cli import main\nsys.argv = ['ranklens'] + sys.argv[2:]\nmain()\n")
-    done = subprocess.run([sys.executable, "-c", code, "scipy", "compare", str(qrels),
-                           str(run), str(run), "-m", "p@1"], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([sys.executable, "-c", code, "scipy",
+                           *[files.get(a, a) for a in command]], capture_output=True,
+                          text=True, timeout=120)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert done.stderr.count("\n") == 1, done.stderr
     assert "pip install 'ranklens[stats]'" in done.stderr
