@@ -259,7 +259,8 @@ def test_charts_are_drawn(made: Any) -> None:
     assert cutoffs.count("<svg") == 4 and "<circle" in cutoffs
 
 
-def test_provenance(made: Any) -> None:
+def test_provenance(case: Any, made: Any) -> None:
+    qrels, runs = case
     page, _, cmp = made
     tables = _parse(page).tables["provenance"]
     about = dict((r[0], r[1]) for r in tables[0][1:])
@@ -267,7 +268,12 @@ def test_provenance(made: Any) -> None:
     assert about["statistics"] == cmp.description
     conventions = {r[0]: r[1] for r in tables[1][1:]}
     assert conventions["ties"] == "trec" and conventions["missing"] == "skip"
-    counts = tables[2]
+    prints = {r[0]: r[1:] for r in tables[2][1:]}  # the fingerprints the gate compares
+    assert list(prints) == list(runs)
+    for name, run in runs.items():
+        assert prints[name][:3] == [qrels.fingerprint()[:16], run.fingerprint()[:16],
+                                    "canonical"]
+    counts = tables[3]
     assert counts[0][1:] == list(cmp.systems)
     assert "left out of the comparison" in page  # compare's warning is in the report too
 

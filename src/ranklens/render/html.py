@@ -307,11 +307,28 @@ def _provenance(systems: list[System], settings: str, provenance: Mapping[str, s
     metrics = {m: p.definition.summary for s in systems for m, p in s.result.parsed.items()}
     warned = "".join(f"<li>{escape(display_id(n))}</li>" for n in notes)
     return (about + "<h3>Conventions</h3>" + to_html(Table(["convention", *cols], rows))
+            + "<h3>Content fingerprints</h3>" + to_html(_fingerprints(systems))
             + "<h3>Counts</h3>" + to_html(Table(["count", *names], counts))
             + "<h3>Metrics</h3>" + to_html(Table(["metric", "definition"],
                                                 [[m, d] for m, d in metrics.items()],
                                                 n_labels=2))
             + (f"<h3>Warnings</h3><ul>{warned}</ul>" if notes else ""))
+
+
+def _fingerprints(systems: list[System]) -> Table:
+    """Each run's provenance (:mod:`ranklens.ranking.provenance`): SHA-256 of the qrels
+    and of the run content, and of the conventions, as ``ranklens gate`` compares them;
+    "—" where a result has none (built by hand, or its large run was gone)."""
+    def short(value: str | None) -> str:
+        return "—" if value is None else value[:16]
+
+    rows: list[list[Cell | str]] = []
+    for s in systems:
+        p = s.result.provenance
+        rows.append([s.name, *(["—"] * 4 if p is None else
+                               [short(p.qrels), short(p.run), p.run_form,
+                                short(p.conventions_fingerprint)])])
+    return Table(["run", "qrels", "run content", "run form", "conventions"], rows)
 
 
 # ------------------------------------------------------------------------- page
