@@ -167,3 +167,30 @@ def test_pair_index_ranks_rows_by_query_code_then_doc_text(grouped: bool, ids: s
     assert np.array_equal(np.argsort(index.doc_rank), want)
     pairs = {(a, b) for a, b in zip(q.tolist(), d.tolist(), strict=True)}
     assert index.dup_rows.size == len(q) - len(pairs)
+
+
+@pytest.mark.parametrize("kind", ["small", "negative", "sparse", "extreme", "int32", "uint16",
+                                  "one"])
+def test_dense_integer_ids_code_as_the_hash_does(kind: str) -> None:
+    """Integer ids in a narrow range are coded through a table over the range instead of
+    a hash: the same codes and the same distinct ids (decimal-text order), or no fast path
+    (sparse ids, uint64)."""
+    from ranklens._shared import columns
+
+    rng = np.random.default_rng(len(kind))
+    n = 3000
+    v = {"small": rng.integers(0, 500, n), "negative": rng.integers(-70, 70, n),
+         "sparse": rng.integers(0, 10**12, n),
+         "extreme": rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64),
+         "int32": rng.integers(0, 4 * n, n).astype(np.int32),
+         "uint16": rng.integers(0, 300, n).astype(np.uint16),
+         "one": np.full(n, 12345)}[kind]
+    arr = pa.array(v)
+    dense = columns._dense_id_codes(arr)
+    hashed = columns._hashed_id_codes(arr)
+    assert (dense is None) == (kind in ("sparse", "extreme"))
+    if dense is not None:
+        assert np.array_equal(dense[0], hashed[0]) and np.array_equal(dense[1], hashed[1])
+    coded = columns.as_id_column(arr, "ids", encode=True)
+    assert coded.dictionary_decode().to_pylist() == [str(x) for x in v.tolist()]
+    assert coded.dictionary.to_pylist() == sorted(coded.dictionary.to_pylist())

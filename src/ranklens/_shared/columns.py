@@ -120,16 +120,11 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
         arr = arr.cast(pa.large_string())
     elif pa.types.is_integer(t):
         if encode and arr.null_count == 0:
-            enc = pc.dictionary_encode(arr)
-            values = to_numpy(enc.dictionary.cast(pa.int64()))
             # distinct ids in the byte order of their text, so that sorting them (tie
             # rules, sorted query ids) is a pass over sorted data
-            order = decimal_text_order(values)
-            remap = np.empty(len(order), dtype=np.int32)
-            remap[order] = np.arange(len(order), dtype=np.int32)
-            codes = remap[to_numpy(enc.indices)]
+            codes, values = _dense_id_codes(arr) or _hashed_id_codes(arr)
             return pa.DictionaryArray.from_arrays(from_numpy(codes),
-                                                  from_numpy(values[order]).cast(pa.string()))
+                                                  from_numpy(values).cast(pa.string()))
         arr = arr.cast(pa.string())
     elif pa.types.is_null(t) and len(arr) == 0:
         arr = pa.array([], type=pa.string())
@@ -146,6 +141,41 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
             f"{arr.null_count} row(s) in all. Drop or fill them before evaluating."
         )
     return arr
+
+
+def _hashed_id_codes(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Integer ids as (int32 code per row, distinct ids in decimal-text order): one
+    hash pass (:func:`pyarrow.compute.dictionary_encode`)."""
+    enc = pc.dictionary_encode(arr)
+    values = to_numpy(enc.dictionary.cast(pa.int64()))
+    order = decimal_text_order(values)
+    remap = np.empty(len(order), dtype=np.int32)
+    remap[order] = np.arange(len(order), dtype=np.int32)
+    return remap[to_numpy(enc.indices)], values[order]
+
+
+_DENSE_SPAN = 1 << 27  # a code table of at most 512 MiB (int32)
+
+
+def _dense_id_codes(arr: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
+    """What :func:`_hashed_id_codes` gives, for ids in a range little wider than their
+    number (user and item ids numbered from a database, say): a presence table and a code
+    table over the range instead of a hash, 2-3x faster; None for other ids."""
+    if not len(arr) or arr.type == pa.uint64():
+        return None
+    x = to_numpy(arr)
+    lo, hi = int(x.min()), int(x.max())
+    span = hi - lo + 1
+    if span > min(4 * len(x) + (1 << 16), _DENSE_SPAN):
+        return None
+    offset = (x - lo) if lo else x  # within [0, span): no overflow, span is small
+    present = np.zeros(span, dtype=bool)
+    present[offset] = True
+    values = np.flatnonzero(present).astype(np.int64) + lo
+    values = values[decimal_text_order(values)]
+    table = np.empty(span, dtype=np.int32)
+    table[values - lo] = np.arange(len(values), dtype=np.int32)
+    return table[offset], values
 
 
 def decimal_text_order(values: np.ndarray) -> np.ndarray:
