@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 import ranklens as rl
@@ -735,3 +737,30 @@ def test_complex_scores_and_repeated_column_names_are_input_errors():
                   pa.table([["q"], ["a"], [1.0]], names=["query", "doc", "doc"])):
         with pytest.raises(rl.InputError, match=r"2 columns named 'doc'.*rename them"):
             rl.Run.from_frame(frame, query="query", doc="doc", score="doc")
+
+
+@pytest.mark.parametrize("values", [[2**53 + 1, 3], np.array([3, -(2**60)]),
+                                    np.array([2**63 + 5, 1], dtype=np.uint64),
+                                    pa.array([2**53 + 1, 3])])
+def test_an_integer_a_float_cannot_hold_is_refused(values: object) -> None:
+    """Scores and grades are float64: an integer beyond +-2**53 would be rounded (two
+    distinct scores could tie), so it is an error naming the row, whatever the container
+    (it was pyarrow's ArrowInvalid for lists, and silently rounded for NumPy arrays)."""
+    with pytest.raises(rl.InputError, match=r"row [01] is .*beyond \+-2\*\*53"):
+        rl.Run.from_arrays(["q", "q"], ["a", "b"], values)
+    exact = rl.Run.from_arrays(["q", "q"], ["a", "b"], np.array([2**53, -(2**53)]))
+    assert exact.scores.tolist() == [2.0**53, -(2.0**53)]
+
+
+def test_a_csv_integer_a_float_cannot_hold_names_the_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ranklens.cli import main
+    from tests.helpers import one_line_error
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\n")
+    run = tmp_path / "run.csv"
+    run.write_text("query,doc,score\nq1,d2,3\nq1,d1,9007199254740993\n")
+    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "-m", "map"])
+    one_line_error(result, 3, f"{run}:3: the score is 9007199254740993", "beyond +-2**53")

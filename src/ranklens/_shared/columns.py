@@ -6,7 +6,7 @@ Validation happens here, once, at the edge; nothing downstream re-checks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ __all__ = [
     "as_float_column",
     "as_id_column",
     "decimal_text_order",
+    "exact_floats",
     "id_codes",
     "sorted_id_codes",
     "text_rank",
@@ -248,7 +249,8 @@ def as_float_column(values: Any, what: str) -> np.ndarray:
     if isinstance(values, np.ndarray) and values.dtype.kind in "iufb":
         if values.ndim != 1:
             raise InputError(f"{what}: expected a one-dimensional array, got shape {values.shape}.")
-        return np.array(values, dtype=np.float64)
+        return exact_floats(values, lambda row: f"{what}: row {row}") \
+            if values.dtype.kind in "iu" else np.array(values, dtype=np.float64)
     arr = to_arrow(values, what, nan_is_null=False)
     t = arr.type
     if pa.types.is_dictionary(t):
@@ -273,5 +275,24 @@ def as_float_column(values: Any, what: str) -> np.ndarray:
             f"{what}: row {_first_null(arr)} has a missing (null) value; "
             f"{arr.null_count} row(s) in all. Drop or fill them before evaluating."
         )
-    out = np.array(to_numpy(arr.cast(pa.float64())), dtype=np.float64)
-    return out
+    if pa.types.is_integer(t):  # one pass, no Arrow cast and copy
+        return exact_floats(to_numpy(arr), lambda row: f"{what}: row {row}")
+    return np.array(to_numpy(arr.cast(pa.float64())), dtype=np.float64)
+
+
+_EXACT = 2**53  # integers beyond +-2**53 have no exact float64
+
+
+def exact_floats(ints: np.ndarray, where: Callable[[int], str]) -> np.ndarray:
+    """Integers as a new float64 array; an integer a float64 cannot hold exactly (beyond
+    +-2**53) is an error naming ``where(row)``, not a silent change (rounding could tie
+    two scores that differ)."""
+    if ints.dtype.itemsize == 8 and ints.size:
+        big = (ints > _EXACT) if ints.dtype.kind == "u" else (ints > _EXACT) | (ints < -_EXACT)
+        if big.any():
+            row = int(np.flatnonzero(big)[0])
+            raise InputError(
+                f"{where(row)} is {int(ints[row])}, an integer beyond +-2**53 that a float64 "
+                f"cannot hold exactly ({int(big.sum())} row(s) in all); scale the values or "
+                "give them as floats.")
+    return np.array(ints, dtype=np.float64)

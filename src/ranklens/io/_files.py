@@ -148,7 +148,13 @@ def numbers(text: pa.Array, where: Callable[[int], str], what: str) -> np.ndarra
     from ranklens._shared.arrow import to_numpy
 
     out: np.ndarray | None = None
-    if pa.types.is_integer(text.type) or pa.types.is_floating(text.type):
+    if pa.types.is_integer(text.type):  # exactly, or an error naming the line
+        from ranklens._shared.columns import exact_floats
+
+        out = exact_floats(to_numpy(text, fill=0), lambda i: f"{where(i)}: the {what}")
+        if text.null_count:
+            out[~to_numpy(text.is_valid())] = np.nan  # missing: named below
+    elif pa.types.is_floating(text.type):
         out = np.array(to_numpy(text.cast(pa.float64())), dtype=np.float64)
     else:
         with contextlib.suppress(pa.ArrowInvalid, pa.ArrowTypeError,
