@@ -66,6 +66,7 @@ def test_show(stored: tuple[dict[str, Path], Path]) -> None:
 @pytest.mark.parametrize(("args", "code", "message"), [
     (["show"], 2, "history PATH show ID"),
     (["show", "x"], 2, "history PATH show ID"),
+    (["show", "\u00b2"], 2, "history PATH show ID"),  # a digit to isdigit(), not to int()
     (["list"], 2, "unexpected 'list'"),
     (["show", "9"], 3, "no record 9"),
     (["show", "1", "--run", "good"], 2, "show takes no filter"),

@@ -139,7 +139,8 @@ def history_cmd(path: str, action: tuple[str, ...], run: str | None, metric: str
     """
     from ranklens.history import Store
 
-    if action and (action[0] != "show" or len(action) != 2 or not action[1].isdigit()):
+    if action and (action[0] != "show" or len(action) != 2
+                   or not (action[1].isascii() and action[1].isdigit())):  # not int('²')
         raise click.UsageError(f"unexpected {' '.join(action)!r}: write 'ranklens history "
                                "PATH' to list the records or 'ranklens history PATH show ID'.")
     filters = dict(run=run, metric=metric, tags=_tag_pairs(tags), since=_time(since, "--since"),
