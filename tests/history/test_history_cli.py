@@ -63,6 +63,23 @@ def test_show(stored: tuple[dict[str, Path], Path]) -> None:
     assert "| query | ndcg@10 | map |" in md
 
 
+def test_show_a_record_whose_fingerprints_are_unknown(tmp_path: Path) -> None:
+    # a large table gone before its fingerprint was read leaves it None in the record
+    import dataclasses
+
+    import ranklens
+    from ranklens.ranking.provenance import Provenance
+
+    qrels = ranklens.Qrels.from_dict({"q1": {"d1": 1}})
+    res = ranklens.evaluate(qrels, ranklens.Run.from_dict({"q1": {"d1": 1.0}}), ["p@1"])
+    doc = {**res.provenance.as_dict(), "qrels": None, "run": None}
+    with Store(tmp_path / "results.db") as store:
+        store.record(dataclasses.replace(res, provenance=Provenance.from_dict(doc)))
+    out = cli("history", tmp_path / "results.db", "show", "1")
+    assert out.exit_code == 0, out.output
+    assert "qrels unknown, run unknown (canonical)" in out.output
+
+
 @pytest.mark.parametrize(("args", "code", "message"), [
     (["show"], 2, "history PATH show ID"),
     (["show", "x"], 2, "history PATH show ID"),

@@ -206,7 +206,9 @@ def _render_record(rec: Any, result: Any, per_query: bool, fmt: str) -> str:
                f"{display_id(' '.join(f'{k}={v}' for k, v in rec.tags.items())) or 'none'}"]
         if rec.provenance:
             p = rec.provenance
-            pre.append(f"qrels {p['qrels'][:16]}, run {p['run'][:16]} ({p['run_form']}), "
+            # a fingerprint is None where its large table was gone before it was read
+            qrels, run = ((p[k] or "unknown")[:16] for k in ("qrels", "run"))
+            pre.append(f"qrels {qrels}, run {run} ({p['run_form']}), "
                        f"conventions {p['conventions_fingerprint'][:16]}")
         if per_query:
             body: list[list[Cell | str]] = [
