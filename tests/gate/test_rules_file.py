@@ -46,6 +46,9 @@ map = "2%"
     ("[non_inferiority]\nmap = \"2%\"\n", 2, "only max_drop takes a relative"),
     ("[settings]\nalpha = 2\n[min]\nmap = 0.1\n", 2, "alpha must be a number between 0 and 1"),
     ("[settings]\nlevel = 2\n", 2, "unknown setting 'level'"),
+    ("[min]\nmap = 0.1\n[settings]\ncorrection = \"holmes\"\n", 4,
+     "correction must be one of 'holm'"),
+    ("[settings]\ncorrection = 1\n", 2, "correction must be one of"),
     ("min = 3\n", None, r"\[min\] must be a table"),
 ])
 def test_errors_name_the_file_and_line(tmp_path: Path, text: str, line: int | None,

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ranklens._shared.validate import check_choice
 from ranklens.errors import InputError, MetricNameError, MetricParameterError
 
 __all__ = ["KINDS", "SETTINGS", "Rule", "RuleSet", "as_rules", "read_rules", "rules_from_mapping"]
@@ -182,9 +183,11 @@ def _from_mapping(doc: Mapping[str, Any], place: Any) -> RuleSet:
         raise InputError(f"{place('settings', 'alpha')}: alpha must be a number between 0 "
                          f"and 1, got {alpha!r}.")
     correction = settings.get("correction")
-    if correction is not None and not isinstance(correction, str):
-        raise InputError(f"{place('settings', 'correction')}: correction must be text such as "
-                         f"\"holm\", got {correction!r}.")
+    if correction is not None:  # checked here, so that the message names the file's line
+        from ranklens._shared.corrections import CORRECTIONS, canonical
+
+        correction = check_choice("correction", canonical("gate", correction), CORRECTIONS,
+                                  where=place("settings", "correction"))
     return RuleSet(tuple(rules), None if alpha is None else float(alpha), correction)
 
 
