@@ -46,14 +46,17 @@ def cli_advice(message: str, command: click.Command) -> str:
     """A library message with its Python advice in the command's own words: a keyword
     the command has an option for becomes that option (``duplicates='max'`` ->
     ``--duplicates max``, ``missing='zero'`` -> ``--missing zero``, ``score=<column
-    name>`` -> ``--score-col NAME``, ``time=<column name>`` -> ``--time-column NAME``)."""
+    name>`` -> ``--score-col NAME``, ``time=<column name>`` -> ``--time-column NAME``; a flag's ``name=True`` -> ``--flag``)."""
     options: dict[str, str] = {}
     metavars: dict[str, str] = {}
+    flags: dict[str, str] = {}
     for p in command.params:
         if isinstance(p, click.Option) and p.name:
             options[p.name] = max(p.opts, key=len)
             if p.metavar and p.metavar.isupper():  # e.g. FILE
                 metavars[p.name] = p.metavar
+            if p.is_flag:
+                flags[p.name] = options[p.name]
 
     def swap(m: re.Match[str]) -> str:
         name, value = m.group(1), m.group(2)  # value None: a placeholder such as <name>
@@ -67,6 +70,9 @@ def cli_advice(message: str, command: click.Command) -> str:
         return options.get(m.group(1), m.group(1)) + m.group(2)
 
     message = _KEYWORD.sub(swap, message)
+    # "pass allow_different_qrels=True" -> "pass --allow-different-qrels"
+    message = re.sub(r"\b([a-z][a-z_]*)=True\b", lambda m: flags.get(m.group(1), m.group(0)),
+                     message)
     # "rel_threshold must be a finite number" -> "--rel-threshold must be ..."
     return re.sub(r"\b([a-z][a-z_]*)( must be\b)", name_only, message)
 

@@ -16,13 +16,10 @@ from ranklens._shared.corrections import CORRECTIONS
 from ranklens.cli._common import check_output, run_names, warnings_to_stderr, write_output
 from ranklens.cli.evaluate import _conventions, _conventions_options, _read_inputs, file_options
 from ranklens.cli.history import read_systems, record_results, store_options, take_store
-from ranklens.errors import MetricParameterError, ProvenanceError
+from ranklens.errors import MetricParameterError
 from ranklens.ranking.evaluation import Result
 
 __all__ = ["gate_cmd"]
-
-_FLAGS = {"allow_different_qrels=True": "--allow-different-qrels",
-          "allow_different_conventions=True": "--allow-different-conventions"}
 
 
 def _rules(mins: tuple[str, ...], drops: tuple[str, ...], nis: tuple[str, ...],
@@ -114,18 +111,12 @@ def gate_cmd(qrels: str, candidate: str, baseline: str | None,
             systems[i] = dataclasses.replace(systems[i], run_name=name)
         else:
             systems[i].name = name  # a Run this command read
-    try:
-        with warnings_to_stderr():
-            verdict = gate(qrels_t, systems[0], None if baseline is None else systems[1],
-                           ruleset, alpha=alpha, correction=correction, ci=ci,
-                           n_resamples=n_resamples, seed=seed,
-                           allow_different_qrels=allow_different_qrels,
-                           allow_different_conventions=allow_different_conventions, **conv)
-    except ProvenanceError as exc:
-        message = str(exc)
-        for keyword, flag in _FLAGS.items():
-            message = message.replace(f"pass {keyword}", f"pass {flag}")
-        raise ProvenanceError(message) from None
+    with warnings_to_stderr():  # ProvenanceError's advice: cli_advice names the flags
+        verdict = gate(qrels_t, systems[0], None if baseline is None else systems[1],
+                       ruleset, alpha=alpha, correction=correction, ci=ci,
+                       n_resamples=n_resamples, seed=seed,
+                       allow_different_qrels=allow_different_qrels,
+                       allow_different_conventions=allow_different_conventions, **conv)
     write_output(verdict.render(fmt), output)
     if output is not None and output != "-":
         click.echo(verdict.headline, err=True)
