@@ -141,3 +141,14 @@ def test_store_baseline_and_recording(files: dict[str, Path], tmp_path: Path) ->
     assert rec.command == "gate" and rec.tags == {"pr": "42"} and rec.run == "bad"
     absent = gate(files["qrels"], files["bad"], "--baseline", f"{store}#9", "--min", "map=0")
     assert absent.exit_code == 3 and "no record 9" in absent.output
+
+
+def test_correction_spellings_are_those_of_compare(files: dict[str, Path]) -> None:
+    # a deprecated spelling passes with a warning (as in compare); a typo gets a hint
+    args = (files["qrels"], files["good"], "--baseline", files["good"], "--non-inferiority",
+            "map=0.1")
+    res = gate(*args, "--correction", "fdr_bh", "--format", "json")
+    assert res.exit_code in (0, 1), res.output
+    assert "fdr_bh" in res.output and '"correction": "bh"' in res.output
+    res = gate(*args, "--correction", "holmes")
+    assert res.exit_code == 2 and "Did you mean 'holm'?" in res.output

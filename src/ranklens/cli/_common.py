@@ -142,14 +142,15 @@ def warnings_to_stderr(prefix: str = "", loud: Callable[[str], bool] | None = No
 # --------------------------------------------------------------------------- options
 
 
-def correction_option(fn: Any) -> Any:
+def correction_option(fn: Any, default: str | None = "holm", over: str = "all tests") -> Any:
     """``--correction``: the one list of multiple-comparison corrections
-    (:mod:`ranklens._shared.corrections`), the same for ``compare`` and ``ab analyze``;
-    statsmodels' deprecated spellings (``fdr_bh`` ...) still pass, and warn."""
+    (:mod:`ranklens._shared.corrections`), the same for ``compare``, ``ab analyze`` and
+    ``gate`` (``default=None``: the rules file decides); statsmodels' deprecated
+    spellings (``fdr_bh`` ...) still pass, and warn."""
     from ranklens._shared.corrections import CORRECTIONS, DEPRECATED
 
-    def check(ctx: click.Context, param: click.Parameter, value: str) -> str:
-        if value not in CORRECTIONS and value not in DEPRECATED:
+    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        if value is not None and value not in CORRECTIONS and value not in DEPRECATED:
             import difflib
 
             close = difflib.get_close_matches(value, [*CORRECTIONS, *DEPRECATED], n=1)
@@ -159,9 +160,9 @@ def correction_option(fn: Any) -> Any:
         return value
 
     return click.option(
-        "--correction", default="holm", show_default=True, callback=check,
+        "--correction", default=default, show_default=default is not None, callback=check,
         metavar="|".join(CORRECTIONS),
-        help=f"Multiple-comparison correction over all tests: {', '.join(CORRECTIONS)} "
+        help=f"Multiple-comparison correction over {over}: {', '.join(CORRECTIONS)} "
              "(fdr_bh, fdr_by, fdr_tsbh, fdr_tsbky are deprecated spellings).")(fn)
 
 

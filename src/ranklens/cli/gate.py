@@ -8,12 +8,18 @@ conventions, unless ``--allow-different-qrels`` / ``--allow-different-convention
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 import click
 
-from ranklens._shared.corrections import CORRECTIONS
-from ranklens.cli._common import check_output, run_names, warnings_to_stderr, write_output
+from ranklens.cli._common import (
+    check_output,
+    correction_option,
+    run_names,
+    warnings_to_stderr,
+    write_output,
+)
 from ranklens.cli.evaluate import _conventions, _conventions_options, _read_inputs, file_options
 from ranklens.cli.history import read_systems, record_results, store_options, take_store
 from ranklens.errors import MetricParameterError
@@ -61,9 +67,8 @@ def _rules(mins: tuple[str, ...], drops: tuple[str, ...], nis: tuple[str, ...],
                    "metric = value, and [settings] alpha, correction.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=None, help="Level of the non-inferiority tests (default 0.05).")
-@click.option("--correction", type=click.Choice(CORRECTIONS), default=None,
-              help="Multiple-testing correction across the non-inferiority tests "
-                   "(default holm).")
+@functools.partial(correction_option, default=None,
+                   over="the non-inferiority tests (default: the rules file's, else holm)")
 @click.option("--ci", type=click.Choice(("t", "percentile", "bca")), default="t",
               show_default=True, help="Confidence interval of the differences.")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
