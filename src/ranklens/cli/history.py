@@ -152,7 +152,7 @@ def history_cmd(path: str, action: tuple[str, ...], run: str | None, metric: str
                 raise click.UsageError("show takes no filter (--run, --metric, --tag, --since, "
                                        "--until).")
             rec = store.get(int(action[1]))
-            text = _render_record(rec, store.load_result(rec.id), per_query, fmt)
+            text = _render_record(rec, store.load_result(rec), per_query, fmt)
         else:
             records = store.records(**filters)
             if not records:

@@ -221,7 +221,7 @@ class StoredRecord:
         """The stored evaluation as a :class:`ranklens.Result` (per-query values,
         conventions, report, run name and provenance as recorded)."""
         with Store(self.path, create=False) as store:
-            return store.load_result(self.id)
+            return store.load_result(self)
 
     @property
     def ref(self) -> str:
@@ -426,13 +426,14 @@ class Store:
             raise self._fail(f"no record {record_id} (see 'ranklens history {self.path}').")
         return self._with_values(rows)[0]
 
-    def load_result(self, record_id: int) -> Result:
-        """The record ``record_id`` as a :class:`ranklens.Result`."""
+    def load_result(self, record: int | StoredRecord) -> Result:
+        """The record ``record`` (its id, or the :class:`StoredRecord` already read) as a
+        :class:`ranklens.Result`."""
         from ranklens.metrics import get_metric
         from ranklens.ranking.conventions import Conventions
         from ranklens.ranking.provenance import Provenance
 
-        rec = self.get(record_id)
+        rec = record if isinstance(record, StoredRecord) else self.get(record)
         ids = self._query("SELECT query_ids FROM records WHERE id = ?", [rec.id])[0][0]
         blobs = dict(self._query("SELECT metric, per_query FROM metric_values WHERE "
                                  "record_id = ?", [rec.id]))
