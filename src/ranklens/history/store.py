@@ -104,7 +104,7 @@ CREATE INDEX records_by_run ON records(run, created);
 CREATE INDEX records_by_time ON records(created);
 CREATE INDEX metric_values_by_metric ON metric_values(metric, record_id);
 """
-_TABLES = {"ranklens_schema", "records", "metric_values", "tags", "sqlite_sequence"}
+_TABLES = {"ranklens_schema", "records", "metric_values", "tags"}
 
 
 def git_commit(cwd: str | os.PathLike[str] | None = None) -> str | None:
@@ -308,7 +308,7 @@ class Store:
     def _check_schema(self) -> None:
         tables = {r[0] for r in self._con.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not {"ranklens_schema", "records", "metric_values", "tags"} <= tables:
+        if not _TABLES.issubset(tables):
             raise self._fail("the results store lacks its tables (damaged); start a new file.")
         row = self._con.execute("SELECT max(version) FROM ranklens_schema").fetchone()
         version = row[0] if row else None
