@@ -30,11 +30,10 @@ __all__ = ["gate_cmd"]
 
 def _rules(mins: tuple[str, ...], drops: tuple[str, ...], nis: tuple[str, ...],
            rules_file: str | None) -> Any:
-    from ranklens.gates import Rule, RuleSet, read_rules
+    from ranklens.gates import KINDS, Rule, RuleSet, read_rules
 
     given = []
-    for kind, option, texts in (("min", "--min", mins), ("max_drop", "--max-drop", drops),
-                                ("non_inferiority", "--non-inferiority", nis)):
+    for (kind, option), texts in zip(KINDS.items(), (mins, drops, nis), strict=True):
         for text in texts:
             try:
                 given.append(Rule.parse(kind, text))
