@@ -290,6 +290,17 @@ def test_bad_sizes_name_the_keyword(text: str) -> None:
         ranklens.evaluate_files("qrels", "run", ["map"], memory=text)
 
 
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -2.0, True, [1]])
+def test_bad_numeric_sizes_name_the_keyword(value: Any) -> None:
+    # a NaN or infinite number of bytes ended in int()'s ValueError / OverflowError
+    with pytest.raises(ranklens.InputError, match="memory"):
+        parse_size(value)
+
+
+def test_numpy_sizes() -> None:
+    assert parse_size(np.int64(2**20)) == 2**20
+
+
 def test_format_size() -> None:
     assert format_size(500 * 10**6) == "477 MiB"
     assert format_size(12) == "12 B"
