@@ -211,14 +211,15 @@ def evaluate_files(
         judged = read_qrels(qrels, format=qrels_format, duplicates=duplicates, **columns)
     if fmt == "trec":
         query = doc = score = None  # the names are the qrels table's
-    if fmt not in STREAMED and not fits_in_memory(run, budget, qrels_bytes, fmt) and \
-            not is_stream(run) and output_compression(run) is None:
+    fits = fits_in_memory(run, budget, qrels_bytes, fmt)
+    if fmt not in STREAMED and not fits and not is_stream(run) and \
+            output_compression(run) is None:
         need = format_size(qrels_bytes + memory_needed(run, fmt))
         raise InputError(
             f"{run}: a {fmt.upper()} run is read whole, which would take about {need}, more "
             f"than the memory budget ({format_size(budget)}); give a larger budget "
             "(memory='...') or write the run as TREC, CSV, TSV or Parquet, which stream.")
-    if fmt not in STREAMED or fits_in_memory(run, budget, qrels_bytes, fmt):
+    if fmt not in STREAMED or fits:
         whole = read_run(run, format=run_format, query=query, doc=doc, score=score, name=name,
                          duplicates=duplicates)
         return evaluate(judged, whole, names, conventions=conv)
