@@ -10,7 +10,7 @@ import click
 
 from ranklens.cli._common import echo_warning
 
-__all__ = ["check_memory", "check_qrels_memory", "evaluate_run_file", "memory_options"]
+__all__ = ["check_memory", "evaluate_run_file", "memory_options"]
 
 
 def check_memory(ctx: click.Context, param: click.Parameter, value: str | None
@@ -66,13 +66,6 @@ def evaluate_run_file(qrels: Any, path: str, names: list[str], conv: dict[str, A
                      "evaluating it in a stream of whole queries (same numbers); --memory "
                      "SIZE sets the budget.")
     return evaluate_files(qrels, path, names, memory=memory, temp_dir=temp_dir,
-                          run_format=opts["run_format"], duplicates=opts["duplicates"],
+                          run_format=fmt, duplicates=opts["duplicates"],
                           **columns, **conv)
 
-
-def check_qrels_memory(path: str, memory: str | None) -> None:
-    """Refuse, before reading them, qrels too large for the budget (they are held in
-    memory whole)."""
-    from ranklens.io.stream import qrels_memory
-
-    qrels_memory(path, memory)
