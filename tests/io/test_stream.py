@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 import ranklens
@@ -354,6 +355,36 @@ def test_csv_errors_name_the_line(tmp_path: Path, shuffled: bool) -> None:
                 _quiet(_whole, qrels, run, ["map"])[0])
     with pytest.raises(ranklens.InputError, match="Pass doc=<name>"):
         ranklens.evaluate_files(qrels, run, ["map"], memory="1MB", doc="nope")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_regrouped_table_names_the_line_of_a_bad_score(tmp_path: Path, fmt: str) -> None:
+    # a query's rows regrouped by DuckDB are not consecutive lines: the line of a bad
+    # score was the first line of its group plus its place in the group
+    qrels_d, rows = _rows(13, duplicates=False)
+    qrels, _ = _write(tmp_path, qrels_d, rows, False)
+    run = _write_table(tmp_path, rows, "csv", True, 13)
+    lines = Path(run).read_text().splitlines(keepends=True)
+    middle = len(lines) // 2
+    query = lines[middle].split(",")[1]
+    lines.insert(middle, f"high,{query},dx\n")
+    Path(run).write_text("".join(lines))
+    where = f"{run}:{middle + 1}"
+    if fmt == "parquet":
+        import pyarrow.csv as pacsv
+        import pyarrow.parquet as pq
+
+        table = pacsv.read_csv(run, convert_options=pacsv.ConvertOptions(
+            column_types={"score": pa.string()}))
+        run = str(tmp_path / "run.parquet")
+        pq.write_table(table, run)
+        where = f"{run}:{middle - 1}"  # rows counted from 0
+    with pytest.raises(ranklens.InputError) as whole:
+        _whole(qrels, run, ["map"])
+    with pytest.raises(ranklens.InputError) as streamed:
+        ranklens.evaluate_files(qrels, run, ["map"], memory="1MB")
+    assert str(whole.value).startswith(f"{where}: the score")
+    assert str(streamed.value).startswith(f"{where}: the score")
 
 
 @pytest.mark.parametrize("shuffled", [False, True], ids=["grouped", "shuffled"])

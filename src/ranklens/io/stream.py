@@ -353,11 +353,10 @@ class _Stream:
         opts = self.table
 
         def make(cols: Columns) -> Run:
-            assert cols.lines is not None
-            first = int(cols.lines[0]) if len(cols.lines) else 2
+            assert cols.lines is not None  # every row's line (regrouped: not consecutive)
             with named_errors(self.name):
                 return table_run(self.name, {"query": cols.query, "doc": cols.doc,
-                                             "score": cols.value}, first, opts["label"],
+                                             "score": cols.value}, cols.lines, opts["label"],
                                  self.duplicates)
 
         tables = parquet_tables(self.name, opts["roles"], self.block_size) \

@@ -78,9 +78,14 @@ def _csv_problem(path: str, buf: pa.Buffer, delimiter: str, ncols: int, fmt: str
     return f"{path}: cannot read the {fmt.upper()} file: {exc}"
 
 
-def _to_float(path: str, text: pa.ChunkedArray | pa.Array, what: str, first_line: int
-              ) -> np.ndarray:
+def _to_float(path: str, text: pa.ChunkedArray | pa.Array, what: str,
+              first_line: int | np.ndarray) -> np.ndarray:
+    """The numbers of ``text``; a bad one is named by its line: ``first_line`` plus its
+    row, or its entry of ``first_line`` when that is every row's line."""
     arr = text.combine_chunks() if isinstance(text, pa.ChunkedArray) else text
+    if isinstance(first_line, np.ndarray):
+        lines = first_line
+        return numbers(arr, lambda i: f"{path}:{int(lines[i])}", what)
     return numbers(arr, lambda i: f"{path}:{first_line + i}", what)
 
 
@@ -276,10 +281,11 @@ def read_run(path: str | os.PathLike[str], *, format: str | None = None,
         return table_run(text, cols, first, label, duplicates)
 
 
-def table_run(path: str, cols: dict[str, Any], first: int, name: str, duplicates: str) -> Run:
+def table_run(path: str, cols: dict[str, Any], first: int | np.ndarray, name: str,
+              duplicates: str) -> Run:
     """The run of a table's columns (roles query, doc, score; ``first``: the file line
-    of the first row, for messages), checked now, so that a repeated pair is reported
-    against this file."""
+    of the first row, or the line of every row, for messages), checked now, so that a
+    repeated pair is reported against this file."""
     sc = _to_float(path, cols["score"], "score", first)
     return Run(cols["query"], cols["doc"], sc, name=name, duplicates=duplicates).validate()
 
