@@ -459,3 +459,17 @@ def test_temp_dir_must_be_a_folder(tmp_path: Path) -> None:
     with pytest.raises(ranklens.InputError, match=r"temp_dir='.*nope' is not a folder"):
         ranklens.evaluate_files(qrels, run, ["map"], memory="1MB",
                                 temp_dir=str(tmp_path / "nope"))
+
+
+def test_a_temp_dir_without_room_is_one_error(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # a folder that cannot be written to (e.g. /proc, read-only) ended in mkdtemp's OSError
+    qrels_d, rows = _rows(16, duplicates=False)
+    qrels, run = _write(tmp_path, qrels_d, rows, True, 16)
+
+    def refused(*args: Any, **kwargs: Any) -> str:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(stream.tempfile, "mkdtemp", refused)
+    with pytest.raises(ranklens.InputError, match=r"temp_dir='.*' to spill .*Permission denied"):
+        ranklens.evaluate_files(qrels, run, ["map"], memory="1MB", temp_dir=str(tmp_path))

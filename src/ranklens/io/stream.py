@@ -268,7 +268,13 @@ def _spill_folder(parent: str | os.PathLike[str] | None) -> Iterator[str]:
     if parent is not None and not os.path.isdir(parent):
         raise InputError(f"temp_dir={str(parent)!r} is not a folder; create it or give "
                          "another.")
-    folder = tempfile.mkdtemp(prefix="ranklens-", dir=parent)
+    try:
+        folder = tempfile.mkdtemp(prefix="ranklens-", dir=parent)
+    except OSError as exc:
+        where = "the system's temporary folder" if parent is None else \
+            f"temp_dir={str(parent)!r}"
+        raise InputError(f"cannot make a folder in {where} to spill the run into "
+                         f"({exc.strerror}); give a writable folder (temp_dir='...').") from None
     try:
         yield folder
     finally:
