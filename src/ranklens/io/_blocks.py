@@ -171,16 +171,20 @@ class Block:
     lines_before: int
 
 
-def last_query_start(buf: bytes, end: int) -> int:
+def last_query_start(buf: bytes, end: int, known: int = 0) -> int:
     """Where, in ``buf[:end]`` (whole lines), the lines of its last query start: the
     offset after the last line of another query (comment and blank lines go with the
-    query after them), 0 if every line is of that query."""
+    query after them), 0 if every line is of that query.  ``known``: the lines of
+    ``buf[:known]`` are known to be of one query (a query longer than a block is not
+    scanned again at every read)."""
     pos = end
     last: bytes | None = None
     while pos > 0:
         start = buf.rfind(b"\n", 0, pos - 1) + 1
         token = buf[start:pos].split(None, 1)
         if token and not token[0].startswith(b"#"):
+            if start < known and (last is None or token[0] == last):
+                return 0  # the rest is of this query too
             if last is None:
                 last = token[0]
             elif token[0] != last:
@@ -193,6 +197,7 @@ def trec_blocks(source: Any, size: int) -> Iterator[Block]:
     """The text of ``source`` (anything with ``read``) in blocks of whole queries of
     about ``size`` bytes (more where one query's lines are longer)."""
     carry = b""
+    known = 0  # the carry's whole lines up to here are of one query
     lines_before = 0
     first = True
     given = False
@@ -208,10 +213,11 @@ def trec_blocks(source: Any, size: int) -> Iterator[Block]:
                 yield Block(buf, lines_before)
             return
         end = buf.rfind(b"\n") + 1
-        cut = last_query_start(buf, end) if end else 0
+        cut = last_query_start(buf, end, known) if end else 0
         if cut == 0:  # one query so far: read on
-            carry = buf
+            carry, known = buf, end
             continue
+        known = 0
         block = buf[:cut]
         carry = buf[cut:]
         del buf
