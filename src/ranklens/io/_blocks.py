@@ -229,17 +229,21 @@ def trec_blocks(source: Any, size: int) -> Iterator[Block]:
 def table_blocks(batches: Iterator[pa.RecordBatch], query: str) -> Iterator[tuple[pa.Table, int]]:
     """Arrow batches regrouped into tables of whole queries (the rows of the last query
     of a batch wait for the next batch), each with the number of rows before it."""
-    carry: pa.Table | None = None
+    carry: pa.Table | None = None  # the rows of one query (the last one so far)
     rows_before = 0
     for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        q = batch.column(query)
+        tail = _last_run_start(q)  # in the batch only: a long query is not compared again
+        held = 0 if carry is None else carry.num_rows
+        if tail == 0 and carry is not None and carry.column(query)[0] != q[0]:
+            tail = held  # the batch is one new query
+        elif tail > 0:
+            tail += held
         table = pa.Table.from_batches([batch])
         if carry is not None:
             table = pa.concat_tables([carry, table])
-        n = table.num_rows
-        if n == 0:
-            continue
-        q = table.column(query)
-        tail = _last_run_start(q)
         carry = table.slice(tail) if tail > 0 else table
         if tail > 0:
             yield table.slice(0, tail), rows_before
@@ -248,10 +252,10 @@ def table_blocks(batches: Iterator[pa.RecordBatch], query: str) -> Iterator[tupl
         yield carry, rows_before
 
 
-def _last_run_start(q: pa.ChunkedArray) -> int:
+def _last_run_start(q: pa.Array) -> int:
     """The row where the last run of equal values of ``q`` starts."""
     last = q[len(q) - 1]
-    same = to_numpy(pc.equal(q, last).combine_chunks(), fill=False)
+    same = to_numpy(pc.equal(q, last), fill=False)
     other = np.flatnonzero(~same)
     return int(other[-1]) + 1 if other.size else 0
 
