@@ -473,3 +473,23 @@ def test_a_temp_dir_without_room_is_one_error(tmp_path: Path,
     monkeypatch.setattr(stream.tempfile, "mkdtemp", refused)
     with pytest.raises(ranklens.InputError, match=r"temp_dir='.*' to spill .*Permission denied"):
         ranklens.evaluate_files(qrels, run, ["map"], memory="1MB", temp_dir=str(tmp_path))
+
+
+@pytest.mark.parametrize("shuffled", [False, True], ids=["grouped", "shuffled"])
+def test_streamed_csv_parse_errors_name_the_line(tmp_path: Path, shuffled: bool) -> None:
+    # Arrow's streaming CSV reader says what is wrong but not where: the file is read
+    # again, line by line, for the line (as the one-file reader names it)
+    qrels_d, rows = _rows(17, duplicates=False)
+    qrels, _ = _write(tmp_path, qrels_d, rows, False)
+    run = _write_table(tmp_path, rows, "csv", shuffled, 17)
+    lines = Path(run).read_bytes().splitlines(keepends=True)
+    middle = len(lines) // 2
+    for bad, what in ((b"0.5,q1,dx,more\n", "expected 3 fields like the header, found 4"),
+                      (b"0.5,q1,d\xff\n", "the file is not valid UTF-8 text")):
+        Path(run).write_bytes(b"".join([*lines[:middle], bad, *lines[middle:]]))
+        with pytest.raises(ranklens.InputError) as whole:
+            _whole(qrels, run, ["map"])
+        with pytest.raises(ranklens.InputError) as streamed:
+            ranklens.evaluate_files(qrels, run, ["map"], memory="1MB")
+        assert str(whole.value).startswith(f"{run}:{middle + 1}: {what}")
+        assert str(streamed.value) == str(whole.value)

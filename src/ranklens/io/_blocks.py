@@ -33,7 +33,7 @@ from ranklens._shared.arrow import to_numpy
 from ranklens.errors import InputError, RanklensError
 from ranklens.io._files import _MAGIC, STDIN, _suffixes, check_readable, is_stream
 from ranklens.io._trec_format import BOM
-from ranklens.io.tables import Roles, _csv_header, pick_roles
+from ranklens.io.tables import Roles, _csv_header, csv_field_problem, pick_roles
 
 __all__ = ["Block", "Source", "csv_tables", "last_query_start", "parquet_tables",
            "table_blocks", "trec_blocks"]
@@ -281,6 +281,28 @@ def parquet_tables(path: str, roles: Roles, size: int) -> Iterator[tuple[pa.Tabl
         yield from table_blocks(batches, "query")
 
 
+def _csv_problem(name: str, fmt: str, delimiter: str, ncols: int, exc: Exception) -> str:
+    """Where a CSV/TSV run that Arrow refused goes wrong: a file is read again, line by
+    line, for the line (a stream cannot be: Arrow's reason, which quotes the row)."""
+    if is_stream(name):
+        return f"{name}: cannot read the {fmt.upper()} file: {exc}"
+    bad: list[int] = []  # the line that is not UTF-8 text
+
+    def lines(raw: BinaryIO) -> Iterator[str]:
+        for number, line in enumerate(raw, start=1):
+            try:
+                yield line.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError:
+                bad.append(number)
+                return
+
+    with io.BufferedReader(Source(name), 1 << 20) as raw:
+        problem = csv_field_problem(name, lines(raw), delimiter, ncols, fmt, exc)
+    if bad:
+        return f"{name}:{bad[0]}: the file is not valid UTF-8 text; re-encode it as UTF-8."
+    return problem
+
+
 def csv_tables(source: Any, name: str, fmt: str, roles: Roles, size: int
                ) -> Iterator[tuple[pa.Table, int]]:
     """The rows of a CSV/TSV run (columns query, doc and score, all as text), in tables
@@ -291,7 +313,8 @@ def csv_tables(source: Any, name: str, fmt: str, roles: Roles, size: int
     if b"\x00" in head[:65536]:
         raise InputError(f"{name}: looks like a binary file, not {fmt.upper()} text.")
     delimiter = "," if fmt == "csv" else "\t"
-    picks = pick_roles(name, _csv_header(name, pa.py_buffer(head), delimiter), roles)
+    header = _csv_header(name, pa.py_buffer(head), delimiter)
+    picks = pick_roles(name, header, roles)
     text = io.BufferedReader(_Chain(io.BytesIO(head), source), 1 << 20)
     try:
         reader = pacsv.open_csv(
@@ -310,7 +333,7 @@ def csv_tables(source: Any, name: str, fmt: str, roles: Roles, size: int
             given = True
             yield table, 2 + rows_before
     except pa.ArrowInvalid as exc:
-        raise InputError(f"{name}: cannot read the {fmt.upper()} file: {exc}") from None
+        raise InputError(_csv_problem(name, fmt, delimiter, len(header), exc)) from None
     finally:
         text.close()
     if not given:

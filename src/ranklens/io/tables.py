@@ -13,7 +13,7 @@ import io
 import json
 import os
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -62,15 +62,22 @@ def _csv_header(path: str, buf: pa.Buffer, delimiter: str) -> list[str]:
 def _csv_problem(path: str, buf: pa.Buffer, delimiter: str, ncols: int, fmt: str,
                  exc: Exception) -> str:
     """Where a CSV/TSV file that Arrow refused goes wrong (file:line and what)."""
-    import csv
-
     data = bytes(buf)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         return f"{path}:{line}: the file is not valid UTF-8 text; re-encode it as UTF-8."
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    return csv_field_problem(path, io.StringIO(text, newline=""), delimiter, ncols, fmt, exc)
+
+
+def csv_field_problem(path: str, text: Iterable[str], delimiter: str, ncols: int, fmt: str,
+                      exc: Exception) -> str:
+    """The first row of the CSV/TSV ``text`` (its lines) whose number of fields is not
+    the header's (file:line and what), else Arrow's reason ``exc``."""
+    import csv
+
+    reader = csv.reader(text, delimiter=delimiter)
     for row in reader:
         if row and len(row) != ncols:
             return (f"{path}:{reader.line_num}: expected {ncols} fields like the header, "
