@@ -1074,3 +1074,12 @@ def test_several_run_tags_warn_on_both_readers(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert read_run(fast, name="mine").name == "mine"  # named: nothing to say
+
+
+def test_a_score_that_is_not_utf8_is_named_by_its_line(tmp_path: Path) -> None:
+    # Arrow reads a CSV column that is not UTF-8 as binary: casting it to text for the
+    # message ended in ArrowInvalid 'Invalid UTF8 payload'
+    path = tmp_path / "run.csv"
+    path.write_bytes(b"query,doc,score\nq1,d1,0.5\nq1,d2,\xff\xfe\n")
+    with pytest.raises(ranklens.InputError, match=r"run\.csv:3: the score .* is not a number"):
+        ranklens.io.read_run(str(path))

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 import ranklens
@@ -290,6 +291,17 @@ def test_bad_sizes_name_the_keyword(text: str) -> None:
         ranklens.evaluate_files("qrels", "run", ["map"], memory=text)
 
 
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -2.0, True, [1]])
+def test_bad_numeric_sizes_name_the_keyword(value: Any) -> None:
+    # a NaN or infinite number of bytes ended in int()'s ValueError / OverflowError
+    with pytest.raises(ranklens.InputError, match="memory"):
+        parse_size(value)
+
+
+def test_numpy_sizes() -> None:
+    assert parse_size(np.int64(2**20)) == 2**20
+
+
 def test_format_size() -> None:
     assert format_size(500 * 10**6) == "477 MiB"
     assert format_size(12) == "12 B"
@@ -343,6 +355,36 @@ def test_csv_errors_name_the_line(tmp_path: Path, shuffled: bool) -> None:
                 _quiet(_whole, qrels, run, ["map"])[0])
     with pytest.raises(ranklens.InputError, match="Pass doc=<name>"):
         ranklens.evaluate_files(qrels, run, ["map"], memory="1MB", doc="nope")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_regrouped_table_names_the_line_of_a_bad_score(tmp_path: Path, fmt: str) -> None:
+    # a query's rows regrouped by DuckDB are not consecutive lines: the line of a bad
+    # score was the first line of its group plus its place in the group
+    qrels_d, rows = _rows(13, duplicates=False)
+    qrels, _ = _write(tmp_path, qrels_d, rows, False)
+    run = _write_table(tmp_path, rows, "csv", True, 13)
+    lines = Path(run).read_text().splitlines(keepends=True)
+    middle = len(lines) // 2
+    query = lines[middle].split(",")[1]
+    lines.insert(middle, f"high,{query},dx\n")
+    Path(run).write_text("".join(lines))
+    where = f"{run}:{middle + 1}"
+    if fmt == "parquet":
+        import pyarrow.csv as pacsv
+        import pyarrow.parquet as pq
+
+        table = pacsv.read_csv(run, convert_options=pacsv.ConvertOptions(
+            column_types={"score": pa.string()}))
+        run = str(tmp_path / "run.parquet")
+        pq.write_table(table, run)
+        where = f"{run}:{middle - 1}"  # rows counted from 0
+    with pytest.raises(ranklens.InputError) as whole:
+        _whole(qrels, run, ["map"])
+    with pytest.raises(ranklens.InputError) as streamed:
+        ranklens.evaluate_files(qrels, run, ["map"], memory="1MB")
+    assert str(whole.value).startswith(f"{where}: the score")
+    assert str(streamed.value).startswith(f"{where}: the score")
 
 
 @pytest.mark.parametrize("shuffled", [False, True], ids=["grouped", "shuffled"])
@@ -417,3 +459,37 @@ def test_temp_dir_must_be_a_folder(tmp_path: Path) -> None:
     with pytest.raises(ranklens.InputError, match=r"temp_dir='.*nope' is not a folder"):
         ranklens.evaluate_files(qrels, run, ["map"], memory="1MB",
                                 temp_dir=str(tmp_path / "nope"))
+
+
+def test_a_temp_dir_without_room_is_one_error(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # a folder that cannot be written to (e.g. /proc, read-only) ended in mkdtemp's OSError
+    qrels_d, rows = _rows(16, duplicates=False)
+    qrels, run = _write(tmp_path, qrels_d, rows, True, 16)
+
+    def refused(*args: Any, **kwargs: Any) -> str:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(stream.tempfile, "mkdtemp", refused)
+    with pytest.raises(ranklens.InputError, match=r"temp_dir='.*' to spill .*Permission denied"):
+        ranklens.evaluate_files(qrels, run, ["map"], memory="1MB", temp_dir=str(tmp_path))
+
+
+@pytest.mark.parametrize("shuffled", [False, True], ids=["grouped", "shuffled"])
+def test_streamed_csv_parse_errors_name_the_line(tmp_path: Path, shuffled: bool) -> None:
+    # Arrow's streaming CSV reader says what is wrong but not where: the file is read
+    # again, line by line, for the line (as the one-file reader names it)
+    qrels_d, rows = _rows(17, duplicates=False)
+    qrels, _ = _write(tmp_path, qrels_d, rows, False)
+    run = _write_table(tmp_path, rows, "csv", shuffled, 17)
+    lines = Path(run).read_bytes().splitlines(keepends=True)
+    middle = len(lines) // 2
+    for bad, what in ((b"0.5,q1,dx,more\n", "expected 3 fields like the header, found 4"),
+                      (b"0.5,q1,d\xff\n", "the file is not valid UTF-8 text")):
+        Path(run).write_bytes(b"".join([*lines[:middle], bad, *lines[middle:]]))
+        with pytest.raises(ranklens.InputError) as whole:
+            _whole(qrels, run, ["map"])
+        with pytest.raises(ranklens.InputError) as streamed:
+            ranklens.evaluate_files(qrels, run, ["map"], memory="1MB")
+        assert str(whole.value).startswith(f"{run}:{middle + 1}: {what}")
+        assert str(streamed.value) == str(whole.value)

@@ -11,9 +11,11 @@ this machine has available.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
+from ranklens._shared.validate import is_number
 from ranklens.errors import InputError
 
 __all__ = ["available_memory", "format_size", "parse_size"]
@@ -32,11 +34,13 @@ def parse_size(value: str | int | float, name: str = "memory") -> int:
     ``KB``, ``MB``, ``GB``, ``TB`` (powers of 1000), binary ``KiB``, ``MiB``, ``GiB``,
     ``TiB`` and their short forms ``K``, ``M``, ``G``, ``T`` (powers of 1024), any case,
     a blank allowed before the unit.  ``name`` is the parameter named in the error."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+    if not (isinstance(value, str) or is_number(value)):
         raise InputError(f"{name} must be a size such as '500MB', '2GB' or '1.5 GiB', got "
                          f"{type(value).__name__}.")
-    if isinstance(value, (int, float)):
+    if not isinstance(value, str):
         number, unit = float(value), ""
+        if not math.isfinite(number):
+            raise InputError(f"{name}={value!r} must be a finite size, e.g. {name}='2GB'.")
     else:
         m = _SIZE.match(value)
         if m is None or m.group(2).lower() not in _UNITS:

@@ -10,7 +10,7 @@ import click
 
 from ranklens.cli._common import echo_warning
 
-__all__ = ["check_memory", "check_qrels_memory", "evaluate_run_file", "memory_options"]
+__all__ = ["check_memory", "evaluate_run_file", "memory_options"]
 
 
 def check_memory(ctx: click.Context, param: click.Parameter, value: str | None
@@ -53,26 +53,20 @@ def evaluate_run_file(qrels: Any, path: str, names: list[str], conv: dict[str, A
     streamed (said on stderr when the budget is the default one)."""
     from ranklens._shared.sizes import format_size
     from ranklens.io._files import is_stream, output_compression
-    from ranklens.io.stream import default_memory, evaluate_files, fits_in_memory, memory_needed
+    from ranklens.io.stream import default_memory, evaluate_files, memory_needed
 
     fmt = opts["run_format"]
+    # (a compressed file or a stream is always read in blocks, one when it is small: no
+    # estimate of its size, and nothing to say)
     if memory is None and not is_stream(path) and os.path.isfile(path) and \
-            output_compression(path) is None and not fits_in_memory(path, fmt=fmt):
-        # (a compressed file or a stream is always read in blocks, one when it is small:
-        # no estimate of its size, and nothing to say)
-        need = memory_needed(path, fmt)
-        echo_warning(f"{path} would take about {format_size(need)} in memory, more than "
-                     f"half the available memory ({format_size(default_memory())}): "
-                     "evaluating it in a stream of whole queries (same numbers); --memory "
-                     "SIZE sets the budget.")
+            output_compression(path) is None:
+        need, budget = memory_needed(path, fmt), default_memory()
+        if need > budget:  # as fits_in_memory decides, with one look at the file
+            echo_warning(f"{path} would take about {format_size(need)} in memory, more "
+                         f"than half the available memory ({format_size(budget)}): "
+                         "evaluating it in a stream of whole queries (same numbers); "
+                         "--memory SIZE sets the budget.")
     return evaluate_files(qrels, path, names, memory=memory, temp_dir=temp_dir,
-                          run_format=opts["run_format"], duplicates=opts["duplicates"],
+                          run_format=fmt, duplicates=opts["duplicates"],
                           **columns, **conv)
 
-
-def check_qrels_memory(path: str, memory: str | None) -> None:
-    """Refuse, before reading them, qrels too large for the budget (they are held in
-    memory whole)."""
-    from ranklens.io.stream import qrels_memory
-
-    qrels_memory(path, memory)

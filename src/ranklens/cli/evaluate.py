@@ -299,7 +299,8 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
     Several runs print one table, one row per run.  Files may be TREC, CSV,
     TSV, Parquet, JSON Lines or JSON (dict of dicts), optionally .gz/.bz2/.zst.
     """
-    from ranklens.cli._large import check_qrels_memory, evaluate_run_file
+    from ranklens.cli._large import evaluate_run_file
+    from ranklens.io.stream import qrels_memory
     from ranklens.render.report import render
 
     if no_summary and not per_query:
@@ -318,7 +319,7 @@ def evaluate_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], pe
                         depth, iprec_rounding, cols)
     check_output(output)
     budget = cols.pop("memory"), cols.pop("temp_dir")
-    check_qrels_memory(qrels, budget[0])
+    qrels_memory(qrels, budget[0])  # large qrels refused before they are read
     with progress(cols.pop("quiet", False)):
         qrels_t, _ = _read_inputs(qrels, runs, cols, read_runs=False)  # runs: one at a time
         results = []

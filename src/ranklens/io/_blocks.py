@@ -33,7 +33,7 @@ from ranklens._shared.arrow import to_numpy
 from ranklens.errors import InputError, RanklensError
 from ranklens.io._files import _MAGIC, STDIN, _suffixes, check_readable, is_stream
 from ranklens.io._trec_format import BOM
-from ranklens.io.tables import Roles, _csv_header, pick_roles
+from ranklens.io.tables import Roles, _csv_header, csv_field_problem, pick_roles
 
 __all__ = ["Block", "Source", "csv_tables", "last_query_start", "parquet_tables",
            "table_blocks", "trec_blocks"]
@@ -171,16 +171,20 @@ class Block:
     lines_before: int
 
 
-def last_query_start(buf: bytes, end: int) -> int:
+def last_query_start(buf: bytes, end: int, known: int = 0) -> int:
     """Where, in ``buf[:end]`` (whole lines), the lines of its last query start: the
     offset after the last line of another query (comment and blank lines go with the
-    query after them), 0 if every line is of that query."""
+    query after them), 0 if every line is of that query.  ``known``: the lines of
+    ``buf[:known]`` are known to be of one query (a query longer than a block is not
+    scanned again at every read)."""
     pos = end
     last: bytes | None = None
     while pos > 0:
         start = buf.rfind(b"\n", 0, pos - 1) + 1
         token = buf[start:pos].split(None, 1)
         if token and not token[0].startswith(b"#"):
+            if start < known and (last is None or token[0] == last):
+                return 0  # the rest is of this query too
             if last is None:
                 last = token[0]
             elif token[0] != last:
@@ -193,6 +197,7 @@ def trec_blocks(source: Any, size: int) -> Iterator[Block]:
     """The text of ``source`` (anything with ``read``) in blocks of whole queries of
     about ``size`` bytes (more where one query's lines are longer)."""
     carry = b""
+    known = 0  # the carry's whole lines up to here are of one query
     lines_before = 0
     first = True
     given = False
@@ -208,10 +213,11 @@ def trec_blocks(source: Any, size: int) -> Iterator[Block]:
                 yield Block(buf, lines_before)
             return
         end = buf.rfind(b"\n") + 1
-        cut = last_query_start(buf, end) if end else 0
+        cut = last_query_start(buf, end, known) if end else 0
         if cut == 0:  # one query so far: read on
-            carry = buf
+            carry, known = buf, end
             continue
+        known = 0
         block = buf[:cut]
         carry = buf[cut:]
         del buf
@@ -223,17 +229,21 @@ def trec_blocks(source: Any, size: int) -> Iterator[Block]:
 def table_blocks(batches: Iterator[pa.RecordBatch], query: str) -> Iterator[tuple[pa.Table, int]]:
     """Arrow batches regrouped into tables of whole queries (the rows of the last query
     of a batch wait for the next batch), each with the number of rows before it."""
-    carry: pa.Table | None = None
+    carry: pa.Table | None = None  # the rows of one query (the last one so far)
     rows_before = 0
     for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        q = batch.column(query)
+        tail = _last_run_start(q)  # in the batch only: a long query is not compared again
+        held = 0 if carry is None else carry.num_rows
+        if tail == 0 and carry is not None and carry.column(query)[0] != q[0]:
+            tail = held  # the batch is one new query
+        elif tail > 0:
+            tail += held
         table = pa.Table.from_batches([batch])
         if carry is not None:
             table = pa.concat_tables([carry, table])
-        n = table.num_rows
-        if n == 0:
-            continue
-        q = table.column(query)
-        tail = _last_run_start(q)
         carry = table.slice(tail) if tail > 0 else table
         if tail > 0:
             yield table.slice(0, tail), rows_before
@@ -242,10 +252,10 @@ def table_blocks(batches: Iterator[pa.RecordBatch], query: str) -> Iterator[tupl
         yield carry, rows_before
 
 
-def _last_run_start(q: pa.ChunkedArray) -> int:
+def _last_run_start(q: pa.Array) -> int:
     """The row where the last run of equal values of ``q`` starts."""
     last = q[len(q) - 1]
-    same = to_numpy(pc.equal(q, last).combine_chunks(), fill=False)
+    same = to_numpy(pc.equal(q, last), fill=False)
     other = np.flatnonzero(~same)
     return int(other[-1]) + 1 if other.size else 0
 
@@ -271,6 +281,28 @@ def parquet_tables(path: str, roles: Roles, size: int) -> Iterator[tuple[pa.Tabl
         yield from table_blocks(batches, "query")
 
 
+def _csv_problem(name: str, fmt: str, delimiter: str, ncols: int, exc: Exception) -> str:
+    """Where a CSV/TSV run that Arrow refused goes wrong: a file is read again, line by
+    line, for the line (a stream cannot be: Arrow's reason, which quotes the row)."""
+    if is_stream(name):
+        return f"{name}: cannot read the {fmt.upper()} file: {exc}"
+    bad: list[int] = []  # the line that is not UTF-8 text
+
+    def lines(raw: BinaryIO) -> Iterator[str]:
+        for number, line in enumerate(raw, start=1):
+            try:
+                yield line.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError:
+                bad.append(number)
+                return
+
+    with io.BufferedReader(Source(name), 1 << 20) as raw:
+        problem = csv_field_problem(name, lines(raw), delimiter, ncols, fmt, exc)
+    if bad:
+        return f"{name}:{bad[0]}: the file is not valid UTF-8 text; re-encode it as UTF-8."
+    return problem
+
+
 def csv_tables(source: Any, name: str, fmt: str, roles: Roles, size: int
                ) -> Iterator[tuple[pa.Table, int]]:
     """The rows of a CSV/TSV run (columns query, doc and score, all as text), in tables
@@ -281,7 +313,8 @@ def csv_tables(source: Any, name: str, fmt: str, roles: Roles, size: int
     if b"\x00" in head[:65536]:
         raise InputError(f"{name}: looks like a binary file, not {fmt.upper()} text.")
     delimiter = "," if fmt == "csv" else "\t"
-    picks = pick_roles(name, _csv_header(name, pa.py_buffer(head), delimiter), roles)
+    header = _csv_header(name, pa.py_buffer(head), delimiter)
+    picks = pick_roles(name, header, roles)
     text = io.BufferedReader(_Chain(io.BytesIO(head), source), 1 << 20)
     try:
         reader = pacsv.open_csv(
@@ -300,7 +333,7 @@ def csv_tables(source: Any, name: str, fmt: str, roles: Roles, size: int
             given = True
             yield table, 2 + rows_before
     except pa.ArrowInvalid as exc:
-        raise InputError(f"{name}: cannot read the {fmt.upper()} file: {exc}") from None
+        raise InputError(_csv_problem(name, fmt, delimiter, len(header), exc)) from None
     finally:
         text.close()
     if not given:

@@ -172,8 +172,10 @@ def numbers(text: pa.Array, where: Callable[[int], str], what: str) -> np.ndarra
                 f"({bad.size} row(s) are not)."
             )
         return out
-    ok = to_numpy(pc.match_substring_regex(text.cast(pa.large_string()), _NUMBER,
-                                           ignore_case=True), fill=False)
+    binary = pa.types.is_binary(text.type) or pa.types.is_large_binary(text.type)
+    # (a CSV column that is not UTF-8 text is binary: matched as it is, not cast to text)
+    ok = to_numpy(pc.match_substring_regex(text if binary else text.cast(pa.large_string()),
+                                           _NUMBER, ignore_case=True), fill=False)
     bad = np.flatnonzero(~ok)
     i = int(bad[0]) if bad.size else 0
     raise InputError(f"{where(i)}: the {what} {text[i].as_py()!r} is not a number.")

@@ -211,14 +211,15 @@ def evaluate_files(
         judged = read_qrels(qrels, format=qrels_format, duplicates=duplicates, **columns)
     if fmt == "trec":
         query = doc = score = None  # the names are the qrels table's
-    if fmt not in STREAMED and not fits_in_memory(run, budget, qrels_bytes, fmt) and \
-            not is_stream(run) and output_compression(run) is None:
+    fits = fits_in_memory(run, budget, qrels_bytes, fmt)
+    if fmt not in STREAMED and not fits and not is_stream(run) and \
+            output_compression(run) is None:
         need = format_size(qrels_bytes + memory_needed(run, fmt))
         raise InputError(
             f"{run}: a {fmt.upper()} run is read whole, which would take about {need}, more "
             f"than the memory budget ({format_size(budget)}); give a larger budget "
             "(memory='...') or write the run as TREC, CSV, TSV or Parquet, which stream.")
-    if fmt not in STREAMED or fits_in_memory(run, budget, qrels_bytes, fmt):
+    if fmt not in STREAMED or fits:
         whole = read_run(run, format=run_format, query=query, doc=doc, score=score, name=name,
                          duplicates=duplicates)
         return evaluate(judged, whole, names, conventions=conv)
@@ -267,7 +268,13 @@ def _spill_folder(parent: str | os.PathLike[str] | None) -> Iterator[str]:
     if parent is not None and not os.path.isdir(parent):
         raise InputError(f"temp_dir={str(parent)!r} is not a folder; create it or give "
                          "another.")
-    folder = tempfile.mkdtemp(prefix="ranklens-", dir=parent)
+    try:
+        folder = tempfile.mkdtemp(prefix="ranklens-", dir=parent)
+    except OSError as exc:
+        where = "the system's temporary folder" if parent is None else \
+            f"temp_dir={str(parent)!r}"
+        raise InputError(f"cannot make a folder in {where} to spill the run into "
+                         f"({exc.strerror}); give a writable folder (temp_dir='...').") from None
     try:
         yield folder
     finally:
@@ -352,11 +359,10 @@ class _Stream:
         opts = self.table
 
         def make(cols: Columns) -> Run:
-            assert cols.lines is not None
-            first = int(cols.lines[0]) if len(cols.lines) else 2
+            assert cols.lines is not None  # every row's line (regrouped: not consecutive)
             with named_errors(self.name):
                 return table_run(self.name, {"query": cols.query, "doc": cols.doc,
-                                             "score": cols.value}, first, opts["label"],
+                                             "score": cols.value}, cols.lines, opts["label"],
                                  self.duplicates)
 
         tables = parquet_tables(self.name, opts["roles"], self.block_size) \

@@ -13,7 +13,7 @@ import io
 import json
 import os
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -62,15 +62,22 @@ def _csv_header(path: str, buf: pa.Buffer, delimiter: str) -> list[str]:
 def _csv_problem(path: str, buf: pa.Buffer, delimiter: str, ncols: int, fmt: str,
                  exc: Exception) -> str:
     """Where a CSV/TSV file that Arrow refused goes wrong (file:line and what)."""
-    import csv
-
     data = bytes(buf)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         return f"{path}:{line}: the file is not valid UTF-8 text; re-encode it as UTF-8."
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    return csv_field_problem(path, io.StringIO(text, newline=""), delimiter, ncols, fmt, exc)
+
+
+def csv_field_problem(path: str, text: Iterable[str], delimiter: str, ncols: int, fmt: str,
+                      exc: Exception) -> str:
+    """The first row of the CSV/TSV ``text`` (its lines) whose number of fields is not
+    the header's (file:line and what), else Arrow's reason ``exc``."""
+    import csv
+
+    reader = csv.reader(text, delimiter=delimiter)
     for row in reader:
         if row and len(row) != ncols:
             return (f"{path}:{reader.line_num}: expected {ncols} fields like the header, "
@@ -78,9 +85,14 @@ def _csv_problem(path: str, buf: pa.Buffer, delimiter: str, ncols: int, fmt: str
     return f"{path}: cannot read the {fmt.upper()} file: {exc}"
 
 
-def _to_float(path: str, text: pa.ChunkedArray | pa.Array, what: str, first_line: int
-              ) -> np.ndarray:
+def _to_float(path: str, text: pa.ChunkedArray | pa.Array, what: str,
+              first_line: int | np.ndarray) -> np.ndarray:
+    """The numbers of ``text``; a bad one is named by its line: ``first_line`` plus its
+    row, or its entry of ``first_line`` when that is every row's line."""
     arr = text.combine_chunks() if isinstance(text, pa.ChunkedArray) else text
+    if isinstance(first_line, np.ndarray):
+        lines = first_line
+        return numbers(arr, lambda i: f"{path}:{int(lines[i])}", what)
     return numbers(arr, lambda i: f"{path}:{first_line + i}", what)
 
 
@@ -276,10 +288,11 @@ def read_run(path: str | os.PathLike[str], *, format: str | None = None,
         return table_run(text, cols, first, label, duplicates)
 
 
-def table_run(path: str, cols: dict[str, Any], first: int, name: str, duplicates: str) -> Run:
+def table_run(path: str, cols: dict[str, Any], first: int | np.ndarray, name: str,
+              duplicates: str) -> Run:
     """The run of a table's columns (roles query, doc, score; ``first``: the file line
-    of the first row, for messages), checked now, so that a repeated pair is reported
-    against this file."""
+    of the first row, or the line of every row, for messages), checked now, so that a
+    repeated pair is reported against this file."""
     sc = _to_float(path, cols["score"], "score", first)
     return Run(cols["query"], cols["doc"], sc, name=name, duplicates=duplicates).validate()
 
