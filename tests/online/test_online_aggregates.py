@@ -165,3 +165,17 @@ def test_a_metric_that_counts_events_is_refused_on_units() -> None:
     units = simulate(0, n=20)["units"]
     with pytest.raises(InputError, match="counts events"):
         analyze_units(units, ["ctr=ratio(count(clicks), impressions)"], control="control")
+
+
+def test_option_errors_name_the_function_called() -> None:
+    units = simulate(0, n=20)["units"]
+    with pytest.raises(InputError, match=r"^analyze_units: alpha must be"):
+        analyze_units(units, UNIT_METRICS, control="control", alpha=2)
+    with pytest.raises(InputError, match=r"^analyze_units: control='x' does not occur in the "
+                                         r"units"):
+        analyze_units(units, UNIT_METRICS, control="x")
+    sums = sums_table(units, stats_columns(UNIT_METRICS))
+    with pytest.raises(InputError, match=r"^analyze_stats: correction='x' is not known"):
+        analyze_stats(sums, UNIT_METRICS, control="control", correction="x")
+    with pytest.raises(InputError, match=r"^stats_columns: metrics must be a non-empty list"):
+        stats_columns([])

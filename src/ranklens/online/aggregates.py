@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
-from ranklens._shared import corrections as _corrections
 from ranklens._shared.columns import as_float_column
 from ranklens._shared.frames import column_names, columns_from_frame, materialise
 from ranklens.errors import InputError, RanklensWarning
@@ -48,7 +47,7 @@ from ranklens.online.analysis import (
     _compare,
     _conclude,
     _MetricResult,
-    _multipletests,
+    _resolve_metrics,
     _resolve_plan,
 )
 from ranklens.online.assignment import Experiment
@@ -101,7 +100,7 @@ def stats_columns(metrics: Sequence[str | OnlineMetric] | str | OnlineMetric,
     ['revenue_sum', 'revenue_sum_sq', 'pre_sum', 'pre_sum_sq', 'revenue_pre_sum', \
 'clicks_sum', 'clicks_sum_sq', 'views_sum', 'views_sum_sq', 'clicks_views_sum']
     """
-    mets, _ = _check_options(metrics, 0.05, "holm", "exclude", "error", 0.001)
+    mets = _resolve_metrics(metrics, "stats_columns")
     cov = _covariate_of(mets, covariates, "stats_columns")
     out: list[str] = []
     for m in mets:
@@ -157,10 +156,11 @@ def _finish(mets: tuple[OnlineMetric, ...], moments: list[Moments], cuped: list[
 
 
 def _plan_variants(observed: list[str], plan: Experiment | Mapping[str, float] | None,
-                   control: str | None, what: str) -> tuple[list[str], dict[str, float] | None]:
+                   control: str | None, what: str, where: str
+                   ) -> tuple[list[str], dict[str, float] | None]:
     """The variants (control first) and planned shares; every observed variant must be
     planned."""
-    variants, shares, _ = _resolve_plan(plan, control, observed, what)
+    variants, shares, _ = _resolve_plan(plan, control, observed, what, where)
     unknown = sorted(set(observed) - set(variants))
     if unknown:
         raise InputError(f"{what}: variant(s) {unknown} are not in the plan (it has "
@@ -218,9 +218,8 @@ def analyze_units(
     >>> res.get("revenue", "new").diff
     2.0
     """
-    _multipletests()
-    correction = _corrections.canonical("analyze_units", correction)
-    mets, alpha = _check_options(metrics, alpha, correction, "exclude", "error", srm_threshold)
+    mets, alpha, correction = _check_options(metrics, alpha, correction, "exclude", "error",
+                                             srm_threshold, "analyze_units")
     cov = _covariate_of(mets, covariates, "analyze_units")
     frame = materialise(units)
     spec = {"unit": unit, "variant": variant}
@@ -245,7 +244,7 @@ def analyze_units(
                          "values per unit first).")
     var = as_ids(cols["variant"], f"units column {variant!r}")
     observed = [str(v) for v in pc.unique(var).to_pylist()]
-    variants, shares = _plan_variants(observed, plan, control, "units")
+    variants, shares = _plan_variants(observed, plan, control, "units", "analyze_units")
     group = np.asarray(pc.index_in(var, value_set=_strings(variants)).to_numpy(
         zero_copy_only=False), dtype=np.int64)
     values = {c.removeprefix("v:"): _finite(as_float_column(cols[c], f"units column "
@@ -331,9 +330,8 @@ def analyze_stats(
     >>> analyze_stats(stats, ["revenue=mean(revenue)"]).get("revenue", "new").diff
     2.0
     """
-    _multipletests()
-    correction = _corrections.canonical("analyze_stats", correction)
-    mets, alpha = _check_options(metrics, alpha, correction, "exclude", "error", srm_threshold)
+    mets, alpha, correction = _check_options(metrics, alpha, correction, "exclude", "error",
+                                             srm_threshold, "analyze_stats")
     cov = _covariate_of(mets, covariates, "analyze_stats")
     frame = materialise(stats)
     sums = {m.name: _sum_columns(m, cov.get(m.name), "stats") for m in mets}
@@ -354,7 +352,7 @@ def analyze_stats(
     if repeated:
         raise InputError(f"stats column {variant!r}: variant(s) {repeated} have several rows; "
                          "give one row per variant (GROUP BY the variant).")
-    variants, shares = _plan_variants(observed, plan, control, "stats")
+    variants, shares = _plan_variants(observed, plan, control, "stats", "analyze_stats")
     order = np.array([observed.index(v) if v in observed else -1 for v in variants])
     numbers = {c: _finite(as_float_column(cols[c], f"stats column {spec[c]!r}"),
                           f"stats column {spec[c]!r}") for c in spec if c != "variant"}
