@@ -138,6 +138,8 @@ def test_stats_columns_name_every_sum() -> None:
     (lambda u: u["revenue"].__setitem__(4, float("nan")), "row 4 is NaN"),
     (lambda u: u["variant"].__setitem__(2, None), "row 2 has a missing (null) id"),
     (lambda u: u.pop("clicks"), "'clicks'"),
+    (lambda u: u["variant"].__setitem__(2, " "), "units column 'variant': row 2 is blank"),
+    (lambda u: u["unit"].__setitem__(5, ""), "units column 'unit': row 5 is blank"),
 ])
 def test_unit_table_errors(change: Any, message: str) -> None:
     units = simulate(0, n=20)["units"]
@@ -152,6 +154,7 @@ def test_unit_table_errors(change: Any, message: str) -> None:
     (lambda s: s["revenue_sum_sq"].__setitem__(0, 0.0), "the sum of squares is smaller"),
     (lambda s: s["count"].__setitem__(0, 2.5), "a count is a whole number"),
     (lambda s: s["variant"].__setitem__(0, "control"), "several rows"),
+    (lambda s: s["variant"].__setitem__(1, ""), "stats column 'variant': row 1 is blank"),
 ])
 def test_sums_table_errors(change: Any, message: str) -> None:
     sim = simulate(0, n=50, k=2)

@@ -39,7 +39,7 @@ import pyarrow.compute as pc
 from ranklens._shared.columns import as_float_column
 from ranklens._shared.frames import column_names, columns_from_frame, materialise
 from ranklens.errors import InputError, RanklensWarning
-from ranklens.online._data import as_ids
+from ranklens.online._data import _no_blank, as_ids
 from ranklens.online._moments import Moments, metric_stats
 from ranklens.online.analysis import (
     _check_options,
@@ -234,7 +234,7 @@ def analyze_units(
                              "its columns, e.g. revenue=mean(revenue).")
         spec.update({f"v:{c}": c for c in named})
     cols = columns_from_frame(frame, spec, "units")
-    ids = as_ids(cols["unit"], f"units column {unit!r}")
+    ids = _no_blank(as_ids(cols["unit"], f"units column {unit!r}"), f"units column {unit!r}")
     if len(ids) == 0:
         raise InputError("units: the table has no rows; there is nothing to analyse.")
     if len(pc.unique(ids)) != len(ids):
@@ -242,7 +242,8 @@ def analyze_units(
         raise InputError(f"units column {unit!r}: row {first} repeats unit "
                          f"{ids[first].as_py()!r}; give one row per unit (aggregate the "
                          "values per unit first).")
-    var = as_ids(cols["variant"], f"units column {variant!r}")
+    var = _no_blank(as_ids(cols["variant"], f"units column {variant!r}"),
+                    f"units column {variant!r}")
     observed = [str(v) for v in pc.unique(var).to_pylist()]
     variants, shares = _plan_variants(observed, plan, control, "units", "analyze_units")
     group = np.asarray(pc.index_in(var, value_set=_strings(variants)).to_numpy(
@@ -346,7 +347,8 @@ def analyze_stats(
                          f"({count!r}) and, per metric column y, y_sum and y_sum_sq (see "
                          "ranklens.online.stats_columns).")
     cols = columns_from_frame(frame, spec, "stats")
-    var = as_ids(cols["variant"], f"stats column {variant!r}")
+    var = _no_blank(as_ids(cols["variant"], f"stats column {variant!r}"),
+                    f"stats column {variant!r}")
     observed = [str(v) for v in var.to_pylist()]
     repeated = sorted({v for v in observed if observed.count(v) > 1})
     if repeated:
