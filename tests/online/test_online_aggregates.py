@@ -155,6 +155,7 @@ def test_unit_table_errors(change: Any, message: str) -> None:
     (lambda s: s["count"].__setitem__(0, 2.5), "a count is a whole number"),
     (lambda s: s["variant"].__setitem__(0, "control"), "several rows"),
     (lambda s: s["variant"].__setitem__(1, ""), "stats column 'variant': row 1 is blank"),
+    (lambda s: [v.clear() for v in s.values()], "stats: the table has no rows"),
 ])
 def test_sums_table_errors(change: Any, message: str) -> None:
     sim = simulate(0, n=50, k=2)

@@ -349,6 +349,8 @@ def analyze_stats(
     cols = columns_from_frame(frame, spec, "stats")
     var = _no_blank(as_ids(cols["variant"], f"stats column {variant!r}"),
                     f"stats column {variant!r}")
+    if len(var) == 0:
+        raise InputError("stats: the table has no rows; there is nothing to analyse.")
     observed = [str(v) for v in var.to_pylist()]
     repeated = sorted({v for v in observed if observed.count(v) > 1})
     if repeated:
