@@ -128,11 +128,11 @@ def _sum_columns(m: OnlineMetric, cov: str | None, where: str) -> dict[tuple[str
 
 
 def _finish(mets: tuple[OnlineMetric, ...], moments: list[Moments], cuped: list[bool],
-            variants: list[str], shares: dict[str, float] | None, n: np.ndarray,
-            alpha: float, correction: str, srm_threshold: float, rows: int,
-            notes: list[str]) -> ExperimentAnalysis:
+            variants: list[str], shares: dict[str, float] | None, alpha: float,
+            correction: str, srm_threshold: float, rows: int) -> ExperimentAnalysis:
     """Comparisons from each metric's moments (groups in ``variants`` order, the control
     first), the split checked, the result assembled as :func:`analyze` does."""
+    n = moments[0].n  # every metric is over the same units
     per_variant = {v: int(n[i]) for i, v in enumerate(variants)}
     srm, messages, empty = _check_split(variants, shares, per_variant, srm_threshold)
     for msg in messages:  # before any result
@@ -143,15 +143,14 @@ def _finish(mets: tuple[OnlineMetric, ...], moments: list[Moments], cuped: list[
         st = metric_stats(m.kind, mom, cu)
         comp, test = _compare(m, st, treat, alpha, cu)
         per_metric.append((m, st, comp, test))
-    if shares is None:
-        notes.insert(0, "no plan given: the SRM check assumes an equal split.")
+    notes = ("no plan given: the SRM check assumes an equal split.",) if shares is None else ()
     total = int(n.sum())
     report = DataReport(
         exposure_rows=rows, exposed_units=total, analysed_units=total,
         units_per_variant=per_variant, multiple_exposures="error", multiple_variant_units=0,
         multiple_variant_examples=(), unknown_variants=(), unknown_variant_rows=0,
         event_rows=0, unexposed_event_rows=0, unexposed_units=0, unexposed_examples=(),
-        pre_exposure_event_rows=0, empty_variants=empty, notes=tuple(notes))
+        pre_exposure_event_rows=0, empty_variants=empty, notes=notes)
     return _conclude(mets, per_metric, variants, alpha, correction, srm, report, messages)
 
 
@@ -248,9 +247,8 @@ def analyze_units(
     variants, shares = _plan_variants(observed, plan, control, "units", "analyze_units")
     group = np.asarray(pc.index_in(var, value_set=_strings(variants)).to_numpy(
         zero_copy_only=False), dtype=np.int64)
-    values = {c.removeprefix("v:"): _finite(as_float_column(cols[c], f"units column "
-                                                            f"{c.removeprefix('v:')!r}"),
-                                            f"units column {c.removeprefix('v:')!r}")
+    values = {spec[c]: _finite(as_float_column(cols[c], f"units column {spec[c]!r}"),
+                               f"units column {spec[c]!r}")
               for c in spec if c.startswith("v:")}
     moments = []
     for m in mets:
@@ -263,9 +261,8 @@ def analyze_units(
         if m.name in cov:
             vals["c"] = values[cov[m.name]]
         moments.append(Moments.from_values(vals, group, len(variants)))
-    n = moments[0].n
-    return _finish(mets, moments, [m.name in cov for m in mets], variants, shares, n, alpha,
-                   correction, srm_threshold, len(ids), [])
+    return _finish(mets, moments, [m.name in cov for m in mets], variants, shares, alpha,
+                   correction, srm_threshold, len(ids))
 
 
 def _strings(values: list[str]) -> Any:
@@ -370,8 +367,8 @@ def analyze_stats(
         raise InputError(f"stats column {count!r}: variant {variants[int(bad[0])]!r} has "
                          f"{n[bad[0]]:g} units; a count is a whole number >= 0.")
     moments = [_moments_of(m, sums[m.name], per_variant, n, variants) for m in mets]
-    return _finish(mets, moments, [m.name in cov for m in mets], variants, shares, n, alpha,
-                   correction, srm_threshold, len(observed), [])
+    return _finish(mets, moments, [m.name in cov for m in mets], variants, shares, alpha,
+                   correction, srm_threshold, len(observed))
 
 
 def _moments_of(m: OnlineMetric, cols: dict[tuple[str, str], str], per_variant: Any,
