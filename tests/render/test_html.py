@@ -20,7 +20,7 @@ pytest.importorskip("statsmodels")
 
 import ranklens
 from ranklens.comparison.stats import mean_ci
-from ranklens.errors import InputError, OutputPathError, RanklensWarning
+from ranklens.errors import InputError, MetricParameterError, OutputPathError, RanklensWarning
 from ranklens.render import svg
 from ranklens.render.html import html_report
 from ranklens.render.table import number, p_value
@@ -333,6 +333,11 @@ def test_errors(case: Any, tmp_path: Path) -> None:
         html_report(qrels, {"bm25": runs["bm25"]}, ["p@5"], path=tmp_path)
     with pytest.raises(InputError, match="pass the qrels"):
         html_report(None, {"bm25": runs["bm25"]}, ["p@5"])
+    # one run: the options checked as compare checks them (alpha=3 was reported as a
+    # confidence 'level' of -2)
+    with pytest.raises(MetricParameterError, match=r"the 'alpha' parameter must be a number "
+                                                   r"in \(0, 1\), got 3;"):
+        html_report(qrels, {"bm25": runs["bm25"]}, ["p@5"], alpha=3)
 
 
 def test_svg_pieces() -> None:

@@ -135,7 +135,8 @@ def html_report(
             settings = cmp.description
         else:
             cmp = None
-            systems, names = _single(qrels, inputs[0], metrics, baseline, conventions)
+            systems, names = _single(qrels, inputs[0], metrics, baseline, conventions, alpha,
+                                     ci)
             summary, settings = _summary_single(systems[0], names, ci, alpha, n_resamples,
                                                 seed)
         charts = Charts(qrels, systems, names, max_k, conventions)
@@ -209,29 +210,20 @@ def _inputs(runs: Any) -> list[tuple[str, Run | Result]]:
 
 
 def _single(qrels: Qrels | None, item: tuple[str, Run | Result], metrics: Any,
-            baseline: str | None, conventions: dict[str, Any]
+            baseline: str | None, conventions: dict[str, Any], alpha: float, ci: str
             ) -> tuple[list[System], list[str]]:
-    """The one system of a report of one run, evaluated."""
-    from ranklens.comparison.systems import DEFAULT_METRICS
-    from ranklens.ranking.evaluation import evaluate
+    """The one system of a report of one run, evaluated (the metrics, the options and
+    the result checked as :func:`ranklens.compare` checks them: it has no pair to test)."""
+    from ranklens.comparison import stats as st
+    from ranklens.comparison.systems import _results
 
     name, r = item
     if baseline is not None and baseline != name:
         raise InputError(f"baseline {baseline!r} is not one of the runs ['{name}'].")
-    wanted = None if metrics is None else [metrics] if isinstance(metrics, str) else list(
-        metrics)
-    if isinstance(r, Result):
-        res = r
-        names = list(r.metrics) if wanted is None else wanted
-        lacking = [m for m in names if m not in r.values]
-        if lacking:
-            raise InputError(f"run {name!r} has no values for {lacking}; it has "
-                             f"{list(r.metrics)}.")
-        return [System(name, res, None)], names
-    if qrels is None:
-        raise InputError(f"run {name!r} is a Run: pass the qrels to evaluate it.")
-    res = evaluate(qrels, r, wanted or list(DEFAULT_METRICS), **conventions)
-    return [System(name, res, r)], list(res.metrics)
+    st.check_alpha(alpha)
+    st._check_choice("ci", ci, st.CI_METHODS)
+    results, names = _results(qrels, [item], metrics, conventions)
+    return [System(name, results[name], r if isinstance(r, Run) else None)], names
 
 
 # ------------------------------------------------------------------------- summary
