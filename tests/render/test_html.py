@@ -338,6 +338,18 @@ def test_errors(case: Any, tmp_path: Path) -> None:
     with pytest.raises(MetricParameterError, match=r"the 'alpha' parameter must be a number "
                                                    r"in \(0, 1\), got 3;"):
         html_report(qrels, {"bm25": runs["bm25"]}, ["p@5"], alpha=3)
+    # bad options are one error each (they ended in TypeError or AttributeError)
+    one = {"bm25": runs["bm25"]}
+    for bad, message in (({"title": 3}, "title must be a string"),
+                         ({"max_k": "x"}, "max_k must be a positive integer"),
+                         ({"max_k": 0}, "max_k must be a positive integer"),
+                         ({"provenance": ["x"]}, "provenance must be a mapping"),
+                         ({"trend": {"p@5": 5}}, r"trend\['p@5'\] is 5"),
+                         ({"path": 3}, "path must be a file name"),
+                         ({"metrics": 5}, "metrics must be a metric string"),
+                         ({"metrics": []}, "metrics is empty")):
+        with pytest.raises(InputError, match=message):
+            html_report(qrels, one, **{"metrics": ["p@5"], **bad})
 
 
 def test_svg_pieces() -> None:

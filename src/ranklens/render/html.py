@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._shared.validate import check_int
 from ranklens.errors import InputError, OutputPathError, RanklensWarning
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result
@@ -121,6 +122,13 @@ def html_report(
 
     out = _check_path(path)
     trend = _check_trend(trend)
+    if not isinstance(title, str):
+        raise InputError(f"html_report: title must be a string, got {type(title).__name__}.")
+    if max_k is not None:
+        check_int("max_k", max_k, where="html_report")
+    if provenance is not None and not isinstance(provenance, Mapping):
+        raise InputError("html_report: provenance must be a mapping {label: text}, e.g. "
+                         f"{{'qrels': 'qrels.txt'}}, got {type(provenance).__name__}.")
     inputs = _inputs(runs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -168,6 +176,8 @@ def html_report(
 def _check_path(path: str | os.PathLike[str] | None) -> Path | None:
     if path is None:
         return None
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"html_report: path must be a file name, got {type(path).__name__}.")
     p = Path(path)
     if p.is_dir():
         raise OutputPathError(f"path {str(p)!r} is a folder; give a file name inside it.")
@@ -185,6 +195,9 @@ def _check_trend(trend: Any) -> dict[str, list[TrendPoint]]:
                          f"...]}}, got {type(trend).__name__}.")
     out: dict[str, list[TrendPoint]] = {}
     for metric, points in trend.items():
+        if not isinstance(points, Sequence) or isinstance(points, str):
+            raise InputError(f"trend[{metric!r}] is {points!r}; it must be a list of points "
+                             "(datetime, run name, value, record id).")
         checked = []
         for i, p in enumerate(points):
             ok = (isinstance(p, (tuple, list)) and len(p) == 4 and isinstance(p[0], datetime)
