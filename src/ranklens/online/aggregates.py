@@ -255,12 +255,9 @@ def analyze_units(
         y, d = _columns(m, "units")
         if m.kind == "proportion":
             _zero_one(values[y], f"units column {y!r}", m)
-        vals = {"y": values[y]}
-        if d is not None:
-            vals["d"] = values[d]
-        if m.name in cov:
-            vals["c"] = values[cov[m.name]]
-        moments.append(Moments.from_values(vals, group, len(variants)))
+        moments.append(Moments.from_values(
+            values[y], values[d] if d is not None else None,
+            values[cov[m.name]] if m.name in cov else None, group, len(variants)))
     return _finish(mets, moments, [m.name in cov for m in mets], variants, shares, alpha,
                    correction, srm_threshold, len(ids))
 

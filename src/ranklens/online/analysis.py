@@ -188,12 +188,8 @@ def _metric_stats(metric: OnlineMetric, num: np.ndarray, den: np.ndarray | None,
                   group: np.ndarray, k: int, cov: np.ndarray | None) -> Stats:
     """A metric's per-variant statistics from per-unit values (``group``: each unit's
     variant, -1 when not analysed), through the sufficient statistics."""
-    values = {"y": num}
-    if den is not None:
-        values["d"] = den
-    if cov is not None:
-        values["c"] = cov
-    return metric_stats(metric.kind, Moments.from_values(values, group, k), cov is not None)
+    return metric_stats(metric.kind, Moments.from_values(num, den, cov, group, k),
+                        cov is not None)
 
 
 def _test_name(metric: OnlineMetric, cuped: bool) -> str:
