@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._shared.columns import as_float_column
@@ -245,8 +246,9 @@ def analyze_units(
                     f"units column {variant!r}")
     observed = [str(v) for v in pc.unique(var).to_pylist()]
     variants, shares = _plan_variants(observed, plan, control, "units", "analyze_units")
-    group = np.asarray(pc.index_in(var, value_set=_strings(variants)).to_numpy(
-        zero_copy_only=False), dtype=np.int64)
+    planned = pa.array(variants, type=pa.large_string())
+    group = np.asarray(pc.index_in(var, value_set=planned).to_numpy(zero_copy_only=False),
+                       dtype=np.int64)
     values = {spec[c]: _finite(as_float_column(cols[c], f"units column {spec[c]!r}"),
                                f"units column {spec[c]!r}")
               for c in spec if c.startswith("v:")}
@@ -260,12 +262,6 @@ def analyze_units(
             values[cov[m.name]] if m.name in cov else None, group, len(variants)))
     return _finish(mets, moments, [m.name in cov for m in mets], variants, shares, alpha,
                    correction, srm_threshold, len(ids))
-
-
-def _strings(values: list[str]) -> Any:
-    import pyarrow as pa
-
-    return pa.array(values, type=pa.large_string())
 
 
 def _first_repeat(ids: Any) -> int:
