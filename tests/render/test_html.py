@@ -352,6 +352,17 @@ def test_errors(case: Any, tmp_path: Path) -> None:
             html_report(qrels, one, **{"metrics": ["p@5"], **bad})
 
 
+def test_legend_keeps_the_ends_of_long_run_names() -> None:
+    """Run names that differ only at the end stay apart in a legend (they were cut at
+    the end: two identical entries), shortened as the matplotlib charts shorten them."""
+    names = [f"bm25-tuned-with-a-very-long-suffix-{i}" for i in (1, 2)]
+    chart = svg.line_chart([svg.Series(n, [1, 2], [0.1, 0.2]) for n in names], title="t",
+                           x_label="x", y_label="y")
+    legend = chart.split('<g class="rl-legend">', 1)[1]
+    assert ">bm25-tuned-w\u2026long-suffix-1<" in legend
+    assert ">bm25-tuned-w\u2026long-suffix-2<" in legend
+
+
 def test_svg_pieces() -> None:
     assert svg.nice_ticks(0.0, 1.0) == pytest.approx([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
     assert svg.nice_ticks(3.0, 3.0)[0] <= 2.5 and svg.nice_ticks(3.0, 3.0)[-1] >= 3.5
