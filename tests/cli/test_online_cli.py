@@ -416,3 +416,27 @@ def test_analyze_source_usage_errors(args: list[str], message: str) -> None:
     res = run("analyze", *args, "-m", "revenue=mean(revenue)")
     assert res.exit_code == 2
     assert message in res.output
+
+
+def test_analyze_reads_the_variant_column_as_text(tmp_path: Path) -> None:
+    """Variants 01 and 02 stay 01 and 02 (they were read as the numbers 1 and 2, which
+    the plan does not know), from the logs, a table of units and one of sums, whether
+    the column is 'variant' or the experiment's name."""
+    n = 40
+    variant = ["01" if i % 2 else "02" for i in range(n)]
+    units = [f"u{i}" for i in range(n)]
+    (tmp_path / "e.csv").write_text("unit,variant,time\n" + "".join(
+        f"{u},{v},0\n" for u, v in zip(units, variant, strict=True)))
+    (tmp_path / "v.csv").write_text("unit,time,event,value\n" + "".join(
+        f"{u},1,buy,{i % 7}\n" for i, u in enumerate(units)))
+    (tmp_path / "u.csv").write_text("unit,exp,revenue\n" + "".join(
+        f"{u},{v},{i % 7}\n" for i, (u, v) in enumerate(zip(units, variant, strict=True))))
+    (tmp_path / "s.csv").write_text("variant,count,revenue_sum,revenue_sum_sq\n"
+                                    "01,20,60,240\n02,20,60,220\n")
+    for args in ([str(tmp_path / "e.csv"), str(tmp_path / "v.csv"), "-m", "r=mean(buy)"],
+                 ["--units", str(tmp_path / "u.csv"), "-e", "exp", "-m",
+                  "r=mean(revenue)"],
+                 ["--stats", str(tmp_path / "s.csv"), "-m", "r=mean(revenue)"]):
+        res = run("analyze", *args, "--weights", "01=1,02=1", "--format", "json")
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.output)["variants"] == ["01", "02"]

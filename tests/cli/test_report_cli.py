@@ -163,3 +163,14 @@ def test_store_adds_each_metrics_history_and_stored_records_are_runs(
                   "--store", tmp_path / "missing.db")
     assert res.exit_code == 3 and len(res.stderr.splitlines()) == 1, res.output
     assert "missing.db" in res.stderr and not (tmp_path / "x.html").exists()
+
+
+def test_output_dash_is_standard_output(files: dict[str, Path], tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """-o - writes the page to standard output, as every command's -o does (it wrote a
+    file named '-')."""
+    monkeypatch.chdir(tmp_path)
+    res = _invoke("report", files["qrels"], files["bm25"], "-o", "-", "-m", "ndcg@10")
+    assert res.exit_code == 0, res.output
+    assert res.stdout.startswith("<!DOCTYPE html>") and res.stdout.endswith("</html>\n")
+    assert not (tmp_path / "-").exists()

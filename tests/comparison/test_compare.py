@@ -398,3 +398,16 @@ def test_compare_takes_every_correction_and_the_old_spellings() -> None:
     new = compare(qrels, runs, ["ndcg@5"], correction="bh", **kw)
     assert old.correction == "bh"
     assert [t.p_adjusted for t in old.pairs] == [t.p_adjusted for t in new.pairs]
+
+
+def test_metrics_that_are_not_a_list_or_are_empty_are_one_error() -> None:
+    """compare(metrics=5) ended in TypeError, metrics=[] in 'correct: pvalues is empty'."""
+    import ranklens
+    from ranklens.errors import InputError
+
+    qrels = ranklens.Qrels.from_dict({"q1": {"d1": 1}, "q2": {"d2": 1}})
+    run = ranklens.Run.from_dict({"q1": {"d1": 2, "d2": 1}, "q2": {"d1": 2, "d2": 1}})
+    with pytest.raises(InputError, match="metrics must be a metric string or a list"):
+        ranklens.compare(qrels, {"a": run, "b": run}, 5)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="metrics is empty"):
+        ranklens.compare(qrels, {"a": run, "b": run}, [])

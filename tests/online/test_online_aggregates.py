@@ -138,6 +138,8 @@ def test_stats_columns_name_every_sum() -> None:
     (lambda u: u["revenue"].__setitem__(4, float("nan")), "row 4 is NaN"),
     (lambda u: u["variant"].__setitem__(2, None), "row 2 has a missing (null) id"),
     (lambda u: u.pop("clicks"), "'clicks'"),
+    (lambda u: u["variant"].__setitem__(2, " "), "units column 'variant': row 2 is blank"),
+    (lambda u: u["unit"].__setitem__(5, ""), "units column 'unit': row 5 is blank"),
 ])
 def test_unit_table_errors(change: Any, message: str) -> None:
     units = simulate(0, n=20)["units"]
@@ -152,6 +154,8 @@ def test_unit_table_errors(change: Any, message: str) -> None:
     (lambda s: s["revenue_sum_sq"].__setitem__(0, 0.0), "the sum of squares is smaller"),
     (lambda s: s["count"].__setitem__(0, 2.5), "a count is a whole number"),
     (lambda s: s["variant"].__setitem__(0, "control"), "several rows"),
+    (lambda s: s["variant"].__setitem__(1, ""), "stats column 'variant': row 1 is blank"),
+    (lambda s: [v.clear() for v in s.values()], "stats: the table has no rows"),
 ])
 def test_sums_table_errors(change: Any, message: str) -> None:
     sim = simulate(0, n=50, k=2)
@@ -165,3 +169,17 @@ def test_a_metric_that_counts_events_is_refused_on_units() -> None:
     units = simulate(0, n=20)["units"]
     with pytest.raises(InputError, match="counts events"):
         analyze_units(units, ["ctr=ratio(count(clicks), impressions)"], control="control")
+
+
+def test_option_errors_name_the_function_called() -> None:
+    units = simulate(0, n=20)["units"]
+    with pytest.raises(InputError, match=r"^analyze_units: alpha must be"):
+        analyze_units(units, UNIT_METRICS, control="control", alpha=2)
+    with pytest.raises(InputError, match=r"^analyze_units: control='x' does not occur in the "
+                                         r"units"):
+        analyze_units(units, UNIT_METRICS, control="x")
+    sums = sums_table(units, stats_columns(UNIT_METRICS))
+    with pytest.raises(InputError, match=r"^analyze_stats: correction='x' is not known"):
+        analyze_stats(sums, UNIT_METRICS, control="control", correction="x")
+    with pytest.raises(InputError, match=r"^stats_columns: metrics must be a non-empty list"):
+        stats_columns([])

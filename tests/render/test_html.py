@@ -20,7 +20,7 @@ pytest.importorskip("statsmodels")
 
 import ranklens
 from ranklens.comparison.stats import mean_ci
-from ranklens.errors import InputError, OutputPathError, RanklensWarning
+from ranklens.errors import InputError, MetricParameterError, OutputPathError, RanklensWarning
 from ranklens.render import svg
 from ranklens.render.html import html_report
 from ranklens.render.table import number, p_value
@@ -333,6 +333,34 @@ def test_errors(case: Any, tmp_path: Path) -> None:
         html_report(qrels, {"bm25": runs["bm25"]}, ["p@5"], path=tmp_path)
     with pytest.raises(InputError, match="pass the qrels"):
         html_report(None, {"bm25": runs["bm25"]}, ["p@5"])
+    # one run: the options checked as compare checks them (alpha=3 was reported as a
+    # confidence 'level' of -2)
+    with pytest.raises(MetricParameterError, match=r"the 'alpha' parameter must be a number "
+                                                   r"in \(0, 1\), got 3;"):
+        html_report(qrels, {"bm25": runs["bm25"]}, ["p@5"], alpha=3)
+    # bad options are one error each (they ended in TypeError or AttributeError)
+    one = {"bm25": runs["bm25"]}
+    for bad, message in (({"title": 3}, "title must be a string"),
+                         ({"max_k": "x"}, "max_k must be a positive integer"),
+                         ({"max_k": 0}, "max_k must be a positive integer"),
+                         ({"provenance": ["x"]}, "provenance must be a mapping"),
+                         ({"trend": {"p@5": 5}}, r"trend\['p@5'\] is 5"),
+                         ({"path": 3}, "path must be a file name"),
+                         ({"metrics": 5}, "metrics must be a metric string"),
+                         ({"metrics": []}, "metrics is empty")):
+        with pytest.raises(InputError, match=message):
+            html_report(qrels, one, **{"metrics": ["p@5"], **bad})
+
+
+def test_legend_keeps_the_ends_of_long_run_names() -> None:
+    """Run names that differ only at the end stay apart in a legend (they were cut at
+    the end: two identical entries), shortened as the matplotlib charts shorten them."""
+    names = [f"bm25-tuned-with-a-very-long-suffix-{i}" for i in (1, 2)]
+    chart = svg.line_chart([svg.Series(n, [1, 2], [0.1, 0.2]) for n in names], title="t",
+                           x_label="x", y_label="y")
+    legend = chart.split('<g class="rl-legend">', 1)[1]
+    assert ">bm25-tuned-w\u2026long-suffix-1<" in legend
+    assert ">bm25-tuned-w\u2026long-suffix-2<" in legend
 
 
 def test_svg_pieces() -> None:

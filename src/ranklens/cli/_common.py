@@ -287,13 +287,15 @@ def _table_format(path: str, fmt: str | None, option: str | None, lines: bool) -
 
 
 def read_input_table(path: str, what: str, *, fmt: str | None = None,
-                     text: Sequence[tuple[str, str]] = (), option: str | None = None,
+                     text: Sequence[tuple[str | Callable[[list[str]], str], str]] = (),
+                     option: str | None = None,
                      lines: bool = False) -> InputTable:
     """Read the ``what`` table (CSV, TSV, Parquet, JSON Lines, optionally compressed;
     with ``lines`` a .txt file or ``-`` holds one id per line, as column ``unit``) from
     a file or ``-`` (standard input, read once).  ``text`` names the columns to read
     as text, each with the option that names it (``("unit", "--unit-column")``: ids
-    keep their leading zeros); they must exist.  ``fmt`` overrides the suffix (the
+    keep their leading zeros); they must exist.  A column the header decides is given
+    as a function of the header's column names.  ``fmt`` overrides the suffix (the
     command's option ``option``).  Errors name the file and the 1-based line."""
     import pyarrow as pa
 
@@ -313,7 +315,7 @@ def read_input_table(path: str, what: str, *, fmt: str | None = None,
             raise InputError(f"{path}: the file holds no ids; write one id per line.")
         return InputTable(path, table, lambda i: f"{path}: id {i + 1}")
     table, first = read_table(path, kind, lambda cols: _text_columns(path, what, cols, text),
-                              text=tuple(c for c, _ in text))
+                              text=tuple(f"text:{i}" for i in range(len(text))))
     if table.num_rows == 0:
         raise InputError(f"{path}: the {what} table has no rows.")
     if kind == "parquet":
@@ -322,13 +324,18 @@ def read_input_table(path: str, what: str, *, fmt: str | None = None,
 
 
 def _text_columns(path: str, what: str, columns: list[str],
-                  text: Sequence[tuple[str, str]]) -> dict[str, str]:
-    """Every column (read them all); the ``text`` ones must be among them."""
-    for name, option in text:
+                  text: Sequence[tuple[str | Callable[[list[str]], str], str]]
+                  ) -> dict[str, str]:
+    """Every column (read them all), and the ``text`` ones as roles ``text:i``: they
+    must be among them."""
+    out = {c: c for c in columns}
+    for i, (given, option) in enumerate(text):
+        name = given(columns) if callable(given) else given
         if name not in columns:
             raise InputError(f"{path}: no column named {name!r} in the {what} table; it has "
                              f"columns {columns}. Pass {option} NAME.")
-    return {c: c for c in columns}
+        out[f"text:{i}"] = name
+    return out
 
 
 def read_document(path: str, what: str) -> Any:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -371,15 +371,27 @@ def _covariate_columns(specs: Sequence[str]) -> dict[str, str] | None:
     return out or None
 
 
-def _variant_column(table: InputTable, given: str | None, experiment: str | None) -> str:
+def _variant_name(columns: list[str], given: str | None, experiment: str | None) -> str:
     """--variant-column, else 'variant', else the experiment's name (the column
     ranklens ab assign writes), whichever the table has."""
     if given is not None:
         return given
-    if "variant" not in table.columns and experiment is not None and \
-            experiment in table.columns:
-        return experiment
-    return "variant"
+    return experiment if "variant" not in columns and experiment in columns else "variant"
+
+
+def _variant_text(path: str, given: str | None, experiment: str | None
+                  ) -> tuple[Callable[[list[str]], str], str]:
+    """The variant column as a ``text`` entry of read_input_table (read as text: variant
+    ``01`` stays ``01``), chosen from the header by :func:`_variant_name`."""
+    def pick(columns: list[str]) -> str:
+        name = _variant_name(columns, given, experiment)
+        if name not in columns:
+            raise InputError(f"{path}: no column named {name!r}; it has columns {columns}. "
+                             "Pass --variant-column NAME (ranklens ab assign names the "
+                             "variant column after the experiment: -e EXPERIMENT reads it).")
+        return name
+
+    return pick, "--variant-column"
 
 
 def _analyze_logs(exposures: str, events: str, metrics: list[Any], options: dict[str, Any],
@@ -388,10 +400,9 @@ def _analyze_logs(exposures: str, events: str, metrics: list[Any], options: dict
     from ranklens.online import analyze
 
     with stage(f"reading {exposures}"):
-        tables = {"exposures": read_input_table(exposures, "exposures",
-                                                text=[(unit, "--unit-column")])}
-    variant = _variant_column(tables["exposures"], variant_column, experiment)
-    _text_column(tables["exposures"], variant, "--variant-column")
+        tables = {"exposures": read_input_table(exposures, "exposures", text=[
+            (unit, "--unit-column"), _variant_text(exposures, variant_column, experiment)])}
+    variant = _variant_name(tables["exposures"].columns, variant_column, experiment)
     if rest["time"] is None:  # not given: 'time' if the exposures have it, else none
         rest["time"] = "time" if "time" in tables["exposures"].columns else None
     with stage(f"reading {events}"):
@@ -411,25 +422,18 @@ def _analyze_table(source: str, path: str, metrics: list[Any], options: dict[str
                    experiment: str | None, unit: str, count: str) -> Any:
     from ranklens.online import analyze_stats, analyze_units
 
-    text = [(unit, "--unit-column")] if source == "units" else []
+    text: list[tuple[Any, str]] = [_variant_text(path, variant_column, experiment)]
+    if source == "units":
+        text.insert(0, (unit, "--unit-column"))
     with stage(f"reading {path}"):
         table = read_input_table(path, source, text=text)
-    variant = _variant_column(table, variant_column, experiment)
-    _text_column(table, variant, "--variant-column")
+    variant = _variant_name(table.columns, variant_column, experiment)
     with _lines_named({source: table}):
         if source == "units":
             return analyze_units(table.table, metrics, covariates=covariates, unit=unit,
                                  variant=variant, **options)
         return analyze_stats(table.table, metrics, covariates=covariates, variant=variant,
                              count=count, **options)
-
-
-def _text_column(table: InputTable, name: str, option: str) -> None:
-    """The column ``name`` exists (``option`` names it); ids are read as text."""
-    if name not in table.columns:
-        raise InputError(f"{table.path}: no column named {name!r}; it has columns "
-                         f"{table.columns}. Pass {option} NAME (ranklens ab assign names the "
-                         "variant column after the experiment: -e EXPERIMENT reads it).")
 
 
 def _parse_metrics(specs: Sequence[str]) -> list[Any]:

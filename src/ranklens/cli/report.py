@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ranklens.cli._common import check_output, warnings_to_stderr
+from ranklens.cli._common import check_output, warnings_to_stderr, write_output
 from ranklens.cli.compare import read_named, stats_options
 from ranklens.cli.evaluate import (
     DEFAULT_METRICS,
@@ -23,7 +23,7 @@ __all__ = ["report_cmd"]
 @click.argument("qrels", type=click.Path(dir_okay=True))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=True))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="The HTML file to write (e.g. report.html).")
+              help="The HTML file to write (e.g. report.html); - for standard output.")
 @click.option("-m", "--metric", "metrics", multiple=True,
               help="A metric (repeatable). Default: ndcg@10 map mrr p@10 recall@100.")
 @click.option("--baseline", default=None,
@@ -63,12 +63,16 @@ def report_cmd(qrels: str, runs: tuple[str, ...], output: str, metrics: tuple[st
     sources = {"qrels": qrels, **{f"run {n}": p for n, p in zip(named, runs, strict=True)}}
     if store is not None:
         sources["history"] = store
+    to_stdout = output == "-"
     with warnings_to_stderr():
-        html_report(qrels_t, named, names, baseline=baseline, trend=trend,
-                    path=output, title=title, provenance=sources, max_k=max_k, test=test,
-                    correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
-                    ci=ci, **conv)
-    click.echo(f"wrote {output}")
+        page = html_report(qrels_t, named, names, baseline=baseline, trend=trend,
+                           path=None if to_stdout else output, title=title,
+                           provenance=sources, max_k=max_k, test=test, correction=correction,
+                           alpha=alpha, n_resamples=n_resamples, seed=seed, ci=ci, **conv)
+    if to_stdout:
+        write_output(page, output)
+    else:
+        click.echo(f"wrote {output}")
 
 
 def _trends(path: str, metrics: list[str]) -> dict[str, Any]:

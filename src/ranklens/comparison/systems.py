@@ -255,8 +255,15 @@ def named_systems(runs: Mapping[str, Any] | Sequence[Any]) -> list[tuple[str, An
 def _results(qrels: Qrels | None, items: list[tuple[str, Any]],
              metrics: Iterable[str] | str | None, conventions: dict[str, Any]
              ) -> tuple[dict[str, Result], list[str]]:
+    if metrics is not None and not isinstance(metrics, str) and (
+            not isinstance(metrics, Iterable) or isinstance(metrics, Mapping)):
+        raise InputError(f"metrics must be a metric string or a list of them, e.g. "
+                         f"['ndcg@10', 'map'], got {type(metrics).__name__}.")
     names = None if metrics is None else ([metrics] if isinstance(metrics, str)
                                           else [str(m) for m in metrics])
+    if names == []:
+        raise InputError("metrics is empty; pass at least one metric, e.g. ['ndcg@10'] (or "
+                         "None for the default ones).")
     out: dict[str, Result] = {}
     for name, r in items:
         if isinstance(r, Result):

@@ -46,9 +46,11 @@ class Moments:
     centred: dict[tuple[str, str], np.ndarray]
 
     @classmethod
-    def from_values(cls, values: Mapping[str, np.ndarray], group: np.ndarray,
-                    k: int) -> Moments:
-        """From per-unit values; ``group`` is each unit's group (-1: not analysed)."""
+    def from_values(cls, y: np.ndarray, d: np.ndarray | None, c: np.ndarray | None,
+                    group: np.ndarray, k: int) -> Moments:
+        """From per-unit values of ``y`` and, where given, ``d`` and ``c``; ``group`` is
+        each unit's group (-1: not analysed)."""
+        values = {a: v for a, v in (("y", y), ("d", d), ("c", c)) if v is not None}
         sel = group >= 0
         g = group[sel]
         n = np.bincount(g, minlength=k).astype(np.float64)

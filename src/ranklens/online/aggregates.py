@@ -34,13 +34,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 
-from ranklens._shared import corrections as _corrections
 from ranklens._shared.columns import as_float_column
 from ranklens._shared.frames import column_names, columns_from_frame, materialise
 from ranklens.errors import InputError, RanklensWarning
-from ranklens.online._data import as_ids
+from ranklens.online._data import _no_blank, as_ids
 from ranklens.online._moments import Moments, metric_stats
 from ranklens.online.analysis import (
     _check_options,
@@ -48,7 +48,7 @@ from ranklens.online.analysis import (
     _compare,
     _conclude,
     _MetricResult,
-    _multipletests,
+    _resolve_metrics,
     _resolve_plan,
 )
 from ranklens.online.assignment import Experiment
@@ -101,7 +101,7 @@ def stats_columns(metrics: Sequence[str | OnlineMetric] | str | OnlineMetric,
     ['revenue_sum', 'revenue_sum_sq', 'pre_sum', 'pre_sum_sq', 'revenue_pre_sum', \
 'clicks_sum', 'clicks_sum_sq', 'views_sum', 'views_sum_sq', 'clicks_views_sum']
     """
-    mets, _ = _check_options(metrics, 0.05, "holm", "exclude", "error", 0.001)
+    mets = _resolve_metrics(metrics, "stats_columns")
     cov = _covariate_of(mets, covariates, "stats_columns")
     out: list[str] = []
     for m in mets:
@@ -129,11 +129,11 @@ def _sum_columns(m: OnlineMetric, cov: str | None, where: str) -> dict[tuple[str
 
 
 def _finish(mets: tuple[OnlineMetric, ...], moments: list[Moments], cuped: list[bool],
-            variants: list[str], shares: dict[str, float] | None, n: np.ndarray,
-            alpha: float, correction: str, srm_threshold: float, rows: int,
-            notes: list[str]) -> ExperimentAnalysis:
+            variants: list[str], shares: dict[str, float] | None, alpha: float,
+            correction: str, srm_threshold: float, rows: int) -> ExperimentAnalysis:
     """Comparisons from each metric's moments (groups in ``variants`` order, the control
     first), the split checked, the result assembled as :func:`analyze` does."""
+    n = moments[0].n  # every metric is over the same units
     per_variant = {v: int(n[i]) for i, v in enumerate(variants)}
     srm, messages, empty = _check_split(variants, shares, per_variant, srm_threshold)
     for msg in messages:  # before any result
@@ -144,23 +144,23 @@ def _finish(mets: tuple[OnlineMetric, ...], moments: list[Moments], cuped: list[
         st = metric_stats(m.kind, mom, cu)
         comp, test = _compare(m, st, treat, alpha, cu)
         per_metric.append((m, st, comp, test))
-    if shares is None:
-        notes.insert(0, "no plan given: the SRM check assumes an equal split.")
+    notes = ("no plan given: the SRM check assumes an equal split.",) if shares is None else ()
     total = int(n.sum())
     report = DataReport(
         exposure_rows=rows, exposed_units=total, analysed_units=total,
         units_per_variant=per_variant, multiple_exposures="error", multiple_variant_units=0,
         multiple_variant_examples=(), unknown_variants=(), unknown_variant_rows=0,
         event_rows=0, unexposed_event_rows=0, unexposed_units=0, unexposed_examples=(),
-        pre_exposure_event_rows=0, empty_variants=empty, notes=tuple(notes))
+        pre_exposure_event_rows=0, empty_variants=empty, notes=notes)
     return _conclude(mets, per_metric, variants, alpha, correction, srm, report, messages)
 
 
 def _plan_variants(observed: list[str], plan: Experiment | Mapping[str, float] | None,
-                   control: str | None, what: str) -> tuple[list[str], dict[str, float] | None]:
+                   control: str | None, what: str, where: str
+                   ) -> tuple[list[str], dict[str, float] | None]:
     """The variants (control first) and planned shares; every observed variant must be
     planned."""
-    variants, shares, _ = _resolve_plan(plan, control, observed, what)
+    variants, shares, _ = _resolve_plan(plan, control, observed, what, where)
     unknown = sorted(set(observed) - set(variants))
     if unknown:
         raise InputError(f"{what}: variant(s) {unknown} are not in the plan (it has "
@@ -218,9 +218,8 @@ def analyze_units(
     >>> res.get("revenue", "new").diff
     2.0
     """
-    _multipletests()
-    correction = _corrections.canonical("analyze_units", correction)
-    mets, alpha = _check_options(metrics, alpha, correction, "exclude", "error", srm_threshold)
+    mets, alpha, correction = _check_options(metrics, alpha, correction, "exclude", "error",
+                                             srm_threshold, "analyze_units")
     cov = _covariate_of(mets, covariates, "analyze_units")
     frame = materialise(units)
     spec = {"unit": unit, "variant": variant}
@@ -235,7 +234,7 @@ def analyze_units(
                              "its columns, e.g. revenue=mean(revenue).")
         spec.update({f"v:{c}": c for c in named})
     cols = columns_from_frame(frame, spec, "units")
-    ids = as_ids(cols["unit"], f"units column {unit!r}")
+    ids = _no_blank(as_ids(cols["unit"], f"units column {unit!r}"), f"units column {unit!r}")
     if len(ids) == 0:
         raise InputError("units: the table has no rows; there is nothing to analyse.")
     if len(pc.unique(ids)) != len(ids):
@@ -243,35 +242,26 @@ def analyze_units(
         raise InputError(f"units column {unit!r}: row {first} repeats unit "
                          f"{ids[first].as_py()!r}; give one row per unit (aggregate the "
                          "values per unit first).")
-    var = as_ids(cols["variant"], f"units column {variant!r}")
+    var = _no_blank(as_ids(cols["variant"], f"units column {variant!r}"),
+                    f"units column {variant!r}")
     observed = [str(v) for v in pc.unique(var).to_pylist()]
-    variants, shares = _plan_variants(observed, plan, control, "units")
-    group = np.asarray(pc.index_in(var, value_set=_strings(variants)).to_numpy(
-        zero_copy_only=False), dtype=np.int64)
-    values = {c.removeprefix("v:"): _finite(as_float_column(cols[c], f"units column "
-                                                            f"{c.removeprefix('v:')!r}"),
-                                            f"units column {c.removeprefix('v:')!r}")
+    variants, shares = _plan_variants(observed, plan, control, "units", "analyze_units")
+    planned = pa.array(variants, type=pa.large_string())
+    group = np.asarray(pc.index_in(var, value_set=planned).to_numpy(zero_copy_only=False),
+                       dtype=np.int64)
+    values = {spec[c]: _finite(as_float_column(cols[c], f"units column {spec[c]!r}"),
+                               f"units column {spec[c]!r}")
               for c in spec if c.startswith("v:")}
     moments = []
     for m in mets:
         y, d = _columns(m, "units")
         if m.kind == "proportion":
             _zero_one(values[y], f"units column {y!r}", m)
-        vals = {"y": values[y]}
-        if d is not None:
-            vals["d"] = values[d]
-        if m.name in cov:
-            vals["c"] = values[cov[m.name]]
-        moments.append(Moments.from_values(vals, group, len(variants)))
-    n = moments[0].n
-    return _finish(mets, moments, [m.name in cov for m in mets], variants, shares, n, alpha,
-                   correction, srm_threshold, len(ids), [])
-
-
-def _strings(values: list[str]) -> Any:
-    import pyarrow as pa
-
-    return pa.array(values, type=pa.large_string())
+        moments.append(Moments.from_values(
+            values[y], values[d] if d is not None else None,
+            values[cov[m.name]] if m.name in cov else None, group, len(variants)))
+    return _finish(mets, moments, [m.name in cov for m in mets], variants, shares, alpha,
+                   correction, srm_threshold, len(ids))
 
 
 def _first_repeat(ids: Any) -> int:
@@ -331,9 +321,8 @@ def analyze_stats(
     >>> analyze_stats(stats, ["revenue=mean(revenue)"]).get("revenue", "new").diff
     2.0
     """
-    _multipletests()
-    correction = _corrections.canonical("analyze_stats", correction)
-    mets, alpha = _check_options(metrics, alpha, correction, "exclude", "error", srm_threshold)
+    mets, alpha, correction = _check_options(metrics, alpha, correction, "exclude", "error",
+                                             srm_threshold, "analyze_stats")
     cov = _covariate_of(mets, covariates, "analyze_stats")
     frame = materialise(stats)
     sums = {m.name: _sum_columns(m, cov.get(m.name), "stats") for m in mets}
@@ -348,13 +337,16 @@ def analyze_stats(
                          f"({count!r}) and, per metric column y, y_sum and y_sum_sq (see "
                          "ranklens.online.stats_columns).")
     cols = columns_from_frame(frame, spec, "stats")
-    var = as_ids(cols["variant"], f"stats column {variant!r}")
+    var = _no_blank(as_ids(cols["variant"], f"stats column {variant!r}"),
+                    f"stats column {variant!r}")
+    if len(var) == 0:
+        raise InputError("stats: the table has no rows; there is nothing to analyse.")
     observed = [str(v) for v in var.to_pylist()]
     repeated = sorted({v for v in observed if observed.count(v) > 1})
     if repeated:
         raise InputError(f"stats column {variant!r}: variant(s) {repeated} have several rows; "
                          "give one row per variant (GROUP BY the variant).")
-    variants, shares = _plan_variants(observed, plan, control, "stats")
+    variants, shares = _plan_variants(observed, plan, control, "stats", "analyze_stats")
     order = np.array([observed.index(v) if v in observed else -1 for v in variants])
     numbers = {c: _finite(as_float_column(cols[c], f"stats column {spec[c]!r}"),
                           f"stats column {spec[c]!r}") for c in spec if c != "variant"}
@@ -368,8 +360,8 @@ def analyze_stats(
         raise InputError(f"stats column {count!r}: variant {variants[int(bad[0])]!r} has "
                          f"{n[bad[0]]:g} units; a count is a whole number >= 0.")
     moments = [_moments_of(m, sums[m.name], per_variant, n, variants) for m in mets]
-    return _finish(mets, moments, [m.name in cov for m in mets], variants, shares, n, alpha,
-                   correction, srm_threshold, len(observed), [])
+    return _finish(mets, moments, [m.name in cov for m in mets], variants, shares, alpha,
+                   correction, srm_threshold, len(observed))
 
 
 def _moments_of(m: OnlineMetric, cols: dict[tuple[str, str], str], per_variant: Any,

@@ -105,11 +105,11 @@ CORRECTIONS: tuple[str, ...] = _corrections.CORRECTIONS
 # ---------------------------------------------------------------------------------------
 # preparation
 # ---------------------------------------------------------------------------------------
-def _resolve_metrics(metrics: Any) -> tuple[OnlineMetric, ...]:
+def _resolve_metrics(metrics: Any, where: str = "analyze") -> tuple[OnlineMetric, ...]:
     if isinstance(metrics, (str, OnlineMetric)):
         metrics = [metrics]
     if not isinstance(metrics, Sequence) or not metrics:
-        raise InputError("analyze: metrics must be a non-empty list of metric strings (e.g. "
+        raise InputError(f"{where}: metrics must be a non-empty list of metric strings (e.g. "
                          "'conversion=proportion(purchase)') or OnlineMetric objects.")
     out: list[OnlineMetric] = []
     for m in metrics:
@@ -118,11 +118,11 @@ def _resolve_metrics(metrics: Any) -> tuple[OnlineMetric, ...]:
         elif isinstance(m, OnlineMetric):
             out.append(m)
         else:
-            raise InputError(f"analyze: {m!r} is not a metric string or OnlineMetric.")
+            raise InputError(f"{where}: {m!r} is not a metric string or OnlineMetric.")
     names = [m.name for m in out]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise InputError(f"analyze: metric name(s) {dup} are used twice; give each metric a "
+        raise InputError(f"{where}: metric name(s) {dup} are used twice; give each metric a "
                          "unique name (name=definition).")
     return tuple(out)
 
@@ -132,9 +132,10 @@ def _resolve_plan(
     control: str | None,
     observed: list[str],
     what: str = "exposures",
+    where: str = "analyze",
 ) -> tuple[list[str], dict[str, float] | None, str]:
     """Return (planned variants or None-derived list, expected shares or None, control);
-    ``what`` names the table of ``observed`` variants in messages."""
+    ``what`` names the table of ``observed`` variants in messages, ``where`` the function."""
     if plan is None:
         if len(observed) == 1:
             raise InputError(
@@ -145,11 +146,11 @@ def _resolve_plan(
                 control = "control"
             else:
                 raise InputError(
-                    f"analyze: cannot tell which variant is the control among {sorted(observed)}; "
+                    f"{where}: cannot tell which variant is the control among {sorted(observed)}; "
                     "pass control=<variant> (or a plan)."
                 )
         if control not in observed:
-            raise InputError(f"analyze: control={control!r} does not occur in the exposures; "
+            raise InputError(f"{where}: control={control!r} does not occur in the {what}; "
                              f"the variants there are {sorted(observed)}.")
         variants = [control, *sorted(v for v in observed if v != control)]
         return variants, None, control
@@ -158,23 +159,23 @@ def _resolve_plan(
         default_control = plan.control
     elif isinstance(plan, Mapping):
         if len(plan) < 2:
-            raise InputError("analyze: the plan needs at least two variants {variant: weight}.")
+            raise InputError(f"{where}: the plan needs at least two variants {{variant: weight}}.")
         w: dict[str, float] = {}
         for k, v in plan.items():
             okv = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
             if not isinstance(k, str) or not okv or not math.isfinite(float(v)) or float(v) <= 0:
-                raise InputError(f"analyze: plan weights must map variant names to positive "
+                raise InputError(f"{where}: plan weights must map variant names to positive "
                                  f"numbers, got {k!r}: {v!r}.")
             w[k] = float(v)
         total = sum(w.values())
         shares = {k: v / total for k, v in w.items()}
         default_control = next(iter(w))
     else:
-        raise InputError(f"analyze: plan must be an Experiment or a {{variant: weight}} mapping, "
+        raise InputError(f"{where}: plan must be an Experiment or a {{variant: weight}} mapping, "
                          f"got {type(plan).__name__}.")
     control = control if control is not None else default_control
     if control not in shares:
-        raise InputError(f"analyze: control={control!r} is not a variant of the plan "
+        raise InputError(f"{where}: control={control!r} is not a variant of the plan "
                          f"{list(shares)}.")
     variants = [control] + [v for v in shares if v != control]
     return variants, shares, control
@@ -187,12 +188,8 @@ def _metric_stats(metric: OnlineMetric, num: np.ndarray, den: np.ndarray | None,
                   group: np.ndarray, k: int, cov: np.ndarray | None) -> Stats:
     """A metric's per-variant statistics from per-unit values (``group``: each unit's
     variant, -1 when not analysed), through the sufficient statistics."""
-    values = {"y": num}
-    if den is not None:
-        values["d"] = den
-    if cov is not None:
-        values["c"] = cov
-    return metric_stats(metric.kind, Moments.from_values(values, group, k), cov is not None)
+    return metric_stats(metric.kind, Moments.from_values(num, den, cov, group, k),
+                        cov is not None)
 
 
 def _test_name(metric: OnlineMetric, cuped: bool) -> str:
@@ -333,10 +330,8 @@ def analyze(
         On a sample ratio mismatch, an empty variant or units exposed to more
         than one variant.
     """
-    _multipletests()  # the online extra is installed: fail before any reading
-    correction = _corrections.canonical("analyze", correction)
-    mets, alpha = _check_options(metrics, alpha, correction, multiple_exposures,
-                                 unknown_variants, srm_threshold)
+    mets, alpha, correction = _check_options(metrics, alpha, correction, multiple_exposures,
+                                             unknown_variants, srm_threshold)
     if covariates is not None and not cuped:
         cuped = True
     exp, ev = _read_logs(exposures, events, mets, unit=unit, variant=variant, time=time,
@@ -402,25 +397,29 @@ _MetricResult = tuple[OnlineMetric, Stats, Comparison, str]
 
 
 def _check_options(metrics: Any, alpha: Any, correction: str, multiple_exposures: str,
-                   unknown_variants: str, srm_threshold: Any
-                   ) -> tuple[tuple[OnlineMetric, ...], float]:
-    """The metrics parsed and the options checked; returns (metrics, alpha)."""
-    mets = _resolve_metrics(metrics)
+                   unknown_variants: str, srm_threshold: Any, where: str = "analyze"
+                   ) -> tuple[tuple[OnlineMetric, ...], float, str]:
+    """The options of ``where`` (analyze, analyze_units, analyze_stats) checked before any
+    reading: the online extra installed, the metrics parsed, the correction in its one
+    spelling; returns (metrics, alpha, correction)."""
+    _multipletests(where)
+    correction = _corrections.canonical(where, correction)
+    mets = _resolve_metrics(metrics, where)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InputError(f"analyze: alpha must be a number in (0, 1), got {alpha!r}.")
+        raise InputError(f"{where}: alpha must be a number in (0, 1), got {alpha!r}.")
     if correction not in CORRECTIONS:
-        raise InputError(f"analyze: correction={correction!r} is not known; use one of "
+        raise InputError(f"{where}: correction={correction!r} is not known; use one of "
                          f"{', '.join(CORRECTIONS)}.")
     if multiple_exposures not in ("exclude", "first", "error"):
-        raise InputError(f"analyze: multiple_exposures={multiple_exposures!r} is not a policy; "
+        raise InputError(f"{where}: multiple_exposures={multiple_exposures!r} is not a policy; "
                          "use 'exclude', 'first' or 'error'.")
     if unknown_variants not in ("error", "exclude"):
-        raise InputError(f"analyze: unknown_variants={unknown_variants!r} is not a policy; use "
+        raise InputError(f"{where}: unknown_variants={unknown_variants!r} is not a policy; use "
                          "'error' or 'exclude'.")
     okt = isinstance(srm_threshold, (int, float)) and not isinstance(srm_threshold, bool)
     if not okt or not 0 < srm_threshold < 1:
-        raise InputError(f"analyze: srm_threshold must be in (0, 1), got {srm_threshold!r}.")
-    return mets, float(alpha)
+        raise InputError(f"{where}: srm_threshold must be in (0, 1), got {srm_threshold!r}.")
+    return mets, float(alpha), correction
 
 
 def _read_logs(exposures: Any, events: Any, mets: tuple[OnlineMetric, ...], *, unit: str,
@@ -714,11 +713,11 @@ def _data_report(exposure_rows: int, data: _Joined, per_variant: dict[str, int],
     )
 
 
-def _multipletests() -> Any:
-    """statsmodels' ``multipletests`` (the ``online`` extra)."""
-    with needs("online", "ranklens.online.analysis.analyze"):
-        from statsmodels.stats.multitest import multipletests as fn  # type: ignore[import-untyped, unused-ignore]
-    return fn
+def _multipletests(where: str) -> None:
+    """Fail early (naming the ``online`` extra) when statsmodels, which the correction
+    needs, is missing."""
+    with needs("online", f"ranklens.online.{where}"):
+        import statsmodels.stats.multitest  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
 
 
 def _adjust(p: np.ndarray, alpha: float, correction: str) -> np.ndarray:

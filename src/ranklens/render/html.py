@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._shared.validate import check_int
 from ranklens.errors import InputError, OutputPathError, RanklensWarning
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result
@@ -121,6 +122,13 @@ def html_report(
 
     out = _check_path(path)
     trend = _check_trend(trend)
+    if not isinstance(title, str):
+        raise InputError(f"html_report: title must be a string, got {type(title).__name__}.")
+    if max_k is not None:
+        check_int("max_k", max_k, where="html_report")
+    if provenance is not None and not isinstance(provenance, Mapping):
+        raise InputError("html_report: provenance must be a mapping {label: text}, e.g. "
+                         f"{{'qrels': 'qrels.txt'}}, got {type(provenance).__name__}.")
     inputs = _inputs(runs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -135,7 +143,8 @@ def html_report(
             settings = cmp.description
         else:
             cmp = None
-            systems, names = _single(qrels, inputs[0], metrics, baseline, conventions)
+            systems, names = _single(qrels, inputs[0], metrics, baseline, conventions, alpha,
+                                     ci)
             summary, settings = _summary_single(systems[0], names, ci, alpha, n_resamples,
                                                 seed)
         charts = Charts(qrels, systems, names, max_k, conventions)
@@ -167,6 +176,8 @@ def html_report(
 def _check_path(path: str | os.PathLike[str] | None) -> Path | None:
     if path is None:
         return None
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"html_report: path must be a file name, got {type(path).__name__}.")
     p = Path(path)
     if p.is_dir():
         raise OutputPathError(f"path {str(p)!r} is a folder; give a file name inside it.")
@@ -184,6 +195,9 @@ def _check_trend(trend: Any) -> dict[str, list[TrendPoint]]:
                          f"...]}}, got {type(trend).__name__}.")
     out: dict[str, list[TrendPoint]] = {}
     for metric, points in trend.items():
+        if not isinstance(points, Sequence) or isinstance(points, str):
+            raise InputError(f"trend[{metric!r}] is {points!r}; it must be a list of points "
+                             "(datetime, run name, value, record id).")
         checked = []
         for i, p in enumerate(points):
             ok = (isinstance(p, (tuple, list)) and len(p) == 4 and isinstance(p[0], datetime)
@@ -209,29 +223,20 @@ def _inputs(runs: Any) -> list[tuple[str, Run | Result]]:
 
 
 def _single(qrels: Qrels | None, item: tuple[str, Run | Result], metrics: Any,
-            baseline: str | None, conventions: dict[str, Any]
+            baseline: str | None, conventions: dict[str, Any], alpha: float, ci: str
             ) -> tuple[list[System], list[str]]:
-    """The one system of a report of one run, evaluated."""
-    from ranklens.comparison.systems import DEFAULT_METRICS
-    from ranklens.ranking.evaluation import evaluate
+    """The one system of a report of one run, evaluated (the metrics, the options and
+    the result checked as :func:`ranklens.compare` checks them: it has no pair to test)."""
+    from ranklens.comparison import stats as st
+    from ranklens.comparison.systems import _results
 
     name, r = item
     if baseline is not None and baseline != name:
         raise InputError(f"baseline {baseline!r} is not one of the runs ['{name}'].")
-    wanted = None if metrics is None else [metrics] if isinstance(metrics, str) else list(
-        metrics)
-    if isinstance(r, Result):
-        res = r
-        names = list(r.metrics) if wanted is None else wanted
-        lacking = [m for m in names if m not in r.values]
-        if lacking:
-            raise InputError(f"run {name!r} has no values for {lacking}; it has "
-                             f"{list(r.metrics)}.")
-        return [System(name, res, None)], names
-    if qrels is None:
-        raise InputError(f"run {name!r} is a Run: pass the qrels to evaluate it.")
-    res = evaluate(qrels, r, wanted or list(DEFAULT_METRICS), **conventions)
-    return [System(name, res, r)], list(res.metrics)
+    st.check_alpha(alpha)
+    st._check_choice("ci", ci, st.CI_METHODS)
+    results, names = _results(qrels, [item], metrics, conventions)
+    return [System(name, results[name], r if isinstance(r, Run) else None)], names
 
 
 # ------------------------------------------------------------------------- summary

@@ -75,14 +75,14 @@ NAME_CHARS = 32
 TITLE_CHARS = 64
 
 
-def _short(name: object) -> str:
-    """A run name that fits a chart: a long one keeps its start and end around an
-    ellipsis (run names often differ only at the end)."""
+def _short(name: object, chars: int = NAME_CHARS) -> str:
+    """A run name that fits a chart (at most ``chars`` characters): a long one keeps its
+    start and end around an ellipsis (run names often differ only at the end)."""
     text = str(name)
-    if len(text) <= NAME_CHARS:
+    if len(text) <= chars:
         return text
-    head = (NAME_CHARS - 1) // 2
-    return text[:head] + "\u2026" + text[len(text) - (NAME_CHARS - 1 - head):]
+    head = (chars - 1) // 2
+    return text[:head] + "\u2026" + text[len(text) - (chars - 1 - head):]
 
 
 def _literal(text: str) -> str:

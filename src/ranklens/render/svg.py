@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens.render.plots import _short
 from ranklens.render.table import display_id
 
 __all__ = ["PALETTE", "Series", "line_chart", "nice_ticks", "step_series"]
@@ -210,7 +211,7 @@ def _legend(series: Sequence[Series], x: float, y: float) -> str:
             continue
         color, dash = _look(s, i)
         top = y + 18 * row
-        name = s.name if len(s.name) <= 26 else s.name[:25] + "…"
+        name = _short(s.name, 26)  # as the matplotlib charts shorten it
         attrs = f'stroke="{color}"' + (f' stroke-dasharray="{dash}"' if dash else "")
         out.append(f'<line x1="{x:.1f}" x2="{x + 22:.1f}" y1="{top + 6:.1f}" y2="{top + 6:.1f}" '
                    f'{attrs}/><text x="{x + 28:.1f}" y="{top + 10:.1f}">{_text(name)}'
