@@ -567,6 +567,8 @@ NOT_IN_SPECS: dict[str, str] = {
                                            "for_every_system, test_compare_impossible_inputs",
     "ranklens.comparison.systems.named_systems": "input naming, no statistics: "
                                                  "test_named_systems (test_compare.py)",
+    "ranklens.comparison.systems.evaluated_systems": "compare's input step, no statistics: "
+                                                     "through compare and html_report",
     "ranklens.comparison.stats.resolve_rng": "parameter validator: test_parameter_validators",
     "ranklens.comparison.stats.check_alpha": "parameter validator: test_parameter_validators",
     "ranklens.comparison.stats.check_resamples": "parameter validator: test_parameter_validators",

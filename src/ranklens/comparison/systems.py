@@ -16,7 +16,8 @@ from ranklens.errors import InputError, MetricNameError, RanklensWarning
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result, evaluate
 
-__all__ = ["TIE_TOLERANCE", "Comparison", "PairTest", "compare", "named_systems"]
+__all__ = ["TIE_TOLERANCE", "Comparison", "PairTest", "compare", "evaluated_systems",
+           "named_systems"]
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "p@10", "recall@100")
 _TEST_NAMES = {
@@ -252,9 +253,12 @@ def named_systems(runs: Mapping[str, Any] | Sequence[Any]) -> list[tuple[str, An
     return items
 
 
-def _results(qrels: Qrels | None, items: list[tuple[str, Any]],
-             metrics: Iterable[str] | str | None, conventions: dict[str, Any]
-             ) -> tuple[dict[str, Result], list[str]]:
+def evaluated_systems(qrels: Qrels | None, items: list[tuple[str, Any]],
+                      metrics: Iterable[str] | str | None, conventions: dict[str, Any]
+                      ) -> tuple[dict[str, Result], list[str]]:
+    """Each named system as a :class:`Result` (a Run evaluated on ``qrels`` under
+    ``conventions``, a Result checked to hold every metric) and the metric names: what
+    :func:`compare` and the HTML report compare."""
     if metrics is not None and not isinstance(metrics, str) and (
             not isinstance(metrics, Iterable) or isinstance(metrics, Mapping)):
         raise InputError(f"metrics must be a metric string or a list of them, e.g. "
@@ -394,7 +398,7 @@ def compare(
     systems = [n for n, _ in items]
     if baseline is not None and baseline not in systems:
         raise InputError(f"baseline {baseline!r} is not one of the systems {systems}.")
-    results, metric_names = _results(qrels, items, metrics, conventions)
+    results, metric_names = evaluated_systems(qrels, items, metrics, conventions)
 
     S, M = len(systems), len(metric_names)
     if baseline is not None:

@@ -228,14 +228,14 @@ def _single(qrels: Qrels | None, item: tuple[str, Run | Result], metrics: Any,
     """The one system of a report of one run, evaluated (the metrics, the options and
     the result checked as :func:`ranklens.compare` checks them: it has no pair to test)."""
     from ranklens.comparison import stats as st
-    from ranklens.comparison.systems import _results
+    from ranklens.comparison.systems import evaluated_systems
 
     name, r = item
     if baseline is not None and baseline != name:
         raise InputError(f"baseline {baseline!r} is not one of the runs ['{name}'].")
     st.check_alpha(alpha)
     st._check_choice("ci", ci, st.CI_METHODS)
-    results, names = _results(qrels, [item], metrics, conventions)
+    results, names = evaluated_systems(qrels, [item], metrics, conventions)
     return [System(name, results[name], r if isinstance(r, Run) else None)], names
 
 
