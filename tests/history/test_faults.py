@@ -173,3 +173,19 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     con.close()
     with pytest.raises(StoreError, match="schema version 2; this ranklens reads version 1"):
         Store(path)
+
+
+def test_processes_making_one_new_store_at_once_all_succeed(tmp_path: Path) -> None:
+    """Six processes open one store that does not exist yet, at once, ten times over:
+    each succeeds.  (A process could read the store's id before another made it and its
+    tables after, and call it another application's database; or be told "database is
+    locked" while the other switched the new file to WAL.)"""
+    code = "import sys; from ranklens.history import Store; Store(sys.argv[1]).close()"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for round_ in range(10):
+        path = tmp_path / f"new{round_}.db"
+        procs = [subprocess.Popen([sys.executable, "-c", code, str(path)],
+                                  stderr=subprocess.PIPE, text=True, env=env)
+                 for _ in range(6)]
+        errors = [p.communicate(timeout=120)[1] for p in procs]
+        assert all(p.returncode == 0 for p in procs), [e for e in errors if e]

@@ -239,6 +239,7 @@ class Store:
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True,
                  timeout: float = TIMEOUT) -> None:
         self.path = str(path)
+        self._timeout = timeout
         p = Path(self.path)
         if p.is_dir():
             raise StoreError(f"{self.path}: is a folder; a results store is a file "
@@ -264,12 +265,34 @@ class Store:
         return StoreError(f"{self.path}: {why}")
 
     def _prepare(self) -> None:
+        """Check the file and make or check the schema.  Another process may be making
+        the same new store: SQLite then answers "database is locked" at once in places
+        where it calls no busy handler (switching a new file to WAL), so that is waited
+        out, up to the timeout."""
+        deadline = time.monotonic() + self._timeout
+        while True:
+            try:
+                self._prepare_once()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise self._fail(f"the results store is corrupt or unreadable ({exc}).") \
+                        from None
+                time.sleep(0.02)
+
+    def _prepare_once(self) -> None:
         con = self._con
         try:
-            app = con.execute("PRAGMA application_id").fetchone()[0]
-            tables = {r[0] for r in con.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            con.execute("BEGIN")  # one snapshot: another process may be making the store
+            try:
+                app = con.execute("PRAGMA application_id").fetchone()[0]
+                tables = {r[0] for r in con.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            finally:
+                con.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
+            if _locked(exc):
+                raise
             raise self._fail(f"not a ranklens results store: the file is not a SQLite "
                              f"database or is corrupt ({exc}).") from None
         if app != APPLICATION_ID and tables:
@@ -279,13 +302,15 @@ class Store:
                              "name.")
         try:
             con.execute("PRAGMA foreign_keys = ON")
-            con.execute(f"PRAGMA busy_timeout = {int(TIMEOUT * 1000)}")
+            con.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
             if con.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
                 con.execute("PRAGMA journal_mode = WAL")
             if app != APPLICATION_ID:
                 self._create()
             self._check_schema()
         except sqlite3.DatabaseError as exc:
+            if _locked(exc):
+                raise
             raise self._fail(f"the results store is corrupt or unreadable ({exc}).") from None
 
     def _create(self) -> None:
@@ -533,3 +558,8 @@ def _stamp(t: dt.datetime) -> str:
 def _parse_utc(text: str) -> dt.datetime:
     t = dt.datetime.fromisoformat(text)
     return t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)
+
+
+def _locked(exc: sqlite3.DatabaseError) -> bool:
+    """Another connection holds the lock (worth waiting for), not a damaged file."""
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
