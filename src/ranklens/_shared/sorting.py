@@ -8,7 +8,7 @@ string arrays only where the byte order of the text is needed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
 
@@ -27,10 +27,10 @@ __all__ = [
     "in_code_order",
     "lex_order",
     "pair_index",
+    "uniform_blocks",
 ]
 
 
-@dataclass(frozen=True, eq=False)
 class PairIndex:
     """Row structure of a (query, doc, value) table, computed once.
 
@@ -39,12 +39,33 @@ class PairIndex:
     (query code, doc id ascending in byte order), so within a query it orders
     documents by id.  ``dup_rows`` are the rows repeating an earlier (query,
     doc) pair in that order.
+
+    ``doc_rank`` may be given as a function that computes it: a table whose pairs were
+    checked without sorting (:func:`pair_index`) sorts only if a tie rule, a
+    fingerprint or a subset needs the document order.
     """
 
-    query_dict: pa.Array
-    query_code: np.ndarray
-    doc_rank: np.ndarray
-    dup_rows: np.ndarray
+    __slots__ = ("_doc_rank", "dup_rows", "query_code", "query_dict")
+
+    def __init__(self, query_dict: pa.Array, query_code: np.ndarray,
+                 doc_rank: np.ndarray | Callable[[], np.ndarray], dup_rows: np.ndarray
+                 ) -> None:
+        self.query_dict = query_dict
+        self.query_code = query_code
+        self._doc_rank = doc_rank
+        self.dup_rows = dup_rows
+
+    @property
+    def doc_rank(self) -> np.ndarray:
+        rank = self._doc_rank
+        if callable(rank):
+            rank = self._doc_rank = rank()
+        return rank
+
+    @property
+    def doc_rank_known(self) -> bool:
+        """Whether :attr:`doc_rank` is computed already (reading it may sort)."""
+        return not callable(self._doc_rank)
 
 
 def group_order(codes: np.ndarray, n_codes: int) -> np.ndarray:
@@ -106,32 +127,81 @@ def _sorted_block(qcode: np.ndarray, doc: pa.Array, small: np.dtype[Any]
 def pair_index(query: pa.Array, doc: pa.Array) -> PairIndex:
     """Code the queries and sort rows by (query, doc id in byte order).
 
-    Dictionary-encoded doc ids sort as integers (the rank of each distinct id's
-    text).  Plain string ids: Arrow's (query code, doc) sort is fast only when the
-    rows are grouped by query, so ungrouped rows are grouped first (a radix sort of
+    Dictionary-encoded doc ids (integer ids, categoricals) are checked for repeated
+    pairs without sorting every row by text: one sort of the integer codes (per query
+    when every query has the same number of rows, as top-``n`` recommendation lists
+    do), and the rows' order by doc id is computed only when something reads
+    ``doc_rank``.  Plain string ids: Arrow's (query code, doc) sort is fast only when
+    the rows are grouped by query, so ungrouped rows are grouped first (a radix sort of
     the codes); large inputs are then cut at a query boundary and the two halves
     sorted on both cores."""
     query_dict, qcode = id_codes(query)
     n = len(query)
+    n_q = len(query_dict)
     small = np.dtype(np.int32 if n < 2**31 - 1 else np.int64)
     if pa.types.is_dictionary(doc.type):
-        n_docs = max(len(doc.dictionary), 1)
-        drank = text_rank(doc.dictionary)[to_numpy(doc.indices)]
-        groups = contiguous_groups(qcode, len(query_dict))
-        if groups is not None:  # rows grouped by query: a merge sort of ascending runs
-            key = groups.astype(np.int64) * n_docs + drank
-            order = np.argsort(key, kind="stable").astype(small)
-        else:  # two radix sorts (doc, then query) beat a comparison sort of random keys
-            key = qcode.astype(np.int64) * n_docs + drank
-            order = lex_order(qcode, len(query_dict), drank, n_docs).astype(small)
-        sk = key[order]
-        same = sk[1:] == sk[:-1]
-        del sk, key, drank
+        if _distinct_pairs(qcode, n_q, to_numpy(doc.indices), len(doc.dictionary)):
+            def rank() -> np.ndarray:
+                return in_code_order(_dict_pair_order(qcode, doc, n_q, small)[0], qcode, n_q)
+
+            return PairIndex(query_dict, qcode, rank, np.zeros(0, np.int64))
+        order, same = _dict_pair_order(qcode, doc, n_q, small)
     else:
-        order, same = _string_pair_order(qcode, doc, len(query_dict), small)
-    rank = in_code_order(order, qcode, len(query_dict))
+        order, same = _string_pair_order(qcode, doc, n_q, small)
+    rank = in_code_order(order, qcode, n_q)
     dups = np.sort(order[1:][same]).astype(np.int64) if same.any() else np.zeros(0, np.int64)
     return PairIndex(query_dict, qcode, rank, dups)
+
+
+def uniform_blocks(qcode: np.ndarray, n_codes: int) -> int | None:
+    """``L`` when the rows come in ``n_codes`` blocks of ``L`` rows, one code per block
+    (so every code's rows are contiguous: the codes are all used), else None."""
+    n = len(qcode)
+    if n == 0 or n_codes == 0 or n % n_codes:
+        return None
+    width = n // n_codes
+    if width == 1:
+        return 1
+    blocks = qcode.reshape(-1, width)
+    return width if bool((blocks[:, 1:] == blocks[:, :1]).all()) else None
+
+
+def _distinct_pairs(qcode: np.ndarray, n_q: int, dcode: np.ndarray, n_docs: int) -> bool:
+    """Whether no (query code, doc code) pair repeats: the doc codes sorted within each
+    query's block when the blocks are uniform (a sort of short rows), else one sort of
+    the combined keys (values, not an argsort)."""
+    n = len(qcode)
+    if n < 2:
+        return True
+    width = uniform_blocks(qcode, n_q)
+    if width is not None:
+        if width == 1:
+            return True
+        rows = np.sort(dcode.reshape(-1, width), axis=1)
+        return not bool((rows[:, 1:] == rows[:, :-1]).any())
+    groups = contiguous_groups(qcode, n_q)
+    key = (qcode if groups is None else groups).astype(np.int64)
+    key *= max(n_docs, 1)
+    key += dcode
+    key.sort()
+    return not bool((key[1:] == key[:-1]).any())
+
+
+def _dict_pair_order(qcode: np.ndarray, doc: pa.Array, n_q: int, small: np.dtype[Any]
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Rows in (query code, doc id text) order for dictionary-encoded doc ids, and per
+    sorted row whether it repeats the previous row's pair."""
+    n_docs = max(len(doc.dictionary), 1)
+    drank = text_rank(doc.dictionary)[to_numpy(doc.indices)]
+    groups = contiguous_groups(qcode, n_q)
+    if groups is not None:  # rows grouped by query: a merge sort of ascending runs
+        key = groups.astype(np.int64) * n_docs + drank
+        order = np.argsort(key, kind="stable").astype(small)
+    else:  # two radix sorts (doc, then query) beat a comparison sort of random keys
+        key = qcode.astype(np.int64) * n_docs + drank
+        order = lex_order(qcode, n_q, drank, n_docs).astype(small)
+    sk = key[order]
+    return order, sk[1:] == sk[:-1]
 
 
 def in_code_order(order: np.ndarray, qcode: np.ndarray, n_codes: int) -> np.ndarray:

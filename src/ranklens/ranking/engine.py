@@ -13,6 +13,7 @@ prepared and evaluated on its own and the per-query results concatenated.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from itertools import pairwise
@@ -369,33 +370,53 @@ def _query_pieces(q: np.ndarray, n_codes: int) -> list[np.ndarray] | None:
     return rows if len(rows) > 1 else None
 
 
-def _ordered_groups(cols: dict[str, np.ndarray], keys: list[tuple[str, str]]
+def _ordered_groups(cols: dict[str, Any], keys: list[tuple[str, str]]
                     ) -> np.ndarray | None:
     """The order of :func:`_split_sort` without sorting when the rows already come grouped
     by query and ranked within each query (rank-ordered run files, recommender output):
-    then only the queries are put in code order.  ``None`` when they do not."""
+    then only the queries are put in code order.  ``None`` when they do not.  A tie key
+    given as a function (see :func:`order_rankings`) is computed only if two rows of a
+    query have equal earlier keys."""
     q = cols["q"]
     n = len(q)
     if n < 2:
         return np.arange(n)
     for stop in (min(n, 4096), n):  # a cheap look at the head first
         ok = np.ones(stop - 1, dtype=bool)  # row i ranks no lower than row i + 1
-        undecided = np.ones(stop - 1, dtype=bool)
+        undecided = q[1:stop] == q[:stop - 1]  # rows of another query are not compared
         for name, direction in keys[1:]:
-            a, b = cols[name][:stop - 1], cols[name][1:stop]
+            if not undecided.any():
+                break
+            col = _key_column(cols, name)
+            a, b = col[:stop - 1], col[1:stop]
             ok &= ~(undecided & (a < b if direction == "descending" else a > b))
             undecided &= a == b
-        if not bool((ok | (q[1:stop] != q[:stop - 1])).all()):
+        if not bool(ok.all()):
             return None
     starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
-    if np.bincount(q[starts]).max() > 1:
+    heads = q[starts]
+    if np.bincount(heads).max() > 1:
         return None  # a query's rows are not contiguous
+    if bool(np.all(heads[1:] > heads[:-1])):
+        return np.arange(n)  # the queries come in code order already
+    by_code = np.argsort(heads, kind="stable")
+    width = n // len(starts)
+    if width * len(starts) == n and bool(np.all(starts == np.arange(len(starts)) * width)):
+        # lists of one length (top-n recommendations): whole blocks move
+        return (starts[by_code][:, None] + np.arange(width)).reshape(-1)
     lengths = np.diff(np.r_[starts, n])
-    by_code = np.argsort(q[starts], kind="stable")
     first = np.repeat(starts[by_code], lengths[by_code])
     within = np.arange(n) - np.repeat(np.cumsum(lengths[by_code]) - lengths[by_code],
                                       lengths[by_code])
     return first + within
+
+
+def _key_column(cols: dict[str, Any], name: str) -> np.ndarray:
+    """The sort key ``name`` of ``cols``, computed (and kept) if given as a function."""
+    col = cols[name]
+    if callable(col):
+        col = cols[name] = col()
+    return np.asarray(col)
 
 
 def _split_sort(cols: dict[str, np.ndarray], keys: list[tuple[str, str]], n_codes: int,
@@ -529,7 +550,8 @@ ORDERING_TIES = ORDERED  # the tie policies that order a ranking (the catalogue'
 
 
 def order_rankings(qcode: np.ndarray, n_codes: int, score: np.ndarray, ties: str, *,
-                   doc_rank: np.ndarray | None = None, rows: np.ndarray | None = None,
+                   doc_rank: np.ndarray | Callable[[], np.ndarray] | None = None,
+                   rows: np.ndarray | None = None,
                    rel: np.ndarray | None = None) -> np.ndarray:
     """The one place rankings are ordered: the row order that groups rows by query
     code (ascending, codes in ``[0, n_codes)``) and ranks each query's rows by score
@@ -541,8 +563,9 @@ def order_rankings(qcode: np.ndarray, n_codes: int, score: np.ndarray, ties: str
     default ``0..n-1``); ``optimistic`` / ``pessimistic``: most / least relevant
     first (``rel``), then document id descending.
 
-    Rows that already come grouped and ranked are only checked; large inputs are
-    sorted on both cores.  :func:`prepare` and the beyond-accuracy metrics
+    ``doc_rank`` may be a function that computes it: it is called only when two rows
+    of a query tie on score (and the rows are not ranked already).  Rows that already
+    come grouped and ranked are only checked; large inputs are sorted on both cores.  :func:`prepare` and the beyond-accuracy metrics
     (:mod:`ranklens.recsys.beyond`) order their rankings here."""
     if ties not in ORDERING_TIES:
         raise AssertionError(ties)  # callers map expected/grouped to trec
@@ -562,8 +585,10 @@ def order_rankings(qcode: np.ndarray, n_codes: int, score: np.ndarray, ties: str
     ready = _ordered_groups(cols, keys)
     if ready is not None:
         return ready
+    if "d" in cols:
+        cols["d"] = _key_column(cols, "d")
     if ties in ("trec", "input") and len(qcode) > 1:
-        tie = None if ties == "input" else np.asarray(doc_rank)
+        tie = None if ties == "input" else cols["d"]
         packed = _packed_order(np.asarray(qcode), n_codes, np.asarray(score), tie)
         if packed is not None:
             return packed
@@ -685,12 +710,14 @@ def check_not_empty(qrels_rows: int, run_rows: int) -> None:
 @dataclass
 class _RunRows:
     """The run's rows of judged queries, before ordering: query codes into the qrels'
-    queries, scores, the doc-id rank used for ties, the doc ids (or, after a merge join,
-    their grades and judged flags) and which run rows they are (None: all)."""
+    queries, scores, the doc-id rank used for ties (a function computing it while the
+    run's pair index has not sorted its documents: only ties need it), the doc ids (or,
+    after a merge join, their grades and judged flags) and which run rows they are
+    (None: all)."""
 
     qcode: np.ndarray
     score: np.ndarray
-    doc_rank: np.ndarray
+    doc_rank: np.ndarray | Callable[[], np.ndarray]
     doc: pa.Array
     rows: np.ndarray | None
     joined: tuple[np.ndarray, np.ndarray] | None
@@ -713,19 +740,28 @@ def _judged_run_rows(qrels: Qrels, run: Run, idx: _JudgmentIndex, conventions: C
     n_unjudged = int((qmap < 0).sum())
     report["run_queries_without_judgments"] = n_unjudged
     out = _RunRows(qcode=qmap[pairs.query_code], score=_score_column(run, conventions),
-                   doc_rank=pairs.doc_rank, doc=run._d, rows=None, joined=joined,
+                   doc_rank=pairs.doc_rank if pairs.doc_rank_known else _doc_rank_of(pairs),
+                   doc=run._d, rows=None, joined=joined,
                    unjudged_ids=(pairs.query_dict.filter(from_numpy(qmap < 0))
                                  if n_unjudged else pairs.query_dict[:0]))
     if n_unjudged:
         rows = np.flatnonzero(out.qcode >= 0)
         out.rows = rows
-        out.qcode, out.score, out.doc_rank = out.qcode[rows], out.score[rows], out.doc_rank[rows]
+        out.qcode, out.score = out.qcode[rows], out.score[rows]
+        out.doc_rank = (_doc_rank_of(pairs, rows) if callable(out.doc_rank)
+                        else out.doc_rank[rows])
         if joined is not None:
             out.joined = (joined[0][rows], joined[1][rows])
         else:
             out.doc = out.doc.take(from_numpy(rows))
     report["run_rows_without_judged_query"] = int(len(run) - len(out.qcode))
     return out
+
+
+def _doc_rank_of(pairs: PairIndex, rows: np.ndarray | None = None
+                 ) -> Callable[[], np.ndarray]:
+    """A function giving the doc-id rank of ``rows`` (None: all), read when called."""
+    return lambda: pairs.doc_rank if rows is None else pairs.doc_rank[rows]
 
 
 @dataclass

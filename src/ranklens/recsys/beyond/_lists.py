@@ -133,31 +133,45 @@ def _user_lists(recs: Run, k: int | None, policy: str) -> Lists:
     n_users = len(qdict)
     by_text = sorted_order(qdict)
     users = qdict.take(from_numpy(by_text))
-    urank = np.empty(n_users, dtype=np.int64)
-    urank[by_text] = np.arange(n_users, dtype=np.int64)
-    ucode = urank[qcode]
+    if bool(np.all(by_text[1:] > by_text[:-1])):
+        ucode = qcode  # codes in text order already (integer ids are coded so)
+    else:
+        urank = np.empty(n_users, dtype=np.int64)
+        urank[by_text] = np.arange(n_users, dtype=np.int64)
+        ucode = urank[qcode]
     within = None
     if policy == "trec":
-        # the item's rank among its user's items (doc_rank numbers the rows of one user
-        # consecutively in item id order): a narrow tie key
-        qstart = np.zeros(n_users + 1, dtype=np.int64)
-        np.cumsum(np.bincount(qcode, minlength=n_users), out=qstart[1:])
-        within = np.asarray(pairs.doc_rank, dtype=np.int64) - qstart[qcode]
+        def within() -> np.ndarray:
+            # the item's rank among its user's items (doc_rank numbers the rows of one
+            # user consecutively in item id order): a narrow tie key, read only if two
+            # items of a user tie on score
+            qstart = np.zeros(n_users + 1, dtype=np.int64)
+            np.cumsum(np.bincount(qcode, minlength=n_users), out=qstart[1:])
+            return np.asarray(pairs.doc_rank, dtype=np.int64) - qstart[qcode]
     rows = order_rankings(ucode, n_users, recs.scores, policy, doc_rank=within)
     counts = np.bincount(ucode, minlength=n_users)
-    user = np.repeat(np.arange(n_users, dtype=np.int64), counts)
-    if k is not None and int(k) < int(counts.max(initial=0)):
-        starts = np.zeros(n_users, dtype=np.int64)
-        np.cumsum(counts[:-1], out=starts[1:])
-        keep = np.arange(len(rows), dtype=np.int64) - starts[user] < int(k)
-        rows, user = rows[keep], user[keep]
+    longest = int(counts.max(initial=0))
+    cut = longest if k is None else min(int(k), longest)
+    if n_users and int(counts.min()) == longest:
+        # lists of one length (top-n recommendations): cut the rows of a 2-d view
+        if cut < longest:
+            rows = rows.reshape(n_users, longest)[:, :cut].reshape(-1)
+        lengths = np.full(n_users, cut, dtype=np.int64)
+        user = np.repeat(np.arange(n_users, dtype=np.int64), cut)
+    else:
+        user = np.repeat(np.arange(n_users, dtype=np.int64), counts)
+        if cut < longest:
+            starts = np.zeros(n_users, dtype=np.int64)
+            np.cumsum(counts[:-1], out=starts[1:])
+            keep = np.arange(len(rows), dtype=np.int64) - starts[user] < cut
+            rows, user = rows[keep], user[keep]
+        lengths = np.bincount(user, minlength=n_users)
     d = recs._d
     if pa.types.is_dictionary(d.type):
         items = d.dictionary
         item = to_numpy(d.indices)[rows].astype(np.int32, copy=False)
     else:   # plain strings: hash the kept rows' ids only
         items, item = id_codes(d.take(from_numpy(rows)))
-    lengths = np.bincount(user, minlength=n_users)
     offsets = np.zeros(n_users + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return Lists(users, user, items, item, offsets)
