@@ -141,10 +141,10 @@ def pair_index(query: pa.Array, doc: pa.Array) -> PairIndex:
     small = np.dtype(np.int32 if n < 2**31 - 1 else np.int64)
     if pa.types.is_dictionary(doc.type):
         if _distinct_pairs(qcode, n_q, to_numpy(doc.indices), len(doc.dictionary)):
-            def rank() -> np.ndarray:
+            def lazy_rank() -> np.ndarray:
                 return in_code_order(_dict_pair_order(qcode, doc, n_q, small)[0], qcode, n_q)
 
-            return PairIndex(query_dict, qcode, rank, np.zeros(0, np.int64))
+            return PairIndex(query_dict, qcode, lazy_rank, np.zeros(0, np.int64))
         order, same = _dict_pair_order(qcode, doc, n_q, small)
     else:
         order, same = _string_pair_order(qcode, doc, n_q, small)
