@@ -165,7 +165,8 @@ def _dense_id_codes(arr: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
     if not len(arr) or arr.type == pa.uint64():
         return None
     x = to_numpy(arr)
-    lo, hi = int(x.min()), int(x.max())
+    bounds = pc.min_max(arr)  # one pass (NumPy's min and max are two)
+    lo, hi = int(bounds["min"].as_py()), int(bounds["max"].as_py())
     span = hi - lo + 1
     if span > min(4 * len(x) + (1 << 16), _DENSE_SPAN):
         return None
@@ -287,7 +288,8 @@ def exact_floats(ints: np.ndarray, where: Callable[[int], str]) -> np.ndarray:
     """Integers as a new float64 array; an integer a float64 cannot hold exactly (beyond
     +-2**53) is an error naming ``where(row)``, not a silent change (rounding could tie
     two scores that differ)."""
-    if ints.dtype.itemsize == 8 and ints.size:
+    if ints.dtype.itemsize == 8 and ints.size and (
+            int(ints.max()) > _EXACT or (ints.dtype.kind == "i" and int(ints.min()) < -_EXACT)):
         big = (ints > _EXACT) if ints.dtype.kind == "u" else (ints > _EXACT) | (ints < -_EXACT)
         if big.any():
             row = int(np.flatnonzero(big)[0])

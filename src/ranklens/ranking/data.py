@@ -24,7 +24,7 @@ from ranklens._shared.columns import as_float_column, as_id_column, id_codes
 from ranklens._shared.deps import needs
 from ranklens._shared.duplicates import format_pairs, resolve_duplicates
 from ranklens._shared.frames import columns_from_frame
-from ranklens._shared.parallel import LARGE_ROWS
+from ranklens._shared.parallel import LARGE_ROWS, parts_for, pool
 from ranklens._shared.sorting import PairIndex, pair_index
 from ranklens.errors import DuplicateError, InputError
 
@@ -52,8 +52,15 @@ class _Table:
         _own_values: bool = False,
     ) -> None:
         what = type(self).__name__
-        q = as_id_column(query, f"{what} query column", encode=True)
-        d = as_id_column(doc, f"{what} doc column", encode=True)
+        if parts_for(_length(query)) > 1:  # large: code the two id columns on two cores
+            job = pool().submit(as_id_column, query, f"{what} query column", encode=True)
+            try:
+                d = as_id_column(doc, f"{what} doc column", encode=True)
+            finally:
+                q = job.result()
+        else:
+            q = as_id_column(query, f"{what} query column", encode=True)
+            d = as_id_column(doc, f"{what} doc column", encode=True)
         if _own_values and isinstance(values, np.ndarray) and values.dtype == np.float64:
             v = values  # a reader's fresh array: no copy (nobody else holds it)
         else:
@@ -135,6 +142,8 @@ class _Table:
         return str(self._cache[key])
 
     def _check_values(self, q: pa.Array, d: pa.Array, v: np.ndarray) -> None:
+        if np.isfinite(v.sum()):
+            return  # no NaN or infinity (a sum of finite values that overflows looks below)
         bad = np.flatnonzero(~np.isfinite(v))
         if bad.size:
             raise InputError(
@@ -309,6 +318,14 @@ class _Table:
         if key not in self._cache:
             self._cache[key] = arr.dictionary_decode()
         return self._cache[key]
+
+
+def _length(values: Any) -> int:
+    """The number of entries of a column, 0 when it has no length (refused later)."""
+    try:
+        return len(values)
+    except TypeError:
+        return 0
 
 
 def _is_number(x: Any) -> bool:

@@ -370,45 +370,94 @@ def _query_pieces(q: np.ndarray, n_codes: int) -> list[np.ndarray] | None:
     return rows if len(rows) > 1 else None
 
 
-def _ordered_groups(cols: dict[str, Any], keys: list[tuple[str, str]]
-                    ) -> np.ndarray | None:
+def _ordered_groups(cols: dict[str, Any], keys: list[tuple[str, str]],
+                    depth: int | None = None) -> np.ndarray | None:
     """The order of :func:`_split_sort` without sorting when the rows already come grouped
     by query and ranked within each query (rank-ordered run files, recommender output):
     then only the queries are put in code order.  ``None`` when they do not.  A tie key
     given as a function (see :func:`order_rankings`) is computed only if two rows of a
-    query have equal earlier keys."""
+    query have equal earlier keys.  ``depth``: only the first rows of each query."""
     q = cols["q"]
     n = len(q)
     if n < 2:
         return np.arange(n)
-    for stop in (min(n, 4096), n):  # a cheap look at the head first
-        ok = np.ones(stop - 1, dtype=bool)  # row i ranks no lower than row i + 1
-        undecided = q[1:stop] == q[:stop - 1]  # rows of another query are not compared
-        for name, direction in keys[1:]:
-            if not undecided.any():
-                break
-            col = _key_column(cols, name)
-            a, b = col[:stop - 1], col[1:stop]
-            ok &= ~(undecided & (a < b if direction == "descending" else a > b))
-            undecided &= a == b
-        if not bool(ok.all()):
+    blocks = _strict_blocks(cols, keys)
+    if blocks is not None:  # lists of one length, strictly ranked: whole blocks move
+        heads, width = blocks
+        keep = width if depth is None else min(width, depth)
+        if keep == width and bool(np.all(heads[1:] > heads[:-1])):
+            return np.arange(n)
+        by_code = np.argsort(heads, kind="stable") * width
+        return (by_code[:, None] + np.arange(keep)).reshape(-1)
+    same = q[:0] == q[:0]
+    for stop in ((4096, n) if n > 4096 else (n,)):  # a cheap look at the head first
+        same = q[1:stop] == q[:stop - 1]  # rows of another query are not compared
+        if not _ranked_within(cols, keys, same):
             return None
-    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    starts = np.concatenate(([0], np.flatnonzero(~same) + 1))
     heads = q[starts]
     if np.bincount(heads).max() > 1:
         return None  # a query's rows are not contiguous
-    if bool(np.all(heads[1:] > heads[:-1])):
+    if depth is None and bool(np.all(heads[1:] > heads[:-1])):
         return np.arange(n)  # the queries come in code order already
     by_code = np.argsort(heads, kind="stable")
-    width = n // len(starts)
-    if width * len(starts) == n and bool(np.all(starts == np.arange(len(starts)) * width)):
-        # lists of one length (top-n recommendations): whole blocks move
-        return (starts[by_code][:, None] + np.arange(width)).reshape(-1)
-    lengths = np.diff(np.r_[starts, n])
-    first = np.repeat(starts[by_code], lengths[by_code])
-    within = np.arange(n) - np.repeat(np.cumsum(lengths[by_code]) - lengths[by_code],
-                                      lengths[by_code])
+    lengths = np.diff(np.r_[starts, n])[by_code]
+    if depth is not None:
+        lengths = np.minimum(lengths, depth)
+    first = np.repeat(starts[by_code], lengths)
+    within = np.arange(len(first)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     return first + within
+
+
+def _strict_blocks(cols: dict[str, Any], keys: list[tuple[str, str]]
+                   ) -> tuple[np.ndarray, int] | None:
+    """``(query code of each block, block width)`` when the rows come in blocks of one
+    width, one query per block and each query in one block, ranked strictly by the first
+    key within each block (no equal scores, so no tie rule is needed); else None."""
+    q = cols["q"]
+    n = len(q)
+    head = q[:1 << 16]
+    change = np.flatnonzero(head != head[0])
+    width = int(change[0]) if change.size else (n if len(head) == n else 0)
+    if width < 2 or n % width:
+        return None
+    by_block = q.reshape(-1, width)
+    if not bool((by_block[:, 1:] == by_block[:, :1]).all()):
+        return None
+    heads = by_block[:, 0]
+    if np.bincount(heads).max() > 1:
+        return None
+    name, direction = keys[1]
+    key = _key_column(cols, name).reshape(-1, width)
+    ranked = (key[:, 1:] < key[:, :-1]) if direction == "descending" else (
+        key[:, 1:] > key[:, :-1])
+    return (heads, width) if bool(ranked.all()) else None
+
+
+def _ranked_within(cols: dict[str, Any], keys: list[tuple[str, str]], same: np.ndarray
+                   ) -> bool:
+    """Whether each of the first ``len(same) + 1`` rows ranks no lower than the next
+    wherever ``same`` says the two belong to one query.  Strictly ranked rows (no equal
+    scores, the usual case) are told by the first key alone; the tie keys are read only
+    for rows it leaves undecided."""
+    stop = len(same) + 1
+    name, direction = keys[1]
+    first = _key_column(cols, name)
+    a, b = first[:stop - 1], first[1:stop]
+    not_above = (a <= b) if direction == "descending" else (a >= b)
+    not_above &= same
+    if not not_above.any():
+        return True
+    ok = np.ones(stop - 1, dtype=bool)  # row i ranks no lower than row i + 1
+    undecided = same.copy()
+    for name, direction in keys[1:]:
+        if not undecided.any():
+            break
+        col = _key_column(cols, name)
+        a, b = col[:stop - 1], col[1:stop]
+        ok &= ~(undecided & (a < b if direction == "descending" else a > b))
+        undecided &= a == b
+    return bool(ok.all())
 
 
 def _key_column(cols: dict[str, Any], name: str) -> np.ndarray:
@@ -552,7 +601,7 @@ ORDERING_TIES = ORDERED  # the tie policies that order a ranking (the catalogue'
 def order_rankings(qcode: np.ndarray, n_codes: int, score: np.ndarray, ties: str, *,
                    doc_rank: np.ndarray | Callable[[], np.ndarray] | None = None,
                    rows: np.ndarray | None = None,
-                   rel: np.ndarray | None = None) -> np.ndarray:
+                   rel: np.ndarray | None = None, depth: int | None = None) -> np.ndarray:
     """The one place rankings are ordered: the row order that groups rows by query
     code (ascending, codes in ``[0, n_codes)``) and ranks each query's rows by score
     descending, equal scores under the tie policy ``ties``:
@@ -564,7 +613,8 @@ def order_rankings(qcode: np.ndarray, n_codes: int, score: np.ndarray, ties: str
     first (``rel``), then document id descending.
 
     ``doc_rank`` may be a function that computes it: it is called only when two rows
-    of a query tie on score (and the rows are not ranked already).  Rows that already
+    of a query tie on score (and the rows are not ranked already).  ``depth``: only the
+    first ``depth`` rows of each query (a top-``k`` list).  Rows that already
     come grouped and ranked are only checked; large inputs are sorted on both cores.  :func:`prepare` and the beyond-accuracy metrics
     (:mod:`ranklens.recsys.beyond`) order their rankings here."""
     if ties not in ORDERING_TIES:
@@ -582,17 +632,29 @@ def order_rankings(qcode: np.ndarray, n_codes: int, score: np.ndarray, ties: str
         assert doc_rank is not None
         cols["d"] = doc_rank
         keys.append(("d", "descending"))
-    ready = _ordered_groups(cols, keys)
+    ready = _ordered_groups(cols, keys, depth)
     if ready is not None:
         return ready
     if "d" in cols:
         cols["d"] = _key_column(cols, "d")
+    order: np.ndarray | None = None
     if ties in ("trec", "input") and len(qcode) > 1:
         tie = None if ties == "input" else cols["d"]
-        packed = _packed_order(np.asarray(qcode), n_codes, np.asarray(score), tie)
-        if packed is not None:
-            return packed
-    return _split_sort(cols, keys, n_codes, checked=True)
+        order = _packed_order(np.asarray(qcode), n_codes, np.asarray(score), tie)
+    if order is None:
+        order = _split_sort(cols, keys, n_codes, checked=True)
+    return order if depth is None else _top_rows(order, qcode, n_codes, depth)
+
+
+def _top_rows(order: np.ndarray, qcode: np.ndarray, n_codes: int, depth: int) -> np.ndarray:
+    """The first ``depth`` rows of each query of ``order`` (rows grouped by query code)."""
+    counts = np.bincount(qcode, minlength=n_codes)
+    if int(counts.max(initial=0)) <= depth:
+        return order
+    starts = np.zeros(n_codes, dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    pos = np.arange(len(order), dtype=np.int64) - np.repeat(starts, counts)
+    return order[pos < depth]
 
 
 def _bits(x: int) -> int:

@@ -4,12 +4,14 @@ ranking engine (:func:`ranklens.ranking.engine.order_rankings`), in CSR form."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
 
 from ranklens._shared.arrow import from_numpy, to_numpy
 from ranklens._shared.columns import id_codes
+from ranklens._shared.sorting import uniform_blocks
 from ranklens.errors import InputError
 from ranklens.ranking.data import Run
 from ranklens.recsys.beyond._ids import examples, index_in, sorted_order
@@ -39,9 +41,14 @@ class Lists:
     def n_users(self) -> int:
         return len(self.users)
 
+    @cached_property
+    def item_counts(self) -> np.ndarray:
+        """How many kept rows recommend each of ``items``."""
+        return np.bincount(self.item, minlength=len(self.items))
+
     def used(self) -> np.ndarray:
         """Which of ``items`` some kept row recommends."""
-        return np.bincount(self.item, minlength=len(self.items)) > 0
+        return self.item_counts > 0
 
     def lookup(self, ids: pa.Array) -> np.ndarray:
         """Position of each of ``items`` in ``ids`` (distinct), -1 where absent."""
@@ -50,13 +57,20 @@ class Lists:
     def positions(self, ids: pa.Array, what: str, problem: str, tail: str) -> np.ndarray:
         """Per kept row, the position of its item in ``ids`` (distinct); recommended
         items that are not there raise :class:`InputError` ("{problem}, e.g. [...]{tail}")."""
+        return self.item_positions(ids, what, problem, tail)[self.item]
+
+    def item_positions(self, ids: pa.Array, what: str, problem: str, tail: str
+                       ) -> np.ndarray:
+        """:meth:`positions` per distinct item of ``items`` (-1 for the unused ones that
+        are not in ``ids``): what a per-item value is looked up with before it is
+        spread over the rows in one gather."""
         pos = self.lookup(ids)
         bad = (pos < 0) & self.used()
         if bad.any():
             missing = self.items.filter(from_numpy(bad))
             raise InputError(f"{what}: {len(missing)} recommended item(s) {problem}, e.g. "
                              f"{examples(missing)}{tail}")
-        return pos[self.item]
+        return pos
 
     def user_mean(self, per_row: np.ndarray) -> np.ndarray:
         """Per user, the mean of ``per_row`` over the user's list."""
@@ -148,24 +162,17 @@ def _user_lists(recs: Run, k: int | None, policy: str) -> Lists:
             qstart = np.zeros(n_users + 1, dtype=np.int64)
             np.cumsum(np.bincount(qcode, minlength=n_users), out=qstart[1:])
             return np.asarray(pairs.doc_rank, dtype=np.int64) - qstart[qcode]
-    rows = order_rankings(ucode, n_users, recs.scores, policy, doc_rank=within)
-    counts = np.bincount(ucode, minlength=n_users)
-    longest = int(counts.max(initial=0))
-    cut = longest if k is None else min(int(k), longest)
-    if n_users and int(counts.min()) == longest:
-        # lists of one length (top-n recommendations): cut the rows of a 2-d view
-        if cut < longest:
-            rows = rows.reshape(n_users, longest)[:, :cut].reshape(-1)
+    rows = order_rankings(ucode, n_users, recs.scores, policy, doc_rank=within,
+                          depth=None if k is None else int(k))
+    width = uniform_blocks(qcode, n_users)
+    if width is not None:  # lists of one length (top-n recommendations)
+        cut = width if k is None else min(int(k), width)
         lengths = np.full(n_users, cut, dtype=np.int64)
-        user = np.repeat(np.arange(n_users, dtype=np.int64), cut)
     else:
-        user = np.repeat(np.arange(n_users, dtype=np.int64), counts)
-        if cut < longest:
-            starts = np.zeros(n_users, dtype=np.int64)
-            np.cumsum(counts[:-1], out=starts[1:])
-            keep = np.arange(len(rows), dtype=np.int64) - starts[user] < cut
-            rows, user = rows[keep], user[keep]
-        lengths = np.bincount(user, minlength=n_users)
+        lengths = np.bincount(ucode, minlength=n_users)
+        if k is not None:
+            lengths = np.minimum(lengths, int(k))
+    user = np.repeat(np.arange(n_users, dtype=np.int64), lengths)
     d = recs._d
     if pa.types.is_dictionary(d.type):
         items = d.dictionary

@@ -44,7 +44,7 @@ def coverage_of(counts: np.ndarray) -> float:
 
 def slot_counts(lists: Lists) -> tuple[pa.Array, np.ndarray]:
     """The items of ``lists`` (text) and how many slots of the lists each fills."""
-    return lists.items, np.bincount(lists.item, minlength=len(lists.items))
+    return lists.items, lists.item_counts
 
 
 def catalog_counts(items: pa.Array, counts: np.ndarray, catalog: Any, what: str, *,

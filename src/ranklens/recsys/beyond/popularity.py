@@ -85,10 +85,13 @@ def novelty_of(lists: Lists, items: pa.Array, users_per_item: np.ndarray, n_user
     training log's distinct ``items`` (text), the distinct users of each and the number
     of users."""
     what = "novelty"
-    pos = lists.positions(items, what, "have no training interaction",
-                          ", so their self-information is infinite; drop cold items from the "
-                          "recommendations or evaluate them separately.")
-    return lists.user_mean(-np.log2(users_per_item[pos] / n_users))
+    pos = lists.item_positions(items, what, "have no training interaction",
+                               ", so their self-information is infinite; drop cold items "
+                               "from the recommendations or evaluate them separately.")
+    used = pos >= 0
+    info = np.zeros(len(pos))  # per distinct recommended item, then one gather per row
+    info[used] = -np.log2(users_per_item[pos[used]] / n_users)
+    return lists.user_mean(info[lists.item])
 
 
 @overload
