@@ -99,16 +99,13 @@ def main() -> None:
 
     t_ours, v_ours = best(lambda: ours("rectools"), args.repeat)
     t_ours_rp, v_ours_rp = best(lambda: ours("replay"), args.repeat)
-    run = Run.from_frame(recs.assign(score=-recs["rank"]), query="user_id", doc="item_id",
-                         score="score")
+    run = Run.from_frame(recs, query="user_id", doc="item_id", rank="rank")
     catalog = np.unique(train["item_id"].to_numpy())
 
     def beyond_ours() -> tuple[float, float]:  # from the frames, as RecTools starts
-        recs_run = Run.from_frame(recs.assign(score=-recs["rank"]), query="user_id",
-                                  doc="item_id", score="score")
+        recs_run = Run.from_frame(recs, query="user_id", doc="item_id", rank="rank")
         return (catalog_coverage(recs_run, catalog, k=10),
-                novelty(recs_run, train["user_id"].to_numpy(), train["item_id"].to_numpy(),
-                        k=10))
+                novelty(recs_run, train["user_id"], train["item_id"], k=10))
 
     t_beyond, beyond = best(beyond_ours, args.repeat)
     print(f"\nranklens (profile rectools)   accuracy {t_ours:.3f} s   "

@@ -281,6 +281,16 @@ def as_float_column(values: Any, what: str) -> np.ndarray:
     return np.array(to_numpy(arr.cast(pa.float64())), dtype=np.float64)
 
 
+def scores_from_ranks(values: Any, what: str) -> np.ndarray:
+    """1-based ranks (1 = best) as scores, ``-rank`` (a new float64 array); a rank below 1
+    is an error naming the row."""
+    ranks = as_float_column(values, what)
+    if ranks.size and float(ranks.min()) < 1:
+        bad = int(np.flatnonzero(ranks < 1)[0])
+        raise InputError(f"{what}: rank in row {bad} is {ranks[bad]:g}; ranks start at 1.")
+    return np.negative(ranks, out=ranks)
+
+
 _EXACT = 2**53  # integers beyond +-2**53 have no exact float64
 
 
@@ -288,8 +298,9 @@ def exact_floats(ints: np.ndarray, where: Callable[[int], str]) -> np.ndarray:
     """Integers as a new float64 array; an integer a float64 cannot hold exactly (beyond
     +-2**53) is an error naming ``where(row)``, not a silent change (rounding could tie
     two scores that differ)."""
-    if ints.dtype.itemsize == 8 and ints.size and (
-            int(ints.max()) > _EXACT or (ints.dtype.kind == "i" and int(ints.min()) < -_EXACT)):
+    bounds = pc.min_max(from_numpy(ints)) if ints.dtype.itemsize == 8 and ints.size else None
+    if bounds is not None and (int(bounds["max"].as_py()) > _EXACT
+                               or int(bounds["min"].as_py()) < -_EXACT):
         big = (ints > _EXACT) if ints.dtype.kind == "u" else (ints > _EXACT) | (ints < -_EXACT)
         if big.any():
             row = int(np.flatnonzero(big)[0])

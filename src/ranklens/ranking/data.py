@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._shared.arrow import strings, to_numpy
-from ranklens._shared.columns import as_float_column, as_id_column, id_codes
+from ranklens._shared.columns import as_float_column, as_id_column, id_codes, scores_from_ranks
 from ranklens._shared.deps import needs
 from ranklens._shared.duplicates import format_pairs, resolve_duplicates
 from ranklens._shared.frames import columns_from_frame
@@ -401,9 +401,25 @@ class Run(_Table):
     @classmethod
     def from_frame(cls, frame: Any, *, query: str = "query", doc: str = "doc",
                    score: str = "score", name: str | None = None,
-                   duplicates: str = "error") -> Run:
-        """Build from a pandas, polars or pyarrow table (columns named by the arguments)."""
-        return _table_from_frame(cls, frame, query, doc, score, name, duplicates)
+                   duplicates: str = "error", rank: str | None = None) -> Run:
+        """Build from a pandas, polars or pyarrow table (columns named by the arguments).
+
+        ``rank``: the name of a column of 1-based ranks (1 = best) to use instead of
+        scores, as recommenders write their top-``n`` lists; the scores are ``-rank``
+        and ``score`` is not read.
+
+        >>> import pandas as pd
+        >>> recs = pd.DataFrame({"user": [1, 1, 2], "item": [7, 5, 7], "rank": [1, 2, 1]})
+        >>> Run.from_frame(recs, query="user", doc="item", rank="rank").to_dict()
+        {'1': {'7': -1.0, '5': -2.0}, '2': {'7': -1.0}}
+        """
+        if rank is None:
+            return _table_from_frame(cls, frame, query, doc, score, name, duplicates)
+        cols = columns_from_frame(frame, {"query": query, "doc": doc, "rank": rank},
+                                  "Run.from_frame")
+        return cls(cols["query"], cols["doc"],
+                   scores_from_ranks(cols["rank"], f"Run.from_frame rank column {rank!r}"),
+                   name=name, duplicates=duplicates, _own_values=True)
 
     @classmethod
     def from_arrays(cls, query: Any, doc: Any, score: Any, *, name: str | None = None,

@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 
 from ranklens._shared.arrow import from_numpy
-from ranklens._shared.columns import as_float_column, as_id_column
+from ranklens._shared.columns import as_float_column, as_id_column, scores_from_ranks
 from ranklens._shared.deprecation import renamed_choice, renamed_keyword
 from ranklens._shared.frames import columns_from_frame
 from ranklens.errors import InputError
@@ -183,13 +183,8 @@ def interaction_tables(recommendations: Any, interactions: Any, *, user: str, it
         inter_cols["weight"] = weight
     held = columns_from_frame(interactions, inter_cols, "interactions")
 
-    values = as_float_column(rec["rank" if use_rank else "score"], "recommendations score")
-    if use_rank:
-        if np.any(values < 1):
-            bad = int(np.flatnonzero(values < 1)[0])
-            raise InputError(f"recommendations: rank in row {bad} is {values[bad]:g}; ranks "
-                             "start at 1.")
-        values = -values
+    values = (scores_from_ranks(rec["rank"], "recommendations") if use_rank
+              else as_float_column(rec["score"], "recommendations score"))
     hu = as_id_column(held["user"], "interactions user column", encode=True)
     hi = as_id_column(held["item"], "interactions item column", encode=True)
     n_held = len(hu)
@@ -198,7 +193,7 @@ def interaction_tables(recommendations: Any, interactions: Any, *, user: str, it
     # the qrels first: a large one indexes itself on the other core meanwhile
     qrels, merged = _judgments(hu, hi, w, repeats)
     run = Run(rec["user"], rec["item"], values, name="recommendations",
-              duplicates="max" if duplicates == "first" else duplicates)
+              duplicates="max" if duplicates == "first" else duplicates, _own_values=True)
     return qrels, run, merged
 
 
