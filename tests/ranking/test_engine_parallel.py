@@ -173,7 +173,7 @@ def test_runs_given_in_rank_order_skip_the_sort(monkeypatch: pytest.MonkeyPatch,
         order = np.r_[order[len(order) // 2:], order[:len(order) // 2]]
     ranked = {k: v[order] for k, v in run.items()}
     got = _evaluate(qrels, ranked, ties=ties, missing="zero")
-    monkeypatch.setattr(engine, "_ordered_groups", lambda cols, keys, depth=None: None)
+    monkeypatch.setattr(engine, "_ordered_groups", lambda cols, keys, depth=None, blocks=None: None)
     want = _evaluate(qrels, ranked, ties=ties, missing="zero")  # always a full sort
     for m in METRICS:
         assert list(got[m]) == list(want[m])

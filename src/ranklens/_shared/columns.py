@@ -100,7 +100,7 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
 
     With ``encode=True`` integer ids and dictionary-encoded ids (pandas or polars
     categoricals) come back dictionary-encoded instead: int32 codes into the distinct
-    ids as text.  Hashing integers is cheap and only the distinct values are turned
+    ids as text, every one of which some row uses (``id_codes(..., compact=True)``).  Hashing integers is cheap and only the distinct values are turned
     into text, so everything downstream works on integer codes.
     """
     arr = to_arrow(values, what)
@@ -112,7 +112,10 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
                 raise InputError(
                     f"{what}: row {_first_null(arr.indices)} has a missing (null) id; "
                     f"{arr.null_count} row(s) in all. Drop or fill them before evaluating.")
-            return arr
+            values, codes = id_codes(arr)  # unused categories dropped: every entry is used
+            if len(values) == len(arr.dictionary):
+                return arr
+            return pa.DictionaryArray.from_arrays(from_numpy(codes), values)
         arr = arr.dictionary_decode()
         t = arr.type
     if pa.types.is_string(t) or pa.types.is_large_string(t):
@@ -202,13 +205,16 @@ def _is_text(t: pa.DataType) -> bool:
     return bool(pa.types.is_string(t) or pa.types.is_large_string(t))
 
 
-def id_codes(arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
+def id_codes(arr: pa.Array, compact: bool = False) -> tuple[pa.Array, np.ndarray]:
     """Distinct ids (text, in first-use order for plain strings) and each row's index
     into them: the dictionary's own codes for an encoded column (unused entries
-    dropped), else one hash pass."""
+    dropped; ``compact``: the caller knows there are none, as in what
+    :func:`as_id_column` encodes), else one hash pass."""
     if pa.types.is_dictionary(arr.type):
         codes = to_numpy(arr.indices).astype(np.int32, copy=False)
         values = arr.dictionary
+        if compact:
+            return values, codes
         used = np.zeros(len(values), dtype=bool)
         used[codes] = True
         if not used.all():
@@ -284,7 +290,16 @@ def as_float_column(values: Any, what: str) -> np.ndarray:
 def scores_from_ranks(values: Any, what: str) -> np.ndarray:
     """1-based ranks (1 = best) as scores, ``-rank`` (a new float64 array); a rank below 1
     is an error naming the row."""
-    ranks = as_float_column(values, what)
+    arr = None if isinstance(values, np.ndarray) else to_arrow(values, what, nan_is_null=False)
+    ints = values if arr is None else (to_numpy(arr) if pa.types.is_integer(arr.type)
+                                       and arr.null_count == 0 else None)
+    if ints is not None and ints.dtype.kind in "iu" and ints.ndim == 1 and ints.size:
+        # integer ranks: bounds in one pass, then negated into floats in one more
+        bounds = pc.min_max(from_numpy(ints))
+        low, high = int(bounds["min"].as_py()), int(bounds["max"].as_py())
+        if low >= 1 and high <= _EXACT:
+            return np.negative(ints, dtype=np.float64)
+    ranks = as_float_column(values if arr is None else arr, what)
     if ranks.size and float(ranks.min()) < 1:
         bad = int(np.flatnonzero(ranks < 1)[0])
         raise InputError(f"{what}: rank in row {bad} is {ranks[bad]:g}; ranks start at 1.")

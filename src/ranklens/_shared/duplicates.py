@@ -45,15 +45,16 @@ def resolve_duplicates(
     policy: str,
     what: str,
     value_name: str,
+    compact: bool = False,
 ) -> tuple[pa.Array, pa.Array, np.ndarray, int, PairIndex]:
     """Apply the duplicate policy; return the columns, how many rows were dropped
-    and the pair index of the rows kept."""
+    and the pair index of the rows kept (``compact``: as for :func:`pair_index`)."""
     if policy not in ("error", "max", "first", "last"):
         raise InputError(
             f"{what}: duplicates={policy!r} is not a known policy; use 'error', 'max', 'first' "
             "or 'last'."
         )
-    index = pair_index(query, doc)
+    index = pair_index(query, doc, compact)
     dups = index.dup_rows
     if dups.size == 0:
         return query, doc, values, 0, index

@@ -45,15 +45,26 @@ class PairIndex:
     fingerprint or a subset needs the document order.
     """
 
-    __slots__ = ("_doc_rank", "dup_rows", "query_code", "query_dict")
+    __slots__ = ("_blocks", "_doc_rank", "dup_rows", "query_code", "query_dict")
 
     def __init__(self, query_dict: pa.Array, query_code: np.ndarray,
-                 doc_rank: np.ndarray | Callable[[], np.ndarray], dup_rows: np.ndarray
-                 ) -> None:
+                 doc_rank: np.ndarray | Callable[[], np.ndarray], dup_rows: np.ndarray,
+                 blocks: int | Callable[[], int | None] | None = None) -> None:
         self.query_dict = query_dict
         self.query_code = query_code
         self._doc_rank = doc_rank
         self.dup_rows = dup_rows
+        self._blocks = blocks if blocks is not None else (
+            lambda: uniform_blocks(query_code, len(query_dict)))
+
+    @property
+    def blocks(self) -> int | None:
+        """The rows' block width when they come in blocks of one length, one query per
+        block (see :func:`uniform_blocks`), else None; computed once."""
+        width = self._blocks
+        if callable(width):
+            width = self._blocks = width()
+        return width
 
     @property
     def doc_rank(self) -> np.ndarray:
@@ -124,7 +135,7 @@ def _sorted_block(qcode: np.ndarray, doc: pa.Array, small: np.dtype[Any]
     return order, same
 
 
-def pair_index(query: pa.Array, doc: pa.Array) -> PairIndex:
+def pair_index(query: pa.Array, doc: pa.Array, compact: bool = False) -> PairIndex:
     """Code the queries and sort rows by (query, doc id in byte order).
 
     Dictionary-encoded doc ids (integer ids, categoricals) are checked for repeated
@@ -134,17 +145,20 @@ def pair_index(query: pa.Array, doc: pa.Array) -> PairIndex:
     ``doc_rank``.  Plain string ids: Arrow's (query code, doc) sort is fast only when
     the rows are grouped by query, so ungrouped rows are grouped first (a radix sort of
     the codes); large inputs are then cut at a query boundary and the two halves
-    sorted on both cores."""
-    query_dict, qcode = id_codes(query)
+    sorted on both cores.  ``compact``: the query column is encoded by
+    :func:`~ranklens._shared.columns.as_id_column` (no unused dictionary entry)."""
+    query_dict, qcode = id_codes(query, compact)
     n = len(query)
     n_q = len(query_dict)
     small = np.dtype(np.int32 if n < 2**31 - 1 else np.int64)
     if pa.types.is_dictionary(doc.type):
-        if _distinct_pairs(qcode, n_q, to_numpy(doc.indices), len(doc.dictionary)):
+        width = uniform_blocks(qcode, n_q)
+        if _distinct_pairs(qcode, n_q, to_numpy(doc.indices), len(doc.dictionary), width):
             def lazy_rank() -> np.ndarray:
                 return in_code_order(_dict_pair_order(qcode, doc, n_q, small)[0], qcode, n_q)
 
-            return PairIndex(query_dict, qcode, lazy_rank, np.zeros(0, np.int64))
+            return PairIndex(query_dict, qcode, lazy_rank, np.zeros(0, np.int64),
+                             lambda: width)
         order, same = _dict_pair_order(qcode, doc, n_q, small)
     else:
         order, same = _string_pair_order(qcode, doc, n_q, small)
@@ -166,14 +180,14 @@ def uniform_blocks(qcode: np.ndarray, n_codes: int) -> int | None:
     return width if bool((blocks[:, 1:] == blocks[:, :1]).all()) else None
 
 
-def _distinct_pairs(qcode: np.ndarray, n_q: int, dcode: np.ndarray, n_docs: int) -> bool:
+def _distinct_pairs(qcode: np.ndarray, n_q: int, dcode: np.ndarray, n_docs: int,
+                    width: int | None) -> bool:
     """Whether no (query code, doc code) pair repeats: the doc codes sorted within each
-    query's block when the blocks are uniform (a sort of short rows), else one sort of
-    the combined keys (values, not an argsort)."""
+    query's block when the blocks are uniform (``width``, a sort of short rows), else one
+    sort of the combined keys (values, not an argsort)."""
     n = len(qcode)
     if n < 2:
         return True
-    width = uniform_blocks(qcode, n_q)
     if width is not None:
         if width == 1:
             return True

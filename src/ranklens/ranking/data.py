@@ -76,7 +76,7 @@ class _Table:
         if not (self._defer_pairs and duplicates == "error" and len(v) >= LARGE_ROWS
                 and not pa.types.is_dictionary(d.type)):
             q, d, v, dropped, index = resolve_duplicates(q, d, v, duplicates, what,
-                                                         self._value_name)
+                                                         self._value_name, compact=True)
         v.setflags(write=False)
         # ids as Arrow strings, or dictionary-encoded (integer ids, categoricals): the
         # engine works on the codes; ``_query``/``_doc`` give the text
@@ -278,7 +278,7 @@ class _Table:
             try:
                 self._cache["pairs"] = resolve_duplicates(
                     self._q, self._d, self._values, "error", type(self).__name__,
-                    self._value_name)[4]
+                    self._value_name, compact=True)[4]
             except DuplicateError as exc:
                 raise self._duplicates_found(exc) from None
         return self._cache["pairs"]

@@ -371,19 +371,22 @@ def _query_pieces(q: np.ndarray, n_codes: int) -> list[np.ndarray] | None:
 
 
 def _ordered_groups(cols: dict[str, Any], keys: list[tuple[str, str]],
-                    depth: int | None = None) -> np.ndarray | None:
+                    depth: int | None = None, blocks: int | None = None
+                    ) -> np.ndarray | None:
     """The order of :func:`_split_sort` without sorting when the rows already come grouped
     by query and ranked within each query (rank-ordered run files, recommender output):
     then only the queries are put in code order.  ``None`` when they do not.  A tie key
     given as a function (see :func:`order_rankings`) is computed only if two rows of a
-    query have equal earlier keys.  ``depth``: only the first rows of each query."""
+    query have equal earlier keys.  ``depth``: only the first rows of each query;
+    ``blocks``: the width of the rows' query blocks, when known (see
+    :func:`order_rankings`)."""
     q = cols["q"]
     n = len(q)
     if n < 2:
         return np.arange(n)
-    blocks = _strict_blocks(cols, keys)
-    if blocks is not None:  # lists of one length, strictly ranked: whole blocks move
-        heads, width = blocks
+    strict = _strict_blocks(cols, keys, blocks)
+    if strict is not None:  # lists of one length, strictly ranked: whole blocks move
+        heads, width = strict
         keep = width if depth is None else min(width, depth)
         if keep == width and bool(np.all(heads[1:] > heads[:-1])):
             return np.arange(n)
@@ -409,23 +412,30 @@ def _ordered_groups(cols: dict[str, Any], keys: list[tuple[str, str]],
     return first + within
 
 
-def _strict_blocks(cols: dict[str, Any], keys: list[tuple[str, str]]
-                   ) -> tuple[np.ndarray, int] | None:
+def _strict_blocks(cols: dict[str, Any], keys: list[tuple[str, str]],
+                   blocks: int | None = None) -> tuple[np.ndarray, int] | None:
     """``(query code of each block, block width)`` when the rows come in blocks of one
     width, one query per block and each query in one block, ranked strictly by the first
-    key within each block (no equal scores, so no tie rule is needed); else None."""
+    key within each block (no equal scores, so no tie rule is needed); else None.
+    ``blocks``: that width, when the caller knows the rows come so."""
     q = cols["q"]
     n = len(q)
-    head = q[:1 << 16]
-    change = np.flatnonzero(head != head[0])
-    width = int(change[0]) if change.size else (n if len(head) == n else 0)
-    if width < 2 or n % width:
-        return None
-    by_block = q.reshape(-1, width)
-    if not bool((by_block[:, 1:] == by_block[:, :1]).all()):
-        return None
-    heads = by_block[:, 0]
-    if np.bincount(heads).max() > 1:
+    if blocks is not None:
+        width = blocks
+        heads = q[::width]
+    else:
+        head = q[:1 << 16]
+        change = np.flatnonzero(head != head[0])
+        width = int(change[0]) if change.size else (n if len(head) == n else 0)
+        if width < 2 or n % width:
+            return None
+        by_block = q.reshape(-1, width)
+        if not bool((by_block[:, 1:] == by_block[:, :1]).all()):
+            return None
+        heads = by_block[:, 0]
+        if np.bincount(heads).max() > 1:
+            return None
+    if width < 2:
         return None
     name, direction = keys[1]
     key = _key_column(cols, name).reshape(-1, width)
@@ -537,7 +547,7 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
     repeated pairs on the way.  Returns the run's pair index and, per run row, its
     relevance and whether it is judged.  Large inputs: two sets of whole queries sorted
     on both cores."""
-    rq_dict, rq_code = id_codes(run._q)
+    rq_dict, rq_code = id_codes(run._q, compact=True)  # encoded by as_id_column
     n = len(run)
     n_codes = len(rq_dict)
     # the run rows grouped by query, numbered by group in row order (rows that come grouped
@@ -601,7 +611,8 @@ ORDERING_TIES = ORDERED  # the tie policies that order a ranking (the catalogue'
 def order_rankings(qcode: np.ndarray, n_codes: int, score: np.ndarray, ties: str, *,
                    doc_rank: np.ndarray | Callable[[], np.ndarray] | None = None,
                    rows: np.ndarray | None = None,
-                   rel: np.ndarray | None = None, depth: int | None = None) -> np.ndarray:
+                   rel: np.ndarray | None = None, depth: int | None = None,
+                   blocks: int | None = None) -> np.ndarray:
     """The one place rankings are ordered: the row order that groups rows by query
     code (ascending, codes in ``[0, n_codes)``) and ranks each query's rows by score
     descending, equal scores under the tie policy ``ties``:
@@ -614,7 +625,9 @@ def order_rankings(qcode: np.ndarray, n_codes: int, score: np.ndarray, ties: str
 
     ``doc_rank`` may be a function that computes it: it is called only when two rows
     of a query tie on score (and the rows are not ranked already).  ``depth``: only the
-    first ``depth`` rows of each query (a top-``k`` list).  Rows that already
+    first ``depth`` rows of each query (a top-``k`` list).  ``blocks``: ``L`` when the
+    caller knows that the rows come in blocks of ``L``, one query per block and each
+    query in one block (:attr:`~ranklens._shared.sorting.PairIndex.blocks`).  Rows that already
     come grouped and ranked are only checked; large inputs are sorted on both cores.  :func:`prepare` and the beyond-accuracy metrics
     (:mod:`ranklens.recsys.beyond`) order their rankings here."""
     if ties not in ORDERING_TIES:
@@ -632,7 +645,7 @@ def order_rankings(qcode: np.ndarray, n_codes: int, score: np.ndarray, ties: str
         assert doc_rank is not None
         cols["d"] = doc_rank
         keys.append(("d", "descending"))
-    ready = _ordered_groups(cols, keys, depth)
+    ready = _ordered_groups(cols, keys, depth, blocks)
     if ready is not None:
         return ready
     if "d" in cols:

@@ -47,7 +47,7 @@ def distinct_ids(values: Any, what: str) -> tuple[pa.Array, np.ndarray]:
     arr = _id_array(values, what)
     if isinstance(arr, pa.ChunkedArray):   # very large text columns come back chunked
         arr = arr.combine_chunks()
-    return id_codes(arr)
+    return id_codes(arr, compact=True)  # as_id_column encodes without unused entries
 
 
 def index_in(values: pa.Array, value_set: pa.Array) -> np.ndarray:

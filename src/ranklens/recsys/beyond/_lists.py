@@ -11,7 +11,6 @@ import pyarrow as pa
 
 from ranklens._shared.arrow import from_numpy, to_numpy
 from ranklens._shared.columns import id_codes
-from ranklens._shared.sorting import uniform_blocks
 from ranklens.errors import InputError
 from ranklens.ranking.data import Run
 from ranklens.recsys.beyond._ids import examples, index_in, sorted_order
@@ -28,14 +27,26 @@ class Lists:
     order inside a user; items as int32 codes into ``items``."""
 
     users: pa.Array        # distinct user ids (text), sorted
-    user: np.ndarray       # user index per kept row (non-decreasing)
     items: pa.Array        # distinct item ids (text); may hold ids no kept row uses
     item: np.ndarray       # item code per kept row
     offsets: np.ndarray    # row offsets per user (len = n_users + 1)
 
-    @property
+    @cached_property
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
+
+    @cached_property
+    def width(self) -> int | None:
+        """The length of every list when all have one length (top-n lists), else None."""
+        lengths = self.lengths
+        if len(lengths) and int(lengths.min()) == int(lengths.max()) > 0:
+            return int(lengths[0])
+        return None
+
+    @cached_property
+    def user(self) -> np.ndarray:
+        """The user index of each kept row (non-decreasing)."""
+        return np.repeat(np.arange(self.n_users, dtype=np.int64), self.lengths)
 
     @property
     def n_users(self) -> int:
@@ -46,9 +57,17 @@ class Lists:
         """How many kept rows recommend each of ``items``."""
         return np.bincount(self.item, minlength=len(self.items))
 
+    @cached_property
+    def _used(self) -> np.ndarray:
+        if "item_counts" in self.__dict__:
+            return np.asarray(self.item_counts > 0)
+        present = np.zeros(len(self.items), dtype=bool)  # a scatter: cheaper than counts
+        present[self.item] = True
+        return present
+
     def used(self) -> np.ndarray:
         """Which of ``items`` some kept row recommends."""
-        return self.item_counts > 0
+        return self._used
 
     def lookup(self, ids: pa.Array) -> np.ndarray:
         """Position of each of ``items`` in ``ids`` (distinct), -1 where absent."""
@@ -74,6 +93,9 @@ class Lists:
 
     def user_mean(self, per_row: np.ndarray) -> np.ndarray:
         """Per user, the mean of ``per_row`` over the user's list."""
+        width = self.width
+        if width is not None:  # lists of one length: a sum along the rows of a 2-d view
+            return per_row.reshape(-1, width).sum(axis=1) / width
         sums = np.bincount(self.user, weights=per_row, minlength=self.n_users)
         with np.errstate(invalid="ignore", divide="ignore"):
             return sums / self.lengths
@@ -162,9 +184,9 @@ def _user_lists(recs: Run, k: int | None, policy: str) -> Lists:
             qstart = np.zeros(n_users + 1, dtype=np.int64)
             np.cumsum(np.bincount(qcode, minlength=n_users), out=qstart[1:])
             return np.asarray(pairs.doc_rank, dtype=np.int64) - qstart[qcode]
+    width = pairs.blocks
     rows = order_rankings(ucode, n_users, recs.scores, policy, doc_rank=within,
-                          depth=None if k is None else int(k))
-    width = uniform_blocks(qcode, n_users)
+                          depth=None if k is None else int(k), blocks=width)
     if width is not None:  # lists of one length (top-n recommendations)
         cut = width if k is None else min(int(k), width)
         lengths = np.full(n_users, cut, dtype=np.int64)
@@ -172,7 +194,6 @@ def _user_lists(recs: Run, k: int | None, policy: str) -> Lists:
         lengths = np.bincount(ucode, minlength=n_users)
         if k is not None:
             lengths = np.minimum(lengths, int(k))
-    user = np.repeat(np.arange(n_users, dtype=np.int64), lengths)
     d = recs._d
     if pa.types.is_dictionary(d.type):
         items = d.dictionary
@@ -181,4 +202,4 @@ def _user_lists(recs: Run, k: int | None, policy: str) -> Lists:
         items, item = id_codes(d.take(from_numpy(rows)))
     offsets = np.zeros(n_users + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    return Lists(users, user, items, item, offsets)
+    return Lists(users, items, item, offsets)

@@ -34,7 +34,8 @@ def catalog_coverage(recs: Run, catalog: Any, *, k: int | None = None,
     0.5
     """
     what = "catalog_coverage"
-    return coverage_of(_catalog_counts(recs, catalog, k, what, ties, profile))
+    lists = user_lists(recs, k, what, ties, profile)  # which items are used is enough
+    return coverage_of(catalog_counts(lists.items, lists.used().view(np.int8), catalog, what))
 
 
 def coverage_of(counts: np.ndarray) -> float:
