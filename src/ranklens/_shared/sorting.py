@@ -54,17 +54,17 @@ class PairIndex:
         self.query_code = query_code
         self._doc_rank = doc_rank
         self.dup_rows = dup_rows
-        self._blocks = blocks if blocks is not None else (
-            lambda: uniform_blocks(query_code, len(query_dict)))
+        self._blocks: int | Callable[[], int | None] | None = (
+            blocks if blocks is not None else
+            (lambda: uniform_blocks(query_code, len(query_dict))))
 
     @property
     def blocks(self) -> int | None:
         """The rows' block width when they come in blocks of one length, one query per
         block (see :func:`uniform_blocks`), else None; computed once."""
-        width = self._blocks
-        if callable(width):
-            width = self._blocks = width()
-        return width
+        if callable(self._blocks):
+            self._blocks = self._blocks()
+        return self._blocks
 
     @property
     def doc_rank(self) -> np.ndarray:
