@@ -398,3 +398,52 @@ def test_evaluator_batches_equal_one_evaluation(profile: str | None) -> None:
         np.testing.assert_array_equal(list(got.summary().values()),
                                       list(whole.summary().values()))
         assert dict(got.report) == dict(whole.report)
+
+
+def _uniform_lists(seed: int, ties: bool) -> tuple[rl.Qrels, rl.Run]:
+    """Top-n lists as a recommender writes them: integer ids, every query the same
+    number of rows, grouped and ranked (no equal scores unless ``ties``)."""
+    rng = np.random.default_rng(seed)
+    n_q, width = 9, 7
+    user = np.repeat(rng.permutation(np.arange(3, 3 + n_q) * 7), width)
+    item = np.concatenate([rng.choice(40, size=width, replace=False) for _ in range(n_q)])
+    score = np.tile(np.arange(width, 0, -1, dtype=float), n_q)
+    if ties:
+        score = np.round(score / 3)
+    held = rng.random(len(user)) < 0.4
+    extra_u = rng.choice(np.unique(user), 6)
+    qrels = rl.Qrels.from_arrays(
+        np.r_[user[held], extra_u, [999]], np.r_[item[held], rng.integers(40, 60, 6), [1]],
+        np.r_[rng.choice([-1, 0, 1, 2, 3], held.sum()), rng.choice([1, 2], 6), [1]].astype(float))
+    return qrels, rl.Run.from_arrays(user, item, score)
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p or "default")
+def test_top_k_rankings_equal_whole_rankings(monkeypatch: pytest.MonkeyPatch,
+                                             profile: str | None) -> None:
+    """Metrics the catalogue marks ``top_k`` are evaluated from each ranking's top k
+    only (ordered and judged that deep); every variant at every cutoff gives exactly
+    the values of the whole rankings."""
+    from ranklens.ranking import evaluation
+
+    metrics = [m for d in RANKING if d.top_k for m in VARIANTS[d.name] if m.k is not None]
+    keys = [k for k, _ in _plannable(metrics, profile, {})]
+    keys = [k for k in keys if "max_rel=4.5" in k or not k.startswith("err")]
+    datasets = [_tables(q, r) for q, r in DATA] + [
+        _uniform_lists(seed, ties) for seed in (0, 1) for ties in (False, True)]
+    conv = rl.Conventions() if profile is None else rl.PROFILES[profile]
+    cut = 0
+    for qrels, run in datasets:
+        whole = {}
+        with monkeypatch.context() as patch:
+            patch.setattr(evaluation, "top_depth", lambda jobs, conv: None)
+            for key in keys:
+                whole[key] = _evaluate(qrels, run, [key], profile=profile)
+        for key in keys:
+            plan = evaluation.Plan.make([key], None, profile, {})
+            cut += evaluation.top_depth(plan.jobs, conv) is not None
+            got = _evaluate(qrels, run, [key], profile=profile)
+            assert got.query_ids == whole[key].query_ids, key
+            np.testing.assert_array_equal(got.values[key], whole[key].values[key],
+                                          err_msg=f"{key} ({profile})")
+    assert cut > 0  # the top-k path was taken

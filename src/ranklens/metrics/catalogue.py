@@ -182,6 +182,11 @@ class MetricDef:
     # the kernel takes a sorted vector of cutoffs for k and returns queries x cutoffs
     # (evaluate_cutoffs calls it once; otherwise once per cutoff)
     vector_k: bool = False
+    # at an integer cutoff k the value reads only each ranking's top k (and the
+    # judgments), unless a parameter takes one of the values of top_k_unless: the engine
+    # then orders and judges only the top rows (ranking metrics)
+    top_k: bool = False
+    top_k_unless: tuple[tuple[str, Any], ...] = ()
     # "ranking" metrics take a Prepared ranking; the other families ("classification",
     # "regression", "clustering", "entity_resolution", "detection") define their own
     # kernel signature and entry point, and share the names, docs and parameters
@@ -293,13 +298,16 @@ _VECTOR_K = frozenset({
 _RANKING: tuple[MetricDef, ...] = (
     MetricDef("p", "precision at k (the whole ranking without k)", _B + "precision",
               aliases=("precision", "prec"), binary=True, ties=EXPECTED,
-              trec=(TrecName("P", kind="cutoff"), TrecName("set_P"))),
+              trec=(TrecName("P", kind="cutoff"), TrecName("set_P")),
+              top_k=True),
     MetricDef("r", "recall at k", _B + "recall", aliases=("recall",), binary=True,
-              ties=EXPECTED, trec=(TrecName("recall", kind="cutoff"), TrecName("set_recall"))),
+              ties=EXPECTED, trec=(TrecName("recall", kind="cutoff"), TrecName("set_recall")),
+              top_k=True),
     MetricDef("f1", "F-measure at k (beta=1 by default)", _B + "f_measure",
               aliases=("f", "fmeasure", "f_measure"), binary=True, ties=EXPECTED,
               params=(Param("beta", 1.0, "weight of recall", kind="number", minimum=0),),
-              trec=(TrecName("set_F", (("beta", 1.0),), "setf"),)),
+              trec=(TrecName("set_F", (("beta", 1.0),), "setf"),),
+              top_k=True),
     MetricDef("ap", "average precision (MAP is its mean)", _B + "average_precision",
               aliases=("map", "average_precision"), binary=True,
               ties=EXPECTED | {"grouped"}, params=(_NORM,),
@@ -310,15 +318,19 @@ _RANKING: tuple[MetricDef, ...] = (
                               ("ties", ("trec", "input", "optimistic", "pessimistic",
                                         "grouped")),)),),
               trec=(TrecName("map", (("norm", "r"),)),
-                    TrecName("map_cut", (("norm", "r"),), "cutoff"))),
+                    TrecName("map_cut", (("norm", "r"),), "cutoff")),
+              top_k=True),
     MetricDef("rr", "reciprocal rank of the first relevant document (MRR)",
               _B + "reciprocal_rank", aliases=("mrr", "recip_rank", "reciprocal_rank"),
-              binary=True, ties=EXPECTED, trec=(TrecName("recip_rank"),)),
+              binary=True, ties=EXPECTED, trec=(TrecName("recip_rank"),),
+              top_k=True),
     MetricDef("success", "1 if a relevant document is in the top k", _B + "success",
               aliases=("hit_rate", "hitrate", "hit"), binary=True, ties=EXPECTED,
-              trec=(TrecName("success", kind="cutoff"),)),
+              trec=(TrecName("success", kind="cutoff"),),
+              top_k=True),
     MetricDef("arhr", "sum of reciprocal ranks of all hits in the top k", _B + "arhr",
-              binary=True, ties=EXPECTED, range=(0.0, INF)),
+              binary=True, ties=EXPECTED, range=(0.0, INF),
+              top_k=True),
     MetricDef("mar", "average recall at k (MAR is its mean)", _B + "average_recall",
               aliases=("ar", "average_recall"), binary=True,
               params=(Param("mode", "relevant", "average over hit ranks (relevant) "
@@ -346,13 +358,15 @@ _RANKING: tuple[MetricDef, ...] = (
               _B + "num_rel_ret", binary=True, aggregate="sum", range=(0.0, INF),
               trec=(TrecName("num_rel_ret"),)),
     MetricDef("hits", "number of relevant documents in the top k (averaged; ranx hits)",
-              _B + "num_rel_ret", binary=True, range=(0.0, INF)),
+              _B + "num_rel_ret", binary=True, range=(0.0, INF),
+              top_k=True),
     MetricDef("num_nonrel_judged_ret", "judged non-relevant documents retrieved (summed)",
               _B + "num_nonrel_judged_ret", binary=True, aggregate="sum", range=(0.0, INF),
               higher_is_better=False, trec=(TrecName("num_nonrel_judged_ret"),)),
     # graded
     MetricDef("dcg", "discounted cumulative gain at k", _G + "dcg", params=(_GAIN,),
-              ties=EXPECTED, range=(0.0, INF), signed_range=None),
+              ties=EXPECTED, range=(0.0, INF), signed_range=None,
+              top_k=True),
     MetricDef("ndcg", "normalised discounted cumulative gain at k", _G + "ndcg",
               aliases=("ndcg_cut", "n_dcg"),
               params=(_GAIN, Param("ideal", "cut", "ideal list: cut (all judgments, cut "
@@ -364,12 +378,15 @@ _RANKING: tuple[MetricDef, ...] = (
                           "exceed 1).", needs_cutoff=True, only=(("gain", ("binary",)),)),),
               ties=EXPECTED, signed_range=(-INF, 1.0),
               trec=(TrecName("ndcg", (("gain", "linear"), ("ideal", "cut")), "pairs"),
-                    TrecName("ndcg_cut", (("gain", "linear"), ("ideal", "cut")), "cutoff"))),
+                    TrecName("ndcg_cut", (("gain", "linear"), ("ideal", "cut")), "cutoff")),
+              top_k=True, top_k_unless=(("ideal", "retrieved"),)),
     MetricDef("cg", "cumulative gain at k", _G + "cg", params=(_GAIN,), ties=EXPECTED,
-              range=(0.0, INF), signed_range=None),
+              range=(0.0, INF), signed_range=None,
+              top_k=True),
     MetricDef("err", "expected reciprocal rank at k", _G + "err",
               params=(Param("max_rel", 4, "top grade of the grading scale",
-                            kind="number", minimum=0),)),
+                            kind="number", minimum=0),),
+              top_k=True),
     # order agreement
     MetricDef("fcp", "fraction of concordant pairs (scores vs grades)", _O + "fcp",
               aliases=("fraction_concordant_pairs",), cutoff="none",

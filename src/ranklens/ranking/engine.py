@@ -740,8 +740,8 @@ def _score_column(run: Run, conv: Conventions) -> np.ndarray:
     return run._values
 
 
-def prepare(qrels: Qrels, run: Run, conventions: Conventions, *, batch: bool = False
-            ) -> Prepared:
+def prepare(qrels: Qrels, run: Run, conventions: Conventions, *, batch: bool = False,
+            top: int | None = None) -> Prepared:
     """Join ``run`` to ``qrels`` and sort every query's ranking once.
 
     ``batch``: the tables are a batch of a larger evaluation (:class:`ranklens.Evaluator`),
@@ -755,13 +755,17 @@ def prepare(qrels: Qrels, run: Run, conventions: Conventions, *, batch: bool = F
     keep only those (:func:`_restrict`).  ``report`` counts what every rule touched.
     A Spark task's part of an evaluation is such a batch: its inputs as a whole are
     checked with :func:`check_not_empty`.
+
+    ``top``: the metrics read only the first ``top`` documents of each ranking
+    (:func:`ranklens.ranking.evaluation.top_depth`), so only those are ordered and
+    judged; the values are those of the whole rankings.
     """
     if not batch:
         check_not_empty(len(qrels), len(run))
     idx = _judgment_index(qrels)
     report: dict[str, int] = {}
     rows = _judged_run_rows(qrels, run, idx, conventions, report)
-    ranked = _order_and_judge(rows, idx, conventions.ties)
+    ranked = _order_and_judge(rows, idx, conventions.ties, top, run._pairs.blocks)
     if conventions.depth is not None:
         ranked = _apply_depth(ranked, conventions.depth, report)
     present = ranked.counts > 0
@@ -849,20 +853,25 @@ class _Ranked:
     counts: np.ndarray
 
 
-def _order_and_judge(rows: _RunRows, idx: _JudgmentIndex, ties: str) -> _Ranked:
+def _order_and_judge(rows: _RunRows, idx: _JudgmentIndex, ties: str, top: int | None = None,
+                     blocks: int | None = None) -> _Ranked:
     """One sort by query, score descending and the tie rule, and the judgments of the
     retrieved documents (from the merge join, or one hash lookup and one binary
     search).  The lookup and the sort are independent (unless the tie rule needs the
-    grades), so large inputs run them on two cores."""
+    grades), so large inputs run them on two cores.  ``top``: only the first rows of
+    each ranking are kept (and, with dictionary-encoded doc ids, looked up);
+    ``blocks``: the run's block width (:attr:`PairIndex.blocks`)."""
     nq_all = len(idx.query_ids)
     d_run = rows.doc
+    coded = pa.types.is_dictionary(d_run.type)
+
+    def doc_codes() -> np.ndarray:
+        """The judged doc code of each distinct doc id (coded) or of each row."""
+        ids = d_run.dictionary if coded else d_run
+        return to_numpy(pc.index_in(ids, value_set=idx.doc_keys.doc_ids), fill=-1)
 
     def lookup() -> np.ndarray:
-        if pa.types.is_dictionary(d_run.type):  # codes: look up the distinct ids only
-            m = to_numpy(pc.index_in(d_run.dictionary, value_set=idx.doc_keys.doc_ids),
-                         fill=-1)
-            return m[to_numpy(d_run.indices)]
-        return to_numpy(pc.index_in(d_run, value_set=idx.doc_keys.doc_ids), fill=-1)
+        return doc_codes()[to_numpy(d_run.indices)] if coded else doc_codes()
 
     joined = rows.joined
     dcode: np.ndarray | None = None
@@ -871,9 +880,13 @@ def _order_and_judge(rows: _RunRows, idx: _JudgmentIndex, ties: str) -> _Ranked:
         joined = _lookup_rel(idx, rows.qcode, dcode)
     sort = partial(order_rankings, rows.qcode, nq_all, rows.score, ties,
                    doc_rank=rows.doc_rank, rows=rows.rows,
-                   rel=None if joined is None else joined[0])
+                   rel=None if joined is None else joined[0], depth=top, blocks=blocks)
+    ordered_codes: np.ndarray | None = None
     if joined is not None:
         order = sort()
+    elif coded:  # the distinct ids are looked up; the kept rows' codes follow the order
+        order = sort()
+        ordered_codes = doc_codes()[to_numpy(d_run.indices)[order]]
     elif parts_for(len(rows.qcode)) > 1:
         pending = pool().submit(lookup)
         order = sort()
@@ -883,12 +896,16 @@ def _order_and_judge(rows: _RunRows, idx: _JudgmentIndex, ties: str) -> _Ranked:
         order = sort()
     # rows are now grouped by query code: the codes follow from the counts
     counts = np.bincount(rows.qcode, minlength=nq_all)
+    if top is not None:
+        counts = np.minimum(counts, top)
     if joined is not None:
         rel, in_qrels = joined[0][order], joined[1][order]
     else:
-        assert dcode is not None
+        if ordered_codes is None:
+            assert dcode is not None
+            ordered_codes = dcode[order]
         rel, in_qrels = _lookup_rel(
-            idx, np.repeat(np.arange(nq_all, dtype=np.int64), counts), dcode[order])
+            idx, np.repeat(np.arange(nq_all, dtype=np.int64), counts), ordered_codes)
     # a negative grade is a judgment of non-relevance that trec_eval treats as
     # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj)
     return _Ranked(score=rows.score[order], rel=rel, judged=in_qrels & (rel >= 0),

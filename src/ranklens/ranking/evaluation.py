@@ -16,6 +16,7 @@ from ranklens._shared.deps import needs
 from ranklens._shared.progress import report as report_progress
 from ranklens.errors import InputError, MetricNameError, RanklensWarning
 from ranklens.metrics import Metric, get_metric
+from ranklens.metrics.catalogue import ORDERED
 from ranklens.ranking.conventions import Conventions, resolve_conventions
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.engine import Prepared, prepare
@@ -316,12 +317,13 @@ def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job], *,
     whose qrels or run may be empty (see :func:`~ranklens.ranking.engine.prepare`)."""
     prepared: dict[str, Prepared] = {}
     values: dict[str, np.ndarray] = {}
+    top = top_depth(jobs, conv)
     for done, job in enumerate(jobs):
         report_progress("evaluating", done, len(jobs))
         order = _ordering(job.params["ties"])
         if order not in prepared:
             prepared[order] = prepare(qrels, run, conv if order == conv.ties else
-                                      _with_ties(conv, order), batch=batch)
+                                      _with_ties(conv, order), batch=batch, top=top)
         prep = prepared[order]
         defn = job.metric.definition
         kernel = defn.kernel
@@ -348,6 +350,28 @@ def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job], *,
     for key in values:
         values[key].setflags(write=False)
     return Computed(query_ids, values, report)
+
+
+def top_depth(jobs: list[Job], conv: Conventions) -> int | None:
+    """The deepest cutoff of ``jobs`` when every one of them reads only the top ``k``
+    of each ranking (the catalogue's ``top_k``: integer cutoffs, a tie policy that
+    orders), so that the rankings need ordering and judging only that deep; None when
+    some job reads further, or when the conventions cut or filter the rankings
+    themselves (``depth``, ``judged_only``)."""
+    if conv.depth is not None or conv.judged_only or not jobs:
+        return None
+    deepest = 0
+    for job in jobs:
+        defn = job.metric.definition
+        k = job.metric.k if job.k is None else job.k
+        if (not defn.top_k or k is None or job.params.get("ties") not in ORDERED
+                or any(job.params.get(name) == value for name, value in defn.top_k_unless)):
+            return None
+        cuts = np.atleast_1d(np.asarray(k))
+        if cuts.size == 0 or cuts.dtype.kind not in "iu":
+            return None
+        deepest = max(deepest, int(cuts.max()))
+    return deepest if deepest > 0 else None
 
 
 def warn_unmatched(report: Mapping[str, int], conv: Conventions, stacklevel: int) -> None:
