@@ -226,9 +226,18 @@ def id_codes(arr: pa.Array, compact: bool = False) -> tuple[pa.Array, np.ndarray
     return enc.dictionary, to_numpy(enc.indices)
 
 
+def text_order(values: pa.Array) -> np.ndarray:
+    """Indices (int64) that sort ``values`` (distinct strings) in byte order: one
+    comparison of neighbours when they are sorted already (the distinct ids of integer
+    id columns are, see :func:`as_id_column`), else a sort."""
+    if len(values) < 2 or pc.all(pc.less(values[:-1], values[1:])).as_py():
+        return np.arange(len(values), dtype=np.int64)
+    return to_numpy(pc.array_sort_indices(values)).astype(np.int64)
+
+
 def text_rank(values: pa.Array) -> np.ndarray:
     """Rank of each of ``values`` (distinct strings) in byte order."""
-    order = to_numpy(pc.array_sort_indices(values))
+    order = text_order(values)
     rank = np.empty(len(values), dtype=np.int32)
     rank[order] = np.arange(len(values), dtype=np.int32)
     return rank

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, to_numpy
-from ranklens._shared.columns import id_codes
+from ranklens._shared.columns import id_codes, text_order
 from ranklens._shared.duplicates import duplicate_error
 from ranklens._shared.parallel import (
     ahead,
@@ -112,21 +112,29 @@ def _sorted_with_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _sorted_codes(pairs: Any) -> tuple[pa.Array, np.ndarray]:
     """Distinct query ids sorted (byte order) and each row's index into them."""
     qdict = pairs.query_dict
-    order = _np(pc.array_sort_indices(qdict))
+    order = text_order(qdict)
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
     return qdict.take(from_numpy(order)), rank[pairs.query_code]
 
 
-def index_ahead(qrels: Qrels) -> None:
+def index_ahead(qrels: Qrels, doc_keys: bool = False) -> None:
     """Start building a large qrels' judgment index on a background thread, so that it
     is ready (or nearly) when the first evaluation needs it.  The file readers call
     this once a large qrels is read (the run is read meanwhile); nothing is started
-    for a small qrels, on one core, or twice."""
+    for a small qrels, on one core, or twice.  ``doc_keys``: also the keys a run with
+    coded doc ids (integers, categoricals) is joined with."""
     if parts_for(len(qrels)) < 2 or qrels.cached("index") is not None \
             or qrels.cached("index_future") is not None:
         return
-    qrels.keep("index_future", ahead().submit(_build_judgment_index, qrels))
+
+    def build() -> _JudgmentIndex:
+        idx = _build_judgment_index(qrels)
+        if doc_keys:
+            idx.doc_keys  # noqa: B018  (built and kept on first read)
+        return idx
+
+    qrels.keep("index_future", ahead().submit(build))
 
 
 def _judgment_index(qrels: Qrels) -> _JudgmentIndex:

@@ -190,8 +190,11 @@ def interaction_tables(recommendations: Any, interactions: Any, *, user: str, it
     n_held = len(hu)
     w = (as_float_column(held["weight"], "interactions weight column") if weight is not None
          else np.ones(n_held))
-    # the qrels first: a large one indexes itself on the other core meanwhile
+    # the qrels first: a large one indexes itself on another thread meanwhile
     qrels, merged = _judgments(hu, hi, w, repeats)
+    from ranklens.ranking.engine import index_ahead
+
+    index_ahead(qrels, doc_keys=pa.types.is_dictionary(hi.type))
     run = Run(rec["user"], rec["item"], values, name="recommendations",
               duplicates="max" if duplicates == "first" else duplicates, _own_values=True)
     return qrels, run, merged

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._shared.arrow import to_numpy
-from ranklens._shared.columns import as_id_column, id_codes
+from ranklens._shared.columns import as_id_column, id_codes, text_order
 from ranklens.errors import InputError
 
 __all__ = ["distinct_ids", "distinct_keys", "examples", "index_in", "sorted_order",
@@ -71,11 +71,8 @@ def examples(ids: pa.Array, n: int = 3) -> list[Any]:
 
 
 def sorted_order(ids: pa.Array) -> np.ndarray:
-    """Indices that sort ``ids`` (distinct strings) in byte order (one comparison of
-    neighbours when they are sorted already, as integer ids' codes are)."""
-    if len(ids) < 2 or pc.all(pc.less(ids[:-1], ids[1:])).as_py():
-        return np.arange(len(ids), dtype=np.int64)
-    return to_numpy(pc.array_sort_indices(ids)).astype(np.int64)
+    """Indices that sort ``ids`` (distinct strings) in byte order."""
+    return text_order(ids)
 
 
 def training_log(train_users: Any, train_items: Any, what: str, label: str
