@@ -142,7 +142,9 @@ class _Table:
         return str(self._cache[key])
 
     def _check_values(self, q: pa.Array, d: pa.Array, v: np.ndarray) -> None:
-        if np.isfinite(v.sum()):
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = v.sum()
+        if np.isfinite(total):
             return  # no NaN or infinity (a sum of finite values that overflows looks below)
         bad = np.flatnonzero(~np.isfinite(v))
         if bad.size:
