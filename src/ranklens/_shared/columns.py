@@ -147,6 +147,25 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
     return arr
 
 
+def as_id_columns(*columns: tuple[Any, str]) -> list[pa.Array]:
+    """:func:`as_id_column` (``encode=True``) of each ``(values, what)``; large columns
+    are coded at the same time on the thread pool (the work releases the GIL)."""
+    from ranklens._shared.parallel import map_large
+
+    def code(values: Any, what: str) -> pa.Array:
+        return as_id_column(values, what, encode=True)
+
+    return map_large(code, list(columns), _length(columns[0][0]) if columns else 0)
+
+
+def _length(values: Any) -> int:
+    """The number of entries of a column, 0 when it has no length (refused later)."""
+    try:
+        return len(values)
+    except TypeError:
+        return 0
+
+
 def _hashed_id_codes(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Integer ids as (int32 code per row, distinct ids in decimal-text order): one
     hash pass (:func:`pyarrow.compute.dictionary_encode`)."""

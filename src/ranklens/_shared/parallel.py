@@ -85,6 +85,20 @@ def map_pieces(ranges: list[tuple[int, int]], work: Callable[[int, int], Any]) -
     return [work(*ranges[0])] + [job.result() for job in jobs]
 
 
+def map_large(work: Callable[..., Any], calls: list[tuple[Any, ...]], rows: int) -> list[Any]:
+    """``[work(*args) for args in calls]``, the calls at the same time (the first on this
+    thread, the rest on the pool) when they handle ``rows`` rows or more each and there
+    are cores for them, e.g. coding a table's id columns."""
+    if len(calls) < 2 or parts_for(rows) < 2:
+        return [work(*args) for args in calls]
+    jobs = [pool().submit(work, *args) for args in calls[1:]]
+    try:
+        first = work(*calls[0])
+    finally:
+        rest = [job.result() for job in jobs]
+    return [first, *rest]
+
+
 _AHEAD: ThreadPoolExecutor | None = None
 
 

@@ -20,11 +20,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._shared.arrow import strings, to_numpy
-from ranklens._shared.columns import as_float_column, as_id_column, id_codes, scores_from_ranks
+from ranklens._shared.columns import (
+    as_float_column,
+    as_id_column,
+    as_id_columns,
+    id_codes,
+    scores_from_ranks,
+)
 from ranklens._shared.deps import needs
 from ranklens._shared.duplicates import format_pairs, resolve_duplicates
 from ranklens._shared.frames import columns_from_frame
-from ranklens._shared.parallel import LARGE_ROWS, parts_for, pool
+from ranklens._shared.parallel import LARGE_ROWS
 from ranklens._shared.sorting import PairIndex, pair_index
 from ranklens.errors import DuplicateError, InputError
 
@@ -52,15 +58,7 @@ class _Table:
         _own_values: bool = False,
     ) -> None:
         what = type(self).__name__
-        if parts_for(_length(query)) > 1:  # large: code the two id columns on two cores
-            job = pool().submit(as_id_column, query, f"{what} query column", encode=True)
-            try:
-                d = as_id_column(doc, f"{what} doc column", encode=True)
-            finally:
-                q = job.result()
-        else:
-            q = as_id_column(query, f"{what} query column", encode=True)
-            d = as_id_column(doc, f"{what} doc column", encode=True)
+        q, d = as_id_columns((query, f"{what} query column"), (doc, f"{what} doc column"))
         if _own_values and isinstance(values, np.ndarray) and values.dtype == np.float64:
             v = values  # a reader's fresh array: no copy (nobody else holds it)
         else:
@@ -320,14 +318,6 @@ class _Table:
         if key not in self._cache:
             self._cache[key] = arr.dictionary_decode()
         return self._cache[key]
-
-
-def _length(values: Any) -> int:
-    """The number of entries of a column, 0 when it has no length (refused later)."""
-    try:
-        return len(values)
-    except TypeError:
-        return 0
 
 
 def _is_number(x: Any) -> bool:

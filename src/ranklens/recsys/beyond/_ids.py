@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from ranklens._shared.arrow import to_numpy
 from ranklens._shared.columns import as_id_column, id_codes, text_order
+from ranklens._shared.parallel import map_large
 from ranklens.errors import InputError
 
 __all__ = ["distinct_ids", "distinct_keys", "examples", "index_in", "sorted_order",
@@ -89,8 +90,9 @@ def training_log(train_users: Any, train_items: Any, what: str, label: str
         raise InputError(f"{what}: the training interactions{f' ({label})' if label else ''} "
                          "are empty.")
     prefix = f"{what} {label} " if label else f"{what} "
-    users, ucode = distinct_ids(train_users, f"{prefix}train_users")
-    items, icode = distinct_ids(train_items, f"{prefix}train_items")
+    (users, ucode), (items, icode) = map_large(
+        distinct_ids, [(train_users, f"{prefix}train_users"),
+                       (train_items, f"{prefix}train_items")], len(train_users))
     return users, ucode, items, icode
 
 
