@@ -126,7 +126,7 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
         if encode and arr.null_count == 0:
             # distinct ids in the byte order of their text, so that sorting them (tie
             # rules, sorted query ids) is a pass over sorted data
-            codes, values = _dense_id_codes(arr) or _hashed_id_codes(arr)
+            codes, values = _by_runs(arr, _integer_id_codes)
             return pa.DictionaryArray.from_arrays(from_numpy(codes),
                                                   from_numpy(values).cast(pa.string()))
         arr = arr.cast(pa.string())
@@ -147,18 +147,7 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
     return arr
 
 
-def as_id_columns(*columns: tuple[Any, str]) -> list[pa.Array]:
-    """:func:`as_id_column` (``encode=True``) of each ``(values, what)``; large columns
-    are coded at the same time on the thread pool (the work releases the GIL)."""
-    from ranklens._shared.parallel import map_large
-
-    def code(values: Any, what: str) -> pa.Array:
-        return as_id_column(values, what, encode=True)
-
-    return map_large(code, list(columns), _length(columns[0][0]) if columns else 0)
-
-
-def _length(values: Any) -> int:
+def column_length(values: Any) -> int:
     """The number of entries of a column, 0 when it has no length (refused later)."""
     try:
         return len(values)
@@ -241,8 +230,52 @@ def id_codes(arr: pa.Array, compact: bool = False) -> tuple[pa.Array, np.ndarray
             codes = remap[codes]
             values = values.filter(from_numpy(used))
         return values, codes
+    codes, values = _by_runs(arr, _hashed_text_codes)
+    return values, codes
+
+
+def _hashed_text_codes(arr: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Plain string ids as (int32 code per row, distinct ids in first-use order)."""
     enc = pc.dictionary_encode(arr)
-    return enc.dictionary, to_numpy(enc.indices)
+    return to_numpy(enc.indices), enc.dictionary
+
+
+def _integer_id_codes(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Integer ids as (int32 code per row, distinct ids in decimal-text order)."""
+    return _dense_id_codes(arr) or _hashed_id_codes(arr)
+
+
+_RUN_LENGTH = 4      # mean length of the runs of equal ids from which their heads are coded
+_RUNS_LOOK = 4096    # rows looked at first, to give up early on columns without runs
+
+
+def _by_runs(arr: pa.Array, code: Callable[[pa.Array], tuple[np.ndarray, Any]]
+             ) -> tuple[np.ndarray, Any]:
+    """``code(arr)`` (codes per row, distinct ids), computed from the first row of each
+    run of equal ids when the rows come in runs (a run's rows grouped by query, a
+    recommender's lists grouped by user): the heads are coded and their codes repeated
+    over the runs, the same codes and distinct ids for a fraction of the work."""
+    n = len(arr)
+    if n < 2 * _RUNS_LOOK:
+        return code(arr)
+    text = not pa.types.is_integer(arr.type)
+    x = None if text else to_numpy(arr)
+
+    def changes(a: int, b: int) -> np.ndarray:  # where row i + 1 differs from row i
+        if x is not None:
+            return np.asarray(x[a + 1:b] != x[a:b - 1])
+        return to_numpy(pc.not_equal(arr.slice(a + 1, b - a - 1), arr.slice(a, b - a - 1)))
+
+    if int(np.count_nonzero(changes(0, _RUNS_LOOK))) * _RUN_LENGTH > _RUNS_LOOK:
+        return code(arr)
+    starts = np.flatnonzero(changes(0, n))
+    if (starts.size + 1) * _RUN_LENGTH > n:
+        return code(arr)
+    starts += 1
+    starts = np.concatenate(([0], starts))
+    head_codes, values = code(arr.take(from_numpy(starts)))
+    lengths = np.diff(np.append(starts, n))
+    return np.repeat(head_codes, lengths), values
 
 
 def text_order(values: pa.Array) -> np.ndarray:

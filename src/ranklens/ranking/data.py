@@ -12,7 +12,7 @@ first use instead, see :meth:`Run.validate`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -23,14 +23,14 @@ from ranklens._shared.arrow import strings, to_numpy
 from ranklens._shared.columns import (
     as_float_column,
     as_id_column,
-    as_id_columns,
+    column_length,
     id_codes,
     scores_from_ranks,
 )
 from ranklens._shared.deps import needs
 from ranklens._shared.duplicates import format_pairs, resolve_duplicates
 from ranklens._shared.frames import columns_from_frame
-from ranklens._shared.parallel import LARGE_ROWS
+from ranklens._shared.parallel import LARGE_ROWS, map_large
 from ranklens._shared.sorting import PairIndex, pair_index
 from ranklens.errors import DuplicateError, InputError
 
@@ -58,11 +58,20 @@ class _Table:
         _own_values: bool = False,
     ) -> None:
         what = type(self).__name__
-        q, d = as_id_columns((query, f"{what} query column"), (doc, f"{what} doc column"))
-        if _own_values and isinstance(values, np.ndarray) and values.dtype == np.float64:
-            v = values  # a reader's fresh array: no copy (nobody else holds it)
-        else:
-            v = as_float_column(values, f"{what} {self._value_name} column")
+
+        def value_column() -> np.ndarray:
+            if _own_values and callable(values):
+                return np.asarray(values())  # the maker of a fresh float64 array
+            if _own_values and isinstance(values, np.ndarray) and values.dtype == np.float64:
+                return values  # a reader's fresh array: no copy (nobody else holds it)
+            return as_float_column(values, f"{what} {self._value_name} column")
+
+        def ids(column: Any, role: str) -> Callable[[], pa.Array]:
+            return lambda: as_id_column(column, f"{what} {role} column", encode=True)
+
+        # a large table's three columns are converted at the same time
+        q, d, v = map_large(_call, [(ids(query, "query"),), (ids(doc, "doc"),),
+                                    (value_column,)], column_length(query))
         if not (len(q) == len(d) == len(v)):
             raise InputError(
                 f"{what}: the query, doc and {self._value_name} columns have different "
@@ -320,6 +329,10 @@ class _Table:
         return self._cache[key]
 
 
+def _call(work: Callable[[], Any]) -> Any:
+    return work()
+
+
 def _is_number(x: Any) -> bool:
     try:
         float(x)
@@ -410,7 +423,7 @@ class Run(_Table):
         cols = columns_from_frame(frame, {"query": query, "doc": doc, "rank": rank},
                                   "Run.from_frame")
         return cls(cols["query"], cols["doc"],
-                   scores_from_ranks(cols["rank"], f"Run.from_frame rank column {rank!r}"),
+                   lambda: scores_from_ranks(cols["rank"], f"Run.from_frame rank column {rank!r}"),
                    name=name, duplicates=duplicates, _own_values=True)
 
     @classmethod

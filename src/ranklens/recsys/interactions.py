@@ -29,9 +29,15 @@ import numpy as np
 import pyarrow as pa
 
 from ranklens._shared.arrow import from_numpy
-from ranklens._shared.columns import as_float_column, as_id_column, scores_from_ranks
+from ranklens._shared.columns import (
+    as_float_column,
+    as_id_column,
+    column_length,
+    scores_from_ranks,
+)
 from ranklens._shared.deprecation import renamed_choice, renamed_keyword
 from ranklens._shared.frames import columns_from_frame
+from ranklens._shared.parallel import map_large
 from ranklens.errors import InputError
 from ranklens.ranking.conventions import UNJUDGED_POLICIES
 from ranklens.ranking.data import Qrels, Run
@@ -183,10 +189,14 @@ def interaction_tables(recommendations: Any, interactions: Any, *, user: str, it
         inter_cols["weight"] = weight
     held = columns_from_frame(interactions, inter_cols, "interactions")
 
-    values = (scores_from_ranks(rec["rank"], "recommendations") if use_rank
-              else as_float_column(rec["score"], "recommendations score"))
-    hu = as_id_column(held["user"], "interactions user column", encode=True)
-    hi = as_id_column(held["item"], "interactions item column", encode=True)
+    def values() -> np.ndarray:  # made while the Run codes its ids
+        return (scores_from_ranks(rec["rank"], "recommendations") if use_rank
+                else as_float_column(rec["score"], "recommendations score"))
+
+    hu, hi = map_large(lambda column, what: as_id_column(column, what, encode=True),
+                       [(held["user"], "interactions user column"),
+                        (held["item"], "interactions item column")],
+                       column_length(held["user"]))
     n_held = len(hu)
     w = (as_float_column(held["weight"], "interactions weight column") if weight is not None
          else np.ones(n_held))
