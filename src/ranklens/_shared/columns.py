@@ -100,8 +100,12 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
 
     With ``encode=True`` integer ids and dictionary-encoded ids (pandas or polars
     categoricals) come back dictionary-encoded instead: int32 codes into the distinct
-    ids as text, every one of which some row uses (``id_codes(..., compact=True)``).  Hashing integers is cheap and only the distinct values are turned
-    into text, so everything downstream works on integer codes.
+    ids as text, every one of which some row uses (``id_codes(..., compact=True)``).
+    Hashing integers is cheap and only the distinct values are turned into text, so
+    everything downstream works on integer codes.  A large text column whose ids
+    repeat a lot (items of recommendation lists: a sample of its rows holds few
+    distinct ids) is dictionary-encoded too: hashing few distinct strings is cheaper
+    than the string sorts a plain column needs later.
     """
     arr = to_arrow(values, what)
     t = arr.type
@@ -144,7 +148,28 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
             f"{what}: row {_first_null(arr)} has a missing (null) id; "
             f"{arr.null_count} row(s) in all. Drop or fill them before evaluating."
         )
+    if encode and _repeats_often(arr):
+        codes, dictionary = _by_runs(arr, _hashed_text_codes)
+        return pa.DictionaryArray.from_arrays(from_numpy(codes), dictionary)
     return arr
+
+
+_SAMPLE = 1 << 16    # rows sampled to tell how often a large text column repeats its ids
+
+
+def _repeats_often(arr: pa.Array) -> bool:
+    """Whether a large text column holds few distinct ids for its size: a quarter or
+    more of evenly spaced sample rows repeat an id of the sample (some 100,000 distinct
+    ids or fewer, a hash table that stays in cache; then hashing the column beats
+    sorting it)."""
+    from ranklens._shared.parallel import LARGE_ROWS
+
+    n = len(arr)
+    if n < max(LARGE_ROWS, 4 * _SAMPLE):
+        return False
+    rows = np.linspace(0, n - 1, _SAMPLE).astype(np.int64)
+    distinct = pc.count_distinct(arr.take(from_numpy(rows))).as_py()
+    return bool(4 * distinct < 3 * _SAMPLE)
 
 
 def column_length(values: Any) -> int:

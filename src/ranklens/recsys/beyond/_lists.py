@@ -169,9 +169,12 @@ def _user_lists(recs: Run, k: int | None, policy: str) -> Lists:
     n_users = len(qdict)
     by_text = sorted_order(qdict)
     users = qdict.take(from_numpy(by_text))
-    if bool(np.all(by_text[1:] > by_text[:-1])):
-        ucode = qcode  # codes in text order already (integer ids are coded so)
-    else:
+    width = pairs.blocks
+    in_text_order = bool(np.all(by_text[1:] > by_text[:-1]))
+    # lists of one length are ordered by the codes as they are and their blocks then put
+    # in user id order; others are ordered by codes in user id order
+    ucode = qcode
+    if not in_text_order and width is None:
         urank = np.empty(n_users, dtype=np.int64)
         urank[by_text] = np.arange(n_users, dtype=np.int64)
         ucode = urank[qcode]
@@ -184,12 +187,13 @@ def _user_lists(recs: Run, k: int | None, policy: str) -> Lists:
             qstart = np.zeros(n_users + 1, dtype=np.int64)
             np.cumsum(np.bincount(qcode, minlength=n_users), out=qstart[1:])
             return np.asarray(pairs.doc_rank, dtype=np.int64) - qstart[qcode]
-    width = pairs.blocks
     rows = order_rankings(ucode, n_users, recs.scores, policy, doc_rank=within,
                           depth=None if k is None else int(k), blocks=width)
     if width is not None:  # lists of one length (top-n recommendations)
         cut = width if k is None else min(int(k), width)
         lengths = np.full(n_users, cut, dtype=np.int64)
+        if not in_text_order:
+            rows = rows.reshape(n_users, cut)[by_text].reshape(-1)
     else:
         lengths = np.bincount(ucode, minlength=n_users)
         if k is not None:
