@@ -14,6 +14,7 @@ threshold decides which checks are deferred to first use.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
@@ -89,7 +90,7 @@ def map_large(work: Callable[..., Any], calls: list[tuple[Any, ...]], rows: int)
     """``[work(*args) for args in calls]``, the calls at the same time (the first on this
     thread, the rest on the pool) when they handle ``rows`` rows or more each and there
     are cores for them, e.g. coding a table's id columns."""
-    if len(calls) < 2 or parts_for(rows) < 2:
+    if len(calls) < 2 or parts_for(rows) < 2 or _on_pool():
         return [work(*args) for args in calls]
     jobs = [pool().submit(work, *args) for args in calls[1:]]
     try:
@@ -97,6 +98,12 @@ def map_large(work: Callable[..., Any], calls: list[tuple[Any, ...]], rows: int)
     finally:
         rest = [job.result() for job in jobs]
     return [first, *rest]
+
+
+def _on_pool() -> bool:
+    """Whether this thread is one of the pool's (whose tasks must not wait on more pool
+    tasks: with every worker waiting, none would be left to run them)."""
+    return threading.current_thread().name.startswith("ranklens_")
 
 
 _AHEAD: ThreadPoolExecutor | None = None

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, to_numpy
 from ranklens._shared.columns import id_codes, text_rank
-from ranklens._shared.parallel import map_pieces, parts_for, split_points
+from ranklens._shared.parallel import map_large, map_pieces, parts_for, pieces, split_points
 
 __all__ = [
     "PairIndex",
@@ -191,8 +191,13 @@ def _distinct_pairs(qcode: np.ndarray, n_q: int, dcode: np.ndarray, n_docs: int,
     if width is not None:
         if width == 1:
             return True
-        rows = np.sort(dcode.reshape(-1, width), axis=1)
-        return not bool((rows[:, 1:] == rows[:, :-1]).any())
+        blocks = dcode.reshape(-1, width)
+
+        def repeats(a: int, b: int) -> bool:
+            rows = np.sort(blocks[a:b], axis=1)
+            return bool((rows[:, 1:] == rows[:, :-1]).any())
+
+        return not any(map_large(repeats, pieces(len(blocks), parts_for(n)), n))
     groups = contiguous_groups(qcode, n_q)
     key = (qcode if groups is None else groups).astype(np.int64)
     key *= max(n_docs, 1)
