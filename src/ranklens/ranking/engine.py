@@ -413,7 +413,7 @@ def _ordered_groups(cols: dict[str, Any], keys: list[tuple[str, str]],
         keep = width if depth is None else min(width, depth)
         if keep == width and bool(np.all(heads[1:] > heads[:-1])):
             return np.arange(n)
-        by_code = np.argsort(heads, kind="stable") * width
+        by_code = _code_order(heads) * width
         return (by_code[:, None] + np.arange(keep)).reshape(-1)
     same = q[:0] == q[:0]
     for stop in ((4096, n) if n > 4096 else (n,)):  # a cheap look at the head first
@@ -433,6 +433,16 @@ def _ordered_groups(cols: dict[str, Any], keys: list[tuple[str, str]],
     first = np.repeat(starts[by_code], lengths)
     within = np.arange(len(first)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     return first + within
+
+
+def _code_order(heads: np.ndarray) -> np.ndarray:
+    """Indices that sort the distinct codes ``heads``: an inverse permutation when they
+    are ``0..len-1`` (every query present), else an argsort."""
+    if len(heads) and int(heads.max()) == len(heads) - 1 and int(heads.min()) == 0:
+        order = np.empty(len(heads), dtype=np.int64)
+        order[heads] = np.arange(len(heads), dtype=np.int64)
+        return order
+    return np.argsort(heads, kind="stable")
 
 
 def _strict_blocks(cols: dict[str, Any], keys: list[tuple[str, str]],

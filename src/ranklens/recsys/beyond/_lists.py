@@ -17,6 +17,8 @@ from ranklens.recsys.beyond._ids import examples, index_in, sorted_order
 
 __all__ = ["LIST_TIES", "Lists", "list_ties", "user_lists"]
 
+_SLICE_ROWS = 1 << 18  # rows gathered at a time by Lists.item_mean (2 MiB of float64)
+
 LIST_TIES = ("trec", "input")
 """The tie policies that order a list without relevance."""
 
@@ -90,6 +92,20 @@ class Lists:
             raise InputError(f"{what}: {len(missing)} recommended item(s) {problem}, e.g. "
                              f"{examples(missing)}{tail}")
         return pos
+
+    def item_mean(self, per_item: np.ndarray) -> np.ndarray:
+        """Per user, the mean over the user's list of a value per item of ``items``:
+        :meth:`user_mean` of ``per_item[item]``, gathered a slice of users at a time for
+        lists of one length (no row-long intermediate)."""
+        width = self.width
+        if width is None:
+            return self.user_mean(per_item[self.item])
+        by_user = self.item.reshape(-1, width)
+        out = np.empty(len(by_user))
+        step = max(1, _SLICE_ROWS // width)
+        for a in range(0, len(by_user), step):
+            out[a:a + step] = per_item[by_user[a:a + step]].sum(axis=1)
+        return out / width
 
     def user_mean(self, per_row: np.ndarray) -> np.ndarray:
         """Per user, the mean of ``per_row`` over the user's list."""
@@ -168,9 +184,9 @@ def _user_lists(recs: Run, k: int | None, policy: str) -> Lists:
     qcode = pairs.query_code
     n_users = len(qdict)
     by_text = sorted_order(qdict)
-    users = qdict.take(from_numpy(by_text))
-    width = pairs.blocks
     in_text_order = bool(np.all(by_text[1:] > by_text[:-1]))
+    users = qdict if in_text_order else qdict.take(from_numpy(by_text))
+    width = pairs.blocks
     # lists of one length are ordered by the codes as they are and their blocks then put
     # in user id order; others are ordered by codes in user id order
     ucode = qcode

@@ -91,7 +91,7 @@ def novelty_of(lists: Lists, items: pa.Array, users_per_item: np.ndarray, n_user
     used = pos >= 0
     info = np.zeros(len(pos))  # per distinct recommended item, then one gather per row
     info[used] = -np.log2(users_per_item[pos[used]] / n_users)
-    return lists.user_mean(info[lists.item])
+    return lists.item_mean(info)
 
 
 @overload
@@ -134,7 +134,7 @@ def popularity_of(lists: Lists, items: pa.Array, counts: np.ndarray) -> np.ndarr
     each."""
     at = lists.lookup(items)
     phi = np.where(at >= 0, counts[np.maximum(at, 0)], 0) if counts.size else np.zeros(at.size)
-    return lists.user_mean(phi[lists.item].astype(np.float64))
+    return lists.item_mean(phi.astype(np.float64))
 
 
 @overload
@@ -193,5 +193,5 @@ def long_tail_of(lists: Lists, items: pa.Array, counts: np.ndarray, head_share: 
     rank[sorted_order(items)] = np.arange(len(items))
     head = np.zeros(len(items) + 1, dtype=bool)          # the last slot: unseen items
     head[np.lexsort((rank, -counts))[:n_head]] = True
-    in_head = head[lists.lookup(items)][lists.item]
-    return lists.user_mean((~in_head).astype(np.float64))
+    in_tail = ~head[lists.lookup(items)]                  # per distinct recommended item
+    return lists.item_mean(in_tail.astype(np.float64))
