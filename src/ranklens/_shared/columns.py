@@ -119,7 +119,7 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
             values, codes = id_codes(arr)  # unused categories dropped: every entry is used
             if len(values) == len(arr.dictionary):
                 return arr
-            return pa.DictionaryArray.from_arrays(from_numpy(codes), values)
+            return pa.DictionaryArray.from_arrays(from_numpy(codes), values, safe=False)
         arr = arr.dictionary_decode()
         t = arr.type
     if pa.types.is_string(t) or pa.types.is_large_string(t):
@@ -131,8 +131,8 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
             # distinct ids in the byte order of their text, so that sorting them (tie
             # rules, sorted query ids) is a pass over sorted data
             codes, values = _by_runs(arr, _integer_id_codes)
-            return pa.DictionaryArray.from_arrays(from_numpy(codes),
-                                                  from_numpy(values).cast(pa.string()))
+            return pa.DictionaryArray.from_arrays(  # codes made here: no bounds check
+                from_numpy(codes), from_numpy(values).cast(pa.string()), safe=False)
         arr = arr.cast(pa.string())
     elif pa.types.is_null(t) and len(arr) == 0:
         arr = pa.array([], type=pa.string())
@@ -150,7 +150,7 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
         )
     if encode and _repeats_often(arr):
         codes, dictionary = _by_runs(arr, _hashed_text_codes)
-        return pa.DictionaryArray.from_arrays(from_numpy(codes), dictionary)
+        return pa.DictionaryArray.from_arrays(from_numpy(codes), dictionary, safe=False)
     return arr
 
 

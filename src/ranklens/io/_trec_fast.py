@@ -298,7 +298,8 @@ def _stream(reader: Any, layout: Layout, size: int, rows: int | None) -> Columns
         return Columns(strings([]), strings([]), value, None, None)
     text = doc_text.finish()
     offsets = doc_offsets.finish()
-    query = pa.DictionaryArray.from_arrays(from_numpy(code), _unify(dicts, starts, code))
+    query = pa.DictionaryArray.from_arrays(from_numpy(code), _unify(dicts, starts, code),
+                                           safe=False)  # codes made by the reader
     doc = pa.Array.from_buffers(pa.large_string() if wide else pa.string(), n,
                                 [None, pa.py_buffer(offsets), pa.py_buffer(text)])
     return Columns(query, doc, value, None, None)
