@@ -159,15 +159,16 @@ _SAMPLE = 1 << 16    # rows sampled to tell how often a large text column repeat
 
 def _repeats_often(arr: pa.Array) -> bool:
     """Whether a large text column holds few distinct ids for its size: a quarter or
-    more of evenly spaced sample rows repeat an id of the sample (some 100,000 distinct
-    ids or fewer, a hash table that stays in cache; then hashing the column beats
-    sorting it)."""
+    more of the rows of a random sample repeat an id of the sample (some 100,000
+    distinct ids or fewer, a hash table that stays in cache; then hashing the column
+    beats sorting it).  The sample is drawn at random (with a fixed seed): evenly spaced
+    rows can meet the arithmetic of generated ids and see repeats that are not there."""
     from ranklens._shared.parallel import LARGE_ROWS
 
     n = len(arr)
     if n < max(LARGE_ROWS, 4 * _SAMPLE):
         return False
-    rows = np.linspace(0, n - 1, _SAMPLE).astype(np.int64)
+    rows = np.random.default_rng(0).integers(0, n, _SAMPLE)
     distinct = pc.count_distinct(arr.take(from_numpy(rows))).as_py()
     return bool(4 * distinct < 3 * _SAMPLE)
 

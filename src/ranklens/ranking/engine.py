@@ -40,6 +40,7 @@ from ranklens._shared.sorting import (
     group_order,
     in_code_order,
     lex_order,
+    sorted_with_rows,
 )
 from ranklens.errors import InputError
 from ranklens.metrics.catalogue import ORDERED
@@ -89,24 +90,9 @@ class _JudgmentIndex:
         if "keys" not in self._memo:
             ud, dcode = id_codes(self.doc)
             keys = self.row_qcode * max(len(ud), 1) + dcode.astype(np.int64)
-            sorted_keys, order = _sorted_with_rows(keys)
+            sorted_keys, order = sorted_with_rows(keys)
             self._memo["keys"] = _DocKeys(ud, sorted_keys, self.values[order])
         return self._memo["keys"]
-
-
-def _sorted_with_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct non-negative int64 ``keys`` sorted, and the rows they came from: the row
-    number packed into the low bits and the values sorted (NumPy sorts values several
-    times faster than it argsorts), else an argsort."""
-    n = len(keys)
-    bits = max(int(n - 1).bit_length(), 1)
-    if n and int(keys.max()) < 1 << (62 - bits):
-        packed = keys << bits
-        packed |= np.arange(n, dtype=np.int64)
-        packed.sort()
-        return packed >> bits, packed & ((1 << bits) - 1)
-    order = np.argsort(keys)
-    return keys[order], order
 
 
 def _sorted_codes(pairs: Any) -> tuple[pa.Array, np.ndarray]:
