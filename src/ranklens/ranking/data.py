@@ -6,8 +6,8 @@ Arrow string arrays (text kept exactly: ``"007"`` is not ``"7"``), values a
 float64 numpy array.  They are built from dicts, data frames or arrays, never
 keep a reference to the caller's mutable data, and validate once on
 construction (ids present, values numeric and finite, no duplicate pairs;
-runs of 200,000 rows or more with text doc ids check for duplicate pairs on
-first use instead, see :meth:`Run.validate`).
+runs of 200,000 rows or more with mostly distinct text doc ids check for
+duplicate pairs on first use instead, see :meth:`Run.validate`).
 """
 
 from __future__ import annotations
@@ -302,7 +302,9 @@ class _Table:
         """Check for repeated (query, doc) pairs now and return ``self``.
 
         Tables check this on construction, except runs of ``LARGE_ROWS`` (200,000)
-        rows or more with text doc ids: they defer the check to their first use
+        rows or more with text doc ids that are mostly distinct (text ids that repeat
+        a lot are dictionary-encoded and checked at once, as integer ids are): they
+        defer the check to their first use
         (:func:`ranklens.evaluate` merges it into the join with the qrels, saving a
         sort of every row), which then raises the same :class:`DuplicateError`.
         """
@@ -393,10 +395,10 @@ class Run(_Table):
     keep their order here.  ``name`` is the run tag shown in reports.
 
     Duplicate (query, doc) pairs are an error unless ``duplicates`` is ``'max'``,
-    ``'first'`` or ``'last'``.  A run of 200,000 rows or more with text doc ids
-    finds them on first use rather than on construction: :func:`ranklens.evaluate`
-    detects them in the same sort that joins the run to the qrels (one sort of
-    every row fewer); :meth:`validate` checks at once.
+    ``'first'`` or ``'last'``.  A run of 200,000 rows or more with mostly distinct
+    text doc ids finds them on first use rather than on construction:
+    :func:`ranklens.evaluate` detects them in the same sort that joins the run to the
+    qrels (one sort of every row fewer); :meth:`validate` checks at once.
     """
 
     _value_name = "score"
