@@ -189,3 +189,27 @@ def test_processes_making_one_new_store_at_once_all_succeed(tmp_path: Path) -> N
                  for _ in range(6)]
         errors = [p.communicate(timeout=120)[1] for p in procs]
         assert all(p.returncode == 0 for p in procs), [e for e in errors if e]
+
+
+@pytest.mark.parametrize("column, text, why", [
+    ("conventions", "{not json", "is not valid JSON"),
+    ("metrics", '{"p@1": 1}', "is a JSON dict, not the list"),
+    ("report", "[1, 2]", "is a JSON list, not the object"),
+    ("provenance", "", "is not valid JSON"),
+])
+def test_a_record_edited_by_hand_is_refused_by_name(tmp_path: Path, column: str, text: str,
+                                                    why: str) -> None:
+    """A record whose JSON columns were changed outside ranklens is a StoreError naming
+    the store, the record and the column (exit 3 on the command line), not a traceback."""
+    path = tmp_path / "results.db"
+    _valid_store(path)
+    con = sqlite3.connect(path)
+    con.execute(f"UPDATE records SET {column} = ?", (text,))
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match=rf"{re.escape(str(path))}: record 1: its {column} "
+                                         rf"{re.escape(why)}"), Store(path) as store:
+        store.records()
+    res = CliRunner().invoke(main, ["history", str(path)])
+    assert res.exit_code == 3 and f"record 1: its {column}" in res.output
+    assert "Traceback" not in res.output

@@ -519,10 +519,29 @@ class Store:
             out.append(StoredRecord(
                 id=int(rid), created=_parse_utc(created), run=run, command=command,
                 git_commit=sha, version=version, n_queries=int(nq),
-                metrics=tuple(json.loads(metrics)), summary=summaries[rid], tags=tags[rid],
-                conventions=json.loads(conv), report=json.loads(report),
-                provenance=None if prov is None else json.loads(prov), path=self.path))
+                metrics=tuple(self._json(rid, "metrics", metrics, list)),
+                summary=summaries[rid], tags=tags[rid],
+                conventions=self._json(rid, "conventions", conv, dict),
+                report=self._json(rid, "report", report, dict),
+                provenance=None if prov is None else self._json(rid, "provenance", prov, dict),
+                path=self.path))
         return out
+
+    def _json(self, record: Any, column: str, text: Any, kind: type) -> Any:
+        """A record's JSON column read back; a value changed outside ranklens (not JSON,
+        or not a JSON list / object as written) is a :class:`StoreError` naming it."""
+        try:
+            value = json.loads(text)
+        except (TypeError, ValueError) as exc:
+            value, why = None, f"is not valid JSON ({exc})"
+        else:
+            why = "" if isinstance(value, kind) else (
+                f"is a JSON {type(value).__name__}, not the "
+                f"{'list' if kind is list else 'object'} ranklens writes")
+        if why:
+            raise self._fail(f"record {record}: its {column} {why}; the store was changed "
+                             "outside ranklens. Restore the store from a copy.")
+        return value
 
 
 def _check_tags(tags: Mapping[str, str] | None) -> dict[str, str]:
