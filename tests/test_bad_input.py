@@ -642,6 +642,9 @@ def test_evaluate_cutoffs_bad_input():
         rl.evaluate_cutoffs(qrels(), run(), ["p"], max_k=0)
     with pytest.raises(rl.ConventionError, match=r"unknown convention\(s\): foo"):
         rl.evaluate_cutoffs(qrels(), run(), ["p"], foo=1)
+    # a misspelt convention is refused even when its value is None (not silently dropped)
+    with pytest.raises(rl.ConventionError, match=r"tie \(did you mean 'ties'\?\)"):
+        rl.evaluate_cutoffs(qrels(), run(), ["p"], tie=None)
     with pytest.raises(rl.UnsupportedError, match="'expected' is not defined for bpref"):
         rl.evaluate_cutoffs(qrels(), run(), ["bpref"], ties="expected")
     with pytest.raises(rl.MetricNameError, match="Did you mean"):

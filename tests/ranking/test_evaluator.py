@@ -118,7 +118,8 @@ def test_compute_needs_a_batch_and_reset_forgets() -> None:
 def test_bad_metrics_and_keywords_fail_before_any_batch() -> None:
     with pytest.raises(ranklens.MetricNameError):
         ranklens.Evaluator(["ndcg@x"])
-    with pytest.raises(ranklens.InputError, match=r"unknown keyword\(s\) \['tie'\]"):
+    with pytest.raises(ranklens.ConventionError,
+                       match=r"unknown convention\(s\): tie \(did you mean 'ties'\?\)"):
         ranklens.Evaluator(["map"], tie="input")
     with pytest.raises(ranklens.ConventionError):
         ranklens.Evaluator(["map"], ties="sideways")

@@ -184,7 +184,7 @@ def test_errors_and_warnings_are_the_local_ones(spark: Any) -> None:
         rs.evaluate(qrels, qrels, ["map"])
     with pytest.raises(rl.InputError, match="must be a pyspark DataFrame"):
         rs.evaluate({"q1": {"a": 1}}, run, ["map"])
-    with pytest.raises(rl.InputError, match="unknown keyword"):
+    with pytest.raises(rl.ConventionError, match="unknown convention"):
         rs.evaluate(qrels, run, ["map"], tie="input")
     with pytest.raises(rl.MetricNameError):
         rs.evaluate(qrels, run, ["nonsense@3"])

@@ -84,12 +84,13 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ranklens.errors import ConventionError
 
-__all__ = ["PROFILES", "Conventions", "resolve_conventions"]
+__all__ = ["PROFILES", "Conventions", "check_convention_names", "resolve_conventions"]
 
 TIE_POLICIES = ("trec", "input", "optimistic", "pessimistic", "expected", "grouped")
 MISSING_POLICIES = ("zero", "skip", "error")
@@ -269,10 +270,24 @@ def resolve_conventions(
         base = PROFILES[key]
     else:
         base = conventions if conventions is not None else Conventions()
+    check_convention_names(overrides)
     clean = {k: v for k, v in overrides.items() if v is not None}
     if not clean:
         return base
-    unknown = set(clean) - set(Conventions.__dataclass_fields__)
-    if unknown:
-        raise ConventionError(f"unknown convention(s): {', '.join(sorted(unknown))}.")
     return replace(base, **clean)
+
+
+def check_convention_names(names: Iterable[str]) -> None:
+    """Raise :class:`ConventionError` naming every one of ``names`` (keyword arguments
+    given as conventions: to ``evaluate_cutoffs``, ``Evaluator``, ``ranklens.spark``)
+    that is not a convention, with the closest one; the one check of convention names."""
+    fields = sorted(Conventions.__dataclass_fields__)
+    unknown = sorted(set(names) - set(fields))
+    if not unknown:
+        return
+    told = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, fields, n=1)
+        told.append(f"{name}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise ConventionError(f"unknown convention(s): {', '.join(told)}; the conventions are "
+                          f"{', '.join(fields)}.")

@@ -98,11 +98,6 @@ class Evaluator:
     def __init__(self, metrics: str | Metric | Iterable[str | Metric], *,
                  profile: str | None = None, conventions: Conventions | None = None,
                  **single: Any) -> None:
-        unknown = sorted(set(single) - set(Conventions.__dataclass_fields__))
-        if unknown:
-            raise InputError(
-                f"Evaluator: unknown keyword(s) {unknown}; the conventions are "
-                f"{sorted(Conventions.__dataclass_fields__)}.")
         self._plan = Plan.make(metrics, conventions, profile, single)
         self.reset()
 

@@ -35,11 +35,7 @@ __all__ = ["evaluate", "evaluate_interactions"]
 
 def _plan(what: str, metrics: Any, conventions: Conventions | None, profile: str | None,
           single: dict[str, Any]) -> Plan:
-    unknown = sorted(set(single) - set(Conventions.__dataclass_fields__))
-    if unknown:
-        raise InputError(f"{what}: unknown keyword(s) {unknown}; the conventions are "
-                         f"{sorted(Conventions.__dataclass_fields__)}.")
-    return Plan.make(metrics, conventions, profile, single)
+    return Plan.make(metrics, conventions, profile, single)  # checks the keywords too
 
 
 def _partials(plan: Plan) -> Callable[[dict[str, np.ndarray]], Partials]:
