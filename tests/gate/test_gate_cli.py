@@ -74,6 +74,15 @@ def test_rules_file_and_settings(files: dict[str, Path], tmp_path: Path) -> None
     rules.write_text("[max_drop]\nmap = 0.1\n[min]\nmap == 2\n")
     bad = gate(files["qrels"], files["good"], "--baseline", files["good"], "--rules", rules)
     assert bad.exit_code == 3 and f"{rules}:4: not valid TOML" in bad.output
+    # a bad setting in the file is named as the file's setting, not as the --alpha option
+    rules.write_text('[settings]\nalpha = 2\ncorrection = "nope"\n[min]\nmap = 0.1\n')
+    bad = gate(files["qrels"], files["good"], "--baseline", files["good"], "--rules", rules)
+    assert bad.exit_code == 3 and f"{rules}:2: the alpha setting must be" in bad.output
+    assert "--alpha" not in bad.output and "e.g. alpha = 0.05" in bad.output
+    rules.write_text('[settings]\ncorrection = "nope"\n[min]\nmap = 0.1\n')
+    bad = gate(files["qrels"], files["good"], "--baseline", files["good"], "--rules", rules)
+    assert bad.exit_code == 3 and f"{rules}:2: the correction setting must be" in bad.output
+    assert "--correction" not in bad.output
 
 
 @pytest.mark.parametrize(("args", "message"), [

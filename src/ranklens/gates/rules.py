@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ranklens._shared.validate import check_choice
+from ranklens._shared.validate import check_alpha, check_choice
 from ranklens.errors import InputError, MetricNameError, MetricParameterError
 
 __all__ = ["KINDS", "SETTINGS", "Rule", "RuleSet", "as_rules", "read_rules", "rules_from_mapping"]
@@ -177,17 +177,18 @@ def _from_mapping(doc: Mapping[str, Any], place: Any) -> RuleSet:
                 rules.append(Rule.of(section, key, value))
             except MetricNameError as exc:  # an unknown metric or a bad value
                 raise InputError(f"{place(section, key)}: {exc}") from None
+    # checked here, so that the messages name the file's line; "the ... setting", so that
+    # the command line does not read them as its --alpha / --correction options
     alpha = settings.get("alpha")
-    if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float))
-                              or not 0 < alpha < 1):
-        raise InputError(f"{place('settings', 'alpha')}: alpha must be a number between 0 "
-                         f"and 1, got {alpha!r}.")
+    if alpha is not None:
+        alpha = check_alpha(alpha, name="the alpha setting", where=place("settings", "alpha"),
+                            example="alpha = 0.05")
     correction = settings.get("correction")
-    if correction is not None:  # checked here, so that the message names the file's line
+    if correction is not None:
         from ranklens._shared.corrections import CORRECTIONS, canonical
 
-        correction = check_choice("correction", canonical("gate", correction), CORRECTIONS,
-                                  where=place("settings", "correction"))
+        correction = check_choice("the correction setting", canonical("gate", correction),
+                                  CORRECTIONS, where=place("settings", "correction"))
     return RuleSet(tuple(rules), None if alpha is None else float(alpha), correction)
 
 

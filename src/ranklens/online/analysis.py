@@ -52,6 +52,7 @@ from ranklens._shared import corrections as _corrections
 from ranklens._shared.deps import needs
 from ranklens._shared.durations import as_duration
 from ranklens._shared.frames import TimeKind, check_same_time_kind
+from ranklens._shared.validate import check_alpha
 from ranklens.errors import InputError, RanklensWarning
 from ranklens.online._data import Events, Exposures, blank_rows, read_events, read_exposures
 from ranklens.online._logs import (
@@ -405,8 +406,7 @@ def _check_options(metrics: Any, alpha: Any, correction: str, multiple_exposures
     _multipletests(where)
     correction = _corrections.canonical(where, correction)
     mets = _resolve_metrics(metrics, where)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InputError(f"{where}: alpha must be a number in (0, 1), got {alpha!r}.")
+    alpha = check_alpha(alpha, where=where)
     if correction not in CORRECTIONS:
         raise InputError(f"{where}: correction={correction!r} is not known; use one of "
                          f"{', '.join(CORRECTIONS)}.")
