@@ -148,6 +148,24 @@ def test_provenance_refuses_other_conventions_unless_allowed() -> None:
     assert gate(QRELS, CAND, same, {"max_drop": {"ndcg@3": 1}}).passed
 
 
+def test_conventions_that_evaluate_nothing_are_refused() -> None:
+    """Conventions are for runs evaluated by the gate: with results only, they would do
+    nothing; the gate refuses them unless the results were evaluated under them."""
+    rules = {"max_drop": {"ndcg@3": 1}}
+    cand = ranklens.evaluate(QRELS, CAND, ["ndcg@3"])
+    base = ranklens.evaluate(QRELS, BASE, ["ndcg@3"])
+    with pytest.raises(InputError, match=r"conventions were given, but no run is evaluated "
+                                         r"here and the candidate \(cand\).*ties differ"):
+        gate(None, cand, base, rules, ties="input")
+    assert gate(None, cand, base, rules, ties="trec").passed  # what they were evaluated with
+    with pytest.raises(ranklens.ConventionError, match=r"tie \(did you mean 'ties'\?\)"):
+        gate(None, cand, base, rules, tie="input")  # a misspelt one is refused at once
+    # a run evaluated here takes them; the provenance check then compares the two systems
+    assert gate(QRELS, CAND, BASE, rules, ties="input").passed
+    with pytest.raises(ProvenanceError, match=r"ties: 'input' vs 'trec'"):
+        gate(QRELS, CAND, base, rules, ties="input")
+
+
 def test_baseline_from_a_store(tmp_path: Path) -> None:
     path = tmp_path / "results.db"
     with Store(path) as store:

@@ -11,6 +11,7 @@ from ranklens.errors import InputError, MetricNameError, MetricParameterError, P
 from ranklens.gates.rules import Rule, as_rules
 from ranklens.gates.verdict import RuleOutcome, Verdict
 from ranklens.metrics import get_metric
+from ranklens.ranking.conventions import Conventions, resolve_conventions
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result, aggregate, evaluate
 from ranklens.render.table import number, p_value
@@ -108,9 +109,14 @@ def gate(
         raise InputError(f"gate: the rule(s) {', '.join(str(r) for r in need_base)} compare "
                          "with a baseline; pass baseline= (command line: --baseline RUN).")
     metrics = list(dict.fromkeys(r.metric for r in ruleset.rules))
+    if conventions:  # checked (names, values) before any evaluation
+        _given_conventions(conventions)
     cand = _as_result(candidate, "candidate", qrels, metrics, conventions)
     base = None if baseline is None else _as_result(baseline, "baseline", qrels, metrics,
                                                     conventions)
+    if conventions and not isinstance(candidate, Run) and not isinstance(baseline, Run):
+        _check_unused_conventions(conventions, {"candidate": cand, **(
+            {} if base is None else {"baseline": base})})
     notes = [] if base is None else _check_provenance(cand, base, allow_different_qrels,
                                                       allow_different_conventions)
     outcomes: list[RuleOutcome] = []
@@ -154,8 +160,6 @@ def gate(
 
 def _as_result(obj: Any, what: str, qrels: Qrels | None, metrics: list[str],
                conventions: dict[str, Any]) -> Result:
-    if isinstance(obj, Result):
-        return obj
     if isinstance(obj, Run):
         if qrels is None:
             raise InputError(f"gate: the {what} is a Run; pass the qrels to evaluate it.")
@@ -165,9 +169,34 @@ def _as_result(obj: Any, what: str, qrels: Qrels | None, metrics: list[str],
     if isinstance(obj, str):
         obj = load_ref(obj)
     if isinstance(obj, StoredRecord):
-        return obj.result()
-    raise InputError(f"gate: the {what} must be a ranklens.Run, a ranklens.Result or a stored "
-                     f"record ('results.db#3'), got {type(obj).__name__}.")
+        obj = obj.result()
+    if not isinstance(obj, Result):
+        raise InputError(f"gate: the {what} must be a ranklens.Run, a ranklens.Result or a "
+                         f"stored record ('results.db#3'), got {type(obj).__name__}.")
+    return obj
+
+
+def _check_unused_conventions(conventions: dict[str, Any], results: dict[str, Result]
+                              ) -> None:
+    """Conventions given when no system is a run evaluated here do nothing: refuse them
+    unless every result was evaluated under them."""
+    given = _given_conventions(conventions).as_dict()
+    for what, res in results.items():
+        differ = sorted(k for k, v in given.items() if res.conventions.as_dict().get(k) != v)
+        if differ:
+            raise InputError(
+                f"gate: conventions were given, but no run is evaluated here and the {what} "
+                f"({res.run_name or what}) was evaluated under others ({', '.join(differ)} "
+                "differ); conventions apply to runs evaluated here. Pass the runs instead, "
+                "or leave the conventions out.")
+
+
+def _given_conventions(conventions: dict[str, Any]) -> Conventions:
+    """The conventions of ``gate(..., **conventions)``: a profile, a Conventions, single
+    ones (as :func:`ranklens.evaluate` takes them)."""
+    single = {k: v for k, v in conventions.items() if k not in ("profile", "conventions")}
+    return resolve_conventions(conventions.get("conventions"), conventions.get("profile"),
+                               single)
 
 
 def _key(res: Result, metric: str, what: str) -> str:
