@@ -166,6 +166,25 @@ def test_conventions_that_evaluate_nothing_are_refused() -> None:
         gate(QRELS, CAND, base, rules, ties="input")
 
 
+def test_a_result_of_batches_gates_against_one_evaluation() -> None:
+    """An Evaluator's result carries a digest of its batches' fingerprints, which does
+    not compare with one table's: the gate cannot tell the qrels apart, so it says so in
+    a note instead of refusing them as different (they are the same here)."""
+    ev = ranklens.Evaluator(["ndcg@3"])
+    for part in (["q0", "q1", "q2"], ["q3", "q4", "q5"]):
+        ev.update(QRELS.take_queries(part), CAND.take_queries(part))
+    batched = ev.compute()
+    base = ranklens.evaluate(QRELS, BASE, ["ndcg@3"])
+    assert batched.provenance.qrels != base.provenance.qrels
+    assert batched.provenance.same_qrels(base.provenance) is None
+    v = gate(None, batched, base, {"max_drop": {"ndcg@3": 1}})
+    assert v.passed and any("could not be told" in n for n in v.notes)
+    # one table each: a difference is a difference
+    other = ranklens.evaluate(QRELS.take_queries(["q0", "q1"]), BASE.take_queries(["q0", "q1"]),
+                              ["ndcg@3"])
+    assert base.provenance.same_qrels(other.provenance) is False
+
+
 def test_baseline_from_a_store(tmp_path: Path) -> None:
     path = tmp_path / "results.db"
     with Store(path) as store:

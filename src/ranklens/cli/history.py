@@ -86,9 +86,9 @@ def read_systems(qrels_path: str, paths: Sequence[str], cols: dict[str, Any],
            for p, r in zip(paths, refs, strict=True)]
     for path, ref, system in zip(paths, refs, out, strict=True):
         prov = None if ref is None else system.provenance
-        if prov is not None and prov.qrels is not None and prov.qrels != qrels.fingerprint():
+        if prov is not None and prov.same_qrels(fingerprint=qrels.fingerprint()) is False:
             echo_warning(f"{path} was evaluated on other qrels than {qrels_path} (content "
-                         f"fingerprints {prov.qrels[:12]} and {qrels.fingerprint()[:12]}); "
+                         f"fingerprints {str(prov.qrels)[:12]} and {qrels.fingerprint()[:12]}); "
                          "its numbers may not compare with the others'.")
     return qrels, out
 

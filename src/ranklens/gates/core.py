@@ -235,11 +235,17 @@ def _check_provenance(cand: Result, base: Result, allow_qrels: bool, allow_conv:
         return [f"the {which} result carries no provenance, so its qrels and conventions "
                 "could not be checked against the other's."]
     notes = []
+    same = pc.same_qrels(pb)
     if pc.qrels is None or pb.qrels is None:
         which = "candidate" if pc.qrels is None else "baseline"
         notes.append(f"the {which}'s qrels were gone before their fingerprint was read, so "
                      "the two results' qrels could not be compared.")
-    elif pc.qrels != pb.qrels:
+    elif same is None:
+        notes.append(f"the qrels fingerprints differ ({pc.qrels[:12]}: {pc.batches} "
+                     f"batch(es); {pb.qrels[:12]}: {pb.batches}), and a result evaluated in "
+                     "batches carries a digest of its batches' fingerprints, so whether the "
+                     "qrels are the same could not be told.")
+    elif not same:
         if not allow_qrels:
             raise ProvenanceError(
                 f"the candidate and the baseline were evaluated on different qrels (content "

@@ -24,7 +24,9 @@ unknown (None); read ``result.provenance`` (or record the result in a store)
 while the table exists.  An :class:`~ranklens.Evaluator` keeps no
 data, so it fingerprints every batch as it comes; the fingerprint of several
 batches is one digest of the batches' fingerprints (the same whatever their
-order, but not that of one :func:`ranklens.evaluate` over the same rows).
+order, but not that of one :func:`ranklens.evaluate` over the same rows): such a
+fingerprint shows equal qrels when it is equal, and nothing when it is not
+(:meth:`Provenance.same_qrels`).
 
 >>> import ranklens
 >>> qrels = ranklens.Qrels.from_dict({"q1": {"d1": 1}})
@@ -141,6 +143,31 @@ class Provenance:
             self._run = None if table is None else table.fingerprint(self.run_form)
             self._run_table = None
         return self._run
+
+    def same_qrels(self, other: Provenance | None = None, *,
+                   fingerprint: str | None = None) -> bool | None:
+        """Whether this result's qrels are those of ``other`` (or of the table whose
+        fingerprint is ``fingerprint``): True when the fingerprints are equal, False when
+        they differ and each is of one table, None when that cannot be told (a
+        fingerprint unknown, or a digest of several batches' fingerprints, which does not
+        compare with the fingerprint of the same rows in other batches or in one table).
+
+        >>> one = Provenance(qrels="a" * 64, run=None, run_form="canonical", metrics=(),
+        ...                  conventions={})
+        >>> two = Provenance(qrels="b" * 64, run=None, run_form="canonical", metrics=(),
+        ...                  conventions={}, batches=2)
+        >>> one.same_qrels(fingerprint="a" * 64), one.same_qrels(fingerprint="c" * 64)
+        (True, False)
+        >>> print(one.same_qrels(two))
+        None
+        """
+        mine, theirs = self.qrels, (fingerprint if other is None else other.qrels)
+        if mine is None or theirs is None:
+            return None
+        if mine == theirs:
+            return True
+        batches = 1 if other is None else other.batches
+        return False if self.batches == 1 and batches == 1 else None
 
     @property
     def conventions_fingerprint(self) -> str:
