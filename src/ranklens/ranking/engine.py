@@ -39,7 +39,6 @@ from ranklens._shared.sorting import (
     contiguous_groups,
     group_order,
     in_code_order,
-    lex_order,
     sorted_with_rows,
 )
 from ranklens.errors import InputError
@@ -133,12 +132,15 @@ def _judgment_index(qrels: Qrels) -> _JudgmentIndex:
 
 
 def _ideal_order(qcode: np.ndarray, n_codes: int, rel: np.ndarray) -> np.ndarray:
-    """Rows by query, relevance descending (the ideal rankings).  Integer grades in a
-    small range (the usual case) take two radix sorts, others one Arrow sort."""
+    """Rows by query, relevance descending (the ideal rankings), a stable order.  Integer
+    grades in a small range (the usual case) take one sort of packed values, others one
+    Arrow sort."""
     if len(rel):
         lo, hi = float(rel.min()), float(rel.max())
         if hi - lo < 1 << 16 and bool(np.all(rel == np.floor(rel))):
-            return lex_order(qcode, n_codes, (hi - rel).astype(np.int64), int(hi - lo) + 1)
+            width = int(hi - lo) + 1
+            return sorted_with_rows(qcode.astype(np.int64) * width
+                                    + (hi - rel).astype(np.int64))[1]
     return _np(pc.sort_indices(_table({"q": qcode, "r": rel}),
                                sort_keys=[("q", "ascending"), ("r", "descending")]))
 
