@@ -24,12 +24,12 @@ def test_sorted_with_rows_is_a_stable_sort(high: int) -> None:
 
 
 def test_uniform_blocks() -> None:
-    assert uniform_blocks(np.array([2, 2, 0, 0, 1, 1]), 3) == 2
-    assert uniform_blocks(np.array([0, 1, 2]), 3) == 1
-    assert uniform_blocks(np.array([0, 0, 1, 1, 0, 0]), 2) is None  # query 0 split
-    assert uniform_blocks(np.array([0, 0, 0, 1, 1]), 2) is None     # lengths differ
-    assert uniform_blocks(np.array([0, 1, 0, 1]), 2) is None
-    assert uniform_blocks(np.zeros(0, dtype=np.int32), 0) is None
+    assert uniform_blocks(np.array([2, 2, 0, 0, 1, 1])) == 2
+    assert uniform_blocks(np.array([0, 1, 2])) == 1
+    assert uniform_blocks(np.array([0, 0, 1, 1, 0, 0])) is None  # query 0 split
+    assert uniform_blocks(np.array([0, 0, 0, 1, 1])) is None     # lengths differ
+    assert uniform_blocks(np.array([0, 1, 0, 1])) is None
+    assert uniform_blocks(np.zeros(0, dtype=np.int32)) is None
 
 
 def test_text_order_of_sorted_and_unsorted_ids() -> None:

@@ -57,7 +57,7 @@ class PairIndex:
         self.dup_rows = dup_rows
         self._blocks: int | Callable[[], int | None] | None = (
             blocks if blocks is not None else
-            (lambda: uniform_blocks(query_code, len(query_dict))))
+            (lambda: uniform_blocks(query_code)))
 
     @property
     def blocks(self) -> int | None:
@@ -153,7 +153,7 @@ def pair_index(query: pa.Array, doc: pa.Array, compact: bool = False) -> PairInd
     n_q = len(query_dict)
     small = np.dtype(np.int32 if n < 2**31 - 1 else np.int64)
     if pa.types.is_dictionary(doc.type):
-        width = uniform_blocks(qcode, n_q)
+        width = uniform_blocks(qcode)
         if _distinct_pairs(qcode, n_q, to_numpy(doc.indices), len(doc.dictionary), width):
             def lazy_rank() -> np.ndarray:
                 return in_code_order(_dict_pair_order(qcode, doc, n_q, small)[0], qcode, n_q)
@@ -168,17 +168,27 @@ def pair_index(query: pa.Array, doc: pa.Array, compact: bool = False) -> PairInd
     return PairIndex(query_dict, qcode, rank, dups)
 
 
-def uniform_blocks(qcode: np.ndarray, n_codes: int) -> int | None:
-    """``L`` when the rows come in ``n_codes`` blocks of ``L`` rows, one code per block
-    (so every code's rows are contiguous: the codes are all used), else None."""
-    n = len(qcode)
-    if n == 0 or n_codes == 0 or n % n_codes:
+def uniform_blocks(codes: np.ndarray) -> int | None:
+    """``L`` when the rows come in blocks of ``L`` rows, one code per block and each code
+    in one block (top-``n`` lists grouped by user), else None.  The one test of that
+    layout: the pair index, the ranking engine and the beyond-accuracy lists read it."""
+    n = len(codes)
+    if n == 0:
         return None
-    width = n // n_codes
-    if width == 1:
-        return 1
-    blocks = qcode.reshape(-1, width)
-    return width if bool((blocks[:, 1:] == blocks[:, :1]).all()) else None
+    head = codes[:1 << 16]  # the first block's end, found in the head as a rule
+    change = np.flatnonzero(head != head[0])
+    if not change.size and len(head) < n:
+        change = np.flatnonzero(codes != codes[0])
+    width = int(change[0]) if change.size else n
+    if n % width or (width == 1 and int(np.bincount(head).max()) > 1):
+        return None  # (one row per code: a code repeated in the head already fails)
+    heads = codes
+    if width > 1:
+        blocks = codes.reshape(-1, width)
+        if not bool((blocks[:, 1:] == blocks[:, :1]).all()):
+            return None
+        heads = blocks[:, 0]
+    return width if int(np.bincount(heads).max()) <= 1 else None
 
 
 def _distinct_pairs(qcode: np.ndarray, n_q: int, dcode: np.ndarray, n_docs: int,

@@ -424,8 +424,8 @@ class Run(_Table):
             return _table_from_frame(cls, frame, query, doc, score, name, duplicates)
         cols = columns_from_frame(frame, {"query": query, "doc": doc, "rank": rank},
                                   "Run.from_frame")
-        return cls(cols["query"], cols["doc"],
-                   lambda: scores_from_ranks(cols["rank"], f"Run.from_frame rank column {rank!r}"),
+        what = f"Run.from_frame rank column {rank!r}"
+        return cls(cols["query"], cols["doc"], lambda: scores_from_ranks(cols["rank"], what),
                    name=name, duplicates=duplicates, _own_values=True)
 
     @classmethod

@@ -40,6 +40,7 @@ from ranklens._shared.sorting import (
     group_order,
     in_code_order,
     sorted_with_rows,
+    uniform_blocks,
 )
 from ranklens.errors import InputError
 from ranklens.metrics.catalogue import ORDERED
@@ -440,24 +441,10 @@ def _strict_blocks(cols: dict[str, Any], keys: list[tuple[str, str]],
     key within each block (no equal scores, so no tie rule is needed); else None.
     ``blocks``: that width, when the caller knows the rows come so."""
     q = cols["q"]
-    n = len(q)
-    if blocks is not None:
-        width = blocks
-        heads = q[::width]
-    else:
-        head = q[:1 << 16]
-        change = np.flatnonzero(head != head[0])
-        width = int(change[0]) if change.size else (n if len(head) == n else 0)
-        if width < 2 or n % width:
-            return None
-        by_block = q.reshape(-1, width)
-        if not bool((by_block[:, 1:] == by_block[:, :1]).all()):
-            return None
-        heads = by_block[:, 0]
-        if np.bincount(heads).max() > 1:
-            return None
-    if width < 2:
+    width = uniform_blocks(q) if blocks is None else blocks
+    if width is None or width < 2:
         return None
+    heads = q[::width]
     name, direction = keys[1]
     key = _key_column(cols, name).reshape(-1, width)
     ranked = (key[:, 1:] < key[:, :-1]) if direction == "descending" else (
@@ -648,8 +635,10 @@ def order_rankings(qcode: np.ndarray, n_codes: int, score: np.ndarray, ties: str
     of a query tie on score (and the rows are not ranked already).  ``depth``: only the
     first ``depth`` rows of each query (a top-``k`` list).  ``blocks``: ``L`` when the
     caller knows that the rows come in blocks of ``L``, one query per block and each
-    query in one block (:attr:`~ranklens._shared.sorting.PairIndex.blocks`).  Rows that already
-    come grouped and ranked are only checked; large inputs are sorted on both cores.  :func:`prepare` and the beyond-accuracy metrics
+    query in one block (:attr:`~ranklens._shared.sorting.PairIndex.blocks`).
+
+    Rows that already come grouped and ranked are only checked; large inputs are sorted
+    on both cores.  :func:`prepare` and the beyond-accuracy metrics
     (:mod:`ranklens.recsys.beyond`) order their rankings here."""
     if ties not in ORDERING_TIES:
         raise AssertionError(ties)  # callers map expected/grouped to trec

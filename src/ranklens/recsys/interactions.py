@@ -41,6 +41,7 @@ from ranklens._shared.parallel import map_large
 from ranklens.errors import InputError
 from ranklens.ranking.conventions import UNJUDGED_POLICIES
 from ranklens.ranking.data import Qrels, Run
+from ranklens.ranking.engine import index_ahead
 from ranklens.ranking.evaluation import Result, evaluate
 
 __all__ = ["InteractionEvaluation", "evaluate_interactions"]
@@ -202,8 +203,6 @@ def interaction_tables(recommendations: Any, interactions: Any, *, user: str, it
          else np.ones(n_held))
     # the qrels first: a large one indexes itself on another thread meanwhile
     qrels, merged = _judgments(hu, hi, w, repeats)
-    from ranklens.ranking.engine import index_ahead
-
     index_ahead(qrels, doc_keys=pa.types.is_dictionary(hi.type))
     run = Run(rec["user"], rec["item"], values, name="recommendations",
               duplicates="max" if duplicates == "first" else duplicates, _own_values=True)
