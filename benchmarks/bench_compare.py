@@ -54,10 +54,8 @@ def make_data(n_queries: int, n_docs: int, n_systems: int, seed: int) -> tuple[A
     for s in range(n_systems):
         noise = 1.5 + 0.1 * s
         score = rel + rng.normal(0, noise, q.size)
-        runs.append((f"sys{s}", _objects(pd.DataFrame({"q_id": q, "doc_id": d,
-                                                        "score": score}))))
+        runs.append((f"sys{s}", _objects(pd.DataFrame({"q_id": q, "doc_id": d, "score": score}))))
     return qrels, runs
-
 
 
 def main() -> None:
@@ -78,12 +76,13 @@ def main() -> None:
 
     qrels_df, run_dfs = make_data(args.queries, args.docs, args.systems, 0)
     qrels = ranklens.Qrels.from_frame(qrels_df, query="q_id", doc="doc_id", relevance="score")
-    runs = {n: ranklens.Run.from_frame(df, query="q_id", doc="doc_id", score="score", name=n)
-            for n, df in run_dfs}
+    runs = {
+        n: ranklens.Run.from_frame(df, query="q_id", doc="doc_id", score="score", name=n)
+        for n, df in run_dfs
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rq = ranx.Qrels.from_df(qrels_df, q_id_col="q_id", doc_id_col="doc_id",
-                                score_col="score")
+        rq = ranx.Qrels.from_df(qrels_df, q_id_col="q_id", doc_id_col="doc_id", score_col="score")
         rruns = []
         for n, df in run_dfs:
             r = ranx.Run.from_df(df, q_id_col="q_id", doc_id_col="doc_id", score_col="score")
@@ -91,23 +90,43 @@ def main() -> None:
             rruns.append(r)
         # warm-up: numba compiles ranx's kernels on first use
         small_q, small_r = make_data(50, 5, 2, 1)
-        wq = ranx.Qrels.from_df(small_q, q_id_col="q_id", doc_id_col="doc_id",
-                                score_col="score")
-        wr = [ranx.Run.from_df(df, q_id_col="q_id", doc_id_col="doc_id", score_col="score")
-              for _, df in small_r]
+        wq = ranx.Qrels.from_df(small_q, q_id_col="q_id", doc_id_col="doc_id", score_col="score")
+        wr = [
+            ranx.Run.from_df(df, q_id_col="q_id", doc_id_col="doc_id", score_col="score")
+            for _, df in small_r
+        ]
         for i, r in enumerate(wr):
             r.name = f"w{i}"
         ranx.compare(wq, wr, ["ndcg@10"], stat_test="fisher", n_permutations=100)
 
-        t_ranx, report = best(lambda: ranx.compare(
-            rq, rruns, ["ndcg@10"], stat_test="fisher", n_permutations=args.permutations,
-            random_seed=42), repeat)
-    t_rl, cmp = best(lambda: compare(
-        qrels, runs, ["ndcg@10"], baseline=None, test="randomization", correction="none",
-        n_resamples=args.permutations, seed=42), repeat)
+        t_ranx, report = best(
+            lambda: ranx.compare(
+                rq,
+                rruns,
+                ["ndcg@10"],
+                stat_test="fisher",
+                n_permutations=args.permutations,
+                random_seed=42,
+            ),
+            repeat,
+        )
+    t_rl, cmp = best(
+        lambda: compare(
+            qrels,
+            runs,
+            ["ndcg@10"],
+            baseline=None,
+            test="randomization",
+            correction="none",
+            n_resamples=args.permutations,
+            seed=42,
+        ),
+        repeat,
+    )
 
-    vals = np.column_stack([ranklens.evaluate(qrels, r, ["ndcg@10"]).values["ndcg@10"]
-                            for r in runs.values()])
+    vals = np.column_stack(
+        [ranklens.evaluate(qrels, r, ["ndcg@10"]).values["ndcg@10"] for r in runs.values()]
+    )
     S = vals.shape[1]
     pairs = [(i, j) for i in range(S) for j in range(i + 1, S)]
     diffs = np.column_stack([vals[:, j] - vals[:, i] for i, j in pairs])
@@ -117,18 +136,25 @@ def main() -> None:
     worst = 0.0
     for p in cmp.pairs:
         pr = report.comparisons[p.other, p.system]["ndcg@10"]["p_value"]
-        se = math.sqrt(max(p.p_value * (1 - p.p_value), 1 / args.permutations)
-                       * 2 / args.permutations)
+        se = math.sqrt(
+            max(p.p_value * (1 - p.p_value), 1 / args.permutations) * 2 / args.permutations
+        )
         worst = max(worst, abs(pr - p.p_value) / se)
 
-    print(f"data: {args.systems} systems x {args.queries} queries x {args.docs} docs, "
-          f"{len(pairs)} pairs, {args.permutations} permutations, ndcg@10; "
-          f"{os.cpu_count()} CPUs")
+    print(
+        f"data: {args.systems} systems x {args.queries} queries x {args.docs} docs, "
+        f"{len(pairs)} pairs, {args.permutations} permutations, ndcg@10; "
+        f"{os.cpu_count()} CPUs"
+    )
     print(f"ranx.compare (fisher, numba)            {t_ranx:8.3f} s")
-    print(f"ranklens.compare (randomization, e2e)   {t_rl:8.3f} s   "
-          f"ratio ranx/ranklens {t_ranx / t_rl:6.1f}x")
-    print(f"ranklens randomization_test (kernel)    {t_kernel:8.3f} s   "
-          f"ratio ranx/kernel {t_ranx / t_kernel:6.1f}x")
+    print(
+        f"ranklens.compare (randomization, e2e)   {t_rl:8.3f} s   "
+        f"ratio ranx/ranklens {t_ranx / t_rl:6.1f}x"
+    )
+    print(
+        f"ranklens randomization_test (kernel)    {t_kernel:8.3f} s   "
+        f"ratio ranx/kernel {t_ranx / t_kernel:6.1f}x"
+    )
     print(f"largest p-value gap ranx vs ranklens: {worst:.2f} Monte-Carlo SEs")
 
 

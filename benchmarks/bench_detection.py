@@ -53,9 +53,17 @@ def synthetic(n_img: int, n_cat: int, seed: int) -> tuple[dict[str, Any], list[d
     g_cat = rng.choice(cats, ng)
     g_area = wh[:, 0] * wh[:, 1] * rng.uniform(0.6, 1.0, ng)
     g_crowd = (rng.random(ng) < 0.06).astype(int)
-    anns = [{"id": i + 1, "image_id": int(g_img[i]), "category_id": int(g_cat[i]),
-             "bbox": g_box[i].tolist(), "area": float(g_area[i]), "iscrowd": int(g_crowd[i])}
-            for i in range(ng)]
+    anns = [
+        {
+            "id": i + 1,
+            "image_id": int(g_img[i]),
+            "category_id": int(g_cat[i]),
+            "bbox": g_box[i].tolist(),
+            "area": float(g_area[i]),
+            "iscrowd": int(g_crowd[i]),
+        }
+        for i in range(ng)
+    ]
     # jittered true detections
     k = rng.integers(0, 4, ng)
     src = np.repeat(np.arange(ng), k)
@@ -68,8 +76,12 @@ def synthetic(n_img: int, n_cat: int, seed: int) -> tuple[dict[str, Any], list[d
     nb = rng.integers(0, 6, n_img)
     b_img = np.repeat(np.arange(1, n_img + 1), nb)
     bs = rng.choice([8.0, 30.0, 60.0, 150.0], len(b_img))
-    b_box = np.hstack([rng.uniform(0, 1, (len(b_img), 2)) * [500, 400],
-                       rng.uniform(0.3, 1.5, (len(b_img), 2)) * bs[:, None]])
+    b_box = np.hstack(
+        [
+            rng.uniform(0, 1, (len(b_img), 2)) * [500, 400],
+            rng.uniform(0.3, 1.5, (len(b_img), 2)) * bs[:, None],
+        ]
+    )
     b_cat = rng.choice(cats, len(b_img))
     d_img = np.concatenate([t_img, b_img])
     d_box = np.vstack([t_box, b_box])
@@ -78,17 +90,29 @@ def synthetic(n_img: int, n_cat: int, seed: int) -> tuple[dict[str, Any], list[d
     keep = ~no_det[d_img]
     d_img, d_box, d_cat = d_img[keep], d_box[keep], d_cat[keep]
     score = np.round(rng.random(len(d_img)), 2)
-    dets = [{"image_id": int(d_img[i]), "category_id": int(d_cat[i]),
-             "bbox": d_box[i].tolist(), "score": float(score[i])} for i in range(len(d_img))]
-    gt = {"images": [{"id": i} for i in range(1, n_img + 1)], "annotations": anns,
-          "categories": [{"id": int(c)} for c in cats]}
+    dets = [
+        {
+            "image_id": int(d_img[i]),
+            "category_id": int(d_cat[i]),
+            "bbox": d_box[i].tolist(),
+            "score": float(score[i]),
+        }
+        for i in range(len(d_img))
+    ]
+    gt = {
+        "images": [{"id": i} for i in range(1, n_img + 1)],
+        "annotations": anns,
+        "categories": [{"id": int(c)} for c in cats],
+    }
     return gt, dets
 
 
 def columns(anns: list[dict[str, Any]], det: bool) -> dict[str, np.ndarray]:
-    out = {"image_id": np.array([a["image_id"] for a in anns]),
-           "category_id": np.array([a["category_id"] for a in anns]),
-           "bbox": np.array([a["bbox"] for a in anns], dtype=np.float64)}
+    out = {
+        "image_id": np.array([a["image_id"] for a in anns]),
+        "category_id": np.array([a["category_id"] for a in anns]),
+        "bbox": np.array([a["bbox"] for a in anns], dtype=np.float64),
+    }
     if det:
         out["score"] = np.array([a["score"] for a in anns])
     else:
@@ -97,9 +121,9 @@ def columns(anns: list[dict[str, Any]], det: bool) -> dict[str, np.ndarray]:
     return out
 
 
-
-def peer(module: str, gt: dict[str, Any], dets: list[dict[str, Any]]
-         ) -> tuple[Callable[[], Any], Callable[[], Any]]:
+def peer(
+    module: str, gt: dict[str, Any], dets: list[dict[str, Any]]
+) -> tuple[Callable[[], Any], Callable[[], Any]]:
     if module == "pycocotools":
         from pycocotools.coco import COCO
         from pycocotools.cocoeval import COCOeval as Eval
@@ -141,9 +165,11 @@ def main() -> None:
     args = ap.parse_args()
     gt, dets = synthetic(args.images, args.cats, args.seed)
     gcol, dcol = columns(gt["annotations"], False), columns(dets, True)
-    print(f"{args.images} images, {args.cats} categories, {len(gt['annotations'])} gt boxes, "
-          f"{len(dets)} detections; python {platform.python_version()}, "
-          f"{platform.machine()}; best of {args.repeat}")
+    print(
+        f"{args.images} images, {args.cats} categories, {len(gt['annotations'])} gt boxes, "
+        f"{len(dets)} detections; python {platform.python_version()}, "
+        f"{platform.machine()}; best of {args.repeat}"
+    )
     coco_evaluate(gcol, dcol)  # warm-up (imports)
     rows: dict[str, dict[str, float]] = {}
     stats: dict[str, np.ndarray] = {}
@@ -163,14 +189,18 @@ def main() -> None:
         rows[name] = {"eval": t_eval, "end to end": t_e2e}
         stats[name] = s
     base = rows["ranklens"]
-    print(f"{'library':<18}{'eval s':>10}{'x ranklens':>12}{'end-to-end s':>15}{'x ranklens':>12}"
-          f"{'max |stats - pycocotools|':>28}")
+    print(
+        f"{'library':<18}{'eval s':>10}{'x ranklens':>12}{'end-to-end s':>15}{'x ranklens':>12}"
+        f"{'max |stats - pycocotools|':>28}"
+    )
     ref = stats.get("pycocotools")
     for name, row in rows.items():
         diff = float(np.abs(stats[name] - ref).max()) if ref is not None else float("nan")
-        print(f"{name:<18}{row['eval']:>10.3f}{row['eval'] / base['eval']:>12.1f}"
-              f"{row['end to end']:>15.3f}{row['end to end'] / base['end to end']:>12.1f}"
-              f"{diff:>28.2e}")
+        print(
+            f"{name:<18}{row['eval']:>10.3f}{row['eval'] / base['eval']:>12.1f}"
+            f"{row['end to end']:>15.3f}{row['end to end'] / base['end to end']:>12.1f}"
+            f"{diff:>28.2e}"
+        )
 
 
 if __name__ == "__main__":

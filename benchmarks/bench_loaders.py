@@ -102,16 +102,21 @@ def make_run(path: Path, lines: int, docs_per_query: int, seed: int = 0) -> dict
     query = text("", qnum + 100_001)
     doc = text("clueweb-", dnum)
     score = pa.array(scores, type=pa.float64())
-    table = pa.table({
-        "query": query,
-        "q0": pa.repeat(pa.scalar("Q0"), lines),
-        "doc": doc,
-        "rank": pa.array(rank),
-        "score": score,
-        "tag": pa.repeat(pa.scalar("bench_run"), lines),
-    })
-    pacsv.write_csv(table, str(path), write_options=pacsv.WriteOptions(
-        include_header=False, delimiter=" ", quoting_style="none"))
+    table = pa.table(
+        {
+            "query": query,
+            "q0": pa.repeat(pa.scalar("Q0"), lines),
+            "doc": doc,
+            "rank": pa.array(rank),
+            "score": score,
+            "tag": pa.repeat(pa.scalar("bench_run"), lines),
+        }
+    )
+    pacsv.write_csv(
+        table,
+        str(path),
+        write_options=pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"),
+    )
 
     def buffers(arr: pa.Array) -> int:
         return sum(b.size for b in arr.buffers() if b is not None)
@@ -165,16 +170,20 @@ def _arrow_bytes(arr: Any) -> int:
 def _ranklens_footprint(obj: Any) -> dict[str, int]:
     """Bytes of a loaded ranklens Run: its columns as kept (without decoding
     dictionary-encoded ids) and its pair index if it was built on loading."""
-    out = {"query": _arrow_bytes(obj._q), "doc": _arrow_bytes(obj._d),
-           "score": int(obj.scores.nbytes)}
+    out = {
+        "query": _arrow_bytes(obj._q),
+        "doc": _arrow_bytes(obj._d),
+        "score": int(obj.scores.nbytes),
+    }
     pairs = obj._cache.get("pairs")
     if pairs is not None:
         import numpy as np
 
         size = int(pairs.doc_rank.nbytes + pairs.dup_rows.nbytes) + _arrow_bytes(pairs.query_dict)
         codes = obj._q.indices.buffers()[1] if hasattr(obj._q, "dictionary") else None
-        if codes is None or not np.may_share_memory(pairs.query_code,
-                                                    np.frombuffer(codes, dtype=np.uint8)):
+        if codes is None or not np.may_share_memory(
+            pairs.query_code, np.frombuffer(codes, dtype=np.uint8)
+        ):
             size += int(pairs.query_code.nbytes)  # else: the encoded query column's codes
         out["pair index"] = size
     return out
@@ -236,9 +245,16 @@ def child(loader: str, path: str, repeat: int) -> None:
         best = min(best, time.perf_counter() - start)
     peak = _peak_rss_mb()
     rss_after = _status_mb("VmRSS")
-    out = {"loader": loader, "load_s": best, "warmup_s": warm, "rows": _rows(loader, obj),
-           "rss_before_mb": rss_before, "peak_rss_mb": peak, "peak_restarted": restarted,
-           "kept_mb": rss_after - rss_now if restarted and rss_after and rss_now else None}
+    out = {
+        "loader": loader,
+        "load_s": best,
+        "warmup_s": warm,
+        "rows": _rows(loader, obj),
+        "rss_before_mb": rss_before,
+        "peak_rss_mb": peak,
+        "peak_restarted": restarted,
+        "kept_mb": rss_after - rss_now if restarted and rss_after and rss_now else None,
+    }
     if loader == "ranklens":
         out["footprint"] = _ranklens_footprint(obj)
     print(json.dumps(out))
@@ -268,19 +284,26 @@ def _mb(n: float) -> str:
     return f"{n:,.0f}"
 
 
-def report(lines: int, path: Path, columns: dict[str, int], results: list[dict[str, Any]],
-           gen_s: float) -> None:
+def report(
+    lines: int, path: Path, columns: dict[str, int], results: list[dict[str, Any]], gen_s: float
+) -> None:
     col_bytes = sum(columns.values())
     print()
-    print(f"== {lines:,} lines  ({path.stat().st_size / 2**20:,.0f} MiB on disk, written in "
-          f"{gen_s:.1f} s)")
-    print(f"   cols: the data as Arrow columns (ids as string, score as float64) = "
-          f"{col_bytes / 2**20:,.0f} MiB (query {columns['query'] / 2**20:,.0f}, "
-          f"doc {columns['doc'] / 2**20:,.0f}, score {columns['score'] / 2**20:,.0f})")
+    print(
+        f"== {lines:,} lines  ({path.stat().st_size / 2**20:,.0f} MiB on disk, written in "
+        f"{gen_s:.1f} s)"
+    )
+    print(
+        f"   cols: the data as Arrow columns (ids as string, score as float64) = "
+        f"{col_bytes / 2**20:,.0f} MiB (query {columns['query'] / 2**20:,.0f}, "
+        f"doc {columns['doc'] / 2**20:,.0f}, score {columns['score'] / 2**20:,.0f})"
+    )
     base = next((r for r in results if r["loader"] == "ranklens" and "error" not in r), None)
-    header = (f"   {'loader':<12} {'load s':>8} {'x ranklens':>10} {'process s':>9} "
-              f"{'peak RSS MiB':>12} {'growth MiB':>10} {'growth/cols':>11} {'kept MiB':>8} "
-              f"{'rows':>12}")
+    header = (
+        f"   {'loader':<12} {'load s':>8} {'x ranklens':>10} {'process s':>9} "
+        f"{'peak RSS MiB':>12} {'growth MiB':>10} {'growth/cols':>11} {'kept MiB':>8} "
+        f"{'rows':>12}"
+    )
     print(header)
     print("   " + "-" * (len(header) - 3))
     for r in results:
@@ -290,27 +313,37 @@ def report(lines: int, path: Path, columns: dict[str, int], results: list[dict[s
         ratio = r["load_s"] / base["load_s"] if base else float("nan")
         growth = r["peak_rss_mb"] - r["rss_before_mb"]
         kept = "" if r.get("kept_mb") is None else _mb(r["kept_mb"])
-        print(f"   {r['loader']:<12} {r['load_s']:>8.2f} {ratio:>10.1f} {r['process_s']:>9.1f} "
-              f"{_mb(r['peak_rss_mb']):>12} {_mb(growth):>10} "
-              f"{growth * 2**20 / col_bytes:>11.2f} {kept:>8} {r['rows']:>12,}")
+        print(
+            f"   {r['loader']:<12} {r['load_s']:>8.2f} {ratio:>10.1f} {r['process_s']:>9.1f} "
+            f"{_mb(r['peak_rss_mb']):>12} {_mb(growth):>10} "
+            f"{growth * 2**20 / col_bytes:>11.2f} {kept:>8} {r['rows']:>12,}"
+        )
     if base and "footprint" in base:
         parts = base["footprint"]
         total = sum(parts.values())
-        print(f"   ranklens Run as loaded: {total / 2**20:,.0f} MiB = {total / col_bytes:.2f} cols ("
-              + ", ".join(f"{k} {v / 2**20:,.0f}" for k, v in parts.items()) + ")")
+        print(
+            f"   ranklens Run as loaded: {total / 2**20:,.0f} MiB = {total / col_bytes:.2f} cols ("
+            + ", ".join(f"{k} {v / 2**20:,.0f}" for k, v in parts.items())
+            + ")"
+        )
     if any("error" not in r and not r.get("peak_restarted") for r in results):
         print("   (no /proc/self/clear_refs: growth is the peak over the peak before the load)")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--lines", default="1000000,10000000",
-                        help="number of lines, comma separated (default 1000000,10000000)")
-    parser.add_argument("--loaders", default=",".join(LOADERS),
-                        help="comma separated: ranklens,ranx,pytrec_eval")
+    parser.add_argument(
+        "--lines",
+        default="1000000,10000000",
+        help="number of lines, comma separated (default 1000000,10000000)",
+    )
+    parser.add_argument(
+        "--loaders", default=",".join(LOADERS), help="comma separated: ranklens,ranx,pytrec_eval"
+    )
     parser.add_argument("--docs-per-query", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="loads per child, the best is reported (default 1)")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="loads per child, the best is reported (default 1)"
+    )
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per child")
     parser.add_argument("--dir", default=None, help="directory for the generated files")
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
@@ -327,8 +360,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown loader(s) {', '.join(unknown)}; choose from {', '.join(LOADERS)}")
     sizes = [int(float(x)) for x in args.lines.split(",") if x.strip()]
     workdir = Path(tempfile.mkdtemp(prefix="ranklens-bench-", dir=args.dir))
-    print(f"python {platform.python_version()} on {platform.machine()}, "
-          f"{os.cpu_count()} CPUs; files in {workdir}")
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, "
+        f"{os.cpu_count()} CPUs; files in {workdir}"
+    )
     try:
         for lines in sizes:
             path = workdir / f"run_{lines}.txt"

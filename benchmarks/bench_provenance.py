@@ -80,11 +80,15 @@ def bench(size: Size, repeat: int) -> None:
     t_batched = best(batched, 1)[0]
     print(f"{size.label} ({size.rows:,} run rows)")
     print(f"  evaluate, provenance not read     {ev_time:8.3f} s")
-    print(f"  first read of result.provenance   {prov:8.3f} s (qrels built and fingerprinted "
-          f"alone {qrels_fp:.3f} s)")
+    print(
+        f"  first read of result.provenance   {prov:8.3f} s (qrels built and fingerprinted "
+        f"alone {qrels_fp:.3f} s)"
+    )
     print(f"  run.fingerprint('input')          {inp:8.3f} s")
-    print(f"  Evaluator, 10 batches             {t_batched:8.3f} s (evaluate on the same "
-          f"batches {t_oneshot:.3f} s)")
+    print(
+        f"  Evaluator, 10 batches             {t_batched:8.3f} s (evaluate on the same "
+        f"batches {t_oneshot:.3f} s)"
+    )
 
 
 def _clock() -> float:

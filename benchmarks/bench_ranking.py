@@ -75,12 +75,12 @@ PEERS = ("ranklens", "pytrec_eval", "ranx")
 # synthetic data
 # --------------------------------------------------------------------------------------
 
-CORPUS = 5_000_000          # doc ids are "d0" .. "d4999999"
-JUDGED = (10, 20)           # judged docs per query, inclusive range
-JUDGED_IN_RUN = 0.6         # probability that a judged doc is one of the run's docs
+CORPUS = 5_000_000  # doc ids are "d0" .. "d4999999"
+JUDGED = (10, 20)  # judged docs per query, inclusive range
+JUDGED_IN_RUN = 0.6  # probability that a judged doc is one of the run's docs
 GRADE_P = (0.45, 0.30, 0.15, 0.10)  # probability of relevance grade 0, 1, 2, 3
-NO_RELEVANT = 0.02          # fraction of queries whose judgments are all grade 0
-SCORE_LEVELS = 2048         # scores are k / 1024 for k in [0, SCORE_LEVELS): exact in float32
+NO_RELEVANT = 0.02  # fraction of queries whose judgments are all grade 0
+SCORE_LEVELS = 2048  # scores are k / 1024 for k in [0, SCORE_LEVELS): exact in float32
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ class Size:
 @dataclass
 class Synthetic:
     qrels: pd.DataFrame  # query (str), doc (str), relevance (int64)
-    run: pd.DataFrame    # query (str), doc (str), score (float64)
+    run: pd.DataFrame  # query (str), doc (str), score (float64)
     stats: dict[str, Any] = field(default_factory=dict)
 
 
@@ -140,8 +140,9 @@ def make_data(size: Size, seed: int) -> Synthetic:
     if in_docs.shape[1] < width:
         in_docs = np.pad(in_docs, ((0, 0), (0, width - in_docs.shape[1])))
     # unretrieved judged docs lie after the last retrieved one on the same id line
-    out_docs = (base + steps[:, -1:] + np.cumsum(rng.integers(1, 16, size=(nq, width)), axis=1)
-                ) % CORPUS
+    out_docs = (
+        base + steps[:, -1:] + np.cumsum(rng.integers(1, 16, size=(nq, width)), axis=1)
+    ) % CORPUS
     judged_doc = np.where(slot < n_in[:, None], in_docs, out_docs)
     keep = slot < n_judged[:, None]
     grade = rng.choice(len(GRADE_P), size=(nq, width), p=GRADE_P)
@@ -149,16 +150,20 @@ def make_data(size: Size, seed: int) -> Synthetic:
     grade[no_rel] = 0
     qnum = np.broadcast_to(np.arange(nq)[:, None], (nq, width))
 
-    qrels = pa.table({
-        "query": _ids("q", qnum[keep]),
-        "doc": _ids("d", judged_doc[keep]),
-        "relevance": grade[keep].astype(np.int64),
-    })
-    run = pa.table({
-        "query": _ids("q", np.repeat(np.arange(nq), m)),
-        "doc": _ids("d", doc_num.ravel()),
-        "score": score.ravel(),
-    })
+    qrels = pa.table(
+        {
+            "query": _ids("q", qnum[keep]),
+            "doc": _ids("d", judged_doc[keep]),
+            "relevance": grade[keep].astype(np.int64),
+        }
+    )
+    run = pa.table(
+        {
+            "query": _ids("q", np.repeat(np.arange(nq), m)),
+            "doc": _ids("d", doc_num.ravel()),
+            "score": score.ravel(),
+        }
+    )
 
     # statistics of the data, for the report
     sorted_scores = np.sort(score, axis=1)
@@ -240,8 +245,11 @@ class Ranklens(Peer):
         res = rl.evaluate(qrels, run, self.names)
         summary = res.summary()
         t3 = _now()
-        phases = {"Qrels.from_frame": t1 - t0, "Run.from_frame": t2 - t1,
-                  "evaluate + summary": t3 - t2}
+        phases = {
+            "Qrels.from_frame": t1 - t0,
+            "Run.from_frame": t2 - t1,
+            "evaluate + summary": t3 - t2,
+        }
         means = {m.label: float(summary[m.ranklens]) for m in METRICS}
         return phases, means, {"qrels": qrels, "run": run, "result": res}
 
@@ -286,8 +294,9 @@ def frame_to_dict(frame: pd.DataFrame, value: str) -> dict[str, dict[str, Any]]:
     """``{query: {doc: value}}`` from a frame: the fastest plain-Python way we found
     (column lists zipped in one loop; no assumption on the row order)."""
     out: dict[str, dict[str, Any]] = {}
-    for q, d, v in zip(frame["query"].tolist(), frame["doc"].tolist(), frame[value].tolist(),
-                       strict=True):
+    for q, d, v in zip(
+        frame["query"].tolist(), frame["doc"].tolist(), frame[value].tolist(), strict=True
+    ):
         try:
             out[q][d] = v
         except KeyError:
@@ -314,14 +323,16 @@ class PytrecEval(Peer):
         out = evaluator.evaluate(run)
         means = self.means(out)
         t3 = _now()
-        phases = {"frames -> dicts": t1 - t0, "RelevanceEvaluator": t2 - t1,
-                  "evaluate + means": t3 - t2}
+        phases = {
+            "frames -> dicts": t1 - t0,
+            "RelevanceEvaluator": t2 - t1,
+            "evaluate + means": t3 - t2,
+        }
         return phases, means, {"evaluator": evaluator, "run": run, "out": out}
 
     @staticmethod
     def means(out: dict[str, dict[str, float]]) -> dict[str, float]:
-        return {m.label: float(np.mean([v[m.pytrec_eval] for v in out.values()]))
-                for m in METRICS}
+        return {m.label: float(np.mean([v[m.pytrec_eval] for v in out.values()])) for m in METRICS}
 
     def built(self, handle: Any) -> float:
         t0 = _now()
@@ -352,15 +363,18 @@ class Ranx(Peer):
             qf = data.qrels.astype({"query": object, "doc": object})
             rf = data.run.astype({"query": object, "doc": object})
             t1 = _now()
-            qrels = rx.Qrels.from_df(qf, q_id_col="query", doc_id_col="doc",
-                                     score_col="relevance")
+            qrels = rx.Qrels.from_df(qf, q_id_col="query", doc_id_col="doc", score_col="relevance")
             t2 = _now()
             run = rx.Run.from_df(rf, q_id_col="query", doc_id_col="doc", score_col="score")
             t3 = _now()
             res = rx.evaluate(qrels, run, self.names)
             t4 = _now()
-        phases = {"astype(object)": t1 - t0, "Qrels.from_df": t2 - t1, "Run.from_df": t3 - t2,
-                  "evaluate": t4 - t3}
+        phases = {
+            "astype(object)": t1 - t0,
+            "Qrels.from_df": t2 - t1,
+            "Run.from_df": t3 - t2,
+            "evaluate": t4 - t3,
+        }
         means = {m.label: float(res[m.ranx]) for m in METRICS}
         return phases, means, {"qrels": qrels, "run": run}
 
@@ -372,12 +386,16 @@ class Ranx(Peer):
 
     def per_query(self, handle: Any, queries: list[str]) -> dict[str, np.ndarray]:
         scores = handle["run"].scores  # filled in by ranx.evaluate
-        return {m.label: np.array([scores[m.ranx][q] for q in queries], dtype=np.float64)
-                for m in METRICS}
+        return {
+            m.label: np.array([scores[m.ranx][q] for q in queries], dtype=np.float64)
+            for m in METRICS
+        }
 
 
 PEER_CLASSES: dict[str, Callable[[], Peer]] = {
-    "ranklens": Ranklens, "pytrec_eval": PytrecEval, "ranx": Ranx,
+    "ranklens": Ranklens,
+    "pytrec_eval": PytrecEval,
+    "ranx": Ranx,
 }
 
 # --------------------------------------------------------------------------------------
@@ -424,8 +442,16 @@ def memory_child(peer_name: str, size: Size, seed: int) -> None:
 
 
 def measure_memory(peer_name: str, size: Size, seed: int) -> dict[str, Any]:
-    cmd = [sys.executable, os.path.abspath(__file__), "--memory-child", peer_name,
-           "--sizes", size.spec, "--seed", str(seed)]
+    cmd = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--memory-child",
+        peer_name,
+        "--sizes",
+        size.spec,
+        "--seed",
+        str(seed),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
@@ -465,8 +491,13 @@ COLD_START: dict[str, tuple[str, str]] = {  # name -> (import only, import + fir
 
 def _time_python(code: str, env: dict[str, str] | None = None) -> float:
     t0 = _now()
-    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code], env=env,
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     seconds = _now() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"cold-start snippet failed:\n{code}\n{proc.stderr}")
@@ -504,8 +535,10 @@ def table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=True)]
 
     def fmt(cells: list[str]) -> str:
-        return "  ".join(f"{c!s:<{w}}" if i < left else f"{c!s:>{w}}"
-                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+        return "  ".join(
+            f"{c!s:<{w}}" if i < left else f"{c!s:>{w}}"
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
 
     return "\n".join([fmt(headers), "  ".join("-" * w for w in widths)] + [fmt(r) for r in rows])
 
@@ -595,8 +628,7 @@ def ranklens_phases(peer: Ranklens, data: Synthetic, repeat: int) -> list[list[s
         gc.collect()
         for k, v in peer.kernel_times({"qrels": qrels, "run": run}).items():
             kernels[k] = min(v, kernels.get(k, v))
-    t_built = best_of(repeat, lambda: timed(
-        lambda: rl.evaluate(qrels, run, peer.names).summary()))
+    t_built = best_of(repeat, lambda: timed(lambda: rl.evaluate(qrels, run, peer.names).summary()))
 
     def fresh_evaluate() -> float:
         fresh = qrels_from_frame()
@@ -612,21 +644,23 @@ def ranklens_phases(peer: Ranklens, data: Synthetic, repeat: int) -> list[list[s
         ["    prepare (join, sort, CSR layout)", secs(t_prep)],
     ]
     rows += [[f"    kernel {k}", secs(v)] for k, v in kernels.items()]
-    rows.append(["    rest (evaluate - prepare - kernels)",
-                 secs(t_built - t_prep - sum(kernels.values()))])
+    rows.append(
+        ["    rest (evaluate - prepare - kernels)", secs(t_built - t_prep - sum(kernels.values()))]
+    )
     rows.append(["sum: from_frame x 2 + evaluate (fresh Qrels)", secs(t_qrels + t_run + t_eval)])
     return rows
 
 
-def bench_size(size: Size, peers: list[str], repeat: int, seed: int,
-               memory: bool) -> SizeResult:
+def bench_size(size: Size, peers: list[str], repeat: int, seed: int, memory: bool) -> SizeResult:
     say(f"\n{'=' * 88}\n{size.label}: {size.rows:,} run rows\n{'=' * 88}")
     t0 = _now()
     data = make_data(size, seed)
     warm = make_data(Size(200, size.docs), seed + 1)
-    say(f"data built in {_now() - t0:.1f} s; pandas dtypes: "
+    say(
+        f"data built in {_now() - t0:.1f} s; pandas dtypes: "
         f"query={data.run['query'].dtype}, doc={data.run['doc'].dtype}, "
-        f"score={data.run['score'].dtype}, relevance={data.qrels['relevance'].dtype}")
+        f"score={data.run['score'].dtype}, relevance={data.qrels['relevance'].dtype}"
+    )
     say(table(["data", "count"], [[k, f"{v:,}"] for k, v in data.stats.items()]))
 
     res = SizeResult()
@@ -646,20 +680,27 @@ def bench_size(size: Size, peers: list[str], repeat: int, seed: int,
         res.means[name] = means
         res.built[name] = best_of(repeat, lambda p=peer, h=handle: p.built(h))
         # the peers have no kernel apart from their evaluate: the same call as ``built``
-        res.kernel[name] = (best_of(repeat, lambda p=peer, h=handle: p.kernel(h))
-                            if name == "ranklens" else res.built[name])
+        res.kernel[name] = (
+            best_of(repeat, lambda p=peer, h=handle: p.kernel(h))
+            if name == "ranklens"
+            else res.built[name]
+        )
         if name == "ranklens":
             queries = list(handle["result"].query_ids)
             rl_peer: Any = peer
-            for label, kw in (("ties=input", {"ties": "input"}),
-                              ("ties=optimistic", {"ties": "optimistic"}),
-                              ("ties=pessimistic", {"ties": "pessimistic"}),
-                              ("profile=ranx", {"profile": "ranx"})):
+            for label, kw in (
+                ("ties=input", {"ties": "input"}),
+                ("ties=optimistic", {"ties": "optimistic"}),
+                ("ties=pessimistic", {"ties": "pessimistic"}),
+                ("profile=ranx", {"profile": "ranx"}),
+            ):
                 r = rl_peer.rl.evaluate(handle["qrels"], handle["run"], rl_peer.names, **kw)
                 res.per_query[f"ranklens {label}"] = rl_peer.per_query_of(r, queries)
         res.per_query[name] = peer.per_query(handle, queries)
-        say(f"{name}: end to end {res.e2e[name]:.3f} s, on built objects "
-            f"{res.built[name]:.3f} s, kernel {res.kernel[name]:.3f} s")
+        say(
+            f"{name}: end to end {res.e2e[name]:.3f} s, on built objects "
+            f"{res.built[name]:.3f} s, kernel {res.kernel[name]:.3f} s"
+        )
         del handle
         if name == "ranklens":
             say("\nranklens phases (seconds)")
@@ -669,8 +710,9 @@ def bench_size(size: Size, peers: list[str], repeat: int, seed: int,
         gc.collect()
 
     say("\nend-to-end phases (seconds, best run)")
-    rows = [[name, " | ".join(f"{k} {v:.3f}" for k, v in res.phases[name].items())]
-            for name in peers]
+    rows = [
+        [name, " | ".join(f"{k} {v:.3f}" for k, v in res.phases[name].items())] for name in peers
+    ]
     say(table(["library", "phases"], rows, left=2))
 
     report_agreement(res, peers)
@@ -686,12 +728,31 @@ def bench_size(size: Size, peers: list[str], repeat: int, seed: int,
                 continue
             base, peak = mem["base_kb"] / 1024, mem["peak_kb"] / 1024
             note = "" if mem["reset"] else "peak includes building the data"
-            rows.append([name, f"{base:,.0f}", f"{peak:,.0f}", f"{peak - base:,.0f}",
-                         f"{mem['seconds']:.2f}", note])
+            rows.append(
+                [
+                    name,
+                    f"{base:,.0f}",
+                    f"{peak:,.0f}",
+                    f"{peak - base:,.0f}",
+                    f"{mem['seconds']:.2f}",
+                    note,
+                ]
+            )
         say("\npeak memory of one end-to-end evaluation (a fresh subprocess per library; MiB)")
-        say(table(["library", "RSS before", "peak RSS", "peak - before",
-                   "e2e s (fresh process)", "note"],
-                  rows, left=1))
+        say(
+            table(
+                [
+                    "library",
+                    "RSS before",
+                    "peak RSS",
+                    "peak - before",
+                    "e2e s (fresh process)",
+                    "note",
+                ],
+                rows,
+                left=1,
+            )
+        )
     return res
 
 
@@ -703,8 +764,7 @@ def report_agreement(res: SizeResult, peers: list[str]) -> None:
         ref = res.means["ranklens"][m.label]
         row += [f"{abs(res.means[p][m.label] - ref):.2e}" for p in peers if p != "ranklens"]
         rows.append(row)
-    say(table(["metric", *peers, *[f"|{p} - ranklens|" for p in peers if p != "ranklens"]],
-              rows))
+    say(table(["metric", *peers, *[f"|{p} - ranklens|" for p in peers if p != "ranklens"]], rows))
 
     say("\nper-query agreement with ranklens (default ties='trec'); tolerance 1e-9")
     ref = res.per_query["ranklens"]
@@ -715,14 +775,19 @@ def report_agreement(res: SizeResult, peers: list[str]) -> None:
     for p in peers[1:]:
         headers += [f"{p} differs"]
     if "ranx" in peers:
-        headers += ["ranx within tie bounds", "ranx = ranklens ties=input",
-                    "ranx = ranklens profile=ranx"]
+        headers += [
+            "ranx within tie bounds",
+            "ranx = ranklens ties=input",
+            "ranx = ranklens profile=ranx",
+        ]
     rows = []
     for m in METRICS:
         r = ref[m.label]
         row = [m.label, f"{len(r):,}"]
         for p in peers[1:]:
-            row.append(f"{int((~np.isclose(res.per_query[p][m.label], r, rtol=0, atol=1e-9)).sum()):,}")
+            row.append(
+                f"{int((~np.isclose(res.per_query[p][m.label], r, rtol=0, atol=1e-9)).sum()):,}"
+            )
         if "ranx" in peers:
             x = res.per_query["ranx"][m.label]
             lo, hi = np.minimum(opt[m.label], pes[m.label]), np.maximum(opt[m.label], pes[m.label])
@@ -732,28 +797,41 @@ def report_agreement(res: SizeResult, peers: list[str]) -> None:
             row.append(f"{int(np.isclose(x, prx[m.label], rtol=0, atol=1e-9).sum()):,}")
         rows.append(row)
     say(table(headers, rows))
-    spread = sum(int((~np.isclose(opt[m.label], pes[m.label], rtol=0, atol=1e-9)).sum())
-                 for m in METRICS)
+    spread = sum(
+        int((~np.isclose(opt[m.label], pes[m.label], rtol=0, atol=1e-9)).sum()) for m in METRICS
+    )
     say(f"(queries x metrics whose value depends on how ties are broken: {spread:,})")
 
 
 def summary(results: dict[Size, SizeResult], peers: list[str]) -> None:
-    say(f"\n{'=' * 88}\nsummary (seconds; ratio = peer / ranklens, > 1 means ranklens is "
-        f"faster)\n{'=' * 88}")
+    say(
+        f"\n{'=' * 88}\nsummary (seconds; ratio = peer / ranklens, > 1 means ranklens is "
+        f"faster)\n{'=' * 88}"
+    )
     others = [p for p in peers if p != "ranklens"]
     headers = ["size", "measure", *peers, *[f"{p}/ranklens" for p in others]]
     rows = []
     for size, res in results.items():
-        for label, d in (("end to end (from DataFrames)", res.e2e),
-                         ("evaluate on built objects", res.built),
-                         ("kernel only (*)", res.kernel)):
-            rows.append([size.label, label, *[secs(d.get(p)) for p in peers],
-                         *[ratio(d.get(p), d.get("ranklens")) for p in others]])
+        for label, d in (
+            ("end to end (from DataFrames)", res.e2e),
+            ("evaluate on built objects", res.built),
+            ("kernel only (*)", res.kernel),
+        ):
+            rows.append(
+                [
+                    size.label,
+                    label,
+                    *[secs(d.get(p)) for p in peers],
+                    *[ratio(d.get(p), d.get("ranklens")) for p in others],
+                ]
+            )
     say(table(headers, rows, left=2))
-    say("(*) ranklens: its metric kernels on an already prepared (joined, sorted) form. The\n"
+    say(
+        "(*) ranklens: its metric kernels on an already prepared (joined, sorted) form. The\n"
         "    peers have no separate kernel: their number is the 'evaluate on built objects'\n"
         "    one (the same call), which includes their own sorting and joining. The\n"
-        "    like-for-like comparison is 'evaluate on built objects'.")
+        "    like-for-like comparison is 'evaluate on built objects'."
+    )
     if any(res.memory for res in results.values()):
         headers = ["size", *[f"{p} peak - before (MiB)" for p in peers]]
         rows = []
@@ -761,8 +839,11 @@ def summary(results: dict[Size, SizeResult], peers: list[str]) -> None:
             row = [size.label]
             for p in peers:
                 mem = res.memory.get(p, {})
-                row.append("-" if "peak_kb" not in mem else
-                           f"{(mem['peak_kb'] - mem['base_kb']) / 1024:,.0f}")
+                row.append(
+                    "-"
+                    if "peak_kb" not in mem
+                    else f"{(mem['peak_kb'] - mem['base_kb']) / 1024:,.0f}"
+                )
             rows.append(row)
         say("")
         say(table(headers, rows))
@@ -772,8 +853,7 @@ def versions(peers: list[str]) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     parts = [f"python {platform.python_version()}"]
-    for pkg in ("ranklens", "pytrec-eval-terrier", "ranx", "numba", "numpy", "pandas",
-                "pyarrow"):
+    for pkg in ("ranklens", "pytrec-eval-terrier", "ranx", "numba", "numpy", "pandas", "pyarrow"):
         try:
             parts.append(f"{pkg} {version(pkg)}")
         except PackageNotFoundError:
@@ -784,18 +864,29 @@ def versions(peers: list[str]) -> str:
             import numba
 
         threads = f"; numba threads (ranx): {numba.get_num_threads()}"
-    return (", ".join(parts) + f"\n{platform.platform()}, {os.cpu_count()} CPUs{threads}"
-            + f"\nranklens source: {_git_state()}")
+    return (
+        ", ".join(parts)
+        + f"\n{platform.platform()}, {os.cpu_count()} CPUs{threads}"
+        + f"\nranklens source: {_git_state()}"
+    )
 
 
 def _git_state() -> str:
     """The commit of the repository this script lives in, and whether src/ is modified."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
-        head = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "src"],
-                               capture_output=True, text=True, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", root, "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", root, "status", "--porcelain", "--", "src"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
     return f"commit {head}" + (" + uncommitted changes in src/" if dirty else "")
@@ -808,16 +899,29 @@ def _git_state() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", type=lambda s: [parse_size(x) for x in s.split(",") if x],
-                    default=None,
-                    help="comma-separated QUERIESxDOCS sizes (default: 10000x100,100000x100)")
-    ap.add_argument("--quick", action="store_true",
-                    help="smoke test: 1000x100, one repetition (overridden by --sizes)")
-    ap.add_argument("--repeat", type=int, default=None,
-                    help="repetitions per timing, the best is kept (default: 3 for up to "
-                         "10M run rows, 1 above; 1 with --quick)")
-    ap.add_argument("--peers", default=",".join(PEERS),
-                    help="comma-separated libraries (ranklens is always included)")
+    ap.add_argument(
+        "--sizes",
+        type=lambda s: [parse_size(x) for x in s.split(",") if x],
+        default=None,
+        help="comma-separated QUERIESxDOCS sizes (default: 10000x100,100000x100)",
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke test: 1000x100, one repetition (overridden by --sizes)",
+    )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        help="repetitions per timing, the best is kept (default: 3 for up to "
+        "10M run rows, 1 above; 1 with --quick)",
+    )
+    ap.add_argument(
+        "--peers",
+        default=",".join(PEERS),
+        help="comma-separated libraries (ranklens is always included)",
+    )
     ap.add_argument("--seed", type=int, default=20240601)
     ap.add_argument("--no-memory", action="store_true", help="skip the memory subprocesses")
     ap.add_argument("--no-cold-start", action="store_true", help="skip the cold-start runs")
@@ -825,7 +929,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     sizes: list[Size] = args.sizes or (
-        [Size(1_000, 100)] if args.quick else [Size(10_000, 100), Size(100_000, 100)])
+        [Size(1_000, 100)] if args.quick else [Size(10_000, 100), Size(100_000, 100)]
+    )
     if args.memory_child:
         memory_child(args.memory_child, sizes[0], args.seed)
         return 0
@@ -837,20 +942,30 @@ def main(argv: list[str] | None = None) -> int:
     started = _now()
     say("ranklens vs " + " vs ".join(peers[1:]) if len(peers) > 1 else "ranklens")
     say(versions(peers))
-    say("metrics: " + "; ".join(
-        f"{m.label} = ranklens {m.ranklens!r}, pytrec_eval {m.pytrec_eval!r}, ranx {m.ranx!r}"
-        for m in METRICS))
+    say(
+        "metrics: "
+        + "; ".join(
+            f"{m.label} = ranklens {m.ranklens!r}, pytrec_eval {m.pytrec_eval!r}, ranx {m.ranx!r}"
+            for m in METRICS
+        )
+    )
     results: dict[Size, SizeResult] = {}
     for size in sizes:
         repeat = args.repeat or (1 if args.quick or size.rows > 10_000_000 else 3)
         results[size] = bench_size(size, peers, repeat, args.seed, memory=not args.no_memory)
 
     if not args.no_cold_start:
-        say(f"\n{'=' * 88}\ncold start: a fresh `python -c` that imports the library and "
+        say(
+            f"\n{'=' * 88}\ncold start: a fresh `python -c` that imports the library and "
             f"evaluates a tiny\nqrels/run (2 queries, the 5 metrics); wall seconds, "
-            f"best of {1 if args.quick else 3}\n{'=' * 88}")
-        say(table(["library", "import only", "import + first evaluation"],
-                  cold_start(peers, 1 if args.quick else 3)))
+            f"best of {1 if args.quick else 3}\n{'=' * 88}"
+        )
+        say(
+            table(
+                ["library", "import only", "import + first evaluation"],
+                cold_start(peers, 1 if args.quick else 3),
+            )
+        )
 
     summary(results, peers)
     say(f"\ntotal benchmark time: {_now() - started:.0f} s")

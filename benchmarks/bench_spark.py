@@ -49,15 +49,28 @@ import pyarrow.parquet as pq
 
 from _timing import best
 
-REC_NAMES = {"p@10": ("precisionAtK", 10), "r@10": ("recallAtK", 10),
-             "map@10": ("meanAveragePrecisionAtK", 10), "ndcg@10": ("ndcgAtK", 10)}
-RUN_NAMES = {"ndcg@10": ("ndcgAtK", 10), "map": ("meanAveragePrecision", 10),
-             "p@10": ("precisionAtK", 10), "recall@100": ("recallAtK", 100)}
-REPLAY_NAMES = {"p@10": "Precision@10", "r@10": "Recall@10", "map@10": "MAP@10",
-                "ndcg@10": "NDCG@10"}
+REC_NAMES = {
+    "p@10": ("precisionAtK", 10),
+    "r@10": ("recallAtK", 10),
+    "map@10": ("meanAveragePrecisionAtK", 10),
+    "ndcg@10": ("ndcgAtK", 10),
+}
+RUN_NAMES = {
+    "ndcg@10": ("ndcgAtK", 10),
+    "map": ("meanAveragePrecision", 10),
+    "p@10": ("precisionAtK", 10),
+    "recall@100": ("recallAtK", 100),
+}
+REPLAY_NAMES = {
+    "p@10": "Precision@10",
+    "r@10": "Recall@10",
+    "map@10": "MAP@10",
+    "ndcg@10": "NDCG@10",
+}
 
 
 # ------------------------------------------------------------------------------ data
+
 
 def write_recommendations(folder: Path, users: int, held: int, seed: int = 0) -> None:
     """``recs.parquet`` (user_id, item_id, rank, score = -rank) and ``held.parquet``
@@ -65,21 +78,32 @@ def write_recommendations(folder: Path, users: int, held: int, seed: int = 0) ->
     rng = np.random.default_rng(seed)
     n_items = 50_000
     u = np.repeat(np.arange(users, dtype=np.int64), 20)
-    items = (np.tile(np.arange(20), users) * 2503
-             + np.repeat(rng.integers(0, n_items, users), 20)) % n_items
+    items = (
+        np.tile(np.arange(20), users) * 2503 + np.repeat(rng.integers(0, n_items, users), 20)
+    ) % n_items
     rank = np.tile(np.arange(1, 21), users)
-    pq.write_table(pa.table({"user_id": u, "item_id": items.astype(np.int64),
-                             "rank": rank.astype(np.int64), "score": -rank.astype(float)}),
-                   folder / "recs.parquet")
+    pq.write_table(
+        pa.table(
+            {
+                "user_id": u,
+                "item_id": items.astype(np.int64),
+                "rank": rank.astype(np.int64),
+                "score": -rank.astype(float),
+            }
+        ),
+        folder / "recs.parquet",
+    )
     n = int(held * 1.05)
     hu = rng.integers(0, users, n)
     # about 30% of the held-out items are among the user's own recommendations
-    hi = np.where(rng.random(n) < 0.3, items[hu * 20 + rng.integers(0, 20, n)],
-                  rng.integers(0, n_items, n))
+    hi = np.where(
+        rng.random(n) < 0.3, items[hu * 20 + rng.integers(0, 20, n)], rng.integers(0, n_items, n)
+    )
     keys = np.unique(hu * n_items + hi)[:held]  # distinct (user, item) pairs
     rng.shuffle(keys)
-    pq.write_table(pa.table({"user_id": keys // n_items, "item_id": keys % n_items}),
-                   folder / "held.parquet")
+    pq.write_table(
+        pa.table({"user_id": keys // n_items, "item_id": keys % n_items}), folder / "held.parquet"
+    )
 
 
 def write_run(folder: Path, queries: int, seed: int = 1) -> None:
@@ -92,38 +116,48 @@ def write_run(folder: Path, queries: int, seed: int = 1) -> None:
     base = np.repeat(rng.integers(0, n_docs, queries), 100)
     d = (base + np.tile(np.arange(100) * 7919, queries)) % n_docs
     score = rng.random(queries * 100)
-    pq.write_table(pa.table({"query": q, "doc": d.astype(np.int64), "score": score}),
-                   folder / "run.parquet")
+    pq.write_table(
+        pa.table({"query": q, "doc": d.astype(np.int64), "score": score}), folder / "run.parquet"
+    )
     per = rng.integers(10, 21, queries)
     qq = np.repeat(np.arange(queries, dtype=np.int64), per)
     slot = np.concatenate([rng.choice(170, size=k, replace=False) for k in per])
     # slots 0-99 are retrieved documents, 100-169 documents the run does not have
     dd = (np.repeat(base[::100], per) + slot * 7919) % n_docs
-    pq.write_table(pa.table({"query": qq, "doc": dd.astype(np.int64),
-                             "relevance": np.ones(len(qq))}), folder / "qrels.parquet")
+    pq.write_table(
+        pa.table({"query": qq, "doc": dd.astype(np.int64), "relevance": np.ones(len(qq))}),
+        folder / "qrels.parquet",
+    )
 
 
 # ------------------------------------------------------------------------------ peers
+
 
 def spark_lists(sf: Any, preds: Any, labels: Any, key: str, item: str, order: Any) -> Any:
     """(prediction, label) arrays of doubles per user/query, as RankingEvaluator reads
     them: predictions sorted by ``order`` (ascending), labels the set of relevant items;
     a user on one side only gets an empty array on the other (RankingMetrics scores
     such a user 0)."""
-    p = (preds.groupBy(key)
-         .agg(sf.array_sort(sf.collect_list(sf.struct(
-             order.alias("o"), sf.col(item).cast("double").alias("i")))).alias("sorted"))
-         .select(key, sf.col("sorted").getField("i").alias("prediction")))
-    lab = labels.groupBy(key).agg(
-        sf.collect_set(sf.col(item).cast("double")).alias("label"))
+    p = (
+        preds.groupBy(key)
+        .agg(
+            sf.array_sort(
+                sf.collect_list(sf.struct(order.alias("o"), sf.col(item).cast("double").alias("i")))
+            ).alias("sorted")
+        )
+        .select(key, sf.col("sorted").getField("i").alias("prediction"))
+    )
+    lab = labels.groupBy(key).agg(sf.collect_set(sf.col(item).cast("double")).alias("label"))
     empty = sf.array().cast("array<double>")
-    return (lab.join(p, key, "full")
-            .select(sf.coalesce("prediction", empty).alias("prediction"),
-                    sf.coalesce("label", empty).alias("label")))
+    return lab.join(p, key, "full").select(
+        sf.coalesce("prediction", empty).alias("prediction"),
+        sf.coalesce("label", empty).alias("label"),
+    )
 
 
-def run_ranking_evaluator(sf: Any, frame: Any, names: dict[str, tuple[str, int]]
-                          ) -> dict[str, float]:
+def run_ranking_evaluator(
+    sf: Any, frame: Any, names: dict[str, tuple[str, int]]
+) -> dict[str, float]:
     from pyspark.ml.evaluation import RankingEvaluator
 
     frame = frame.cache()
@@ -134,12 +168,15 @@ def run_ranking_evaluator(sf: Any, frame: Any, names: dict[str, tuple[str, int]]
     return out
 
 
-def _line(label: str, seconds: float, ours: float, values: dict[str, float],
-          want: dict[str, float]) -> None:
+def _line(
+    label: str, seconds: float, ours: float, values: dict[str, float], want: dict[str, float]
+) -> None:
     diff = max(abs(values[k] - want[k]) for k in want)
-    print(f"  {label:<34} {seconds:8.2f} s  {seconds / ours:6.2f}x ranklens   "
-          + " ".join(f"{k}={v:.6f}" for k, v in values.items())
-          + f"   max |diff| {diff:.1e}")
+    print(
+        f"  {label:<34} {seconds:8.2f} s  {seconds / ours:6.2f}x ranklens   "
+        + " ".join(f"{k}={v:.6f}" for k, v in values.items())
+        + f"   max |diff| {diff:.1e}"
+    )
 
 
 def _both_shuffles(ours: Any, repeat: int) -> tuple[float, dict[str, float]]:
@@ -153,6 +190,7 @@ def _both_shuffles(ours: Any, repeat: int) -> tuple[float, dict[str, float]]:
 
 # ------------------------------------------------------------------------------ main
 
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--users", type=int, default=100_000)
@@ -164,8 +202,9 @@ def main() -> None:
     ap.add_argument("--driver-memory", default="6g")
     ap.add_argument("--workloads", default="recs,run")
     ap.add_argument("--peers", default="spark,replay")
-    ap.add_argument("--data", default=None, help="folder for the Parquet files (default: "
-                    "a temporary folder)")
+    ap.add_argument(
+        "--data", default=None, help="folder for the Parquet files (default: a temporary folder)"
+    )
     args = ap.parse_args()
     workloads, peers = set(args.workloads.split(",")), set(args.peers.split(","))
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -175,20 +214,25 @@ def main() -> None:
 
     import ranklens.spark as rs
 
-    spark = (SparkSession.builder.master(f"local[{args.cores}]").appName("bench-spark")
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .config("spark.driver.memory", args.driver_memory)
-             .config("spark.sql.shuffle.partitions", str(args.partitions))
-             .config("spark.driver.host", "127.0.0.1")
-             .config("spark.driver.bindAddress", "127.0.0.1")
-             .getOrCreate())
+    spark = (
+        SparkSession.builder.master(f"local[{args.cores}]")
+        .appName("bench-spark")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", args.driver_memory)
+        .config("spark.sql.shuffle.partitions", str(args.partitions))
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .getOrCreate()
+    )
     spark.sparkContext.setLogLevel("ERROR")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.data or tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        print(f"local[{args.cores}], {args.partitions} partitions, pyspark "
-              f"{spark.version}, data in {folder}")
+        print(
+            f"local[{args.cores}], {args.partitions} partitions, pyspark "
+            f"{spark.version}, data in {folder}"
+        )
         if "recs" in workloads:
             _recommendations(spark, sf, rs, folder, args, peers)
         if "run" in workloads:
@@ -196,21 +240,34 @@ def main() -> None:
     spark.stop()
 
 
-def _recommendations(spark: Any, sf: Any, rs: Any, folder: Path, args: Any,
-                     peers: set[str]) -> None:
+def _recommendations(
+    spark: Any, sf: Any, rs: Any, folder: Path, args: Any, peers: set[str]
+) -> None:
     write_recommendations(folder, args.users, args.held)
-    print(f"\nrecommendations: {args.users:,} users x 20 = {args.users * 20:,} rows; "
-          f"{args.held:,} held-out interactions")
+    print(
+        f"\nrecommendations: {args.users:,} users x 20 = {args.users * 20:,} rows; "
+        f"{args.held:,} held-out interactions"
+    )
 
     def read() -> tuple[Any, Any]:
-        return (spark.read.parquet(str(folder / "recs.parquet")),
-                spark.read.parquet(str(folder / "held.parquet")))
+        return (
+            spark.read.parquet(str(folder / "recs.parquet")),
+            spark.read.parquet(str(folder / "held.parquet")),
+        )
 
     def ours(shuffle: str) -> dict[str, float]:
         recs, held = read()
-        ev = rs.evaluate_interactions(recs, held, list(REC_NAMES), rank="rank", score=None,
-                                      repeats="binary", unjudged="zero", profile="spark",
-                                      shuffle=shuffle)
+        ev = rs.evaluate_interactions(
+            recs,
+            held,
+            list(REC_NAMES),
+            rank="rank",
+            score=None,
+            repeats="binary",
+            unjudged="zero",
+            profile="spark",
+            shuffle=shuffle,
+        )
         out = ev.summary()
         ev.result.unpersist()
         return out
@@ -218,6 +275,7 @@ def _recommendations(spark: Any, sf: Any, rs: Any, folder: Path, args: Any,
     best(lambda: ours("cogroup"), 1)  # warm-up: the Python workers, the JVM's code
     t_co, v_co = _both_shuffles(ours, args.repeat)
     if "spark" in peers:
+
         def theirs() -> dict[str, float]:
             recs, held = read()
             frame = spark_lists(sf, recs, held, "user_id", "item_id", sf.col("rank"))
@@ -233,40 +291,45 @@ def _recommendations(spark: Any, sf: Any, rs: Any, folder: Path, args: Any,
         except ImportError as exc:
             print(f"  RePlay: does not import ({exc}); skipped")
             return
-        cols = {"query_column": "user_id", "item_column": "item_id",
-                "rating_column": "score"}
-        offline = rm.OfflineMetrics([rm.Precision(10), rm.Recall(10), rm.MAP(10),
-                                     rm.NDCG(10)], **cols)
+        cols = {"query_column": "user_id", "item_column": "item_id", "rating_column": "score"}
+        offline = rm.OfflineMetrics(
+            [rm.Precision(10), rm.Recall(10), rm.MAP(10), rm.NDCG(10)], **cols
+        )
 
         def replay() -> dict[str, float]:
             recs, held = read()
             out = offline(recs.drop("rank"), held)
             return {k: float(out[v]) for k, v in REPLAY_NAMES.items()}
 
-        v_ours_rp = rs.evaluate_interactions(*read(), list(REC_NAMES), rank="rank",
-                                             score=None, repeats="binary",
-                                             profile="replay")
+        v_ours_rp = rs.evaluate_interactions(
+            *read(), list(REC_NAMES), rank="rank", score=None, repeats="binary", profile="replay"
+        )
         want = v_ours_rp.summary()
         v_ours_rp.result.unpersist()
         try:
             t_rp, v_rp = best(replay, args.repeat)
         except Exception as exc:  # RePlay on a newer pyspark than it pins
-            print(f"  RePlay: failed on pyspark {spark.version}: {type(exc).__name__}: "
-                  f"{str(exc)[:200]}")
+            print(
+                f"  RePlay: failed on pyspark {spark.version}: {type(exc).__name__}: "
+                f"{str(exc)[:200]}"
+            )
             return
         _line("RePlay OfflineMetrics (Spark)", t_rp, t_co, v_rp, want)
         print("  (RePlay's means are compared with ranklens under profile='replay')")
 
 
-def _ranking_run(spark: Any, sf: Any, rs: Any, folder: Path, args: Any,
-                 peers: set[str]) -> None:
+def _ranking_run(spark: Any, sf: Any, rs: Any, folder: Path, args: Any, peers: set[str]) -> None:
     write_run(folder, args.queries)
-    print(f"\nranking run: {args.queries:,} queries x 100 = {args.queries * 100:,} rows; "
-          "qrels of 10-20 relevant documents a query")
+    print(
+        f"\nranking run: {args.queries:,} queries x 100 = {args.queries * 100:,} rows; "
+        "qrels of 10-20 relevant documents a query"
+    )
 
     def read() -> tuple[Any, Any]:
-        return (spark.read.parquet(str(folder / "qrels.parquet")),
-                spark.read.parquet(str(folder / "run.parquet")))
+        return (
+            spark.read.parquet(str(folder / "qrels.parquet")),
+            spark.read.parquet(str(folder / "run.parquet")),
+        )
 
     def ours(shuffle: str) -> dict[str, float]:
         res = rs.evaluate(*read(), list(RUN_NAMES), profile="spark", shuffle=shuffle)
@@ -276,6 +339,7 @@ def _ranking_run(spark: Any, sf: Any, rs: Any, folder: Path, args: Any,
 
     t_co, v_co = _both_shuffles(ours, args.repeat)
     if "spark" in peers:
+
         def theirs() -> dict[str, float]:
             qrels, run = read()
             order = sf.struct((-sf.col("score")).alias("neg"), sf.col("doc"))

@@ -19,8 +19,10 @@ def trec_case() -> tuple[ranklens.Qrels, ranklens.Run]:
     """trec_eval's graded test case (``qrels.rel_level``, ``results.test``), or a random
     graded case with tied scores where ``../shared/conformance`` is absent."""
     if CONFORMANCE.is_dir():
-        return (read_trec_qrels(CONFORMANCE / "qrels.rel_level"),
-                read_trec_run(CONFORMANCE / "results.test"))
+        return (
+            read_trec_qrels(CONFORMANCE / "qrels.rel_level"),
+            read_trec_run(CONFORMANCE / "results.test"),
+        )
     rng = np.random.default_rng(5)
     qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 4)) for j in range(30)} for i in range(5)}
     run = {f"q{i}": {f"d{j}": float(rng.integers(0, 9)) for j in range(40)} for i in range(5)}
@@ -46,15 +48,18 @@ def spark() -> Iterator[Any]:
             warnings.simplefilter("ignore", DeprecationWarning)
             from pyspark.sql import SparkSession
 
-            session = (SparkSession.builder.master("local[2]").appName("ranklens-tests")
-                       .config("spark.ui.enabled", "false")
-                       .config("spark.ui.showConsoleProgress", "false")
-                       .config("spark.sql.shuffle.partitions", "3")
-                       .config("spark.default.parallelism", "2")
-                       .config("spark.driver.memory", "768m")
-                       .config("spark.driver.host", "127.0.0.1")
-                       .config("spark.driver.bindAddress", "127.0.0.1")
-                       .getOrCreate())
+            session = (
+                SparkSession.builder.master("local[2]")
+                .appName("ranklens-tests")
+                .config("spark.ui.enabled", "false")
+                .config("spark.ui.showConsoleProgress", "false")
+                .config("spark.sql.shuffle.partitions", "3")
+                .config("spark.default.parallelism", "2")
+                .config("spark.driver.memory", "768m")
+                .config("spark.driver.host", "127.0.0.1")
+                .config("spark.driver.bindAddress", "127.0.0.1")
+                .getOrCreate()
+            )
             session.sparkContext.setLogLevel("ERROR")
         try:
             yield session

@@ -11,17 +11,25 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO.parent / "shared" / "conformance" / "trec_eval"
 # skips a test when trec_eval's suite (../shared/conformance) is absent
-NEEDS_CONFORMANCE = pytest.mark.skipif(not CONFORMANCE.is_dir(),
-                                       reason="../shared/conformance is not present")
+NEEDS_CONFORMANCE = pytest.mark.skipif(
+    not CONFORMANCE.is_dir(), reason="../shared/conformance is not present"
+)
 
 Qrels = dict[str, dict[str, int]]
 RunDict = dict[str, dict[str, float]]
 
 
-def graded_case(seed: int, *, n_queries: tuple[int, int] = (2, 10), longest: int = 15,
-                max_judged: int = 12, ties: bool = True, binary: bool = False,
-                every_query_both: bool = False, stray_query: bool = False
-                ) -> tuple[Qrels, RunDict]:
+def graded_case(
+    seed: int,
+    *,
+    n_queries: tuple[int, int] = (2, 10),
+    longest: int = 15,
+    max_judged: int = 12,
+    ties: bool = True,
+    binary: bool = False,
+    every_query_both: bool = False,
+    stray_query: bool = False,
+) -> tuple[Qrels, RunDict]:
     """Random graded qrels and a run as dicts, in the shape peers such as ranx read.
 
     Queries ``q0..``; each ranks up to ``longest`` of 40 documents, judges up to
@@ -40,15 +48,19 @@ def graded_case(seed: int, *, n_queries: tuple[int, int] = (2, 10), longest: int
         q = f"q{qi}"
         docs = [f"d{j}" for j in rng.permutation(40)[: int(rng.integers(1, longest + 1))]]
         pool = docs + [f"x{j}" for j in range(8)]
-        judged = rng.choice(pool, size=int(rng.integers(1, min(max_judged, len(pool)))),
-                            replace=False)
+        judged = rng.choice(
+            pool, size=int(rng.integers(1, min(max_judged, len(pool)))), replace=False
+        )
         grades = rng.choice([0, 1] if binary else [0, 0, 1, 1, 2, 3], size=len(judged))
         if rng.random() < 0.15 and not every_query_both:
             grades[:] = 0
         qrels[q] = {str(d): int(g) for d, g in zip(judged, grades, strict=True)}
         if rng.random() < 0.85:
-            scores = (rng.integers(0, 6, size=len(docs)) / 4.0 if ties
-                      else rng.permutation(len(docs)) / 7.0)
+            scores = (
+                rng.integers(0, 6, size=len(docs)) / 4.0
+                if ties
+                else rng.permutation(len(docs)) / 7.0
+            )
             run[q] = {d: float(s) for d, s in zip(docs, scores, strict=True)}
     if stray_query and rng.random() < 0.5:
         run["zz"] = {"d1": 1.0}  # a run query without judgments
@@ -57,8 +69,9 @@ def graded_case(seed: int, *, n_queries: tuple[int, int] = (2, 10), longest: int
     return qrels, run
 
 
-def user_lists_case(seed: int, scores: Callable[[Any, int], Any] | None = None
-                    ) -> tuple[list[tuple[str, str, float]], list[tuple[str, str]]]:
+def user_lists_case(
+    seed: int, scores: Callable[[Any, int], Any] | None = None
+) -> tuple[list[tuple[str, str, float]], list[tuple[str, str]]]:
     """Random recommendation lists and held-out interactions as rows.
 
     5-29 users; 85% get 1-14 of 60 items, ranked 1.. (``scores=None``) or scored
@@ -75,18 +88,20 @@ def user_lists_case(seed: int, scores: Callable[[Any, int], Any] | None = None
         items = rng.permutation(60)
         if rng.random() < 0.85:  # some users get no recommendations
             n = int(rng.integers(1, 15))
-            values = (np.arange(1, n + 1) if scores is None else scores(rng, n))
-            rec_rows += [(user, f"i{it}", int(v) if scores is None else float(v))
-                         for it, v in zip(items[:n], values, strict=True)]
+            values = np.arange(1, n + 1) if scores is None else scores(rng, n)
+            rec_rows += [
+                (user, f"i{it}", int(v) if scores is None else float(v))
+                for it, v in zip(items[:n], values, strict=True)
+            ]
         if rng.random() < 0.9:  # some users have no held-out interactions
             held = rng.choice(60, size=int(rng.integers(1, 8)), replace=False)
             int_rows += [(user, f"i{it}") for it in held]
     return rec_rows, int_rows
 
 
-
-def system_files(folder: Path, n_queries: int = 30, noise: dict[str, float] | None = None,
-                 seed: int = 0) -> dict[str, Path]:
+def system_files(
+    folder: Path, n_queries: int = 30, noise: dict[str, float] | None = None, seed: int = 0
+) -> dict[str, Path]:
     """TREC files of one graded qrels (``qrels``) and runs of systems that rank by the
     grade plus Gaussian noise of the given size (default ``good`` 0.3, ``bad`` 3.0:
     a clear regression); each run's tag is its name."""
@@ -116,8 +131,7 @@ HOSTILE_QUERY = "<script>alert(1)</script>"
 HOSTILE_RUN = "<img src=x onerror=alert(2)>"
 
 
-def report_case(n_queries: int, seed: int = 0, *, docs: int = 20
-                ) -> tuple[Any, dict[str, Any]]:
+def report_case(n_queries: int, seed: int = 0, *, docs: int = 20) -> tuple[Any, dict[str, Any]]:
     """Graded qrels and three runs of ``docs`` scored documents per query (noisier to
     better: ``bm25``, :data:`HOSTILE_RUN`, ``dense``) as ranklens objects, for reports.
 
@@ -142,8 +156,7 @@ def report_case(n_queries: int, seed: int = 0, *, docs: int = 20
     return qrels, runs
 
 
-def one_line_error(result: Any, code: int, *fragments: str, message: str | None = None
-                   ) -> str:
+def one_line_error(result: Any, code: int, *fragments: str, message: str | None = None) -> str:
     """A CLI call (click's CliRunner result) that failed as ranklens' CLI must: exit
     ``code``, nothing on stdout, one ``ranklens: error: ...`` line on stderr (no
     traceback) holding every fragment, or exactly ``message``; returns that line."""

@@ -50,8 +50,9 @@ def test_exception_hierarchy():
 
 def test_duplicate_pairs_in_a_run_are_named():
     with pytest.raises(rl.DuplicateError) as err:
-        rl.Run.from_arrays(["q1", "q1", "q1", "q2", "q2"], ["d1", "d2", "d1", "d3", "d3"],
-                           [1, 2, 3, 4, 5])
+        rl.Run.from_arrays(
+            ["q1", "q1", "q1", "q2", "q2"], ["d1", "d2", "d1", "d3", "d3"], [1, 2, 3, 4, 5]
+        )
     msg = str(err.value)
     assert msg.startswith("Run")
     assert "2 (query, doc) pair(s) occur more than once" in msg
@@ -90,12 +91,16 @@ def test_duplicate_message_names_each_pair_once():
 
 @pytest.mark.parametrize(
     ("policy", "kept"),
-    [("max", {"d1": 9.0, "d2": 2.0}), ("first", {"d1": 1.0, "d2": 2.0}),
-     ("last", {"d1": 3.0, "d2": 2.0})],
+    [
+        ("max", {"d1": 9.0, "d2": 2.0}),
+        ("first", {"d1": 1.0, "d2": 2.0}),
+        ("last", {"d1": 3.0, "d2": 2.0}),
+    ],
 )
 def test_duplicate_policies(policy, kept):
-    r = rl.Run.from_arrays(["q", "q", "q", "q"], ["d1", "d2", "d1", "d1"],
-                           [1.0, 2.0, 9.0, 3.0], duplicates=policy)
+    r = rl.Run.from_arrays(
+        ["q", "q", "q", "q"], ["d1", "d2", "d1", "d1"], [1.0, 2.0, 9.0, 3.0], duplicates=policy
+    )
     assert r.to_dict() == {"q": kept}
     assert r.dropped_duplicates == 2
     assert len(r) == 2
@@ -103,11 +108,11 @@ def test_duplicate_policies(policy, kept):
 
 def test_duplicate_policy_max_ranks_by_the_kept_score():
     q = rl.Qrels.from_dict({"q": {"d1": 1, "d2": 0}})
-    r = rl.Run.from_arrays(["q", "q", "q"], ["d1", "d2", "d1"], [0.1, 0.5, 0.9],
-                           duplicates="max")
+    r = rl.Run.from_arrays(["q", "q", "q"], ["d1", "d2", "d1"], [0.1, 0.5, 0.9], duplicates="max")
     assert rl.evaluate(q, r, "p@1")["p@1"] == 1.0
-    first = rl.Run.from_arrays(["q", "q", "q"], ["d1", "d2", "d1"], [0.1, 0.5, 0.9],
-                               duplicates="first")
+    first = rl.Run.from_arrays(
+        ["q", "q", "q"], ["d1", "d2", "d1"], [0.1, 0.5, 0.9], duplicates="first"
+    )
     assert rl.evaluate(q, first, "p@1")["p@1"] == 0.0
 
 
@@ -139,8 +144,9 @@ def test_non_finite_scores_name_query_and_doc(bad):
 
 def test_non_finite_values_from_arrays_and_polars():
     with pytest.raises(rl.InputError, match=r"2 score\(s\).*\('q', 'b'\), \('q', 'c'\)"):
-        rl.Run.from_arrays(np.array(["q", "q", "q"]), np.array(["a", "b", "c"]),
-                           np.array([1.0, np.inf, np.nan]))
+        rl.Run.from_arrays(
+            np.array(["q", "q", "q"]), np.array(["a", "b", "c"]), np.array([1.0, np.inf, np.nan])
+        )
     with pytest.raises(rl.InputError, match=r"relevance.*\('q', 'a'\)"):
         rl.Qrels.from_arrays(np.array(["q"]), np.array(["a"]), np.array([np.nan]))
     pl = pytest.importorskip("polars")
@@ -197,8 +203,11 @@ def test_non_numeric_columns():
 def test_numeric_strings_are_rejected_by_every_constructor():
     with pytest.raises(rl.InputError, match="numeric"):
         rl.Qrels.from_arrays(["q"], ["d"], ["1"])
-    with pytest.raises(rl.InputError, match=r"\(query 'q', doc 'd'\) is '1', which is not a "
-                                            r"number"):
+    with pytest.raises(
+        rl.InputError,
+        match=r"\(query 'q', doc 'd'\) is '1', which is not a "
+        r"number",
+    ):
         rl.Qrels.from_dict({"q": {"d": "1"}})
 
 
@@ -246,8 +255,11 @@ def test_unsupported_column_container():
 
 
 def test_evaluate_needs_qrels_and_run_objects():
-    with pytest.raises(rl.InputError, match=r"qrels must be a ranklens.Qrels, got dict.*"
-                                            r"Qrels.from_dict"):
+    with pytest.raises(
+        rl.InputError,
+        match=r"qrels must be a ranklens.Qrels, got dict.*"
+        r"Qrels.from_dict",
+    ):
         rl.evaluate(QRELS, run(), ["p@1"])
     with pytest.raises(rl.InputError, match=r"run must be a ranklens.Run, got dict"):
         rl.evaluate(qrels(), RUN, ["p@1"])
@@ -279,8 +291,7 @@ def test_empty_arrays_and_frames():
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"query": [], "doc": [], "relevance": []})
     with pytest.raises(rl.InputError, match="The qrels are empty"):
-        rl.evaluate(rl.Qrels.from_frame(frame.astype({"query": str, "doc": str})), run(),
-                    ["p@1"])
+        rl.evaluate(rl.Qrels.from_frame(frame.astype({"query": str, "doc": str})), run(), ["p@1"])
 
 
 def test_no_metric():
@@ -335,8 +346,11 @@ def test_unknown_parameter_lists_the_known_ones():
 @pytest.mark.parametrize(
     ("name", "expect"),
     [
-        ("ndcg(gain=3)@10", r"'gain' must be one of 'linear', 'exp2', 'binary' or a "
-                            r"non-empty mapping"),
+        (
+            "ndcg(gain=3)@10",
+            r"'gain' must be one of 'linear', 'exp2', 'binary' or a "
+            r"non-empty mapping",
+        ),
         ("ndcg(ideal=best)@10", r"'ideal' must be one of 'cut', 'full', 'retrieved'"),
         ("f1(beta=abc)@10", r"'beta' must be a finite number, got 'abc'"),
         ("rbp(p=2)", r"'p' must be a number in \[0, 1\], got 2"),
@@ -358,8 +372,14 @@ def test_wrong_parameter_values(name, expect):
 
 @pytest.mark.parametrize(
     ("typo", "suggestion"),
-    [("ndgc@10", "'ndcg'"), ("precison@5", "'precision'"), ("mrrr", "'mrr'"),
-     ("recal@5", "'recall'"), ("bperf", "'bpref'"), ("sucess@3", "'success'")],
+    [
+        ("ndgc@10", "'ndcg'"),
+        ("precison@5", "'precision'"),
+        ("mrrr", "'mrr'"),
+        ("recal@5", "'recall'"),
+        ("bperf", "'bpref'"),
+        ("sucess@3", "'success'"),
+    ],
 )
 def test_unknown_metric_suggests_close_names(typo, suggestion):
     with pytest.raises(rl.MetricNameError) as err:
@@ -488,8 +508,14 @@ def test_no_relevant_error_lists_the_queries():
 
 @pytest.mark.parametrize(
     ("metric", "ties"),
-    [("err@5", "expected"), ("bpref", "expected"), ("kendall_tau", "expected"),
-     ("p@5", "grouped"), ("ndcg@5", "grouped"), ("rr", "grouped")],
+    [
+        ("err@5", "expected"),
+        ("bpref", "expected"),
+        ("kendall_tau", "expected"),
+        ("p@5", "grouped"),
+        ("ndcg@5", "grouped"),
+        ("rr", "grouped"),
+    ],
 )
 def test_unsupported_tie_policy(metric, ties):
     with pytest.raises(rl.UnsupportedError) as err:
@@ -530,8 +556,7 @@ def test_ids_are_not_normalised():
     assert res["p@1"] == 0.0
     assert res["unj@1"] == 1.0
     with pytest.warns(rl.RanklensWarning, match="shares no query"):
-        res = rl.evaluate(q, rl.Run.from_dict({" q": {"\u00e9": 1.0}}), ["p@1"],
-                          missing="zero")
+        res = rl.evaluate(q, rl.Run.from_dict({" q": {"\u00e9": 1.0}}), ["p@1"], missing="zero")
     assert res.per_query("p@1") == {"q": 0.0}
 
 
@@ -577,19 +602,28 @@ def test_run_queries_without_judgments_warn():
 
 @pytest.mark.parametrize("ids", [[1.0, 2.0], np.array([1.5, 2.5])])
 def test_float_ids_are_rejected(ids):
-    with pytest.raises(rl.InputError, match=r"query column: ids must be strings or integers, "
-                                            r"got values of type double.*Convert"):
+    with pytest.raises(
+        rl.InputError,
+        match=r"query column: ids must be strings or integers, "
+        r"got values of type double.*Convert",
+    ):
         rl.Run.from_arrays(ids, ["a", "b"], [1.0, 2.0])
 
 
 def test_float_and_bool_ids_are_rejected_everywhere():
-    with pytest.raises(rl.InputError, match=r"query ids must be strings \(or integers\), got "
-                                            r"1.5 of type float"):
+    with pytest.raises(
+        rl.InputError,
+        match=r"query ids must be strings \(or integers\), got "
+        r"1.5 of type float",
+    ):
         rl.Run.from_dict({1.5: {"d": 1.0}})
     with pytest.raises(rl.InputError, match=r"doc ids must be strings.*True of type bool"):
         rl.Qrels.from_dict({"q": {True: 1}})
-    with pytest.raises(rl.InputError, match=r"doc column: ids must be strings or integers, "
-                                            r"got values of type bool"):
+    with pytest.raises(
+        rl.InputError,
+        match=r"doc column: ids must be strings or integers, "
+        r"got values of type bool",
+    ):
         rl.Run.from_arrays(["q"], [True], [1.0])
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"query": ["q", "q"], "doc": [1.0, 2.0], "score": [1.0, 2.0]})
@@ -672,8 +706,9 @@ def test_curves_need_qrels_and_run_objects(entry):
 def test_trec_readers_name_file_and_line(tmp_path):
     bad = tmp_path / "bad.qrels"
     bad.write_text("q1 0 d1 1\nq1 0 d2 x\n")
-    with pytest.raises(rl.InputError, match=re.escape(f"{bad}:2: the relevance 'x' is not "
-                                                      "a number")):
+    with pytest.raises(
+        rl.InputError, match=re.escape(f"{bad}:2: the relevance 'x' is not a number")
+    ):
         read_trec_qrels(bad)
     short = tmp_path / "short.run"
     short.write_text("q1 Q0 d1 1 0.5\n")
@@ -705,13 +740,16 @@ def test_trec_readers_name_file_and_line(tmp_path):
         read_trec_run(dup)
 
 
-@pytest.mark.parametrize(("metric", "error"), [
-    (rl.Metric("p", 0), rl.MetricParameterError),
-    (rl.Metric("p", -2), rl.MetricParameterError),
-    (rl.Metric("nope"), rl.MetricNameError),
-    (rl.Metric("ndcg", 3, (("gain", "bogus"),)), rl.MetricParameterError),
-    (rl.Metric("ndcg", 3, (("foo", 1),)), rl.MetricParameterError),
-])
+@pytest.mark.parametrize(
+    ("metric", "error"),
+    [
+        (rl.Metric("p", 0), rl.MetricParameterError),
+        (rl.Metric("p", -2), rl.MetricParameterError),
+        (rl.Metric("nope"), rl.MetricNameError),
+        (rl.Metric("ndcg", 3, (("gain", "bogus"),)), rl.MetricParameterError),
+        (rl.Metric("ndcg", 3, (("foo", 1),)), rl.MetricParameterError),
+    ],
+)
 def test_metric_values_are_validated_by_evaluate(metric, error):
     with pytest.raises(error):
         rl.evaluate(qrels(), run(), metric)
@@ -736,15 +774,23 @@ def test_complex_scores_and_repeated_column_names_are_input_errors():
 
     with pytest.raises(rl.InputError, match="complex numbers"):
         rl.Run.from_arrays(["q"], ["a"], pd.Series([1 + 2j]))
-    for frame in (pd.DataFrame([["q", "a", 1.0]], columns=["query", "doc", "doc"]),
-                  pa.table([["q"], ["a"], [1.0]], names=["query", "doc", "doc"])):
+    for frame in (
+        pd.DataFrame([["q", "a", 1.0]], columns=["query", "doc", "doc"]),
+        pa.table([["q"], ["a"], [1.0]], names=["query", "doc", "doc"]),
+    ):
         with pytest.raises(rl.InputError, match=r"2 columns named 'doc'.*rename them"):
             rl.Run.from_frame(frame, query="query", doc="doc", score="doc")
 
 
-@pytest.mark.parametrize("values", [[2**53 + 1, 3], np.array([3, -(2**60)]),
-                                    np.array([2**63 + 5, 1], dtype=np.uint64),
-                                    pa.array([2**53 + 1, 3])])
+@pytest.mark.parametrize(
+    "values",
+    [
+        [2**53 + 1, 3],
+        np.array([3, -(2**60)]),
+        np.array([2**63 + 5, 1], dtype=np.uint64),
+        pa.array([2**53 + 1, 3]),
+    ],
+)
 def test_an_integer_a_float_cannot_hold_is_refused(values: object) -> None:
     """Scores and grades are float64: an integer beyond +-2**53 would be rounded (two
     distinct scores could tie), so it is an error naming the row, whatever the container

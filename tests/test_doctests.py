@@ -10,8 +10,11 @@ import pytest
 
 import ranklens
 
-MODULES = sorted(m.name for m in pkgutil.walk_packages(ranklens.__path__, "ranklens.")
-                 if not m.name.endswith("__main__"))
+MODULES = sorted(
+    m.name
+    for m in pkgutil.walk_packages(ranklens.__path__, "ranklens.")
+    if not m.name.endswith("__main__")
+)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -37,8 +37,11 @@ def _imports(name: str, *, lazy: bool) -> list[tuple[str, list[str]]]:
                 continue
             if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
                 continue
-            if isinstance(child, ast.ImportFrom) and child.module and \
-                    child.module.startswith("ranklens"):
+            if (
+                isinstance(child, ast.ImportFrom)
+                and child.module
+                and child.module.startswith("ranklens")
+            ):
                 found.append((child.module, [a.name for a in child.names]))
             elif isinstance(child, ast.Import):
                 found.extend((a.name, []) for a in child.names if a.name.startswith("ranklens"))
@@ -57,15 +60,18 @@ def _resolve(module: str, names: list[str]) -> set[str]:
 
 
 def _cycles(lazy: bool) -> list[list[str]]:
-    graph = {m: set().union(*(_resolve(mod, names) for mod, names in _imports(m, lazy=lazy)),
-                            set()) - {m, "ranklens"} for m in MODULES}
+    graph = {
+        m: set().union(*(_resolve(mod, names) for mod, names in _imports(m, lazy=lazy)), set())
+        - {m, "ranklens"}
+        for m in MODULES
+    }
     seen: set[tuple[str, ...]] = set()
     cycles: list[list[str]] = []
 
     def walk(node: str, path: list[str]) -> None:
         for nxt in sorted(graph.get(node, ())):
             if nxt in path:
-                cyc = path[path.index(nxt):]
+                cyc = path[path.index(nxt) :]
                 key = tuple(sorted(cyc))
                 if key not in seen:
                     seen.add(key)
@@ -107,9 +113,14 @@ def _package(module: str) -> str:
 def test_no_private_names_across_packages(module: str) -> None:
     """A package uses another package's public names only; ``ranklens._shared`` is the
     shared layer, and ``ranklens.errors`` holds every exception type."""
-    bad = [f"{src}.{n}" for src, names in _imports(module, lazy=True) for n in names
-           if n.startswith("_") and _package(src) != _package(module)
-           and _package(src) != "ranklens._shared"]
+    bad = [
+        f"{src}.{n}"
+        for src, names in _imports(module, lazy=True)
+        for n in names
+        if n.startswith("_")
+        and _package(src) != _package(module)
+        and _package(src) != "ranklens._shared"
+    ]
     assert bad == [], f"{module} imports private names of other packages: {bad}"
 
 
@@ -127,12 +138,25 @@ def test_a_command_loads_only_its_own_module() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from ranklens.cli import main; main.get_command(None, 'evaluate'); "
-            "print(sorted(m for m in sys.modules if m.startswith('ranklens.')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import sys; from ranklens.cli import main; main.get_command(None, 'evaluate'); "
+        "print(sorted(m for m in sys.modules if m.startswith('ranklens.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     loaded = eval(out)  # a printed list of module names
     assert "ranklens.cli.evaluate" in loaded
-    for other in ("cli.gate", "cli.report", "cli.score", "cli.detect", "cli.ab", "gates",
-                  "history", "history.store", "render.html", "online"):
+    for other in (
+        "cli.gate",
+        "cli.report",
+        "cli.score",
+        "cli.detect",
+        "cli.ab",
+        "gates",
+        "history",
+        "history.store",
+        "render.html",
+        "online",
+    ):
         assert f"ranklens.{other}" not in loaded, loaded

@@ -25,7 +25,7 @@ import pytest
 
 from ranklens._shared.deps import EXTRAS, PACKAGES
 
-BLOCKER = textwrap.dedent('''
+BLOCKER = textwrap.dedent("""
     import sys, json, traceback
     from importlib.abc import MetaPathFinder
 
@@ -67,7 +67,7 @@ BLOCKER = textwrap.dedent('''
         except Exception as exc:
             out[name] = type(exc).__name__ + ": " + str(exc)
     print(json.dumps(out))
-''')
+""")
 
 # library hidden -> [(case name, python expression), ...]; every case must need it
 CASES: dict[str, list[tuple[str, str]]] = {
@@ -95,26 +95,37 @@ CASES: dict[str, list[tuple[str, str]]] = {
         ("plot", "__import__('ranklens.render.plots').render.plots.plot_cutoffs(q, [r], 'p')"),
     ],
     # ranklens.spark imports without pyspark; each function names the extra when called
-    "pyspark": [(f"spark_{name}", f"__import__('ranklens.spark').spark.{name}({args})")
-                for name, args in [("evaluate", "None, None, ['p@1']"),
-                                   ("evaluate_interactions", "None, None, ['p@1']"),
-                                   ("catalog_coverage", "None, ['a']"),
-                                   ("shannon_entropy", "None, ['a']"),
-                                   ("gini_index", "None, ['a']"),
-                                   ("novelty", "None, None"),
-                                   ("average_recommendation_popularity", "None, None"),
-                                   ("long_tail_share", "None, None"),
-                                   ("personalisation", "None")]],
+    "pyspark": [
+        (f"spark_{name}", f"__import__('ranklens.spark').spark.{name}({args})")
+        for name, args in [
+            ("evaluate", "None, None, ['p@1']"),
+            ("evaluate_interactions", "None, None, ['p@1']"),
+            ("catalog_coverage", "None, ['a']"),
+            ("shannon_entropy", "None, ['a']"),
+            ("gini_index", "None, ['a']"),
+            ("novelty", "None, None"),
+            ("average_recommendation_popularity", "None, None"),
+            ("long_tail_share", "None, None"),
+            ("personalisation", "None"),
+        ]
+    ],
 }
-EXTRA = {"sklearn": "ml", "scipy": "", "statsmodels": "online", "pandas": "pandas",
-         "matplotlib": "plot", "pyspark": "spark"}
+EXTRA = {
+    "sklearn": "ml",
+    "scipy": "",
+    "statsmodels": "online",
+    "pandas": "pandas",
+    "matplotlib": "plot",
+    "pyspark": "spark",
+}
 
 
 def _run(hidden: str, cases: list[tuple[str, str]]) -> dict[str, str]:
     code = "CASES = [" + ", ".join(f"({n!r}, lambda: {e})" for n, e in cases) + "]\n"
     code = BLOCKER.replace("out = {}", code + "out = {}")
-    done = subprocess.run([sys.executable, "-c", code, hidden], capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code, hidden], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
@@ -132,17 +143,25 @@ def test_missing_library_names_the_extra(hidden: str) -> None:
 
 def test_the_ranking_core_runs_on_the_base_install() -> None:
     hidden = "sklearn,scipy,statsmodels,pandas,polars,matplotlib,pyspark"
-    got = _run(hidden, [("evaluate", "rl.evaluate(q, r, ['ndcg@10', 'map', 'P.5'])"),
-                        ("cutoffs", "rl.evaluate_cutoffs(q, r, ['ndcg'], 3)"),
-                        ("beyond", "rl.recsys.catalog_coverage(r, ['a', 'b', 'c'])")])
+    got = _run(
+        hidden,
+        [
+            ("evaluate", "rl.evaluate(q, r, ['ndcg@10', 'map', 'P.5'])"),
+            ("cutoffs", "rl.evaluate_cutoffs(q, r, ['ndcg'], 3)"),
+            ("beyond", "rl.recsys.catalog_coverage(r, ['a', 'b', 'c'])"),
+        ],
+    )
     assert got == {"evaluate": "no error", "cutoffs": "no error", "beyond": "no error"}
 
 
-@pytest.mark.parametrize("command", [
-    ["compare", "QRELS", "RUN", "RUN", "-m", "p@1"],
-    ["gate", "QRELS", "RUN", "--baseline", "RUN", "--max-drop", "p@1=0.1"],
-    ["report", "QRELS", "RUN", "RUN", "-m", "p@1", "-o", "OUT"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["compare", "QRELS", "RUN", "RUN", "-m", "p@1"],
+        ["gate", "QRELS", "RUN", "--baseline", "RUN", "--max-drop", "p@1=0.1"],
+        ["report", "QRELS", "RUN", "RUN", "-m", "p@1", "-o", "OUT"],
+    ],
+)
 def test_cli_without_scipy_is_one_line_and_exit_2(tmp_path, command: list[str]) -> None:
     """The commands that need the statistics (compare, gate against a baseline, report)
     say in one line which extra to install."""
@@ -152,10 +171,14 @@ def test_cli_without_scipy_is_one_line_and_exit_2(tmp_path, command: list[str]) 
     run.write_text("".join(f"q{i} Q0 a 1 2.0 x\nq{i} Q0 b 2 1.0 x\n" for i in range(3)))
     files = {"QRELS": str(qrels), "RUN": str(run), "OUT": str(tmp_path / "r.html")}
     code = BLOCKER.split("import ranklens as rl")[0] + (
-        "from ranklens.cli import main\nsys.argv = ['ranklens'] + sys.argv[2:]\nmain()\n")
-    done = subprocess.run([sys.executable, "-c", code, "scipy",
-                           *[files.get(a, a) for a in command]], capture_output=True,
-                          text=True, timeout=120)
+        "from ranklens.cli import main\nsys.argv = ['ranklens'] + sys.argv[2:]\nmain()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "scipy", *[files.get(a, a) for a in command]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert done.stderr.count("\n") == 1, done.stderr
     assert "pip install 'ranklens[stats]'" in done.stderr
@@ -164,8 +187,15 @@ def test_cli_without_scipy_is_one_line_and_exit_2(tmp_path, command: list[str]) 
 
 # --------------------------------------------------------------------------- every function
 
-FAMILIES = ("classification", "regression", "clustering", "entity_resolution", "detection",
-            "comparison", "online")
+FAMILIES = (
+    "classification",
+    "regression",
+    "clustering",
+    "entity_resolution",
+    "detection",
+    "comparison",
+    "online",
+)
 # every public function of the families and every public method of their public classes
 # ("family.function", "family.Class.method") -> a call with small valid inputs (names
 # defined in BLOCKER)
@@ -207,18 +237,18 @@ CALLS: dict[str, str] = {
     "entity_resolution.blocking": "rl.entity_resolution.blocking(T, blocks=[0, 0, 1, 1])",
     "entity_resolution.cluster_level": "rl.entity_resolution.cluster_level(T, P)",
     "entity_resolution.clusters_from_pairs": "rl.entity_resolution.clusters_from_pairs("
-                                             "[[0, 1]], 3)",
+    "[[0, 1]], 3)",
     "entity_resolution.pairwise": "rl.entity_resolution.pairwise(T, P)",
     "entity_resolution.pairwise_from_pairs": "rl.entity_resolution.pairwise_from_pairs("
-                                             "[[0, 1]], [[0, 1], [1, 2]])",
+    "[[0, 1]], [[0, 1], [1, 2]])",
     "detection.average_precision": "rl.detection.average_precision([1, 0], [0.9, 0.8], 1)",
     "detection.box_convert": "rl.detection.box_convert([[0, 0, 1, 1]], 'xywh')",
     "detection.coco_evaluate": "rl.detection.coco_evaluate(COCO_GT, COCO_DET)",
     "detection.interpolated_ap": "rl.detection.interpolated_ap(np.array([1.0, 0.5]), "
-                                 "np.array([0.5, 0.5]), 'coco')",
+    "np.array([0.5, 0.5]), 'coco')",
     "detection.iou": "rl.detection.iou([[0, 0, 2, 2]], [[1, 1, 3, 3]])",
     "detection.match_detections": "rl.detection.match_detections([[0, 0, 2, 2]], [0.9], "
-                                  "[[0, 0, 2, 2]])",
+    "[[0, 0, 2, 2]])",
     "detection.mean_average_precision": "rl.detection.mean_average_precision(BOX, DET)",
     "comparison.bootstrap_test": "rl.comparison.bootstrap_test([0.1, 0.2, -0.1], 50, seed=0)",
     "comparison.cohens_d_paired": "rl.comparison.cohens_d_paired([1, 2, 3], [2, 2, 5])",
@@ -226,8 +256,7 @@ CALLS: dict[str, str] = {
     "comparison.correct": "rl.comparison.correct([0.01, 0.2])",
     "comparison.mean_ci": "rl.comparison.mean_ci([1.0, 2.0, 4.0])",
     "comparison.paired_ttest": "rl.comparison.paired_ttest([1, 2, 3], [2, 2, 5])",
-    "comparison.randomization_test": "rl.comparison.randomization_test([0.1, 0.2], 50, "
-                                     "seed=0)",
+    "comparison.randomization_test": "rl.comparison.randomization_test([0.1, 0.2], 50, seed=0)",
     "comparison.wilcoxon_test": "rl.comparison.wilcoxon_test([1, 2, 3], [2, 4, 6])",
     "comparison.Comparison.better_than": "CMP().better_than('b', 'p@1')",
     "comparison.Comparison.mean": "CMP().mean('a', 'p@1')",
@@ -238,11 +267,11 @@ CALLS: dict[str, str] = {
     "comparison.Comparison.to_records": "CMP().to_records()",
     "online.analyze": "AN()",
     "online.analyze_units": "rl.online.analyze_units({'unit': UNITS, 'variant': ['control', "
-                            "'treatment'] * 20, 'y': [float(i % 3) for i in range(40)]}, "
-                            "'y=mean(y)')",
+    "'treatment'] * 20, 'y': [float(i % 3) for i in range(40)]}, "
+    "'y=mean(y)')",
     "online.analyze_stats": "rl.online.analyze_stats({'variant': ['control', 'treatment'], "
-                            "'count': [20, 20], 'y_sum': [20.0, 22.0], 'y_sum_sq': [40.0, "
-                            "50.0]}, 'y=mean(y)')",
+    "'count': [20, 20], 'y_sum': [20.0, 22.0], 'y_sum_sq': [40.0, "
+    "50.0]}, 'y=mean(y)')",
     "online.stats_columns": "rl.online.stats_columns('y=mean(y)')",
     "online.assign": "rl.online.assign(UNITS, EXP)",
     "online.bucket_units": "rl.online.bucket_units(UNITS, 'salt')",
@@ -250,17 +279,16 @@ CALLS: dict[str, str] = {
     "online.delta_method_ratio": "rl.online.delta_method_ratio([1.0, 2.0, 0.0], [2, 3, 1])",
     "online.hash_units": "rl.online.hash_units(UNITS, 'salt')",
     "online.minimum_detectable_effect": "rl.online.minimum_detectable_effect("
-                                        "'mean', baseline=1.0, std=1.0, n_control=100)",
+    "'mean', baseline=1.0, std=1.0, n_control=100)",
     "online.mixture_tau": "rl.online.mixture_tau(0.01)",
     "online.msprt": "rl.online.msprt([0.1, 0.2], [0.1, 0.05], tau=0.3)",
     "online.normal_comparison": "rl.online.normal_comparison(1.0, 0.1, 0.8, 0.1)",
     "online.parse_metric": "rl.online.parse_metric('c=proportion(purchase)')",
-    "online.power": "rl.online.power('proportion', baseline=0.1, effect=0.02, "
-                    "n_control=1000)",
+    "online.power": "rl.online.power('proportion', baseline=0.1, effect=0.02, n_control=1000)",
     "online.ratio_unit_std": "rl.online.ratio_unit_std([1.0, 2.0, 0.0], [2, 3, 1])",
     "online.relative_difference": "rl.online.relative_difference(1.1, 0.01, 1.0, 0.01, 1.96)",
     "online.sample_ratio_mismatch": "rl.online.sample_ratio_mismatch({'a': 50, 'b': 55}, "
-                                    "{'a': 1, 'b': 1})",
+    "{'a': 1, 'b': 1})",
     "online.sample_size": "rl.online.sample_size('proportion', baseline=0.1, effect=0.01)",
     "online.two_proportion_ztest": "rl.online.two_proportion_ztest(5, 10, 6, 10)",
     "online.welch_ttest": "rl.online.welch_ttest(1.0, 1.0, 10, 0.5, 1.0, 10)",
@@ -288,17 +316,26 @@ CALLS: dict[str, str] = {
     "online.Plan.from_dict": "rl.online.Plan.from_dict(PLAN.to_dict())",
     "online.Plan.to_dict": "PLAN.to_dict()",
     "online.SRMResult.describe": "rl.online.sample_ratio_mismatch({'a': 50, 'b': 55}, "
-                                 "{'a': 1, 'b': 1}).describe()",
+    "{'a': 1, 'b': 1}).describe()",
 }
 
 
 # a few functions known to need each library
 NEEDS = {
     "sklearn": {"classification.roc_auc", "regression.mae", "clustering.silhouette"},
-    "scipy": {"comparison.compare", "online.two_proportion_ztest",
-              "entity_resolution.clusters_from_pairs", "clustering.dunn_index"},
-    "statsmodels": {"comparison.correct", "online.sample_size", "online.analyze",
-                    "online.analyze_units", "online.analyze_stats"},
+    "scipy": {
+        "comparison.compare",
+        "online.two_proportion_ztest",
+        "entity_resolution.clusters_from_pairs",
+        "clustering.dunn_index",
+    },
+    "statsmodels": {
+        "comparison.correct",
+        "online.sample_size",
+        "online.analyze",
+        "online.analyze_units",
+        "online.analyze_stats",
+    },
     "pandas": {"comparison.Comparison.to_frame", "online.ExperimentAnalysis.to_frame"},
 }
 
@@ -316,9 +353,12 @@ def _public() -> set[str]:
             if inspect.isfunction(obj):
                 found.add(f"{family}.{name}")
             elif inspect.isclass(obj) and obj.__module__.startswith("ranklens."):
-                found.update(f"{family}.{name}.{attr}" for attr, value in vars(obj).items()
-                             if not attr.startswith("_")
-                             and (inspect.isfunction(value) or isinstance(value, classmethod)))
+                found.update(
+                    f"{family}.{name}.{attr}"
+                    for attr, value in vars(obj).items()
+                    if not attr.startswith("_")
+                    and (inspect.isfunction(value) or isinstance(value, classmethod))
+                )
     return found
 
 

@@ -21,8 +21,12 @@ def _tool(name: str) -> str:
 
 
 def test_ruff_clean() -> None:
-    out = subprocess.run([_tool("ruff"), "check", "src", "tests", "benchmarks"], cwd=ROOT,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [_tool("ruff"), "check", "src", "tests", "benchmarks"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
 
 

@@ -51,8 +51,9 @@ def test_every_block_is_run_here() -> None:
 
 
 @pytest.mark.parametrize("number", range(len(_blocks("python"))))
-def test_python_block_runs_on_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                      request: pytest.FixtureRequest, number: int) -> None:
+def test_python_block_runs_on_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, number: int
+) -> None:
     monkeypatch.chdir(tmp_path)
     block = _blocks("python")[number]
     if "pyspark" in block:
@@ -67,7 +68,7 @@ def _commands(block: str, prompt: str) -> list[str]:
     continuations joined, a shell redirection of the output left out)."""
     joined = re.sub(r"\\\n\s*", " ", block)
     lines = [line.strip() for line in joined.splitlines()]
-    lines = [line[len(prompt):] if line.startswith(prompt) else line for line in lines]
+    lines = [line[len(prompt) :] if line.startswith(prompt) else line for line in lines]
     return [line.split(" >", 1)[0] for line in lines if line.startswith("ranklens ")]
 
 
@@ -80,30 +81,36 @@ def _scratch() -> None:
     from the example data shipped in the package, and the A/B sums table."""
     data = resources.files("ranklens") / "_example_data"
     with resources.as_file(data) as folder:
-        for name in ("qrels.txt", "run.txt", "other_run.txt", "runs/candidate.run",
-                     "runs/production.run"):
+        for name in (
+            "qrels.txt",
+            "run.txt",
+            "other_run.txt",
+            "runs/candidate.run",
+            "runs/production.run",
+        ):
             Path(name).parent.mkdir(exist_ok=True)
-            shutil.copy(folder / ("example.qrels" if "qrels" in name else "example.run"),
-                        name)
-    Path("sums.csv").write_text("variant,count,revenue_sum,revenue_sum_sq\n"
-                                "control,1000,5000,60000\nnew,1000,5400,66000\n")
+            shutil.copy(folder / ("example.qrels" if "qrels" in name else "example.run"), name)
+    Path("sums.csv").write_text(
+        "variant,count,revenue_sum,revenue_sum_sq\ncontrol,1000,5000,60000\nnew,1000,5400,66000\n"
+    )
 
 
-_RUNNABLE = [(lang, number) for lang in ("console", "yaml")
-             for number in range(len(_blocks(lang)))]
+_RUNNABLE = [(lang, number) for lang in ("console", "yaml") for number in range(len(_blocks(lang)))]
 
 
 @pytest.mark.parametrize(("lang", "number"), _RUNNABLE)
-def test_command_block_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str,
-                            number: int) -> None:
+def test_command_block_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str, number: int
+) -> None:
     """The commands of a console block (or of a CI step) run in order in one directory,
     as a user types them: a later command may read what an earlier one wrote (a
     results store, say)."""
     block = _blocks(lang)[number]
     commands = _commands(block, "$ " if lang == "console" else "")
     assert commands, block
-    if any(f" {word} " in f" {c} " for c in commands
-           for word in ("compare", "ab", "gate", "report")):
+    if any(
+        f" {word} " in f" {c} " for c in commands for word in ("compare", "ab", "gate", "report")
+    ):
         pytest.importorskip("scipy")
         pytest.importorskip("statsmodels")
     monkeypatch.chdir(tmp_path)

@@ -32,8 +32,15 @@ from ranklens.ranking.evaluator import Evaluator
 __version__ = "0.1.0"
 
 # metric families outside ranking, imported on first use (they load scikit-learn/scipy)
-FAMILIES = ("classification", "regression", "clustering", "entity_resolution", "detection",
-            "online", "recsys")
+FAMILIES = (
+    "classification",
+    "regression",
+    "clustering",
+    "entity_resolution",
+    "detection",
+    "online",
+    "recsys",
+)
 
 
 if TYPE_CHECKING:  # for type checkers; at run time they come from __getattr__
@@ -43,9 +50,9 @@ if TYPE_CHECKING:  # for type checkers; at run time they come from __getattr__
 
 # functions whose modules are imported on first use (importing ranklens stays light)
 _LAZY = {
-    "evaluate_files": "ranklens.io.stream",    # reading (and streaming) files
-    "gate": "ranklens.gates",                  # regression gates
-    "html_report": "ranklens.render.html",     # the HTML report
+    "evaluate_files": "ranklens.io.stream",  # reading (and streaming) files
+    "gate": "ranklens.gates",  # regression gates
+    "html_report": "ranklens.render.html",  # the HTML report
 }
 
 

@@ -118,8 +118,8 @@ __all__ = [
 ]
 
 
-
 # --------------------------------------------------------------------------- labels
+
 
 def _label_array(name: str, x: Any) -> np.ndarray:
     """Class labels: 1-d (an ``(n, 1)`` column is flattened), no NaN, no
@@ -144,8 +144,10 @@ def _label_array(name: str, x: Any) -> np.ndarray:
         try:
             f = a.astype(np.float64)
         except (TypeError, ValueError):
-            raise InputError(f"{name} must hold strings or numbers as class labels, got "
-                             f"values of type {type(a[0]).__name__}.") from None
+            raise InputError(
+                f"{name} must hold strings or numbers as class labels, got "
+                f"values of type {type(a[0]).__name__}."
+            ) from None
         if np.isinf(f).any():
             raise InputError(f"{name} contains infinite values; class labels must be finite.")
         frac = np.flatnonzero(f != np.trunc(f))
@@ -163,14 +165,15 @@ def _label_array(name: str, x: Any) -> np.ndarray:
 def _same_kind(**arrays: np.ndarray) -> None:
     kinds = {k: label_kinds(v) for k, v in arrays.items()}
     if len(set().union(*kinds.values())) > 1:
-        desc = ", ".join(f"{k} holds {'strings' if v == {'str'} else 'numbers'}"
-                         for k, v in kinds.items())
-        raise InputError(f"string and numeric labels are mixed ({desc}); convert them to "
-                         "one type first.")
+        desc = ", ".join(
+            f"{k} holds {'strings' if v == {'str'} else 'numbers'}" for k, v in kinds.items()
+        )
+        raise InputError(
+            f"string and numeric labels are mixed ({desc}); convert them to one type first."
+        )
 
 
-def _pair(y_true: Any, y_pred: Any, pred_name: str = "y_pred"
-          ) -> tuple[np.ndarray, np.ndarray]:
+def _pair(y_true: Any, y_pred: Any, pred_name: str = "y_pred") -> tuple[np.ndarray, np.ndarray]:
     t = _label_array("y_true", y_true)
     p = _label_array(pred_name, y_pred)
     same_length(y_true=t, **{pred_name: p})
@@ -178,8 +181,14 @@ def _pair(y_true: Any, y_pred: Any, pred_name: str = "y_pred"
     return t, p
 
 
-def _labels(y_true: np.ndarray, y_pred: np.ndarray | None, labels: Any,
-            pred_name: str = "y_pred", *, subset: bool = False) -> np.ndarray:
+def _labels(
+    y_true: np.ndarray,
+    y_pred: np.ndarray | None,
+    labels: Any,
+    pred_name: str = "y_pred",
+    *,
+    subset: bool = False,
+) -> np.ndarray:
     """The class list: given, else the sorted classes of y_true (y_pred must be a
     subset).  ``subset=True``: given labels may leave out classes present."""
     if labels is not None:
@@ -227,9 +236,11 @@ def _check_zero_division(zero_division: Any) -> float | str:
     if isinstance(zero_division, str) and zero_division in ("warn", "nan"):
         # "nan": the catalogue's spelling of NaN (a metric name has no float NaN)
         return "warn" if zero_division == "warn" else math.nan
-    if isinstance(zero_division, (int, float, np.integer, np.floating)) \
-            and not isinstance(zero_division, (bool, np.bool_)) \
-            and (zero_division in (0, 1) or math.isnan(zero_division)):
+    if (
+        isinstance(zero_division, (int, float, np.integer, np.floating))
+        and not isinstance(zero_division, (bool, np.bool_))
+        and (zero_division in (0, 1) or math.isnan(zero_division))
+    ):
         return float(zero_division)
     raise InputError(
         f"zero_division must be 0.0, 1.0, nan or 'warn' (0.0 with a warning), got "
@@ -239,8 +250,15 @@ def _check_zero_division(zero_division: Any) -> float | str:
 
 # --------------------------------------------------------------------------- counts
 
-def confusion_matrix(y_true: Any, y_pred: Any, *, labels: Any = None,
-                     sample_weight: Any = None, normalize: str | None = None) -> np.ndarray:
+
+def confusion_matrix(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    normalize: str | None = None,
+) -> np.ndarray:
     """Confusion matrix ``C[i, j]`` = number of samples of true class ``labels[i]``
     predicted as ``labels[j]`` (scikit-learn's layout; binary with labels [0, 1]
     gives ``[[TN, FP], [FN, TP]]``).
@@ -265,7 +283,10 @@ def confusion_matrix(y_true: Any, y_pred: Any, *, labels: Any = None,
             warnings.warn(
                 f"a single class ({py_value(lab[0])!r}) occurs in y_true and y_pred, so the matrix "
                 "is 1 x 1; pass labels= listing every class (e.g. labels=[0, 1]) for the full "
-                "layout.", RanklensWarning, stacklevel=user_stacklevel())
+                "layout.",
+                RanklensWarning,
+                stacklevel=user_stacklevel(),
+            )
     else:
         lab = _labels(t, p, labels, subset=True)
         if not np.isin(lab, t).any():
@@ -276,8 +297,9 @@ def confusion_matrix(y_true: Any, y_pred: Any, *, labels: Any = None,
     if normalize is not None:
         check_choice("normalize", normalize, ("true", "pred", "all"))
     w = check_weights(sample_weight, len(t))
-    res, caught = call("confusion_matrix", sk, t, p, labels=lab, sample_weight=w,
-                      normalize=normalize)
+    res, caught = call(
+        "confusion_matrix", sk, t, p, labels=lab, sample_weight=w, normalize=normalize
+    )
     reemit([c for c in caught if "single label" not in str(c.message)])  # warned above
     return cast(np.ndarray, res)
 
@@ -299,15 +321,26 @@ def confusion_counts(y_true: Any, y_pred: Any, *, pos_label: Any = 1) -> dict[st
     t, p = _pair(y_true, y_pred)
     _binary_classes(t, p, pos_label)
     tpos, ppos = t == pos_label, p == pos_label
-    return {"tp": int(np.sum(tpos & ppos)), "fp": int(np.sum(~tpos & ppos)),
-            "fn": int(np.sum(tpos & ~ppos)), "tn": int(np.sum(~tpos & ~ppos))}
+    return {
+        "tp": int(np.sum(tpos & ppos)),
+        "fp": int(np.sum(~tpos & ppos)),
+        "fn": int(np.sum(tpos & ~ppos)),
+        "tn": int(np.sum(~tpos & ~ppos)),
+    }
 
 
 # --------------------------------------------------------------------------- P / R / F
 
+
 def precision_recall_fscore(
-    y_true: Any, y_pred: Any, *, beta: float = 1.0, average: str | None = "binary",
-    pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
+    y_true: Any,
+    y_pred: Any,
+    *,
+    beta: float = 1.0,
+    average: str | None = "binary",
+    pos_label: Any = 1,
+    labels: Any = None,
+    sample_weight: Any = None,
     zero_division: float | str = "warn",
 ) -> dict[str, Any]:
     """Precision TP/(TP+FP), recall TP/(TP+FN), F-beta
@@ -326,13 +359,30 @@ def precision_recall_fscore(
     >>> round(r["precision"], 4), round(r["recall"], 4)
     (0.5556, 0.6667)
     """
-    return _prf(y_true, y_pred, beta, average, pos_label, labels, sample_weight,
-                zero_division, ("precision", "recall", "f-score"))
+    return _prf(
+        y_true,
+        y_pred,
+        beta,
+        average,
+        pos_label,
+        labels,
+        sample_weight,
+        zero_division,
+        ("precision", "recall", "f-score"),
+    )
 
 
-def _prf(y_true: Any, y_pred: Any, beta: float, average: str | None, pos_label: Any,
-         labels: Any, sample_weight: Any, zero_division: float | str,
-         warn_for: tuple[str, ...]) -> dict[str, Any]:
+def _prf(
+    y_true: Any,
+    y_pred: Any,
+    beta: float,
+    average: str | None,
+    pos_label: Any,
+    labels: Any,
+    sample_weight: Any,
+    zero_division: float | str,
+    warn_for: tuple[str, ...],
+) -> dict[str, Any]:
     with needs("ml", "precision, recall and F-scores"):
         from sklearn.metrics import precision_recall_fscore_support
 
@@ -348,31 +398,62 @@ def _prf(y_true: Any, y_pred: Any, beta: float, average: str | None, pos_label: 
     else:
         lab = _labels(t, p, labels, subset=True)
     (prec, rec, f, sup), caught = call(
-        "precision_recall_fscore", precision_recall_fscore_support, t, p, beta=beta,
-        average=average, pos_label=pos_label, labels=lab, sample_weight=w,
-        zero_division=zd, warn_for=warn_for)
+        "precision_recall_fscore",
+        precision_recall_fscore_support,
+        t,
+        p,
+        beta=beta,
+        average=average,
+        pos_label=pos_label,
+        labels=lab,
+        sample_weight=w,
+        zero_division=zd,
+        warn_for=warn_for,
+    )
     reemit(caught)
     if average is None:
         return {"precision": prec, "recall": rec, "fbeta": f, "support": sup}
-    return {"precision": float(prec), "recall": float(rec), "fbeta": float(f),
-            "support": len(t)}
+    return {"precision": float(prec), "recall": float(rec), "fbeta": float(f), "support": len(t)}
 
 
-def precision(y_true: Any, y_pred: Any, *, average: str | None = "binary",
-              pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
-              zero_division: float | str = "warn") -> Any:
+def precision(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    average: str | None = "binary",
+    pos_label: Any = 1,
+    labels: Any = None,
+    sample_weight: Any = None,
+    zero_division: float | str = "warn",
+) -> Any:
     """Precision TP / (TP + FP); see :func:`precision_recall_fscore` for conventions.
 
     >>> precision([1, 1, 0, 0], [1, 0, 1, 1])  # 1 of the 3 predicted positives
     0.3333333333333333
     """
-    return _prf(y_true, y_pred, 1.0, average, pos_label, labels, sample_weight,
-                zero_division, ("precision",))["precision"]
+    return _prf(
+        y_true,
+        y_pred,
+        1.0,
+        average,
+        pos_label,
+        labels,
+        sample_weight,
+        zero_division,
+        ("precision",),
+    )["precision"]
 
 
-def recall(y_true: Any, y_pred: Any, *, average: str | None = "binary",
-           pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
-           zero_division: float | str = "warn") -> Any:
+def recall(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    average: str | None = "binary",
+    pos_label: Any = 1,
+    labels: Any = None,
+    sample_weight: Any = None,
+    zero_division: float | str = "warn",
+) -> Any:
     """Recall TP / (TP + FN); see :func:`precision_recall_fscore` for conventions.
 
     Per class, in ``labels`` order, with ``average=None``:
@@ -380,34 +461,58 @@ def recall(y_true: Any, y_pred: Any, *, average: str | None = "binary",
     >>> recall(["a", "b", "b"], ["a", "a", "b"], average=None).tolist()
     [1.0, 0.5]
     """
-    return _prf(y_true, y_pred, 1.0, average, pos_label, labels, sample_weight,
-                zero_division, ("recall",))["recall"]
+    return _prf(
+        y_true, y_pred, 1.0, average, pos_label, labels, sample_weight, zero_division, ("recall",)
+    )["recall"]
 
 
-def fbeta(y_true: Any, y_pred: Any, *, beta: float = 1.0, average: str | None = "binary",
-          pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
-          zero_division: float | str = "warn") -> Any:
+def fbeta(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    beta: float = 1.0,
+    average: str | None = "binary",
+    pos_label: Any = 1,
+    labels: Any = None,
+    sample_weight: Any = None,
+    zero_division: float | str = "warn",
+) -> Any:
     """F-beta (1 + b^2) P R / (b^2 P + R) (``beta`` >= 0, default 1: F1; 0 gives
     precision, as scikit-learn); see :func:`precision_recall_fscore`.
 
     >>> round(fbeta([1, 1, 0, 0], [1, 0, 1, 1], beta=2.0), 4)  # P = 1/3, R = 1/2
     0.4545
     """
-    return _prf(y_true, y_pred, beta, average, pos_label, labels, sample_weight,
-                zero_division, ("f-score",))["fbeta"]
+    return _prf(
+        y_true, y_pred, beta, average, pos_label, labels, sample_weight, zero_division, ("f-score",)
+    )["fbeta"]
 
 
-def f1(y_true: Any, y_pred: Any, *, average: str | None = "binary",
-       pos_label: Any = 1, labels: Any = None, sample_weight: Any = None,
-       zero_division: float | str = "warn") -> Any:
+def f1(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    average: str | None = "binary",
+    pos_label: Any = 1,
+    labels: Any = None,
+    sample_weight: Any = None,
+    zero_division: float | str = "warn",
+) -> Any:
     """F1 = 2 P R / (P + R); see :func:`precision_recall_fscore` for conventions."""
-    return _prf(y_true, y_pred, 1.0, average, pos_label, labels, sample_weight,
-                zero_division, ("f-score",))["fbeta"]
+    return _prf(
+        y_true, y_pred, 1.0, average, pos_label, labels, sample_weight, zero_division, ("f-score",)
+    )["fbeta"]
 
 
-def accuracy(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-             reduction: str = "mean", normalize: bool = True,
-             per_sample: bool | None = None) -> Any:
+def accuracy(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    sample_weight: Any = None,
+    reduction: str = "mean",
+    normalize: bool = True,
+    per_sample: bool | None = None,
+) -> Any:
     """Fraction of samples predicted correctly (weighted mean if weights are given).
 
     ``normalize=False`` returns the (weighted) number of correct samples
@@ -420,8 +525,14 @@ def accuracy(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
     >>> accuracy([0, 1, 2, 2], [0, 2, 2, 2], reduction="none").tolist()
     [1.0, 0.0, 1.0, 1.0]
     """
-    reduction = renamed_keyword("accuracy", "per_sample", per_sample, "reduction", reduction,
-                                convert=lambda v: "none" if v else "mean")
+    reduction = renamed_keyword(
+        "accuracy",
+        "per_sample",
+        per_sample,
+        "reduction",
+        reduction,
+        convert=lambda v: "none" if v else "mean",
+    )
     check_choice("reduction", reduction, ("mean", "none"))
     t, p = _pair(y_true, y_pred)
     correct = (t == p).astype(np.float64)
@@ -435,8 +546,8 @@ def accuracy(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
 
 # --------------------------------------------------------------------------- scores
 
-def _scores(y_true: Any, y_score: Any, name: str = "y_score"
-            ) -> tuple[np.ndarray, np.ndarray]:
+
+def _scores(y_true: Any, y_score: Any, name: str = "y_score") -> tuple[np.ndarray, np.ndarray]:
     t = _label_array("y_true", y_true)
     s = as_array(name, y_score, ndim=(1, 2), numeric=True).astype(np.float64)
     if s.ndim == 2 and s.shape[1] == 1:
@@ -455,8 +566,9 @@ def _need_two_classes(t: np.ndarray, what: str) -> np.ndarray:
     return lab
 
 
-def _class_weights_positive(t: np.ndarray, classes: np.ndarray, w: np.ndarray | None,
-                            what: str) -> None:
+def _class_weights_positive(
+    t: np.ndarray, classes: np.ndarray, w: np.ndarray | None, what: str
+) -> None:
     for c in classes.tolist():
         mask = t == c
         if not mask.any():
@@ -479,9 +591,17 @@ def _raise_undefined(what: str, caught: list[warnings.WarningMessage], res: Any)
         raise InputError(f"{what} is undefined for this input: {why}")
 
 
-def roc_auc(y_true: Any, y_score: Any, *, average: str | None = "macro",
-            multi_class: str = "ovr", labels: Any = None, pos_label: Any = None,
-            sample_weight: Any = None, max_fpr: float | None = None) -> Any:
+def roc_auc(
+    y_true: Any,
+    y_score: Any,
+    *,
+    average: str | None = "macro",
+    multi_class: str = "ovr",
+    labels: Any = None,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    max_fpr: float | None = None,
+) -> Any:
     """Area under the ROC curve (trapezoidal; tied scores count half), as
     scikit-learn's ``roc_auc_score``.
 
@@ -527,8 +647,10 @@ def roc_auc(y_true: Any, y_score: Any, *, average: str | None = "macro",
             check_number("max_fpr", max_fpr, low=0, high=1, high_open=False)
         if pos_label is not None:
             if pos_label not in lab.tolist():
-                raise InputError(f"pos_label={pos_label!r} is not one of {lab.tolist()}; "
-                                 "pass pos_label= naming the positive class.")
+                raise InputError(
+                    f"pos_label={pos_label!r} is not one of {lab.tolist()}; "
+                    "pass pos_label= naming the positive class."
+                )
             t = (t == pos_label).astype(int)
             lab = np.array([0, 1])
         _class_weights_positive(t, lab, w, "roc_auc")
@@ -537,23 +659,37 @@ def roc_auc(y_true: Any, y_score: Any, *, average: str | None = "macro",
         reemit(caught)
         return float(res)
     if max_fpr is not None:
-        raise InputError("max_fpr (partial AUC) is defined for a binary y_true with 1-d "
-                         "scores only; leave max_fpr=None for multi-class.")
+        raise InputError(
+            "max_fpr (partial AUC) is defined for a binary y_true with 1-d "
+            "scores only; leave max_fpr=None for multi-class."
+        )
     check_choice("multi_class", multi_class, ("ovr", "ovo"))
     lab = _labels(t, None, labels)
     _check_prob_rows("y_score", s, len(lab))
     if multi_class == "ovo" and average not in ("macro", "weighted"):
-        raise InputError(f"average={average!r} is not defined for multi_class='ovo'; use "
-                         "average='macro' or 'weighted', or multi_class='ovr' for per-class "
-                         "(average=None) or micro-averaged values.")
+        raise InputError(
+            f"average={average!r} is not defined for multi_class='ovo'; use "
+            "average='macro' or 'weighted', or multi_class='ovr' for per-class "
+            "(average=None) or micro-averaged values."
+        )
     if multi_class == "ovo" and w is not None:
-        raise InputError("sample_weight is not defined for the one-vs-one (Hand & Till) "
-                         "ROC-AUC; use multi_class='ovr' or leave sample_weight=None.")
+        raise InputError(
+            "sample_weight is not defined for the one-vs-one (Hand & Till) "
+            "ROC-AUC; use multi_class='ovr' or leave sample_weight=None."
+        )
     order = np.argsort(lab, kind="stable")  # scikit-learn needs sorted labels
     if multi_class == "ovr":
         _class_weights_positive(t, lab, w, "roc_auc")
-    res, caught = call("roc_auc", roc_auc_score, t, s[:, order], average=average,
-                      multi_class=multi_class, labels=lab[order], sample_weight=w)
+    res, caught = call(
+        "roc_auc",
+        roc_auc_score,
+        t,
+        s[:, order],
+        average=average,
+        multi_class=multi_class,
+        labels=lab[order],
+        sample_weight=w,
+    )
     _raise_undefined("roc_auc", caught, res)
     reemit(caught)
     if average is None:
@@ -563,8 +699,9 @@ def roc_auc(y_true: Any, y_score: Any, *, average: str | None = "macro",
     return float(res)
 
 
-def average_precision(y_true: Any, y_score: Any, *, pos_label: Any = 1,
-                      sample_weight: Any = None) -> float:
+def average_precision(
+    y_true: Any, y_score: Any, *, pos_label: Any = 1, sample_weight: Any = None
+) -> float:
     """Average precision of a binary score: sum_n (R_n - R_{n-1}) P_n over
     thresholds (no interpolation; tied scores form one threshold), as
     scikit-learn's ``average_precision_score``.  For interpolated detection AP
@@ -594,12 +731,16 @@ def average_precision(y_true: Any, y_score: Any, *, pos_label: Any = 1,
         raise InputError(f"average_precision is binary; y_true has classes {lab.tolist()}.")
     if pos_label not in lab.tolist():
         if len(lab) == 2:
-            raise InputError(f"pos_label={pos_label!r} is not one of the classes "
-                             f"{lab.tolist()}; pass pos_label= naming the positive class.")
+            raise InputError(
+                f"pos_label={pos_label!r} is not one of the classes "
+                f"{lab.tolist()}; pass pos_label= naming the positive class."
+            )
         warnings.warn(
             f"No positive class found in y_true (pos_label={pos_label!r}), recall is set to "
             "one for all thresholds and average precision is 0.0, as scikit-learn does.",
-            RanklensWarning, stacklevel=user_stacklevel())
+            RanklensWarning,
+            stacklevel=user_stacklevel(),
+        )
         return 0.0
     w = check_weights(sample_weight, len(t))
     if w is not None and not (w[t == pos_label] > 0).any():
@@ -607,8 +748,9 @@ def average_precision(y_true: Any, y_score: Any, *, pos_label: Any = 1,
             f"every sample of the positive class pos_label={pos_label!r} has sample_weight "
             "0; average precision is undefined without positives."
         )
-    res, caught = call("average_precision", average_precision_score, t == pos_label, s,
-                      sample_weight=w)
+    res, caught = call(
+        "average_precision", average_precision_score, t == pos_label, s, sample_weight=w
+    )
     _raise_undefined("average_precision", caught, res)
     reemit(caught)
     return float(res)
@@ -616,8 +758,10 @@ def average_precision(y_true: Any, y_score: Any, *, pos_label: Any = 1,
 
 # --------------------------------------------------------------------------- likelihood
 
-def _check_prob_rows(name: str, prob: np.ndarray, n_classes: int, *, atol: float = 1e-6,
-                     renormalize: bool = False) -> np.ndarray:
+
+def _check_prob_rows(
+    name: str, prob: np.ndarray, n_classes: int, *, atol: float = 1e-6, renormalize: bool = False
+) -> np.ndarray:
     if prob.shape[1] != n_classes:
         raise InputError(
             f"{name} has {prob.shape[1]} columns but there are {n_classes} classes; "
@@ -670,8 +814,10 @@ def _bernoulli_positive(t: np.ndarray, labels: Any, pos_label: Any) -> Any:
             )
     if pos_label is not None:
         if len(classes) == 2 and pos_label not in classes.tolist():
-            raise InputError(f"pos_label={pos_label!r} is not one of the classes "
-                             f"{classes.tolist()}; pass pos_label= naming the positive class.")
+            raise InputError(
+                f"pos_label={pos_label!r} is not one of the classes "
+                f"{classes.tolist()}; pass pos_label= naming the positive class."
+            )
         return pos_label
     if len(classes) == 2:
         return classes[1]
@@ -685,8 +831,9 @@ def _bernoulli_positive(t: np.ndarray, labels: Any, pos_label: Any) -> Any:
     )
 
 
-def _true_class_prob(y_true: Any, y_prob: Any, labels: Any, pos_label: Any,
-                     renormalize: bool) -> np.ndarray:
+def _true_class_prob(
+    y_true: Any, y_prob: Any, labels: Any, pos_label: Any, renormalize: bool
+) -> np.ndarray:
     """Probability each sample's model assigned to its observed outcome."""
     t, p = _scores(y_true, y_prob, "y_prob")
     if p.ndim == 1:  # Bernoulli: p = P(y = positive class)
@@ -712,9 +859,17 @@ def _check_eps(eps: Any) -> float:
     return float(eps)
 
 
-def log_likelihood(y_true: Any, y_prob: Any, *, reduction: str = "sum",
-                   labels: Any = None, pos_label: Any = None, eps: float | str = DEFAULT_EPS,
-                   renormalize: bool = False, sample_weight: Any = None) -> Any:
+def log_likelihood(
+    y_true: Any,
+    y_prob: Any,
+    *,
+    reduction: str = "sum",
+    labels: Any = None,
+    pos_label: Any = None,
+    eps: float | str = DEFAULT_EPS,
+    renormalize: bool = False,
+    sample_weight: Any = None,
+) -> Any:
     """Log-likelihood of the observed outcomes under predicted probabilities.
 
     ``sum_i w_i log p_i(y_i)``, where ``p_i(y_i)`` is the probability the model
@@ -747,8 +902,10 @@ def log_likelihood(y_true: Any, y_prob: Any, *, reduction: str = "sum",
     q = _true_class_prob(y_true, y_prob, labels, pos_label, renormalize)
     w = check_weights(sample_weight, len(q))
     if w is not None and reduction == "none":
-        raise InputError("sample_weight weighs the 'sum' and 'mean' reductions; with "
-                         "reduction='none' multiply the per-sample values by it yourself.")
+        raise InputError(
+            "sample_weight weighs the 'sum' and 'mean' reductions; with "
+            "reduction='none' multiply the per-sample values by it yourself."
+        )
     if eps_v > 0:
         q = np.clip(q, eps_v, 1.0 - eps_v)
     with np.errstate(divide="ignore"):
@@ -762,10 +919,18 @@ def log_likelihood(y_true: Any, y_prob: Any, *, reduction: str = "sum",
     return float(ll.sum() if reduction == "sum" else ll.mean())
 
 
-def log_loss(y_true: Any, y_prob: Any, *, labels: Any = None, pos_label: Any = None,
-             eps: float | str = DEFAULT_EPS, renormalize: bool = False,
-             reduction: str = "mean", sample_weight: Any = None,
-             per_sample: bool | None = None) -> Any:
+def log_loss(
+    y_true: Any,
+    y_prob: Any,
+    *,
+    labels: Any = None,
+    pos_label: Any = None,
+    eps: float | str = DEFAULT_EPS,
+    renormalize: bool = False,
+    reduction: str = "mean",
+    sample_weight: Any = None,
+    per_sample: bool | None = None,
+) -> Any:
     """Cross-entropy: ``-(sum_i w_i log p_i(y_i)) / sum_i w_i``, the negative
     (weighted) mean log-likelihood (see :func:`log_likelihood` for the
     Bernoulli/categorical forms, the positive class of a 1-d ``y_prob`` and
@@ -781,12 +946,27 @@ def log_loss(y_true: Any, y_prob: Any, *, labels: Any = None, pos_label: Any = N
     >>> round(log_loss(["no", "yes", "yes"], [0.2, 0.9, 0.7]), 4)  # P(y = "yes")
     0.2284
     """
-    reduction = renamed_keyword("log_loss", "per_sample", per_sample, "reduction", reduction,
-                                convert=lambda v: "none" if v else "mean")
+    reduction = renamed_keyword(
+        "log_loss",
+        "per_sample",
+        per_sample,
+        "reduction",
+        reduction,
+        convert=lambda v: "none" if v else "mean",
+    )
     check_choice("reduction", reduction, ("mean", "none"))
     if reduction == "none" and sample_weight is not None:
-        raise InputError("reduction='none' returns unweighted per-sample losses; leave "
-                         "sample_weight=None (multiply by it yourself).")
-    return -log_likelihood(y_true, y_prob, reduction=reduction, labels=labels,
-                           pos_label=pos_label, eps=eps, renormalize=renormalize,
-                           sample_weight=sample_weight)
+        raise InputError(
+            "reduction='none' returns unweighted per-sample losses; leave "
+            "sample_weight=None (multiply by it yourself)."
+        )
+    return -log_likelihood(
+        y_true,
+        y_prob,
+        reduction=reduction,
+        labels=labels,
+        pos_label=pos_label,
+        eps=eps,
+        renormalize=renormalize,
+        sample_weight=sample_weight,
+    )

@@ -76,8 +76,14 @@ __all__ = [
 
 # --------------------------------------------------------------------------- contingency
 
-def contingency(labels_true: Any, labels_pred: Any, *, pred_name: str = "labels_pred",
-                true_name: str = "labels_true") -> np.ndarray:
+
+def contingency(
+    labels_true: Any,
+    labels_pred: Any,
+    *,
+    pred_name: str = "labels_pred",
+    true_name: str = "labels_true",
+) -> np.ndarray:
     """Non-zero cells ``n_ij`` of the (predicted cluster, true class) table, as
     a 1-d int64 array, plus nothing else: sizes follow from the codes.  O(n log n)."""
     return cells(labels_true, labels_pred, true_name, pred_name).counts
@@ -91,8 +97,7 @@ def pair_confusion(labels_true: Any, labels_pred: Any) -> dict[str, int]:
     return {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
 
 
-def pair_precision(labels_true: Any, labels_pred: Any, *,
-                   zero_division: float = 0.0) -> float:
+def pair_precision(labels_true: Any, labels_pred: Any, *, zero_division: float = 0.0) -> float:
     """TP / (TP + FP): share of predicted co-clustered pairs that are truly together.
     ``zero_division`` when the prediction puts every point alone."""
     tp, fp, _, _ = pairs(labels_true, labels_pred)
@@ -127,6 +132,7 @@ def purity(labels_true: Any, labels_pred: Any) -> float:
 
 
 # --------------------------------------------------------------------------- sklearn external
+
 
 def _ext(labels_true: Any, labels_pred: Any) -> tuple[np.ndarray, np.ndarray]:
     t, _ = codes("labels_true", labels_true)
@@ -165,8 +171,9 @@ def nmi(labels_true: Any, labels_pred: Any, *, average_method: str = "arithmetic
         from sklearn.metrics import normalized_mutual_info_score
 
     check_choice("average_method", average_method, ("arithmetic", "geometric", "min", "max"))
-    return _unit(normalized_mutual_info_score(*_ext(labels_true, labels_pred),
-                                              average_method=average_method))
+    return _unit(
+        normalized_mutual_info_score(*_ext(labels_true, labels_pred), average_method=average_method)
+    )
 
 
 def v_measure(labels_true: Any, labels_pred: Any, *, beta: float = 1.0) -> float:
@@ -189,16 +196,17 @@ def fowlkes_mallows(labels_true: Any, labels_pred: Any) -> float:
 
 # --------------------------------------------------------------------------- internal
 
-def _internal(X: Any, labels: Any, *, singletons: bool = False
-              ) -> tuple[np.ndarray, np.ndarray]:
+
+def _internal(X: Any, labels: Any, *, singletons: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """X and the cluster codes of an internal index: 2 to n - 1 clusters (2 or more
     with ``singletons``: every point may be its own cluster)."""
     x = as_array("X", X, ndim=(2,), numeric=True).astype(np.float64)
     lab, k = codes("labels", labels, column=True, warn_continuous=False)
     same_length(X=x, labels=lab)
     if singletons and k < 2:
-        raise InputError("labels must form at least 2 clusters; the index is undefined "
-                         "for a single cluster.")
+        raise InputError(
+            "labels must form at least 2 clusters; the index is undefined for a single cluster."
+        )
     if not singletons and not 2 <= k <= len(x) - 1:
         raise InputError(
             f"labels must form between 2 and n_samples - 1 = {len(x) - 1} clusters, got "
@@ -207,9 +215,16 @@ def _internal(X: Any, labels: Any, *, singletons: bool = False
     return x, lab
 
 
-def silhouette(X: Any, labels: Any, *, metric: str = "euclidean",
-               sample_size: int | None = None, random_state: Any = None,
-               reduction: str = "mean", per_sample: bool | None = None) -> Any:
+def silhouette(
+    X: Any,
+    labels: Any,
+    *,
+    metric: str = "euclidean",
+    sample_size: int | None = None,
+    random_state: Any = None,
+    reduction: str = "mean",
+    per_sample: bool | None = None,
+) -> Any:
     """Mean silhouette coefficient (b - a) / max(a, b) (seed 004), scikit-learn's.
 
     Exact by default (O(n^2) time, scikit-learn computes it in chunks).  For
@@ -232,8 +247,14 @@ def silhouette(X: Any, labels: Any, *, metric: str = "euclidean",
     with needs("ml", "ranklens.clustering.silhouette"):
         from sklearn.metrics import silhouette_samples, silhouette_score
 
-    reduction = renamed_keyword("silhouette", "per_sample", per_sample, "reduction", reduction,
-                                convert=lambda v: "none" if v else "mean")
+    reduction = renamed_keyword(
+        "silhouette",
+        "per_sample",
+        per_sample,
+        "reduction",
+        reduction,
+        convert=lambda v: "none" if v else "mean",
+    )
     check_choice("reduction", reduction, ("mean", "none"))
     x, lab = _internal(X, labels)
     if reduction == "none":
@@ -245,16 +266,22 @@ def silhouette(X: Any, labels: Any, *, metric: str = "euclidean",
             from sklearn.utils import check_random_state
 
         # a silhouette needs 2 to n_samples - 1 clusters, so at least 3 points
-        check_int("sample_size", sample_size, low=3,
-                  hint="a silhouette needs between 2 and n - 1 clusters of n points")
+        check_int(
+            "sample_size",
+            sample_size,
+            low=3,
+            hint="a silhouette needs between 2 and n - 1 clusters of n points",
+        )
         if isinstance(random_state, np.random.Generator):
             idx = random_state.permutation(len(x))[:sample_size]
         else:
             try:
                 rs = check_random_state(random_state)
             except ValueError:
-                raise InputError(f"random_state must be None, an int, a numpy RandomState or "
-                                 f"Generator, got {random_state!r}.") from None
+                raise InputError(
+                    f"random_state must be None, an int, a numpy RandomState or "
+                    f"Generator, got {random_state!r}."
+                ) from None
             idx = rs.permutation(len(x))[:sample_size]
         x = x[idx][:, idx] if metric == "precomputed" else x[idx]
         lab = lab[idx]
@@ -286,8 +313,15 @@ def calinski_harabasz(X: Any, labels: Any) -> float:
     return float(res)
 
 
-def dunn_index(X: Any, labels: Any, *, variant: str = "classic", metric: str = "euclidean",
-               p: float = 2.0, chunk_size: int = 2048) -> float:
+def dunn_index(
+    X: Any,
+    labels: Any,
+    *,
+    variant: str = "classic",
+    metric: str = "euclidean",
+    p: float = 2.0,
+    chunk_size: int = 2048,
+) -> float:
     """Dunn index: smallest between-cluster separation over largest cluster size.
 
     ``variant="classic"`` (seed 004, Dunn 1974): min over pairs of points in
@@ -315,8 +349,7 @@ def dunn_index(X: Any, labels: Any, *, variant: str = "classic", metric: str = "
     x, lab = _internal(X, labels, singletons=True)
     if variant == "centroid":
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not p >= 1:
-            raise InputError(f"p must be a number >= 1 (a Minkowski norm; inf allowed), "
-                             f"got {p!r}.")
+            raise InputError(f"p must be a number >= 1 (a Minkowski norm; inf allowed), got {p!r}.")
         k = int(lab.max()) + 1
         sizes = np.bincount(lab, minlength=k).astype(np.float64)
         cent = np.zeros((k, x.shape[1]))
@@ -349,5 +382,7 @@ def _dunn_ratio(inter: float, intra: float) -> float:
         return inter / intra
     if inter > 0:
         return float("inf")  # compact (zero-size) clusters apart from each other
-    raise InputError("the Dunn index is 0/0 here: every point coincides with the points of "
-                     "its own and of another cluster (zero separation and zero size).")
+    raise InputError(
+        "the Dunn index is 0/0 here: every point coincides with the points of "
+        "its own and of another cluster (zero separation and zero size)."
+    )

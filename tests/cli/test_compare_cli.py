@@ -27,13 +27,37 @@ def _invoke(*args: str) -> object:
 
 
 def test_compare_table_and_json(files: dict[str, Path]) -> None:
-    res = _invoke("compare", files["qrels"], files["bm25"], files["dense"], "-m", "ndcg@5",
-                  "-m", "map", "--seed", "1", "--n-resamples", "500")
+    res = _invoke(
+        "compare",
+        files["qrels"],
+        files["bm25"],
+        files["dense"],
+        "-m",
+        "ndcg@5",
+        "-m",
+        "map",
+        "--seed",
+        "1",
+        "--n-resamples",
+        "500",
+    )
     assert res.exit_code == 0, res.output  # type: ignore[attr-defined]
     text = res.output  # type: ignore[attr-defined]
     assert "(a) bm25" in text and "(b) dense" in text and "Fisher randomisation" in text
-    res = _invoke("compare", files["qrels"], files["bm25"], files["dense"], "-m", "ndcg@5",
-                  "--test", "t", "--correction", "bonferroni", "--format", "json")
+    res = _invoke(
+        "compare",
+        files["qrels"],
+        files["bm25"],
+        files["dense"],
+        "-m",
+        "ndcg@5",
+        "--test",
+        "t",
+        "--correction",
+        "bonferroni",
+        "--format",
+        "json",
+    )
     assert res.exit_code == 0
     doc = json.loads(res.output)  # type: ignore[attr-defined]
     assert doc["baseline"] == "bm25" and doc["test"] == "t"
@@ -41,18 +65,46 @@ def test_compare_table_and_json(files: dict[str, Path]) -> None:
 
 
 def test_compare_same_seed_same_output(files: dict[str, Path]) -> None:
-    args = ("compare", files["qrels"], files["bm25"], files["dense"], "-m", "map",
-            "--seed", "7", "--n-resamples", "300", "--test", "bootstrap", "--format", "csv")
+    args = (
+        "compare",
+        files["qrels"],
+        files["bm25"],
+        files["dense"],
+        "-m",
+        "map",
+        "--seed",
+        "7",
+        "--n-resamples",
+        "300",
+        "--test",
+        "bootstrap",
+        "--format",
+        "csv",
+    )
     a, b = _invoke(*args), _invoke(*args)
     assert a.exit_code == 0 and a.output == b.output  # type: ignore[attr-defined]
 
 
-def test_compare_pairwise_duplicate_names_and_output(files: dict[str, Path],
-                                                     tmp_path: Path) -> None:
+def test_compare_pairwise_duplicate_names_and_output(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
     out = tmp_path / "table.tex"
-    res = _invoke("compare", files["qrels"], files["bm25"], files["bm25"], files["dense"],
-                  "-m", "p@5", "--pairwise", "--test", "wilcoxon", "--format", "latex",
-                  "-o", out)
+    res = _invoke(
+        "compare",
+        files["qrels"],
+        files["bm25"],
+        files["bm25"],
+        files["dense"],
+        "-m",
+        "p@5",
+        "--pairwise",
+        "--test",
+        "wilcoxon",
+        "--format",
+        "latex",
+        "-o",
+        out,
+    )
     assert res.exit_code == 0, res.output  # type: ignore[attr-defined]
     tex = out.read_text()
     assert "bm25-2" in tex and r"\toprule" in tex and "Wilcoxon" in tex
@@ -102,30 +154,62 @@ def _ab_files(tmp_path: Path) -> tuple[Path, Path]:
     units = [f"u{i}" for i in range(300)]
     variants = rng.choice(["control", "b", "c"], len(units))
     exposures = tmp_path / "exposures.csv"
-    exposures.write_text("unit,variant\n" + "".join(f"{u},{v}\n"
-                                                   for u, v in zip(units, variants, strict=True)))
+    exposures.write_text(
+        "unit,variant\n" + "".join(f"{u},{v}\n" for u, v in zip(units, variants, strict=True))
+    )
     events = tmp_path / "events.csv"
-    events.write_text("unit,event,value\n" + "".join(
-        f"{u},buy,{rng.gamma(2.0, 3.0):.4f}\n" for u in units if rng.random() < 0.4))
+    events.write_text(
+        "unit,event,value\n"
+        + "".join(f"{u},buy,{rng.gamma(2.0, 3.0):.4f}\n" for u in units if rng.random() < 0.4)
+    )
     return exposures, events
 
 
 @pytest.mark.parametrize("name", [*CORRECTIONS, "fdr_bh"])
-def test_compare_and_ab_analyze_take_the_same_corrections(files: dict[str, Path],
-                                                         tmp_path: Path, name: str) -> None:
+def test_compare_and_ab_analyze_take_the_same_corrections(
+    files: dict[str, Path], tmp_path: Path, name: str
+) -> None:
     """Every correction name works in both commands, and gives the library's adjusted
     p-values; the deprecated statsmodels spelling works in both and warns."""
     from ranklens._shared.corrections import DEPRECATED
 
-    res = _invoke("compare", files["qrels"], files["bm25"], files["dense"], files["bm25"],
-                  "-m", "ndcg@5", "-m", "map", "--seed", "1", "--n-resamples", "200",
-                  "--correction", name, "--format", "json")
+    res = _invoke(
+        "compare",
+        files["qrels"],
+        files["bm25"],
+        files["dense"],
+        files["bm25"],
+        "-m",
+        "ndcg@5",
+        "-m",
+        "map",
+        "--seed",
+        "1",
+        "--n-resamples",
+        "200",
+        "--correction",
+        name,
+        "--format",
+        "json",
+    )
     assert res.exit_code == 0, res.output  # type: ignore[attr-defined]
     canonical = DEPRECATED.get(name, name)
     assert json.loads(res.stdout)["correction"] == canonical  # type: ignore[attr-defined]
     exposures, events = _ab_files(tmp_path)
-    res = _invoke("ab", "analyze", exposures, events, "-m", "revenue=mean(buy)", "-m",
-                  "buyers=proportion(buy)", "--correction", name, "--format", "json")
+    res = _invoke(
+        "ab",
+        "analyze",
+        exposures,
+        events,
+        "-m",
+        "revenue=mean(buy)",
+        "-m",
+        "buyers=proportion(buy)",
+        "--correction",
+        name,
+        "--format",
+        "json",
+    )
     assert res.exit_code == 0, res.output  # type: ignore[attr-defined]
     assert json.loads(res.stdout)["correction"] == canonical  # type: ignore[attr-defined]
     if name in DEPRECATED:
@@ -134,11 +218,15 @@ def test_compare_and_ab_analyze_take_the_same_corrections(files: dict[str, Path]
 
 
 @pytest.mark.parametrize("command", ["compare", "ab"])
-def test_an_unknown_correction_is_one_line_listing_them(files: dict[str, Path],
-                                                        tmp_path: Path, command: str) -> None:
+def test_an_unknown_correction_is_one_line_listing_them(
+    files: dict[str, Path], tmp_path: Path, command: str
+) -> None:
     exposures, events = _ab_files(tmp_path)
-    args = (["compare", files["qrels"], files["bm25"], files["dense"]] if command == "compare"
-            else ["ab", "analyze", exposures, events, "-m", "revenue=mean(buy)"])
+    args = (
+        ["compare", files["qrels"], files["bm25"], files["dense"]]
+        if command == "compare"
+        else ["ab", "analyze", exposures, events, "-m", "revenue=mean(buy)"]
+    )
     res = _invoke(*args, "--correction", "fdr-bh")
     assert res.exit_code == 2  # type: ignore[attr-defined]
     lines = res.stderr.splitlines()  # type: ignore[attr-defined]
@@ -151,19 +239,35 @@ def test_runs_are_named_alike_by_evaluate_compare_and_gate(tmp_path: Path) -> No
     run named two ways'); a unique tag stays the name."""
     files = system_files(tmp_path)
     text = files["good"].read_text()
-    (tmp_path / "again.run").write_text(text)            # the same tag 'good' twice
+    (tmp_path / "again.run").write_text(text)  # the same tag 'good' twice
     runs = [files["good"], tmp_path / "again.run", files["bad"]]
-    out = CliRunner().invoke(main, ["evaluate", str(files["qrels"]), *map(str, runs),
-                                    "-m", "map", "--format", "json"])
+    out = CliRunner().invoke(
+        main, ["evaluate", str(files["qrels"]), *map(str, runs), "-m", "map", "--format", "json"]
+    )
     assert out.exit_code == 0, out.output
     evaluated = [r["run"] for r in json.loads(out.stdout)["runs"]]
-    cmp = CliRunner().invoke(main, ["compare", str(files["qrels"]), *map(str, runs), "-m",
-                                    "map", "--seed", "1", "--n-resamples", "50", "--format",
-                                    "json"])
+    cmp = CliRunner().invoke(
+        main,
+        [
+            "compare",
+            str(files["qrels"]),
+            *map(str, runs),
+            "-m",
+            "map",
+            "--seed",
+            "1",
+            "--n-resamples",
+            "50",
+            "--format",
+            "json",
+        ],
+    )
     assert cmp.exit_code == 0, cmp.output
     compared = list(json.loads(cmp.stdout)["systems"])
     assert compared == ["good", "again", "bad"] == evaluated, (compared, evaluated)
-    gate = CliRunner().invoke(main, ["gate", str(files["qrels"]), str(runs[1]), "--baseline",
-                                     str(runs[0]), "--min", "map=0"])
+    gate = CliRunner().invoke(
+        main,
+        ["gate", str(files["qrels"]), str(runs[1]), "--baseline", str(runs[0]), "--min", "map=0"],
+    )
     assert gate.exit_code == 0, gate.output
     assert "again against good" in gate.stdout

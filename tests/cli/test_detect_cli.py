@@ -24,15 +24,34 @@ def _files(tmp_path: Path) -> tuple[Path, Path, dict, list]:
             x, y = (float(v) for v in rng.integers(0, 120, 2))
             w, h = (float(v) for v in rng.integers(4, 80, 2))
             c = int(rng.choice([1, 2, 7]))
-            anns.append({"id": k, "image_id": i, "category_id": c, "bbox": [x, y, w, h],
-                         "area": w * h, "iscrowd": int(rng.random() < 0.05)})
+            anns.append(
+                {
+                    "id": k,
+                    "image_id": i,
+                    "category_id": c,
+                    "bbox": [x, y, w, h],
+                    "area": w * h,
+                    "iscrowd": int(rng.random() < 0.05),
+                }
+            )
             k += 1
-            dets.append({"image_id": i, "category_id": c,
-                         "bbox": [x + float(rng.normal(0, 3)), y, w, h],
-                         "score": float(rng.random())})
+            dets.append(
+                {
+                    "image_id": i,
+                    "category_id": c,
+                    "bbox": [x + float(rng.normal(0, 3)), y, w, h],
+                    "score": float(rng.random()),
+                }
+            )
             if rng.random() < 0.5:
-                dets.append({"image_id": i, "category_id": c, "bbox": [x + 20, y + 5, w, h],
-                             "score": float(rng.random())})
+                dets.append(
+                    {
+                        "image_id": i,
+                        "category_id": c,
+                        "bbox": [x + 20, y + 5, w, h],
+                        "score": float(rng.random()),
+                    }
+                )
     gt = {"images": images, "annotations": anns, "categories": cats}
     gt_path, det_path = tmp_path / "gt.json", tmp_path / "det.json"
     gt_path.write_text(json.dumps(gt))
@@ -44,8 +63,9 @@ def test_detect_matches_pycocotools(tmp_path: Path) -> None:
     coco = pytest.importorskip("pycocotools.coco")
     cocoeval = pytest.importorskip("pycocotools.cocoeval")
     gt_path, det_path, gt, dets = _files(tmp_path)
-    result = CliRunner().invoke(main, ["detect", str(gt_path), str(det_path), "--format",
-                                       "json"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        main, ["detect", str(gt_path), str(det_path), "--format", "json"], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     ours = json.loads(result.output)
     with contextlib.redirect_stdout(io.StringIO()):
@@ -84,11 +104,13 @@ def test_detect_table_and_csv(tmp_path: Path) -> None:
     assert lines[0].split() == ["metric", "value"] and lines[2].split()[0] == "AP"
     assert lines[-1].split()[0] == "AP[7]"  # per class, by category id
     out = tmp_path / "coco.csv"
-    csv = runner.invoke(main, ["detect", str(gt_path), str(det_path), "--format", "csv",
-                               "-o", str(out)])
+    csv = runner.invoke(
+        main, ["detect", str(gt_path), str(det_path), "--format", "csv", "-o", str(out)]
+    )
     assert csv.exit_code == 0 and csv.stdout == ""
     rows = out.read_text().splitlines()
     assert rows[0] == "metric,value" and len(rows) == 13
-    doc = json.loads(runner.invoke(main, ["detect", str(gt_path), str(det_path),
-                                          "--format", "json"]).stdout)
+    doc = json.loads(
+        runner.invoke(main, ["detect", str(gt_path), str(det_path), "--format", "json"]).stdout
+    )
     assert float(rows[1].split(",")[1]) == doc["AP"]

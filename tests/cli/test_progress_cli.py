@@ -17,19 +17,28 @@ from ranklens._shared import progress as shared
 pty = pytest.importorskip("pty")
 pytest.importorskip("rich")
 
-CLI = [sys.executable, "-c", "import sys; from ranklens.cli import main; "
-       "sys.argv[0] = 'ranklens'; main()"]
+CLI = [
+    sys.executable,
+    "-c",
+    "import sys; from ranklens.cli import main; sys.argv[0] = 'ranklens'; main()",
+]
 
 
 def _files(tmp_path: Path) -> tuple[Path, Path, Path]:
     qrels = tmp_path / "qrels.txt"
-    qrels.write_text("".join(f"q{q} 0 d{d} {(q + d) % 3}\n" for q in range(50)
-                             for d in range(0, 40, 3)))
+    qrels.write_text(
+        "".join(f"q{q} 0 d{d} {(q + d) % 3}\n" for q in range(50) for d in range(0, 40, 3))
+    )
     runs = []
     for name, shift in (("a.txt", 0), ("b.txt", 1)):
         path = tmp_path / name
-        path.write_text("".join(f"q{q} Q0 d{d} {d + 1} {((d * 7 + shift) % 40) / 40} t\n"
-                                for q in range(50) for d in range(40)))
+        path.write_text(
+            "".join(
+                f"q{q} Q0 d{d} {d + 1} {((d * 7 + shift) % 40) / 40} t\n"
+                for q in range(50)
+                for d in range(40)
+            )
+        )
         runs.append(path)
     return qrels, runs[0], runs[1]
 
@@ -87,19 +96,28 @@ def test_quiet_shows_nothing_even_on_a_terminal(tmp_path: Path, command: str) ->
     (tmp_path / "s.csv").write_text("y,p\n0,0\n1,1\n1,0\n")
     (tmp_path / "gt.json").write_text(
         '{"images": [{"id": 1}], "categories": [{"id": 1}], "annotations": [{"id": 1, '
-        '"image_id": 1, "category_id": 1, "bbox": [0, 0, 4, 4], "area": 16, "iscrowd": 0}]}')
+        '"image_id": 1, "category_id": 1, "bbox": [0, 0, 4, 4], "area": 16, "iscrowd": 0}]}'
+    )
     (tmp_path / "det.json").write_text(
-        '[{"image_id": 1, "category_id": 1, "bbox": [0, 0, 4, 4], "score": 0.9}]')
+        '[{"image_id": 1, "category_id": 1, "bbox": [0, 0, 4, 4], "score": 0.9}]'
+    )
     (tmp_path / "e.csv").write_text("unit,variant\nu1,control\nu2,b\nu3,control\nu4,b\n")
     (tmp_path / "v.csv").write_text("unit,event,value\nu1,buy,1\nu2,buy,2\nu4,buy,1\n")
-    args = {"evaluate": ["evaluate", str(qrels), str(a), "-m", "map"],
-            "compare": ["compare", str(qrels), str(a), str(b), "-m", "map", "--seed", "1"],
-            "plot": ["plot", "dist", str(qrels), str(a), "-o", str(tmp_path / "p.png")],
-            "score": ["score", str(tmp_path / "s.csv"), "-m", "accuracy", "--true", "y",
-                      "--pred", "p"],
-            "detect": ["detect", str(tmp_path / "gt.json"), str(tmp_path / "det.json")],
-            "ab": ["ab", "analyze", str(tmp_path / "e.csv"), str(tmp_path / "v.csv"), "-m",
-                   "r=mean(buy)"]}
+    args = {
+        "evaluate": ["evaluate", str(qrels), str(a), "-m", "map"],
+        "compare": ["compare", str(qrels), str(a), str(b), "-m", "map", "--seed", "1"],
+        "plot": ["plot", "dist", str(qrels), str(a), "-o", str(tmp_path / "p.png")],
+        "score": ["score", str(tmp_path / "s.csv"), "-m", "accuracy", "--true", "y", "--pred", "p"],
+        "detect": ["detect", str(tmp_path / "gt.json"), str(tmp_path / "det.json")],
+        "ab": [
+            "ab",
+            "analyze",
+            str(tmp_path / "e.csv"),
+            str(tmp_path / "v.csv"),
+            "-m",
+            "r=mean(buy)",
+        ],
+    }
     if command == "plot":
         pytest.importorskip("matplotlib")
     if command in ("compare", "ab"):

@@ -41,17 +41,33 @@ def _invoke(*args: Any) -> Any:
 
 
 def _data(page: str) -> dict[str, Any]:
-    found = re.search(r'<script type="application/json" id="rl-data">(.*?)</script>', page,
-                      re.S)
+    found = re.search(r'<script type="application/json" id="rl-data">(.*?)</script>', page, re.S)
     assert found is not None
     return json.loads(found.group(1))
 
 
 def test_writes_the_report(files: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "report.html"
-    res = _invoke("report", files["qrels"], files["bm25"], files["dense"], "-o", out,
-                  "-m", "ndcg@10", "-m", "P.5", "--seed", "3", "--n-resamples", "200",
-                  "--baseline", "dense", "--title", "weekly <run>")
+    res = _invoke(
+        "report",
+        files["qrels"],
+        files["bm25"],
+        files["dense"],
+        "-o",
+        out,
+        "-m",
+        "ndcg@10",
+        "-m",
+        "P.5",
+        "--seed",
+        "3",
+        "--n-resamples",
+        "200",
+        "--baseline",
+        "dense",
+        "--title",
+        "weekly <run>",
+    )
     assert res.exit_code == 0, res.output
     assert res.stdout == f"wrote {out}\n"
     assert "left out of the comparison" in res.stderr  # dense lacks a query: said once
@@ -71,24 +87,40 @@ def test_writes_the_report(files: dict[str, Path], tmp_path: Path) -> None:
 
 def test_conventions_reach_the_report(files: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "r.html"
-    res = _invoke("report", files["qrels"], files["bm25"], "-o", out, "-m", "map",
-                  "--profile", "ranx", "-c", "--max-k", "5")
+    res = _invoke(
+        "report",
+        files["qrels"],
+        files["bm25"],
+        "-o",
+        out,
+        "-m",
+        "map",
+        "--profile",
+        "ranx",
+        "-c",
+        "--max-k",
+        "5",
+    )
     assert res.exit_code == 0, res.output
     page = out.read_text(encoding="utf-8")
-    assert "<th scope=\"row\">profile</th><td class=\"num\">ranx</td>" in page
-    assert "<th scope=\"row\">missing</th><td class=\"num\">zero</td>" in page
+    assert '<th scope="row">profile</th><td class="num">ranx</td>' in page
+    assert '<th scope="row">missing</th><td class="num">zero</td>' in page
     assert "ap@k" in page
 
 
-@pytest.mark.parametrize(("args", "code", "message"), [
-    (("--baseline", "nope"), 2, "--baseline 'nope' is not a run name"),
-    (("-m", "nope@3"), 2, "unknown metric 'nope@3'"),
-    (("--ties", "sideways"), 2, "--ties"),
-    (("-c", "--missing", "skip"), 2, "-c means --missing zero"),
-    (("--alpha", "2"), 2, "--alpha"),
-])
-def test_usage_errors(files: dict[str, Path], tmp_path: Path, args: tuple[str, ...],
-                      code: int, message: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (("--baseline", "nope"), 2, "--baseline 'nope' is not a run name"),
+        (("-m", "nope@3"), 2, "unknown metric 'nope@3'"),
+        (("--ties", "sideways"), 2, "--ties"),
+        (("-c", "--missing", "skip"), 2, "-c means --missing zero"),
+        (("--alpha", "2"), 2, "--alpha"),
+    ],
+)
+def test_usage_errors(
+    files: dict[str, Path], tmp_path: Path, args: tuple[str, ...], code: int, message: str
+) -> None:
     res = _invoke("report", files["qrels"], files["bm25"], "-o", tmp_path / "r.html", *args)
     assert res.exit_code == code, res.output
     assert message in res.stderr and res.stderr.count("\n") == 1, res.stderr
@@ -128,28 +160,54 @@ def test_without_scipy_names_the_extra(files: dict[str, Path], tmp_path: Path) -
         main(sys.argv[1:])
     """)
     out = tmp_path / "r.html"
-    proc = subprocess.run([sys.executable, "-c", code, "report", str(files["qrels"]),
-                           str(files["bm25"]), "-o", str(out)], capture_output=True,
-                          text=True, cwd=REPO, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code,
+            "report",
+            str(files["qrels"]),
+            str(files["bm25"]),
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
     assert proc.returncode == 2, proc.stderr
     assert "ranklens[stats]" in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
     assert not out.exists()
 
 
 def test_store_adds_each_metrics_history_and_stored_records_are_runs(
-        files: dict[str, Path], tmp_path: Path) -> None:
+    files: dict[str, Path], tmp_path: Path
+) -> None:
     """``--store`` draws the history of every metric the store recorded (nothing is
     recorded by the report itself); a stored record ``STORE#ID`` is a run of the report;
     a missing store is refused with one line before any input is read (exit 3)."""
     store = tmp_path / "results.db"
     for name in ("bm25", "dense"):
-        res = _invoke("evaluate", files["qrels"], files[name], "-m", "ndcg@10", "--store",
-                      store)
+        res = _invoke("evaluate", files["qrels"], files[name], "-m", "ndcg@10", "--store", store)
         assert res.exit_code == 0, res.output
     out = tmp_path / "report.html"
-    res = _invoke("report", files["qrels"], f"{store}#1", files["dense"], "-o", out,
-                  "-m", "ndcg@10", "--store", store, "--seed", "1",
-                  "--n-resamples", "100")
+    res = _invoke(
+        "report",
+        files["qrels"],
+        f"{store}#1",
+        files["dense"],
+        "-o",
+        out,
+        "-m",
+        "ndcg@10",
+        "--store",
+        store,
+        "--seed",
+        "1",
+        "--n-resamples",
+        "100",
+    )
     assert res.exit_code == 0, res.output
     page = out.read_text(encoding="utf-8")
     assert "<h2>History</h2>" in page and str(store) in page
@@ -159,14 +217,22 @@ def test_store_adds_each_metrics_history_and_stored_records_are_runs(
         assert len(history) == 2  # the report recorded nothing
         want = [number(v) for _, _, v, _ in history.trend("ndcg@10")]
     assert all(w in page for w in want)
-    res = _invoke("report", files["qrels"], files["bm25"], "-o", tmp_path / "x.html",
-                  "--store", tmp_path / "missing.db")
+    res = _invoke(
+        "report",
+        files["qrels"],
+        files["bm25"],
+        "-o",
+        tmp_path / "x.html",
+        "--store",
+        tmp_path / "missing.db",
+    )
     assert res.exit_code == 3 and len(res.stderr.splitlines()) == 1, res.output
     assert "missing.db" in res.stderr and not (tmp_path / "x.html").exists()
 
 
-def test_output_dash_is_standard_output(files: dict[str, Path], tmp_path: Path,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_output_dash_is_standard_output(
+    files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """-o - writes the page to standard output, as every command's -o does (it wrote a
     file named '-')."""
     monkeypatch.chdir(tmp_path)

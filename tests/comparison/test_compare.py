@@ -35,8 +35,7 @@ def _pair(n: int, seed: int, shift: float = 0.02) -> tuple[np.ndarray, np.ndarra
 def test_ttest_and_wilcoxon_agree_with_scipy(seed: int) -> None:
     a, b = _pair(60, seed)
     assert st.paired_ttest(a, b) == pytest.approx(scipy_stats.ttest_rel(b, a).pvalue, rel=1e-12)
-    assert st.wilcoxon_test(a, b) == pytest.approx(scipy_stats.wilcoxon(b - a).pvalue,
-                                                   rel=1e-12)
+    assert st.wilcoxon_test(a, b) == pytest.approx(scipy_stats.wilcoxon(b - a).pvalue, rel=1e-12)
     got = st.paired_pvalues(a, b, "t")
     assert got[0] == pytest.approx(scipy_stats.ttest_rel(b, a).pvalue, rel=1e-12)
 
@@ -61,8 +60,14 @@ def test_bootstrap_intervals_agree_with_scipy(method: str) -> None:
     rng = np.random.default_rng(7)
     x = rng.exponential(1.0, 80)  # skewed, so BCa and percentile differ
     lo, hi = st.mean_ci(x, method, 0.95, n_resamples=40_000, seed=1)
-    ref = scipy_stats.bootstrap((x,), np.mean, n_resamples=40_000, method=method,
-                                confidence_level=0.95, rng=np.random.default_rng(2))
+    ref = scipy_stats.bootstrap(
+        (x,),
+        np.mean,
+        n_resamples=40_000,
+        method=method,
+        confidence_level=0.95,
+        rng=np.random.default_rng(2),
+    )
     se = x.std(ddof=1) / math.sqrt(x.size)
     # Monte-Carlo error of a bootstrap quantile is a small fraction of the standard error
     assert lo == pytest.approx(ref.confidence_interval.low, abs=0.05 * se)
@@ -79,8 +84,7 @@ def test_bca_differs_from_percentile_on_skewed_data() -> None:
 @pytest.mark.parametrize("method", ["holm", "bonferroni", "bh"])
 def test_corrections_agree_with_statsmodels(method: str) -> None:
     p = np.random.default_rng(0).uniform(0, 0.2, 25)
-    ref = multitest.multipletests(p, alpha=0.05,
-                                  method={"bh": "fdr_bh"}.get(method, method))[1]
+    ref = multitest.multipletests(p, alpha=0.05, method={"bh": "fdr_bh"}.get(method, method))[1]
     np.testing.assert_allclose(st.correct(p, method), ref, rtol=0, atol=0)
     np.testing.assert_array_equal(st.correct(p, "none"), p)
     with_nan = np.append(p, np.nan)
@@ -121,7 +125,7 @@ def _slow_bootstrap(d: np.ndarray, B: int, rng: np.random.Generator) -> float:
 def _exact_randomization(d: np.ndarray) -> float:
     """All 2^n sign vectors (small n): the exact permutation p-value."""
     n = d.size
-    signs = ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1) * 2.0 - 1.0
+    signs = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1) * 2.0 - 1.0
     stats_ = np.abs(signs @ d)
     return float(np.mean(stats_ >= abs(d.sum()) - 1e-12))
 
@@ -175,10 +179,15 @@ def test_same_pvalue_at_any_thread_count() -> None:
     )
     outs = set()
     for threads in ("1", "2"):
-        env = {"OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
-               "MKL_NUM_THREADS": threads, "PATH": "/usr/bin:/bin"}
-        res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, check=True)
+        env = {
+            "OMP_NUM_THREADS": threads,
+            "OPENBLAS_NUM_THREADS": threads,
+            "MKL_NUM_THREADS": threads,
+            "PATH": "/usr/bin:/bin",
+        }
+        res = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
         outs.add(res.stdout)
     assert len(outs) == 1
 
@@ -194,19 +203,32 @@ def test_bad_parameters() -> None:
         st.correct([0.1], "tukey")
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: st.correct([0.1], "tukey"),
-     "the 'correction' parameter must be one of 'holm', 'bonferroni', 'bh', 'sidak', "
-     "'holm-sidak', 'simes-hochberg', 'hommel', 'by', 'tsbh', 'tsbky', 'none', got 'tukey'."),
-    (lambda: st.mean_ci([0.1, 0.2], "normal"),
-     "the 'ci' parameter must be one of 't', 'percentile', 'bca', got 'normal'."),
-    (lambda: st.correct([0.1], alpha=1.5),
-     "the 'alpha' parameter must be a number in (0, 1), got 1.5; e.g. 0.05."),
-    (lambda: st.mean_ci([0.1, 0.2], level=95),
-     "the 'level' parameter must be a number in (0, 1), got 95; e.g. 0.95."),
-    (lambda: st.randomization_test([0.1, 0.2], 0),
-     "the 'n_resamples' parameter must be a positive integer, got 0; e.g. 10000."),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: st.correct([0.1], "tukey"),
+            "the 'correction' parameter must be one of 'holm', 'bonferroni', 'bh', 'sidak', "
+            "'holm-sidak', 'simes-hochberg', 'hommel', 'by', 'tsbh', 'tsbky', 'none', got 'tukey'.",
+        ),
+        (
+            lambda: st.mean_ci([0.1, 0.2], "normal"),
+            "the 'ci' parameter must be one of 't', 'percentile', 'bca', got 'normal'.",
+        ),
+        (
+            lambda: st.correct([0.1], alpha=1.5),
+            "the 'alpha' parameter must be a number in (0, 1), got 1.5; e.g. 0.05.",
+        ),
+        (
+            lambda: st.mean_ci([0.1, 0.2], level=95),
+            "the 'level' parameter must be a number in (0, 1), got 95; e.g. 0.95.",
+        ),
+        (
+            lambda: st.randomization_test([0.1, 0.2], 0),
+            "the 'n_resamples' parameter must be a positive integer, got 0; e.g. 10000.",
+        ),
+    ],
+)
 def test_parameter_messages(call: Any, message: str) -> None:
     with pytest.raises(MetricParameterError) as info:
         call()
@@ -222,9 +244,11 @@ def test_one_correction_list_with_the_statsmodels_spellings_deprecated() -> None
     p = np.array([0.01, 0.04, 0.03, 0.2, np.nan])
     for old, new in corrections.DEPRECATED.items():
         assert new in st.CORRECTIONS and old not in st.CORRECTIONS
-        with pytest.warns(ranklens.RanklensDeprecationWarning,
-                          match=rf"^correct: correction='{old}' is deprecated .*; pass "
-                                rf"correction='{new}'$"):
+        with pytest.warns(
+            ranklens.RanklensDeprecationWarning,
+            match=rf"^correct: correction='{old}' is deprecated .*; pass "
+            rf"correction='{new}'$",
+        ):
             got = st.correct(p, old)
         np.testing.assert_array_equal(got, st.correct(p, new))
     ref = multitest.multipletests(p[:4], method="fdr_by")[1]
@@ -234,23 +258,30 @@ def test_one_correction_list_with_the_statsmodels_spellings_deprecated() -> None
 # ------------------------------------------------------------------ compare()
 
 
-def _tables(n_queries: int = 40, n_docs: int = 8, seed: int = 0
-            ) -> tuple[ranklens.Qrels, dict[str, ranklens.Run]]:
+def _tables(
+    n_queries: int = 40, n_docs: int = 8, seed: int = 0
+) -> tuple[ranklens.Qrels, dict[str, ranklens.Run]]:
     rng = np.random.default_rng(seed)
-    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(n_docs)}
-             for i in range(n_queries)}
+    qrels = {
+        f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(n_docs)} for i in range(n_queries)
+    }
     runs = {}
     for name, noise in (("bm25", 2.0), ("dense", 1.0), ("oracle", 0.5)):
         runs[name] = ranklens.Run.from_dict(
-            {q: {d: float(r + rng.normal(0, noise)) for d, r in docs.items()}
-             for q, docs in qrels.items()}, name=name)
+            {
+                q: {d: float(r + rng.normal(0, noise)) for d, r in docs.items()}
+                for q, docs in qrels.items()
+            },
+            name=name,
+        )
     return ranklens.Qrels.from_dict(qrels), runs
 
 
 def test_compare_against_baseline() -> None:
     qrels, runs = _tables()
-    cmp = compare(qrels, runs, ["ndcg@5", "map"], baseline="bm25", test="t",
-                  correction="holm", seed=0)
+    cmp = compare(
+        qrels, runs, ["ndcg@5", "map"], baseline="bm25", test="t", correction="holm", seed=0
+    )
     assert isinstance(cmp, Comparison)
     assert cmp.systems == ("bm25", "dense", "oracle") and cmp.test == "t"
     assert len(cmp.pairs) == 4
@@ -261,8 +292,9 @@ def test_compare_against_baseline() -> None:
     a, b = res["bm25"].values["ndcg@5"], res["oracle"].values["ndcg@5"]
     assert p.p_value == pytest.approx(scipy_stats.ttest_rel(b, a).pvalue)
     raw = [q.p_value for q in cmp.pairs]
-    np.testing.assert_allclose([q.p_adjusted for q in cmp.pairs],
-                               multitest.multipletests(raw, method="holm")[1])
+    np.testing.assert_allclose(
+        [q.p_adjusted for q in cmp.pairs], multitest.multipletests(raw, method="holm")[1]
+    )
     assert p.mean_diff == pytest.approx(b.mean() - a.mean())
     assert p.relative == pytest.approx((b.mean() - a.mean()) / a.mean())
     assert p.wins + p.ties + p.losses == 40
@@ -272,8 +304,14 @@ def test_compare_against_baseline() -> None:
     lo, hi = scipy_stats.ttest_1samp(b, 0).confidence_interval(0.95)
     assert (cmp.ci_low[2, 0], cmp.ci_high[2, 0]) == pytest.approx((lo, hi))
     # a module-level call works too
-    again = ranklens.compare(qrels, runs, ["ndcg@5", "map"], baseline="bm25", test="t",  # type: ignore[operator]
-                             seed=0)
+    again = ranklens.compare(
+        qrels,
+        runs,
+        ["ndcg@5", "map"],
+        baseline="bm25",
+        test="t",  # type: ignore[operator]
+        seed=0,
+    )
     np.testing.assert_array_equal(again.means, cmp.means)
 
 
@@ -308,7 +346,11 @@ def test_named_systems() -> None:
     anonymous = ranklens.Run.from_dict({"q0": {"d0": 1.0}})
     assert named_systems({"x": bm25}) == [("x", bm25)]
     assert [n for n, _ in named_systems([bm25, res, anonymous, bm25])] == [
-        "bm25", "bm25-2", "run3", "bm25-3"]
+        "bm25",
+        "bm25-2",
+        "run3",
+        "bm25-3",
+    ]
     assert named_systems([]) == []
     with pytest.raises(InputError, match="system 'a' is a dict"):
         named_systems({"a": {}})
@@ -365,11 +407,12 @@ def test_render_formats() -> None:
 
 
 def test_import_ranklens_stays_light() -> None:
-    code = ("import sys, ranklens, ranklens.comparison, ranklens.render.plots, ranklens.cli;"
-            "bad = [m for m in ('scipy', 'statsmodels', 'matplotlib') if m in sys.modules];"
-            "print(bad)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import sys, ranklens, ranklens.comparison, ranklens.render.plots, ranklens.cli;"
+        "bad = [m for m in ('scipy', 'statsmodels', 'matplotlib') if m in sys.modules];"
+        "print(bad)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
@@ -378,8 +421,7 @@ def test_better_follows_the_catalogue_direction() -> None:
     qrels = ranklens.Qrels.from_dict({f"q{i}": {"a": 1, "b": 0, "c": 0} for i in range(30)})
     a = ranklens.Run.from_dict({f"q{i}": {"a": 3, "b": 2, "c": 1} for i in range(30)})
     b = ranklens.Run.from_dict({f"q{i}": {"a": 3, "x": 2, "y": 1} for i in range(30)})
-    cmp = ranklens.compare(qrels, {"A": a, "B": b}, ["num_nonrel_judged_ret", "num_ret"],
-                           seed=0)
+    cmp = ranklens.compare(qrels, {"A": a, "B": b}, ["num_nonrel_judged_ret", "num_ret"], seed=0)
     assert cmp.pair("B", "A", "num_nonrel_judged_ret").significant
     assert cmp.better_than("B", "num_nonrel_judged_ret") == ["A"]
     assert cmp.better_than("A", "num_nonrel_judged_ret") == []
@@ -391,9 +433,11 @@ def test_compare_takes_every_correction_and_the_old_spellings() -> None:
     kw: dict[str, Any] = dict(test="t", seed=0)
     sidak = compare(qrels, runs, ["ndcg@5"], correction="sidak", **kw)
     assert sidak.correction == "sidak" and "Sidak correction" in sidak.description
-    with pytest.warns(ranklens.RanklensDeprecationWarning,
-                      match=r"^compare: correction='fdr_bh' is deprecated .*; pass "
-                            r"correction='bh'$"):
+    with pytest.warns(
+        ranklens.RanklensDeprecationWarning,
+        match=r"^compare: correction='fdr_bh' is deprecated .*; pass "
+        r"correction='bh'$",
+    ):
         old = compare(qrels, runs, ["ndcg@5"], correction="fdr_bh", **kw)
     new = compare(qrels, runs, ["ndcg@5"], correction="bh", **kw)
     assert old.correction == "bh"

@@ -38,8 +38,9 @@ def test_iou_degenerate() -> None:
     assert iou([[1, 1, 1, 3]], [[1, 1, 1, 3]])[0, 0] == 0.0
     with pytest.raises(InputError, match=r"boxes2 has inverted corners .* at row 1"):
         iou([[0, 0, 1, 1]], [[0, 0, 1, 1], [2, 2, 1, 1]])
-    assert iou([[0, 0, 1, 1]], [[0, 0, 1, 1], [2, 2, 1, 1]],
-               degenerate="zero").tolist() == [[1.0, 0.0]]
+    assert iou([[0, 0, 1, 1]], [[0, 0, 1, 1], [2, 2, 1, 1]], degenerate="zero").tolist() == [
+        [1.0, 0.0]
+    ]
 
 
 @pytest.mark.reference
@@ -73,10 +74,12 @@ def test_ap_interpolations_seed001() -> None:
     assert average_precision(tp, scores, 4, method="voc2010") == pytest.approx(0.75)
     # 11 points: r=0..0.2 -> 1, 0.3..0.7 -> 3/4, 0.8..1 -> 1/2
     assert average_precision(tp, scores, 4, method="voc2007") == pytest.approx(
-        (3 * 1 + 5 * 0.75 + 3 * 0.5) / 11)
+        (3 * 1 + 5 * 0.75 + 3 * 0.5) / 11
+    )
     # 101 points: r<=.25 -> 1 (26 points), .26..0.75 -> 3/4 (50), .76..1 -> 1/2 (25)
     assert average_precision(tp, scores, 4, method="coco") == pytest.approx(
-        (26 + 50 * 0.75 + 25 * 0.5) / 101)
+        (26 + 50 * 0.75 + 25 * 0.5) / 101
+    )
     # missed ground truth caps recall
     assert average_precision([1], [0.5], 2, method="voc2010") == 0.5
     assert np.isnan(average_precision([], [], 0))
@@ -84,12 +87,18 @@ def test_ap_interpolations_seed001() -> None:
 
 
 def test_mean_average_precision() -> None:
-    gt = {"image": [0, 0, 1], "label": ["cat", "dog", "cat"],
-          "boxes": [[0, 0, 10, 10], [20, 20, 30, 30], [0, 0, 5, 5]],
-          "ignore": [False, False, False]}
-    det = {"image": [0, 0, 1, 1], "label": ["cat", "dog", "cat", "cat"],
-           "boxes": [[0, 0, 10, 10], [0, 0, 5, 5], [0, 0, 5, 5], [6, 6, 9, 9]],
-           "scores": [0.9, 0.8, 0.7, 0.95]}
+    gt = {
+        "image": [0, 0, 1],
+        "label": ["cat", "dog", "cat"],
+        "boxes": [[0, 0, 10, 10], [20, 20, 30, 30], [0, 0, 5, 5]],
+        "ignore": [False, False, False],
+    }
+    det = {
+        "image": [0, 0, 1, 1],
+        "label": ["cat", "dog", "cat", "cat"],
+        "boxes": [[0, 0, 10, 10], [0, 0, 5, 5], [0, 0, 5, 5], [6, 6, 9, 9]],
+        "scores": [0.9, 0.8, 0.7, 0.95],
+    }
     r = mean_average_precision(gt, det)
     # cat: ranking FP(.95) TP(.9) TP(.7) over 2 gts: envelope 2/3 at r=.5 and 1 -> 2/3
     assert r["ap"] == {"cat": pytest.approx(2 / 3), "dog": 0.0}
@@ -111,11 +120,15 @@ def test_bad_input() -> None:
         average_precision([1, 0], [0.5], 1)
     with pytest.raises(InputError, match="det is missing"):
         mean_average_precision({"image": [], "label": [], "boxes": []}, {})
-    with pytest.raises(InputError, match=r"det\['image'\] has 1, det\['label'\] has 1, "
-                                         r"det\['boxes'\] has 1, det\['scores'\] has 2"):
-        mean_average_precision({"image": [0], "label": [0], "boxes": [[0, 0, 1, 1]]},
-                               {"image": [0], "label": [0], "boxes": [[0, 0, 1, 1]],
-                                "scores": [0.1, 0.2]})
+    with pytest.raises(
+        InputError,
+        match=r"det\['image'\] has 1, det\['label'\] has 1, "
+        r"det\['boxes'\] has 1, det\['scores'\] has 2",
+    ):
+        mean_average_precision(
+            {"image": [0], "label": [0], "boxes": [[0, 0, 1, 1]]},
+            {"image": [0], "label": [0], "boxes": [[0, 0, 1, 1]], "scores": [0.1, 0.2]},
+        )
 
 
 def test_registered() -> None:
@@ -126,15 +139,31 @@ def test_registered() -> None:
 # ------------------------------------------------------------------ found by the contract
 # (tests/test_contract_families.py)
 
-_GT = {"image": [0, 0, 1], "label": [0, 1, 0],
-       "boxes": [[0, 0, 10, 10], [20, 20, 30, 30], [0, 0, 5, 5]]}
-_DET = {"image": [0, 1], "label": [0, 0], "boxes": [[0, 0, 10, 10], [0, 0, 5, 5]],
-        "scores": [0.9, 0.8]}
+_GT = {
+    "image": [0, 0, 1],
+    "label": [0, 1, 0],
+    "boxes": [[0, 0, 10, 10], [20, 20, 30, 30], [0, 0, 5, 5]],
+}
+_DET = {
+    "image": [0, 1],
+    "label": [0, 0],
+    "boxes": [[0, 0, 10, 10], [0, 0, 5, 5]],
+    "scores": [0.9, 0.8],
+}
 
 
-@pytest.mark.parametrize("side,key", [("gt", "image"), ("gt", "label"), ("det", "image"),
-                                      ("det", "label"), ("gt", "boxes"), ("det", "boxes"),
-                                      ("det", "scores")])
+@pytest.mark.parametrize(
+    "side,key",
+    [
+        ("gt", "image"),
+        ("gt", "label"),
+        ("det", "image"),
+        ("det", "label"),
+        ("gt", "boxes"),
+        ("det", "boxes"),
+        ("det", "scores"),
+    ],
+)
 def test_map_refuses_nan_anywhere(side: str, key: str) -> None:
     # a NaN image or class id used to give a number (a NaN class was its own class)
     gt = {k: np.array(v, dtype=float) for k, v in _GT.items()}

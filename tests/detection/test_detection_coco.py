@@ -47,29 +47,61 @@ def synthetic(n_img: int, seed: int = 0) -> tuple[dict[str, Any], list[dict[str,
             b = box(float(rng.choice([8, 30, 60, 150])))
             area = b[2] * b[3] * float(rng.uniform(0.6, 1.0))
             for _ in range(2 if rng.random() < 0.03 else 1):  # duplicate gt boxes
-                anns.append({"id": len(anns) + 1, "image_id": iid, "category_id": c,
-                             "bbox": b, "area": area, "iscrowd": int(rng.random() < 0.06)})
+                anns.append(
+                    {
+                        "id": len(anns) + 1,
+                        "image_id": iid,
+                        "category_id": c,
+                        "bbox": b,
+                        "area": area,
+                        "iscrowd": int(rng.random() < 0.06),
+                    }
+                )
             if rng.random() < 0.1:
                 continue
             for _ in range(int(rng.integers(0, 4))):  # jittered detections
                 j = rng.normal(0, 0.08, 4) * np.array([b[2], b[3], b[2], b[3]])
                 dc = c if rng.random() < 0.9 else CATS[int(rng.integers(0, 6))]
-                dets.append({"image_id": iid, "category_id": dc, "score": score(),
-                             "bbox": [b[0] + j[0], b[1] + j[1], max(b[2] + j[2], 0.5),
-                                      max(b[3] + j[3], 0.5)]})
+                dets.append(
+                    {
+                        "image_id": iid,
+                        "category_id": dc,
+                        "score": score(),
+                        "bbox": [
+                            b[0] + j[0],
+                            b[1] + j[1],
+                            max(b[2] + j[2], 0.5),
+                            max(b[3] + j[3], 0.5),
+                        ],
+                    }
+                )
         if rng.random() < 0.1:  # no detections at all on this image
             dets = [d for d in dets if d["image_id"] != iid]
             continue
         for _ in range(int(rng.integers(0, 6))):  # background false positives
-            dets.append({"image_id": iid, "category_id": CATS[int(rng.integers(0, 6))],
-                         "bbox": box(float(rng.choice([8, 30, 60, 150]))), "score": score()})
+            dets.append(
+                {
+                    "image_id": iid,
+                    "category_id": CATS[int(rng.integers(0, 6))],
+                    "bbox": box(float(rng.choice([8, 30, 60, 150]))),
+                    "score": score(),
+                }
+            )
         if rng.random() < 0.01:  # > maxDets detections of one category
             for _ in range(120):
-                dets.append({"image_id": iid, "category_id": CATS[0], "score": score(),
-                             "bbox": [float(rng.uniform(0, 60)), float(rng.uniform(0, 60)),
-                                      40.0, 40.0]})
-    gt = {"images": images, "annotations": anns,
-          "categories": [{"id": c, "name": str(c)} for c in CATS]}
+                dets.append(
+                    {
+                        "image_id": iid,
+                        "category_id": CATS[0],
+                        "score": score(),
+                        "bbox": [float(rng.uniform(0, 60)), float(rng.uniform(0, 60)), 40.0, 40.0],
+                    }
+                )
+    gt = {
+        "images": images,
+        "annotations": anns,
+        "categories": [{"id": c, "name": str(c)} for c in CATS],
+    }
     return gt, dets
 
 
@@ -111,14 +143,26 @@ def test_matches_pycocotools(data: tuple[dict[str, Any], list[dict[str, Any]]]) 
         want = float(np.mean(p[p > -1])) if (p > -1).any() else -1.0
         assert r.per_class_ap[c] == pytest.approx(want, abs=1e-12)
     assert r.per_class_ap[16] == -1.0
-    assert list(r.summary) == ["AP", "AP50", "AP75", "AP_small", "AP_medium", "AP_large",
-                               "AR_1", "AR_10", "AR_100", "AR_small", "AR_medium",
-                               "AR_large"]
+    assert list(r.summary) == [
+        "AP",
+        "AP50",
+        "AP75",
+        "AP_small",
+        "AP_medium",
+        "AP_large",
+        "AR_1",
+        "AR_10",
+        "AR_100",
+        "AR_small",
+        "AR_medium",
+        "AR_large",
+    ]
 
 
 @pytest.mark.reference
 def test_matches_pycocotools_columnar_and_params(
-        data: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
+    data: tuple[dict[str, Any], list[dict[str, Any]]],
+) -> None:
     gt, dets = data
     gt = {**gt, "images": gt["images"][:1000]}
     gt["annotations"] = [a for a in gt["annotations"] if a["image_id"] <= 1000]
@@ -130,11 +174,16 @@ def test_matches_pycocotools_columnar_and_params(
     # with a detection counts, which is equivalent)
     gdf = pd.DataFrame(gt["annotations"])
     ddf = pd.DataFrame(dets)
-    r = coco_evaluate(gdf, ddf, iou_thresholds=thr, max_dets=(20, 2, 5),
-                      area_ranges=dict(zip(["all", "small", "medium", "large"],
-                                           map(tuple, ranges), strict=True)))
-    np.testing.assert_allclose(r.precision[:, :, :, :, :], ref.eval["precision"][:, :, :5],
-                               rtol=0, atol=1e-12)
+    r = coco_evaluate(
+        gdf,
+        ddf,
+        iou_thresholds=thr,
+        max_dets=(20, 2, 5),
+        area_ranges=dict(zip(["all", "small", "medium", "large"], map(tuple, ranges), strict=True)),
+    )
+    np.testing.assert_allclose(
+        r.precision[:, :, :, :, :], ref.eval["precision"][:, :, :5], rtol=0, atol=1e-12
+    )
     np.testing.assert_allclose(r.stats[1:], ref.stats[1:], rtol=0, atol=1e-12)
     # deliberate difference: pycocotools' stats[0] looks for maxDets == 100 literally
     # (-1 here); ranklens uses the third max_dets value as for every other number
@@ -146,8 +195,12 @@ def test_matches_pycocotools_columnar_and_params(
 
 def _gt(boxes: list[list[float]], **cols: Any) -> dict[str, Any]:
     n = len(boxes)
-    return {"image_id": cols.pop("image_id", [1] * n),
-            "category_id": cols.pop("category_id", [1] * n), "bbox": boxes, **cols}
+    return {
+        "image_id": cols.pop("image_id", [1] * n),
+        "category_id": cols.pop("category_id", [1] * n),
+        "bbox": boxes,
+        **cols,
+    }
 
 
 def _det(boxes: list[list[float]], scores: list[float], **cols: Any) -> dict[str, Any]:
@@ -155,8 +208,7 @@ def _det(boxes: list[list[float]], scores: list[float], **cols: Any) -> dict[str
 
 
 def test_hand_perfect_and_miss() -> None:
-    r = coco_evaluate(_gt([[0, 0, 10, 10], [50, 50, 100, 100]]),
-                      _det([[0, 0, 10, 10]], [0.9]))
+    r = coco_evaluate(_gt([[0, 0, 10, 10], [50, 50, 100, 100]]), _det([[0, 0, 10, 10]], [0.9]))
     # one of two found at every threshold: precision 1 up to recall .5, then 0
     assert r["AP"] == pytest.approx(51 / 101)
     assert r["AR_100"] == 0.5
@@ -203,16 +255,30 @@ def test_prefers_non_ignored_gt() -> None:
     det = _det([[0, 0, 10, 9]], [0.9])
     r = coco_evaluate(gt, det)
     assert r["AP"] == pytest.approx(0.9)
-    ref = pycoco({"images": [{"id": 1}], "categories": [{"id": 1}],
-                  "annotations": [{"id": i + 1, "image_id": 1, "category_id": 1,
-                                   "bbox": b, "area": 100.0, "iscrowd": c}
-                                  for i, (b, c) in enumerate(zip(gt["bbox"], [0, 1],
-                                                                 strict=True))]},
-                 [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 9], "score": 0.9}])
+    ref = pycoco(
+        {
+            "images": [{"id": 1}],
+            "categories": [{"id": 1}],
+            "annotations": [
+                {
+                    "id": i + 1,
+                    "image_id": 1,
+                    "category_id": 1,
+                    "bbox": b,
+                    "area": 100.0,
+                    "iscrowd": c,
+                }
+                for i, (b, c) in enumerate(zip(gt["bbox"], [0, 1], strict=True))
+            ],
+        },
+        [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 9], "score": 0.9}],
+    )
     np.testing.assert_allclose(r.stats, ref.stats, rtol=0, atol=1e-12)
     # "ignore" column (ranklens extension, e.g. VOC "difficult"): no usable gt -> -1
-    r = coco_evaluate(_gt([[0, 0, 10, 10]], ignore=[True], category_id=["cat"]),
-                      _det([[0, 0, 10, 10]], [0.9], category_id=["cat"]))
+    r = coco_evaluate(
+        _gt([[0, 0, 10, 10]], ignore=[True], category_id=["cat"]),
+        _det([[0, 0, 10, 10]], [0.9], category_id=["cat"]),
+    )
     assert r.per_class_ap == {"cat": -1.0} and r["AP"] == -1.0
 
 
@@ -234,16 +300,19 @@ def test_input_forms_agree() -> None:
     anns = pd.DataFrame(gt["annotations"])
     ddf = pd.DataFrame(dets)
     assert np.array_equal(coco_evaluate(anns, ddf).stats, ref.stats)
-    assert np.array_equal(coco_evaluate(pa.Table.from_pandas(anns),
-                                        pa.Table.from_pandas(ddf)).stats, ref.stats)
+    assert np.array_equal(
+        coco_evaluate(pa.Table.from_pandas(anns), pa.Table.from_pandas(ddf)).stats, ref.stats
+    )
     pl = pytest.importorskip("polars")
-    assert np.array_equal(coco_evaluate(pl.from_pandas(anns), pl.from_pandas(ddf)).stats,
-                          ref.stats)
+    assert np.array_equal(coco_evaluate(pl.from_pandas(anns), pl.from_pandas(ddf)).stats, ref.stats)
     arr = np.array([[d["image_id"], *d["bbox"], d["score"], d["category_id"]] for d in dets])
     assert np.array_equal(coco_evaluate(gt, arr).stats, ref.stats)
-    xywh = {"image_id": ddf["image_id"], "category_id": ddf["category_id"],
-            "score": ddf["score"], **{k: np.array([b[i] for b in ddf["bbox"]])
-                                      for i, k in enumerate("xywh")}}
+    xywh = {
+        "image_id": ddf["image_id"],
+        "category_id": ddf["category_id"],
+        "score": ddf["score"],
+        **{k: np.array([b[i] for b in ddf["bbox"]]) for i, k in enumerate("xywh")},
+    }
     assert np.array_equal(coco_evaluate(gt, xywh).stats, ref.stats)
     assert isinstance(ref, CocoResult)
 
@@ -253,8 +322,11 @@ def test_bad_input() -> None:
     det = _det([[0, 0, 10, 10]], [0.9])
     with pytest.raises(InputError, match=r"det\['image_id'\] has 2.*det\['score'\] has 1"):
         coco_evaluate(gt, {**det, "image_id": [1, 1]})
-    with pytest.raises(InputError, match=r"gt\['bbox'\] has a negative width or height "
-                                         r"at row 0"):
+    with pytest.raises(
+        InputError,
+        match=r"gt\['bbox'\] has a negative width or height "
+        r"at row 0",
+    ):
         coco_evaluate(_gt([[0, 0, -1, 10]]), det)
     with pytest.raises(InputError, match=r"det\['score'\] contains NaN"):
         coco_evaluate(gt, {**det, "score": [float("nan")]})

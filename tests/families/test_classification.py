@@ -19,13 +19,13 @@ sk = pytest.importorskip("sklearn.metrics")
 
 # ----------------------------------------------------------------- seed 003 recsys framing
 
+
 def test_seed003_recsys_framing() -> None:
     # TP = recommended and interacted, FP = recommended, not interacted,
     # FN = interacted but not recommended
     interacted = [1, 0, 0, 1, 0, 0]
     recommended = [0, 0, 1, 1, 0, 0]
-    assert clf.confusion_counts(interacted, recommended) == {"tp": 1, "fp": 1, "fn": 1,
-                                                             "tn": 3}
+    assert clf.confusion_counts(interacted, recommended) == {"tp": 1, "fp": 1, "fn": 1, "tn": 3}
     assert clf.precision(interacted, recommended) == 0.5
     assert clf.recall(interacted, recommended) == 0.5
     assert clf.f1(interacted, recommended) == 0.5
@@ -40,8 +40,7 @@ def test_hand_computed_binary_and_fbeta() -> None:
     assert clf.recall(t, p) == pytest.approx(3 / 4)
     assert clf.f1(t, p) == pytest.approx(2 * 0.6 * 0.75 / 1.35)
     b = 2.0
-    assert clf.fbeta(t, p, beta=b) == pytest.approx((1 + b * b) * 0.6 * 0.75
-                                                    / (b * b * 0.6 + 0.75))
+    assert clf.fbeta(t, p, beta=b) == pytest.approx((1 + b * b) * 0.6 * 0.75 / (b * b * 0.6 + 0.75))
     # pos_label switches the positive class: TP 4 (class 0), FP 1, FN 2
     assert clf.precision(t, p, pos_label=0) == pytest.approx(4 / 5)
     assert clf.recall(t, p, pos_label=0) == pytest.approx(4 / 6)
@@ -55,7 +54,8 @@ def test_averaging_conventions_hand_computed() -> None:
         per = clf.precision(t, p, average=None)  # default "warn": 0.0 and a warning
     assert per.tolist() == pytest.approx([1.0, 0.0, 2 / 3])
     assert clf.precision(t, p, average=None, zero_division=1.0).tolist() == pytest.approx(
-        [1.0, 1.0, 2 / 3])
+        [1.0, 1.0, 2 / 3]
+    )
     assert clf.precision(t, p, average="macro", zero_division=0.0) == pytest.approx(5 / 9)
     assert clf.precision(t, p, average="micro") == pytest.approx(3 / 4)
     assert clf.recall(t, p, average="weighted") == pytest.approx((1 + 0 + 2) / 4)
@@ -90,13 +90,15 @@ def test_string_labels_and_explicit_labels() -> None:
 
 # ----------------------------------------------------------------- scores
 
+
 def test_seed001_average_precision_example() -> None:
     y = [1, 0, 0, 1, 0, 0, 1, 1]
     s = [0.8, 0.6, 0.3, 0.2, 0.9, 0.75, 0.81, 0.92]
     assert clf.average_precision(y, s) == pytest.approx((1 + 2 / 3 + 3 / 4 + 4 / 8) / 4)
     prop = [0.99, 0.98, 0.97, 0.96, 0.95, 0.94, 0.93, 0.92, 0.91]
     assert clf.average_precision([1, 0, 0, 0, 0, 0, 0, 0, 1], prop) == pytest.approx(
-        (1 + 2 / 9) / 2)
+        (1 + 2 / 9) / 2
+    )
     assert clf.average_precision([0, 0, 0, 0, 0, 0, 0, 0, 1], prop) == pytest.approx(1 / 9)
 
 
@@ -108,16 +110,19 @@ def test_roc_auc_hand_and_ties() -> None:
 
 # ----------------------------------------------------------------- likelihood
 
+
 def test_log_likelihood_bernoulli_total_and_mean() -> None:
     t, p = [1, 0, 1], [0.8, 0.4, 0.5]
     expected = math.log(0.8) + math.log(0.6) + math.log(0.5)
     assert clf.log_likelihood(t, p) == pytest.approx(expected)
     assert clf.log_likelihood(t, p, reduction="mean") == pytest.approx(expected / 3)
     assert clf.log_likelihood(t, p, reduction="none").tolist() == pytest.approx(
-        [math.log(0.8), math.log(0.6), math.log(0.5)])
+        [math.log(0.8), math.log(0.6), math.log(0.5)]
+    )
     assert clf.log_loss(t, p) == pytest.approx(-expected / 3)
     assert clf.log_loss(t, p, reduction="none").tolist() == pytest.approx(
-        [-math.log(0.8), -math.log(0.6), -math.log(0.5)])
+        [-math.log(0.8), -math.log(0.6), -math.log(0.5)]
+    )
 
 
 def test_log_likelihood_categorical() -> None:
@@ -142,10 +147,12 @@ def test_renormalize_option() -> None:
     with pytest.raises(InputError, match="sum to 1"):
         clf.log_loss([0, 1], p)
     assert clf.log_loss([0, 1], p, renormalize=True) == pytest.approx(
-        -(math.log(2 / 3) + math.log(0.5)) / 2)
+        -(math.log(2 / 3) + math.log(0.5)) / 2
+    )
 
 
 # ----------------------------------------------------------------- reference vs sklearn
+
 
 @pytest.mark.reference
 @pytest.mark.parametrize("seed", range(8))
@@ -157,30 +164,34 @@ def test_reference_sklearn_random(seed: int) -> None:
     p = np.where(rng.random(n) < 0.6, t, rng.integers(0, k, n))
     for avg in ("micro", "macro", "weighted"):
         assert clf.precision(t, p, average=avg) == pytest.approx(
-            sk.precision_score(t, p, average=avg, zero_division=0), abs=1e-12)
+            sk.precision_score(t, p, average=avg, zero_division=0), abs=1e-12
+        )
         assert clf.recall(t, p, average=avg) == pytest.approx(
-            sk.recall_score(t, p, average=avg, zero_division=0), abs=1e-12)
+            sk.recall_score(t, p, average=avg, zero_division=0), abs=1e-12
+        )
         assert clf.f1(t, p, average=avg) == pytest.approx(
-            sk.f1_score(t, p, average=avg, zero_division=0), abs=1e-12)
+            sk.f1_score(t, p, average=avg, zero_division=0), abs=1e-12
+        )
     bt, bp = (t > 1).astype(int), (p > 1).astype(int)
     assert clf.f1(bt, bp) == pytest.approx(sk.f1_score(bt, bp), abs=1e-12)
     assert clf.accuracy(t, p) == pytest.approx(sk.accuracy_score(t, p))
     assert (clf.confusion_matrix(t, p) == sk.confusion_matrix(t, p)).all()
     score = rng.random(n)
     assert clf.roc_auc(bt, score) == pytest.approx(sk.roc_auc_score(bt, score))
-    assert clf.average_precision(bt, score) == pytest.approx(
-        sk.average_precision_score(bt, score))
+    assert clf.average_precision(bt, score) == pytest.approx(sk.average_precision_score(bt, score))
     prob = rng.dirichlet(np.ones(k), n)
     assert clf.log_loss(t, prob) == pytest.approx(sk.log_loss(t, prob), rel=1e-12)
     assert clf.roc_auc(t, prob) == pytest.approx(sk.roc_auc_score(t, prob, multi_class="ovr"))
     assert clf.roc_auc(t, prob, multi_class="ovo") == pytest.approx(
-        sk.roc_auc_score(t, prob, multi_class="ovo"))
+        sk.roc_auc_score(t, prob, multi_class="ovo")
+    )
     pb = rng.uniform(0.01, 0.99, n)
     assert clf.log_loss(bt, pb) == pytest.approx(sk.log_loss(bt, pb), rel=1e-12)
     assert clf.log_likelihood(bt, pb) == pytest.approx(-n * sk.log_loss(bt, pb), rel=1e-12)
 
 
 # ----------------------------------------------------------------- bad input
+
 
 def test_mismatched_lengths_name_arrays() -> None:
     with pytest.raises(InputError, match="y_true has 3, y_pred has 2"):
@@ -216,8 +227,7 @@ def test_unseen_predicted_labels() -> None:
     assert clf.confusion_matrix(t, p).tolist() == confusion_matrix(t, p).tolist()
     assert clf.precision(t, p, average="macro", labels=[0, 1, 7]) == pytest.approx(2 / 3)
     # a labels subset selects classes (scikit-learn): the sample of class 2 is left out
-    assert clf.confusion_matrix([0, 1, 2], [0, 1, 1], labels=[0, 1]).tolist() == [[1, 0],
-                                                                                 [0, 1]]
+    assert clf.confusion_matrix([0, 1, 2], [0, 1, 1], labels=[0, 1]).tolist() == [[1, 0], [0, 1]]
     with pytest.raises(InputError, match=r"none of labels \[5, 6\] occurs in y_true"):
         clf.confusion_matrix([0, 1, 2], [0, 1, 1], labels=[5, 6])
 
@@ -265,14 +275,24 @@ def test_bad_parameters() -> None:
 
 
 def test_registered() -> None:
-    for name in ("clf_precision", "clf_recall", "clf_f1", "clf_fbeta", "accuracy",
-                 "roc_auc", "clf_average_precision", "log_loss", "log_likelihood",
-                 "confusion_matrix"):
+    for name in (
+        "clf_precision",
+        "clf_recall",
+        "clf_f1",
+        "clf_fbeta",
+        "accuracy",
+        "roc_auc",
+        "clf_average_precision",
+        "log_loss",
+        "log_likelihood",
+        "confusion_matrix",
+    ):
         assert REGISTRY[name].domain == "classification"
         assert REGISTRY[name].doc
 
 
 # ----------------------------------------------------------------- 1-d probabilities
+
 
 def test_log_loss_1d_probability_is_of_the_greater_class() -> None:
     # the independent check's case: P(y = "yes"), not P(y = "no")
@@ -292,7 +312,8 @@ def test_log_loss_1d_probability_is_of_the_greater_class() -> None:
     assert clf.log_loss(np.array(t)[:, None], np.array(p)[:, None]) == pytest.approx(expected)
     # labels says which two classes there are when y_true shows one
     assert clf.log_loss(["yes", "yes"], [0.9, 0.7], labels=["yes", "no"]) == pytest.approx(
-        -(math.log(0.9) + math.log(0.7)) / 2)
+        -(math.log(0.9) + math.log(0.7)) / 2
+    )
     assert clf.log_loss(["no"], [0.9], labels=["no", "yes"]) == pytest.approx(-math.log(0.1))
     # 0/1 outcomes are a Bernoulli model of P(y = 1) even when one of them is missing
     assert clf.log_loss([1, 1], [0.9, 0.7]) == pytest.approx(-(math.log(0.9) + math.log(0.7)) / 2)
@@ -317,19 +338,22 @@ def test_log_loss_sample_weight_and_auto_eps() -> None:
     expected = -(math.log(0.7) + 3 * math.log(0.6)) / 4
     assert clf.log_loss(t, p, sample_weight=w) == pytest.approx(expected)
     assert clf.log_likelihood(t, p, sample_weight=w) == pytest.approx(
-        math.log(0.7) + 3 * math.log(0.6))
-    assert clf.log_likelihood(t, p, sample_weight=w, reduction="mean") == pytest.approx(
-        -expected)
+        math.log(0.7) + 3 * math.log(0.6)
+    )
+    assert clf.log_likelihood(t, p, sample_weight=w, reduction="mean") == pytest.approx(-expected)
     # a weight-0 sample does not count, even with an infinite loss
-    assert clf.log_loss(t, [1.0, 0.6], eps=0, sample_weight=[0, 1]) == pytest.approx(
-        -math.log(0.6))
+    assert clf.log_loss(t, [1.0, 0.6], eps=0, sample_weight=[0, 1]) == pytest.approx(-math.log(0.6))
     # "auto": clipped at the float64 machine epsilon, as scikit-learn
     assert clf.log_loss([1], [0.0], eps="auto") == pytest.approx(
-        -math.log(np.finfo(np.float64).eps))
+        -math.log(np.finfo(np.float64).eps)
+    )
     with pytest.raises(InputError, match="reduction='none'"):
         clf.log_likelihood(t, p, sample_weight=w, reduction="none")
-    with pytest.raises(InputError, match=r"^reduction='none' returns unweighted per-sample "
-                       r"losses; leave sample_weight=None \(multiply by it yourself\)\.$"):
+    with pytest.raises(
+        InputError,
+        match=r"^reduction='none' returns unweighted per-sample "
+        r"losses; leave sample_weight=None \(multiply by it yourself\)\.$",
+    ):
         clf.log_loss(t, p, sample_weight=w, reduction="none")
     with pytest.raises(InputError, match=r"^reduction must be one of 'mean', 'none', got 'sum'"):
         clf.log_loss(t, p, reduction="sum")
@@ -340,6 +364,7 @@ def test_log_loss_sample_weight_and_auto_eps() -> None:
 
 
 # ----------------------------------------------------------------- one class, subsets
+
 
 def test_one_class_binary_inputs_seed003() -> None:
     # a user who interacted with nothing (y_true all 0)
@@ -356,8 +381,7 @@ def test_one_class_binary_inputs_seed003() -> None:
     assert clf.recall(nothing, recommended, zero_division=1.0) == 1.0
     assert clf.f1(nothing, recommended, zero_division=1.0) == 0.0  # 2 TP / (2 TP + FP + FN)
     # nothing recommended either: every ratio is 0/0
-    for fn, what in ((clf.precision, "Precision"), (clf.recall, "Recall"),
-                     (clf.f1, "F-score")):
+    for fn, what in ((clf.precision, "Precision"), (clf.recall, "Recall"), (clf.f1, "F-score")):
         with pytest.warns(RanklensWarning, match=f"{what} is ill-defined") as rec:
             assert fn(nothing, nothing) == 0.0
         assert len(rec) == 1
@@ -367,7 +391,11 @@ def test_one_class_binary_inputs_seed003() -> None:
     assert clf.precision([1, 1], [1, 1]) == clf.recall([1, 1], [1, 1]) == 1.0
     # the positive class need not occur at all
     assert clf.confusion_counts(["a", "a"], ["a", "b"], pos_label="b") == {
-        "tp": 0, "fp": 1, "fn": 0, "tn": 1}
+        "tp": 0,
+        "fp": 1,
+        "fn": 0,
+        "tn": 1,
+    }
     with pytest.raises(InputError, match="needs at most two classes, found 3"):
         clf.confusion_counts([0, 1, 2], [0, 1, 1])
     with pytest.raises(InputError, match=r"pos_label=1 is not one of the classes \['a', 'b'\]"):
@@ -396,7 +424,9 @@ def test_labels_subset_scores_only_the_listed_classes() -> None:
     assert clf.recall(t, p, average=None, labels=[1, 0]).tolist() == [0.5, 1.0]
     # a listed class without samples: its 0/0 ratios are zero_division
     assert clf.precision(t, p, average=None, labels=[0, 7], zero_division=1.0).tolist() == [
-        1.0, 1.0]
+        1.0,
+        1.0,
+    ]
     # labels do not apply to average="binary" (scikit-learn ignores them there too)
     assert clf.f1([0, 1, 1], [0, 1, 0], labels=[0, 1, 2]) == pytest.approx(2 / 3)
 
@@ -408,21 +438,32 @@ def test_accuracy_normalize() -> None:
 
 # ----------------------------------------------------------------- ROC-AUC labels
 
+
 def test_roc_auc_labels_in_any_order() -> None:
     t = np.array([0, 0, 1, 1, 2, 2])
-    s = np.array([[0.6, 0.3, 0.1], [0.5, 0.2, 0.3], [0.2, 0.7, 0.1],
-                  [0.3, 0.3, 0.4], [0.1, 0.2, 0.7], [0.4, 0.1, 0.5]])
+    s = np.array(
+        [
+            [0.6, 0.3, 0.1],
+            [0.5, 0.2, 0.3],
+            [0.2, 0.7, 0.1],
+            [0.3, 0.3, 0.4],
+            [0.1, 0.2, 0.7],
+            [0.4, 0.1, 0.5],
+        ]
+    )
     # one-vs-rest per class: 0 -> 1 (0.6, 0.5 above the rest); 1 -> 7.5 / 8 (0.7 above
     # all four negatives, 0.3 above three and tied with one); 2 -> 1
     per = clf.roc_auc(t, s, average=None)
     assert per.tolist() == pytest.approx([1.0, 15 / 16, 1.0])
     perm = [2, 0, 1]
     # columns in labels order: the same classes give the same values, in labels order
-    assert clf.roc_auc(t, s[:, perm], labels=[2, 0, 1], average=None).tolist() == \
-        pytest.approx(per[perm].tolist())
+    assert clf.roc_auc(t, s[:, perm], labels=[2, 0, 1], average=None).tolist() == pytest.approx(
+        per[perm].tolist()
+    )
     assert clf.roc_auc(t, s[:, perm], labels=[2, 0, 1]) == pytest.approx(per.mean())
-    assert clf.roc_auc(t, s[:, perm], labels=[2, 0, 1], multi_class="ovo") == \
-        pytest.approx(clf.roc_auc(t, s, multi_class="ovo"))
+    assert clf.roc_auc(t, s[:, perm], labels=[2, 0, 1], multi_class="ovo") == pytest.approx(
+        clf.roc_auc(t, s, multi_class="ovo")
+    )
 
 
 def test_roc_auc_undefined_and_unsupported() -> None:
@@ -448,6 +489,7 @@ def test_roc_auc_undefined_and_unsupported() -> None:
 
 
 # ----------------------------------------------------------------- label checks
+
 
 def test_column_vectors_are_one_dimensional() -> None:
     t = np.array([[0], [1], [1], [0]])
@@ -497,16 +539,21 @@ def test_parameter_values() -> None:
 # ------------------------------------------------------------------ found by the contract
 # (tests/test_contract_families.py)
 
+
 def test_fbeta_takes_the_catalogue_default_and_beta_zero() -> None:
     # the catalogue declares beta=1.0 by default and `ranklens score -m clf_fbeta` passes
     # only the parameters given: the kernel needs the same default (it had none)
     t, p = [0, 1, 1, 0, 1], [0, 1, 0, 1, 1]
     assert clf.fbeta(t, p) == clf.f1(t, p)
     # beta >= 0, as the catalogue and scikit-learn: F_0 is the precision
-    assert clf.fbeta(t, p, beta=0) == pytest.approx(clf.precision(t, p)) == \
-        sk.fbeta_score(t, p, beta=0)
+    assert (
+        clf.fbeta(t, p, beta=0)
+        == pytest.approx(clf.precision(t, p))
+        == sk.fbeta_score(t, p, beta=0)
+    )
     assert clf.fbeta(t, p, beta=0.0, average="macro", zero_division=0.0) == pytest.approx(
-        sk.fbeta_score(t, p, beta=0.0, average="macro", zero_division=0.0))
+        sk.fbeta_score(t, p, beta=0.0, average="macro", zero_division=0.0)
+    )
 
 
 def test_score_cli_computes_fbeta_without_beta(tmp_path: Path) -> None:
@@ -516,13 +563,17 @@ def test_score_cli_computes_fbeta_without_beta(tmp_path: Path) -> None:
 
     table = tmp_path / "t.csv"
     table.write_text("y_true,y_pred\n0,0\n1,1\n1,0\n0,1\n1,1\n")
-    res = CliRunner().invoke(main, ["score", str(table), "-m", "clf_fbeta", "-m",
-                                    "clf_fbeta(beta=0)", "--format", "json"])
+    res = CliRunner().invoke(
+        main,
+        ["score", str(table), "-m", "clf_fbeta", "-m", "clf_fbeta(beta=0)", "--format", "json"],
+    )
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     t, p = [0, 1, 1, 0, 1], [0, 1, 0, 1, 1]
-    assert out == {"clf_fbeta": pytest.approx(clf.f1(t, p)),
-                   "clf_fbeta(beta=0)": pytest.approx(clf.precision(t, p))}
+    assert out == {
+        "clf_fbeta": pytest.approx(clf.f1(t, p)),
+        "clf_fbeta(beta=0)": pytest.approx(clf.precision(t, p)),
+    }
 
 
 def test_zero_division_spelled_nan() -> None:

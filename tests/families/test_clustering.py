@@ -43,8 +43,7 @@ def test_hand_computed_seed004() -> None:
 def test_dunn_classic_and_centroid_hand() -> None:
     X = [[0, 0], [0, 1], [4, 0], [4, 2]]
     assert cl.dunn_index(X, [0, 0, 1, 1]) == 2.0
-    assert cl.dunn_index(X, [0, 0, 1, 1], variant="centroid") == pytest.approx(
-        math.sqrt(16.25))
+    assert cl.dunn_index(X, [0, 0, 1, 1], variant="centroid") == pytest.approx(math.sqrt(16.25))
 
 
 @pytest.mark.reference
@@ -63,7 +62,8 @@ def test_reference_random(seed: int) -> None:
     assert cl.nmi(t, p) == pytest.approx(sk.normalized_mutual_info_score(t, p))
     assert cl.v_measure(t, p) == pytest.approx(sk.v_measure_score(t, p))
     assert cl.fowlkes_mallows(t, p) == pytest.approx(
-        math.sqrt(cl.pair_precision(t, p) * cl.pair_recall(t, p)))
+        math.sqrt(cl.pair_precision(t, p) * cl.pair_recall(t, p))
+    )
     cm = sk.cluster.contingency_matrix(t, p)
     assert cl.purity(t, p) == pytest.approx(cm.max(axis=0).sum() / n)
 
@@ -82,11 +82,11 @@ def test_dunn_reference_bruteforce(seed: int) -> None:
     assert cl.dunn_index(X, lab) == pytest.approx(expected, rel=1e-12)
     assert cl.dunn_index(X, lab, chunk_size=7) == pytest.approx(expected, rel=1e-12)
     assert cl.dunn_index(X, lab, metric="cityblock") == pytest.approx(
-        cdist(X, X, "cityblock")[~same].min() / cdist(X, X, "cityblock")[same].max())
+        cdist(X, X, "cityblock")[~same].min() / cdist(X, X, "cityblock")[same].max()
+    )
     # centroid variant, written independently
     cents = {c: X[lab == c].mean(axis=0) for c in np.unique(lab)}
-    inter = min(np.linalg.norm(cents[a] - cents[b]) for a, b in
-                itertools.combinations(cents, 2))
+    inter = min(np.linalg.norm(cents[a] - cents[b]) for a, b in itertools.combinations(cents, 2))
     intra = max(np.linalg.norm(X[lab == c] - cents[c], axis=1).max() for c in cents)
     assert cl.dunn_index(X, lab, variant="centroid") == pytest.approx(inter / intra)
 
@@ -97,8 +97,7 @@ def test_internal_sklearn() -> None:
     X = np.vstack([rng.normal(0, 1, (50, 2)), rng.normal(5, 1, (50, 2))])
     lab = np.repeat([0, 1], 50)
     assert cl.silhouette(X, lab) == pytest.approx(sk.silhouette_score(X, lab))
-    assert cl.silhouette(X, lab, reduction="none") == pytest.approx(
-        sk.silhouette_samples(X, lab))
+    assert cl.silhouette(X, lab, reduction="none") == pytest.approx(sk.silhouette_samples(X, lab))
     assert cl.davies_bouldin(X, lab) == pytest.approx(sk.davies_bouldin_score(X, lab))
     assert cl.calinski_harabasz(X, lab) == pytest.approx(sk.calinski_harabasz_score(X, lab))
     s1 = cl.silhouette(X, lab, sample_size=40, random_state=3)
@@ -164,8 +163,9 @@ def test_dunn_degenerate_clusters() -> None:
     with pytest.raises(InputError, match="p must be a number >= 1"):
         cl.dunn_index([[0.0], [1.0]], [0, 1], variant="centroid", p=0.5)
     # p = inf is the Chebyshev norm
-    assert cl.dunn_index([[0, 0], [0, 1], [4, 0], [4, 2]], [0, 0, 1, 1], variant="centroid",
-                         p=float("inf")) == pytest.approx(4 / 1)
+    assert cl.dunn_index(
+        [[0, 0], [0, 1], [4, 0], [4, 2]], [0, 0, 1, 1], variant="centroid", p=float("inf")
+    ) == pytest.approx(4 / 1)
 
 
 def test_parameters_and_labels_are_checked_here() -> None:
@@ -178,8 +178,9 @@ def test_parameters_and_labels_are_checked_here() -> None:
     with pytest.raises(InputError, match="mixes string and numeric"):
         cl.purity(np.array([0, "a"], dtype=object), [0, 1])
     with pytest.raises(InputError, match="random_state must be"):
-        cl.silhouette([[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1], sample_size=3,
-                      random_state="seed")
+        cl.silhouette(
+            [[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1], sample_size=3, random_state="seed"
+        )
     # fractional labels look like scores: scikit-learn warns, so do we
     with pytest.warns(RanklensWarning, match=r"labels_pred holds numbers with a fractional"):
         assert cl.rand_index([0, 0, 1], [0.5, 0.5, 1.5]) == 1.0
@@ -193,21 +194,36 @@ def test_silhouette_sample_of_a_precomputed_matrix() -> None:
     lab = np.arange(30) % 3
     D = cdist(X, X)
     # the sample takes rows and columns of the distance matrix: same points, same value
-    assert cl.silhouette(D, lab, metric="precomputed", sample_size=12, random_state=4) == \
-        pytest.approx(cl.silhouette(X, lab, sample_size=12, random_state=4))
+    assert cl.silhouette(
+        D, lab, metric="precomputed", sample_size=12, random_state=4
+    ) == pytest.approx(cl.silhouette(X, lab, sample_size=12, random_state=4))
     gen = np.random.default_rng(9)
     assert -1 <= cl.silhouette(X, lab, sample_size=12, random_state=gen) <= 1
 
 
 def test_registered() -> None:
-    for name in ("silhouette", "davies_bouldin", "calinski_harabasz", "dunn", "rand_index",
-                 "ari", "nmi", "v_measure", "fowlkes_mallows", "purity", "pair_jaccard",
-                 "pair_precision", "pair_recall", "pair_f1"):
+    for name in (
+        "silhouette",
+        "davies_bouldin",
+        "calinski_harabasz",
+        "dunn",
+        "rand_index",
+        "ari",
+        "nmi",
+        "v_measure",
+        "fowlkes_mallows",
+        "purity",
+        "pair_jaccard",
+        "pair_precision",
+        "pair_recall",
+        "pair_f1",
+    ):
         assert REGISTRY[name].domain == "clustering"
 
 
 # ------------------------------------------------------------------ found by the contract
 # (tests/test_contract_families.py)
+
 
 @pytest.mark.parametrize("fn", [cl.pair_precision, cl.pair_recall, cl.pair_f1, cl.jaccard])
 def test_zero_division_lies_in_the_ratio_range(fn: object) -> None:

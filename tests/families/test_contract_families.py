@@ -66,8 +66,12 @@ INF = float("inf")
 # kernel argument -> (role, key in a dict-valued role or None), per family
 ROLES: dict[str, dict[str, tuple[str, str | None]]] = {
     **{dom: {a: (arg.role, None) for a, arg in table.items()} for dom, table in DOMAINS.items()},
-    "detection": {"boxes1": ("true", "boxes"), "boxes2": ("pred", "boxes"),
-                  "gt": ("true", None), "det": ("pred", None)},
+    "detection": {
+        "boxes1": ("true", "boxes"),
+        "boxes2": ("pred", "boxes"),
+        "gt": ("true", None),
+        "det": ("pred", None),
+    },
 }
 
 # values the kernels document for a parameter beyond (or within) the catalogue's
@@ -82,21 +86,26 @@ DOCUMENTED: dict[str, list[Any]] = {
 NO_PERFECT = {
     "iou": "a matrix over two box sets: there is no better or worse pair of sets",
     "reduction_ratio": "it rewards fewer candidate pairs whatever the truth: a blocking "
-                       "by the true entities is not its optimum",
+    "by the true entities is not its optimum",
 }
 
 # catalogue declarations that disagree with their kernel: (metric, parameter) -> what
 # the catalogue must say (strict xfail: fixing the catalogue turns it into a failure,
 # so this entry is removed with the fix)
-_ZD_CLF = ("declares zero_division an unbounded number; the kernel (scikit-learn) takes "
-           "0, 1, nan or 'warn' only: Param needs a set of numbers, values=(0.0, 1.0), with "
-           "choices=('warn', 'nan')")
-_ZD = ("declares zero_division an unbounded number; a 0/0 ratio's value must lie in the "
-       "metric's range: minimum=0.0, maximum=1.0 (and choices=('nan',))")
+_ZD_CLF = (
+    "declares zero_division an unbounded number; the kernel (scikit-learn) takes "
+    "0, 1, nan or 'warn' only: Param needs a set of numbers, values=(0.0, 1.0), with "
+    "choices=('warn', 'nan')"
+)
+_ZD = (
+    "declares zero_division an unbounded number; a 0/0 ratio's value must lie in the "
+    "metric's range: minimum=0.0, maximum=1.0 (and choices=('nan',))"
+)
 CATALOGUE_ISSUES: dict[tuple[str, str], str] = {}
 
 
 # ------------------------------------------------------------------------- the variants
+
 
 def _sample(p: Param) -> list[Any]:
     """Valid values of one parameter (the catalogue's): every choice, named settings,
@@ -145,6 +154,7 @@ def _nan_ok(params: dict[str, Any]) -> bool:
 
 # ------------------------------------------------------------------------- the data
 
+
 @dataclass
 class Case:
     """One input: data by role (arrays with samples on the first axis; detection:
@@ -177,8 +187,11 @@ def _probs(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
 
 def _clf(name: str, t: Any, p: Any, score: Any, perfect_score: Any) -> Case:
     t, p = np.asarray(t), np.asarray(p)
-    return Case(name, {"true": t, "pred": p, "score": np.asarray(score)},
-                {"pred": t.copy(), "score": np.asarray(perfect_score)})
+    return Case(
+        name,
+        {"true": t, "pred": p, "score": np.asarray(score)},
+        {"pred": t.copy(), "score": np.asarray(perfect_score)},
+    )
 
 
 def _classification() -> list[Case]:
@@ -188,27 +201,64 @@ def _classification() -> list[Case]:
     t = rng.integers(0, 2, n)
     out.append(_clf("binary", t, rng.integers(0, 2, n), _probs(rng, n, 2), t.astype(float)))
     ts = np.array(["no", "yes"])[rng.integers(0, 2, n)]
-    out.append(_clf("binary_str", ts, np.array(["no", "yes"])[rng.integers(0, 2, n)],
-                    _probs(rng, n, 2), (ts == "yes").astype(float)))
+    out.append(
+        _clf(
+            "binary_str",
+            ts,
+            np.array(["no", "yes"])[rng.integers(0, 2, n)],
+            _probs(rng, n, 2),
+            (ts == "yes").astype(float),
+        )
+    )
     t = rng.integers(0, 3, n)
     t[:3] = [0, 1, 2]
     out.append(_clf("multiclass", t, rng.integers(0, 3, n), _probs(rng, n, 3), _onehot(t)))
     ts = np.array(["a", "b", "c"])[t]
-    out.append(_clf("multiclass_str", ts, np.array(["a", "b", "c"])[rng.integers(0, 3, n)],
-                    _probs(rng, n, 3), _onehot(ts)))
-    out.append(_clf("one_class_true", np.zeros(n, int), rng.integers(0, 2, n),
-                    _probs(rng, n, 2), np.zeros(n)))
-    out.append(_clf("one_class_both", np.ones(n, int), np.ones(n, int), _probs(rng, n, 2),
-                    np.ones(n)))
+    out.append(
+        _clf(
+            "multiclass_str",
+            ts,
+            np.array(["a", "b", "c"])[rng.integers(0, 3, n)],
+            _probs(rng, n, 3),
+            _onehot(ts),
+        )
+    )
+    out.append(
+        _clf(
+            "one_class_true",
+            np.zeros(n, int),
+            rng.integers(0, 2, n),
+            _probs(rng, n, 2),
+            np.zeros(n),
+        )
+    )
+    out.append(
+        _clf("one_class_both", np.ones(n, int), np.ones(n, int), _probs(rng, n, 2), np.ones(n))
+    )
     t = rng.integers(0, 2, n)
-    out.append(_clf("class_only_predicted", t, rng.integers(0, 3, n), _probs(rng, n, 2),
-                    t.astype(float)))
+    out.append(
+        _clf("class_only_predicted", t, rng.integers(0, 3, n), _probs(rng, n, 2), t.astype(float))
+    )
     t = rng.integers(0, 2, n)
-    out.append(_clf("bool", t.astype(bool), rng.integers(0, 2, n).astype(bool),
-                    _probs(rng, n, 2), t.astype(float)))
+    out.append(
+        _clf(
+            "bool",
+            t.astype(bool),
+            rng.integers(0, 2, n).astype(bool),
+            _probs(rng, n, 2),
+            t.astype(float),
+        )
+    )
     t = rng.integers(0, 2, n).astype(float)
-    out.append(_clf("float_labels_column", t[:, None], rng.integers(0, 2, n)[:, None]
-                    .astype(float), _probs(rng, n, 2)[:, None], t[:, None]))
+    out.append(
+        _clf(
+            "float_labels_column",
+            t[:, None],
+            rng.integers(0, 2, n)[:, None].astype(float),
+            _probs(rng, n, 2)[:, None],
+            t[:, None],
+        )
+    )
     out.append(_clf("two_samples_tied", [0, 1], [1, 1], [0.3, 0.3], [0.0, 1.0]))
     return out
 
@@ -243,14 +293,21 @@ def _clustering() -> list[Case]:
 
     def case(name: str, t: Any, p: Any, x: Any) -> Case:
         t, p = np.asarray(t), np.asarray(p)
-        return Case(name, {"true": t, "pred": p, "features": np.asarray(x, float)},
-                    {"pred": t.copy()})
+        return Case(
+            name, {"true": t, "pred": p, "features": np.asarray(x, float)}, {"pred": t.copy()}
+        )
 
     t = rng.integers(0, 3, n)
     x = centers[t] + rng.normal(size=(n, 2))
     out.append(case("random", t, rng.integers(0, 4, n), x))
-    out.append(case("strings", np.array(list("abc"))[t],
-                    np.array(["u", "v", "w", "x"])[rng.integers(0, 4, n)], x))
+    out.append(
+        case(
+            "strings",
+            np.array(list("abc"))[t],
+            np.array(["u", "v", "w", "x"])[rng.integers(0, 4, n)],
+            x,
+        )
+    )
     out.append(case("pred_single_cluster", t, np.zeros(n, int), x))
     out.append(case("pred_singletons", t, np.arange(n), x))
     out.append(case("true_single_cluster", np.zeros(n, int), rng.integers(0, 3, n), x))
@@ -273,8 +330,13 @@ def _entity_resolution() -> list[Case]:
 
     t = rng.integers(0, 10, n)
     out.append(case("random", t, rng.integers(0, 12, n)))
-    out.append(case("strings", np.array([f"e{v}" for v in t]),
-                    np.array([f"p{v}" for v in rng.integers(0, 8, n)])))
+    out.append(
+        case(
+            "strings",
+            np.array([f"e{v}" for v in t]),
+            np.array([f"p{v}" for v in rng.integers(0, 8, n)]),
+        )
+    )
     out.append(case("no_predicted_pair", t, np.arange(n)))
     out.append(case("pred_one_entity", t, np.zeros(n, int)))
     out.append(case("true_one_entity", np.zeros(n, int), rng.integers(0, 5, n)))
@@ -296,9 +358,12 @@ def _det_case(name: str, gt: dict[str, Any], det: dict[str, Any]) -> Case:
     gt = {k: np.asarray(v) for k, v in gt.items()}
     det = {k: np.asarray(v) for k, v in det.items()}
     rng = np.random.default_rng(len(gt["image"]))
-    perfect = {"image": gt["image"].copy(), "label": gt["label"].copy(),
-               "boxes": gt["boxes"].astype(float).copy(),
-               "scores": rng.permutation(len(gt["image"])) / max(len(gt["image"]), 1) + 0.01}
+    perfect = {
+        "image": gt["image"].copy(),
+        "label": gt["label"].copy(),
+        "boxes": gt["boxes"].astype(float).copy(),
+        "scores": rng.permutation(len(gt["image"])) / max(len(gt["image"]), 1) + 0.01,
+    }
     return Case(name, {"true": gt, "pred": det}, {"pred": perfect}, frozenset({"boxes"}))
 
 
@@ -319,27 +384,52 @@ def _detection() -> list[Case]:
     gt = {"image": gi, "label": gl, "boxes": gb}
     det = {"image": di, "label": dl, "boxes": db, "scores": ds}
     out.append(_det_case("random", gt, det))
-    out.append(_det_case("string_ids", {**gt, "image": np.array([f"img{v}" for v in gi]),
-                                        "label": np.array(["cat", "dog"])[gl]},
-                         {**det, "image": np.array([f"img{v}" for v in di]),
-                          "label": np.array(["cat", "dog"])[dl]}))
+    out.append(
+        _det_case(
+            "string_ids",
+            {
+                **gt,
+                "image": np.array([f"img{v}" for v in gi]),
+                "label": np.array(["cat", "dog"])[gl],
+            },
+            {
+                **det,
+                "image": np.array([f"img{v}" for v in di]),
+                "label": np.array(["cat", "dog"])[dl],
+            },
+        )
+    )
     out.append(_det_case("with_ignored_gt", {**gt, "ignore": np.arange(m) % 4 == 3}, det))
     zb = gb.copy()
     zb[:, 2] = zb[:, 0]  # every ground-truth box has zero area
-    out.append(_det_case("zero_area_gt", {**gt, "boxes": zb},
-                         {**det, "boxes": np.concatenate([zb[:6], db[6:]])}))
+    out.append(
+        _det_case(
+            "zero_area_gt", {**gt, "boxes": zb}, {**det, "boxes": np.concatenate([zb[:6], db[6:]])}
+        )
+    )
     far = db.copy()
     far[:, [0, 2]] += 1000.0
     out.append(_det_case("no_overlap", gt, {**det, "boxes": far}))
-    out.append(_det_case("no_detections", gt, {"image": np.zeros(0, int),
-                                               "label": np.zeros(0, int),
-                                               "boxes": np.zeros((0, 4)),
-                                               "scores": np.zeros(0)}))
-    out.append(_det_case("all_ground_truth_ignored", {**gt, "ignore": np.ones(m, bool)},
-                         det))
-    out.append(_det_case("one_box", {"image": [0], "label": [0], "boxes": [[0, 0, 2, 2]]},
-                         {"image": [0], "label": [0], "boxes": [[1, 1, 3, 3]],
-                          "scores": [0.5]}))
+    out.append(
+        _det_case(
+            "no_detections",
+            gt,
+            {
+                "image": np.zeros(0, int),
+                "label": np.zeros(0, int),
+                "boxes": np.zeros((0, 4)),
+                "scores": np.zeros(0),
+            },
+        )
+    )
+    out.append(_det_case("all_ground_truth_ignored", {**gt, "ignore": np.ones(m, bool)}, det))
+    out.append(
+        _det_case(
+            "one_box",
+            {"image": [0], "label": [0], "boxes": [[0, 0, 2, 2]]},
+            {"image": [0], "label": [0], "boxes": [[1, 1, 3, 3]], "scores": [0.5]},
+        )
+    )
     return out
 
 
@@ -353,6 +443,7 @@ CASES: dict[str, list[Case]] = {
 
 
 # ------------------------------------------------------------------------- calling
+
 
 def _data_args(defn: MetricDef) -> dict[str, tuple[str, str | None]]:
     table = ROLES[defn.domain]
@@ -377,8 +468,7 @@ class Outcome:
     error: rl.RanklensError | None = None
 
 
-def _call(defn: MetricDef, data: dict[str, Any], params: dict[str, Any], where: str
-          ) -> Outcome:
+def _call(defn: MetricDef, data: dict[str, Any], params: dict[str, Any], where: str) -> Outcome:
     """The kernel's value (as ``ranklens score`` picks it) or our error; anything else
     (another library's exception or warning) fails."""
     kwargs = {**_kwargs(defn, data), **params}
@@ -390,8 +480,11 @@ def _call(defn: MetricDef, data: dict[str, Any], params: dict[str, Any], where: 
             return Outcome(error=exc)
         except Exception as exc:  # the contract: no other exception reaches the caller
             pytest.fail(f"{where}: raised {type(exc).__name__}: {exc}")
-    foreign = [f"{w.category.__name__}: {w.message}" for w in caught
-               if not issubclass(w.category, rl.RanklensWarning)]
+    foreign = [
+        f"{w.category.__name__}: {w.message}"
+        for w in caught
+        if not issubclass(w.category, rl.RanklensWarning)
+    ]
     assert not foreign, f"{where}: another library's warning: {foreign}"
     return Outcome(value=_pick(defn.name, value))
 
@@ -414,7 +507,8 @@ def _check_range(defn: MetricDef, params: dict[str, Any], value: Any, where: str
         assert not np.isnan(v).any(), f"{where}: NaN ({value!r}) outside {defn.range}"
     finite = v[~np.isnan(v)]
     assert ((finite >= lo) & (finite <= hi)).all(), (
-        f"{where}: {value!r} outside the declared range {defn.range}")
+        f"{where}: {value!r} outside the declared range {defn.range}"
+    )
 
 
 def _permutations(case: Case, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -437,8 +531,9 @@ def _permute(data: dict[str, Any], perms: dict[str, np.ndarray]) -> dict[str, An
     return {role: one(v, perms[role]) for role, v in data.items()}
 
 
-def _reordered(defn: MetricDef, params: dict[str, Any], value: Any,
-               perms: dict[str, np.ndarray]) -> Any:
+def _reordered(
+    defn: MetricDef, params: dict[str, Any], value: Any, perms: dict[str, np.ndarray]
+) -> Any:
     """The value on permuted samples, from the value on the original order: the same,
     except per-sample values (permuted) and iou's matrix (rows and columns permuted)."""
     if params.get("reduction") == "none":
@@ -449,6 +544,7 @@ def _reordered(defn: MetricDef, params: dict[str, Any], value: Any,
 
 
 # ------------------------------------------------------------------------- (a) and (e)
+
 
 @pytest.mark.parametrize("defn", FAMILIES, ids=lambda d: d.name)
 def test_values_in_declared_range_and_independent_of_sample_order(defn: MetricDef) -> None:
@@ -472,19 +568,24 @@ def test_values_in_declared_range_and_independent_of_sample_order(defn: MetricDe
             other = _call(defn, shuffled, params, where + " (samples permuted)")
             assert other.error is None, f"{where}: permuted samples raised {other.error}"
             np.testing.assert_allclose(
-                _numbers(other.value), _numbers(_reordered(defn, params, out.value, perms)),
-                rtol=1e-9, atol=1e-12, err_msg=f"{where}: depends on the sample order")
+                _numbers(other.value),
+                _numbers(_reordered(defn, params, out.value, perms)),
+                rtol=1e-9,
+                atol=1e-12,
+                err_msg=f"{where}: depends on the sample order",
+            )
     assert computed, f"{defn.name}: no input gave a value"
 
 
 # ------------------------------------------------------------------------- (b)
+
 
 def _with_nan(a: Any) -> list[np.ndarray]:
     """``a`` with one NaN (numbers: float NaN; labels: NaN and None), first and last."""
     a = np.asarray(a)
     out = []
     for pos in {0, a.size - 1}:
-        for bad in ([NAN] if a.dtype.kind in "biuf" else [NAN, None]):
+        for bad in [NAN] if a.dtype.kind in "biuf" else [NAN, None]:
             b = a.astype(np.float64 if a.dtype.kind in "biuf" else object).copy()
             b.reshape(-1)[pos] = bad
             out.append(b)
@@ -515,10 +616,12 @@ def test_nan_in_any_data_argument_raises_input_error(defn: MetricDef) -> None:
                     where = _where(defn, params, case, f" with NaN in {arg} {k or ''}")
                     out = _call(defn, data, params, where)
                     assert isinstance(out.error, rl.InputError), (
-                        f"{where}: gave {out.value!r}, not an InputError ({out.error!r})")
+                        f"{where}: gave {out.value!r}, not an InputError ({out.error!r})"
+                    )
 
 
 # ------------------------------------------------------------------------- (c)
+
 
 def _invalid(p: Param) -> list[Any]:
     if p.kind == "choice":
@@ -566,8 +669,9 @@ def test_invalid_parameters_raise_naming_the_parameter(defn: MetricDef, p: Param
             with pytest.raises(rl.MetricParameterError, match=p.name):
                 rl.get_metric(f"{defn.name}({p.name}={text})")
     # as a keyword of the kernel, on an input its defaults compute
-    case = next(c for c in CASES[defn.domain]
-                if _call(defn, c.data, {}, _where(defn, {}, c)).error is None)
+    case = next(
+        c for c in CASES[defn.domain] if _call(defn, c.data, {}, _where(defn, {}, c)).error is None
+    )
     for bad in _invalid(p):
         if any(bad is x or bad == x for x in DOCUMENTED.get(p.name, [])):
             continue
@@ -595,12 +699,14 @@ def test_every_value_the_catalogue_accepts_is_computed(defn: MetricDef, p: Param
     refused = {}
     for v in _sample(p):
         params = dict(rl.get_metric(Metric(defn.name, None, ((p.name, v),))).params)
-        errors = [_call(defn, c.data, params, _where(defn, params, c)).error
-                  for c in CASES[defn.domain]]
+        errors = [
+            _call(defn, c.data, params, _where(defn, params, c)).error for c in CASES[defn.domain]
+        ]
         if all(e is not None for e in errors):
             refused[repr(v)] = str(errors[0])
-    assert not refused, f"{defn.name}: the catalogue accepts values the kernel refuses on " \
-        f"every input: {refused}"
+    assert not refused, (
+        f"{defn.name}: the catalogue accepts values the kernel refuses on every input: {refused}"
+    )
 
 
 @pytest.mark.parametrize("defn", FAMILIES, ids=lambda d: d.name)
@@ -611,9 +717,11 @@ def test_kernel_defaults_are_the_catalogue_defaults(defn: MetricDef) -> None:
         default = sig[p.name].default
         assert default is not inspect.Parameter.empty, (
             f"{defn.name}: the kernel has no default for {p.name!r} (catalogue: "
-            f"{p.default!r}); ranklens score passes only the parameters given")
+            f"{p.default!r}); ranklens score passes only the parameters given"
+        )
         assert default == p.default, (
-            f"{defn.name}: kernel default {p.name}={default!r}, catalogue {p.default!r}")
+            f"{defn.name}: kernel default {p.name}={default!r}, catalogue {p.default!r}"
+        )
     # every data argument the kernel needs is one the table supplies
     for a, prm in sig.items():
         if prm.default is inspect.Parameter.empty and prm.kind is not prm.VAR_KEYWORD:
@@ -624,14 +732,18 @@ def test_kernel_defaults_are_the_catalogue_defaults(defn: MetricDef) -> None:
 
 # metrics with a direction and a perfect prediction (internal clustering indices, of
 # the data X, have none)
-DIRECTED = [d for d in FAMILIES if d.higher_is_better is not None
-            and d.name not in NO_PERFECT and "features" not in _roles(d)]
+DIRECTED = [
+    d
+    for d in FAMILIES
+    if d.higher_is_better is not None and d.name not in NO_PERFECT and "features" not in _roles(d)
+]
 
 
 @pytest.mark.parametrize("defn", DIRECTED, ids=lambda d: d.name)
 def test_perfect_prediction_scores_at_least_as_well_as_random(defn: MetricDef) -> None:
     better: Callable[[np.ndarray, np.ndarray], np.ndarray] = (
-        np.greater_equal if defn.higher_is_better else np.less_equal)
+        np.greater_equal if defn.higher_is_better else np.less_equal
+    )
     compared = 0
     for case in CASES[defn.domain]:
         assert case.perfect is not None
@@ -643,7 +755,8 @@ def test_perfect_prediction_scores_at_least_as_well_as_random(defn: MetricDef) -
             if best.error is not None:
                 assert rand.error is not None, (
                     f"{where}: the perfect prediction raised {best.error!r}, the random "
-                    f"one gave {rand.value!r}")
+                    f"one gave {rand.value!r}"
+                )
                 continue
             if rand.error is not None:
                 continue
@@ -651,18 +764,26 @@ def test_perfect_prediction_scores_at_least_as_well_as_random(defn: MetricDef) -
             if b.shape != r.shape:
                 continue
             ok = np.isnan(b) | np.isnan(r) | better(b + 0.0, r - 0.0) | np.isclose(b, r)
-            assert ok.all(), f"{where}: perfect {best.value!r} vs random {rand.value!r} " \
+            assert ok.all(), (
+                f"{where}: perfect {best.value!r} vs random {rand.value!r} "
                 f"(higher_is_better={defn.higher_is_better})"
+            )
             compared += 1
     assert compared, f"{defn.name}: nothing compared"
 
 
 # ------------------------------------------------------------------------- coverage
 
+
 def test_every_family_metric_is_covered() -> None:
     domains = {d.domain for d in FAMILIES}
-    assert domains == {"classification", "regression", "clustering", "entity_resolution",
-                       "detection"}
+    assert domains == {
+        "classification",
+        "regression",
+        "clustering",
+        "entity_resolution",
+        "detection",
+    }
     for d in FAMILIES:
         assert _data_args(d), f"{d.name}: no data argument found for {d.impl}"
         assert _variants(d)

@@ -53,8 +53,9 @@ def test_blocking_pairs_and_blocks_agree() -> None:
     n = 200
     true = rng.integers(0, 50, n)
     blocks = np.where(rng.random(n) < 0.8, true % 7, rng.integers(0, 7, n))
-    cand = np.array([(i, j) for i, j in itertools.combinations(range(n), 2)
-                     if blocks[i] == blocks[j]])
+    cand = np.array(
+        [(i, j) for i, j in itertools.combinations(range(n), 2) if blocks[i] == blocks[j]]
+    )
     a = er.blocking(true, blocks=blocks)
     b = er.blocking(true, candidate_pairs=cand)
     assert a == b
@@ -99,10 +100,16 @@ def test_reference_recordlinkage_blocking() -> None:
     rng = np.random.default_rng(3)
     n = 120
     true = rng.integers(0, 30, n)
-    cand = np.array([(i, j) for i, j in itertools.combinations(range(n), 2)
-                     if rng.random() < 0.1 or (true[i] == true[j] and rng.random() < 0.7)])
-    matches = np.array([(i, j) for i, j in itertools.combinations(range(n), 2)
-                        if true[i] == true[j]])
+    cand = np.array(
+        [
+            (i, j)
+            for i, j in itertools.combinations(range(n), 2)
+            if rng.random() < 0.1 or (true[i] == true[j] and rng.random() < 0.7)
+        ]
+    )
+    matches = np.array(
+        [(i, j) for i, j in itertools.combinations(range(n), 2) if true[i] == true[j]]
+    )
     links_pred = pd.MultiIndex.from_arrays([cand[:, 0], cand[:, 1]])
     links_true = pd.MultiIndex.from_arrays([matches[:, 0], matches[:, 1]])
     r = er.blocking(true, candidate_pairs=cand)
@@ -177,11 +184,20 @@ def test_empty_pair_sets() -> None:
 
 
 def test_blocking_without_candidates_or_matches() -> None:
-    for kwargs in ({"candidate_pairs": []}, {"candidate_pairs": np.zeros((0, 2), int)},
-                   {"blocks": [0, 1, 2]}):
+    for kwargs in (
+        {"candidate_pairs": []},
+        {"candidate_pairs": np.zeros((0, 2), int)},
+        {"blocks": [0, 1, 2]},
+    ):
         r = er.blocking([0, 0, 1], **kwargs)
-        assert r == {"reduction_ratio": 1.0, "pairs_completeness": 0.0, "pairs_quality": 0.0,
-                     "n_candidates": 0, "n_true_matches": 1, "n_true_candidates": 0}
+        assert r == {
+            "reduction_ratio": 1.0,
+            "pairs_completeness": 0.0,
+            "pairs_quality": 0.0,
+            "n_candidates": 0,
+            "n_true_matches": 1,
+            "n_true_candidates": 0,
+        }
         assert er.blocking([0, 0, 1], zero_division=1.0, **kwargs)["pairs_quality"] == 1.0
     # no true match: pairs completeness is 0/0
     r = er.blocking([0, 1, 2], blocks=[0, 0, 1], zero_division=1.0)
@@ -212,14 +228,17 @@ def test_entity_id_checks() -> None:
 @pytest.mark.reference
 @pytest.mark.filterwarnings("ignore:The .* keyword")  # er-evaluation on pandas 3
 @pytest.mark.filterwarnings("ignore::FutureWarning")
-@pytest.mark.parametrize(("true", "pred"), [
-    ([0, 0, 1, 1], [0, 1, 2, 3]),  # no predicted pair
-    ([0, 1, 2, 3], [0, 0, 1, 1]),  # no true pair
-    ([0, 1, 2, 3], [0, 1, 2, 3]),  # neither
-    ([0], [0]),  # a single record
-    ([0, 0, 1, 1], [0, 1, 0, 1]),  # nothing right
-    ([0, 0, 0, 1, 1], [0, 0, 1, 1, 1]),
-])
+@pytest.mark.parametrize(
+    ("true", "pred"),
+    [
+        ([0, 0, 1, 1], [0, 1, 2, 3]),  # no predicted pair
+        ([0, 1, 2, 3], [0, 0, 1, 1]),  # no true pair
+        ([0, 1, 2, 3], [0, 1, 2, 3]),  # neither
+        ([0], [0]),  # a single record
+        ([0, 0, 1, 1], [0, 1, 0, 1]),  # nothing right
+        ([0, 0, 0, 1, 1], [0, 0, 1, 1, 1]),
+    ],
+)
 def test_edge_cases_match_er_evaluation(true: list[int], pred: list[int]) -> None:
     # er-evaluation sets 0/0 pairwise precision / recall to 1.0: zero_division=1.0
     pd = pytest.importorskip("pandas")
@@ -239,13 +258,19 @@ def test_edge_cases_match_er_evaluation(true: list[int], pred: list[int]) -> Non
 
 
 def test_registered() -> None:
-    for name in ("bcubed_f1", "cluster_precision", "reduction_ratio", "pairs_completeness",
-                 "pairs_quality"):
+    for name in (
+        "bcubed_f1",
+        "cluster_precision",
+        "reduction_ratio",
+        "pairs_completeness",
+        "pairs_quality",
+    ):
         assert REGISTRY[name].domain == "entity_resolution"
 
 
 # ------------------------------------------------------------------ found by the contract
 # (tests/test_contract_families.py)
+
 
 def test_zero_division_lies_in_the_ratio_range() -> None:
     # the value of 0/0 was any number (3.0, inf): pairs quality of 3.0, precision of -2.0

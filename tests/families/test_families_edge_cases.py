@@ -36,7 +36,8 @@ LABEL_PAIRS: dict[str, Callable[[Any, Any], Any]] = {
     "f1": lambda t, p: clf.f1(t, p, zero_division=0.0),
     "fbeta": lambda t, p: clf.fbeta(t, p, beta=2.0, zero_division=0.0),
     "precision_recall_fscore": lambda t, p: clf.precision_recall_fscore(
-        t, p, average="macro", zero_division=0.0),
+        t, p, average="macro", zero_division=0.0
+    ),
     "rand_index": clu.rand_index,
     "adjusted_rand_index": clu.adjusted_rand_index,
     "nmi": clu.nmi,
@@ -67,14 +68,16 @@ SCORES: dict[str, Callable[[Any, Any], Any]] = {
 
 # functions of two numeric arrays
 NUMERIC: dict[str, Callable[[Any, Any], Any]] = {
-    "mae": reg.mae, "mse": reg.mse, "rmse": reg.rmse, "r2": reg.r2,
+    "mae": reg.mae,
+    "mse": reg.mse,
+    "rmse": reg.rmse,
+    "r2": reg.r2,
 }
 
 # functions of data X and labels
 INTERNAL: dict[str, Callable[[Any, Any], Any]] = {
     "silhouette": clu.silhouette,
-    "silhouette_sampled": lambda x, lab: clu.silhouette(x, lab, sample_size=3,
-                                                        random_state=0),
+    "silhouette_sampled": lambda x, lab: clu.silhouette(x, lab, sample_size=3, random_state=0),
     "davies_bouldin": clu.davies_bouldin,
     "calinski_harabasz": clu.calinski_harabasz,
     "dunn_index": clu.dunn_index,
@@ -155,10 +158,12 @@ def test_internal_nan_empty_mismatched(name: str) -> None:
 
 
 def test_pair_inputs_nan_and_shapes() -> None:
-    for fn in (lambda a: er.pairwise_from_pairs(a, [[0, 1]]),
-               lambda a: er.pairwise_from_pairs([[0, 1]], a),
-               lambda a: er.blocking([0, 0, 1], candidate_pairs=a),
-               lambda a: er.clusters_from_pairs(a, 3)):
+    for fn in (
+        lambda a: er.pairwise_from_pairs(a, [[0, 1]]),
+        lambda a: er.pairwise_from_pairs([[0, 1]], a),
+        lambda a: er.blocking([0, 0, 1], candidate_pairs=a),
+        lambda a: er.clusters_from_pairs(a, 3),
+    ):
         with pytest.raises(InputError, match="NaN"):
             fn([[0, NAN]])
         with pytest.raises(InputError, match=r"\(m, 2\)"):
@@ -199,10 +204,18 @@ def test_label_pairs_odd_inputs_never_leak_other_exceptions(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(SCORES))
 def test_scores_odd_inputs_never_leak_other_exceptions(name: str) -> None:
     fn = SCORES[name]
-    odd_scores: list[Any] = [S, np.array(S)[:, None], [[0.5, 0.5]] * 5, [[0.2, 0.3, 0.5]] * 5,
-                             [0.0, 1.0, 1.0, 0.0, 1.0], [2.0, -1.0, 0.0, 0.0, 1.0],
-                             ["0.1", "0.8", "0.4", "0.3", "0.9"], ["a"] * 5, np.zeros((5, 1, 1)),
-                             [1j] * 5]
+    odd_scores: list[Any] = [
+        S,
+        np.array(S)[:, None],
+        [[0.5, 0.5]] * 5,
+        [[0.2, 0.3, 0.5]] * 5,
+        [0.0, 1.0, 1.0, 0.0, 1.0],
+        [2.0, -1.0, 0.0, 0.0, 1.0],
+        ["0.1", "0.8", "0.4", "0.3", "0.9"],
+        ["a"] * 5,
+        np.zeros((5, 1, 1)),
+        [1j] * 5,
+    ]
     for a, s in itertools.product(ODD_LABELS, odd_scores):
         _value_or_ranklens_error(fn, a, s)
 
@@ -217,8 +230,15 @@ def test_regression_odd_inputs_never_leak_other_exceptions(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(INTERNAL))
 def test_internal_odd_inputs_never_leak_other_exceptions(name: str) -> None:
     fn = INTERNAL[name]
-    odd_x: list[Any] = [X, np.zeros((5, 2)), np.array(X)[:, :1], [[1.0]] * 5, np.zeros((5, 2, 1)),
-                        [["a", "b"]] * 5, np.array(X)[:, 0]]
+    odd_x: list[Any] = [
+        X,
+        np.zeros((5, 2)),
+        np.array(X)[:, :1],
+        [[1.0]] * 5,
+        np.zeros((5, 2, 1)),
+        [["a", "b"]] * 5,
+        np.array(X)[:, 0],
+    ]
     for x, lab in itertools.product(odd_x, ODD_LABELS):
         _value_or_ranklens_error(fn, x, lab)
 
@@ -239,8 +259,9 @@ PER_SAMPLE: dict[str, Callable[..., Any]] = {
     "accuracy": lambda **kw: clf.accuracy([0, 1, 1, 2], [0, 1, 2, 2], **kw),
     "log_loss": lambda **kw: clf.log_loss([1, 0, 1], [0.8, 0.4, 0.5], **kw),
     "mae": lambda **kw: reg.mae([3.0, -0.5, 2.0], [2.5, 0.0, 2.0], **kw),
-    "mse": lambda **kw: reg.mse([[3.0, 1.0], [-0.5, 2.0]], [[2.5, 1.0], [0.0, 0.0]],
-                                multioutput=[1, 3], **kw),
+    "mse": lambda **kw: reg.mse(
+        [[3.0, 1.0], [-0.5, 2.0]], [[2.5, 1.0], [0.0, 0.0]], multioutput=[1, 3], **kw
+    ),
     "silhouette": lambda **kw: clu.silhouette(_X, [0, 0, 1, 1, 0], **kw),
 }
 
@@ -253,13 +274,18 @@ def test_reduction_none_and_the_deprecated_per_sample(name: str) -> None:
     mean, values = call(), call(reduction="none")
     assert call(reduction="mean") == mean
     assert np.ndim(values) == 1 and np.mean(values) == pytest.approx(mean)
-    with pytest.warns(ranklens.RanklensDeprecationWarning,
-                      match=rf"^{name}: per_sample=True is deprecated .*; pass "
-                            r"reduction='none'$"):
+    with pytest.warns(
+        ranklens.RanklensDeprecationWarning,
+        match=rf"^{name}: per_sample=True is deprecated .*; pass "
+        r"reduction='none'$",
+    ):
         old = call(per_sample=True)
     np.testing.assert_array_equal(old, values)
     with pytest.warns(ranklens.RanklensDeprecationWarning, match="reduction='mean'"):
         assert call(per_sample=False) == mean
-    with pytest.raises(InputError, match=r"^reduction must be one of 'mean', 'none', got "
-                                         r"'sum'\.$"):
+    with pytest.raises(
+        InputError,
+        match=r"^reduction must be one of 'mean', 'none', got "
+        r"'sum'\.$",
+    ):
         call(reduction="sum")

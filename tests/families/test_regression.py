@@ -52,7 +52,8 @@ def test_reference_sklearn(seed: int) -> None:
     w = rng.random(300)
     assert reg.mae(t, p) == pytest.approx(sk.mean_absolute_error(t, p), rel=1e-12)
     assert reg.mse(t, p, sample_weight=w) == pytest.approx(
-        sk.mean_squared_error(t, p, sample_weight=w), rel=1e-12)
+        sk.mean_squared_error(t, p, sample_weight=w), rel=1e-12
+    )
     assert reg.rmse(t, p) == pytest.approx(math.sqrt(sk.mean_squared_error(t, p)), rel=1e-12)
     assert reg.r2(t, p) == pytest.approx(sk.r2_score(t, p), rel=1e-12)
     assert reg.mae(t, p, reduction="none").mean() == pytest.approx(reg.mae(t, p))
@@ -94,13 +95,18 @@ def test_multioutput_weights_and_variance_weighted() -> None:
     # per output MAE 1/3 and 1: weights 1 and 3
     assert reg.mae(t, p, multioutput=[1, 3]) == pytest.approx((1 / 3 + 3) / 4)
     assert reg.mae(t, p, multioutput=[1, 3], reduction="none").tolist() == pytest.approx(
-        [3 / 4, 1 / 4, 6 / 4])
+        [3 / 4, 1 / 4, 6 / 4]
+    )
     assert reg.mae(t, p, multioutput="raw_values", reduction="none").tolist() == [
-        [0.0, 1.0], [1.0, 0.0], [0.0, 2.0]]
+        [0.0, 1.0],
+        [1.0, 0.0],
+        [0.0, 2.0],
+    ]
     # R^2 per output: 1 - 1/8 and 1 - 5/(38/3); variance weights SS_tot 8 and 38/3
     r_a, r_b = 1 - 1 / 8, 1 - 5 / (38 / 3)
     assert reg.r2(t, p, multioutput="variance_weighted") == pytest.approx(
-        (8 * r_a + 38 / 3 * r_b) / (8 + 38 / 3))
+        (8 * r_a + 38 / 3 * r_b) / (8 + 38 / 3)
+    )
     with pytest.raises(InputError, match="2 non-negative weights"):
         reg.mae(t, p, multioutput=[1, 2, 3])
     with pytest.raises(InputError, match="multioutput must be one of"):
@@ -130,6 +136,7 @@ def test_registered() -> None:
 # ------------------------------------------------------------------ found by the contract
 # (tests/test_contract_families.py)
 
+
 @pytest.mark.parametrize("scale", [1e200, 1e-200])
 def test_values_beyond_float_range_are_scaled_not_overflowed(scale: float) -> None:
     # R^2 of finite values used to be NaN (SS_res / SS_tot = inf / inf) with numpy's
@@ -139,13 +146,12 @@ def test_values_beyond_float_range_are_scaled_not_overflowed(scale: float) -> No
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         assert reg.r2(t * scale, p * scale) == pytest.approx(reg.r2(t, p), rel=1e-12)
-        assert reg.rmse(t * scale, p * scale) == pytest.approx(reg.rmse(t, p) * scale,
-                                                              rel=1e-12)
-        assert reg.mae(t * scale, p * scale) == pytest.approx(reg.mae(t, p) * scale,
-                                                             rel=1e-12)
+        assert reg.rmse(t * scale, p * scale) == pytest.approx(reg.rmse(t, p) * scale, rel=1e-12)
+        assert reg.mae(t * scale, p * scale) == pytest.approx(reg.mae(t, p) * scale, rel=1e-12)
         raw = reg.r2(np.c_[t, p] * scale, np.c_[p, t] * scale, multioutput="raw_values")
-        np.testing.assert_allclose(raw, reg.r2(np.c_[t, p], np.c_[p, t],
-                                               multioutput="raw_values"), rtol=1e-12)
+        np.testing.assert_allclose(
+            raw, reg.r2(np.c_[t, p], np.c_[p, t], multioutput="raw_values"), rtol=1e-12
+        )
     if scale > 1:  # the mean squared error itself is beyond float64: inf, and we say so
         with pytest.warns(RanklensWarning, match="mse overflows float64"):
             assert reg.mse(t * scale, p * scale) == math.inf

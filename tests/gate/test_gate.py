@@ -29,13 +29,13 @@ def run_of(order: dict[str, list[str]], name: str) -> ranklens.Run:
     """A run ranking the listed docs of each query in that order."""
     return ranklens.Run.from_dict(
         {q: {d: float(len(docs) - i) for i, d in enumerate(docs)} for q, docs in order.items()},
-        name=name)
+        name=name,
+    )
 
 
 # the baseline ranks c, a, b everywhere (perfect); the candidate does so on 4 of 6 queries
 BASE = run_of({f"q{i}": ["c", "a", "b"] for i in range(6)}, "base")
-CAND = run_of({f"q{i}": (["c", "a", "b"] if i < 4 else ["b", "a", "c"]) for i in range(6)},
-              "cand")
+CAND = run_of({f"q{i}": (["c", "a", "b"] if i < 4 else ["b", "a", "c"]) for i in range(6)}, "cand")
 
 
 def values(run: ranklens.Run, metric: str) -> np.ndarray:
@@ -56,10 +56,12 @@ def test_min_rule_floor() -> None:
 def test_max_drop_absolute_and_relative() -> None:
     c, b = values(CAND, "ndcg@3"), values(BASE, "ndcg@3")
     drop = b.mean() - c.mean()
-    rules = [Rule.parse("max_drop", f"ndcg@3={drop + 1e-6}"),
-             Rule.parse("max_drop", f"ndcg@3={drop - 1e-6}"),
-             Rule.parse("max_drop", f"ndcg@3={100 * drop / b.mean() + 1e-4}%"),
-             Rule.parse("max_drop", f"ndcg@3={100 * drop / b.mean() - 1e-4}%")]
+    rules = [
+        Rule.parse("max_drop", f"ndcg@3={drop + 1e-6}"),
+        Rule.parse("max_drop", f"ndcg@3={drop - 1e-6}"),
+        Rule.parse("max_drop", f"ndcg@3={100 * drop / b.mean() + 1e-4}%"),
+        Rule.parse("max_drop", f"ndcg@3={100 * drop / b.mean() - 1e-4}%"),
+    ]
     v = gate(QRELS, CAND, BASE, rules)
     assert [o.passed for o in v.outcomes] == [True, False, True, False]
     o = v.outcomes[1]
@@ -82,12 +84,18 @@ def test_non_inferiority_matches_scipy_one_sided_t_test(margin: float) -> None:
     rng = np.random.default_rng(3)
     docs = [f"d{j}" for j in range(8)]
     qrels = ranklens.Qrels.from_dict(
-        {f"q{i}": {d: int(rng.integers(0, 3)) for d in docs} for i in range(40)})
-    a, b = ({f"q{i}": {d: float(rng.random()) for d in docs} for i in range(40)}
-            for _ in range(2))
+        {f"q{i}": {d: int(rng.integers(0, 3)) for d in docs} for i in range(40)}
+    )
+    a, b = ({f"q{i}": {d: float(rng.random()) for d in docs} for i in range(40)} for _ in range(2))
     base, cand = ranklens.Run.from_dict(a, name="a"), ranklens.Run.from_dict(b, name="b")
-    v = gate(qrels, cand, base, {"non_inferiority": {"ndcg@5": margin, "map": margin}},
-             correction="holm", alpha=0.05)
+    v = gate(
+        qrels,
+        cand,
+        base,
+        {"non_inferiority": {"ndcg@5": margin, "map": margin}},
+        correction="holm",
+        alpha=0.05,
+    )
     raw = []
     for o, metric in zip(v.outcomes, ["ndcg@5", "map"], strict=True):
         c = np.asarray(ranklens.evaluate(qrels, cand, [metric]).values[metric])
@@ -108,8 +116,9 @@ def test_non_inferiority_matches_scipy_one_sided_t_test(margin: float) -> None:
 def test_non_inferiority_of_a_lower_is_better_metric() -> None:
     c = values(CAND, "num_nonrel_judged_ret@1")
     b = values(BASE, "num_nonrel_judged_ret@1")
-    v = gate(QRELS, CAND, BASE, {"non_inferiority": {"num_nonrel_judged_ret@1": 0.5}},
-             correction="none")
+    v = gate(
+        QRELS, CAND, BASE, {"non_inferiority": {"num_nonrel_judged_ret@1": 0.5}}, correction="none"
+    )
     # lower is better: x = -(c - b) + margin must be shown positive
     expected = stats.ttest_rel(b + 0.5, c, alternative="greater").pvalue
     assert v.outcomes[0].p_value == pytest.approx(expected)
@@ -154,8 +163,11 @@ def test_conventions_that_evaluate_nothing_are_refused() -> None:
     rules = {"max_drop": {"ndcg@3": 1}}
     cand = ranklens.evaluate(QRELS, CAND, ["ndcg@3"])
     base = ranklens.evaluate(QRELS, BASE, ["ndcg@3"])
-    with pytest.raises(InputError, match=r"conventions were given, but no run is evaluated "
-                                         r"here and the candidate \(cand\).*ties differ"):
+    with pytest.raises(
+        InputError,
+        match=r"conventions were given, but no run is evaluated "
+        r"here and the candidate \(cand\).*ties differ",
+    ):
         gate(None, cand, base, rules, ties="input")
     assert gate(None, cand, base, rules, ties="trec").passed  # what they were evaluated with
     with pytest.raises(ranklens.ConventionError, match=r"tie \(did you mean 'ties'\?\)"):
@@ -180,8 +192,9 @@ def test_a_result_of_batches_gates_against_one_evaluation() -> None:
     v = gate(None, batched, base, {"max_drop": {"ndcg@3": 1}})
     assert v.passed and any("could not be told" in n for n in v.notes)
     # one table each: a difference is a difference
-    other = ranklens.evaluate(QRELS.take_queries(["q0", "q1"]), BASE.take_queries(["q0", "q1"]),
-                              ["ndcg@3"])
+    other = ranklens.evaluate(
+        QRELS.take_queries(["q0", "q1"]), BASE.take_queries(["q0", "q1"]), ["ndcg@3"]
+    )
     assert base.provenance.same_qrels(other.provenance) is False
 
 
@@ -195,7 +208,8 @@ def test_baseline_from_a_store(tmp_path: Path) -> None:
     for baseline in (record, f"{path}#{rid}", record.result()):
         v = gate(QRELS, CAND, baseline, rules)
         assert [o.difference for o in v.outcomes] == pytest.approx(
-            [o.difference for o in direct.outcomes])
+            [o.difference for o in direct.outcomes]
+        )
     with pytest.raises(MetricNameError, match="has no values for 'mrr'"):
         gate(QRELS, CAND, record, {"max_drop": {"mrr": 0.1}})
 
@@ -222,9 +236,18 @@ def test_bad_calls() -> None:
 
 
 def _verdict() -> Verdict:
-    return gate(QRELS, CAND, BASE, RuleSet((Rule("min", "p@1", 0.5),
-                                            Rule.parse("max_drop", "ndcg@3=1%"),
-                                            Rule("non_inferiority", "ndcg@3", 0.01))))
+    return gate(
+        QRELS,
+        CAND,
+        BASE,
+        RuleSet(
+            (
+                Rule("min", "p@1", 0.5),
+                Rule.parse("max_drop", "ndcg@3=1%"),
+                Rule("non_inferiority", "ndcg@3", 0.01),
+            )
+        ),
+    )
 
 
 def test_junit_parses_back() -> None:
@@ -252,8 +275,9 @@ def test_json_and_markdown_and_text() -> None:
 
 
 def test_ids_and_names_are_escaped_in_junit_and_markdown() -> None:
-    odd = ranklens.Run.from_dict({f"q{i}": {"c": 3.0, "a": 2.0, "b": 1.0} for i in range(6)},
-                                 name="<b>x</b>\x1b[31m")
+    odd = ranklens.Run.from_dict(
+        {f"q{i}": {"c": 3.0, "a": 2.0, "b": 1.0} for i in range(6)}, name="<b>x</b>\x1b[31m"
+    )
     v = gate(QRELS, odd, BASE, {"max_drop": {"ndcg@3": 0.0}})
     root = ET.fromstring(v.render("junit"))  # control characters would not parse
     names = [p.get("value") for p in root.iter("property") if p.get("name") == "candidate"]

@@ -27,13 +27,30 @@ def gate(*args: object) -> Result:
 
 
 def test_pass_and_regression(files: dict[str, Path]) -> None:
-    ok = gate(files["qrels"], files["good"], "--baseline", files["good"],
-              "--max-drop", "ndcg@10=0.01", "--non-inferiority", "ndcg@10=0.005",
-              "--min", "map=0.3")
+    ok = gate(
+        files["qrels"],
+        files["good"],
+        "--baseline",
+        files["good"],
+        "--max-drop",
+        "ndcg@10=0.01",
+        "--non-inferiority",
+        "ndcg@10=0.005",
+        "--min",
+        "map=0.3",
+    )
     assert ok.exit_code == 0, ok.output
     assert ok.output.startswith("ranklens gate: PASSED") and "3 of 3 rules pass" in ok.output
-    bad = gate(files["qrels"], files["bad"], "--baseline", files["good"],
-               "--non-inferiority", "ndcg@10=0.005", "--max-drop", "map=2%")
+    bad = gate(
+        files["qrels"],
+        files["bad"],
+        "--baseline",
+        files["good"],
+        "--non-inferiority",
+        "ndcg@10=0.005",
+        "--max-drop",
+        "map=2%",
+    )
     assert bad.exit_code == 1, bad.output
     assert "FAIL non_inferiority ndcg@10 margin 0.005" in bad.output
     assert "one-sided paired t-test p =" in bad.output and "CI of the difference" in bad.output
@@ -41,8 +58,16 @@ def test_pass_and_regression(files: dict[str, Path]) -> None:
 
 
 def test_formats(files: dict[str, Path], tmp_path: Path) -> None:
-    args = [files["qrels"], files["bad"], "--baseline", files["good"], "--max-drop",
-            "ndcg@10=0.01", "--min", "ndcg@10=0.0"]
+    args = [
+        files["qrels"],
+        files["bad"],
+        "--baseline",
+        files["good"],
+        "--max-drop",
+        "ndcg@10=0.01",
+        "--min",
+        "ndcg@10=0.0",
+    ]
     junit = gate(*args, "--format", "junit")
     assert junit.exit_code == 1
     suite = ET.fromstring(junit.output).find("testsuite")
@@ -60,16 +85,38 @@ def test_formats(files: dict[str, Path], tmp_path: Path) -> None:
 
 def test_rules_file_and_settings(files: dict[str, Path], tmp_path: Path) -> None:
     rules = tmp_path / "gate.toml"
-    rules.write_text('[settings]\nalpha = 0.1\ncorrection = "bonferroni"\n'
-                     '[non_inferiority]\n"ndcg@10" = 0.005\nmap = 0.005\n')
-    res = gate(files["qrels"], files["bad"], "--baseline", files["good"], "--rules", rules,
-               "--format", "json")
+    rules.write_text(
+        '[settings]\nalpha = 0.1\ncorrection = "bonferroni"\n'
+        '[non_inferiority]\n"ndcg@10" = 0.005\nmap = 0.005\n'
+    )
+    res = gate(
+        files["qrels"],
+        files["bad"],
+        "--baseline",
+        files["good"],
+        "--rules",
+        rules,
+        "--format",
+        "json",
+    )
     doc = json.loads(res.output)
     assert res.exit_code == 1 and doc["settings"]["alpha"] == 0.1
     assert doc["settings"]["correction"] == "bonferroni" and len(doc["rules"]) == 2
     # the command line wins over the file's settings
-    doc = json.loads(gate(files["qrels"], files["bad"], "--baseline", files["good"],
-                          "--rules", rules, "--alpha", "0.01", "--format", "json").output)
+    doc = json.loads(
+        gate(
+            files["qrels"],
+            files["bad"],
+            "--baseline",
+            files["good"],
+            "--rules",
+            rules,
+            "--alpha",
+            "0.01",
+            "--format",
+            "json",
+        ).output
+    )
     assert doc["settings"]["alpha"] == 0.01
     rules.write_text("[max_drop]\nmap = 0.1\n[min]\nmap == 2\n")
     bad = gate(files["qrels"], files["good"], "--baseline", files["good"], "--rules", rules)
@@ -85,14 +132,17 @@ def test_rules_file_and_settings(files: dict[str, Path], tmp_path: Path) -> None
     assert "--correction" not in bad.output
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    ([], "no rule given"),
-    (["--max-drop", "ndcg@10"], "write METRIC=VALUE"),
-    (["--min", "ndcg@10=high"], "'high' is not a number"),
-    (["--tag", "a=b", "--min", "map=0"], "--tag labels what --store records"),
-    (["--correction", "nope", "--min", "map=0"], "'nope' is not one of"),
-    (["--max-drop", "num_ret=1"], "no better direction"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "no rule given"),
+        (["--max-drop", "ndcg@10"], "write METRIC=VALUE"),
+        (["--min", "ndcg@10=high"], "'high' is not a number"),
+        (["--tag", "a=b", "--min", "map=0"], "--tag labels what --store records"),
+        (["--correction", "nope", "--min", "map=0"], "'nope' is not one of"),
+        (["--max-drop", "num_ret=1"], "no better direction"),
+    ],
+)
 def test_usage_errors_exit_2(files: dict[str, Path], args: list[str], message: str) -> None:
     res = gate(files["qrels"], files["good"], "--baseline", files["good"], *args)
     assert res.exit_code == 2, res.output
@@ -115,33 +165,99 @@ def test_bad_data_exit_3(files: dict[str, Path], tmp_path: Path) -> None:
 
 def test_provenance_refusal_and_flags(files: dict[str, Path], tmp_path: Path) -> None:
     store = tmp_path / "results.db"
-    assert CliRunner().invoke(main, ["evaluate", str(files["qrels"]), str(files["good"]),
-                                     "-m", "ndcg@10", "--ties", "input", "--store",
-                                     str(store)]).exit_code == 0
-    res = gate(files["qrels"], files["good"], "--baseline", f"{store}#1", "--max-drop",
-               "ndcg@10=0.01")
+    assert (
+        CliRunner()
+        .invoke(
+            main,
+            [
+                "evaluate",
+                str(files["qrels"]),
+                str(files["good"]),
+                "-m",
+                "ndcg@10",
+                "--ties",
+                "input",
+                "--store",
+                str(store),
+            ],
+        )
+        .exit_code
+        == 0
+    )
+    res = gate(
+        files["qrels"], files["good"], "--baseline", f"{store}#1", "--max-drop", "ndcg@10=0.01"
+    )
     assert res.exit_code == 3
     assert "different conventions (ties: 'trec' vs 'input')" in res.output
     assert "--allow-different-conventions" in res.output
-    ok = gate(files["qrels"], files["good"], "--baseline", f"{store}#1", "--max-drop",
-              "ndcg@10=0.01", "--allow-different-conventions")
+    ok = gate(
+        files["qrels"],
+        files["good"],
+        "--baseline",
+        f"{store}#1",
+        "--max-drop",
+        "ndcg@10=0.01",
+        "--allow-different-conventions",
+    )
     assert ok.exit_code == 0 and "despite different conventions" in ok.output
     other = tmp_path / "other.qrels"
     other.write_text(files["qrels"].read_text().replace(" 2\n", " 1\n"))
-    res = gate(other, files["good"], "--baseline", f"{store}#1", "--max-drop", "ndcg@10=1",
-               "--ties", "input")
+    res = gate(
+        other,
+        files["good"],
+        "--baseline",
+        f"{store}#1",
+        "--max-drop",
+        "ndcg@10=1",
+        "--ties",
+        "input",
+    )
     assert res.exit_code == 3 and "different qrels" in res.output
     assert "--allow-different-qrels" in res.output
-    assert gate(other, files["good"], "--baseline", f"{store}#1", "--max-drop", "ndcg@10=1",
-                "--ties", "input", "--allow-different-qrels").exit_code == 0
+    assert (
+        gate(
+            other,
+            files["good"],
+            "--baseline",
+            f"{store}#1",
+            "--max-drop",
+            "ndcg@10=1",
+            "--ties",
+            "input",
+            "--allow-different-qrels",
+        ).exit_code
+        == 0
+    )
 
 
 def test_store_baseline_and_recording(files: dict[str, Path], tmp_path: Path) -> None:
     store = tmp_path / "results.db"
-    CliRunner().invoke(main, ["evaluate", str(files["qrels"]), str(files["good"]), "-m",
-                              "ndcg@10", "-m", "map", "--store", str(store)])
-    res = gate(files["qrels"], files["bad"], "--baseline", f"{store}#1", "--non-inferiority",
-               "ndcg@10=0.005", "--store", store, "--tag", "pr=42")
+    CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(files["qrels"]),
+            str(files["good"]),
+            "-m",
+            "ndcg@10",
+            "-m",
+            "map",
+            "--store",
+            str(store),
+        ],
+    )
+    res = gate(
+        files["qrels"],
+        files["bad"],
+        "--baseline",
+        f"{store}#1",
+        "--non-inferiority",
+        "ndcg@10=0.005",
+        "--store",
+        store,
+        "--tag",
+        "pr=42",
+    )
     assert res.exit_code == 1 and "recorded 1 result(s)" in res.output
     from ranklens.history import Store
 
@@ -154,8 +270,14 @@ def test_store_baseline_and_recording(files: dict[str, Path], tmp_path: Path) ->
 
 def test_correction_spellings_are_those_of_compare(files: dict[str, Path]) -> None:
     # a deprecated spelling passes with a warning (as in compare); a typo gets a hint
-    args = (files["qrels"], files["good"], "--baseline", files["good"], "--non-inferiority",
-            "map=0.1")
+    args = (
+        files["qrels"],
+        files["good"],
+        "--baseline",
+        files["good"],
+        "--non-inferiority",
+        "map=0.1",
+    )
     res = gate(*args, "--correction", "fdr_bh", "--format", "json")
     assert res.exit_code in (0, 1), res.output
     assert "fdr_bh" in res.output and '"correction": "bh"' in res.output

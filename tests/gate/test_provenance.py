@@ -21,8 +21,9 @@ def _case(seed: int = 0) -> tuple[ranklens.Qrels, ranklens.Run]:
 def _shuffled(run: ranklens.Run, seed: int) -> ranklens.Run:
     t = run.to_arrow()
     perm = np.random.default_rng(seed).permutation(len(run))
-    return ranklens.Run.from_arrays(t["query"].take(perm), t["doc"].take(perm),
-                                    t["score"].take(perm))
+    return ranklens.Run.from_arrays(
+        t["query"].take(perm), t["doc"].take(perm), t["score"].take(perm)
+    )
 
 
 def test_row_order_and_id_encoding_do_not_change_the_canonical_fingerprint() -> None:
@@ -59,16 +60,14 @@ def test_result_provenance_is_lazy_and_complete() -> None:
     qrels, run = _case()
     res = ranklens.evaluate(qrels, run, ["ndcg_cut.10", "map"], missing="zero")
     p = res.provenance
-    assert p is not None and "(lazy)" in repr(p) and ("fingerprint", "canonical") not in \
-        run._cache
+    assert p is not None and "(lazy)" in repr(p) and ("fingerprint", "canonical") not in run._cache
     doc = p.as_dict()
     assert doc["qrels"] == qrels.fingerprint() and doc["run"] == run.fingerprint()
     assert doc["run_form"] == "canonical"
     assert doc["metrics"] == [str(ranklens.get_metric("ndcg_cut.10")), "ap"]
     assert doc["conventions"]["missing"] == "zero"
     assert doc["version"] == ranklens.__version__
-    assert Provenance.from_dict(doc) == p and Provenance.from_dict(doc).fingerprint == \
-        p.fingerprint
+    assert Provenance.from_dict(doc) == p and Provenance.from_dict(doc).fingerprint == p.fingerprint
     import pickle
 
     fresh = ranklens.evaluate(qrels, run, ["map"]).provenance
@@ -123,12 +122,13 @@ def test_results_do_not_keep_large_runs_alive(monkeypatch: pytest.MonkeyPatch) -
     qrels = ranklens.Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
     small = ranklens.Run.from_dict({"q1": {"a": 0.5, "c": 0.1}, "q2": {"b": 0.2}})
     want = small.fingerprint()
-    res_small = ranklens.evaluate(qrels, ranklens.Run.from_dict(
-        {"q1": {"a": 0.5, "c": 0.1}, "q2": {"b": 0.2}}), ["p@1"])
+    res_small = ranklens.evaluate(
+        qrels, ranklens.Run.from_dict({"q1": {"a": 0.5, "c": 0.1}, "q2": {"b": 0.2}}), ["p@1"]
+    )
     gc.collect()
     assert res_small.provenance is not None and res_small.provenance.run == want
 
-    monkeypatch.setattr(parallel, "LARGE_ROWS", 2)   # every table counts as large
+    monkeypatch.setattr(parallel, "LARGE_ROWS", 2)  # every table counts as large
     large = ranklens.Run.from_dict({"q1": {"a": 0.5, "c": 0.1}, "q2": {"b": 0.2}})
     alive = weakref.ref(large)
     res_read = ranklens.evaluate(qrels, large, ["p@1"])
@@ -136,7 +136,7 @@ def test_results_do_not_keep_large_runs_alive(monkeypatch: pytest.MonkeyPatch) -
     assert res_read.provenance is not None and res_read.provenance.run == want  # read
     del large
     gc.collect()
-    assert alive() is None                      # the results did not keep it
-    assert res_read.provenance.run == want      # what was read stays
+    assert alive() is None  # the results did not keep it
+    assert res_read.provenance.run == want  # what was read stays
     assert res_gone.provenance is not None and res_gone.provenance.run is None
-    assert res_gone.provenance.qrels == qrels.fingerprint()   # qrels still alive
+    assert res_gone.provenance.qrels == qrels.fingerprint()  # qrels still alive

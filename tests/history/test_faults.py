@@ -44,8 +44,13 @@ def _writer(path: Path, name: str, count: int, pause: float = 0.0) -> subprocess
     src = str(Path(ranklens.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")])
     env["RANKLENS_STORE_TEST_PAUSE"] = str(pause)  # the test hook: sleep inside the transaction
-    return subprocess.Popen([sys.executable, "-c", WRITER, str(path), name, str(count)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path), name, str(count)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _write_locked(path: Path) -> bool:
@@ -67,10 +72,13 @@ def _consistent(path: Path) -> int:
     con = sqlite3.connect(path)
     try:
         assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        orphans = con.execute("SELECT count(*) FROM metric_values WHERE record_id NOT IN "
-                              "(SELECT id FROM records)").fetchone()[0]
-        partial = con.execute("SELECT count(*) FROM records r WHERE (SELECT count(*) FROM "
-                              "metric_values m WHERE m.record_id = r.id) != 4").fetchone()[0]
+        orphans = con.execute(
+            "SELECT count(*) FROM metric_values WHERE record_id NOT IN (SELECT id FROM records)"
+        ).fetchone()[0]
+        partial = con.execute(
+            "SELECT count(*) FROM records r WHERE (SELECT count(*) FROM "
+            "metric_values m WHERE m.record_id = r.id) != 4"
+        ).fetchone()[0]
         assert orphans == 0 and partial == 0
         return int(con.execute("SELECT count(*) FROM records").fetchone()[0])
     finally:
@@ -120,8 +128,13 @@ def test_two_processes_writing_at_once_both_succeed(tmp_path: Path) -> None:
 
 def _valid_store(path: Path) -> None:
     with Store(path) as store:
-        store.record(ranklens.evaluate(ranklens.Qrels.from_dict({"q": {"d": 1}}),
-                                       ranklens.Run.from_dict({"q": {"d": 1.0}}), ["p@1"]))
+        store.record(
+            ranklens.evaluate(
+                ranklens.Qrels.from_dict({"q": {"d": 1}}),
+                ranklens.Run.from_dict({"q": {"d": 1.0}}),
+                ["p@1"],
+            )
+        )
 
 
 @pytest.mark.parametrize("kind", ["random", "header", "damaged", "truncated"])
@@ -141,8 +154,11 @@ def test_corrupt_files_are_refused(tmp_path: Path, kind: str) -> None:
             path.write_bytes(bytes(data[:150]))
     with pytest.raises(StoreError, match=re.escape(str(path))) as info, Store(path) as store:
         store.records()
-    assert "corrupt" in str(info.value) or "not a SQLite database" in str(info.value) \
+    assert (
+        "corrupt" in str(info.value)
+        or "not a SQLite database" in str(info.value)
         or "damaged" in str(info.value)
+    )
     res = CliRunner().invoke(main, ["history", str(path)])
     assert res.exit_code == 3 and str(path) in res.output and "Traceback" not in res.output
 
@@ -157,8 +173,9 @@ def test_foreign_sqlite_files_are_refused(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match=r"another application.*users"):
         Store(path)
     files = system_files(tmp_path)
-    res = CliRunner().invoke(main, ["evaluate", str(files["qrels"]), str(files["good"]),
-                                    "--store", str(path)])
+    res = CliRunner().invoke(
+        main, ["evaluate", str(files["qrels"]), str(files["good"]), "--store", str(path)]
+    )
     assert res.exit_code == 3 and f"{path}: is a SQLite database of another" in res.output
     assert res.output.count("\n") == 1  # refused before evaluating: no table printed
     assert path.read_bytes() == before  # untouched
@@ -184,21 +201,28 @@ def test_processes_making_one_new_store_at_once_all_succeed(tmp_path: Path) -> N
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     for round_ in range(10):
         path = tmp_path / f"new{round_}.db"
-        procs = [subprocess.Popen([sys.executable, "-c", code, str(path)],
-                                  stderr=subprocess.PIPE, text=True, env=env)
-                 for _ in range(6)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", code, str(path)], stderr=subprocess.PIPE, text=True, env=env
+            )
+            for _ in range(6)
+        ]
         errors = [p.communicate(timeout=120)[1] for p in procs]
         assert all(p.returncode == 0 for p in procs), [e for e in errors if e]
 
 
-@pytest.mark.parametrize("column, text, why", [
-    ("conventions", "{not json", "is not valid JSON"),
-    ("metrics", '{"p@1": 1}', "is a JSON dict, not the list"),
-    ("report", "[1, 2]", "is a JSON list, not the object"),
-    ("provenance", "", "is not valid JSON"),
-])
-def test_a_record_edited_by_hand_is_refused_by_name(tmp_path: Path, column: str, text: str,
-                                                    why: str) -> None:
+@pytest.mark.parametrize(
+    "column, text, why",
+    [
+        ("conventions", "{not json", "is not valid JSON"),
+        ("metrics", '{"p@1": 1}', "is a JSON dict, not the list"),
+        ("report", "[1, 2]", "is a JSON list, not the object"),
+        ("provenance", "", "is not valid JSON"),
+    ],
+)
+def test_a_record_edited_by_hand_is_refused_by_name(
+    tmp_path: Path, column: str, text: str, why: str
+) -> None:
     """A record whose JSON columns were changed outside ranklens is a StoreError naming
     the store, the record and the column (exit 3 on the command line), not a traceback."""
     path = tmp_path / "results.db"
@@ -207,8 +231,14 @@ def test_a_record_edited_by_hand_is_refused_by_name(tmp_path: Path, column: str,
     con.execute(f"UPDATE records SET {column} = ?", (text,))
     con.commit()
     con.close()
-    with pytest.raises(StoreError, match=rf"{re.escape(str(path))}: record 1: its {column} "
-                                         rf"{re.escape(why)}"), Store(path) as store:
+    with (
+        pytest.raises(
+            StoreError,
+            match=rf"{re.escape(str(path))}: record 1: its {column} "
+            rf"{re.escape(why)}",
+        ),
+        Store(path) as store,
+    ):
         store.records()
     res = CliRunner().invoke(main, ["history", str(path)])
     assert res.exit_code == 3 and f"record 1: its {column}" in res.output

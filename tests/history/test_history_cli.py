@@ -23,8 +23,21 @@ def stored(tmp_path: Path) -> tuple[dict[str, Path], Path]:
     files = system_files(tmp_path)
     store = tmp_path / "results.db"
     for run, model in (("good", "v1"), ("bad", "v2")):
-        res = cli("evaluate", files["qrels"], files[run], "-m", "ndcg@10", "-m", "map",
-                  "--store", store, "--tag", f"model={model}", "--tag", "split=dev")
+        res = cli(
+            "evaluate",
+            files["qrels"],
+            files[run],
+            "-m",
+            "ndcg@10",
+            "-m",
+            "map",
+            "--store",
+            store,
+            "--tag",
+            f"model={model}",
+            "--tag",
+            "split=dev",
+        )
         assert res.exit_code == 0, res.output
         assert "recorded 1 result(s)" in res.output
     return files, store
@@ -41,8 +54,9 @@ def test_list_and_filters(stored: tuple[dict[str, Path], Path]) -> None:
     assert [r["id"] for r in doc["records"]] == [2] and doc["records"][0]["tags"]["model"] == "v2"
     doc = json.loads(cli("history", store, "--tag", "model=v1", "--format", "json").output)
     assert [r["id"] for r in doc["records"]] == [1]
-    doc = json.loads(cli("history", store, "--metric", "map", "--since", "1d", "--format",
-                         "json").output)
+    doc = json.loads(
+        cli("history", store, "--metric", "map", "--since", "1d", "--format", "json").output
+    )
     assert len(doc["records"]) == 2 and "ndcg@10" not in doc["records"][0]
     empty = cli("history", store, "--until", "2001-01-01")
     assert empty.exit_code == 0 and "no record matches" in empty.output
@@ -80,18 +94,22 @@ def test_show_a_record_whose_fingerprints_are_unknown(tmp_path: Path) -> None:
     assert "qrels unknown, run unknown (canonical)" in out.output
 
 
-@pytest.mark.parametrize(("args", "code", "message"), [
-    (["show"], 2, "history PATH show ID"),
-    (["show", "x"], 2, "history PATH show ID"),
-    (["show", "\u00b2"], 2, "history PATH show ID"),  # a digit to isdigit(), not to int()
-    (["list"], 2, "unexpected 'list'"),
-    (["show", "9"], 3, "no record 9"),
-    (["show", "1", "--run", "good"], 2, "show takes no filter"),
-    (["--since", "yesterday-ish"], 2, "is not a time"),
-    (["--tag", "novalue"], 2, "write KEY=VALUE"),
-])
-def test_errors(stored: tuple[dict[str, Path], Path], args: list[str], code: int,
-                message: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["show"], 2, "history PATH show ID"),
+        (["show", "x"], 2, "history PATH show ID"),
+        (["show", "\u00b2"], 2, "history PATH show ID"),  # a digit to isdigit(), not to int()
+        (["list"], 2, "unexpected 'list'"),
+        (["show", "9"], 3, "no record 9"),
+        (["show", "1", "--run", "good"], 2, "show takes no filter"),
+        (["--since", "yesterday-ish"], 2, "is not a time"),
+        (["--tag", "novalue"], 2, "write KEY=VALUE"),
+    ],
+)
+def test_errors(
+    stored: tuple[dict[str, Path], Path], args: list[str], code: int, message: str
+) -> None:
     _, store = stored
     res = cli("history", store, *args)
     assert res.exit_code == code, res.output
@@ -104,16 +122,42 @@ def test_missing_store(tmp_path: Path) -> None:
     assert not (tmp_path / "none.db").exists()
 
 
-def test_compare_takes_stored_records_and_records(stored: tuple[dict[str, Path], Path]
-                                                  ) -> None:
+def test_compare_takes_stored_records_and_records(stored: tuple[dict[str, Path], Path]) -> None:
     pytest.importorskip("scipy")
     pytest.importorskip("statsmodels")
     files, store = stored
-    direct = cli("compare", files["qrels"], files["good"], files["bad"], "-m", "ndcg@10",
-                 "-m", "map", "--seed", "1", "--format", "json")
-    mixed = cli("compare", files["qrels"], f"{store}#1", files["bad"], "-m", "ndcg@10",
-                "-m", "map", "--seed", "1", "--format", "json", "--store", store,
-                "--tag", "via=compare")
+    direct = cli(
+        "compare",
+        files["qrels"],
+        files["good"],
+        files["bad"],
+        "-m",
+        "ndcg@10",
+        "-m",
+        "map",
+        "--seed",
+        "1",
+        "--format",
+        "json",
+    )
+    mixed = cli(
+        "compare",
+        files["qrels"],
+        f"{store}#1",
+        files["bad"],
+        "-m",
+        "ndcg@10",
+        "-m",
+        "map",
+        "--seed",
+        "1",
+        "--format",
+        "json",
+        "--store",
+        store,
+        "--tag",
+        "via=compare",
+    )
     assert mixed.exit_code == 0, mixed.output
     a, b = json.loads(direct.output), json.loads(mixed.output.split("ranklens: recorded")[0])
     assert a["rows"] == b["rows"] and a["tests"] == b["tests"]
@@ -124,8 +168,9 @@ def test_compare_takes_stored_records_and_records(stored: tuple[dict[str, Path],
     assert lacking.exit_code == 2 and "no values for ['mrr']" in lacking.output
 
 
-def test_compare_warns_about_a_record_of_other_qrels(stored: tuple[dict[str, Path], Path],
-                                                     tmp_path: Path) -> None:
+def test_compare_warns_about_a_record_of_other_qrels(
+    stored: tuple[dict[str, Path], Path], tmp_path: Path
+) -> None:
     pytest.importorskip("scipy")
     pytest.importorskip("statsmodels")
     files, store = stored
@@ -138,18 +183,19 @@ def test_compare_warns_about_a_record_of_other_qrels(stored: tuple[dict[str, Pat
 
 
 def test_plot_takes_stored_records_where_per_query_values_suffice(
-        stored: tuple[dict[str, Path], Path], tmp_path: Path) -> None:
+    stored: tuple[dict[str, Path], Path], tmp_path: Path
+) -> None:
     """plot diff and plot dist draw per-query values, which a stored record has; plot
     cutoffs and plot pr need rankings, so a stored record is refused in one line."""
     pytest.importorskip("matplotlib")
     files, store = stored
     for kind in ("diff", "dist"):
         out = tmp_path / f"{kind}.png"
-        res = cli("plot", kind, files["qrels"], f"{store}#1", files["bad"], "-m", "map",
-                  "-o", out)
+        res = cli("plot", kind, files["qrels"], f"{store}#1", files["bad"], "-m", "map", "-o", out)
         assert res.exit_code == 0, res.output
         assert out.stat().st_size > 0
-    res = cli("plot", "cutoffs", files["qrels"], f"{store}#1", files["bad"], "-o",
-              tmp_path / "c.png")
+    res = cli(
+        "plot", "cutoffs", files["qrels"], f"{store}#1", files["bad"], "-o", tmp_path / "c.png"
+    )
     assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1
     assert "is a stored result" in res.stderr and "plot diff" in res.stderr

@@ -15,19 +15,24 @@ from ranklens.history import Store, git_commit, load_ref, parse_time, split_ref
 from tests.helpers import graded_case
 
 
-def _result(seed: int, name: str, metrics: list[str] | None = None,
-            **conv: object) -> ranklens.Result:
+def _result(
+    seed: int, name: str, metrics: list[str] | None = None, **conv: object
+) -> ranklens.Result:
     q, r = graded_case(seed, n_queries=(8, 9))
     run = ranklens.Run.from_dict(r, name=name)
-    return ranklens.evaluate(ranklens.Qrels.from_dict(q), run,
-                             metrics or ["ndcg@10", "P.5", "fcp"], **conv)
+    return ranklens.evaluate(
+        ranklens.Qrels.from_dict(q), run, metrics or ["ndcg@10", "P.5", "fcp"], **conv
+    )
 
 
 def assert_same(a: ranklens.Result, b: ranklens.Result) -> None:
     """Every field equal; per-query values bit for bit (NaN where NaN)."""
     assert (a.metrics, a.query_ids, a.run_name) == (b.metrics, b.query_ids, b.run_name)
-    assert (a.conventions, dict(a.report), dict(a.parsed)) == \
-        (b.conventions, dict(b.report), dict(b.parsed))
+    assert (a.conventions, dict(a.report), dict(a.parsed)) == (
+        b.conventions,
+        dict(b.report),
+        dict(b.parsed),
+    )
     for m in a.metrics:
         np.testing.assert_array_equal(a.values[m], b.values[m])
 
@@ -65,9 +70,14 @@ def test_many_queries_and_metrics(tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
     metrics = [f"p@{k}" for k in range(1, 11)]
     values = {m: rng.random(n) for m in metrics}
-    res = ranklens.Result(metrics=tuple(metrics), query_ids=tuple(f"q{i:06d}" for i in range(n)),
-                          values=values, parsed={m: ranklens.get_metric(m) for m in metrics},
-                          conventions=ranklens.Conventions(), run_name="big")
+    res = ranklens.Result(
+        metrics=tuple(metrics),
+        query_ids=tuple(f"q{i:06d}" for i in range(n)),
+        values=values,
+        parsed={m: ranklens.get_metric(m) for m in metrics},
+        conventions=ranklens.Conventions(),
+        run_name="big",
+    )
     path = tmp_path / "r.db"
     with Store(path) as store:
         back = store.get(store.record(res)).result()
@@ -142,8 +152,23 @@ def test_git_commit(tmp_path: Path) -> None:
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    subprocess.run(["git", "-C", str(tmp_path), "-c", "user.email=a@b", "-c", "user.name=a",
-                    "commit", "-q", "--allow-empty", "-m", "x"], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(tmp_path),
+            "-c",
+            "user.email=a@b",
+            "-c",
+            "user.name=a",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+        check=True,
+    )
     sha = git_commit(tmp_path)
     assert sha is not None and len(sha) == 40
 

@@ -46,12 +46,19 @@ from ranklens.io import _trec_format as trec_format
 from ranklens.io import trec as trec_io
 from tests.helpers import CONFORMANCE, NEEDS_CONFORMANCE
 
-SUFFIX = {"trec": "", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "jsonl": ".jsonl",
-          "json": ".json"}
+SUFFIX = {
+    "trec": "",
+    "csv": ".csv",
+    "tsv": ".tsv",
+    "parquet": ".parquet",
+    "jsonl": ".jsonl",
+    "json": ".json",
+}
 COMPRESSION_SUFFIX = {None: "", "gzip": ".gz", "bz2": ".bz2", "zstd": ".zst"}
 MAGIC = {"gzip": b"\x1f\x8b", "bz2": b"BZh", "zstd": b"\x28\xb5\x2f\xfd"}
-ROUND_TRIP = settings(max_examples=12, deadline=None, database=None,
-                      suppress_health_check=[HealthCheck.too_slow])
+ROUND_TRIP = settings(
+    max_examples=12, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _write_bytes(path: Path, data: bytes | str) -> Path:
@@ -84,12 +91,31 @@ def _assert_same(back: Qrels | Run, original: Qrels | Run) -> None:
 # --------------------------------------------------------------------------------------
 # strategies
 
-SPECIAL_IDS = ["007", "0", "00", "0.0", "1e3", "42", "-1", "d#1", "a#b#", "x#", "é", "漢字",
-               "🙂", "NA", "null", "nan", "None", "true"]
+SPECIAL_IDS = [
+    "007",
+    "0",
+    "00",
+    "0.0",
+    "1e3",
+    "42",
+    "-1",
+    "d#1",
+    "a#b#",
+    "x#",
+    "é",
+    "漢字",
+    "🙂",
+    "NA",
+    "null",
+    "nan",
+    "None",
+    "true",
+]
 # text ids: anything but lone surrogates (not representable in UTF-8) and NUL (NUL
 # bytes are how a binary file is recognised, see the report)
-any_text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
-                   min_size=0, max_size=6)
+any_text = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=0, max_size=6
+)
 digits = st.from_regex(r"[0-9]{1,6}", fullmatch=True)
 table_ids = st.one_of(st.sampled_from(SPECIAL_IDS), digits, any_text)
 
@@ -99,12 +125,17 @@ def _trec_token(text: str) -> bool:
     any tokeniser calls whitespace (ASCII, Unicode, or control separators), no
     byte-order mark (see test_bom_* below), no double quote (see
     test_trec_writer_handles_double_quotes)."""
-    return (bool(text) and not any(c.isspace() for c in text) and "\ufeff" not in text
-            and '"' not in text)
+    return (
+        bool(text)
+        and not any(c.isspace() for c in text)
+        and "\ufeff" not in text
+        and '"' not in text
+    )
 
 
-trec_text = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp")),
-                    min_size=1, max_size=6).filter(_trec_token)
+trec_text = st.text(
+    st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp")), min_size=1, max_size=6
+).filter(_trec_token)
 trec_doc_ids = st.one_of(st.sampled_from(SPECIAL_IDS), digits, trec_text)
 # a query id starting with '#' makes its line a comment: see the xfail test below
 trec_query_ids = trec_doc_ids.filter(lambda s: not s.startswith("#"))
@@ -209,8 +240,9 @@ def test_explicit_format_overrides_the_suffix(tmp_path: Path, fmt: str) -> None:
 
 
 def test_trec_writer_orders_by_score_with_ranks(tmp_path: Path) -> None:
-    run = Run.from_dict({"q2": {"a": 0.1, "b": 0.7}, "q1": {"x": 3.0, "y": 5.0, "z": 3.0}},
-                        name="sys")
+    run = Run.from_dict(
+        {"q2": {"a": 0.1, "b": 0.7}, "q1": {"x": 3.0, "y": 5.0, "z": 3.0}}, name="sys"
+    )
     path = tmp_path / "run.txt"
     write_run(run, path)
     assert path.read_text().splitlines() == [
@@ -228,14 +260,22 @@ def test_trec_qrels_writer_layout(tmp_path: Path) -> None:
     assert sorted(path.read_text().splitlines()) == ["007 0 d#1 2", "007 0 d2 0.5"]
 
 
-@pytest.mark.parametrize("char", [
-    " ", "\t", "\n", "\r", "\f",
-    pytest.param("\v"),
-])
+@pytest.mark.parametrize(
+    "char",
+    [
+        " ",
+        "\t",
+        "\n",
+        "\r",
+        "\f",
+        pytest.param("\v"),
+    ],
+)
 @pytest.mark.parametrize("where", ["query", "doc"])
 @pytest.mark.parametrize("kind", ["qrels", "run"])
-def test_trec_writer_rejects_whitespace_ids(tmp_path: Path, kind: str, where: str,
-                                            char: str) -> None:
+def test_trec_writer_rejects_whitespace_ids(
+    tmp_path: Path, kind: str, where: str, char: str
+) -> None:
     bad = f"a{char}b"
     q, d = (bad, "d1") if where == "query" else ("q1", bad)
     if kind == "qrels":
@@ -245,16 +285,17 @@ def test_trec_writer_rejects_whitespace_ids(tmp_path: Path, kind: str, where: st
         table = Run.from_arrays([q], [d], [1.0])
         write = write_trec_run
     path = tmp_path / "out"
-    expected = (f"cannot write {kind} as TREC: the {where} id {bad!r} contains whitespace; "
-                "the TREC format cannot hold it, write CSV, Parquet or JSON Lines instead.")
+    expected = (
+        f"cannot write {kind} as TREC: the {where} id {bad!r} contains whitespace; "
+        "the TREC format cannot hold it, write CSV, Parquet or JSON Lines instead."
+    )
     with pytest.raises(InputError, match=f"^{re.escape(expected)}$"):
         write(table, path)
 
 
 @settings(max_examples=25, deadline=None, database=None)
 @given(prefix=trec_text, space=st.sampled_from(" \t\n\r\f"), suffix=trec_text)
-def test_trec_writer_rejects_whitespace_ids_property(prefix: str, space: str,
-                                                     suffix: str) -> None:
+def test_trec_writer_rejects_whitespace_ids_property(prefix: str, space: str, suffix: str) -> None:
     run = Run.from_arrays(["q"], [prefix + space + suffix], [1.0])
     with tempfile.TemporaryDirectory() as tmp, pytest.raises(InputError, match="whitespace"):
         write_trec_run(run, Path(tmp) / "run")
@@ -332,8 +373,9 @@ ROWS = [("q1", "d1", "1", "2.5"), ("q1", "d#2", "2", "1.5"), ("007", "d3", "1", 
 EXPECTED_RUN = Run.from_dict({"q1": {"d1": 2.5, "d#2": 1.5}, "007": {"d3": -0.25}})
 
 
-def _run_text(sep: str = " ", end: str = "\n", extra: str = "", lead: str = "",
-              blank: str = "") -> str:
+def _run_text(
+    sep: str = " ", end: str = "\n", extra: str = "", lead: str = "", blank: str = ""
+) -> str:
     lines = [lead + sep.join([q, "Q0", d, r, s, "tag"]) + extra for q, d, r, s in ROWS]
     return (end + blank).join(lines) + end
 
@@ -358,7 +400,9 @@ RUN_LAYOUTS = {
     "tab-indented comment": ("\t#comment\n" + _run_text(), "slow"),
     "comment with crlf": ("# c\r\n" + _run_text(end="\r\n"), "slow"),
     "extra columns of varying number": (
-        _run_text().replace("tag\n", "tag x\n", 1).replace("tag\n", "tag x y z\n", 1), "slow"),
+        _run_text().replace("tag\n", "tag x\n", 1).replace("tag\n", "tag x y z\n", 1),
+        "slow",
+    ),
     "extra columns on a comment-ful file": ("#\n" + _run_text(extra=" a b"), "slow"),
 }
 
@@ -376,13 +420,17 @@ def test_trec_run_layouts(tmp_path: Path, layout: str) -> None:
         _assert_same(_read_fast(path, "run"), EXPECTED_RUN)
 
 
-@pytest.mark.parametrize("layout", ["plain", "crlf", "tabs", "multiple spaces", "comment line",
-                                    "extra columns"])
+@pytest.mark.parametrize(
+    "layout", ["plain", "crlf", "tabs", "multiple spaces", "comment line", "extra columns"]
+)
 def test_trec_qrels_layouts(tmp_path: Path, layout: str) -> None:
     run_text, path_taken = RUN_LAYOUTS[layout]
     # the same layout, qrels columns: query iter doc relevance
-    text = re.sub(r"(\S+)([ \t]+)Q0([ \t]+)(\S+)([ \t]+)(\S+)([ \t]+)\S+([ \t]+)tag",
-                  r"\1\g<2>0\3\4\5\6", run_text)
+    text = re.sub(
+        r"(\S+)([ \t]+)Q0([ \t]+)(\S+)([ \t]+)(\S+)([ \t]+)\S+([ \t]+)tag",
+        r"\1\g<2>0\3\4\5\6",
+        run_text,
+    )
     path = _write_bytes(tmp_path / "qrels", text)
     assert _path_taken(path, "qrels") == path_taken
     expected = Qrels.from_dict({"q1": {"d1": 1, "d#2": 2}, "007": {"d3": 1}})
@@ -423,13 +471,24 @@ def test_qrels_extra_columns_and_tag_like_text(tmp_path: Path) -> None:
     assert read_trec_qrels(path) == Qrels.from_dict({"q": {"d": 3, "e": 0}})
 
 
-@pytest.mark.parametrize("number,value", [
-    ("1", 1.0), ("-2", -2.0), ("+1.5e3", 1500.0), (".5", 0.5), ("5.", 5.0), ("1E-3", 0.001),
-    ("-0", -0.0), ("0.1", 0.1), ("1e308", 1e308), ("4.9e-324", 5e-324),
-    ("0.30000000000000004", 0.30000000000000004), ("123456789012345678901234567890", 1.2345678901234568e+29),
-])
-def test_number_syntax_is_the_same_on_both_paths(tmp_path: Path, number: str,
-                                                 value: float) -> None:
+@pytest.mark.parametrize(
+    "number,value",
+    [
+        ("1", 1.0),
+        ("-2", -2.0),
+        ("+1.5e3", 1500.0),
+        (".5", 0.5),
+        ("5.", 5.0),
+        ("1E-3", 0.001),
+        ("-0", -0.0),
+        ("0.1", 0.1),
+        ("1e308", 1e308),
+        ("4.9e-324", 5e-324),
+        ("0.30000000000000004", 0.30000000000000004),
+        ("123456789012345678901234567890", 1.2345678901234568e29),
+    ],
+)
+def test_number_syntax_is_the_same_on_both_paths(tmp_path: Path, number: str, value: float) -> None:
     fast = _write_bytes(tmp_path / "fast", f"q Q0 d 1 {number} t\n")
     slow = _write_bytes(tmp_path / "slow", f"#\nq Q0 d 1 {number} t\n")
     assert _path_taken(fast, "run") == "fast" and _path_taken(slow, "run") == "slow"
@@ -439,16 +498,24 @@ def test_number_syntax_is_the_same_on_both_paths(tmp_path: Path, number: str,
 
 
 @settings(max_examples=40, deadline=None, database=None)
-@given(rows=st.lists(st.tuples(trec_query_ids, trec_doc_ids, finite, st.integers(0, 999)),
-                     min_size=1, max_size=8, unique_by=lambda r: (r[0], r[1])),
-       sep=st.sampled_from([" ", "\t", "  ", " \t"]), end=st.sampled_from(["\n", "\r\n"]),
-       comment=st.booleans(), blank=st.booleans())
-def test_fast_and_slow_paths_agree(rows: list[tuple[str, str, float, int]], sep: str,
-                                   end: str, comment: bool, blank: bool) -> None:
+@given(
+    rows=st.lists(
+        st.tuples(trec_query_ids, trec_doc_ids, finite, st.integers(0, 999)),
+        min_size=1,
+        max_size=8,
+        unique_by=lambda r: (r[0], r[1]),
+    ),
+    sep=st.sampled_from([" ", "\t", "  ", " \t"]),
+    end=st.sampled_from(["\n", "\r\n"]),
+    comment=st.booleans(),
+    blank=st.booleans(),
+)
+def test_fast_and_slow_paths_agree(
+    rows: list[tuple[str, str, float, int]], sep: str, end: str, comment: bool, blank: bool
+) -> None:
     lines = [sep.join([q, "Q0", d, str(rank), repr(score), "tag"]) for q, d, score, rank in rows]
     text = ("# hello" + end if comment else "") + (end + end if blank else end).join(lines) + end
-    expected = Run.from_arrays([r[0] for r in rows], [r[1] for r in rows],
-                               [r[2] for r in rows])
+    expected = Run.from_arrays([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
     with tempfile.TemporaryDirectory() as tmp:
         path = _write_bytes(Path(tmp) / "run", text)
         _assert_same(read_trec_run(path), expected)
@@ -460,12 +527,20 @@ def test_fast_and_slow_paths_agree(rows: list[tuple[str, str, float, int]], sep:
 
 @NEEDS_CONFORMANCE
 @pytest.mark.conformance
-@pytest.mark.parametrize("name,kind", [
-    ("qrels.test", "qrels"), ("qrels.test.with-comments", "qrels"),
-    ("qrels.comment.test", "qrels"), ("qrels.rel_level", "qrels"), ("qrels-302.test", "qrels"),
-    ("results.test", "run"), ("results.trunc", "run"), ("results-302.test", "run"),
-    ("results.comment.test", "run"),
-])
+@pytest.mark.parametrize(
+    "name,kind",
+    [
+        ("qrels.test", "qrels"),
+        ("qrels.test.with-comments", "qrels"),
+        ("qrels.comment.test", "qrels"),
+        ("qrels.rel_level", "qrels"),
+        ("qrels-302.test", "qrels"),
+        ("results.test", "run"),
+        ("results.trunc", "run"),
+        ("results-302.test", "run"),
+        ("results.comment.test", "run"),
+    ],
+)
 def test_conformance_files_read_the_same_on_both_paths(name: str, kind: str) -> None:
     path = CONFORMANCE / name
     read = read_trec_qrels if kind == "qrels" else read_trec_run
@@ -473,14 +548,19 @@ def test_conformance_files_read_the_same_on_both_paths(name: str, kind: str) -> 
     slow = _read_slow(path, kind)
     _assert_same(got, slow)
     # and both agree with a plain Python reading of the first columns
-    rows = [line.split() for line in path.read_text().splitlines()
-            if line.strip() and not line.lstrip().startswith("#")]
+    rows = [
+        line.split()
+        for line in path.read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     if kind == "qrels":
-        want: Qrels | Run = Qrels.from_arrays([r[0] for r in rows], [r[2] for r in rows],
-                                              [float(r[3]) for r in rows])
+        want: Qrels | Run = Qrels.from_arrays(
+            [r[0] for r in rows], [r[2] for r in rows], [float(r[3]) for r in rows]
+        )
     else:
-        want = Run.from_arrays([r[0] for r in rows], [r[2] for r in rows],
-                               [float(r[4]) for r in rows])
+        want = Run.from_arrays(
+            [r[0] for r in rows], [r[2] for r in rows], [float(r[4]) for r in rows]
+        )
         assert got.name == rows[-1][5]
     _assert_same(got, want)
 
@@ -504,14 +584,22 @@ def test_conformance_comment_and_hash_files() -> None:
 
 # --- fast and slow paths disagree (known bugs) -----------------------------------------
 
-@pytest.mark.parametrize("char", [
-    pytest.param(c,
-        id=name)
-    for c, name in [("\u00a0", "NBSP U+00A0"), ("\u3000", "IDEOGRAPHIC SPACE U+3000"),
-                    ("\u2028", "LINE SEPARATOR U+2028"), ("\x85", "NEL U+0085"),
-                    ("\x1c", "FILE SEPARATOR U+001C"), ("\v", "VT U+000B"),
-                    ("\f", "FF U+000C")]
-])
+
+@pytest.mark.parametrize(
+    "char",
+    [
+        pytest.param(c, id=name)
+        for c, name in [
+            ("\u00a0", "NBSP U+00A0"),
+            ("\u3000", "IDEOGRAPHIC SPACE U+3000"),
+            ("\u2028", "LINE SEPARATOR U+2028"),
+            ("\x85", "NEL U+0085"),
+            ("\x1c", "FILE SEPARATOR U+001C"),
+            ("\v", "VT U+000B"),
+            ("\f", "FF U+000C"),
+        ]
+    ],
+)
 def test_fast_and_slow_paths_agree_on_unusual_whitespace(tmp_path: Path, char: str) -> None:
     # trec_eval splits on ASCII whitespace (C isspace): vertical tab and form feed
     # separate columns (the slow path's job), other characters are part of an id
@@ -560,18 +648,24 @@ def test_carriage_return_inside_a_line_takes_the_slow_path(tmp_path: Path) -> No
 def _interleaved_run(n_queries: int = 7, docs: int = 60) -> tuple[str, Run]:
     """A run whose queries interleave (every block sees most of them again), with ids of
     varying length and non-ASCII text."""
-    rows = [(f"q{i}" if i % 3 else f"q\u00e9{i}", f"doc{'x' * (j % 5)}{j}\u00fc{i}",
-             float(docs - j) + i / 8) for j in range(docs) for i in range(n_queries)]
+    rows = [
+        (
+            f"q{i}" if i % 3 else f"q\u00e9{i}",
+            f"doc{'x' * (j % 5)}{j}\u00fc{i}",
+            float(docs - j) + i / 8,
+        )
+        for j in range(docs)
+        for i in range(n_queries)
+    ]
     text = "".join(f"{q} Q0 {d} {r} {s!r} tag\n" for r, (q, d, s) in enumerate(rows, 1))
-    expected = Run.from_arrays([r[0] for r in rows], [r[1] for r in rows],
-                               [r[2] for r in rows])
+    expected = Run.from_arrays([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
     return text, expected
 
 
 @pytest.mark.parametrize("sep", [" ", "\t"])
-def test_fast_path_builds_the_columns_over_many_blocks(tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch,
-                                                       sep: str) -> None:
+def test_fast_path_builds_the_columns_over_many_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sep: str
+) -> None:
     monkeypatch.setattr(trec_fast, "BLOCK_SIZE", 256)
     batches: list[int] = []
     next_batch = trec_fast.next_batch
@@ -599,17 +693,22 @@ def test_fast_path_builds_the_columns_over_many_blocks(tmp_path: Path,
     # doc ids: one string column holding exactly the ids' text
     assert run._d.type == pa.string()
     assert run._d.buffers()[2].size == sum(len(d.encode()) for _, d, _ in expected)
-    qrels = Qrels.from_dict({q: {d: int(v) % 3 for _, d, v in expected if _ == q}
-                             for q in first_seen})
+    qrels = Qrels.from_dict(
+        {q: {d: int(v) % 3 for _, d, v in expected if _ == q} for q in first_seen}
+    )
     metrics = ["map", "ndcg", "P@5", "rr"]
-    assert ranklens.evaluate(qrels, run, metrics).summary() == \
-        ranklens.evaluate(qrels, expected, metrics).summary()
+    assert (
+        ranklens.evaluate(qrels, run, metrics).summary()
+        == ranklens.evaluate(qrels, expected, metrics).summary()
+    )
 
 
-@pytest.mark.parametrize("change", ["comment line", "doubled delimiter", "indented line",
-                                    "blank lines"])
-def test_fast_path_judges_every_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                      change: str) -> None:
+@pytest.mark.parametrize(
+    "change", ["comment line", "doubled delimiter", "indented line", "blank lines"]
+)
+def test_fast_path_judges_every_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
     # what only the slow path may read, late in the file: the fast path gives up there
     monkeypatch.setattr(trec_fast, "BLOCK_SIZE", 256)
     text, expected = _interleaved_run()
@@ -629,8 +728,9 @@ def test_fast_path_judges_every_block(tmp_path: Path, monkeypatch: pytest.Monkey
     _assert_same(_read_slow(path, "run"), expected)
 
 
-def test_fast_path_columns_outgrow_a_low_row_estimate(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fast_path_columns_outgrow_a_low_row_estimate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(trec_fast, "BLOCK_SIZE", 256)
     text, expected = _interleaved_run()
     path = _write_bytes(tmp_path / "run", text)
@@ -653,20 +753,32 @@ def test_growing_column() -> None:
     assert huge.finish().tolist() == [7] * 300
 
 
-@pytest.mark.parametrize("text", [
-    "q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 0.5 t\n",
-    "q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 0.5 t",
-    "\ufeffq1 Q0 d1 1 1.5 t\r\nq1 Q0 d2 2 0.5 t\r\n",
-    "q1\tQ0\td1\t1\t1.5\tt\n\nq1\tQ0\td2\t2\t0.5\tt\n",
-    "q1 Q0 d1 1 1.5 t\n" + "q1 Q0 " + "d" * 50 + " 2 0.5 t\n",
-    "q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 0.5 t\rq1 Q0 d3 3 0.1 t\n",
-    "q1 Q0 d1 1 1.5 t\nq1 Q0\td2 2 0.5 t\n",
-    "q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 0.5\ft\n",
-], ids=["plain", "no last line end", "bom crlf", "tabs, blank line", "long line", "lone cr",
-        "tab and space", "form feed"])
-def test_scan_in_small_chunks_agrees_with_one_chunk(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch,
-                                                    text: str) -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 0.5 t\n",
+        "q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 0.5 t",
+        "\ufeffq1 Q0 d1 1 1.5 t\r\nq1 Q0 d2 2 0.5 t\r\n",
+        "q1\tQ0\td1\t1\t1.5\tt\n\nq1\tQ0\td2\t2\t0.5\tt\n",
+        "q1 Q0 d1 1 1.5 t\n" + "q1 Q0 " + "d" * 50 + " 2 0.5 t\n",
+        "q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 0.5 t\rq1 Q0 d3 3 0.1 t\n",
+        "q1 Q0 d1 1 1.5 t\nq1 Q0\td2 2 0.5 t\n",
+        "q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 0.5\ft\n",
+    ],
+    ids=[
+        "plain",
+        "no last line end",
+        "bom crlf",
+        "tabs, blank line",
+        "long line",
+        "lone cr",
+        "tab and space",
+        "form feed",
+    ],
+)
+def test_scan_in_small_chunks_agrees_with_one_chunk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
     path = str(_write_bytes(tmp_path / "run", text))
     sep, head, tail, lines = trec_fast.scan(path)
     assert lines == text.count("\n") + (not text.endswith("\n"))
@@ -681,14 +793,16 @@ def test_scan_in_small_chunks_agrees_with_one_chunk(tmp_path: Path,
     assert trec_fast.delimiter(*trec_format.check_text(path, buf)) == sep
 
 
-def test_invalid_utf8_line_is_found_in_any_chunk(tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_invalid_utf8_line_is_found_in_any_chunk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     line = b"q1 Q0 d1 1 1.5 t\n"
     path = _write_bytes(tmp_path / "run", line * 5 + b"q1 Q0 d\xff 1 1.5 t\n" + line)
     for chunk in (3, 7, 40, 1 << 20):
         monkeypatch.setattr(trec_fast, "SCAN_CHUNK", chunk)
         assert _message(read_trec_run, path) == (
-            f"{path}:6: the file is not valid UTF-8 text; re-encode it as UTF-8.")
+            f"{path}:6: the file is not valid UTF-8 text; re-encode it as UTF-8."
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -707,17 +821,20 @@ def test_wrong_number_of_columns(tmp_path: Path, layout: str) -> None:
     run = _write_bytes(tmp_path / "run", head + "q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2\n")
     line = 3 if layout == "slow" else 2
     assert _message(read_trec_run, run) == (
-        f"{run}:{line}: expected 6 columns (query Q0 doc rank score tag), found 4.")
+        f"{run}:{line}: expected 6 columns (query Q0 doc rank score tag), found 4."
+    )
     qrels = _write_bytes(tmp_path / "qrels", head + "q1 0 d1 1\n\nq1 0 d2\n")
     line = 4 if layout == "slow" else 3
     assert _message(read_trec_qrels, qrels) == (
-        f"{qrels}:{line}: expected 4 columns (query iter doc relevance), found 3.")
+        f"{qrels}:{line}: expected 4 columns (query iter doc relevance), found 3."
+    )
 
 
 def test_wrong_number_of_columns_in_a_one_line_file(tmp_path: Path) -> None:
     path = _write_bytes(tmp_path / "run", "q1 Q0 d1 1 1.5")
     assert _message(read_run, path) == (
-        f"{path}:1: expected 6 columns (query Q0 doc rank score tag), found 5.")
+        f"{path}:1: expected 6 columns (query Q0 doc rank score tag), found 5."
+    )
 
 
 @pytest.mark.parametrize("head", ["", "# comment\n\n"])
@@ -727,7 +844,8 @@ def test_non_numeric_score_and_relevance(tmp_path: Path, head: str) -> None:
     assert _message(read_trec_run, run) == f"{run}:{line + 1}: the score 'high' is not a number."
     qrels = _write_bytes(tmp_path / "qrels", head + "q1 0 d1 rel\n")
     assert _message(read_trec_qrels, qrels) == (
-        f"{qrels}:{line}: the relevance 'rel' is not a number.")
+        f"{qrels}:{line}: the relevance 'rel' is not a number."
+    )
 
 
 @pytest.mark.parametrize("text", ["1_0", "\uff11"])
@@ -745,11 +863,13 @@ def test_non_finite_values_name_the_file(tmp_path: Path) -> None:
     path = _write_bytes(tmp_path / "run", "q1 Q0 d1 1 nan t\nq1 Q0 d2 2 inf t\n")
     assert _message(read_trec_run, path) == (
         f"{path}:1: the score 'nan' is not a finite number; every score must be a finite "
-        "number (2 row(s) are not).")
+        "number (2 row(s) are not)."
+    )
     csv_path = _write_bytes(tmp_path / "run.csv", "query,doc,score\nq1,d1,1\nq1,d2,\n")
     assert _message(read_run, csv_path) == (
         f"{csv_path}:3: the score is missing (empty, NA or NaN); every score must be a "
-        "finite number (1 row(s) are not).")
+        "finite number (1 row(s) are not)."
+    )
 
 
 def test_empty_file(tmp_path: Path) -> None:
@@ -761,25 +881,29 @@ def test_empty_file(tmp_path: Path) -> None:
 def test_file_of_only_comments_and_blank_lines(tmp_path: Path) -> None:
     path = _write_bytes(tmp_path / "run", "# nothing\n\n   \n")
     assert _message(read_trec_run, path) == (
-        f"{path}: the file is empty: no data lines (only blank lines or comments).")
+        f"{path}: the file is empty: no data lines (only blank lines or comments)."
+    )
 
 
 def test_empty_tabular_files(tmp_path: Path) -> None:
     csv = _write_bytes(tmp_path / "q.csv", b"")
     assert _message(read_qrels, csv) == (
-        f"{csv}: the file is empty; expected a header line with column names.")
+        f"{csv}: the file is empty; expected a header line with column names."
+    )
     header = _write_bytes(tmp_path / "h.csv", "query,doc,relevance\n")
     assert _message(read_qrels, header) == f"{header}: the file has a header but no rows."
     jsonl = _write_bytes(tmp_path / "q.jsonl", b"")
     assert _message(read_qrels, jsonl) == (
-        f"{jsonl}: the file is empty; expected one JSON object per line.")
+        f"{jsonl}: the file is empty; expected one JSON object per line."
+    )
 
 
 def test_binary_file(tmp_path: Path) -> None:
     png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10"
     path = _write_bytes(tmp_path / "run", png)
     assert _message(read_trec_run, path) == (
-        f"{path}: looks like a binary file, not a TREC text file.")
+        f"{path}: looks like a binary file, not a TREC text file."
+    )
     csv = _write_bytes(tmp_path / "run.csv", b"query,doc,score\n" + png)
     assert _message(read_run, csv) == f"{csv}: looks like a binary file, not CSV text."
 
@@ -790,7 +914,8 @@ def test_non_utf8_file(tmp_path: Path, head: str) -> None:
     path = _write_bytes(tmp_path / "qrels", data)
     line = 2 + head.count("\n")
     assert _message(read_trec_qrels, path) == (
-        f"{path}:{line}: the file is not valid UTF-8 text; re-encode it as UTF-8.")
+        f"{path}:{line}: the file is not valid UTF-8 text; re-encode it as UTF-8."
+    )
 
 
 def test_non_utf8_csv_header(tmp_path: Path) -> None:
@@ -816,8 +941,9 @@ def test_csv_non_numeric_value(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("reader", [read_qrels, read_run, read_trec_qrels, read_trec_run])
-@pytest.mark.parametrize("name", ["missing.txt", "missing.csv", "missing.parquet",
-                                  "missing.json", "missing.jsonl.gz"])
+@pytest.mark.parametrize(
+    "name", ["missing.txt", "missing.csv", "missing.parquet", "missing.json", "missing.jsonl.gz"]
+)
 def test_missing_file(tmp_path: Path, reader: Any, name: str) -> None:
     path = tmp_path / name
     assert _message(reader, path) == f"{path}: no such file; check the path."
@@ -829,11 +955,13 @@ def test_directory_given_as_a_file(tmp_path: Path, reader: Any, name: str) -> No
     path = tmp_path / name
     path.mkdir()
     assert _message(reader, path) == (
-        f"{path}: is a directory, not a file; give the path of a file in it.")
+        f"{path}: is a directory, not a file; give the path of a file in it."
+    )
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
-                    reason="needs POSIX permissions and a non-root user")
+@pytest.mark.skipif(
+    os.name != "posix" or os.geteuid() == 0, reason="needs POSIX permissions and a non-root user"
+)
 def test_unreadable_file(tmp_path: Path) -> None:
     path = _write_bytes(tmp_path / "run", "q Q0 d 1 1 t\n")
     path.chmod(0)
@@ -846,19 +974,20 @@ def test_unreadable_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize("head", ["", "# c\n"])
 def test_duplicate_lines_are_named(tmp_path: Path, head: str) -> None:
     off = head.count("\n")
-    path = _write_bytes(tmp_path / "qrels",
-                        head + "q1 0 d1 1\nq1 0 d2 1\n\nq1 0 d1 0\nq2 0 d1 1\n")
+    path = _write_bytes(tmp_path / "qrels", head + "q1 0 d1 1\nq1 0 d2 1\n\nq1 0 d1 0\nq2 0 d1 1\n")
     assert _message(read_trec_qrels, path, exc=DuplicateError) == (
         f"{path}: lines {1 + off} and {4 + off} repeat (query 'q1', doc 'd1'); Qrels: 1 "
         "(query, doc) pair(s) occur more than once (1 extra row(s)), e.g. ('q1', 'd1'). "
         "Remove them, or keep one relevance per pair: pass duplicates='max' (the highest), "
-        "duplicates='first' or duplicates='last'.")
+        "duplicates='first' or duplicates='last'."
+    )
     run = _write_bytes(tmp_path / "run", head + "q Q0 a 1 3 t\nq Q0 b 2 2 t\nq Q0 a 3 1 t\n")
     assert _message(read_run, run, exc=DuplicateError) == (
         f"{run}: lines {1 + off} and {3 + off} repeat (query 'q', doc 'a'); Run: 1 "
         "(query, doc) pair(s) occur more than once (1 extra row(s)), e.g. ('q', 'a'). "
         "Remove them, or keep one score per pair: pass duplicates='max' (the highest), "
-        "duplicates='first' or duplicates='last'.")
+        "duplicates='first' or duplicates='last'."
+    )
 
 
 @pytest.mark.parametrize("policy,value", [("max", 3.0), ("first", 3.0), ("last", 1.0)])
@@ -874,19 +1003,22 @@ def test_duplicates_in_a_csv(tmp_path: Path) -> None:
     assert _message(read_run, path, exc=DuplicateError) == (
         f"{path}: Run: 1 (query, doc) pair(s) occur more than once (1 extra row(s)), e.g. "
         "('q', 'a'). Remove them, or keep one score per pair: pass duplicates='max' (the "
-        "highest), duplicates='first' or duplicates='last'.")
+        "highest), duplicates='first' or duplicates='last'."
+    )
 
 
 def test_csv_missing_the_named_column(tmp_path: Path) -> None:
     path = _write_bytes(tmp_path / "run.csv", "user,item,pred\nu,i,1\n")
     assert _message(read_run, path, score="prediction") == (
         f"{path}: no column named 'prediction' for the score; the file has columns "
-        "['user', 'item', 'pred']. Pass score=<name>.")
+        "['user', 'item', 'pred']. Pass score=<name>."
+    )
     pq_path = tmp_path / "q.parquet"
     pq.write_table(pa.table({"uid": ["1"], "iid": ["2"], "rating": [4]}), pq_path)
     assert _message(read_qrels, pq_path, relevance="grade") == (
         f"{pq_path}: no column named 'grade' for the relevance; the file has columns "
-        "['uid', 'iid', 'rating']. Pass relevance=<name>.")
+        "['uid', 'iid', 'rating']. Pass relevance=<name>."
+    )
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".tsv", ".parquet", ".jsonl"])
@@ -895,13 +1027,16 @@ def test_column_that_cannot_be_detected(tmp_path: Path, suffix: str) -> None:
     _write_table(pa.table({"a": ["q"], "b": ["d"], "c": [1.0]}), path)
     assert _message(read_run, path) == (
         f"{path}: cannot tell which column holds the query; the file has columns "
-        "['a', 'b', 'c']. Pass query=<name>.")
+        "['a', 'b', 'c']. Pass query=<name>."
+    )
     assert _message(read_run, path, query="a") == (
         f"{path}: cannot tell which column holds the doc; the file has columns "
-        "['a', 'b', 'c']. Pass doc=<name>.")
+        "['a', 'b', 'c']. Pass doc=<name>."
+    )
     assert _message(read_run, path, query="a", doc="b") == (
         f"{path}: cannot tell which column holds the score; the file has columns "
-        "['a', 'b', 'c']. Pass score=<name>.")
+        "['a', 'b', 'c']. Pass score=<name>."
+    )
 
 
 def test_unknown_format(tmp_path: Path) -> None:
@@ -910,22 +1045,26 @@ def test_unknown_format(tmp_path: Path) -> None:
     err = ranklens.FormatError  # a usage error (exit 2 on the command line), not bad data
     assert _message(read_run, path, format="xml", exc=err) == expected
     assert _message(read_qrels, path, format="xml", exc=err) == expected
-    assert _message(write_run, Run.from_dict({"q": {"d": 1}}), path, format="xml",
-                    exc=err) == expected
+    assert (
+        _message(write_run, Run.from_dict({"q": {"d": 1}}), path, format="xml", exc=err) == expected
+    )
     assert _message(detect_format, path, "xml", exc=err) == expected
 
 
 def test_bad_json_files(tmp_path: Path) -> None:
     bad = _write_bytes(tmp_path / "q.json", '{"q": {"d": 1}')
     assert _message(read_qrels, bad) == (
-        f"{bad}:1: not valid JSON (Expecting ',' delimiter, column 15).")
+        f"{bad}:1: not valid JSON (Expecting ',' delimiter, column 15)."
+    )
     lst = _write_bytes(tmp_path / "l.json", "[1, 2]")
     assert _message(read_qrels, lst) == (
-        f"{lst}: expected a JSON object {{query: {{doc: value}}}}, got list.")
+        f"{lst}: expected a JSON object {{query: {{doc: value}}}}, got list."
+    )
     text = _write_bytes(tmp_path / "s.json", '{"q": {"d": "x"}}')
     assert _message(read_qrels, text) == (
         f"{text}: Qrels.from_dict: the relevance of (query 'q', doc 'd') is 'x', which is not "
-        "a number.")
+        "a number."
+    )
 
 
 def test_not_a_parquet_file(tmp_path: Path) -> None:
@@ -940,8 +1079,9 @@ def test_not_a_parquet_file(tmp_path: Path) -> None:
 def _write_table(table: pa.Table, path: Path) -> None:
     fmt, _ = detect_format(path)
     if fmt in ("csv", "tsv"):
-        pacsv.write_csv(table, str(path), pacsv.WriteOptions(
-            delimiter="," if fmt == "csv" else "\t"))
+        pacsv.write_csv(
+            table, str(path), pacsv.WriteOptions(delimiter="," if fmt == "csv" else "\t")
+        )
     elif fmt == "parquet":
         pq.write_table(table, path)
     elif fmt == "jsonl":
@@ -957,51 +1097,89 @@ TABULAR = [".csv", ".tsv", ".parquet", ".jsonl"]
 @pytest.mark.parametrize("suffix", TABULAR)
 def test_custom_column_names(tmp_path: Path, suffix: str) -> None:
     run_path = tmp_path / f"run{suffix}"
-    _write_table(pa.table({"u": ["007", "007", "8"], "x": ["i1", "i2", "0042"],
-                           "s": [0.5, 1.5, -2.0], "other": [1, 2, 3]}), run_path)
+    _write_table(
+        pa.table(
+            {
+                "u": ["007", "007", "8"],
+                "x": ["i1", "i2", "0042"],
+                "s": [0.5, 1.5, -2.0],
+                "other": [1, 2, 3],
+            }
+        ),
+        run_path,
+    )
     run = read_run(run_path, query="u", doc="x", score="s")
     _assert_same(run, Run.from_dict({"007": {"i1": 0.5, "i2": 1.5}, "8": {"0042": -2.0}}))
     assert run.name == run_path.name
     assert read_run(run_path, query="u", doc="x", score="s", name="mine").name == "mine"
     qrels_path = tmp_path / f"qrels{suffix}"
     _write_table(pa.table({"topic_no": ["1"], "d": ["a"], "g": [3]}), qrels_path)
-    _assert_same(read_qrels(qrels_path, query="topic_no", doc="d", relevance="g"),
-                 Qrels.from_dict({"1": {"a": 3}}))
+    _assert_same(
+        read_qrels(qrels_path, query="topic_no", doc="d", relevance="g"),
+        Qrels.from_dict({"1": {"a": 3}}),
+    )
 
 
 @pytest.mark.parametrize("suffix", TABULAR)
-@pytest.mark.parametrize("names", [
-    ("user_id", "item_id", "prediction"), ("qid", "docno", "score"),
-    ("QUERY", "Doc_Id", "Similarity"), ("session_id", "product_id", "pred"),
-])
-def test_run_columns_detected_from_common_names(tmp_path: Path, suffix: str,
-                                                names: tuple[str, str, str]) -> None:
+@pytest.mark.parametrize(
+    "names",
+    [
+        ("user_id", "item_id", "prediction"),
+        ("qid", "docno", "score"),
+        ("QUERY", "Doc_Id", "Similarity"),
+        ("session_id", "product_id", "pred"),
+    ],
+)
+def test_run_columns_detected_from_common_names(
+    tmp_path: Path, suffix: str, names: tuple[str, str, str]
+) -> None:
     path = tmp_path / f"run{suffix}"
-    _write_table(pa.table({"noise": [1, 2], names[0]: ["u1", "u1"], names[1]: ["i9", "007"],
-                           names[2]: [0.25, 0.75]}), path)
+    _write_table(
+        pa.table(
+            {
+                "noise": [1, 2],
+                names[0]: ["u1", "u1"],
+                names[1]: ["i9", "007"],
+                names[2]: [0.25, 0.75],
+            }
+        ),
+        path,
+    )
     _assert_same(read_run(path), Run.from_dict({"u1": {"i9": 0.25, "007": 0.75}}))
 
 
 @pytest.mark.parametrize("suffix", TABULAR)
-@pytest.mark.parametrize("names", [
-    ("qid", "docno", "label"), ("user_id", "item_id", "rating"), ("topic", "doc", "relevance"),
-    ("Query_Id", "PID", "Grade"),
-])
-def test_qrels_columns_detected_from_common_names(tmp_path: Path, suffix: str,
-                                                  names: tuple[str, str, str]) -> None:
+@pytest.mark.parametrize(
+    "names",
+    [
+        ("qid", "docno", "label"),
+        ("user_id", "item_id", "rating"),
+        ("topic", "doc", "relevance"),
+        ("Query_Id", "PID", "Grade"),
+    ],
+)
+def test_qrels_columns_detected_from_common_names(
+    tmp_path: Path, suffix: str, names: tuple[str, str, str]
+) -> None:
     path = tmp_path / f"qrels{suffix}"
-    _write_table(pa.table({names[0]: ["1", "1", "2"], names[1]: ["a", "b", "a"],
-                           names[2]: [2, 0, 1]}), path)
+    _write_table(
+        pa.table({names[0]: ["1", "1", "2"], names[1]: ["a", "b", "a"], names[2]: [2, 0, 1]}), path
+    )
     _assert_same(read_qrels(path), Qrels.from_dict({"1": {"a": 2, "b": 0}, "2": {"a": 1}}))
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".tsv"])
 def test_digit_ids_stay_text_in_csv(tmp_path: Path, suffix: str) -> None:
     sep = "," if suffix == ".csv" else "\t"
-    path = _write_bytes(tmp_path / f"q{suffix}",
-                        sep.join(["qid", "docno", "label"]) + "\n"
-                        + sep.join(["007", "0042", "1"]) + "\n"
-                        + sep.join(["7", "42", "0"]) + "\n")
+    path = _write_bytes(
+        tmp_path / f"q{suffix}",
+        sep.join(["qid", "docno", "label"])
+        + "\n"
+        + sep.join(["007", "0042", "1"])
+        + "\n"
+        + sep.join(["7", "42", "0"])
+        + "\n",
+    )
     qrels = read_qrels(path)
     assert set(qrels) == {("007", "0042", 1.0), ("7", "42", 0.0)}
 
@@ -1009,21 +1187,27 @@ def test_digit_ids_stay_text_in_csv(tmp_path: Path, suffix: str) -> None:
 def test_integer_id_columns_in_parquet_and_jsonl(tmp_path: Path) -> None:
     pq_path = tmp_path / "q.parquet"
     pq.write_table(pa.table({"qid": [1, 2], "docno": [10, 20], "label": [1, 0]}), pq_path)
-    jsonl = _write_bytes(tmp_path / "q.jsonl",
-                         '{"qid": 1, "docno": 10, "label": 1}\n{"qid": 2, "docno": 20, '
-                         '"label": 0}\n')
+    jsonl = _write_bytes(
+        tmp_path / "q.jsonl",
+        '{"qid": 1, "docno": 10, "label": 1}\n{"qid": 2, "docno": 20, "label": 0}\n',
+    )
     expected = Qrels.from_dict({"1": {"10": 1}, "2": {"20": 0}})
     _assert_same(read_qrels(pq_path), expected)
     _assert_same(read_qrels(jsonl), expected)
 
 
 def test_dict_of_dicts_json_as_ranx_and_pytrec_eval_keep_it(tmp_path: Path) -> None:
-    qrels_path = _write_bytes(tmp_path / "qrels.json",
-                              json.dumps({"q_1": {"doc_12": 5, "doc_25": 3}, "007": {"1": 0}}))
-    run_path = _write_bytes(tmp_path / "run.json",
-                            json.dumps({"q_1": {"doc_12": 0.9, "doc_23": 0.8}}))
-    assert set(read_qrels(qrels_path)) == {("q_1", "doc_12", 5.0), ("q_1", "doc_25", 3.0),
-                                           ("007", "1", 0.0)}
+    qrels_path = _write_bytes(
+        tmp_path / "qrels.json", json.dumps({"q_1": {"doc_12": 5, "doc_25": 3}, "007": {"1": 0}})
+    )
+    run_path = _write_bytes(
+        tmp_path / "run.json", json.dumps({"q_1": {"doc_12": 0.9, "doc_23": 0.8}})
+    )
+    assert set(read_qrels(qrels_path)) == {
+        ("q_1", "doc_12", 5.0),
+        ("q_1", "doc_25", 3.0),
+        ("007", "1", 0.0),
+    }
     run = read_run(run_path)
     assert set(run) == {("q_1", "doc_12", 0.9), ("q_1", "doc_23", 0.8)}
     assert run.name == "run.json"

@@ -24,9 +24,29 @@ from ranklens._shared.sizes import format_size, parse_size
 from ranklens.io import read_qrels, read_run
 from tests.helpers import graded_case
 
-METRICS = ["map", "gm_map", "Rprec", "bpref", "recip_rank", "ndcg", "ndcg@10", "ndcg_rel",
-           "P.5", "recall@10", "map@5", "11pt_avg", "num_ret", "num_rel", "num_rel_ret",
-           "success@1", "err@10", "rbp", "infAP", "iprec_at_recall.0.5", "set_F"]
+METRICS = [
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "ndcg",
+    "ndcg@10",
+    "ndcg_rel",
+    "P.5",
+    "recall@10",
+    "map@5",
+    "11pt_avg",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "success@1",
+    "err@10",
+    "rbp",
+    "infAP",
+    "iprec_at_recall.0.5",
+    "set_F",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -37,7 +57,9 @@ def tiny_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stream, "MIN_BLOCK", 300)
 
 
-def _rows(seed: int, duplicates: bool) -> tuple[dict[str, dict[str, int]], list[tuple[str, str, float]]]:
+def _rows(
+    seed: int, duplicates: bool
+) -> tuple[dict[str, dict[str, int]], list[tuple[str, str, float]]]:
     """A random case: graded qrels with negative grades and queries absent from the run,
     a run with ties, unjudged documents, a query without judgments and (with
     ``duplicates``) repeated (query, doc) rows, not next to each other."""
@@ -56,17 +78,28 @@ def _rows(seed: int, duplicates: bool) -> tuple[dict[str, dict[str, int]], list[
     return qrels_d, rows
 
 
-def _write(folder: Path, qrels_d: dict[str, dict[str, int]], rows: list[tuple[str, str, float]],
-           shuffled: bool, seed: int = 0, tags: tuple[str, ...] = ("sys",)) -> tuple[str, str]:
+def _write(
+    folder: Path,
+    qrels_d: dict[str, dict[str, int]],
+    rows: list[tuple[str, str, float]],
+    shuffled: bool,
+    seed: int = 0,
+    tags: tuple[str, ...] = ("sys",),
+) -> tuple[str, str]:
     if shuffled:
         rows = [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))]
     qrels = folder / "qrels.txt"
-    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels_d.items()
-                             for d, g in docs.items()))
+    qrels.write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels_d.items() for d, g in docs.items())
+    )
     run = folder / "run.txt"
-    run.write_text("# a comment line\n" + "".join(
-        f"{q} Q0 {d} {i + 1} {s!r} {tags[i * len(tags) // len(rows)]}\n"
-        for i, (q, d, s) in enumerate(rows)))
+    run.write_text(
+        "# a comment line\n"
+        + "".join(
+            f"{q} Q0 {d} {i + 1} {s!r} {tags[i * len(tags) // len(rows)]}\n"
+            for i, (q, d, s) in enumerate(rows)
+        )
+    )
     return str(qrels), str(run)
 
 
@@ -81,10 +114,12 @@ def _quiet(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
     return out, sorted(str(w.message) for w in caught)
 
 
-def _whole(qrels: str, run: str, metrics: list[str], duplicates: str = "error",
-           **conv: Any) -> ranklens.Result:
-    return ranklens.evaluate(read_qrels(qrels), read_run(run, duplicates=duplicates), metrics,
-                             **conv)
+def _whole(
+    qrels: str, run: str, metrics: list[str], duplicates: str = "error", **conv: Any
+) -> ranklens.Result:
+    return ranklens.evaluate(
+        read_qrels(qrels), read_run(run, duplicates=duplicates), metrics, **conv
+    )
 
 
 def assert_same(got: Any, want: Any) -> None:
@@ -120,32 +155,41 @@ CONVENTIONS = [
 
 
 @pytest.mark.parametrize("shuffled", [False, True], ids=["grouped", "shuffled"])
-@pytest.mark.parametrize("conv", CONVENTIONS, ids=lambda c: ",".join(f"{k}={v}" for k, v in
-                                                                     c.items()) or "default")
-def test_streamed_equals_in_memory(tmp_path: Path, conv: dict[str, Any], shuffled: bool
-                                   ) -> None:
+@pytest.mark.parametrize(
+    "conv", CONVENTIONS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "default"
+)
+def test_streamed_equals_in_memory(tmp_path: Path, conv: dict[str, Any], shuffled: bool) -> None:
     for seed in range(2):
         qrels_d, rows = _rows(seed, duplicates=False)
         qrels, run = _write(tmp_path, qrels_d, rows, shuffled, seed)
         want, want_warnings = _quiet(_whole, qrels, run, METRICS, **conv)
-        got, got_warnings = _quiet(ranklens.evaluate_files, qrels, run, METRICS,
-                                   memory="1MB", **conv)
+        got, got_warnings = _quiet(
+            ranklens.evaluate_files, qrels, run, METRICS, memory="1MB", **conv
+        )
         assert_same(got, want)
         assert got_warnings == want_warnings
 
 
 @pytest.mark.parametrize("shuffled", [False, True], ids=["grouped", "shuffled"])
 @pytest.mark.parametrize("policy", ["first", "last", "max", "error"])
-def test_repeated_pairs_are_found_within_a_query(tmp_path: Path, policy: str,
-                                                 shuffled: bool) -> None:
+def test_repeated_pairs_are_found_within_a_query(
+    tmp_path: Path, policy: str, shuffled: bool
+) -> None:
     """A repeated (query, doc) pair is in one batch (a batch holds whole queries): the
     duplicates rule sees it; 'first'/'last' keep the row the file order says."""
     for seed in range(3):
         qrels_d, rows = _rows(seed, duplicates=True)
         qrels, run = _write(tmp_path, qrels_d, rows, shuffled, seed)
         want, _ = _quiet(_whole, qrels, run, METRICS, duplicates=policy, ties="input")
-        got, _ = _quiet(ranklens.evaluate_files, qrels, run, METRICS, memory="1MB",
-                        duplicates=policy, ties="input")
+        got, _ = _quiet(
+            ranklens.evaluate_files,
+            qrels,
+            run,
+            METRICS,
+            memory="1MB",
+            duplicates=policy,
+            ties="input",
+        )
         if policy == "error" and isinstance(want, ranklens.DuplicateError):
             # the file and the lines of the first repeated pair of its batch; the counts
             # are the batch's, and the message says so
@@ -163,9 +207,11 @@ def test_run_tags_name_the_run_and_several_are_reported_once(tmp_path: Path) -> 
     assert got.run_name == "second"
     assert [w for w in got_warnings if "several run tags" in w] == [
         f"{run}: the run has several run tags (e.g. 'first' and 'second'); it is named "
-        "'second', after its last line, as trec_eval does. Give each system its own file."]
-    named, named_warnings = _quiet(ranklens.evaluate_files, qrels, run, ["map"], memory="1MB",
-                                   name="mine")
+        "'second', after its last line, as trec_eval does. Give each system its own file."
+    ]
+    named, named_warnings = _quiet(
+        ranklens.evaluate_files, qrels, run, ["map"], memory="1MB", name="mine"
+    )
     assert named.run_name == "mine"
     assert not [w for w in named_warnings if "several run tags" in w]
 
@@ -214,28 +260,37 @@ def test_compressed_and_piped_runs_stream(tmp_path: Path, how: str, shuffled: bo
     if how == "gzip file":
         path = str(tmp_path / "run.txt.gz")
         Path(path).write_bytes(gzip.compress(text))
-        got, got_warnings = _quiet(ranklens.evaluate_files, qrels, path, METRICS,
-                                   memory="1MB", missing="zero")
+        got, got_warnings = _quiet(
+            ranklens.evaluate_files, qrels, path, METRICS, memory="1MB", missing="zero"
+        )
     else:
         data = gzip.compress(text) if how == "gzip pipe" else text
         pipe = _pipe(data)
         path = next(pipe)
-        got, got_warnings = _quiet(ranklens.evaluate_files, qrels, path, METRICS,
-                                   memory="1MB", missing="zero", temp_dir=str(tmp_path))
+        got, got_warnings = _quiet(
+            ranklens.evaluate_files,
+            qrels,
+            path,
+            METRICS,
+            memory="1MB",
+            missing="zero",
+            temp_dir=str(tmp_path),
+        )
         next(pipe, None)
         assert not [p for p in os.listdir(tmp_path) if p.startswith("ranklens-")]  # spill gone
     assert_same(got, want)
     assert got_warnings == want_warnings
 
 
-def test_a_file_that_fits_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                                        ) -> None:
+def test_a_file_that_fits_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     qrels_d, rows = _rows(6, duplicates=False)
     qrels, run = _write(tmp_path, qrels_d, rows, True)
     monkeypatch.setattr(stream, "Source", None)  # streaming would fail
     assert stream.fits_in_memory(run, "1GB")
-    assert_same(_quiet(ranklens.evaluate_files, qrels, run, METRICS, memory="1GB")[0],
-                _quiet(_whole, qrels, run, METRICS)[0])
+    assert_same(
+        _quiet(ranklens.evaluate_files, qrels, run, METRICS, memory="1GB")[0],
+        _quiet(_whole, qrels, run, METRICS)[0],
+    )
 
 
 def test_without_duckdb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -253,8 +308,10 @@ def test_without_duckdb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(builtins, "__import__", no_duckdb)
     qrels_d, rows = _rows(7, duplicates=False)
     qrels, run = _write(tmp_path, qrels_d, rows, False)
-    assert_same(_quiet(ranklens.evaluate_files, qrels, run, ["map"], memory="1MB")[0],
-                _quiet(_whole, qrels, run, ["map"])[0])
+    assert_same(
+        _quiet(ranklens.evaluate_files, qrels, run, ["map"], memory="1MB")[0],
+        _quiet(_whole, qrels, run, ["map"])[0],
+    )
     qrels, run = _write(tmp_path, qrels_d, rows, True, 7)
     got, _ = _quiet(ranklens.evaluate_files, qrels, run, ["map"], memory="1MB")
     assert isinstance(got, ranklens.errors.MissingDependencyError)
@@ -276,9 +333,18 @@ def test_an_empty_run_is_named(tmp_path: Path) -> None:
     assert_same(got, _quiet(_whole, qrels, run, ["map"])[0])
 
 
-@pytest.mark.parametrize(("text", "size"), [
-    ("500MB", 500 * 10**6), ("2GB", 2 * 10**9), ("1.5 GiB", 3 * 2**29), ("64k", 2**16),
-    ("100", 100), (" 3 mib ", 3 * 2**20), (2**30, 2**30)])
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        ("500MB", 500 * 10**6),
+        ("2GB", 2 * 10**9),
+        ("1.5 GiB", 3 * 2**29),
+        ("64k", 2**16),
+        ("100", 100),
+        (" 3 mib ", 3 * 2**20),
+        (2**30, 2**30),
+    ],
+)
 def test_sizes(text: Any, size: int) -> None:
     assert parse_size(text) == size
 
@@ -307,14 +373,18 @@ def test_format_size() -> None:
     assert format_size(12) == "12 B"
 
 
-def _write_table(folder: Path, rows: list[tuple[str, str, float]], fmt: str, shuffled: bool,
-                 seed: int = 0) -> str:
+def _write_table(
+    folder: Path, rows: list[tuple[str, str, float]], fmt: str, shuffled: bool, seed: int = 0
+) -> str:
     if shuffled:
         rows = [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))]
     sep = "," if fmt == "csv" else "\t"
     path = folder / f"run.{fmt}"
-    path.write_text(sep.join(("score", "user_id", "item_id")) + "\n" + "".join(
-        f"{s!r}{sep}{q}{sep}{d}\n" for q, d, s in rows))
+    path.write_text(
+        sep.join(("score", "user_id", "item_id"))
+        + "\n"
+        + "".join(f"{s!r}{sep}{q}{sep}{d}\n" for q, d, s in rows)
+    )
     return str(path)
 
 
@@ -327,13 +397,23 @@ def test_csv_and_tsv_runs_stream(tmp_path: Path, fmt: str, shuffled: bool) -> No
         run = _write_table(tmp_path, rows, fmt, shuffled, seed)
         dup = "last" if seed == 1 else "error"
         want, want_warnings = _quiet(_whole, qrels, run, METRICS, duplicates=dup, **conv)
-        got, got_warnings = _quiet(ranklens.evaluate_files, qrels, run, METRICS,
-                                   memory="1MB", duplicates=dup, **conv)
+        got, got_warnings = _quiet(
+            ranklens.evaluate_files, qrels, run, METRICS, memory="1MB", duplicates=dup, **conv
+        )
         assert_same(got, want)
         assert got_warnings == want_warnings
         pipe = _pipe(Path(run).read_bytes())
-        piped, _ = _quiet(ranklens.evaluate_files, qrels, next(pipe), METRICS, memory="1MB",
-                          duplicates=dup, run_format=fmt, name=want.run_name, **conv)
+        piped, _ = _quiet(
+            ranklens.evaluate_files,
+            qrels,
+            next(pipe),
+            METRICS,
+            memory="1MB",
+            duplicates=dup,
+            run_format=fmt,
+            name=want.run_name,
+            **conv,
+        )
         next(pipe, None)
         assert_same(piped, want)
 
@@ -351,8 +431,10 @@ def test_csv_errors_name_the_line(tmp_path: Path, shuffled: bool) -> None:
     assert f"{run}:{len(broken) - 5}: the score 'high' is not a number" in str(want)
     assert_same(got, want)
     Path(run).write_text(lines[0])
-    assert_same(_quiet(ranklens.evaluate_files, qrels, run, ["map"], memory="1MB")[0],
-                _quiet(_whole, qrels, run, ["map"])[0])
+    assert_same(
+        _quiet(ranklens.evaluate_files, qrels, run, ["map"], memory="1MB")[0],
+        _quiet(_whole, qrels, run, ["map"])[0],
+    )
     with pytest.raises(ranklens.InputError, match="Pass doc=<name>"):
         ranklens.evaluate_files(qrels, run, ["map"], memory="1MB", doc="nope")
 
@@ -374,8 +456,9 @@ def test_a_regrouped_table_names_the_line_of_a_bad_score(tmp_path: Path, fmt: st
         import pyarrow.csv as pacsv
         import pyarrow.parquet as pq
 
-        table = pacsv.read_csv(run, convert_options=pacsv.ConvertOptions(
-            column_types={"score": pa.string()}))
+        table = pacsv.read_csv(
+            run, convert_options=pacsv.ConvertOptions(column_types={"score": pa.string()})
+        )
         run = str(tmp_path / "run.parquet")
         pq.write_table(table, run)
         where = f"{run}:{middle - 1}"  # rows counted from 0
@@ -398,12 +481,22 @@ def test_parquet_runs_stream(tmp_path: Path, shuffled: bool) -> None:
     if shuffled:
         rows = [rows[i] for i in np.random.default_rng(13).permutation(len(rows))]
     run = str(tmp_path / "run.parquet")
-    pq.write_table(pa.table({"qid": [q for q, _, _ in rows], "docno": [d for _, d, _ in rows],
-                             "score": [s for _, _, s in rows]}), run, row_group_size=7)
+    pq.write_table(
+        pa.table(
+            {
+                "qid": [q for q, _, _ in rows],
+                "docno": [d for _, d, _ in rows],
+                "score": [s for _, _, s in rows],
+            }
+        ),
+        run,
+        row_group_size=7,
+    )
     for conv in CONVENTIONS[:3]:
         want, want_warnings = _quiet(_whole, qrels, run, METRICS, **conv)
-        got, got_warnings = _quiet(ranklens.evaluate_files, qrels, run, METRICS,
-                                   memory="1MB", **conv)
+        got, got_warnings = _quiet(
+            ranklens.evaluate_files, qrels, run, METRICS, memory="1MB", **conv
+        )
         assert_same(got, want)
         assert got_warnings == want_warnings
 
@@ -412,17 +505,20 @@ def test_a_json_run_over_the_budget_is_refused(tmp_path: Path) -> None:
     qrels_d, rows = _rows(14, duplicates=False)
     qrels, _ = _write(tmp_path, qrels_d, rows, False)
     run = tmp_path / "run.jsonl"
-    run.write_text("".join(f'{{"query": "{q}", "doc": "{d}", "score": {s!r}}}\n'
-                           for q, d, s in rows))
+    run.write_text(
+        "".join(f'{{"query": "{q}", "doc": "{d}", "score": {s!r}}}\n' for q, d, s in rows)
+    )
     with pytest.raises(ranklens.InputError, match=r"read whole.*TREC, CSV, TSV or Parquet"):
         ranklens.evaluate_files(qrels, str(run), ["map"], memory="1MB")
-    assert_same(_quiet(ranklens.evaluate_files, qrels, str(run), ["map"], memory="2GB")[0],
-                _quiet(_whole, qrels, str(run), ["map"])[0])
+    assert_same(
+        _quiet(ranklens.evaluate_files, qrels, str(run), ["map"], memory="2GB")[0],
+        _quiet(_whole, qrels, str(run), ["map"])[0],
+    )
 
 
-def test_duckdb_out_of_memory_is_one_error_naming_memory(tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+def test_duckdb_out_of_memory_is_one_error_naming_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import ranklens.io._partition as partition
 
     qrels_d, rows = _rows(15, duplicates=False)
@@ -434,13 +530,13 @@ def test_duckdb_out_of_memory_is_one_error_naming_memory(tmp_path: Path,
             super().add(rows)
 
     monkeypatch.setattr(partition, "Partitioner", Failing)
-    with pytest.raises(ranklens.RanklensError,
-                       match=r"grouping the ungrouped run .* failed: .*memory='\.\.\.'"):
+    with pytest.raises(
+        ranklens.RanklensError, match=r"grouping the ungrouped run .* failed: .*memory='\.\.\.'"
+    ):
         ranklens.evaluate_files(qrels, run, ["map"], memory="1MB")
 
 
-def test_the_default_budget_is_half_the_available_memory(monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+def test_the_default_budget_is_half_the_available_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     from ranklens._shared.sizes import available_memory
 
     free = available_memory()
@@ -457,12 +553,12 @@ def test_temp_dir_must_be_a_folder(tmp_path: Path) -> None:
     qrels_d, rows = _rows(16, duplicates=False)
     qrels, run = _write(tmp_path, qrels_d, rows, True, 16)
     with pytest.raises(ranklens.InputError, match=r"temp_dir='.*nope' is not a folder"):
-        ranklens.evaluate_files(qrels, run, ["map"], memory="1MB",
-                                temp_dir=str(tmp_path / "nope"))
+        ranklens.evaluate_files(qrels, run, ["map"], memory="1MB", temp_dir=str(tmp_path / "nope"))
 
 
-def test_a_temp_dir_without_room_is_one_error(tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_temp_dir_without_room_is_one_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # a folder that cannot be written to (e.g. /proc, read-only) ended in mkdtemp's OSError
     qrels_d, rows = _rows(16, duplicates=False)
     qrels, run = _write(tmp_path, qrels_d, rows, True, 16)
@@ -484,8 +580,10 @@ def test_streamed_csv_parse_errors_name_the_line(tmp_path: Path, shuffled: bool)
     run = _write_table(tmp_path, rows, "csv", shuffled, 17)
     lines = Path(run).read_bytes().splitlines(keepends=True)
     middle = len(lines) // 2
-    for bad, what in ((b"0.5,q1,dx,more\n", "expected 3 fields like the header, found 4"),
-                      (b"0.5,q1,d\xff\n", "the file is not valid UTF-8 text")):
+    for bad, what in (
+        (b"0.5,q1,dx,more\n", "expected 3 fields like the header, found 4"),
+        (b"0.5,q1,d\xff\n", "the file is not valid UTF-8 text"),
+    ):
         Path(run).write_bytes(b"".join([*lines[:middle], bad, *lines[middle:]]))
         with pytest.raises(ranklens.InputError) as whole:
             _whole(qrels, run, ["map"])

@@ -28,12 +28,20 @@ smprop = pytest.importorskip("statsmodels.stats.proportion")
 smtest = pytest.importorskip("statsmodels.stats.multitest")
 
 DAY = 86_400.0
-METRICS = ["conversion=proportion(purchase)", "revenue=mean(purchase)",
-           "ctr=ratio(count(click), count(impression))"]
+METRICS = [
+    "conversion=proportion(purchase)",
+    "revenue=mean(purchase)",
+    "ctr=ratio(count(click), count(impression))",
+]
 
 
-def make_logs(seed: int = 0, n: int = 3000, variants: tuple[str, ...] = ("control", "treatment"),
-              lift: float = 0.0, numeric_time: bool = False) -> tuple[Any, Any]:
+def make_logs(
+    seed: int = 0,
+    n: int = 3000,
+    variants: tuple[str, ...] = ("control", "treatment"),
+    lift: float = 0.0,
+    numeric_time: bool = False,
+) -> tuple[Any, Any]:
     """Exposure and event logs of a simulated experiment.
 
     Units have 1-3 exposure rows; impressions, clicks and purchases after the
@@ -47,9 +55,10 @@ def make_logs(seed: int = 0, n: int = 3000, variants: tuple[str, ...] = ("contro
     ex_unit = np.repeat(units, reps)
     ex_var = np.repeat(variant, reps)
     ex_time = np.repeat(t0, reps) + rng.uniform(0, DAY, reps.sum()) * (
-        np.arange(reps.sum()) != np.repeat(np.cumsum(reps) - reps, reps))
+        np.arange(reps.sum()) != np.repeat(np.cumsum(reps) - reps, reps)
+    )
     treat = var_idx > 0
-    activity = rng.gamma(2.0, 1.0, n)                  # shared by pre and post periods
+    activity = rng.gamma(2.0, 1.0, n)  # shared by pre and post periods
     imps = rng.poisson(3 * activity)
     ctr = rng.beta(1, 9, n) * np.where(treat, 1 + lift, 1.0)
     clicks = rng.binomial(imps, np.minimum(ctr, 1))
@@ -74,8 +83,14 @@ def make_logs(seed: int = 0, n: int = 3000, variants: tuple[str, ...] = ("contro
     add(pre_imps, "impression", True, None)
     add(pre_clicks, "click", True, None)
     exposures = pd.DataFrame({"unit": ex_unit, "variant": ex_var, "time": ex_time})
-    events = pd.DataFrame({"unit": np.concatenate(rows_u), "time": np.concatenate(rows_t),
-                           "event": np.concatenate(rows_e), "value": np.concatenate(rows_v)})
+    events = pd.DataFrame(
+        {
+            "unit": np.concatenate(rows_u),
+            "time": np.concatenate(rows_t),
+            "event": np.concatenate(rows_e),
+            "value": np.concatenate(rows_v),
+        }
+    )
     if not numeric_time:
         base = pd.Timestamp("2024-03-01", tz="UTC")
         exposures["time"] = base + pd.to_timedelta(exposures["time"], unit="s")
@@ -85,16 +100,18 @@ def make_logs(seed: int = 0, n: int = 3000, variants: tuple[str, ...] = ("contro
 
 def per_unit(exposures: Any, events: Any) -> Any:
     """Independent computation of every unit's metric inputs with pandas."""
-    first = exposures.sort_values("time").groupby("unit").agg(
-        variant=("variant", "first"), t0=("time", "first"))
+    first = (
+        exposures.sort_values("time")
+        .groupby("unit")
+        .agg(variant=("variant", "first"), t0=("time", "first"))
+    )
     ev = events.merge(first, left_on="unit", right_index=True, how="inner")
     ev = ev[ev["time"] >= ev["t0"]]
     out = first.copy()
     for name in ("purchase", "click", "impression"):
         sel = ev[ev["event"] == name]
         out[f"{name}_n"] = sel.groupby("unit").size().reindex(out.index, fill_value=0)
-        out[f"{name}_sum"] = sel.groupby("unit")["value"].sum().reindex(out.index,
-                                                                      fill_value=0.0)
+        out[f"{name}_sum"] = sel.groupby("unit")["value"].sum().reindex(out.index, fill_value=0.0)
     return out
 
 
@@ -145,8 +162,9 @@ def test_results_match_independent_computation() -> None:
     adj = smtest.multipletests([conv.p_value, rev.p_value, ctr.p_value], method="holm")[1]
     assert [conv.p_adjusted, rev.p_adjusted, ctr.p_adjusted] == pytest.approx(list(adj))
     for cmp in (conv, rev, ctr):
-        want = ("inconclusive" if cmp.p_adjusted >= 0.05 else
-                "increase" if cmp.diff > 0 else "decrease")
+        want = (
+            "inconclusive" if cmp.p_adjusted >= 0.05 else "increase" if cmp.diff > 0 else "decrease"
+        )
         assert cmp.verdict == want
     pre = events.merge(u[["t0"]], left_on="unit", right_index=True)
     assert res.report.pre_exposure_event_rows == int((pre["time"] < pre["t0"]).sum())
@@ -159,13 +177,17 @@ def test_pandas_polars_and_arrow_inputs_agree() -> None:
     exposures, events = make_logs(2, n=800)
     want = analyze(exposures, events, METRICS).to_dict()["comparisons"]
     ex2 = exposures.rename(columns={"unit": "user_id", "variant": "arm", "time": "ts"})
-    ev2 = events.rename(columns={"unit": "user_id", "time": "ts", "event": "type",
-                                 "value": "amount"})
-    for ex, ev in ((pl.from_pandas(ex2), pl.from_pandas(ev2)),
-                   (pa.Table.from_pandas(ex2), pa.Table.from_pandas(ev2)),
-                   (pl.from_pandas(ex2).lazy(), pl.from_pandas(ev2).lazy())):
-        got = analyze(ex, ev, METRICS, unit="user_id", variant="arm", time="ts",
-                      event="type", value="amount")
+    ev2 = events.rename(
+        columns={"unit": "user_id", "time": "ts", "event": "type", "value": "amount"}
+    )
+    for ex, ev in (
+        (pl.from_pandas(ex2), pl.from_pandas(ev2)),
+        (pa.Table.from_pandas(ex2), pa.Table.from_pandas(ev2)),
+        (pl.from_pandas(ex2).lazy(), pl.from_pandas(ev2).lazy()),
+    ):
+        got = analyze(
+            ex, ev, METRICS, unit="user_id", variant="arm", time="ts", event="type", value="amount"
+        )
         assert got.to_dict()["comparisons"] == want
 
 
@@ -174,20 +196,33 @@ def test_several_variants_and_corrections() -> None:
     metrics = ["conversion=proportion(purchase)", "ctr=ratio(count(click), count(impression))"]
     res = analyze(exposures, events, metrics, correction="holm")
     assert [(c.metric, c.variant) for c in res.comparisons] == [
-        ("conversion", "a"), ("conversion", "b"), ("ctr", "a"), ("ctr", "b")]
+        ("conversion", "a"),
+        ("conversion", "b"),
+        ("ctr", "a"),
+        ("ctr", "b"),
+    ]
     p = [c.p_value for c in res.comparisons]
     assert [c.p_adjusted for c in res.comparisons] == pytest.approx(
-        list(smtest.multipletests(p, method="holm")[1]))
-    for method, sm in (("none", ""), ("bonferroni", "bonferroni"), ("bh", "fdr_bh"),
-                       ("by", "fdr_by")):
+        list(smtest.multipletests(p, method="holm")[1])
+    )
+    for method, sm in (
+        ("none", ""),
+        ("bonferroni", "bonferroni"),
+        ("bh", "fdr_bh"),
+        ("by", "fdr_by"),
+    ):
         r = analyze(exposures, events, metrics, correction=method)
         want = p if method == "none" else list(smtest.multipletests(p, method=sm)[1])
         assert [c.p_adjusted for c in r.comparisons] == pytest.approx(want)
-    with pytest.warns(RanklensDeprecationWarning, match=r"^analyze: correction='fdr_bh' is "
-                                                        r"deprecated .*; pass correction='bh'$"):
+    with pytest.warns(
+        RanklensDeprecationWarning,
+        match=r"^analyze: correction='fdr_bh' is "
+        r"deprecated .*; pass correction='bh'$",
+    ):
         old = analyze(exposures, events, metrics, correction="fdr_bh")
     assert old.correction == "bh" and [c.p_adjusted for c in old.comparisons] == pytest.approx(
-        list(smtest.multipletests(p, method="fdr_bh")[1]))
+        list(smtest.multipletests(p, method="fdr_bh")[1])
+    )
     assert {g.variant for g in res.groups} == {"control", "a", "b"}
 
 
@@ -209,25 +244,32 @@ def test_sample_ratio_mismatch_warns_before_results() -> None:
     exposures, events = make_logs(5, n=4000)
     keep = ~((exposures["variant"] == "treatment") & (exposures["unit"].str[-1] < "2"))
     with pytest.warns(RanklensWarning, match="SAMPLE RATIO MISMATCH") as rec:
-        res = analyze(exposures[keep], events, METRICS[:1],
-                      plan={"control": 1, "treatment": 1})
+        res = analyze(exposures[keep], events, METRICS[:1], plan={"control": 1, "treatment": 1})
     assert res.srm.mismatch and res.srm.p_value < 1e-3
     assert str(rec[0].message).startswith("SAMPLE RATIO MISMATCH")
     counts = res.report.units_per_variant
     ref = stats.chisquare([counts["control"], counts["treatment"]])
     assert res.srm.p_value == pytest.approx(ref.pvalue)
     # unequal planned weights are respected
-    res2 = analyze(exposures[keep], events, METRICS[:1], plan={"control": counts["control"],
-                                                               "treatment": counts["treatment"]})
+    res2 = analyze(
+        exposures[keep],
+        events,
+        METRICS[:1],
+        plan={"control": counts["control"], "treatment": counts["treatment"]},
+    )
     assert not res2.srm.mismatch
 
 
 def test_events_of_unexposed_units_are_reported_and_excluded() -> None:
     exposures, events = make_logs(6, n=500)
-    ghosts = pd.DataFrame({"unit": ["ghost1", "ghost2", "ghost1"],
-                           "time": events["time"].iloc[:3].to_numpy(),
-                           "event": ["purchase", "click", "impression"],
-                           "value": [100.0, 1.0, 1.0]})
+    ghosts = pd.DataFrame(
+        {
+            "unit": ["ghost1", "ghost2", "ghost1"],
+            "time": events["time"].iloc[:3].to_numpy(),
+            "event": ["purchase", "click", "impression"],
+            "value": [100.0, 1.0, 1.0],
+        }
+    )
     clean = analyze(exposures, events, METRICS)
     dirty = analyze(exposures, pd.concat([events, ghosts]), METRICS)
     assert dirty.report.unexposed_event_rows == 3
@@ -242,8 +284,13 @@ def test_units_exposed_to_two_variants_follow_the_policy() -> None:
     first = exposures.sort_values("time").groupby("unit").first()
     leaker = first.index[0]
     other = "treatment" if first.loc[leaker, "variant"] == "control" else "control"
-    leak = pd.DataFrame({"unit": [leaker], "variant": [other],
-                         "time": [first.loc[leaker, "time"] + pd.Timedelta(hours=1)]})
+    leak = pd.DataFrame(
+        {
+            "unit": [leaker],
+            "variant": [other],
+            "time": [first.loc[leaker, "time"] + pd.Timedelta(hours=1)],
+        }
+    )
     dirty = pd.concat([exposures, leak])
     with pytest.warns(RanklensWarning, match="more than one variant"):
         excl = analyze(dirty, events, METRICS)
@@ -253,8 +300,10 @@ def test_units_exposed_to_two_variants_follow_the_policy() -> None:
     assert excl.to_dict()["comparisons"] == without.to_dict()["comparisons"]
     with pytest.warns(RanklensWarning, match="kept each one's first variant"):
         kept = analyze(dirty, events, METRICS, multiple_exposures="first")
-    assert kept.to_dict()["comparisons"] == analyze(exposures, events, METRICS).to_dict()[
-        "comparisons"]
+    assert (
+        kept.to_dict()["comparisons"]
+        == analyze(exposures, events, METRICS).to_dict()["comparisons"]
+    )
     with pytest.raises(InputError, match=f"e.g. '{leaker}'.*multiple_exposures='exclude'"):
         analyze(dirty, events, METRICS, multiple_exposures="error")
 
@@ -269,8 +318,10 @@ def test_variants_the_plan_does_not_know() -> None:
     assert res.report.unknown_variant_rows == n_oops
     assert res.report.unknown_variants == ("oops",)
     sub = exposures[exposures["variant"] != "oops"]
-    assert res.to_dict()["comparisons"] == analyze(sub, events, METRICS,
-                                                   plan=plan).to_dict()["comparisons"]
+    assert (
+        res.to_dict()["comparisons"]
+        == analyze(sub, events, METRICS, plan=plan).to_dict()["comparisons"]
+    )
 
 
 def test_empty_groups_are_not_computed() -> None:
@@ -298,35 +349,77 @@ def test_control_must_be_identifiable() -> None:
         analyze(exposures, events, METRICS, control="c")
 
 
-@pytest.mark.parametrize(("mutate", "kwargs", "exc", "match"), [
-    (lambda ex, ev: (ex.drop(columns="variant"), ev), {}, InputError,
-     r"no column named 'variant'.*Pass variant=<column name>"),
-    (lambda ex, ev: (ex.assign(unit=[None, *list(ex["unit"].iloc[1:])]), ev), {}, InputError,
-     "missing"),
-    (lambda ex, ev: (ex, ev.assign(value=[np.nan, *list(ev["value"].iloc[1:])])), {},
-     InputError, "NaN or infinite"),
-    (lambda ex, ev: (ex, ev.assign(time=np.arange(len(ev), dtype=float))), {}, InputError,
-     "convert both to the same kind"),
-    (lambda ex, ev: (ex.iloc[:0], ev), {}, InputError, "no rows"),
-    (lambda ex, ev: (ex, ev), {"metrics": ["conversion=proportion(purchse)"]}, InputError,
-     "Did you mean 'purchase'"),
-    (lambda ex, ev: (ex, ev), {"metrics": ["x=mean(click)", "x=mean(purchase)"]}, InputError,
-     "used twice"),
-    (lambda ex, ev: (ex, ev), {"metrics": ["x=median(click)"]}, MetricNameError,
-     "unknown metric kind"),
-    (lambda ex, ev: (ex, ev), {"correction": "tukey"}, InputError, "correction='tukey'"),
-    (lambda ex, ev: (ex, ev), {"multiple_exposures": "last"}, InputError, "not a policy"),
-    (lambda ex, ev: (ex, ev), {"alpha": 0}, InputError, "alpha"),
-    (lambda ex, ev: (ex, ev), {"plan": {"control": 1}}, InputError, "at least two variants"),
-    (lambda ex, ev: (ex, ev), {"plan": {"control": 1, "treatment": 1}, "control": "zzz"},
-     InputError, "not a variant of the plan"),
-    (lambda ex, ev: (ex, ev), {"tau": {"other": 1.0}, "sequential": True}, InputError,
-     "tau has no entry for metric"),
-    (lambda ex, ev: (ex, ev), {"look_every": "fortnightly", "sequential": True}, InputError,
-     "cannot read 'fortnightly' as a duration"),
-])
-def test_bad_input(mutate: Any, kwargs: dict[str, Any], exc: type[Exception],
-                   match: str) -> None:
+@pytest.mark.parametrize(
+    ("mutate", "kwargs", "exc", "match"),
+    [
+        (
+            lambda ex, ev: (ex.drop(columns="variant"), ev),
+            {},
+            InputError,
+            r"no column named 'variant'.*Pass variant=<column name>",
+        ),
+        (
+            lambda ex, ev: (ex.assign(unit=[None, *list(ex["unit"].iloc[1:])]), ev),
+            {},
+            InputError,
+            "missing",
+        ),
+        (
+            lambda ex, ev: (ex, ev.assign(value=[np.nan, *list(ev["value"].iloc[1:])])),
+            {},
+            InputError,
+            "NaN or infinite",
+        ),
+        (
+            lambda ex, ev: (ex, ev.assign(time=np.arange(len(ev), dtype=float))),
+            {},
+            InputError,
+            "convert both to the same kind",
+        ),
+        (lambda ex, ev: (ex.iloc[:0], ev), {}, InputError, "no rows"),
+        (
+            lambda ex, ev: (ex, ev),
+            {"metrics": ["conversion=proportion(purchse)"]},
+            InputError,
+            "Did you mean 'purchase'",
+        ),
+        (
+            lambda ex, ev: (ex, ev),
+            {"metrics": ["x=mean(click)", "x=mean(purchase)"]},
+            InputError,
+            "used twice",
+        ),
+        (
+            lambda ex, ev: (ex, ev),
+            {"metrics": ["x=median(click)"]},
+            MetricNameError,
+            "unknown metric kind",
+        ),
+        (lambda ex, ev: (ex, ev), {"correction": "tukey"}, InputError, "correction='tukey'"),
+        (lambda ex, ev: (ex, ev), {"multiple_exposures": "last"}, InputError, "not a policy"),
+        (lambda ex, ev: (ex, ev), {"alpha": 0}, InputError, "alpha"),
+        (lambda ex, ev: (ex, ev), {"plan": {"control": 1}}, InputError, "at least two variants"),
+        (
+            lambda ex, ev: (ex, ev),
+            {"plan": {"control": 1, "treatment": 1}, "control": "zzz"},
+            InputError,
+            "not a variant of the plan",
+        ),
+        (
+            lambda ex, ev: (ex, ev),
+            {"tau": {"other": 1.0}, "sequential": True},
+            InputError,
+            "tau has no entry for metric",
+        ),
+        (
+            lambda ex, ev: (ex, ev),
+            {"look_every": "fortnightly", "sequential": True},
+            InputError,
+            "cannot read 'fortnightly' as a duration",
+        ),
+    ],
+)
+def test_bad_input(mutate: Any, kwargs: dict[str, Any], exc: type[Exception], match: str) -> None:
     exposures, events = make_logs(11, n=200)
     ex, ev = mutate(exposures, events)
     metrics = kwargs.pop("metrics", METRICS[:2])
@@ -384,8 +477,12 @@ def test_cuped_matches_its_definition_and_reduces_variance() -> None:
 
 def test_cuped_ratio_metric_uses_linearised_values() -> None:
     exposures, events = make_logs(15, n=4000)
-    res = analyze(exposures, events, ["imp=ratio(click, impression)",
-                                      "views=mean(count(impression))"], cuped=True)
+    res = analyze(
+        exposures,
+        events,
+        ["imp=ratio(click, impression)", "views=mean(count(impression))"],
+        cuped=True,
+    )
     ctr = res.get("imp", "treatment")
     assert ctr.test == "CUPED delta-method z-test"
     assert np.isfinite(ctr.p_value) and ctr.cuped_theta is not None and ctr.cuped_theta > 0
@@ -395,8 +492,7 @@ def test_cuped_ratio_metric_uses_linearised_values() -> None:
     pre = events.merge(u[["t0"]], left_on="unit", right_index=True)
     pre = pre[pre["time"] < pre["t0"]]
     xp = pre[pre["event"] == "click"].groupby("unit").size().reindex(u.index, fill_value=0)
-    yp = pre[pre["event"] == "impression"].groupby("unit").size().reindex(u.index,
-                                                                          fill_value=0)
+    yp = pre[pre["event"] == "impression"].groupby("unit").size().reindex(u.index, fill_value=0)
     cov = ((xp - xp.sum() / yp.sum() * yp) / yp.mean()).to_numpy(float)
     lin = np.zeros(len(u))
     t = (u["variant"] == "treatment").to_numpy()
@@ -416,8 +512,7 @@ def test_cuped_ratio_metric_uses_linearised_values() -> None:
     plain = analyze(exposures, events, ["imp=ratio(click, impression)"]).get("imp", "treatment")
     assert ctr.ci_upper - ctr.ci_lower < plain.ci_upper - plain.ci_lower
     # a covariate without variation changes nothing: plain test, with a note
-    no_pre = analyze(exposures, events, ["conv=proportion(purchase)"], cuped=True,
-                     pre_window="1s")
+    no_pre = analyze(exposures, events, ["conv=proportion(purchase)"], cuped=True, pre_window="1s")
     assert no_pre.get("conv", "treatment").test == "two-proportion z-test"
     assert any("does not vary" in n for n in no_pre.report.notes)
     views = res.get("views", "treatment")
@@ -429,20 +524,23 @@ def test_cuped_ratio_metric_uses_linearised_values() -> None:
 # ---------------------------------------------------------------------------------------
 def test_sequential_trace_matches_an_independent_recomputation() -> None:
     exposures, events = make_logs(16, n=1500, lift=0.2, numeric_time=True)
-    res = analyze(exposures, events, ["views=mean(count(impression))"], sequential=True,
-                  look_every=DAY)
+    res = analyze(
+        exposures, events, ["views=mean(count(impression))"], sequential=True, look_every=DAY
+    )
     trace = res.sequential[0] if res.sequential else None
     assert trace is not None and trace.metric == "views"
-    first = exposures.sort_values("time").groupby("unit").agg(
-        variant=("variant", "first"), t0=("time", "first"))
+    first = (
+        exposures.sort_values("time")
+        .groupby("unit")
+        .agg(variant=("variant", "first"), t0=("time", "first"))
+    )
     ev = events.merge(first, left_on="unit", right_index=True)
     ev = ev[(ev["event"] == "impression") & (ev["time"] >= ev["t0"])]
     start = first["t0"].min()
     diffs, varis = [], []
     for look in trace.looks:
         units = first[first["t0"] < look]
-        counts = ev[ev["time"] < look].groupby("unit").size().reindex(units.index,
-                                                                       fill_value=0)
+        counts = ev[ev["time"] < look].groupby("unit").size().reindex(units.index, fill_value=0)
         t = counts[units["variant"] == "treatment"]
         c = counts[units["variant"] == "control"]
         diffs.append(t.mean() - c.mean())
@@ -463,12 +561,16 @@ def test_sequential_trace_matches_an_independent_recomputation() -> None:
 
 def test_sequential_with_timestamps_defaults_to_daily_looks() -> None:
     exposures, events = make_logs(17, n=800)
-    res = analyze(exposures, events, METRICS, sequential=True, tau={"conversion": 0.01,
-                                                                    "revenue": 1.0,
-                                                                    "ctr": 0.01})
+    res = analyze(
+        exposures,
+        events,
+        METRICS,
+        sequential=True,
+        tau={"conversion": 0.01, "revenue": 1.0, "ctr": 0.01},
+    )
     assert res.sequential is not None and len(res.sequential) == 3
     trace = res.sequential[0]
-    assert 9 <= len(trace.looks) <= 11        # ~10 days of data
+    assert 9 <= len(trace.looks) <= 11  # ~10 days of data
     assert str(trace.looks[0]).endswith("Z")
     assert all(b <= a for a, b in zip(trace.p_value, trace.p_value[1:], strict=False))
     assert trace.tau == 0.01
@@ -480,9 +582,11 @@ def test_sequential_with_timestamps_defaults_to_daily_looks() -> None:
 # packaging
 # ---------------------------------------------------------------------------------------
 def test_importing_online_does_not_import_scipy_or_statsmodels() -> None:
-    code = ("import sys, ranklens, ranklens.online; "
-            "bad = [m for m in ('scipy', 'statsmodels') if m in sys.modules]; "
-            "assert not bad, bad")
+    code = (
+        "import sys, ranklens, ranklens.online; "
+        "bad = [m for m in ('scipy', 'statsmodels') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 

@@ -75,8 +75,10 @@ def test_fnv_matches_definition(salt: str) -> None:
 
 def test_fnv_random_lengths_match_definition() -> None:
     rng = np.random.default_rng(3)
-    ids = ["".join(chr(c) for c in rng.integers(32, 0x3000, size=int(n)))
-           for n in rng.integers(0, 60, size=500)]
+    ids = [
+        "".join(chr(c) for c in rng.integers(32, 0x3000, size=int(n)))
+        for n in rng.integers(0, 60, size=500)
+    ]
     got = hash_units(ids, "s", algorithm="fnv1a-fmix64")
     assert [int(x) for x in got] == [fnv_fmix_reference(f"s:{u}".encode()) for u in ids]
 
@@ -92,14 +94,22 @@ def test_input_containers_agree() -> None:
     pl = pytest.importorskip("polars")
     ids = [f"u{i}" for i in range(100)]
     want = hash_units(ids, "s").tolist()
-    for container in (np.array(ids, dtype=object), pd.Series(ids), pl.Series(ids),
-                      pa.array(ids), pa.chunked_array([ids[:50], ids[50:]]),
-                      pa.array(ids, type=pa.large_string()), pa.array(ids).slice(0)):
+    for container in (
+        np.array(ids, dtype=object),
+        pd.Series(ids),
+        pl.Series(ids),
+        pa.array(ids),
+        pa.chunked_array([ids[:50], ids[50:]]),
+        pa.array(ids, type=pa.large_string()),
+        pa.array(ids).slice(0),
+    ):
         assert hash_units(container, "s").tolist() == want
     sliced = pa.array(["zzz", *ids]).slice(1)
     for alg in ("sha256", "fnv1a-fmix64"):
-        assert hash_units(sliced, "s", algorithm=alg).tolist() == \
-            hash_units(ids, "s", algorithm=alg).tolist()
+        assert (
+            hash_units(sliced, "s", algorithm=alg).tolist()
+            == hash_units(ids, "s", algorithm=alg).tolist()
+        )
 
 
 def test_bucket_units_is_hash_mod_buckets() -> None:
@@ -129,14 +139,25 @@ print(json.dumps({k: res[k].codes.tolist() for k in res}))
 @pytest.mark.parametrize("algorithm", ["sha256", "fnv1a-fmix64"])
 def test_same_assignment_in_another_process(algorithm: str) -> None:
     env = dict(os.environ, PYTHONHASHSEED="12345")
-    out = subprocess.run([sys.executable, "-c", _CHILD, algorithm], capture_output=True,
-                         text=True, env=env, check=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, algorithm],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=120,
+    )
     theirs = json.loads(out.stdout)
     ids = [f"unit-{i}" for i in range(20000)]
-    plan = Plan([Experiment("exp-a", {"control": 1, "treatment": 2}),
-                 Experiment("exp-b", ["a", "b", "c"], layer="L", traffic=0.5),
-                 Experiment("exp-c", ["a", "b"], layer="L", traffic=0.3)],
-                holdout=0.05, algorithm=algorithm)  # type: ignore[arg-type]
+    plan = Plan(
+        [
+            Experiment("exp-a", {"control": 1, "treatment": 2}),
+            Experiment("exp-b", ["a", "b", "c"], layer="L", traffic=0.5),
+            Experiment("exp-c", ["a", "b"], layer="L", traffic=0.3),
+        ],
+        holdout=0.05,
+        algorithm=algorithm,
+    )  # type: ignore[arg-type]
     ours = plan.assign(ids)
     assert set(theirs) == set(ours)
     for k in ours:
@@ -149,20 +170,24 @@ def test_order_and_batching_do_not_matter() -> None:
     whole = exp.assign(ids).codes
     perm = np.random.default_rng(0).permutation(ids.size)
     assert np.array_equal(exp.assign(ids[perm]).codes, whole[perm])
-    parts = np.concatenate([exp.assign(ids[i:i + 700]).codes for i in range(0, ids.size, 700)])
+    parts = np.concatenate([exp.assign(ids[i : i + 700]).codes for i in range(0, ids.size, 700)])
     assert np.array_equal(parts, whole)
 
 
 # ---------------------------------------------------------------------------------------
 # balance and independence (one million ids)
 # ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("algorithm", "weights"), [
-    ("sha256", {"control": 1, "treatment": 1}),
-    ("fnv1a-fmix64", {"control": 1, "treatment": 1}),
-    ("fnv1a-fmix64", {"a": 20, "b": 30, "c": 50}),
-])
-def test_balance_on_a_million_ids(big_ids: pa.Array, algorithm: str,
-                                  weights: dict[str, float]) -> None:
+@pytest.mark.parametrize(
+    ("algorithm", "weights"),
+    [
+        ("sha256", {"control": 1, "treatment": 1}),
+        ("fnv1a-fmix64", {"control": 1, "treatment": 1}),
+        ("fnv1a-fmix64", {"a": 20, "b": 30, "c": 50}),
+    ],
+)
+def test_balance_on_a_million_ids(
+    big_ids: pa.Array, algorithm: str, weights: dict[str, float]
+) -> None:
     exp = Experiment("balance", weights)
     a = assign(big_ids, exp, algorithm=algorithm)  # type: ignore[arg-type]
     counts = np.bincount(a.codes, minlength=len(weights))
@@ -212,10 +237,14 @@ def test_boundaries_follow_the_documented_rounding() -> None:
 
 def test_layer_experiments_never_share_units() -> None:
     ids = pa.array([f"u{i}" for i in range(200_000)])
-    plan = Plan([Experiment("a", ["c", "t"], layer="ranking", traffic=0.2),
-                 Experiment("b", ["c", "t"], layer="ranking", traffic=0.3),
-                 Experiment("c", ["c", "t"], layer="ui")],
-                algorithm="fnv1a-fmix64")
+    plan = Plan(
+        [
+            Experiment("a", ["c", "t"], layer="ranking", traffic=0.2),
+            Experiment("b", ["c", "t"], layer="ranking", traffic=0.3),
+            Experiment("c", ["c", "t"], layer="ui"),
+        ],
+        algorithm="fnv1a-fmix64",
+    )
     res = plan.assign(ids)
     in_a, in_b, in_c = (res[k].codes >= 0 for k in "abc")
     assert not (in_a & in_b).any()
@@ -225,8 +254,12 @@ def test_layer_experiments_never_share_units() -> None:
         se = np.sqrt(frac * (1 - frac) / n)
         assert abs(mask.mean() - frac) < 4 * se
     # other layers are independent of the ranking layer
-    table = np.array([[np.sum(in_a & (res["c"].codes == v)),
-                       np.sum(~in_a & (res["c"].codes == v))] for v in (0, 1)])
+    table = np.array(
+        [
+            [np.sum(in_a & (res["c"].codes == v)), np.sum(~in_a & (res["c"].codes == v))]
+            for v in (0, 1)
+        ]
+    )
     assert stats.chi2_contingency(table, correction=False).pvalue > 1e-3
 
 
@@ -241,9 +274,11 @@ def test_ramping_up_traffic_only_adds_units() -> None:
 
 def test_holdout_units_are_in_no_experiment() -> None:
     ids = pa.array([f"u{i}" for i in range(100_000)])
-    plan = Plan([Experiment("a", ["c", "t"]), Experiment("b", ["c", "t"], layer="x",
-                                                         traffic=0.5)],
-                holdout=0.1, algorithm="fnv1a-fmix64")
+    plan = Plan(
+        [Experiment("a", ["c", "t"]), Experiment("b", ["c", "t"], layer="x", traffic=0.5)],
+        holdout=0.1,
+        algorithm="fnv1a-fmix64",
+    )
     res = plan.assign(ids)
     held = res.held_out
     for k in res:
@@ -267,10 +302,17 @@ def test_assignment_helpers() -> None:
 
 
 def test_plan_round_trips_through_json() -> None:
-    plan = Plan([Experiment("a", {"c": 1, "t": 2}, control="t", salt="s1", layer="L",
-                            traffic=0.4, offset=0.1),
-                 Experiment("b", ["x", "y"])], holdout=0.05, buckets=1000,
-                algorithm="fnv1a-fmix64")
+    plan = Plan(
+        [
+            Experiment(
+                "a", {"c": 1, "t": 2}, control="t", salt="s1", layer="L", traffic=0.4, offset=0.1
+            ),
+            Experiment("b", ["x", "y"]),
+        ],
+        holdout=0.05,
+        buckets=1000,
+        algorithm="fnv1a-fmix64",
+    )
     again = Plan.from_dict(json.loads(json.dumps(plan.to_dict())))
     assert again == plan and hash(again) == hash(plan)
     assert len({plan.experiments[0], again.experiments[0]}) == 1
@@ -282,18 +324,21 @@ def test_plan_round_trips_through_json() -> None:
 # ---------------------------------------------------------------------------------------
 # bad input
 # ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"variants": {"a": 1}}, "at least two variants"),
-    ({"variants": {"a": 1, "b": -1}}, "weight of variant 'b' must be a positive"),
-    ({"variants": {"a": 1, "b": float("nan")}}, "positive number"),
-    ({"variants": "ab"}, "mapping"),
-    ({"variants": ["a", "a"]}, "listed twice"),
-    ({"variants": ["a", "b"], "control": "c"}, "control='c' is not one of"),
-    ({"variants": ["a", "b"], "traffic": 0}, r"traffic must be a number in \(0, 1\]"),
-    ({"variants": ["a", "b"], "traffic": 1.5}, "traffic"),
-    ({"variants": ["a", "b"], "salt": ""}, "salt must be a non-empty string"),
-    ({"variants": ["a", "b"], "offset": 0.8, "traffic": 0.5}, "exceeds 1"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"variants": {"a": 1}}, "at least two variants"),
+        ({"variants": {"a": 1, "b": -1}}, "weight of variant 'b' must be a positive"),
+        ({"variants": {"a": 1, "b": float("nan")}}, "positive number"),
+        ({"variants": "ab"}, "mapping"),
+        ({"variants": ["a", "a"]}, "listed twice"),
+        ({"variants": ["a", "b"], "control": "c"}, "control='c' is not one of"),
+        ({"variants": ["a", "b"], "traffic": 0}, r"traffic must be a number in \(0, 1\]"),
+        ({"variants": ["a", "b"], "traffic": 1.5}, "traffic"),
+        ({"variants": ["a", "b"], "salt": ""}, "salt must be a non-empty string"),
+        ({"variants": ["a", "b"], "offset": 0.8, "traffic": 0.5}, "exceeds 1"),
+    ],
+)
 def test_bad_experiments(kwargs: dict[str, object], match: str) -> None:
     with pytest.raises(InputError, match=match):
         Experiment("e", **kwargs)  # type: ignore[arg-type]
@@ -305,11 +350,19 @@ def test_bad_plans() -> None:
     with pytest.raises(InputError, match="share the salt"):
         Plan([Experiment("a", ["x", "y"], salt="s"), Experiment("b", ["x", "y"], salt="s")])
     with pytest.raises(InputError, match="over-full"):
-        Plan([Experiment("a", ["x", "y"], layer="L", traffic=0.6),
-              Experiment("b", ["x", "y"], layer="L", traffic=0.6)])
+        Plan(
+            [
+                Experiment("a", ["x", "y"], layer="L", traffic=0.6),
+                Experiment("b", ["x", "y"], layer="L", traffic=0.6),
+            ]
+        )
     with pytest.raises(InputError, match="overlap in layer"):
-        Plan([Experiment("a", ["x", "y"], layer="L", traffic=0.5),
-              Experiment("b", ["x", "y"], layer="L", traffic=0.2, offset=0.4)])
+        Plan(
+            [
+                Experiment("a", ["x", "y"], layer="L", traffic=0.5),
+                Experiment("b", ["x", "y"], layer="L", traffic=0.2, offset=0.4),
+            ]
+        )
     with pytest.raises(InputError, match="holdout"):
         Plan([Experiment("a", ["x", "y"])], holdout=1.0)
     with pytest.raises(InputError, match="not a known hash"):

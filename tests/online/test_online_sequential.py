@@ -81,24 +81,29 @@ def test_bad_input() -> None:
     assert str(info.value) == "msprt: alpha must be a number in (0, 1), got 1.5; e.g. alpha=0.05."
     with pytest.raises(InputError) as info:
         msprt([0.1], [0.1], tau=1.0, null=math.inf)
-    assert str(info.value) == ("msprt: null must be a finite number, got inf; pass the "
-                               "difference under H0, usually 0.")
+    assert str(info.value) == (
+        "msprt: null must be a finite number, got inf; pass the difference under H0, usually 0."
+    )
     with pytest.raises(InputError) as info:
         mixture_tau(["x"])
-    assert str(info.value) == ("mixture_tau: variance must be numbers; cannot read it as "
-                               "floats (could not convert string to float: 'x').")
+    assert str(info.value) == (
+        "mixture_tau: variance must be numbers; cannot read it as "
+        "floats (could not convert string to float: 'x')."
+    )
 
 
-def _daily_conversions(rng: np.random.Generator, sims: int, days: int, per_day: int,
-                       p_t: float, p_c: float) -> tuple[np.ndarray, ...]:
+def _daily_conversions(
+    rng: np.random.Generator, sims: int, days: int, per_day: int, p_t: float, p_c: float
+) -> tuple[np.ndarray, ...]:
     xt = np.cumsum(rng.binomial(per_day, p_t, (sims, days)), axis=1).astype(float)
     xc = np.cumsum(rng.binomial(per_day, p_c, (sims, days)), axis=1).astype(float)
     n = per_day * np.arange(1, days + 1, dtype=float)
     return xt, xc, np.broadcast_to(n, xt.shape)
 
 
-def _sequential_from_counts(xt: np.ndarray, xc: np.ndarray, n: np.ndarray,
-                            tau: np.ndarray | float) -> np.ndarray:
+def _sequential_from_counts(
+    xt: np.ndarray, xc: np.ndarray, n: np.ndarray, tau: np.ndarray | float
+) -> np.ndarray:
     pt, pc = xt / n, xc / n
     var = pt * (1 - pt) / (n - 1) + pc * (1 - pc) / (n - 1)
     return msprt(pt - pc, var, tau=tau, alpha=ALPHA).rejected[:, -1]
@@ -115,7 +120,7 @@ def test_aa_daily_peeking_sequential_stays_at_alpha_naive_does_not() -> None:
     ever_naive = naive.any(axis=1)
     band = binomial_band(ALPHA, sims)
     assert ever_seq.mean() <= ALPHA + band, ever_seq.mean()
-    assert naive[:, -1].mean() == pytest.approx(ALPHA, abs=band)   # one look is fine
+    assert naive[:, -1].mean() == pytest.approx(ALPHA, abs=band)  # one look is fine
     assert ever_naive.mean() > ALPHA + 6 * math.sqrt(ALPHA * (1 - ALPHA) / sims)
 
 

@@ -33,16 +33,23 @@ def binomial_band(rate: float, sims: int, k: float = 3.5) -> float:
 # ---------------------------------------------------------------------------------------
 # reference values
 # ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("xt", "nt", "xc", "nc"), [
-    (45, 1000, 30, 900), (5, 40, 12, 44), (500, 10_000, 480, 10_000), (1, 3000, 9, 2900),
-])
+@pytest.mark.parametrize(
+    ("xt", "nt", "xc", "nc"),
+    [
+        (45, 1000, 30, 900),
+        (5, 40, 12, 44),
+        (500, 10_000, 480, 10_000),
+        (1, 3000, 9, 2900),
+    ],
+)
 def test_two_proportion_ztest_matches_statsmodels(xt: int, nt: int, xc: int, nc: int) -> None:
     res = two_proportion_ztest(xt, nt, xc, nc, alpha=0.1)
     z, p = smprop.proportions_ztest(np.array([xt, xc]), np.array([nt, nc]))
     assert float(res.statistic) == pytest.approx(z, rel=1e-10)
     assert float(res.p_value) == pytest.approx(p, rel=1e-10)
-    lo, hi = smprop.confint_proportions_2indep(xt, nt, xc, nc, method="wald", compare="diff",
-                                               alpha=0.1)
+    lo, hi = smprop.confint_proportions_2indep(
+        xt, nt, xc, nc, method="wald", compare="diff", alpha=0.1
+    )
     assert float(res.ci_lower) == pytest.approx(lo, rel=1e-10)
     assert float(res.ci_upper) == pytest.approx(hi, rel=1e-10)
     pt, pc = xt / nt, xc / nc
@@ -59,22 +66,25 @@ def test_two_proportion_ztest_is_vectorised_and_handles_degenerate_groups() -> N
     res = two_proportion_ztest(xt, nt, xc, nc)
     z0, _ = smprop.proportions_ztest(np.array([45, 30]), np.array([1000, 900]))
     assert float(res.statistic[0]) == pytest.approx(z0)
-    assert math.isnan(res.p_value[1])       # nobody converted anywhere
-    assert math.isnan(res.ci_lower[1])      # and the Wald interval has no width
-    assert math.isnan(res.p_value[2])       # everybody converted
-    assert math.isnan(res.rel_diff[1])      # control rate 0
+    assert math.isnan(res.p_value[1])  # nobody converted anywhere
+    assert math.isnan(res.ci_lower[1])  # and the Wald interval has no width
+    assert math.isnan(res.p_value[2])  # everybody converted
+    assert math.isnan(res.rel_diff[1])  # control rate 0
 
 
-@pytest.mark.parametrize(("args", "match"), [
-    ((60, 50, 10, 100), "successes=60 exceeds n=50"),
-    ((10, 100, 101, 100), "control_successes=101 exceeds control_n=100"),
-    ((-1, 50, 10, 100), "successes must be a count"),
-    ((1.5, 50, 10, 100), "successes must be a count"),
-    ((10, 50.5, 10, 100), "n must be a count"),
-    ((10, 50, np.nan, 100), "control_successes must be a count"),
-    (([45, 10], [1000, 0], [30, 10], [900, 100]), r"n is 0 at index 1"),
-    (([1, 2, 3], [10, 10], 1, 10), "broadcast"),
-])
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((60, 50, 10, 100), "successes=60 exceeds n=50"),
+        ((10, 100, 101, 100), "control_successes=101 exceeds control_n=100"),
+        ((-1, 50, 10, 100), "successes must be a count"),
+        ((1.5, 50, 10, 100), "successes must be a count"),
+        ((10, 50.5, 10, 100), "n must be a count"),
+        ((10, 50, np.nan, 100), "control_successes must be a count"),
+        (([45, 10], [1000, 0], [30, 10], [900, 100]), r"n is 0 at index 1"),
+        (([1, 2, 3], [10, 10], 1, 10), "broadcast"),
+    ],
+)
 def test_two_proportion_ztest_rejects_impossible_counts(args: tuple, match: str) -> None:
     from ranklens.errors import InputError
 
@@ -86,8 +96,7 @@ def test_welch_matches_scipy_and_statsmodels() -> None:
     rng = np.random.default_rng(7)
     a = rng.lognormal(1.0, 1.0, 137)
     b = rng.lognormal(1.2, 0.6, 211)
-    res = welch_ttest(a.mean(), a.var(ddof=1), a.size, b.mean(), b.var(ddof=1), b.size,
-                      alpha=0.05)
+    res = welch_ttest(a.mean(), a.var(ddof=1), a.size, b.mean(), b.var(ddof=1), b.size, alpha=0.05)
     ref = stats.ttest_ind(a, b, equal_var=False)
     assert float(res.statistic) == pytest.approx(ref.statistic, rel=1e-10)
     assert float(res.p_value) == pytest.approx(ref.pvalue, rel=1e-10)
@@ -102,8 +111,9 @@ def test_welch_matches_scipy_and_statsmodels() -> None:
 
 
 def test_welch_degenerate_groups() -> None:
-    res = welch_ttest([1.0, 1.0, 2.0], [0.0, 0.0, 1.0], [5, 1, 10], [1.0, 1.0, 2.0],
-                      [0.0, 1.0, 1.0], [5, 10, 10])
+    res = welch_ttest(
+        [1.0, 1.0, 2.0], [0.0, 0.0, 1.0], [5, 1, 10], [1.0, 1.0, 2.0], [0.0, 1.0, 1.0], [5, 10, 10]
+    )
     assert math.isnan(res.p_value[0])  # no variation at all
     assert math.isnan(res.p_value[1])  # a group of one
     assert np.isfinite(res.p_value[2])
@@ -152,13 +162,14 @@ def test_srm_matches_scipy_chisquare() -> None:
 # ---------------------------------------------------------------------------------------
 # simulations
 # ---------------------------------------------------------------------------------------
-def clustered_ctr(rng: np.random.Generator, sims: int, users: int,
-                  ctr: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+def clustered_ctr(
+    rng: np.random.Generator, sims: int, users: int, ctr: float = 0.1
+) -> tuple[np.ndarray, np.ndarray]:
     """Impressions and clicks per user; users differ strongly in CTR and in
     activity, so impressions of one user are correlated."""
     imps = 1 + rng.negative_binomial(2, 2 / 12, size=(sims, users))  # mean 11
     a = 0.5
-    p = rng.beta(a, a * (1 - ctr) / ctr, size=(sims, users))        # mean ctr
+    p = rng.beta(a, a * (1 - ctr) / ctr, size=(sims, users))  # mean ctr
     clicks = rng.binomial(imps, p)
     return clicks.astype(float), imps.astype(float)
 
@@ -218,18 +229,29 @@ def test_intervals_cover_a_true_effect() -> None:
     assert abs(cover_rel - 0.95) < band, cover_rel
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: welch_ttest(1.0, 1.0, 10, 1.0, 1.0, 10, alpha=1.5),
-     "welch_ttest: alpha must be a number in (0, 1), got 1.5; e.g. alpha=0.05."),
-    (lambda: two_proportion_ztest(5, 10, 6, 10, alpha=True),
-     "two_proportion_ztest: alpha must be a number in (0, 1), got True; e.g. alpha=0.05."),
-    (lambda: sample_ratio_mismatch({"a": 5, "b": 6}, {"a": 1, "b": 1}, threshold=0),
-     "sample_ratio_mismatch: threshold must be a number in (0, 1), got 0; "
-     "e.g. threshold=0.001."),
-    (lambda: normal_comparison("x", 1.0, 1.0, 1.0),
-     "normal_comparison: estimate must be numbers; cannot read it as floats (could not "
-     "convert string to float: 'x')."),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: welch_ttest(1.0, 1.0, 10, 1.0, 1.0, 10, alpha=1.5),
+            "welch_ttest: alpha must be a number in (0, 1), got 1.5; e.g. alpha=0.05.",
+        ),
+        (
+            lambda: two_proportion_ztest(5, 10, 6, 10, alpha=True),
+            "two_proportion_ztest: alpha must be a number in (0, 1), got True; e.g. alpha=0.05.",
+        ),
+        (
+            lambda: sample_ratio_mismatch({"a": 5, "b": 6}, {"a": 1, "b": 1}, threshold=0),
+            "sample_ratio_mismatch: threshold must be a number in (0, 1), got 0; "
+            "e.g. threshold=0.001.",
+        ),
+        (
+            lambda: normal_comparison("x", 1.0, 1.0, 1.0),
+            "normal_comparison: estimate must be numbers; cannot read it as floats (could not "
+            "convert string to float: 'x').",
+        ),
+    ],
+)
 def test_parameter_messages(call: object, message: str) -> None:
     from ranklens.errors import InputError
 
@@ -244,9 +266,11 @@ def test_metric_definition_messages() -> None:
 
     with pytest.raises(MetricNameError) as info:
         EventAggregate("click", "max")  # type: ignore[arg-type]
-    assert str(info.value) == ("EventAggregate: agg must be one of 'sum', 'count', 'any', "
-                               "got 'max'.")
+    assert str(info.value) == (
+        "EventAggregate: agg must be one of 'sum', 'count', 'any', got 'max'."
+    )
     with pytest.raises(MetricNameError) as info:
         OnlineMetric("m", "median", EventAggregate("click"))  # type: ignore[arg-type]
-    assert str(info.value) == ("OnlineMetric 'm': kind must be one of 'proportion', 'mean', "
-                               "'ratio', got 'median'.")
+    assert str(info.value) == (
+        "OnlineMetric 'm': kind must be one of 'proportion', 'mean', 'ratio', got 'median'."
+    )

@@ -41,13 +41,19 @@ PROFILES: list[str | None] = [None, *rl.PROFILES]
 
 # ------------------------------------------------------------------------- the variants
 
+
 def _sample(p: Param) -> list[Any]:
     """Valid values of one parameter: every choice, representative numbers."""
     if p.kind == "choice":
         return list(p.choices or ())
     if p.kind == "gainmap":
-        return [*(p.choices or ()), {1: 3.0, 2: 9.0}, {0: 1.0}, {0: 0.5, 1: -2.0, 3: 0.0},
-                {2: -1.0}]
+        return [
+            *(p.choices or ()),
+            {1: 3.0, 2: 9.0},
+            {0: 1.0},
+            {0: 0.5, 1: -2.0, 3: 0.0},
+            {2: -1.0},
+        ]
     if p.kind == "numbers":
         return [(0.0, 0.5, 1.0), (0.25,)]
     lo = p.minimum if p.minimum is not None else -2.0
@@ -63,8 +69,13 @@ def _sample(p: Param) -> list[Any]:
 
 
 def _cutoffs(defn: MetricDef) -> list[Any]:
-    return {"optional": [None, 1, 3, 10], "required": [1, 3, 10], "none": [None],
-            "level": [0.0, 0.3, 1.0], "multiple": [0.5, 2.0]}[defn.cutoff]
+    return {
+        "optional": [None, 1, 3, 10],
+        "required": [1, 3, 10],
+        "none": [None],
+        "level": [0.0, 0.3, 1.0],
+        "multiple": [0.5, 2.0],
+    }[defn.cutoff]
 
 
 def _variants(defn: MetricDef) -> list[Metric]:
@@ -72,16 +83,25 @@ def _variants(defn: MetricDef) -> list[Metric]:
     cutoff; combinations the catalogue's rules refuse are left out (tested below)."""
     settings: list[dict[str, Any]] = [{}]
     for p in defn.all_params:
-        values = sorted(defn.ties) if p.name == "ties" else (
-            [0, 1, 2, 2.5] if p.name == "rel" else _sample(p))
+        values = (
+            sorted(defn.ties)
+            if p.name == "ties"
+            else ([0, 1, 2, 2.5] if p.name == "rel" else _sample(p))
+        )
         settings += [{p.name: v} for v in values]
     if defn.name == "ndcg":  # the pairs that interact
-        settings += [{"gain": g, "ideal": i} for g in ("exp2", "binary", {1: 2.0, 2: -1.0})
-                     for i in ("cut", "full", "retrieved")]
+        settings += [
+            {"gain": g, "ideal": i}
+            for g in ("exp2", "binary", {1: 2.0, 2: -1.0})
+            for i in ("cut", "full", "retrieved")
+        ]
         settings += [{"ideal": "k", "ties": "expected"}, {"gain": "binary", "ideal": "k"}]
     if defn.name == "ap":
-        settings += [{"norm": n, "ties": t} for n in ("r", "min_r_k", "retrieved", "k")
-                     for t in ("grouped", "expected", "input")]
+        settings += [
+            {"norm": n, "ties": t}
+            for n in ("r", "min_r_k", "retrieved", "k")
+            for t in ("grouped", "expected", "input")
+        ]
     out = []
     for k in _cutoffs(defn):
         for s in settings:
@@ -107,6 +127,7 @@ def test_every_ranking_metric_has_variants() -> None:
 
 # ------------------------------------------------------------------------- the data
 
+
 def _dataset(seed: int) -> tuple[list[tuple[str, str, float]], list[tuple[str, str, float]]]:
     """Qrels and run rows: graded (-1..3) and binary queries, unjudged retrieved
     documents, tied scores, queries only in the qrels, only in the run, and queries
@@ -122,7 +143,7 @@ def _dataset(seed: int) -> tuple[list[tuple[str, str, float]], list[tuple[str, s
             judged = rng.choice(docs, size=int(rng.integers(1, len(docs) + 1)), replace=False)
             grades = rng.choice([-1, 0, 0, 1, 1, 2, 3], size=len(judged))
             if q == 3:
-                grades = np.minimum(grades, 0)   # nothing relevant
+                grades = np.minimum(grades, 0)  # nothing relevant
             if q == 4:
                 grades = rng.choice([0, 1], size=len(judged))  # binary
             qrels += [(qid, str(d), float(g)) for d, g in zip(judged, grades, strict=True)]
@@ -145,8 +166,9 @@ def _tables(qrels_rows: list[Any], run_rows: list[Any]) -> tuple[rl.Qrels, rl.Ru
 DATA = [_dataset(seed) for seed in (0, 1, 2)]
 
 
-def _plannable(metrics: list[Metric], profile: str | None, extra: dict[str, Any]
-               ) -> list[tuple[str, Metric]]:
+def _plannable(
+    metrics: list[Metric], profile: str | None, extra: dict[str, Any]
+) -> list[tuple[str, Metric]]:
     """The variants a profile can evaluate (a profile default may meet a rule)."""
     conv = rl.Conventions() if profile is None else rl.PROFILES[profile]
     if extra:
@@ -170,6 +192,7 @@ def _evaluate(qrels: rl.Qrels, run: rl.Run, metrics: list[str], **kw: Any) -> rl
 
 
 # ------------------------------------------------------------------------- the contract
+
 
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p or "default")
 @pytest.mark.parametrize("family", sorted(VARIANTS))
@@ -198,7 +221,12 @@ def test_values_in_declared_range_and_partition(family: str, profile: str | None
             if family not in MAY_BE_NAN:
                 assert not np.isnan(v).any(), (key, profile)
             assert ((finite >= lo - 1e-12) & (finite <= hi + 1e-12)).all(), (
-                key, profile, finite.min(initial=0), finite.max(initial=0), (lo, hi))
+                key,
+                profile,
+                finite.min(initial=0),
+                finite.max(initial=0),
+                (lo, hi),
+            )
 
         # partition of the queries = the whole
         ids = sorted({r[0] for r in qrels_rows} | {r[0] for r in run_rows})
@@ -215,8 +243,13 @@ def test_values_in_declared_range_and_partition(family: str, profile: str | None
                 whole = res.per_query(key)
                 joined = {**pieces[0].per_query(key), **pieces[1].per_query(key)}
                 assert joined.keys() == whole.keys(), key
-                np.testing.assert_allclose([joined[q] for q in whole], list(whole.values()),
-                                           rtol=1e-12, atol=1e-12, err_msg=key)
+                np.testing.assert_allclose(
+                    [joined[q] for q in whole],
+                    list(whole.values()),
+                    rtol=1e-12,
+                    atol=1e-12,
+                    err_msg=key,
+                )
 
 
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p or "default")
@@ -244,8 +277,13 @@ def test_row_and_query_order_do_not_matter(profile: str | None) -> None:
         for key in keys:
             if "ties=input" in key and conv.ties != "input":
                 continue  # this metric reads the row order on purpose
-            np.testing.assert_allclose(other.values[key], base.values[key], rtol=1e-12,
-                                       atol=1e-12, err_msg=f"{key} ({profile})")
+            np.testing.assert_allclose(
+                other.values[key],
+                base.values[key],
+                rtol=1e-12,
+                atol=1e-12,
+                err_msg=f"{key} ({profile})",
+            )
 
 
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p or "default")
@@ -262,8 +300,9 @@ def test_cutoffs_equal_evaluate_at_every_k(profile: str | None) -> None:
         try:
             rl.get_metric(name, every_cutoff=True)
             conv = rl.Conventions() if profile is None else rl.PROFILES[profile]
-            plan_params(name, rl.get_metric(name, every_cutoff=True), conv,
-                        cutoff=np.arange(1, max_k + 1))
+            plan_params(
+                name, rl.get_metric(name, every_cutoff=True), conv, cutoff=np.arange(1, max_k + 1)
+            )
         except (rl.MetricParameterError, rl.UnsupportedError):
             continue
         usable.append(name)
@@ -278,8 +317,13 @@ def test_cutoffs_equal_evaluate_at_every_k(profile: str | None) -> None:
         res = _evaluate(qrels, run, sorted(set(at_k.values())), profile=profile)
         assert cut.query_ids == res.query_ids
         for (n, k), key in at_k.items():
-            np.testing.assert_allclose(cut.values[n][:, k - 1], res.values[key], rtol=1e-12,
-                                       atol=1e-12, err_msg=f"{key} ({profile})")
+            np.testing.assert_allclose(
+                cut.values[n][:, k - 1],
+                res.values[key],
+                rtol=1e-12,
+                atol=1e-12,
+                err_msg=f"{key} ({profile})",
+            )
         for n in usable:
             curve = cut.curve(n)
             for k in (1, 5, max_k):
@@ -287,6 +331,7 @@ def test_cutoffs_equal_evaluate_at_every_k(profile: str | None) -> None:
 
 
 # ------------------------------------------------------------------------- bad parameters
+
 
 def _invalid(p: Param) -> list[Any]:
     if p.kind == "choice":
@@ -313,8 +358,13 @@ def test_invalid_parameters_raise_naming_metric_and_parameter(family: str) -> No
         if p.name == "rel":
             bads: list[Any] = ["x", float("nan"), True]
         elif p.name == "ties":
-            bads = ["bogus", *sorted({"trec", "input", "optimistic", "pessimistic",
-                                      "expected", "grouped"} - set(defn.ties))]
+            bads = [
+                "bogus",
+                *sorted(
+                    {"trec", "input", "optimistic", "pessimistic", "expected", "grouped"}
+                    - set(defn.ties)
+                ),
+            ]
         else:
             bads = _invalid(p)
         for bad in bads:
@@ -327,9 +377,12 @@ def test_invalid_parameters_raise_naming_metric_and_parameter(family: str) -> No
 
 
 def test_rules_are_enforced_at_parse_time() -> None:
-    for text, pattern in [("ap(norm=k)", "needs a cutoff"), ("ndcg(ideal=k)", "needs a cutoff"),
-                          ("ndcg(gain=exp2,ideal=k)@5", "gain=binary"),
-                          ("ndcg(gain={1:2},ideal=k)@5", "gain=binary")]:
+    for text, pattern in [
+        ("ap(norm=k)", "needs a cutoff"),
+        ("ndcg(ideal=k)", "needs a cutoff"),
+        ("ndcg(gain=exp2,ideal=k)@5", "gain=binary"),
+        ("ndcg(gain={1:2},ideal=k)@5", "gain=binary"),
+    ]:
         with pytest.raises(rl.MetricParameterError, match=pattern):
             rl.get_metric(text)
     # a profile's default meets the rule before any data is read
@@ -351,17 +404,27 @@ def test_registry_does_not_depend_on_imports() -> None:
     import subprocess
     import sys
 
-    code = ("import ranklens as r; n = len(r.REGISTRY); import ranklens.classification, "
-            "ranklens.clustering, ranklens.detection, ranklens.regression, "
-            "ranklens.entity_resolution; print(n, len(r.REGISTRY)); import sys; "
-            "print(any(m.startswith('sklearn') for m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
+    code = (
+        "import ranklens as r; n = len(r.REGISTRY); import ranklens.classification, "
+        "ranklens.clustering, ranklens.detection, ranklens.regression, "
+        "ranklens.entity_resolution; print(n, len(r.REGISTRY)); import sys; "
+        "print(any(m.startswith('sklearn') for m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out[0] == out[1] == str(len(CATALOGUE))
     # 'import ranklens' alone loads no scikit-learn
-    first = subprocess.run([sys.executable, "-c", "import ranklens, sys; print(any("
-                            "m.startswith('sklearn') for m in sys.modules))"],
-                           capture_output=True, text=True, check=True).stdout.strip()
+    first = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import ranklens, sys; print(any(m.startswith('sklearn') for m in sys.modules))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert first == "False"
 
 
@@ -370,8 +433,7 @@ def test_evaluator_batches_equal_one_evaluation(profile: str | None) -> None:
     """Every variant of every ranking metric, under every profile: batches of whole
     queries through ``Evaluator`` give one evaluation's per-query values (to the bit),
     query order, aggregates and report."""
-    keys = [k for family in sorted(VARIANTS)
-            for k, _ in _plannable(VARIANTS[family], profile, {})]
+    keys = [k for family in sorted(VARIANTS) for k, _ in _plannable(VARIANTS[family], profile, {})]
     for qrels_rows, run_rows in DATA:
         whole = _evaluate(*_tables(qrels_rows, run_rows), keys, profile=profile)
         ids = sorted({r[0] for r in qrels_rows} | {r[0] for r in run_rows})
@@ -395,8 +457,7 @@ def test_evaluator_batches_equal_one_evaluation(profile: str | None) -> None:
         assert got.query_ids == whole.query_ids
         for key in keys:
             np.testing.assert_array_equal(got.values[key], whole.values[key], err_msg=key)
-        np.testing.assert_array_equal(list(got.summary().values()),
-                                      list(whole.summary().values()))
+        np.testing.assert_array_equal(list(got.summary().values()), list(whole.summary().values()))
         assert dict(got.report) == dict(whole.report)
 
 
@@ -413,14 +474,17 @@ def _uniform_lists(seed: int, ties: bool) -> tuple[rl.Qrels, rl.Run]:
     held = rng.random(len(user)) < 0.4
     extra_u = rng.choice(np.unique(user), 6)
     qrels = rl.Qrels.from_arrays(
-        np.r_[user[held], extra_u, [999]], np.r_[item[held], rng.integers(40, 60, 6), [1]],
-        np.r_[rng.choice([-1, 0, 1, 2, 3], held.sum()), rng.choice([1, 2], 6), [1]].astype(float))
+        np.r_[user[held], extra_u, [999]],
+        np.r_[item[held], rng.integers(40, 60, 6), [1]],
+        np.r_[rng.choice([-1, 0, 1, 2, 3], held.sum()), rng.choice([1, 2], 6), [1]].astype(float),
+    )
     return qrels, rl.Run.from_arrays(user, item, score)
 
 
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p or "default")
-def test_top_k_rankings_equal_whole_rankings(monkeypatch: pytest.MonkeyPatch,
-                                             profile: str | None) -> None:
+def test_top_k_rankings_equal_whole_rankings(
+    monkeypatch: pytest.MonkeyPatch, profile: str | None
+) -> None:
     """Metrics the catalogue marks ``top_k`` are evaluated from each ranking's top k
     only (ordered and judged that deep); every variant at every cutoff gives exactly
     the values of the whole rankings."""
@@ -430,7 +494,8 @@ def test_top_k_rankings_equal_whole_rankings(monkeypatch: pytest.MonkeyPatch,
     keys = [k for k, _ in _plannable(metrics, profile, {})]
     keys = [k for k in keys if "max_rel=4.5" in k or not k.startswith("err")]
     datasets = [_tables(q, r) for q, r in DATA] + [
-        _uniform_lists(seed, ties) for seed in (0, 1) for ties in (False, True)]
+        _uniform_lists(seed, ties) for seed in (0, 1) for ties in (False, True)
+    ]
     conv = rl.Conventions() if profile is None else rl.PROFILES[profile]
     cut = 0
     for qrels, run in datasets:
@@ -444,6 +509,7 @@ def test_top_k_rankings_equal_whole_rankings(monkeypatch: pytest.MonkeyPatch,
             cut += evaluation.top_depth(plan.jobs, conv) is not None
             got = _evaluate(qrels, run, [key], profile=profile)
             assert got.query_ids == whole[key].query_ids, key
-            np.testing.assert_array_equal(got.values[key], whole[key].values[key],
-                                          err_msg=f"{key} ({profile})")
+            np.testing.assert_array_equal(
+                got.values[key], whole[key].values[key], err_msg=f"{key} ({profile})"
+            )
     assert cut > 0  # the top-k path was taken

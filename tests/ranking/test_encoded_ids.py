@@ -22,10 +22,13 @@ def _frames(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     d = rng.integers(0, 120, nq * m)
     s = rng.integers(0, 4, nq * m).astype(float)  # many ties: order by id text
     run = pd.DataFrame({"query": q, "doc": d, "score": s}).drop_duplicates(["query", "doc"])
-    qrels = pd.DataFrame({"query": rng.integers(0, nq + 4, 400) * 7 + 3,
-                          "doc": rng.integers(0, 120, 400),
-                          "relevance": rng.integers(0, 3, 400)}
-                         ).drop_duplicates(["query", "doc"])
+    qrels = pd.DataFrame(
+        {
+            "query": rng.integers(0, nq + 4, 400) * 7 + 3,
+            "doc": rng.integers(0, 120, 400),
+            "relevance": rng.integers(0, 3, 400),
+        }
+    ).drop_duplicates(["query", "doc"])
     return qrels, run
 
 
@@ -56,8 +59,10 @@ def test_integer_ids_equal_text_ids(seed: int, ties: str) -> None:
     shuffled = run.sample(frac=1.0, random_state=seed)
     if ties != "input":  # (input order is the tie rule there)
         _same(_per_query(qrels, shuffled, ties=ties, missing="zero"), want)
-    _same(_per_query(pl.from_pandas(qrels), pa.Table.from_pandas(run), ties=ties,
-                     missing="zero"), want)
+    _same(
+        _per_query(pl.from_pandas(qrels), pa.Table.from_pandas(run), ties=ties, missing="zero"),
+        want,
+    )
     _same(_per_query(_as_text(qrels), run, ties=ties, missing="zero"), want)
     _same(_per_query(qrels, _as_text(run), ties=ties, missing="zero"), want)
 
@@ -82,14 +87,14 @@ def test_tied_integer_ids_break_by_text_not_number() -> None:
     # trec_eval orders tied documents by id descending as text: "9" before "10"
     run = pd.DataFrame({"query": [1, 1], "doc": [9, 10], "score": [1.0, 1.0]})
     qrels = pd.DataFrame({"query": [1], "doc": [10], "relevance": [1]})
-    res = ranklens.evaluate(ranklens.Qrels.from_frame(qrels), ranklens.Run.from_frame(run),
-                            ["mrr"])
+    res = ranklens.evaluate(ranklens.Qrels.from_frame(qrels), ranklens.Run.from_frame(run), ["mrr"])
     assert res.per_query("mrr") == {"1": 0.5}
 
 
 def test_integer_ids_come_back_as_text() -> None:
-    run = ranklens.Run.from_frame(pd.DataFrame({"query": [7, 7], "doc": [-1, 12],
-                                                "score": [1.0, 2.0]}))
+    run = ranklens.Run.from_frame(
+        pd.DataFrame({"query": [7, 7], "doc": [-1, 12], "score": [1.0, 2.0]})
+    )
     assert run.to_dict() == {"7": {"-1": 1.0, "12": 2.0}}
     assert run == ranklens.Run.from_dict({"7": {"-1": 1.0, "12": 2.0}})
     assert run.query_ids == ["7"]
@@ -104,8 +109,9 @@ def test_duplicate_integer_pairs_are_named() -> None:
 
 
 def test_missing_categorical_id_is_an_error() -> None:
-    df = pd.DataFrame({"query": pd.Categorical(["a", None]), "doc": ["x", "y"],
-                       "score": [1.0, 2.0]})
+    df = pd.DataFrame(
+        {"query": pd.Categorical(["a", None]), "doc": ["x", "y"], "score": [1.0, 2.0]}
+    )
     with pytest.raises(InputError, match="row 1 has a missing"):
         ranklens.Run.from_frame(df)
 
@@ -124,8 +130,9 @@ def test_frames_whose_columns_are_several_arrow_chunks() -> None:
     a = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d1", "d2"], "relevance": [1, 0]})
     b = pd.DataFrame({"query": ["q2"], "doc": ["d1"], "relevance": [2]})
     qrels = ranklens.Qrels.from_frame(pd.concat([a, b], ignore_index=True))
-    run = ranklens.Run.from_frame(pd.concat([a, b], ignore_index=True).rename(
-        columns={"relevance": "score"}))
+    run = ranklens.Run.from_frame(
+        pd.concat([a, b], ignore_index=True).rename(columns={"relevance": "score"})
+    )
     assert qrels.to_dict() == {"q1": {"d1": 1.0, "d2": 0.0}, "q2": {"d1": 2.0}}
     assert ranklens.evaluate(qrels, run, ["map"]).per_query("map") == {"q1": 1.0, "q2": 1.0}
 
@@ -137,7 +144,7 @@ def test_integer_ids_are_ordered_as_their_text() -> None:
     from ranklens._shared.columns import as_id_column, decimal_text_order
 
     @settings(max_examples=200, deadline=None)
-    @given(st.lists(st.integers(-2**63, 2**63 - 1), min_size=1, max_size=40, unique=True))
+    @given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=40, unique=True))
     def check(values: list[int]) -> None:
         arr = np.array(values, dtype=np.int64)
         text = [str(v) for v in arr[decimal_text_order(arr)]]
@@ -169,8 +176,9 @@ def test_pair_index_ranks_rows_by_query_code_then_doc_text(grouped: bool, ids: s
     assert index.dup_rows.size == len(q) - len(pairs)
 
 
-@pytest.mark.parametrize("kind", ["small", "negative", "sparse", "extreme", "int32", "uint16",
-                                  "one"])
+@pytest.mark.parametrize(
+    "kind", ["small", "negative", "sparse", "extreme", "int32", "uint16", "one"]
+)
 def test_dense_integer_ids_code_as_the_hash_does(kind: str) -> None:
     """Integer ids in a narrow range are coded through a table over the range instead of
     a hash: the same codes and the same distinct ids (decimal-text order), or no fast path
@@ -179,12 +187,15 @@ def test_dense_integer_ids_code_as_the_hash_does(kind: str) -> None:
 
     rng = np.random.default_rng(len(kind))
     n = 3000
-    v = {"small": rng.integers(0, 500, n), "negative": rng.integers(-70, 70, n),
-         "sparse": rng.integers(0, 10**12, n),
-         "extreme": rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64),
-         "int32": rng.integers(0, 4 * n, n).astype(np.int32),
-         "uint16": rng.integers(0, 300, n).astype(np.uint16),
-         "one": np.full(n, 12345)}[kind]
+    v = {
+        "small": rng.integers(0, 500, n),
+        "negative": rng.integers(-70, 70, n),
+        "sparse": rng.integers(0, 10**12, n),
+        "extreme": rng.integers(-(2**63), 2**63 - 1, n, dtype=np.int64),
+        "int32": rng.integers(0, 4 * n, n).astype(np.int32),
+        "uint16": rng.integers(0, 300, n).astype(np.uint16),
+        "one": np.full(n, 12345),
+    }[kind]
     arr = pa.array(v)
     dense = columns._dense_id_codes(arr)
     hashed = columns._hashed_id_codes(arr)

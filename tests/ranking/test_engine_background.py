@@ -28,19 +28,21 @@ def test_constructors_start_no_thread() -> None:
 
 
 @pytest.mark.parametrize("suffix", [".qrels", ".csv"])
-def test_reading_a_large_qrels_indexes_ahead(monkeypatch: pytest.MonkeyPatch,
-                                             tmp_path: Path, suffix: str) -> None:
+def test_reading_a_large_qrels_indexes_ahead(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, suffix: str
+) -> None:
     monkeypatch.setattr(parallel, "LARGE_ROWS", 50)
     monkeypatch.setenv("RANKLENS_THREADS", "2")
     q, d, rel = _columns(200)
     path = tmp_path / f"judged{suffix}"
     if suffix == ".csv":
-        path.write_text("query,doc,relevance\n" + "".join(
-            f"{a},{b},{int(c)}\n" for a, b, c in zip(q, d, rel, strict=True)))
+        path.write_text(
+            "query,doc,relevance\n"
+            + "".join(f"{a},{b},{int(c)}\n" for a, b, c in zip(q, d, rel, strict=True))
+        )
         qrels = read_qrels(path)
     else:
-        path.write_text("".join(f"{a} 0 {b} {int(c)}\n" for a, b, c in zip(q, d, rel,
-                                                                        strict=True)))
+        path.write_text("".join(f"{a} 0 {b} {int(c)}\n" for a, b, c in zip(q, d, rel, strict=True)))
         qrels = read_trec_qrels(path)
     assert qrels.cached("index_future") is not None  # started by the reader
     run = ranklens.Run.from_arrays(q, d, np.random.default_rng(2).random(len(q)))
@@ -54,8 +56,7 @@ def test_reading_a_large_qrels_indexes_ahead(monkeypatch: pytest.MonkeyPatch,
     assert ranklens.evaluate(fresh, run, ["map", "ndcg@10", "p@5"]).summary() == first
 
 
-def test_no_background_index_for_small_input_or_one_core(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_background_index_for_small_input_or_one_core(monkeypatch: pytest.MonkeyPatch) -> None:
     q, d, rel = _columns(200)
     qrels = ranklens.Qrels.from_arrays(q, d, rel)
     index_ahead(qrels)  # small

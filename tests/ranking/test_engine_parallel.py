@@ -14,8 +14,20 @@ import ranklens.ranking.data as data
 import ranklens.ranking.engine as engine
 from ranklens.errors import DuplicateError
 
-METRICS = ["ndcg@10", "ndcg", "map", "mrr", "p@5", "recall@20", "bpref", "err@10",
-           "rprec", "num_rel_ret", "iprec@0.3", "kendall_tau"]
+METRICS = [
+    "ndcg@10",
+    "ndcg",
+    "map",
+    "mrr",
+    "p@5",
+    "recall@20",
+    "bpref",
+    "err@10",
+    "rprec",
+    "num_rel_ret",
+    "iprec@0.3",
+    "kendall_tau",
+]
 
 
 def _data(seed: int, shuffle: bool) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
@@ -27,19 +39,25 @@ def _data(seed: int, shuffle: bool) -> tuple[dict[str, np.ndarray], dict[str, np
     if shuffle:
         p = rng.permutation(len(q))
         q, d, s = q[p], d[p], s[p]
-    run = {"query": np.char.add("q", q.astype(str)), "doc": np.char.add("d", d.astype(str)),
-           "score": s}
+    run = {
+        "query": np.char.add("q", q.astype(str)),
+        "doc": np.char.add("d", d.astype(str)),
+        "score": s,
+    }
     jq = rng.integers(0, nq + 5, 900)  # some judged queries are not in the run
     jd = rng.integers(0, 600, 900)
     key = np.unique(jq * 1000 + jd)
-    qrels = {"query": np.char.add("q", (key // 1000).astype(str)),
-             "doc": np.char.add("d", (key % 1000).astype(str)),
-             "relevance": rng.integers(-1, 4, key.size)}
+    qrels = {
+        "query": np.char.add("q", (key // 1000).astype(str)),
+        "doc": np.char.add("d", (key % 1000).astype(str)),
+        "relevance": rng.integers(-1, 4, key.size),
+    }
     return qrels, run
 
 
-def _evaluate(qrels: dict[str, np.ndarray], run: dict[str, np.ndarray], **conv: object
-              ) -> dict[str, dict[str, float]]:
+def _evaluate(
+    qrels: dict[str, np.ndarray], run: dict[str, np.ndarray], **conv: object
+) -> dict[str, dict[str, float]]:
     q = ranklens.Qrels.from_arrays(qrels["query"], qrels["doc"], qrels["relevance"])
     r = ranklens.Run.from_arrays(run["query"], run["doc"], run["score"])
     res = ranklens.evaluate(q, r, METRICS, **conv)
@@ -50,8 +68,9 @@ def _evaluate(qrels: dict[str, np.ndarray], run: dict[str, np.ndarray], **conv: 
 @pytest.mark.parametrize("deferred", [False, True])
 @pytest.mark.parametrize("shuffle", [False, True])
 @pytest.mark.parametrize("ties", ["trec", "input", "optimistic", "pessimistic"])
-def test_two_core_paths_match_one_core(monkeypatch: pytest.MonkeyPatch, shuffle: bool,
-                                       ties: str, deferred: bool, cores: int) -> None:
+def test_two_core_paths_match_one_core(
+    monkeypatch: pytest.MonkeyPatch, shuffle: bool, ties: str, deferred: bool, cores: int
+) -> None:
     """Input cut into one piece per core gives the one-core values.  Also the join of a run whose pairs are checked on first use (one sort of the run
     and the qrels together) against the hash-and-search join."""
     qrels, run = _data(7, shuffle)
@@ -97,8 +116,7 @@ def test_duplicates_found_on_the_two_core_path(monkeypatch: pytest.MonkeyPatch) 
 def test_group_order_is_a_stable_argsort(n_codes: int) -> None:
     rng = np.random.default_rng(n_codes)
     codes = rng.integers(0, n_codes, 5000).astype(np.int32)
-    assert np.array_equal(sorting.group_order(codes, n_codes),
-                          np.argsort(codes, kind="stable"))
+    assert np.array_equal(sorting.group_order(codes, n_codes), np.argsort(codes, kind="stable"))
 
 
 @pytest.mark.parametrize("parallel", [False, True])
@@ -108,11 +126,14 @@ def test_deferred_duplicate_check(monkeypatch: pytest.MonkeyPatch, parallel: boo
         monkeypatch.setattr(threads, "LARGE_ROWS", 10)
     q = [f"q{i % 7}" for i in range(200)] + ["q3", "q3"]
     d = [f"d{i}" for i in range(200)] + ["d3", "d3"]
-    qrels = ranklens.Qrels.from_arrays([f"q{i}" for i in range(7)],
-                                       [f"d{i}" for i in range(7)], [1] * 7)
+    qrels = ranklens.Qrels.from_arrays(
+        [f"q{i}" for i in range(7)], [f"d{i}" for i in range(7)], [1] * 7
+    )
     run = ranklens.Run.from_arrays(q, d, np.arange(202.0))  # no error yet
-    message = r"Run: 1 \(query, doc\) pair\(s\) occur more than once \(2 extra row\(s\)\), " \
+    message = (
+        r"Run: 1 \(query, doc\) pair\(s\) occur more than once \(2 extra row\(s\)\), "
         r"e\.g\. \('q3', 'd3'\)"
+    )
     with pytest.raises(DuplicateError, match=message):
         ranklens.evaluate(qrels, run, ["map"])
     with pytest.raises(DuplicateError, match=message):
@@ -121,15 +142,14 @@ def test_deferred_duplicate_check(monkeypatch: pytest.MonkeyPatch, parallel: boo
     assert fine.cached("pairs") is None
     assert fine.validate() is fine
     assert ranklens.evaluate(qrels, fine, ["map"]).summary()["map"] == pytest.approx(
-        ranklens.evaluate(qrels, ranklens.Run.from_dict(fine.to_dict()), ["map"]
-                          ).summary()["map"])
+        ranklens.evaluate(qrels, ranklens.Run.from_dict(fine.to_dict()), ["map"]).summary()["map"]
+    )
 
 
 def test_deferred_run_evaluated_twice_and_partitioned(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(data, "LARGE_ROWS", 1)
     qrels_cols, run_cols = _data(11, True)
-    q = ranklens.Qrels.from_arrays(qrels_cols["query"], qrels_cols["doc"],
-                                   qrels_cols["relevance"])
+    q = ranklens.Qrels.from_arrays(qrels_cols["query"], qrels_cols["doc"], qrels_cols["relevance"])
     r = ranklens.Run.from_arrays(run_cols["query"], run_cols["doc"], run_cols["score"])
     first = ranklens.evaluate(q, r, METRICS).summary()
     second = ranklens.evaluate(q, r, METRICS).summary()  # the pair index is now cached
@@ -139,7 +159,8 @@ def test_deferred_run_evaluated_twice_and_partitioned(monkeypatch: pytest.Monkey
 
 
 def test_deferred_duplicates_in_a_trec_file_name_its_lines(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
     from pathlib import Path
 
     from ranklens.io import read_trec_qrels, read_trec_run
@@ -158,8 +179,9 @@ def test_deferred_duplicates_in_a_trec_file_name_its_lines(
 
 @pytest.mark.parametrize("ties", ["trec", "input", "optimistic"])
 @pytest.mark.parametrize("layout", ["ranked", "ties_ascending", "split_queries"])
-def test_runs_given_in_rank_order_skip_the_sort(monkeypatch: pytest.MonkeyPatch, ties: str,
-                                                layout: str) -> None:
+def test_runs_given_in_rank_order_skip_the_sort(
+    monkeypatch: pytest.MonkeyPatch, ties: str, layout: str
+) -> None:
     """Rows already grouped by query and ranked take a no-sort path; rows that only look
     ranked (ties in the wrong order, a query's rows split up) must not, and every layout
     gives the values of a full sort."""
@@ -170,7 +192,7 @@ def test_runs_given_in_rank_order_skip_the_sort(monkeypatch: pytest.MonkeyPatch,
     tie = drank if layout == "ties_ascending" else -drank
     order = np.lexsort((tie, -s, qdesc))
     if layout == "split_queries":
-        order = np.r_[order[len(order) // 2:], order[:len(order) // 2]]
+        order = np.r_[order[len(order) // 2 :], order[: len(order) // 2]]
     ranked = {k: v[order] for k, v in run.items()}
     got = _evaluate(qrels, ranked, ties=ties, missing="zero")
     monkeypatch.setattr(engine, "_ordered_groups", lambda cols, keys, depth=None, blocks=None: None)
@@ -182,8 +204,11 @@ def test_runs_given_in_rank_order_skip_the_sort(monkeypatch: pytest.MonkeyPatch,
 
 def test_ordered_groups_detection() -> None:
     keys = [("q", "ascending"), ("s", "descending"), ("d", "descending")]
-    cols = {"q": np.array([2, 2, 0, 0, 1]), "s": np.array([3.0, 1, 5, 5, 0]),
-            "d": np.array([0, 9, 4, 2, 1])}
+    cols = {
+        "q": np.array([2, 2, 0, 0, 1]),
+        "s": np.array([3.0, 1, 5, 5, 0]),
+        "d": np.array([0, 9, 4, 2, 1]),
+    }
     assert engine._ordered_groups(cols, keys).tolist() == [2, 3, 4, 0, 1]
     wrong_tie = dict(cols, d=np.array([0, 9, 2, 4, 1]))
     assert engine._ordered_groups(wrong_tie, keys) is None

@@ -62,10 +62,14 @@ def test_warnings_come_once_from_compute() -> None:
     ev = ranklens.Evaluator(["p@1"])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ev.update(ranklens.Qrels.from_dict({"a": {"d": 1}}),
-                  ranklens.Run.from_dict({"a": {"d": 1.0}, "x": {"d": 1.0}}))
-        ev.update(ranklens.Qrels.from_dict({"b": {"d": 1}}),
-                  ranklens.Run.from_dict({"b": {"d": 1.0}, "y": {"d": 1.0}}))
+        ev.update(
+            ranklens.Qrels.from_dict({"a": {"d": 1}}),
+            ranklens.Run.from_dict({"a": {"d": 1.0}, "x": {"d": 1.0}}),
+        )
+        ev.update(
+            ranklens.Qrels.from_dict({"b": {"d": 1}}),
+            ranklens.Run.from_dict({"b": {"d": 1.0}, "y": {"d": 1.0}}),
+        )
     with pytest.warns(ranklens.RanklensWarning, match="2 run queries have no judgments") as rec:
         res = ev.compute()
     assert len(rec) == 1 and rec[0].filename == __file__
@@ -75,10 +79,14 @@ def test_warnings_come_once_from_compute() -> None:
 
 def test_a_query_split_across_batches_is_refused() -> None:
     ev = ranklens.Evaluator(["map"])
-    ev.update(ranklens.Qrels.from_dict({"q1": {"a": 1}}), ranklens.Run.from_dict({"q1": {"a": 1.0}}))
+    ev.update(
+        ranklens.Qrels.from_dict({"q1": {"a": 1}}), ranklens.Run.from_dict({"q1": {"a": 1.0}})
+    )
     with pytest.raises(ranklens.InputError, match=r"batch 2: queries 'q1' were in an earlier"):
-        ev.update(ranklens.Qrels.from_dict({"q2": {"a": 1}}),
-                  ranklens.Run.from_dict({"q1": {"b": 1.0}, "q2": {"a": 1.0}}))
+        ev.update(
+            ranklens.Qrels.from_dict({"q2": {"a": 1}}),
+            ranklens.Run.from_dict({"q1": {"b": 1.0}, "q2": {"a": 1.0}}),
+        )
     assert len(ev) == 1  # the refused batch left nothing behind
 
 
@@ -110,16 +118,19 @@ def test_compute_needs_a_batch_and_reset_forgets() -> None:
     ev.update(ranklens.Qrels.from_dict({"q": {"a": 1}}), ranklens.Run.from_dict({"q": {"a": 1.0}}))
     ev.reset()
     assert len(ev) == 0
-    ev.update(ranklens.Qrels.from_dict({"q": {"a": 0, "b": 1}}),
-              ranklens.Run.from_dict({"q": {"a": 1.0, "b": 0.5}}))  # q again: a new epoch
+    ev.update(
+        ranklens.Qrels.from_dict({"q": {"a": 0, "b": 1}}),
+        ranklens.Run.from_dict({"q": {"a": 1.0, "b": 0.5}}),
+    )  # q again: a new epoch
     assert ev.compute()["p@1"] == 0.0
 
 
 def test_bad_metrics_and_keywords_fail_before_any_batch() -> None:
     with pytest.raises(ranklens.MetricNameError):
         ranklens.Evaluator(["ndcg@x"])
-    with pytest.raises(ranklens.ConventionError,
-                       match=r"unknown convention\(s\): tie \(did you mean 'ties'\?\)"):
+    with pytest.raises(
+        ranklens.ConventionError, match=r"unknown convention\(s\): tie \(did you mean 'ties'\?\)"
+    ):
         ranklens.Evaluator(["map"], tie="input")
     with pytest.raises(ranklens.ConventionError):
         ranklens.Evaluator(["map"], ties="sideways")
@@ -148,8 +159,11 @@ class _DLPackOnly:
         return self._data.__dlpack_device__()
 
 
-@pytest.mark.parametrize("wrap", [np.asarray, list, _ArrayOnly, _DLPackOnly],
-                         ids=["numpy", "list", "array_protocol", "dlpack"])
+@pytest.mark.parametrize(
+    "wrap",
+    [np.asarray, list, _ArrayOnly, _DLPackOnly],
+    ids=["numpy", "list", "array_protocol", "dlpack"],
+)
 def test_update_arrays_takes_array_likes(wrap: Any) -> None:
     query = np.array([1, 1, 1, 2, 2])
     doc = np.array([10, 11, 12, 10, 13])
@@ -157,8 +171,11 @@ def test_update_arrays_takes_array_likes(wrap: Any) -> None:
     score = np.array([0.9, 0.8, 0.1, 0.5, 0.4])
     ev = ranklens.Evaluator(["ndcg", "p@2"])
     ev.update_arrays(wrap(query), wrap(doc), wrap(rel), wrap(score))
-    want = ranklens.evaluate(ranklens.Qrels.from_arrays(query, doc, rel),
-                             ranklens.Run.from_arrays(query, doc, score), ["ndcg", "p@2"])
+    want = ranklens.evaluate(
+        ranklens.Qrels.from_arrays(query, doc, rel),
+        ranklens.Run.from_arrays(query, doc, score),
+        ["ndcg", "p@2"],
+    )
     assert ev.compute().per_query_all() == want.per_query_all()
 
 
@@ -208,14 +225,28 @@ def test_one_query_a_batch_gives_the_same_bits() -> None:
     """The most batches there can be, one query each (a query's value must not depend
     on the others: ERR's padded matrix and 11pt_avg's mean once did), long rankings."""
     rng = np.random.default_rng(3)
-    qrels_d = {f"q{i}": {f"d{j}": int(rng.integers(0, 5)) for j in range(0, 60, 3)}
-               for i in range(25)}
-    run_d = {f"q{i}": {f"d{j}": float(rng.integers(0, 8)) / 8
-                       for j in range(int(rng.integers(1, 60)))} for i in range(25)}
-    metrics = ["err", "err@10", "err@50", "11pt_avg", "ndcg", "map", "bpref", "infAP",
-               "rbp", "iprec_at_recall.0.3"]
-    whole = ranklens.evaluate(ranklens.Qrels.from_dict(qrels_d),
-                              ranklens.Run.from_dict(run_d), metrics)
+    qrels_d = {
+        f"q{i}": {f"d{j}": int(rng.integers(0, 5)) for j in range(0, 60, 3)} for i in range(25)
+    }
+    run_d = {
+        f"q{i}": {f"d{j}": float(rng.integers(0, 8)) / 8 for j in range(int(rng.integers(1, 60)))}
+        for i in range(25)
+    }
+    metrics = [
+        "err",
+        "err@10",
+        "err@50",
+        "11pt_avg",
+        "ndcg",
+        "map",
+        "bpref",
+        "infAP",
+        "rbp",
+        "iprec_at_recall.0.3",
+    ]
+    whole = ranklens.evaluate(
+        ranklens.Qrels.from_dict(qrels_d), ranklens.Run.from_dict(run_d), metrics
+    )
     ev = ranklens.Evaluator(metrics)
     for q in qrels_d:
         ev.update(ranklens.Qrels.from_dict({q: qrels_d[q]}), ranklens.Run.from_dict({q: run_d[q]}))

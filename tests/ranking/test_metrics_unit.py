@@ -206,8 +206,21 @@ def test_every_registry_family_has_hand_computed_values():
 
 
 def test_aggregates_mean_sum_and_geometric_mean():
-    res = ev(QRELS, RUN, ["p@5", "num_ret", "num_rel", "num_rel_ret", "num_q", "gm_map",
-                          "gm_bpref", "utility", "hits"])
+    res = ev(
+        QRELS,
+        RUN,
+        [
+            "p@5",
+            "num_ret",
+            "num_rel",
+            "num_rel_ret",
+            "num_q",
+            "gm_map",
+            "gm_bpref",
+            "utility",
+            "hits",
+        ],
+    )
     s = res.summary()
     assert s["hits"] == pytest.approx(3 / 3)  # averaged, unlike num_rel_ret
     assert s["p@5"] == pytest.approx((2 / 5 + 1 / 5 + 0) / 3)
@@ -312,7 +325,8 @@ def test_err_matches_direct_formula_on_random_rankings():
         assert res.per_query("err")[q] == pytest.approx(err_direct(grades, 4), abs=1e-12)
         assert res.per_query("err@3")[q] == pytest.approx(err_direct(grades, 4, 3), abs=1e-12)
         assert res.per_query("err(max_rel=6)@5")[q] == pytest.approx(
-            err_direct(grades, 6, 5), abs=1e-12)
+            err_direct(grades, 6, 5), abs=1e-12
+        )
 
 
 def test_err_per_query_value_does_not_depend_on_other_queries():
@@ -327,8 +341,11 @@ def test_err_per_query_value_does_not_depend_on_other_queries():
 
 
 def test_err_grade_above_the_scale_is_an_error():
-    with pytest.raises(rl.MetricParameterError, match=r"grade \(2\) exceeds max_rel=1.*"
-                                                      r"err\(max_rel=2\)"):
+    with pytest.raises(
+        rl.MetricParameterError,
+        match=r"grade \(2\) exceeds max_rel=1.*"
+        r"err\(max_rel=2\)",
+    ):
         ev(QRELS, RUN, ["err(max_rel=1)"])
     with pytest.raises(rl.MetricParameterError, match=r"exceeds max_rel=4"):
         ev({"q": {"a": 5}}, {"q": {"a": 1.0}}, ["err@3"])
@@ -377,8 +394,11 @@ ORDER_RUN = {
 @pytest.mark.parametrize("unjudged", ["skip", "zero"])
 def test_kendall_and_spearman_match_scipy(unjudged):
     stats = pytest.importorskip("scipy.stats")
-    res = ev(ORDER_QRELS, ORDER_RUN, [f"kendall_tau(unjudged={unjudged})",
-                                      f"spearman_rho(unjudged={unjudged})"])
+    res = ev(
+        ORDER_QRELS,
+        ORDER_RUN,
+        [f"kendall_tau(unjudged={unjudged})", f"spearman_rho(unjudged={unjudged})"],
+    )
     for q, run in ORDER_RUN.items():
         docs = [d for d in run if unjudged == "zero" or d in ORDER_QRELS[q]]
         scores = [run[d] for d in docs]
@@ -386,9 +406,11 @@ def test_kendall_and_spearman_match_scipy(unjudged):
         tau = stats.kendalltau(scores, grades).statistic
         rho = stats.spearmanr(scores, grades).statistic
         assert res.per_query(f"kendall_tau(unjudged={unjudged})")[q] == pytest.approx(
-            tau, abs=1e-12), q
+            tau, abs=1e-12
+        ), q
         assert res.per_query(f"spearman_rho(unjudged={unjudged})")[q] == pytest.approx(
-            rho, abs=1e-12), q
+            rho, abs=1e-12
+        ), q
 
 
 def test_kendall_and_spearman_nan_when_one_side_is_constant():
@@ -428,8 +450,12 @@ TIE_RUN = {"t": {"a": 0.5, "b": 0.5, "c": 0.5, "d": 0.5}}
         ("pessimistic", 0, 1 / 3, (1 / 3 + 2 / 4) / 2),  # d b c a -> 0 0 1 1
         # expected: P(first relevant at 1, 2, 3) = 1/2, 1/3, 1/6;
         # AP terms (r/g + t r(r-1)/(g(g-1))) / i for i = 1..4 with r=2, g=4
-        ("expected", 1 / 2, 1 / 2 + (1 / 3) / 2 + (1 / 6) / 3,
-         (1 / 2 + (1 / 2 + 1 / 6) / 2 + (1 / 2 + 2 / 6) / 3 + (1 / 2 + 3 / 6) / 4) / 2),
+        (
+            "expected",
+            1 / 2,
+            1 / 2 + (1 / 3) / 2 + (1 / 6) / 3,
+            (1 / 2 + (1 / 2 + 1 / 6) / 2 + (1 / 2 + 2 / 6) / 3 + (1 / 2 + 3 / 6) / 4) / 2,
+        ),
     ],
 )
 def test_tie_policies_hand_computed(ties, p1, rr, ap):
@@ -440,8 +466,12 @@ def test_tie_policies_hand_computed(ties, p1, rr, ap):
 
 
 def test_tie_policy_as_metric_parameter_overrides_convention():
-    res = ev(TIE_QRELS, TIE_RUN, ["p@1", "p(ties=optimistic)@1", "p(ties=pessimistic)@1"],
-             ties="expected")
+    res = ev(
+        TIE_QRELS,
+        TIE_RUN,
+        ["p@1", "p(ties=optimistic)@1", "p(ties=pessimistic)@1"],
+        ties="expected",
+    )
     assert res.per_query("p@1")["t"] == pytest.approx(0.5)
     assert res.per_query("p(ties=optimistic)@1")["t"] == 1.0
     assert res.per_query("p(ties=pessimistic)@1")["t"] == 0.0
@@ -474,10 +504,33 @@ def test_ties_only_reorder_equal_scores():
 # --- expected ties against brute force ---------------------------------------------------
 
 BRUTE_METRICS = [
-    "p@1", "p@2", "p@3", "p", "r@2", "r", "f1@2", "ndcg@2", "ndcg@4", "ndcg(gain=exp2)@3",
-    "ndcg(ideal=retrieved)@2", "ndcg(ideal=full)@2", "dcg@2", "dcg@3", "cg@2", "ap", "ap@2",
-    "ap@3", "ap(norm=min_r_k)@2", "ap(norm=retrieved)", "rr", "rr@2", "success@1",
-    "success@2", "arhr@2", "arhr", "rprec",
+    "p@1",
+    "p@2",
+    "p@3",
+    "p",
+    "r@2",
+    "r",
+    "f1@2",
+    "ndcg@2",
+    "ndcg@4",
+    "ndcg(gain=exp2)@3",
+    "ndcg(ideal=retrieved)@2",
+    "ndcg(ideal=full)@2",
+    "dcg@2",
+    "dcg@3",
+    "cg@2",
+    "ap",
+    "ap@2",
+    "ap@3",
+    "ap(norm=min_r_k)@2",
+    "ap(norm=retrieved)",
+    "rr",
+    "rr@2",
+    "success@1",
+    "success@2",
+    "arhr@2",
+    "arhr",
+    "rprec",
 ]
 
 
@@ -507,7 +560,7 @@ def brute_force_expected(qrels: dict[str, float], scores: dict[str, float], metr
 
 TIE_CASES = [
     # (qrels, scores)
-    ({"a": 1, "b": 0, "c": 2, "d": 1, "e": 0}, {"a": .9, "b": .5, "c": .5, "d": .5, "e": .1}),
+    ({"a": 1, "b": 0, "c": 2, "d": 1, "e": 0}, {"a": 0.9, "b": 0.5, "c": 0.5, "d": 0.5, "e": 0.1}),
     (TIE_QRELS["t"], TIE_RUN["t"]),
     ({"a": 1, "b": 0, "c": 1, "z": 1}, {"a": 1.0, "b": 1.0, "c": 0.0, "u": 1.0}),
     ({"a": 0, "b": 0, "c": 3, "d": -1}, {"a": 2.0, "b": 1.0, "c": 1.0, "d": 1.0, "u": 0.0}),
@@ -524,8 +577,12 @@ def _random_tie_cases(n: int, seed: int):
         qrels = {d: rng.choice([-1, 0, 0, 1, 1, 2, 3]) for d in docs if rng.random() < 0.85}
         qrels["missing"] = 1  # a relevant document that is never retrieved
         scores = {d: float(rng.choice([1, 2, 3])) for d in docs}
-        if math.prod(math.factorial(c) for c in
-                     np.unique(list(scores.values()), return_counts=True)[1]) <= 120:
+        if (
+            math.prod(
+                math.factorial(c) for c in np.unique(list(scores.values()), return_counts=True)[1]
+            )
+            <= 120
+        ):
             out.append((qrels, scores))
     return out
 
@@ -546,18 +603,29 @@ def test_expected_ties_ap_norm_retrieved_at_k_is_rejected():
     qrels = {"a": 1, "b": 0, "c": 0}
     scores = {"a": 1.0, "b": 1.0, "c": 1.0}
     assert brute_force_expected(qrels, scores, ["ap(norm=retrieved)@1"])[
-        "ap(norm=retrieved)@1"] == pytest.approx(1 / 3)
+        "ap(norm=retrieved)@1"
+    ] == pytest.approx(1 / 3)
     with pytest.raises(rl.UnsupportedError, match=r"norm=retrieved.*ties=expected"):
         ev({"q": qrels}, {"q": scores}, ["ap(norm=retrieved)@1"], ties="expected")
     # without a cutoff the normaliser is fixed and the expectation is exact
     assert brute_force_expected(qrels, scores, ["ap(norm=retrieved)"])[
-        "ap(norm=retrieved)"] == pytest.approx(
-        pq({"q": qrels}, {"q": scores}, "ap(norm=retrieved)", ties="expected")["q"])
+        "ap(norm=retrieved)"
+    ] == pytest.approx(pq({"q": qrels}, {"q": scores}, "ap(norm=retrieved)", ties="expected")["q"])
 
 
 def test_expected_ties_rejected_where_undefined():
-    for metric in ("err@5", "bpref", "mar@3", "iprec@0.5", "fcp", "kendall_tau", "rbp",
-                   "infap", "11pt_avg", "ap(norm=retrieved)@3"):
+    for metric in (
+        "err@5",
+        "bpref",
+        "mar@3",
+        "iprec@0.5",
+        "fcp",
+        "kendall_tau",
+        "rbp",
+        "infap",
+        "11pt_avg",
+        "ap(norm=retrieved)@3",
+    ):
         with pytest.raises(rl.UnsupportedError, match="expected"):
             ev(QRELS, RUN, [metric], ties="expected")
 
@@ -578,8 +646,9 @@ GROUPED_RUN = {
 
 def test_grouped_ap_matches_sklearn_average_precision_score():
     skm = pytest.importorskip("sklearn.metrics")
-    res = ev(GROUPED_QRELS, GROUPED_RUN, ["ap(ties=grouped,norm=retrieved)", "ap"],
-             profile="sklearn")
+    res = ev(
+        GROUPED_QRELS, GROUPED_RUN, ["ap(ties=grouped,norm=retrieved)", "ap"], profile="sklearn"
+    )
     for q, run in GROUPED_RUN.items():
         docs = list(run)
         y = [1 if GROUPED_QRELS[q].get(d, 0) >= 1 else 0 for d in docs]
@@ -672,8 +741,7 @@ def test_no_relevant_policies():
 
 def test_rel_threshold_and_rel_parameter():
     # at threshold 2 only a is relevant in q1; q3 stays without relevant documents
-    res = ev(CONV_QRELS, CONV_RUN, ["p@3", "r@3", "ap", "p(rel=2)@3", "ndcg@3"],
-             rel_threshold=2)
+    res = ev(CONV_QRELS, CONV_RUN, ["p@3", "r@3", "ap", "p(rel=2)@3", "ndcg@3"], rel_threshold=2)
     assert res.per_query("p@3")["q1"] == pytest.approx(1 / 3)
     assert res.per_query("r@3")["q1"] == 1.0
     assert res.per_query("ap")["q1"] == 1.0
@@ -754,8 +822,7 @@ def test_metric_objects_are_accepted():
     m = rl.get_metric("ndcg(gain=exp2)@5")
     res = rl.evaluate(rl.Qrels.from_dict(QRELS), rl.Run.from_dict(RUN), m)
     assert list(res.summary()) == ["ndcg(gain=exp2)@5"]
-    assert res.per_query(str(m))["q1"] == pytest.approx(
-        (3 + D(4)) / (3 + D(2) + D(3)))
+    assert res.per_query(str(m))["q1"] == pytest.approx((3 + D(4)) / (3 + D(2) + D(3)))
 
 
 def test_single_metric_string():
@@ -796,11 +863,20 @@ def test_result_records_conventions():
     res = ev(QRELS, RUN, ["p@2"], profile="pytrec_eval", ties="input")
     c = res.conventions
     assert (c.profile, c.ties, c.score_precision, c.iprec_rounding) == (
-        "pytrec_eval", "input", "float32", "legacy")
+        "pytrec_eval",
+        "input",
+        "float32",
+        "legacy",
+    )
     default = ev(QRELS, RUN, ["p@2"]).conventions
     assert default == rl.Conventions()
-    assert (default.ties, default.missing, default.no_relevant, default.rel_threshold,
-            default.depth) == ("trec", "skip", "zero", 1, None)
+    assert (
+        default.ties,
+        default.missing,
+        default.no_relevant,
+        default.rel_threshold,
+        default.depth,
+    ) == ("trec", "skip", "zero", 1, None)
     assert rl.PROFILES["sklearn"].metric_defaults["ndcg"] == {"ideal": "retrieved"}
 
 

@@ -21,8 +21,7 @@ from hypothesis import strategies as st
 
 import ranklens as rl
 
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 NAN_ALLOWED = {"fcp", "kendall_tau", "spearman_rho"}
 ORDERED_TIES = ("trec", "input", "optimistic", "pessimistic")
@@ -46,28 +45,50 @@ def _metric_names() -> list[str]:
         else:  # pragma: no cover - no family needs a cutoff today
             names.append(f"{name}@3")
     names += [
-        "ndcg(gain=exp2)@3", "ndcg(ideal=full)@2", "ndcg(ideal=retrieved)@2",
-        "ndcg(gain={1:3,2:9})@3", "ndcg(gain={3:1,1:4})", "dcg(gain=exp2)@3",
-        "ap(norm=min_r_k)@2", "ap(norm=retrieved)@2", "ap(norm=retrieved)",
-        "mar(mode=all)@4", "mar(mode=all)", "f1(beta=0.5)@3", "err(max_rel=5)@3",
-        "fcp(score_ties=ignore)", "fcp(score_ties=half,unjudged=zero)",
-        "kendall_tau(unjudged=zero)", "spearman_rho(unjudged=zero)", "rbp(p=0.5)",
-        "rbp(gain={1:2,3:7})", "g(gain={2:5})", "p(rel=2)@2",
-        "utility(a=2,b=-0.5,c=-1,d=0.25)", "11pt_avg..25,.5,.75",
-        "11pt_avg(levels=[0,0.5,1])", "ndcg_cut(gain=exp2)@2", "rbp_resid(p=0.5)@2",
+        "ndcg(gain=exp2)@3",
+        "ndcg(ideal=full)@2",
+        "ndcg(ideal=retrieved)@2",
+        "ndcg(gain={1:3,2:9})@3",
+        "ndcg(gain={3:1,1:4})",
+        "dcg(gain=exp2)@3",
+        "ap(norm=min_r_k)@2",
+        "ap(norm=retrieved)@2",
+        "ap(norm=retrieved)",
+        "mar(mode=all)@4",
+        "mar(mode=all)",
+        "f1(beta=0.5)@3",
+        "err(max_rel=5)@3",
+        "fcp(score_ties=ignore)",
+        "fcp(score_ties=half,unjudged=zero)",
+        "kendall_tau(unjudged=zero)",
+        "spearman_rho(unjudged=zero)",
+        "rbp(p=0.5)",
+        "rbp(gain={1:2,3:7})",
+        "g(gain={2:5})",
+        "p(rel=2)@2",
+        "utility(a=2,b=-0.5,c=-1,d=0.25)",
+        "11pt_avg..25,.5,.75",
+        "11pt_avg(levels=[0,0.5,1])",
+        "ndcg_cut(gain=exp2)@2",
+        "rbp_resid(p=0.5)@2",
         "ndcg_rel(gain=exp2)",
     ]
     return names
 
 
 METRICS = _metric_names()
+
+
 def _supports_expected(m: str) -> bool:
     metric = rl.get_metric(m)
     if "expected" not in metric.definition.ties:
         return False
     # ap(norm=retrieved)@k is refused under expected ties (its normaliser is random)
-    return not (metric.name == "ap" and dict(metric.params).get("norm") == "retrieved"
-                and metric.k is not None)
+    return not (
+        metric.name == "ap"
+        and dict(metric.params).get("norm") == "retrieved"
+        and metric.k is not None
+    )
 
 
 EXPECTED_METRICS = [m for m in METRICS if _supports_expected(m)]
@@ -94,8 +115,7 @@ def datasets(draw, max_queries: int = 4):
         qrels_rows += [(q, d, draw(GRADES)) for d in judged]
     in_run = draw(st.lists(st.sampled_from(qids), unique=True, min_size=1))
     for q in in_run:
-        docs = draw(st.lists(st.sampled_from(DOCS + UNJUDGED), unique=True, min_size=1,
-                             max_size=7))
+        docs = draw(st.lists(st.sampled_from(DOCS + UNJUDGED), unique=True, min_size=1, max_size=7))
         run_rows += [(q, d, draw(SCORES)) for d in docs]
     return qrels_rows, run_rows
 
@@ -138,12 +158,17 @@ def _check_ranges(res):
 
 
 @SETTINGS
-@given(data=datasets(), ties=st.sampled_from(ORDERED_TIES),
-       missing=st.sampled_from(["skip", "zero"]), rel_threshold=st.sampled_from([1, 2]))
+@given(
+    data=datasets(),
+    ties=st.sampled_from(ORDERED_TIES),
+    missing=st.sampled_from(["skip", "zero"]),
+    rel_threshold=st.sampled_from([1, 2]),
+)
 def test_values_within_declared_range(data, ties, missing, rel_threshold):
     qrels_rows, run_rows = data
-    res = evaluate_rows(qrels_rows, run_rows, METRICS, ties=ties, missing=missing,
-                        rel_threshold=rel_threshold)
+    res = evaluate_rows(
+        qrels_rows, run_rows, METRICS, ties=ties, missing=missing, rel_threshold=rel_threshold
+    )
     _check_ranges(res)
 
 
@@ -151,8 +176,7 @@ def test_values_within_declared_range(data, ties, missing, rel_threshold):
 @given(data=datasets(), missing=st.sampled_from(["skip", "zero"]))
 def test_values_within_declared_range_expected_ties(data, missing):
     qrels_rows, run_rows = data
-    res = evaluate_rows(qrels_rows, run_rows, EXPECTED_METRICS, ties="expected",
-                        missing=missing)
+    res = evaluate_rows(qrels_rows, run_rows, EXPECTED_METRICS, ties="expected", missing=missing)
     _check_ranges(res)
 
 
@@ -179,12 +203,38 @@ def test_no_relevant_skip_and_nan(data, no_relevant):
 # ---------------------------------------------------------------------------------------
 
 PERFECT_ONE = [
-    "p@1", "rprec", "r", "r@50", "ndcg", "ndcg@1", "ndcg@3", "ndcg(gain=exp2)@3",
-    "ndcg(ideal=full)", "ndcg(ideal=retrieved)@2", "ndcg(gain=exp2,ideal=full)",
-    "ndcg(gain={1:2,2:5,3:9})@4", "ap", "ap@50", "ap(norm=min_r_k)@2",
-    "ap(norm=retrieved)@3", "rr", "rr@1", "success@1", "bpref", "iprec@0", "iprec@0.3",
-    "iprec@1", "11pt_avg", "infap", "bing", "g", "ndcg_rel", "rndcg", "relative_p@1",
-    "relative_p@2", "relative_p",
+    "p@1",
+    "rprec",
+    "r",
+    "r@50",
+    "ndcg",
+    "ndcg@1",
+    "ndcg@3",
+    "ndcg(gain=exp2)@3",
+    "ndcg(ideal=full)",
+    "ndcg(ideal=retrieved)@2",
+    "ndcg(gain=exp2,ideal=full)",
+    "ndcg(gain={1:2,2:5,3:9})@4",
+    "ap",
+    "ap@50",
+    "ap(norm=min_r_k)@2",
+    "ap(norm=retrieved)@3",
+    "rr",
+    "rr@1",
+    "success@1",
+    "bpref",
+    "iprec@0",
+    "iprec@0.3",
+    "iprec@1",
+    "11pt_avg",
+    "infap",
+    "bing",
+    "g",
+    "ndcg_rel",
+    "rndcg",
+    "relative_p@1",
+    "relative_p@2",
+    "relative_p",
 ]
 
 
@@ -243,8 +293,11 @@ def test_reversed_perfect_ranking_is_not_better(data):
 
 
 @SETTINGS
-@given(data=datasets(), seed=st.integers(0, 2**32 - 1),
-       ties=st.sampled_from(["trec", "optimistic", "pessimistic"]))
+@given(
+    data=datasets(),
+    seed=st.integers(0, 2**32 - 1),
+    ties=st.sampled_from(["trec", "optimistic", "pessimistic"]),
+)
 def test_row_order_does_not_matter(data, seed, ties):
     qrels_rows, run_rows = data
     rng = np.random.default_rng(seed)
@@ -281,8 +334,10 @@ def test_input_ties_do_depend_on_row_order():
     assert rl.evaluate(qrels, second, "p@1", ties="input")["p@1"] == 0.0
     # the other policies ignore the row order
     for ties in ("trec", "optimistic", "pessimistic", "expected"):
-        assert (rl.evaluate(qrels, first, "p@1", ties=ties)["p@1"]
-                == rl.evaluate(qrels, second, "p@1", ties=ties)["p@1"]), ties
+        assert (
+            rl.evaluate(qrels, first, "p@1", ties=ties)["p@1"]
+            == rl.evaluate(qrels, second, "p@1", ties=ties)["p@1"]
+        ), ties
 
 
 # ---------------------------------------------------------------------------------------
@@ -291,8 +346,12 @@ def test_input_ties_do_depend_on_row_order():
 
 
 @SETTINGS
-@given(data=datasets(max_queries=5), mask=st.lists(st.booleans(), min_size=5, max_size=5),
-       ties=st.sampled_from(ORDERED_TIES), missing=st.sampled_from(["skip", "zero"]))
+@given(
+    data=datasets(max_queries=5),
+    mask=st.lists(st.booleans(), min_size=5, max_size=5),
+    ties=st.sampled_from(ORDERED_TIES),
+    missing=st.sampled_from(["skip", "zero"]),
+)
 def test_partitioned_evaluation_concatenates(data, mask, ties, missing):
     qrels_rows, run_rows = data
     qrels, run = build(qrels_rows, rl.Qrels), build(run_rows, rl.Run)
@@ -303,10 +362,8 @@ def test_partitioned_evaluation_concatenates(data, mask, ties, missing):
     assume(set(part_a) & run_q and set(part_b) & run_q)
     kw = {"ties": ties, "missing": missing}
     full = rl.evaluate(qrels, run, METRICS, **kw)
-    ra = rl.evaluate(qrels.take_queries(part_a), run.take_queries(part_a),
-                     METRICS, **kw)
-    rb = rl.evaluate(qrels.take_queries(part_b), run.take_queries(part_b),
-                     METRICS, **kw)
+    ra = rl.evaluate(qrels.take_queries(part_a), run.take_queries(part_a), METRICS, **kw)
+    rb = rl.evaluate(qrels.take_queries(part_b), run.take_queries(part_b), METRICS, **kw)
     for m in METRICS:
         merged = {**ra.per_query(m), **rb.per_query(m)}
         want = full.per_query(m)
@@ -329,8 +386,9 @@ def test_err_is_partition_invariant():
     qrels = rl.Qrels.from_dict({"q1": {"a": 1, "b": 0}, "q2": {"c": 3}})
     run = rl.Run.from_dict({"q1": {"a": 1.0, "b": 0.5}, "q2": {"c": 1.0}})
     full = rl.evaluate(qrels, run, ["err"]).per_query("err")
-    alone = rl.evaluate(qrels.take_queries(["q1"]), run.take_queries(["q1"]),
-                        ["err"]).per_query("err")
+    alone = rl.evaluate(qrels.take_queries(["q1"]), run.take_queries(["q1"]), ["err"]).per_query(
+        "err"
+    )
     assert alone["q1"] == pytest.approx(full["q1"])
 
 
@@ -339,19 +397,78 @@ def test_err_is_partition_invariant():
 # ---------------------------------------------------------------------------------------
 
 ROUND_TRIP_NAMES = [
-    "p@5", "precision@5", "P.5", "P_5", "set_P", "r@100", "recall@10", "f1@10", "f@3",
-    "f1(beta=0.5)@10", "set_F.0.5", "ap", "map@10", "ap(norm=min_r_k)@10",
-    "ap(norm=retrieved,ties=grouped)", "ndcg@10", "NDCG@10", "ndcg(gain=exp2)@10",
-    "ndcg(gain={1:3,2:9})", "ndcg(gain={1:3,2:9,4:4.5})@23", "ndcg(ideal=retrieved)@10",
-    "ndcg(ideal=full,gain=exp2)@3", "dcg@10", "cg@10", "err@20", "err(max_rel=4)",
-    "mrr", "rr@10", "recip_rank", "success@10", "success.10", "hit_rate@10", "arhr@10",
-    "mar@10", "mar(mode=all)@5", "rprec", "r-precision", "Rprec", "bpref", "iprec@0.3",
-    "iprec_at_recall.0.10", "iprec_at_recall_0.00", "11pt_avg", "fcp",
-    "fcp(score_ties=half,unjudged=zero)", "kendall_tau", "spearman_rho", "p(rel=2)@5",
-    "num_ret", "num_rel_ret", "num_q", "relative_P.5", "set_relative_P", "set_map",
-    "Rprec_mult_0.20", "rprec_mult@0.2", "utility(a=2)", "infAP", "binG", "G", "G.2=4",
-    "rbp", "rbp.p=0.8", "rbp(p=0.5)@10", "unj@5", "unj.5", "gm_map", "gm_bpref",
-    "p(ties=expected)@3", "ndcg(ties=pessimistic)@3", "rbp(gain={1:0.5,2:1})", "Rndcg",
+    "p@5",
+    "precision@5",
+    "P.5",
+    "P_5",
+    "set_P",
+    "r@100",
+    "recall@10",
+    "f1@10",
+    "f@3",
+    "f1(beta=0.5)@10",
+    "set_F.0.5",
+    "ap",
+    "map@10",
+    "ap(norm=min_r_k)@10",
+    "ap(norm=retrieved,ties=grouped)",
+    "ndcg@10",
+    "NDCG@10",
+    "ndcg(gain=exp2)@10",
+    "ndcg(gain={1:3,2:9})",
+    "ndcg(gain={1:3,2:9,4:4.5})@23",
+    "ndcg(ideal=retrieved)@10",
+    "ndcg(ideal=full,gain=exp2)@3",
+    "dcg@10",
+    "cg@10",
+    "err@20",
+    "err(max_rel=4)",
+    "mrr",
+    "rr@10",
+    "recip_rank",
+    "success@10",
+    "success.10",
+    "hit_rate@10",
+    "arhr@10",
+    "mar@10",
+    "mar(mode=all)@5",
+    "rprec",
+    "r-precision",
+    "Rprec",
+    "bpref",
+    "iprec@0.3",
+    "iprec_at_recall.0.10",
+    "iprec_at_recall_0.00",
+    "11pt_avg",
+    "fcp",
+    "fcp(score_ties=half,unjudged=zero)",
+    "kendall_tau",
+    "spearman_rho",
+    "p(rel=2)@5",
+    "num_ret",
+    "num_rel_ret",
+    "num_q",
+    "relative_P.5",
+    "set_relative_P",
+    "set_map",
+    "Rprec_mult_0.20",
+    "rprec_mult@0.2",
+    "utility(a=2)",
+    "infAP",
+    "binG",
+    "G",
+    "G.2=4",
+    "rbp",
+    "rbp.p=0.8",
+    "rbp(p=0.5)@10",
+    "unj@5",
+    "unj.5",
+    "gm_map",
+    "gm_bpref",
+    "p(ties=expected)@3",
+    "ndcg(ties=pessimistic)@3",
+    "rbp(gain={1:0.5,2:1})",
+    "Rndcg",
 ]
 
 
@@ -376,9 +493,12 @@ def _value_for(param):
     if param.kind == "gainmap":
         return st.one_of(
             st.sampled_from(list(param.choices)),
-            st.dictionaries(st.integers(0, 5), st.one_of(
-                st.integers(-5, 20), st.floats(-20, 20, allow_nan=False)), min_size=1,
-                max_size=4),
+            st.dictionaries(
+                st.integers(0, 5),
+                st.one_of(st.integers(-5, 20), st.floats(-20, 20, allow_nan=False)),
+                min_size=1,
+                max_size=4,
+            ),
         )
     if param.kind == "numbers":
         return st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=4)
@@ -392,8 +512,11 @@ def metric_specs(draw):
     aliases = [a for a, f in _aliases().items() if f == family]
     spelling = draw(st.sampled_from(sorted(aliases)))
     params = list(defn.all_params)
-    chosen = draw(st.lists(st.sampled_from(params), unique_by=lambda p: p.name,
-                           max_size=len(params))) if params else []
+    chosen = (
+        draw(st.lists(st.sampled_from(params), unique_by=lambda p: p.name, max_size=len(params)))
+        if params
+        else []
+    )
     values = {p.name: draw(_value_for(p)) for p in chosen}
     if defn.cutoff == "optional":
         k = draw(st.one_of(st.none(), st.integers(1, 10_000)))
@@ -465,10 +588,17 @@ def test_generated_metric_strings_parse_back(spec):
 
 # names of registry families that start with a trec_eval base name (ndcg_cut, ndcg_rel,
 # rbp_resid) take the grammar's @k and (params) like any other
-@pytest.mark.parametrize("name", [
-    "ndcg_cut@10", "ndcg_cut(gain=exp2)@10", "ndcg_rel(gain=exp2)", "ndcg_rel(ties=trec)",
-    "rbp_resid@5", "rbp_resid(p=0.5)",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ndcg_cut@10",
+        "ndcg_cut(gain=exp2)@10",
+        "ndcg_rel(gain=exp2)",
+        "ndcg_rel(ties=trec)",
+        "rbp_resid@5",
+        "rbp_resid(p=0.5)",
+    ],
+)
 def test_registry_names_accept_the_grammar(name):
     m = rl.get_metric(name)
     assert rl.get_metric(str(m)) == m
@@ -476,8 +606,9 @@ def test_registry_names_accept_the_grammar(name):
 
 # explicit parameters equal to the default are kept in the canonical string: they matter,
 # since explicit (and trec_eval-pinned) values win over profile defaults
-@pytest.mark.parametrize("name", ["ap(norm=r)", "map_cut.10", "ndcg_cut.10",
-                                  "ndcg(ideal=cut)@5", "rbp(p=0.9)"])
+@pytest.mark.parametrize(
+    "name", ["ap(norm=r)", "map_cut.10", "ndcg_cut.10", "ndcg(ideal=cut)@5", "rbp(p=0.9)"]
+)
 def test_explicit_default_parameters_survive_str(name):
     m = rl.get_metric(name)
     assert rl.get_metric(str(m)) == m
@@ -512,8 +643,19 @@ def test_canonical_names_of_equivalent_spellings_agree():
 # every constructor gives the same result
 # ---------------------------------------------------------------------------------------
 
-SOME_METRICS = ["p@3", "r@3", "ndcg@3", "ap", "rr", "bpref", "err@3", "fcp", "num_ret",
-                "unj@3", "kendall_tau"]
+SOME_METRICS = [
+    "p@3",
+    "r@3",
+    "ndcg@3",
+    "ap",
+    "rr",
+    "bpref",
+    "err@3",
+    "fcp",
+    "num_ret",
+    "unj@3",
+    "kendall_tau",
+]
 
 
 def _constructors(rows, cls):
@@ -551,8 +693,9 @@ def test_all_constructors_agree(data):
         res = rl.evaluate(qrels, run, SOME_METRICS, missing="zero")
         assert res.query_ids == ref.query_ids, (qname, rname)
         for m in SOME_METRICS:
-            np.testing.assert_array_equal(res.values[m], ref.values[m],
-                                          err_msg=f"{qname} {rname} {m}")
+            np.testing.assert_array_equal(
+                res.values[m], ref.values[m], err_msg=f"{qname} {rname} {m}"
+            )
     # every Qrels / Run built here holds the same rows and compares equal
     assert all(q.to_dict() == qrels_all[0][1].to_dict() for _, q in qrels_all)
     assert all(r.to_dict() == run_all[0][1].to_dict() for _, r in run_all)
@@ -564,8 +707,9 @@ def test_equal_rows_compare_equal_whatever_the_constructor():
     # ids from frames arrive as large_string, from dicts as string: equal all the same
     pl = pytest.importorskip("polars")
     a = rl.Qrels.from_dict({"q0": {"d0": 1, "d1": 0}})
-    b = rl.Qrels.from_frame(pl.DataFrame({"query": ["q0", "q0"], "doc": ["d0", "d1"],
-                                          "relevance": [1, 0]}))
+    b = rl.Qrels.from_frame(
+        pl.DataFrame({"query": ["q0", "q0"], "doc": ["d0", "d1"], "relevance": [1, 0]})
+    )
     assert a.to_dict() == b.to_dict()
     assert a == b
 
@@ -599,16 +743,31 @@ def test_callers_data_not_mutated(data):
     d_arr = np.array([r[1] for r in run_rows])
     s_arr = np.array([r[2] for r in run_rows])
     arrays_copy = (q_arr.copy(), d_arr.copy(), s_arr.copy())
-    frame = pd.DataFrame({"query": [r[0] for r in qrels_rows], "doc": [r[1] for r in qrels_rows],
-                          "relevance": [r[2] for r in qrels_rows]})
+    frame = pd.DataFrame(
+        {
+            "query": [r[0] for r in qrels_rows],
+            "doc": [r[1] for r in qrels_rows],
+            "relevance": [r[2] for r in qrels_rows],
+        }
+    )
     frame_copy = frame.copy()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rl.RanklensWarning)
         for ties in ("trec", "expected", "optimistic"):
-            rl.evaluate(rl.Qrels.from_dict(qd), rl.Run.from_dict(rd), EXPECTED_METRICS,
-                        ties=ties, missing="zero")
-        rl.evaluate(rl.Qrels.from_frame(frame), rl.Run.from_arrays(q_arr, d_arr, s_arr),
-                    METRICS, score_precision="float32", depth=3)
+            rl.evaluate(
+                rl.Qrels.from_dict(qd),
+                rl.Run.from_dict(rd),
+                EXPECTED_METRICS,
+                ties=ties,
+                missing="zero",
+            )
+        rl.evaluate(
+            rl.Qrels.from_frame(frame),
+            rl.Run.from_arrays(q_arr, d_arr, s_arr),
+            METRICS,
+            score_precision="float32",
+            depth=3,
+        )
     assert qd == qd_copy
     assert rd == rd_copy
     for a, b in zip((q_arr, d_arr, s_arr), arrays_copy, strict=True):

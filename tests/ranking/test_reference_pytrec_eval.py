@@ -72,8 +72,7 @@ def _random_case(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[s
         kind = rng.random()
         if kind < 0.85:
             pool = docs + [f"x{j}" for j in range(10)]
-            judged = rng.choice(pool, size=int(rng.integers(1, min(15, len(pool)))),
-                                replace=False)
+            judged = rng.choice(pool, size=int(rng.integers(1, min(15, len(pool)))), replace=False)
             grades = rng.choice([-1, 0, 0, 1, 1, 2, 3], size=len(judged))
             if rng.random() < 0.15:
                 grades = np.minimum(grades, 0)  # no relevant document
@@ -108,8 +107,7 @@ def test_agrees_with_pytrec_eval(seed: int) -> None:
     for measure, name in MEASURES.items():
         got = res.per_query(name)
         for q, values in expected.items():
-            assert got[q] == pytest.approx(values[measure], abs=1e-9, rel=1e-9), (
-                seed, measure, q)
+            assert got[q] == pytest.approx(values[measure], abs=1e-9, rel=1e-9), (seed, measure, q)
 
 
 def test_float32_rounding_makes_near_ties_ties() -> None:
@@ -118,7 +116,8 @@ def test_float32_rounding_makes_near_ties_ties() -> None:
     exact = ranklens.evaluate(qrels, run, ["rr"]).summary()["rr"]
     f32 = ranklens.evaluate(qrels, run, ["rr"], profile="pytrec_eval").summary()["rr"]
     ref = pytrec_eval.RelevanceEvaluator({"q": {"a": 1}}, {"recip_rank"}).evaluate(
-        {"q": {"a": 0.5, "b": 0.5 + 1e-9}})["q"]["recip_rank"]
+        {"q": {"a": 0.5, "b": 0.5 + 1e-9}}
+    )["q"]["recip_rank"]
     assert exact == 0.5  # b scores higher in float64
     assert f32 == ref == 0.5  # tie; doc id descending puts b first
     run2 = ranklens.Run.from_dict({"q": {"z": 0.5, "a": 0.5 + 1e-9}})

@@ -77,8 +77,9 @@ RunDict = dict[str, dict[str, float]]
 def _evaluate(qrels: Qrels, run: RunDict, names: list[str], **kw: Any) -> ranklens.Result:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ranklens.RanklensWarning)
-        return ranklens.evaluate(ranklens.Qrels.from_dict(qrels), ranklens.Run.from_dict(run),
-                                 names, **kw)
+        return ranklens.evaluate(
+            ranklens.Qrels.from_dict(qrels), ranklens.Run.from_dict(run), names, **kw
+        )
 
 
 def _close(got: float, want: float) -> bool:
@@ -92,8 +93,7 @@ def _pytrec() -> Any:
     return pytest.importorskip("pytrec_eval")
 
 
-def _evaluator(qrels: Qrels, measures: set[str], level: int, judged_only: bool = False
-               ) -> Any:
+def _evaluator(qrels: Qrels, measures: set[str], level: int, judged_only: bool = False) -> Any:
     """pytrec_eval's evaluator with trec_eval's own measure syntax: the Python
     wrapper's name normaliser accepts only unsigned numbers, so ``ndcg.1=3`` or
     ``utility.1,-1,0,0`` go to the extension as trec_eval reads them (the
@@ -116,8 +116,7 @@ def _trec_case(seed: int) -> tuple[Qrels, RunDict]:
         docs = [f"d{j}" for j in rng.permutation(40)[: int(rng.integers(1, 30))]]
         if rng.random() < 0.85:
             pool = docs + [f"x{j}" for j in range(10)]  # x*: judged, never retrieved
-            judged = rng.choice(pool, size=int(rng.integers(1, min(20, len(pool)))),
-                                replace=False)
+            judged = rng.choice(pool, size=int(rng.integers(1, min(20, len(pool)))), replace=False)
             grades = rng.choice([-2, -1, 0, 0, 1, 1, 2, 3, 4], size=len(judged))
             if rng.random() < 0.15:
                 grades = np.minimum(grades, 0)  # no relevant judgment
@@ -179,11 +178,27 @@ for _x in IPREC:
     PLAIN[f"iprec_at_recall_{_x}"] = (f"iprec_at_recall.{_x}", f"iprec@{float(_x)}")
 for _x in RPREC_MULT:
     PLAIN[f"Rprec_mult_{_x}"] = (f"Rprec_mult.{_x}", f"rprec_mult@{float(_x)}")
+
+
 def _plain_measures() -> set[str]:
     """PLAIN's measures as pytrec_eval takes them (cutoffs and levels combined)."""
-    out = {k for k in PLAIN if not any(k.startswith(b + "_") for b in
-                                       ("P", "recall", "ndcg_cut", "map_cut", "success",
-                                        "relative_P", "iprec_at_recall", "Rprec_mult"))}
+    out = {
+        k
+        for k in PLAIN
+        if not any(
+            k.startswith(b + "_")
+            for b in (
+                "P",
+                "recall",
+                "ndcg_cut",
+                "map_cut",
+                "success",
+                "relative_P",
+                "iprec_at_recall",
+                "Rprec_mult",
+            )
+        )
+    }
     out.add("P." + ",".join(map(str, CUTOFFS)))
     out.add("recall." + ",".join(map(str, CUTOFFS)))
     out.add("ndcg_cut." + ",".join(map(str, CUTOFFS)))
@@ -198,9 +213,24 @@ def _plain_measures() -> set[str]:
 # gain maps: zero and negative gains, a gain for grade 0, levels reordered, a level
 # that no query has (5), non-integer gains (distinct gains, those of unmapped grades
 # included, at least 1 apart)
-GAINS = ("1=3,2=9", "1=5,2=1", "0=1", "0=2,1=1", "1=0,2=4", "1=-2,3=5", "2=-1",
-         "0=-1,1=2", "3=0,4=0", "1=1,2=1,3=1,4=1", "1=10,2=10,3=2", "0=0", "5=7",
-         "1=2.5,2=2.5,3=7.5", "4=-3,0=2", "1=1.5,2=5.5,3=2.5,4=8")
+GAINS = (
+    "1=3,2=9",
+    "1=5,2=1",
+    "0=1",
+    "0=2,1=1",
+    "1=0,2=4",
+    "1=-2,3=5",
+    "2=-1",
+    "0=-1,1=2",
+    "3=0,4=0",
+    "1=1,2=1,3=1,4=1",
+    "1=10,2=10,3=2",
+    "0=0",
+    "5=7",
+    "1=2.5,2=2.5,3=7.5",
+    "4=-3,0=2",
+    "1=1.5,2=5.5,3=2.5,4=8",
+)
 GAIN_FAMILIES = {"ndcg": "ndcg", "ndcg_rel": "ndcg_rel", "Rndcg": "rndcg", "G": "g"}
 
 
@@ -235,9 +265,14 @@ def _no_positive_gain(judgments: dict[str, int], spec: str) -> bool:
     return all(gm.get(g, float(g)) <= 0 for g in judgments.values() if g >= 0)
 
 
-def _check_against(expected: dict[str, dict[str, float]], key: str, names: tuple[str, ...],
-                   res: ranklens.Result, where: tuple[Any, ...],
-                   nan_ok: Callable[[str], bool] | None = None) -> None:
+def _check_against(
+    expected: dict[str, dict[str, float]],
+    key: str,
+    names: tuple[str, ...],
+    res: ranklens.Result,
+    where: tuple[Any, ...],
+    nan_ok: Callable[[str], bool] | None = None,
+) -> None:
     for name in names:
         got = res.per_query(name)
         assert set(got) == set(expected), (where, name)
@@ -281,32 +316,68 @@ def test_every_pytrec_eval_measure_is_compared() -> None:
     ``relstring`` (strings, not numbers)."""
     supported = set(_pytrec().supported_measures) - {"runid", "relstring"}
     compared = {m.split(".")[0] for m in _plain_measures()} | {
-        trec.split(".")[0] for trec, _key, _grammar in PARAMETRISED}
+        trec.split(".")[0] for trec, _key, _grammar in PARAMETRISED
+    }
     assert compared == supported
 
 
 # the binary measures take rel= per metric; pytrec_eval's relevance_level is global
 REL_PARAM = {
-    "P_5": "p(rel={L})@5", "P_1000": "p(rel={L})@1000", "recall_10": "r(rel={L})@10",
-    "map": "ap(rel={L})", "map_cut_10": "ap(rel={L})@10", "recip_rank": "rr(rel={L})",
-    "success_5": "success(rel={L})@5", "Rprec": "rprec(rel={L})", "bpref": "bpref(rel={L})",
-    "iprec_at_recall_0.30": "iprec(rel={L})@0.3", "11pt_avg": "11pt_avg(rel={L})",
-    "num_rel": "num_rel(rel={L})", "num_rel_ret": "num_rel_ret(rel={L})",
+    "P_5": "p(rel={L})@5",
+    "P_1000": "p(rel={L})@1000",
+    "recall_10": "r(rel={L})@10",
+    "map": "ap(rel={L})",
+    "map_cut_10": "ap(rel={L})@10",
+    "recip_rank": "rr(rel={L})",
+    "success_5": "success(rel={L})@5",
+    "Rprec": "rprec(rel={L})",
+    "bpref": "bpref(rel={L})",
+    "iprec_at_recall_0.30": "iprec(rel={L})@0.3",
+    "11pt_avg": "11pt_avg(rel={L})",
+    "num_rel": "num_rel(rel={L})",
+    "num_rel_ret": "num_rel_ret(rel={L})",
     "num_nonrel_judged_ret": "num_nonrel_judged_ret(rel={L})",
-    "relative_P_5": "relative_p(rel={L})@5", "set_map": "set_map(rel={L})",
-    "set_F": "f1(rel={L})", "Rprec_mult_2.00": "rprec_mult(rel={L})@2",
-    "utility": "utility(rel={L})", "infAP": "infap(rel={L})", "binG": "bing(rel={L})",
-    "Rndcg": "rndcg(rel={L})", "gm_map": "gm_map(rel={L})", "gm_bpref": "gm_bpref(rel={L})",
+    "relative_P_5": "relative_p(rel={L})@5",
+    "set_map": "set_map(rel={L})",
+    "set_F": "f1(rel={L})",
+    "Rprec_mult_2.00": "rprec_mult(rel={L})@2",
+    "utility": "utility(rel={L})",
+    "infAP": "infap(rel={L})",
+    "binG": "bing(rel={L})",
+    "Rndcg": "rndcg(rel={L})",
+    "gm_map": "gm_map(rel={L})",
+    "gm_bpref": "gm_bpref(rel={L})",
 }
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_pytrec_eval_relevance_level_is_the_rel_parameter(seed: int) -> None:
     qrels, run = _trec_case(seed)
-    measures = {"P.5,1000", "recall.10", "map", "map_cut.10", "recip_rank", "success.5",
-                "Rprec", "bpref", "iprec_at_recall.0.30", "11pt_avg", "num_rel",
-                "num_rel_ret", "num_nonrel_judged_ret", "relative_P.5", "set_map", "set_F",
-                "Rprec_mult.2.00", "utility", "infAP", "binG", "Rndcg", "gm_map", "gm_bpref"}
+    measures = {
+        "P.5,1000",
+        "recall.10",
+        "map",
+        "map_cut.10",
+        "recip_rank",
+        "success.5",
+        "Rprec",
+        "bpref",
+        "iprec_at_recall.0.30",
+        "11pt_avg",
+        "num_rel",
+        "num_rel_ret",
+        "num_nonrel_judged_ret",
+        "relative_P.5",
+        "set_map",
+        "set_F",
+        "Rprec_mult.2.00",
+        "utility",
+        "infAP",
+        "binG",
+        "Rndcg",
+        "gm_map",
+        "gm_bpref",
+    }
     for level in (1, 2, 3):
         names = {key: pattern.format(L=level) for key, pattern in REL_PARAM.items()}
         res = _evaluate(qrels, run, list(names.values()), profile="pytrec_eval")
@@ -317,10 +388,18 @@ def test_pytrec_eval_relevance_level_is_the_rel_parameter(seed: int) -> None:
 
 def _trec_spelling(key: str) -> str:
     """trec_eval's command-line name for an output key (``P_5`` -> ``P.5``)."""
-    for base in ("P", "recall", "map_cut", "ndcg_cut", "relative_P", "success",
-                 "Rprec_mult", "iprec_at_recall"):
+    for base in (
+        "P",
+        "recall",
+        "map_cut",
+        "ndcg_cut",
+        "relative_P",
+        "success",
+        "Rprec_mult",
+        "iprec_at_recall",
+    ):
         if key.startswith(base + "_") and key[len(base) + 1].isdigit():
-            return f"{base}.{key[len(base) + 1:]}"
+            return f"{base}.{key[len(base) + 1 :]}"
     return key
 
 
@@ -333,30 +412,90 @@ def test_pytrec_eval_judged_docs_only_is_the_judged_run(seed: int) -> None:
     trec_eval's ``iprec_at_recall`` and ``11pt_avg`` are 0/0 (nan) and ranklens
     gives 0."""
     qrels, run = _trec_case(seed)
-    judged_run = {q: {d: s for d, s in docs.items() if qrels.get(q, {}).get(d, -1) >= 0}
-                  for q, docs in run.items()}
+    judged_run = {
+        q: {d: s for d, s in docs.items() if qrels.get(q, {}).get(d, -1) >= 0}
+        for q, docs in run.items()
+    }
     judged_run = {q: docs for q, docs in judged_run.items() if docs}
     run_qrels = {q: j for q, j in qrels.items() if q in run}
-    keys = ("P_5", "P_30", "recall_5", "map", "map_cut_5", "ndcg", "ndcg_cut_5", "bpref",
-            "num_ret", "num_rel", "num_rel_ret", "infAP", "recip_rank", "Rndcg", "G",
-            "ndcg_rel", "utility", "set_F", "set_P", "set_recall", "set_map",
-            "set_relative_P", "relative_P_5", "binG", "num_nonrel_judged_ret", "Rprec",
-            "Rprec_mult_2.00", "11pt_avg", "iprec_at_recall_0.20", "success_5")
-    measures = {"P.5,30", "recall.5", "map", "map_cut.5", "ndcg", "ndcg_cut.5", "bpref",
-                "num_ret", "num_rel", "num_rel_ret", "infAP", "recip_rank", "Rndcg", "G",
-                "ndcg_rel", "utility", "set_F", "set_P", "set_recall", "set_map",
-                "set_relative_P", "relative_P.5", "binG", "num_nonrel_judged_ret", "Rprec",
-                "Rprec_mult.2.00", "11pt_avg", "iprec_at_recall.0.20", "success.5"}
+    keys = (
+        "P_5",
+        "P_30",
+        "recall_5",
+        "map",
+        "map_cut_5",
+        "ndcg",
+        "ndcg_cut_5",
+        "bpref",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "infAP",
+        "recip_rank",
+        "Rndcg",
+        "G",
+        "ndcg_rel",
+        "utility",
+        "set_F",
+        "set_P",
+        "set_recall",
+        "set_map",
+        "set_relative_P",
+        "relative_P_5",
+        "binG",
+        "num_nonrel_judged_ret",
+        "Rprec",
+        "Rprec_mult_2.00",
+        "11pt_avg",
+        "iprec_at_recall_0.20",
+        "success_5",
+    )
+    measures = {
+        "P.5,30",
+        "recall.5",
+        "map",
+        "map_cut.5",
+        "ndcg",
+        "ndcg_cut.5",
+        "bpref",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "infAP",
+        "recip_rank",
+        "Rndcg",
+        "G",
+        "ndcg_rel",
+        "utility",
+        "set_F",
+        "set_P",
+        "set_recall",
+        "set_map",
+        "set_relative_P",
+        "relative_P.5",
+        "binG",
+        "num_nonrel_judged_ret",
+        "Rprec",
+        "Rprec_mult.2.00",
+        "11pt_avg",
+        "iprec_at_recall.0.20",
+        "success.5",
+    }
     for level in (1, 2):
         expected = _evaluator(qrels, measures, level, judged_only=True).evaluate(run)
         names = [_trec_spelling(k) for k in keys]
-        res = _evaluate(run_qrels, judged_run, names, profile="pytrec_eval",
-                        rel_threshold=level, missing="zero")
-        direct = _evaluate(qrels, run, names, profile="pytrec_eval", rel_threshold=level,
-                           judged_only=True)
+        res = _evaluate(
+            run_qrels, judged_run, names, profile="pytrec_eval", rel_threshold=level, missing="zero"
+        )
+        direct = _evaluate(
+            qrels, run, names, profile="pytrec_eval", rel_threshold=level, judged_only=True
+        )
         for key, name in zip(keys, names, strict=True):
-            nan_ok = ((lambda q: q not in judged_run)
-                      if key in ("11pt_avg", "iprec_at_recall_0.20") else None)
+            nan_ok = (
+                (lambda q: q not in judged_run)
+                if key in ("11pt_avg", "iprec_at_recall_0.20")
+                else None
+            )
             _check_against(expected, key, (name,), res, (seed, level), nan_ok)
             _check_against(expected, key, (name,), direct, (seed, level, "-J"), nan_ok)
 
@@ -370,7 +509,8 @@ def test_close_gains_are_sorted_exactly() -> None:
     res = _evaluate(qrels, run, ["ndcg.1=3,2=2.2,3=2.9"], profile="pytrec_eval")
     disc = [1 / math.log2(i + 2) for i in range(3)]
     want = (2.2 * disc[0] + 2.9 * disc[1] + 3 * disc[2]) / (
-        3 * disc[0] + 2.9 * disc[1] + 2.2 * disc[2])
+        3 * disc[0] + 2.9 * disc[1] + 2.2 * disc[2]
+    )
     assert res.per_query("ndcg.1=3,2=2.2,3=2.9")["q"] == pytest.approx(want, abs=1e-12)
 
 
@@ -388,28 +528,54 @@ def test_rndcg_without_positive_gain() -> None:
 # =========================================================================== ranx
 
 
-def _ranx_case(seed: int, longest: int = 15, ties: bool = True, binary: bool = False,
-               every_query_both: bool = False) -> tuple[Qrels, RunDict]:
+def _ranx_case(
+    seed: int,
+    longest: int = 15,
+    ties: bool = True,
+    binary: bool = False,
+    every_query_both: bool = False,
+) -> tuple[Qrels, RunDict]:
     """Rankings of at most 15 documents when scores tie (ranx's sort is stable
     only up to 15), grades 0-3 (0-1 with ``binary``), a stray run query half the time
     (ranx drops it)."""
-    return graded_case(11000 + seed, n_queries=(2, 9), longest=longest, max_judged=14,
-                       ties=ties, binary=binary, every_query_both=every_query_both,
-                       stray_query=True)
+    return graded_case(
+        11000 + seed,
+        n_queries=(2, 9),
+        longest=longest,
+        max_judged=14,
+        ties=ties,
+        binary=binary,
+        every_query_both=every_query_both,
+        stray_query=True,
+    )
 
 
 def _level_gains(level: int, exp2: bool) -> str:
     """ranx drops the judgments below its relevance level: their gain is 0."""
-    return "{" + ",".join(f"{g}:{((2 ** g - 1) if exp2 else g) if g >= level else 0}"
-                          for g in range(4)) + "}"
+    return (
+        "{"
+        + ",".join(f"{g}:{((2**g - 1) if exp2 else g) if g >= level else 0}" for g in range(4))
+        + "}"
+    )
 
 
 def _ranx_names(level: int, cutoffs: tuple[int, ...]) -> dict[str, str]:
     lv = f"-l{level}"
-    binary = {"hits": "hits", "hit_rate": "success", "precision": "p", "recall": "r",
-              "f1": "f1", "mrr": "rr", "map": "ap"}
-    graded = {"ndcg": ("ndcg", False), "ndcg_burges": ("ndcg", True), "dcg": ("dcg", False),
-              "dcg_burges": ("dcg", True)}
+    binary = {
+        "hits": "hits",
+        "hit_rate": "success",
+        "precision": "p",
+        "recall": "r",
+        "f1": "f1",
+        "mrr": "rr",
+        "map": "ap",
+    }
+    graded = {
+        "ndcg": ("ndcg", False),
+        "ndcg_burges": ("ndcg", True),
+        "dcg": ("dcg", False),
+        "dcg_burges": ("dcg", True),
+    }
     out: dict[str, str] = {}
     for suffix, at in [("", "")] + [(f"@{k}", f"@{k}") for k in cutoffs]:
         for rx, rl in binary.items():
@@ -418,9 +584,17 @@ def _ranx_names(level: int, cutoffs: tuple[int, ...]) -> dict[str, str]:
             out[f"{rx}{suffix}{lv}"] = f"{rl}(gain={_level_gains(level, exp2)}){at}"
     out[f"r-precision{lv}"] = f"rprec(rel={level})"
     if level == 1:  # ranx's default level; the ranklens names at their defaults
-        out.update({"ndcg@10": "ndcg@10", "ndcg_burges@10": "ndcg(gain=exp2)@10",
-                    "dcg_burges": "dcg(gain=exp2)", "map@3": "map@3", "mrr": "mrr",
-                    "hit_rate@5": "hit_rate@5", "r-precision": "rprec"})
+        out.update(
+            {
+                "ndcg@10": "ndcg@10",
+                "ndcg_burges@10": "ndcg(gain=exp2)@10",
+                "dcg_burges": "dcg(gain=exp2)",
+                "map@3": "map@3",
+                "mrr": "mrr",
+                "hit_rate@5": "hit_rate@5",
+                "r-precision": "rprec",
+            }
+        )
     return out
 
 
@@ -428,8 +602,9 @@ def _compare_ranx(qrels: Qrels, run: RunDict, names: dict[str, str], where: Any)
     ranx = pytest.importorskip("ranx")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba's type-safety warnings in rbp
-        expected = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), list(names),
-                                 return_mean=False, make_comparable=True)
+        expected = ranx.evaluate(
+            ranx.Qrels(qrels), ranx.Run(run), list(names), return_mean=False, make_comparable=True
+        )
     if not isinstance(expected, dict):
         expected = {next(iter(names)): expected}
     res = _evaluate(qrels, run, list(names.values()), profile="ranx")
@@ -455,14 +630,21 @@ def test_ranx_every_metric_cutoff_and_level(seed: int) -> None:
 def test_ranx_rbp_and_bpref(seed: int) -> None:
     for binary in (True, False):  # ranx's rbp gains are the raw grades (the profile's too)
         qrels, run = _ranx_case(seed, binary=binary)
-        _compare_ranx(qrels, run, {f"rbp.{p}": f"rbp(p=0.{p})"
-                                   for p in ("1", "5", "8", "95", "99")}, (seed, "rbp"))
+        _compare_ranx(
+            qrels,
+            run,
+            {f"rbp.{p}": f"rbp(p=0.{p})" for p in ("1", "5", "8", "95", "99")},
+            (seed, "rbp"),
+        )
     qrels, run = _ranx_case(seed, every_query_both=True)
     for level in (1, 2, 3):
-        if all(any(g >= level for g in j.values()) and any(g < level for g in j.values())
-               for j in qrels.values()):  # ranx's bpref is 0/0 otherwise
-            _compare_ranx(qrels, run, {f"bpref-l{level}": f"bpref(rel={level})"},
-                          (seed, "bpref", level))
+        if all(
+            any(g >= level for g in j.values()) and any(g < level for g in j.values())
+            for j in qrels.values()
+        ):  # ranx's bpref is 0/0 otherwise
+            _compare_ranx(
+                qrels, run, {f"bpref-l{level}": f"bpref(rel={level})"}, (seed, "bpref", level)
+            )
 
 
 def test_ranx_graded_rbp_and_bpref_disagreements() -> None:
@@ -474,10 +656,8 @@ def test_ranx_graded_rbp_and_bpref_disagreements() -> None:
     run = {"a": {"d1": 0.9, "d2": 0.8, "d3": 0.7}, "b": {"d1": 1.0, "d5": 0.5}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ref = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["rbp.8", "bpref"],
-                            return_mean=False)
-    res = _evaluate(qrels, run, ["rbp(p=0.8)", "rbp(p=0.8,scale=trec)", "bpref"],
-                    profile="ranx")
+        ref = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["rbp.8", "bpref"], return_mean=False)
+    res = _evaluate(qrels, run, ["rbp(p=0.8)", "rbp(p=0.8,scale=trec)", "bpref"], profile="ranx")
     assert ref["rbp.8"][0] == pytest.approx(0.2 * 2 + 0.2 * 0.64 * 1)
     # the ranx profile sums the raw grades too; trec_eval's rescaling halves them here
     assert res.per_query("rbp(p=0.8)")["a"] == pytest.approx(ref["rbp.8"][0])
@@ -508,12 +688,17 @@ def _sk_case(seed: int, distinct: bool) -> tuple[list[str], list[np.ndarray], li
     return queries, rels, scores
 
 
-def _sk_dicts(queries: list[str], rels: list[np.ndarray], scores: list[np.ndarray]
-              ) -> tuple[Qrels, RunDict]:
-    qrels = {q: {f"d{i}": int(r) for i, r in enumerate(rel)}
-             for q, rel in zip(queries, rels, strict=True)}
-    run = {q: {f"d{i}": float(s) for i, s in enumerate(sc)}
-           for q, sc in zip(queries, scores, strict=True)}
+def _sk_dicts(
+    queries: list[str], rels: list[np.ndarray], scores: list[np.ndarray]
+) -> tuple[Qrels, RunDict]:
+    qrels = {
+        q: {f"d{i}": int(r) for i, r in enumerate(rel)}
+        for q, rel in zip(queries, rels, strict=True)
+    }
+    run = {
+        q: {f"d{i}": float(s) for i, s in enumerate(sc)}
+        for q, sc in zip(queries, scores, strict=True)
+    }
     return qrels, run
 
 
@@ -526,24 +711,32 @@ def test_sklearn_ndcg_dcg_ap_every_parameter(seed: int, distinct: bool) -> None:
     metrics = pytest.importorskip("sklearn.metrics")
     queries, rels, scores = _sk_case(seed, distinct)
     qrels, run = _sk_dicts(queries, rels, scores)
-    names = (["ndcg", "dcg", "ndcg(ties=trec)", "dcg(ties=trec)", "ap(ties=grouped)"]
-             + [f"ndcg@{k}" for k in SK_K] + [f"dcg@{k}" for k in SK_K]
-             + [f"ndcg(ties=trec)@{k}" for k in SK_K] + [f"dcg(ties=trec)@{k}" for k in SK_K]
-             + [f"ap(rel={t})" for t in (1, 2, 3, 4)])
+    names = (
+        ["ndcg", "dcg", "ndcg(ties=trec)", "dcg(ties=trec)", "ap(ties=grouped)"]
+        + [f"ndcg@{k}" for k in SK_K]
+        + [f"dcg@{k}" for k in SK_K]
+        + [f"ndcg(ties=trec)@{k}" for k in SK_K]
+        + [f"dcg(ties=trec)@{k}" for k in SK_K]
+        + [f"ap(rel={t})" for t in (1, 2, 3, 4)]
+    )
     res = _evaluate(qrels, run, names, profile="sklearn")
     lrap = _evaluate(qrels, run, ["ap"], profile="sklearn", no_relevant="skip")
     for q, rel, sc in zip(queries, rels, scores, strict=True):
         yt, ys = rel[None, :].astype(float), sc[None, :]
-        checks: list[tuple[str, float]] = [("ndcg", metrics.ndcg_score(yt, ys)),
-                                           ("dcg", metrics.dcg_score(yt, ys))]
+        checks: list[tuple[str, float]] = [
+            ("ndcg", metrics.ndcg_score(yt, ys)),
+            ("dcg", metrics.dcg_score(yt, ys)),
+        ]
         for k in SK_K:
             checks.append((f"ndcg@{k}", metrics.ndcg_score(yt, ys, k=k)))
             checks.append((f"dcg@{k}", metrics.dcg_score(yt, ys, k=k, log_base=2)))
             if distinct:  # ignore_ties sorts with an unstable argsort: distinct scores only
-                checks.append((f"ndcg(ties=trec)@{k}",
-                               metrics.ndcg_score(yt, ys, k=k, ignore_ties=True)))
-                checks.append((f"dcg(ties=trec)@{k}",
-                               metrics.dcg_score(yt, ys, k=k, ignore_ties=True)))
+                checks.append(
+                    (f"ndcg(ties=trec)@{k}", metrics.ndcg_score(yt, ys, k=k, ignore_ties=True))
+                )
+                checks.append(
+                    (f"dcg(ties=trec)@{k}", metrics.dcg_score(yt, ys, k=k, ignore_ties=True))
+                )
         if distinct:
             checks.append(("ndcg(ties=trec)", metrics.ndcg_score(yt, ys, ignore_ties=True)))
             checks.append(("dcg(ties=trec)", metrics.dcg_score(yt, ys, ignore_ties=True)))
@@ -554,7 +747,8 @@ def test_sklearn_ndcg_dcg_ap_every_parameter(seed: int, distinct: bool) -> None:
             checks.append((f"ap(rel={t})", ap))
         if (rel >= 1).any():  # LRAP scores a query without relevant documents 1
             want = metrics.label_ranking_average_precision_score(
-                (rel >= 1)[None, :].astype(int), ys)
+                (rel >= 1)[None, :].astype(int), ys
+            )
             checks.append(("ap(ties=grouped)", want))
             assert _close(lrap.per_query("ap")[q], want), (seed, q, "lrap")
         for name, want in checks:

@@ -54,8 +54,13 @@ def test_agrees_with_ranx(seed: int, ties: bool) -> None:
     qrels_d, run_d = graded_case(1000 + seed, longest=15 if ties else 40, ties=ties)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = ranx.evaluate(ranx.Qrels(qrels_d), ranx.Run(run_d), list(MEASURES),
-                                 return_mean=False, make_comparable=True)
+        expected = ranx.evaluate(
+            ranx.Qrels(qrels_d),
+            ranx.Run(run_d),
+            list(MEASURES),
+            return_mean=False,
+            make_comparable=True,
+        )
     qrels = ranklens.Qrels.from_dict(qrels_d)
     run = ranklens.Run.from_dict(run_d)
     res = ranklens.evaluate(qrels, run, list(MEASURES.values()), profile="ranx")

@@ -45,8 +45,16 @@ def ranked(labels, prefix="d"):
 
 # ID -> label, and the predicted scores of the sorted table
 S002_LABELS = {"0": 1, "1": 0, "2": 1, "3": 0, "4": 0, "5": 1, "6": 1, "7": 0}
-S002_SCORES = {"6": 0.9, "3": 0.85, "5": 0.71, "0": 0.63, "4": 0.47, "2": 0.36, "1": 0.24,
-               "7": 0.16}
+S002_SCORES = {
+    "6": 0.9,
+    "3": 0.85,
+    "5": 0.71,
+    "0": 0.63,
+    "4": 0.47,
+    "2": 0.36,
+    "1": 0.24,
+    "7": 0.16,
+}
 # relevance in rank order: 1 0 1 1 0 1 0 0 (4 relevant)
 S002_HITS = [1, 0, 1, 1, 0, 1, 0, 0]
 
@@ -127,8 +135,12 @@ def test_seed002_ndcg_table(k):
     idcg = sum(D(i) for i in range(1, min(k, 4) + 1))
     assert idcg == pytest.approx(S002_IDCG_TABLE[k - 1], abs=0.005)
     dcg = sum(D(i) for i in range(1, k + 1) if S002_HITS[i - 1])
-    names = [f"ndcg(gain=exp2)@{k}", f"ndcg(gain=exp2,ideal=retrieved)@{k}",
-             f"ndcg(gain=exp2,ideal=full)@{k}", f"ndcg@{k}"]
+    names = [
+        f"ndcg(gain=exp2)@{k}",
+        f"ndcg(gain=exp2,ideal=retrieved)@{k}",
+        f"ndcg(gain=exp2,ideal=full)@{k}",
+        f"ndcg@{k}",
+    ]
     res = s002(names).summary()
     for m in names[:2] + names[3:]:
         assert res[m] == pytest.approx(dcg / idcg), m
@@ -143,8 +155,9 @@ def test_seed002_map_search_phone_and_watch():
     # phone: T T F F T F F (3 relevant); watch: F T T F F T T (4 relevant)
     phone_q, phone_r = ranked([1, 1, 0, 0, 1, 0, 0], "p")
     watch_q, watch_r = ranked([0, 1, 1, 0, 0, 1, 1], "w")
-    res = ev({"phone": phone_q, "watch": watch_q}, {"phone": phone_r, "watch": watch_r},
-             ["ap", "map"])
+    res = ev(
+        {"phone": phone_q, "watch": watch_q}, {"phone": phone_r, "watch": watch_r}, ["ap", "map"]
+    )
     ap1 = Fraction(1 + 1 + Fraction(3, 5)) / 3
     # the seed writes AP(2)'s rank-6 term as 3/6*0 although rank 6 is relevant; its value
     # 47/84 does include 3/6
@@ -240,8 +253,9 @@ def test_seed003_ndcg_at_6_exp2():
     # Slips in the seed's text: the IDCG formula is written with rel_i instead of
     # 2^rel_i - 1 (the numbers use 2^rel_i - 1), and the code comment says the gain was
     # 2^(rel_i - 1) (it is 2^rel_i - 1).  The 'const' gain of its code is the linear gain:
-    linear = (sum(r * D(i) for i, r in enumerate(S003_REL, start=1))
-              / sum(r * D(i) for i, r in enumerate([3, 3, 2, 2, 1, 0], start=1)))
+    linear = sum(r * D(i) for i, r in enumerate(S003_REL, start=1)) / sum(
+        r * D(i) for i, r in enumerate([3, 3, 2, 2, 1, 0], start=1)
+    )
     assert one(qrels, run, "ndcg@6") == pytest.approx(linear)
 
 
@@ -324,8 +338,11 @@ def test_seed000_mrr_and_arhr_definitions():
     u1q, u1r = ranked([1, 0, 1, 0], "a")
     u2q, u2r = ranked([0, 1, 0, 0], "b")
     u3q, u3r = ranked([0, 0, 0, 0], "c")
-    res = ev({"u1": u1q, "u2": u2q, "u3": u3q}, {"u1": u1r, "u2": u2r, "u3": u3r},
-             ["mrr", "arhr@4", "arhr@2"])
+    res = ev(
+        {"u1": u1q, "u2": u2q, "u3": u3q},
+        {"u1": u1r, "u2": u2r, "u3": u3r},
+        ["mrr", "arhr@4", "arhr@2"],
+    )
     assert res.per_query("arhr@4") == pytest.approx({"u1": 1 + 1 / 3, "u2": 1 / 2, "u3": 0})
     assert res.summary()["arhr@4"] == pytest.approx((1 + 1 / 3 + 1 / 2 + 0) / 3)
     assert res.summary()["arhr@2"] == pytest.approx((1 + 1 / 2) / 3)
@@ -342,8 +359,7 @@ def test_seed000_mean_average_recall():
     qrels["missed"] = 1
     assert one(qrels, run, "mar@4") == pytest.approx((1 / 3 + 2 / 3) / 2)
     # recall averaged over every rank 1..k
-    assert one(qrels, run, "mar(mode=all)@4") == pytest.approx((1 / 3 + 1 / 3 + 2 / 3 + 2 / 3)
-                                                               / 4)
+    assert one(qrels, run, "mar(mode=all)@4") == pytest.approx((1 / 3 + 1 / 3 + 2 / 3 + 2 / 3) / 4)
 
 
 def test_seed000_fcp_definition_example():

@@ -42,7 +42,7 @@ CASES = {
     ),
     "out.comment.test": "trec_eval qrels.comment.test results.comment.test",
     "out.302.iprec.v10": "trec_eval -q -m iprec_at_recall -m 11pt_avg qrels-302.test "
-                         "results-302.test",
+    "results-302.test",
     "out.test[with-comments]": "trec_eval qrels.test.with-comments results.test",
 }
 
@@ -126,8 +126,7 @@ def test_iprec_rounding_conventions_differ_on_302() -> None:
     qrels = read_trec_qrels(CONFORMANCE / "qrels-302.test")
     run = read_trec_run(CONFORMANCE / "results-302.test")
     new = ranklens.evaluate(qrels, run, ["iprec_at_recall_0.60"]).summary()
-    old = ranklens.evaluate(qrels, run, ["iprec_at_recall_0.60"],
-                            iprec_rounding="legacy").summary()
+    old = ranklens.evaluate(qrels, run, ["iprec_at_recall_0.60"], iprec_rounding="legacy").summary()
     assert new["iprec_at_recall_0.60"] == pytest.approx(0.1528, abs=5e-5)
     assert old["iprec_at_recall_0.60"] == pytest.approx(0.1420, abs=5e-5)
     assert not np.isclose(new["iprec_at_recall_0.60"], old["iprec_at_recall_0.60"])

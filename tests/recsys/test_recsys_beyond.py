@@ -16,11 +16,13 @@ import ranklens as rl
 import ranklens.recsys as rs
 from ranklens.errors import InputError
 
-RECS = rl.Run.from_dict({
-    "u1": {"a": 3, "b": 2, "c": 1},
-    "u2": {"a": 3, "d": 2, "e": 1},
-    "u3": {"b": 1},
-})
+RECS = rl.Run.from_dict(
+    {
+        "u1": {"a": 3, "b": 2, "c": 1},
+        "u2": {"a": 3, "d": 2, "e": 1},
+        "u3": {"b": 1},
+    }
+)
 CATALOG = ["a", "b", "c", "d", "e", "f", "g", "h"]
 
 
@@ -44,14 +46,16 @@ def lists_of(run: rl.Run, k: int | None = None) -> dict[str, list[str]]:
 
 # -- coverage ------------------------------------------------------------------------
 
+
 def test_coverage_entropy_gini_by_hand():
     assert rs.catalog_coverage(RECS, CATALOG) == 5 / 8
-    assert rs.catalog_coverage(RECS, CATALOG, k=1) == 2 / 8       # a, b
+    assert rs.catalog_coverage(RECS, CATALOG, k=1) == 2 / 8  # a, b
     # slots: a 2, b 2, c 1, d 1, e 1 of 7
     p = np.array([2, 2, 1, 1, 1]) / 7
     assert math.isclose(rs.shannon_entropy(RECS, CATALOG), float(-(p * np.log2(p)).sum()))
-    assert math.isclose(rs.shannon_entropy(RECS, CATALOG, normalise=True),
-                        float(-(p * np.log2(p)).sum()) / 3)
+    assert math.isclose(
+        rs.shannon_entropy(RECS, CATALOG, normalise=True), float(-(p * np.log2(p)).sum()) / 3
+    )
     shares = np.sort(np.r_[p, 0, 0, 0])
     g = sum((2 * j - 8 - 1) * shares[j - 1] for j in range(1, 9)) / 7
     assert math.isclose(rs.gini_index(RECS, CATALOG), g)
@@ -64,7 +68,8 @@ def test_unknown_item_in_catalog():
         rs.catalog_coverage(RECS, ["a", "b"])
     assert str(e.value) == (
         "catalog_coverage: 3 recommended item(s) are not in the catalog, e.g. ['c', 'd', 'e']; "
-        "add them to the catalog or remove them from the recommendations.")
+        "add them to the catalog or remove them from the recommendations."
+    )
 
 
 # -- popularity ----------------------------------------------------------------------
@@ -82,7 +87,8 @@ def test_novelty_by_hand():
         rs.novelty(RECS, ["x"], ["a"])
     assert str(e.value).startswith(
         "novelty: 4 recommended item(s) have no training interaction, e.g. ['b', 'c', 'd'], "
-        "so their self-information is infinite;")
+        "so their self-information is infinite;"
+    )
     with pytest.raises(InputError, match="must be equally long"):
         rs.novelty(RECS, ["x"], ["a", "b"])
 
@@ -94,13 +100,15 @@ def test_arp_and_long_tail_by_hand():
     # 5 items in training, head_share 0.2 -> head = {a}; long-tail share per user
     assert math.isclose(rs.long_tail_share(RECS, TRAIN_ITEMS), np.mean([2 / 3, 2 / 3, 1.0]))
     # head_share 0.4 -> head = {a, d}
-    assert math.isclose(rs.long_tail_share(RECS, TRAIN_ITEMS, head_share=0.4),
-                        np.mean([2 / 3, 1 / 3, 1.0]))
+    assert math.isclose(
+        rs.long_tail_share(RECS, TRAIN_ITEMS, head_share=0.4), np.mean([2 / 3, 1 / 3, 1.0])
+    )
     with pytest.raises(InputError, match="'head_share' parameter must be a float"):
         rs.long_tail_share(RECS, TRAIN_ITEMS, head_share=1)
 
 
 # -- diversity -----------------------------------------------------------------------
+
 
 def test_ild_categories_and_features_by_hand():
     cats = {"a": "x", "b": "x", "c": "y", "d": "y", "e": "y"}
@@ -126,8 +134,12 @@ def test_ild_matches_pairwise(seed):
     if not lists:
         return
     cos = lambda a, b: float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))  # noqa: E731
-    want = np.mean([np.mean([1 - cos(vec[x], vec[y]) for x, y in itertools.permutations(lst, 2)])
-                    for lst in lists])
+    want = np.mean(
+        [
+            np.mean([1 - cos(vec[x], vec[y]) for x, y in itertools.permutations(lst, 2)])
+            for lst in lists
+        ]
+    )
     assert math.isclose(rs.intra_list_diversity(run, features=vec, k=4), want, abs_tol=1e-12)
 
 
@@ -136,7 +148,8 @@ def test_ild_unknown_items_and_zero_vectors():
         rs.intra_list_diversity(RECS, features={"a": [1.0], "b": [2.0]})
     assert str(e.value) == (
         "intra_list_diversity: 3 recommended item(s) have no features, e.g. ['c', 'd', 'e']; "
-        "add them to features or remove them from the recommendations.")
+        "add them to features or remove them from the recommendations."
+    )
     feats = {i: [1.0, 0.0] for i in "abcde"} | {"c": [0.0, 0.0]}
     with pytest.raises(InputError, match=r"item\(s\) \['c'\] have an all-zero feature vector"):
         rs.intra_list_diversity(RECS, features=feats)
@@ -145,6 +158,7 @@ def test_ild_unknown_items_and_zero_vectors():
 
 
 # -- serendipity / personalisation -------------------------------------------------------
+
 
 def test_serendipity_by_hand():
     qrels = rl.Qrels.from_dict({"u1": {"a": 1, "c": 1}, "u2": {"d": 2, "e": 0}})
@@ -184,6 +198,7 @@ def test_cutoff_uses_trec_tie_order():
 
 # -- segments ------------------------------------------------------------------------
 
+
 def test_label_segments():
     labels = rs.label_segments(TRAIN_USERS, ["x", "z", "w", "new"], hot_threshold=2)
     assert labels == {"new": "cold", "w": "warm", "x": "warm", "z": "hot"}
@@ -197,8 +212,7 @@ def test_label_segments():
 
 
 def test_evaluate_by_user_segment():
-    qrels = rl.Qrels.from_dict({"u1": {"a": 1}, "u2": {"x": 1}, "u3": {"b": 1},
-                                "u4": {"a": 1}})
+    qrels = rl.Qrels.from_dict({"u1": {"a": 1}, "u2": {"x": 1}, "u3": {"b": 1}, "u4": {"a": 1}})
     segs = {"u1": "warm", "u2": "cold", "u3": "hot"}
     t = rs.evaluate_by_segment(qrels, RECS, ["p@1", "recip_rank"], segs)
     # u4 has no recommendations: skipped under the default missing='skip'
@@ -217,8 +231,9 @@ def test_evaluate_by_user_segment():
 def test_evaluate_by_item_segment():
     qrels = rl.Qrels.from_dict({"u1": {"a": 1, "c": 1}, "u2": {"e": 1, "z": 1}})
     items = {"a": "warm", "c": "cold", "e": "cold", "z": "cold"}
-    t = rs.evaluate_by_segment(qrels, RECS.take_queries(["u1", "u2"]), ["recall@3"], items,
-                               by="item")
+    t = rs.evaluate_by_segment(
+        qrels, RECS.take_queries(["u1", "u2"]), ["recall@3"], items, by="item"
+    )
     # warm: only u1 has a warm judged item (a): found -> 1
     assert t.values["recall@3"]["warm"] == 1.0
     assert t.counts["warm"] == 1
@@ -230,11 +245,14 @@ def test_evaluate_by_item_segment():
 
 # -- per-user values -----------------------------------------------------------------------
 
+
 def _same(got: dict, want: dict) -> bool:
     """Equal keys, values equal to 1e-12 or both NaN."""
     return got.keys() == want.keys() and all(
         (math.isnan(got[u]) and math.isnan(want[u]))
-        or math.isclose(got[u], want[u], rel_tol=1e-12, abs_tol=1e-12) for u in got)
+        or math.isclose(got[u], want[u], rel_tol=1e-12, abs_tol=1e-12)
+        for u in got
+    )
 
 
 def test_per_user_values_by_hand():
@@ -242,15 +260,16 @@ def test_per_user_values_by_hand():
     v = rs.novelty(RECS, TRAIN_USERS, TRAIN_ITEMS, reduction="none")
     assert isinstance(v, rs.UserValues)
     assert v.metric == "novelty" and v.user_ids == ("u1", "u2", "u3") and len(v) == 3
-    assert _same(v.per_user(), {u: float(np.mean([info[i] for i in lst]))
-                                for u, lst in lists_of(RECS).items()})
+    assert _same(
+        v.per_user(),
+        {u: float(np.mean([info[i] for i in lst])) for u, lst in lists_of(RECS).items()},
+    )
     assert v.mean == rs.novelty(RECS, TRAIN_USERS, TRAIN_ITEMS)
     phi = {"a": 3, "b": 1, "c": 1, "d": 2, "e": 1}
     v = rs.average_recommendation_popularity(RECS, TRAIN_ITEMS, k=2, reduction="none")
     assert v.per_user() == {"u1": 2.0, "u2": 2.5, "u3": 1.0}
     assert v.mean == rs.average_recommendation_popularity(RECS, TRAIN_ITEMS, k=2)
-    assert v.mean == np.mean([np.mean([phi[i] for i in lst])
-                              for lst in lists_of(RECS, 2).values()])
+    assert v.mean == np.mean([np.mean([phi[i] for i in lst]) for lst in lists_of(RECS, 2).values()])
     v = rs.long_tail_share(RECS, TRAIN_ITEMS, head_share=0.4, reduction="none")
     assert _same(v.per_user(), {"u1": 2 / 3, "u2": 1 / 3, "u3": 1.0})
     assert v.mean == rs.long_tail_share(RECS, TRAIN_ITEMS, head_share=0.4)
@@ -269,17 +288,18 @@ def test_reduction_none_and_the_deprecated_per_user_spelling():
     cats = {"a": "x", "b": "x", "c": "y", "d": "y", "e": "y"}
     calls = {
         "novelty": lambda **kw: rs.novelty(RECS, TRAIN_USERS, TRAIN_ITEMS, **kw),
-        "average_recommendation_popularity":
-            lambda **kw: rs.average_recommendation_popularity(RECS, TRAIN_ITEMS, **kw),
+        "average_recommendation_popularity": lambda **kw: rs.average_recommendation_popularity(
+            RECS, TRAIN_ITEMS, **kw
+        ),
         "long_tail_share": lambda **kw: rs.long_tail_share(RECS, TRAIN_ITEMS, **kw),
-        "intra_list_diversity": lambda **kw: rs.intra_list_diversity(RECS, categories=cats,
-                                                                     **kw),
+        "intra_list_diversity": lambda **kw: rs.intra_list_diversity(RECS, categories=cats, **kw),
         "personalisation": lambda **kw: rs.personalisation(RECS, **kw),
         "unexpectedness": lambda **kw: rs.unexpectedness(
-            RECS, (["u1", "u2", "u3"], ["a", "d", "b"]), categories=cats, **kw),
+            RECS, (["u1", "u2", "u3"], ["a", "d", "b"]), categories=cats, **kw
+        ),
         "serendipity": lambda **kw: rs.serendipity(
-            RECS, rl.Qrels.from_dict({"u1": {"a": 1}}), rl.Run.from_dict({"u1": {"b": 1}}),
-            **kw),
+            RECS, rl.Qrels.from_dict({"u1": {"a": 1}}), rl.Run.from_dict({"u1": {"b": 1}}), **kw
+        ),
     }
     for name, call in calls.items():
         mean = call()
@@ -287,15 +307,20 @@ def test_reduction_none_and_the_deprecated_per_user_spelling():
         values = call(reduction="none")
         assert isinstance(values, rs.UserValues) and values.metric == name
         assert values.mean == mean
-        with pytest.warns(rl.RanklensDeprecationWarning,
-                          match=rf"^{name}: per_user=True is deprecated and goes in the next "
-                                r"release; pass reduction='none'$"):
+        with pytest.warns(
+            rl.RanklensDeprecationWarning,
+            match=rf"^{name}: per_user=True is deprecated and goes in the next "
+            r"release; pass reduction='none'$",
+        ):
             old = call(per_user=True)
         assert isinstance(old, rs.UserValues) and _same(old.per_user(), values.per_user())
         with pytest.warns(rl.RanklensDeprecationWarning, match="pass reduction='mean'"):
             assert call(per_user=False) == mean
-        with pytest.raises(InputError, match=rf"^{name}: reduction must be one of 'mean', "
-                                             r"'none', got 'sum'\.$"):
+        with pytest.raises(
+            InputError,
+            match=rf"^{name}: reduction must be one of 'mean', "
+            r"'none', got 'sum'\.$",
+        ):
             call(reduction="sum")
     with pytest.raises(InputError, match="per_user must be True or False, got 'yes'"):
         rs.novelty(RECS, TRAIN_USERS, TRAIN_ITEMS, per_user="yes")
@@ -314,8 +339,9 @@ def test_personalisation_per_user_by_hand():
     # u1 {a,b,c}, u2 {a,d,e}, u3 {b}: cos(u1,u2) = 1/3, cos(u1,u3) = 1/sqrt 3, cos(u2,u3) = 0
     v = rs.personalisation(RECS, reduction="none")
     r3 = 1 / math.sqrt(3)
-    assert _same(v.per_user(), {"u1": 1 - (1 / 3 + r3) / 2, "u2": 1 - (1 / 3) / 2,
-                                "u3": 1 - r3 / 2})
+    assert _same(
+        v.per_user(), {"u1": 1 - (1 / 3 + r3) / 2, "u2": 1 - (1 / 3) / 2, "u3": 1 - r3 / 2}
+    )
     assert v.mean == rs.personalisation(RECS)
     assert math.isclose(v.mean, 1 - (2 / 3 + 2 * r3) / 6)
 
@@ -334,17 +360,25 @@ def test_serendipity_baseline_per_user():
 def test_personalisation_and_ild_per_user_match_loops(seed, n_users):
     run = random_recs(seed, n_users, 8, 4)
     lists = {u: set(v) for u, v in lists_of(run).items()}
-    want = {u: 1 - float(np.mean([len(a & b) / math.sqrt(len(a) * len(b))
-                                  for v, b in lists.items() if v != u]))
-            for u, a in lists.items()}
+    want = {
+        u: 1
+        - float(
+            np.mean([len(a & b) / math.sqrt(len(a) * len(b)) for v, b in lists.items() if v != u])
+        )
+        for u, a in lists.items()
+    }
     got = rs.personalisation(run, reduction="none")
     assert _same(got.per_user(), want)
     assert got.mean == rs.personalisation(run)
     rng = np.random.default_rng(seed)
     vec = {f"i{i}": rng.normal(size=3) for i in range(8)}
     cos = lambda a, b: float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))  # noqa: E731
-    want = {u: float(np.mean([1 - cos(vec[x], vec[y]) for x, y in itertools.permutations(lst, 2)]))
-            if len(lst) > 1 else math.nan for u, lst in lists_of(run).items()}
+    want = {
+        u: float(np.mean([1 - cos(vec[x], vec[y]) for x, y in itertools.permutations(lst, 2)]))
+        if len(lst) > 1
+        else math.nan
+        for u, lst in lists_of(run).items()
+    }
     if all(math.isnan(w) for w in want.values()):
         return
     got = rs.intra_list_diversity(run, features=vec, reduction="none")
@@ -363,9 +397,11 @@ CATS = {"a": "x", "b": "x", "c": "y", "d": "y", "e": "z", "f": "y", "g": "y", "h
 def test_unexpectedness_categories_by_hand():
     # mean: u1 a 1/3, b 1/3, c 2/3 ; u2 a 1, d 1/2, e 1/2
     # min:  u1 a 0, b 0, c 0       ; u2 a 1, d 0, e 0
-    with pytest.warns(rl.errors.RanklensWarning,
-                      match=r"unexpectedness: 1 of 3 recommended user\(s\) have no training "
-                            r"profile, e\.g\. \['u3'\]"):
+    with pytest.warns(
+        rl.errors.RanklensWarning,
+        match=r"unexpectedness: 1 of 3 recommended user\(s\) have no training "
+        r"profile, e\.g\. \['u3'\]",
+    ):
         v = rs.unexpectedness(RECS, PROFILES, categories=CATS, reduction="none")
     assert _same(v.per_user(), {"u1": 4 / 9, "u2": 2 / 3, "u3": math.nan})
     assert v.report == {"users_without_profile": 1}
@@ -406,8 +442,9 @@ def test_serendipity_profiles_by_hand():
     # strictly above: d has unexp 1/2 exactly, so threshold 0.5 drops it
     assert math.isclose(rs.serendipity(some, qrels, threshold=0.5, **kw), (1 / 3 + 1 / 3) / 2)
     # min distance: only u2's a is unexpected
-    assert math.isclose(rs.serendipity(some, qrels, threshold=0.5, profile_distance="min", **kw),
-                        (0 + 1 / 3) / 2)
+    assert math.isclose(
+        rs.serendipity(some, qrels, threshold=0.5, profile_distance="min", **kw), (0 + 1 / 3) / 2
+    )
     assert math.isclose(rs.serendipity(some, qrels, threshold=0.5, rel_threshold=2, **kw), 0.0)
 
 
@@ -423,8 +460,12 @@ def _brute_unexp(lists, profile, dist, how):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 10**6), st.sampled_from(["mean", "min"]), st.booleans(),
-       st.sampled_from([1, 5, 1 << 22]))
+@given(
+    st.integers(0, 10**6),
+    st.sampled_from(["mean", "min"]),
+    st.booleans(),
+    st.sampled_from([1, 5, 1 << 22]),
+)
 def test_unexpectedness_and_serendipity_match_loops(seed, how, use_categories, block):
     from unittest import mock
 
@@ -433,7 +474,7 @@ def test_unexpectedness_and_serendipity_match_loops(seed, how, use_categories, b
     rng = np.random.default_rng(seed)
     run = random_recs(seed, 7, 12, 6)
     n = int(rng.integers(1, 40))
-    train_users = ["u0"] + [f"u{rng.integers(0, 9)}" for _ in range(n)]   # u7, u8: not recs
+    train_users = ["u0"] + [f"u{rng.integers(0, 9)}" for _ in range(n)]  # u7, u8: not recs
     train_items = [f"i{rng.integers(0, 12)}" for _ in range(n + 1)]
     profile: dict[str, set[str]] = {}
     for u, i in zip(train_users, train_items, strict=True):
@@ -445,27 +486,48 @@ def test_unexpectedness_and_serendipity_match_loops(seed, how, use_categories, b
     else:
         vec = {f"i{i}": rng.normal(size=3) for i in range(12)}
         kw = {"features": vec}
-        dist = lambda i, j: 1 - float(  # noqa: E731
-            vec[i] @ vec[j] / np.linalg.norm(vec[i]) / np.linalg.norm(vec[j]))
+        dist = lambda i, j: (  # noqa: E731
+            1 - float(vec[i] @ vec[j] / np.linalg.norm(vec[i]) / np.linalg.norm(vec[j]))
+        )
     lists = lists_of(run, 4)
     unexp = _brute_unexp(lists, profile, dist, how)
-    judged = {u: {f"i{i}": int(rng.integers(0, 3)) for i in range(12) if rng.random() < 0.5}
-              for u in list(lists)[:5]}
+    judged = {
+        u: {f"i{i}": int(rng.integers(0, 3)) for i in range(12) if rng.random() < 0.5}
+        for u in list(lists)[:5]
+    }
     qrels = rl.Qrels.from_dict({u: d for u, d in judged.items() if d})
     threshold = float(rng.uniform(0.05, 1.2))
     want_unexp = {u: float(np.mean(v)) for u, v in unexp.items()}
-    want_ser = {u: (math.nan if math.isnan(unexp[u][0]) else
-                    sum(judged.get(u, {}).get(i, 0) >= 1 and x > threshold
-                        for i, x in zip(lst, unexp[u], strict=True)) / len(lst))
-                for u, lst in lists.items()}
+    want_ser = {
+        u: (
+            math.nan
+            if math.isnan(unexp[u][0])
+            else sum(
+                judged.get(u, {}).get(i, 0) >= 1 and x > threshold
+                for i, x in zip(lst, unexp[u], strict=True)
+            )
+            / len(lst)
+        )
+        for u, lst in lists.items()
+    }
     with mock.patch.object(_items, "BLOCK_VALUES", block), warnings.catch_warnings():
         warnings.simplefilter("ignore", rl.errors.RanklensWarning)
-        got = rs.unexpectedness(run, (train_users, train_items), profile_distance=how, k=4,
-                                reduction="none", **kw)
-        ser = rs.serendipity(run, qrels, profiles=(train_users, train_items), threshold=threshold,
-                             profile_distance=how, k=4, reduction="none", **kw)
-        assert got.mean == rs.unexpectedness(run, (train_users, train_items), k=4,
-                                             profile_distance=how, **kw)
+        got = rs.unexpectedness(
+            run, (train_users, train_items), profile_distance=how, k=4, reduction="none", **kw
+        )
+        ser = rs.serendipity(
+            run,
+            qrels,
+            profiles=(train_users, train_items),
+            threshold=threshold,
+            profile_distance=how,
+            k=4,
+            reduction="none",
+            **kw,
+        )
+        assert got.mean == rs.unexpectedness(
+            run, (train_users, train_items), k=4, profile_distance=how, **kw
+        )
     assert _same(got.per_user(), want_unexp)
     assert _same(ser.per_user(), want_ser)
     assert got.report["users_without_profile"] == sum(not profile.get(u) for u in lists)
@@ -478,13 +540,15 @@ def test_profile_bad_input():
         rs.unexpectedness(RECS, PROFILES, features={"a": [1.0], "b": [2.0]})
     assert str(e.value) == (
         "unexpectedness: 3 recommended item(s) have no features, e.g. ['c', 'd', 'e']; "
-        "add them to features or remove them from the recommendations.")
+        "add them to features or remove them from the recommendations."
+    )
     with pytest.raises(InputError) as e:
         rs.unexpectedness(RECS, PROFILES, features={i: feats[i] for i in "abcde"})
     assert str(e.value) == (
         "unexpectedness: 3 item(s) in the training profiles of recommended users have no "
         "features, e.g. ['f', 'g', 'h']; add them to features or drop those interactions from "
-        "profiles.")
+        "profiles."
+    )
     with pytest.raises(InputError, match=r"item\(s\) \['g'\] have an all-zero feature vector"):
         rs.unexpectedness(RECS, PROFILES, features=feats | {"g": [0.0, 0.0]})
     with pytest.raises(InputError, match=r"feature vector\(s\) of 1 item\(s\) contain NaN"):
@@ -493,9 +557,13 @@ def test_profile_bad_input():
         rs.unexpectedness(RECS, PROFILES, categories=CATS, no_profile="error")
     assert str(e.value).startswith(
         "unexpectedness: 1 recommended user(s) have no training profile, e.g. ['u3'], so their "
-        "unexpectedness is undefined;")
-    with pytest.raises(InputError, match=r"none of the 3 recommended user\(s\) has a training "
-                                         "profile"):
+        "unexpectedness is undefined;"
+    )
+    with pytest.raises(
+        InputError,
+        match=r"none of the 3 recommended user\(s\) has a training "
+        "profile",
+    ):
         rs.unexpectedness(RECS, (["x"], ["a"]), categories=CATS)
     with pytest.raises(InputError, match=r"profiles must be a tuple \(train_users, train_items\)"):
         rs.unexpectedness(RECS, {"u1": ["a"]}, categories=CATS)
@@ -523,16 +591,18 @@ def test_profile_bad_input():
 
 # -- encoded ids, row order, large inputs ----------------------------------------------------
 
+
 def _synthetic(seed: int, n_users: int, n_items: int, max_len: int):
     """Integer ids, tied scores (one decimal), lists of 1..max_len items, a training log
     that covers every item, features and categories for every item."""
     rng = np.random.default_rng(seed)
     lengths = rng.integers(1, max_len + 1, n_users)
-    users = np.repeat(np.arange(n_users) * 7 + 3, lengths)       # not 0..n-1
+    users = np.repeat(np.arange(n_users) * 7 + 3, lengths)  # not 0..n-1
     items = np.concatenate([rng.choice(n_items, size=m, replace=False) for m in lengths])
     scores = np.round(rng.random(users.size), 1)
-    train_users = np.concatenate([rng.integers(0, n_users, 5 * n_items) * 7 + 3,
-                                  rng.integers(0, n_users, n_items) * 7 + 3])
+    train_users = np.concatenate(
+        [rng.integers(0, n_users, 5 * n_items) * 7 + 3, rng.integers(0, n_users, n_items) * 7 + 3]
+    )
     train_items = np.concatenate([rng.integers(0, n_items, 5 * n_items), np.arange(n_items)])
     feats = (np.arange(n_items), rng.normal(size=(n_items, 3)))
     cats = {i: int(rng.integers(0, 4)) for i in range(n_items)}
@@ -555,16 +625,23 @@ def _metric_values(run, train_users, train_items, catalog, feats, cats, qrels, b
             "ild_features": rs.intra_list_diversity(run, features=feats, k=k, reduction="none"),
             "ild_categories": rs.intra_list_diversity(run, categories=cats, k=k, reduction="none"),
             "unexp_mean": rs.unexpectedness(run, profiles, features=feats, k=k, reduction="none"),
-            "unexp_min": rs.unexpectedness(run, profiles, features=feats, k=k,
-                                           profile_distance="min", reduction="none"),
-            "unexp_categories": rs.unexpectedness(run, profiles, categories=cats, k=k,
-                                                  reduction="none"),
+            "unexp_min": rs.unexpectedness(
+                run, profiles, features=feats, k=k, profile_distance="min", reduction="none"
+            ),
+            "unexp_categories": rs.unexpectedness(
+                run, profiles, categories=cats, k=k, reduction="none"
+            ),
             "serendipity_baseline": rs.serendipity(run, qrels, base, k=k, reduction="none"),
-            "serendipity_profiles": rs.serendipity(run, qrels, profiles=profiles, features=feats,
-                                                   threshold=0.6, k=k, reduction="none"),
+            "serendipity_profiles": rs.serendipity(
+                run, qrels, profiles=profiles, features=feats, threshold=0.6, k=k, reduction="none"
+            ),
         }
-    return {name: ((v.user_ids, v.values.tolist(), dict(v.report))
-                   if isinstance(v, rs.UserValues) else v) for name, v in out.items()}
+    return {
+        name: (
+            (v.user_ids, v.values.tolist(), dict(v.report)) if isinstance(v, rs.UserValues) else v
+        )
+        for name, v in out.items()
+    }
 
 
 def _identical(a: dict, b: dict) -> None:
@@ -574,8 +651,9 @@ def _identical(a: dict, b: dict) -> None:
     for name in a:
         if isinstance(a[name], tuple):
             assert a[name][0] == b[name][0] and a[name][2] == b[name][2], name
-            np.testing.assert_allclose(a[name][1], b[name][1], rtol=1e-14, atol=0,
-                                       err_msg=name)  # NaN == NaN
+            np.testing.assert_allclose(
+                a[name][1], b[name][1], rtol=1e-14, atol=0, err_msg=name
+            )  # NaN == NaN
         else:
             assert a[name] == pytest.approx(b[name], rel=1e-14, abs=0), name
 
@@ -584,11 +662,15 @@ def _inputs(seed: int, n_users: int, n_items: int, max_len: int):
     users, items, scores, tu, ti, feats, cats = _synthetic(seed, n_users, n_items, max_len)
     rng = np.random.default_rng(seed + 1)
     judged = rng.random(users.size) < 0.3
-    qrels = rl.Qrels.from_arrays(users[judged], items[judged],
-                                 rng.integers(0, 3, int(judged.sum())).astype(float))
+    qrels = rl.Qrels.from_arrays(
+        users[judged], items[judged], rng.integers(0, 3, int(judged.sum())).astype(float)
+    )
     base_users = np.repeat(np.unique(users), 5)
-    base = rl.Run.from_arrays(base_users, np.tile(np.arange(5), base_users.size // 5),
-                              np.tile(-np.arange(5.0), base_users.size // 5))
+    base = rl.Run.from_arrays(
+        base_users,
+        np.tile(np.arange(5), base_users.size // 5),
+        np.tile(-np.arange(5.0), base_users.size // 5),
+    )
     return users, items, scores, tu, ti, np.arange(n_items), feats, cats, qrels, base
 
 
@@ -600,28 +682,41 @@ def test_integer_string_and_shuffled_ids_give_identical_values(k):
 
     users, items, scores, tu, ti, catalog, feats, cats, qrels, base = _inputs(3, 60, 40, 9)
     as_text = lambda a: [str(x) for x in a]  # noqa: E731
-    ints = _metric_values(rl.Run.from_arrays(users, items, scores), tu, ti, catalog, feats,
-                          cats, qrels, base, k)
+    ints = _metric_values(
+        rl.Run.from_arrays(users, items, scores), tu, ti, catalog, feats, cats, qrels, base, k
+    )
     texts = _metric_values(
-        rl.Run.from_arrays(as_text(users), as_text(items), scores), as_text(tu), as_text(ti),
-        as_text(catalog), (as_text(feats[0]), feats[1]), {str(i): c for i, c in cats.items()},
-        rl.Qrels.from_dict({u: {d: r for d, r in docs.items()}
-                            for u, docs in qrels.to_dict().items()}),
-        rl.Run.from_dict(base.to_dict()), k)
+        rl.Run.from_arrays(as_text(users), as_text(items), scores),
+        as_text(tu),
+        as_text(ti),
+        as_text(catalog),
+        (as_text(feats[0]), feats[1]),
+        {str(i): c for i, c in cats.items()},
+        rl.Qrels.from_dict(
+            {u: {d: r for d, r in docs.items()} for u, docs in qrels.to_dict().items()}
+        ),
+        rl.Run.from_dict(base.to_dict()),
+        k,
+    )
     _identical(ints, texts)
     perm = np.random.default_rng(0).permutation(users.size)
     shuffled = rl.Run.from_arrays(users[perm], items[perm], scores[perm])
     _identical(ints, _metric_values(shuffled, tu, ti, catalog, feats, cats, qrels, base, k))
     # the sort cut into one piece per core
-    with mock.patch.object(parallel, "LARGE_ROWS", 1), \
-            mock.patch.dict("os.environ", {"RANKLENS_THREADS": "2"}):
+    with (
+        mock.patch.object(parallel, "LARGE_ROWS", 1),
+        mock.patch.dict("os.environ", {"RANKLENS_THREADS": "2"}),
+    ):
         _identical(ints, _metric_values(shuffled, tu, ti, catalog, feats, cats, qrels, base, k))
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 10**6), st.sampled_from([None, 1, 2, 5]),
-       st.sampled_from(["shuffled", "ranked", "ranked, users reversed", "ties ascending"]),
-       st.booleans())
+@given(
+    st.integers(0, 10**6),
+    st.sampled_from([None, 1, 2, 5]),
+    st.sampled_from(["shuffled", "ranked", "ranked, users reversed", "ties ascending"]),
+    st.booleans(),
+)
 def test_top_k_lists_match_sorting(seed, k, order, integer_ids):
     from ranklens.recsys.beyond._lists import user_lists
 
@@ -641,9 +736,12 @@ def test_top_k_lists_match_sorting(seed, k, order, integer_ids):
     users, items, scores = (list(c) for c in zip(*rows, strict=True))
     run = rl.Run.from_arrays(users, items, scores)
     lists = user_lists(run, k, "test")
-    got = {u: lists.items.take(lists.item[a:b]).to_pylist()
-           for u, a, b in zip(lists.users.to_pylist(), lists.offsets[:-1], lists.offsets[1:],
-                              strict=True)}
+    got = {
+        u: lists.items.take(lists.item[a:b]).to_pylist()
+        for u, a, b in zip(
+            lists.users.to_pylist(), lists.offsets[:-1], lists.offsets[1:], strict=True
+        )
+    }
     # trec_eval's order: score descending, ties by item id descending (as text)
     want = {}
     for u, docs in run.to_dict().items():
@@ -698,31 +796,44 @@ def test_large_unordered_run_matches_a_plain_sort():
     np.testing.assert_array_equal(v.values, per_user)
     assert v.mean == float(per_user.mean())
     grouped = rl.Run.from_arrays(users, items, scores)
-    _identical(_metric_values(run, tu, ti, catalog, feats, cats, qrels, base, k),
-               _metric_values(grouped, tu, ti, catalog, feats, cats, qrels, base, k))
+    _identical(
+        _metric_values(run, tu, ti, catalog, feats, cats, qrels, base, k),
+        _metric_values(grouped, tu, ti, catalog, feats, cats, qrels, base, k),
+    )
 
 
 def test_id_inputs_of_every_kind():
     pd = pytest.importorskip("pandas")
     want = rs.catalog_coverage(RECS, CATALOG)
-    for catalog in (set(CATALOG), tuple(CATALOG), np.array(CATALOG), pd.Index(CATALOG),
-                    pd.Series(CATALOG), pd.Series(CATALOG, dtype="category"),
-                    {c: 1 for c in CATALOG}.keys()):
+    for catalog in (
+        set(CATALOG),
+        tuple(CATALOG),
+        np.array(CATALOG),
+        pd.Index(CATALOG),
+        pd.Series(CATALOG),
+        pd.Series(CATALOG, dtype="category"),
+        {c: 1 for c in CATALOG}.keys(),
+    ):
         assert rs.catalog_coverage(RECS, catalog) == want
     # pandas categoricals with unused categories, and a partition of a run
-    frame = pd.DataFrame({"u": ["u1", "u1", "u2", "u3"], "i": ["a", "b", "a", "c"],
-                          "s": [2.0, 1.0, 1.0, 1.0]})
+    frame = pd.DataFrame(
+        {"u": ["u1", "u1", "u2", "u3"], "i": ["a", "b", "a", "c"], "s": [2.0, 1.0, 1.0, 1.0]}
+    )
     frame["i"] = frame["i"].astype(pd.CategoricalDtype(["z", "c", "b", "a", "y"]))
     frame["u"] = frame["u"].astype("category")
     cat_run = rl.Run.from_frame(frame, query="u", doc="i", score="s")
-    str_run = rl.Run.from_frame(frame.astype(str).assign(s=frame["s"]), query="u", doc="i",
-                                score="s")
+    str_run = rl.Run.from_frame(
+        frame.astype(str).assign(s=frame["s"]), query="u", doc="i", score="s"
+    )
     for run in (cat_run, cat_run.take_queries(["u1", "u3"])):
         v = rs.novelty(run, TRAIN_USERS, TRAIN_ITEMS, reduction="none")
         same = str_run.take_queries(list(v.user_ids))
-        assert v.per_user() == rs.novelty(same, TRAIN_USERS, TRAIN_ITEMS, reduction="none").per_user()
+        assert (
+            v.per_user() == rs.novelty(same, TRAIN_USERS, TRAIN_ITEMS, reduction="none").per_user()
+        )
         assert rs.catalog_coverage(run, ["a", "b", "c", "q"]) == rs.catalog_coverage(
-            same, ["a", "b", "c", "q"])
+            same, ["a", "b", "c", "q"]
+        )
     # mapping keys that mix integers and strings are compared as text
     mixed = rl.Run.from_dict({"u1": {"1": 2, "b": 1}})
     assert rs.intra_list_diversity(mixed, categories={1: "x", "b": "x"}) == 0.0
@@ -733,16 +844,20 @@ def test_errors_name_integer_ids_as_text():
     with pytest.raises(InputError) as e:
         rs.catalog_coverage(run, [1, 2, 3])
     assert str(e.value).startswith(
-        "catalog_coverage: 3 recommended item(s) are not in the catalog, e.g. ['10', '7', '9'];")
+        "catalog_coverage: 3 recommended item(s) are not in the catalog, e.g. ['10', '7', '9'];"
+    )
     with pytest.raises(InputError, match=r"e\.g\. \['10', '9'\], so their self-information"):
         rs.novelty(run, [5, 5], [7, 7])
-    with pytest.raises(InputError, match=r"catalog_coverage catalog: ids must be strings or "
-                                         "integers"):
+    with pytest.raises(
+        InputError,
+        match=r"catalog_coverage catalog: ids must be strings or "
+        "integers",
+    ):
         rs.catalog_coverage(run, [1.5, 2.5])
     feats = {7: [1.0, 0.0], 9: [0.0, 0.0], 10: [1.0, 1.0]}
     with pytest.raises(InputError, match=r"item\(s\) \['9'\] have an all-zero feature vector"):
         rs.intra_list_diversity(run, features=feats)
-    v = rs.novelty(run, [5, 6, 5, 6], [7, 7, 10, 9], reduction="none")   # p(7) = 1
+    v = rs.novelty(run, [5, 6, 5, 6], [7, 7, 10, 9], reduction="none")  # p(7) = 1
     assert v.user_ids == ("1", "2") and v.per_user() == {"1": 0.5, "2": 0.5}
 
 
@@ -755,19 +870,23 @@ def test_lists_are_the_rankings_evaluate_uses(ties, k):
     from ranklens.recsys.beyond._lists import user_lists
 
     rng = np.random.default_rng(11)
-    rows = [(f"u{u}", f"i{i}", float(rng.integers(0, 3))) for u in range(6)
-            for i in rng.choice(20, size=int(rng.integers(1, 9)), replace=False)]
+    rows = [
+        (f"u{u}", f"i{i}", float(rng.integers(0, 3)))
+        for u in range(6)
+        for i in rng.choice(20, size=int(rng.integers(1, 9)), replace=False)
+    ]
     rows = [rows[i] for i in rng.permutation(len(rows))]
     run = rl.Run.from_arrays(*(list(c) for c in zip(*rows, strict=True)))
     lists = user_lists(run, k, "test", ties)
-    qrels = rl.Qrels.from_arrays([r[0] for r in rows], [r[1] for r in rows],
-                                 [float(r[1][1:]) + 1 for r in rows])
+    qrels = rl.Qrels.from_arrays(
+        [r[0] for r in rows], [r[1] for r in rows], [float(r[1][1:]) + 1 for r in rows]
+    )
     prep = prepare(qrels, run, rl.Conventions(ties=ties))
     assert prep.query_ids.to_pylist() == lists.users.to_pylist()
     for q in range(prep.n_queries):
         a, b = prep.offsets[q], prep.offsets[q + 1]
         ranked = [f"i{int(g) - 1}" for g in prep.rel[a:b]][:k]
-        got = lists.items.take(lists.item[lists.offsets[q]:lists.offsets[q + 1]]).to_pylist()
+        got = lists.items.take(lists.item[lists.offsets[q] : lists.offsets[q + 1]]).to_pylist()
         assert got == ranked
 
 
@@ -776,14 +895,22 @@ def test_ties_and_profile_choose_the_order_of_tied_items():
     run = rl.Run.from_arrays(["u1"] * 3 + ["u2"], ["a", "c", "b", "a"], [1.0, 1.0, 1.0, 1.0])
     pop = {"a": 3, "b": 2, "c": 1}
     train_items = [i for i, n in pop.items() for _ in range(n)]
-    arp = {t: rs.average_recommendation_popularity(run, train_items, k=1, ties=t,
-                                                   reduction="none").per_user()
-           for t in ("trec", "input")}
+    arp = {
+        t: rs.average_recommendation_popularity(
+            run, train_items, k=1, ties=t, reduction="none"
+        ).per_user()
+        for t in ("trec", "input")
+    }
     assert arp == {"trec": {"u1": 1.0, "u2": 3.0}, "input": {"u1": 3.0, "u2": 3.0}}
-    for profile, want in (("ranx", "input"), ("spark", "input"), ("trec_eval", "trec"),
-                          ("rectools", "trec")):
-        got = rs.average_recommendation_popularity(run, train_items, k=1, profile=profile,
-                                                   reduction="none").per_user()
+    for profile, want in (
+        ("ranx", "input"),
+        ("spark", "input"),
+        ("trec_eval", "trec"),
+        ("rectools", "trec"),
+    ):
+        got = rs.average_recommendation_popularity(
+            run, train_items, k=1, profile=profile, reduction="none"
+        ).per_user()
         assert got == arp[want], profile
     assert rs.catalog_coverage(run, ["a", "b", "c"], k=1, ties="input") == 1 / 3
     assert rs.catalog_coverage(run, ["a", "b", "c"], k=1) == 2 / 3
@@ -809,9 +936,14 @@ def test_polars_categorical_ids():
     run = rl.Run.from_frame(cat, query="u", doc="i", score="s")
     plain = rl.Run.from_frame(frame, query="u", doc="i", score="s")
     for k in (None, 1):
-        assert (rs.average_recommendation_popularity(run, ["a", "a", "b"], k=k, reduction="none")
-                .per_user() == rs.average_recommendation_popularity(
-                    plain, ["a", "a", "b"], k=k, reduction="none").per_user())
+        assert (
+            rs.average_recommendation_popularity(
+                run, ["a", "a", "b"], k=k, reduction="none"
+            ).per_user()
+            == rs.average_recommendation_popularity(
+                plain, ["a", "a", "b"], k=k, reduction="none"
+            ).per_user()
+        )
     # top-1: u1 b (tie with a: id descending), u2 a
     assert rs.catalog_coverage(run, pl.Series(["a", "b", "c"]), k=1) == 2 / 3
 
@@ -832,6 +964,5 @@ def test_lists_kept_on_the_run_give_each_cutoff_and_tie_rule_its_own_lists():
     for k, ties in [(3, "trec"), (5, "trec"), (3, "input"), (None, "trec"), (3, "trec")]:
         want_cov = rs.catalog_coverage(fresh(), np.arange(12).astype(str), k=k, ties=ties)
         want_nov = rs.novelty(fresh(), train_u, train_i.astype(str), k=k, ties=ties)
-        assert rs.catalog_coverage(shared, np.arange(12).astype(str), k=k, ties=ties) \
-            == want_cov
+        assert rs.catalog_coverage(shared, np.arange(12).astype(str), k=k, ties=ties) == want_cov
         assert rs.novelty(shared, train_u, train_i.astype(str), k=k, ties=ties) == want_nov

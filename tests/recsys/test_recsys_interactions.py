@@ -11,15 +11,19 @@ pd = pytest.importorskip("pandas")
 
 
 def _data() -> tuple[object, object]:
-    recs = pd.DataFrame({
-        "user_id": ["u1", "u1", "u1", "u2", "u2", "u4"],
-        "item_id": ["a", "b", "c", "a", "d", "a"],
-        "score": [0.9, 0.8, 0.7, 0.5, 0.6, 1.0],
-    })
-    held = pd.DataFrame({
-        "user_id": ["u1", "u1", "u1", "u2", "u3"],
-        "item_id": ["b", "b", "z", "a", "a"],
-    })
+    recs = pd.DataFrame(
+        {
+            "user_id": ["u1", "u1", "u1", "u2", "u2", "u4"],
+            "item_id": ["a", "b", "c", "a", "d", "a"],
+            "score": [0.9, 0.8, 0.7, 0.5, 0.6, 1.0],
+        }
+    )
+    held = pd.DataFrame(
+        {
+            "user_id": ["u1", "u1", "u1", "u2", "u3"],
+            "item_id": ["b", "b", "z", "a", "a"],
+        }
+    )
     return recs, held
 
 
@@ -53,8 +57,9 @@ def test_skip_users_without_recommendations_and_repeat_grades() -> None:
 
 
 def test_ranks_and_duplicate_recommendations() -> None:
-    recs = pd.DataFrame({"user_id": ["u1", "u1", "u1"], "item_id": ["a", "b", "a"],
-                         "rank": [2, 1, 3]})
+    recs = pd.DataFrame(
+        {"user_id": ["u1", "u1", "u1"], "item_id": ["a", "b", "a"], "rank": [2, 1, 3]}
+    )
     held = pd.DataFrame({"user_id": ["u1"], "item_id": ["a"]})
     with pytest.raises(ranklens.DuplicateError, match="duplicates='max'"):
         evaluate_interactions(recs, held, ["mrr"], rank="rank")
@@ -62,8 +67,9 @@ def test_ranks_and_duplicate_recommendations() -> None:
     assert ev.summary()["mrr"] == 0.5  # a's best position is rank 2
     assert ev.report["duplicate_recommendations_dropped"] == 1
     with pytest.raises(ranklens.InputError, match="ranks start at 1"):
-        evaluate_interactions(recs.assign(rank=[0, 1, 2]), held, ["mrr"], rank="rank",
-                              duplicates="first")
+        evaluate_interactions(
+            recs.assign(rank=[0, 1, 2]), held, ["mrr"], rank="rank", duplicates="first"
+        )
 
 
 def test_bad_arguments() -> None:
@@ -96,8 +102,13 @@ def test_unjudged_users_score_zero_when_asked() -> None:
 
 def test_unjudged_users_keep_the_sorted_id_order() -> None:
     # integer ids are read as text: "10" < "2" < "30" < "4"
-    recs = pd.DataFrame({"user_id": [30, 30, 2, 10, 4], "item_id": [1, 2, 1, 3, 1],
-                         "score": [1.0, 0.5, 1.0, 1.0, 1.0]})
+    recs = pd.DataFrame(
+        {
+            "user_id": [30, 30, 2, 10, 4],
+            "item_id": [1, 2, 1, 3, 1],
+            "score": [1.0, 0.5, 1.0, 1.0, 1.0],
+        }
+    )
     held = pd.DataFrame({"user_id": [2, 4], "item_id": [1, 2]})
     ev = evaluate_interactions(recs, held, ["p@1", "r@2"], unjudged="zero")
     assert ev.result.query_ids == ("10", "2", "30", "4")
@@ -114,16 +125,22 @@ def test_unjudged_users_keep_the_sorted_id_order() -> None:
 
 def test_unjudged_users_policy_is_checked() -> None:
     recs, held = _data()
-    with pytest.raises(ranklens.InputError,
-                       match=r"unjudged='drop' is not known; use 'skip' or 'zero'"):
+    with pytest.raises(
+        ranklens.InputError, match=r"unjudged='drop' is not known; use 'skip' or 'zero'"
+    ):
         evaluate_interactions(recs, held, ["p@1"], unjudged="drop")
     with pytest.raises(ranklens.InputError, match="unjudged=None"):
         evaluate_interactions(recs, held, ["p@1"], unjudged=None)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("old", "new"), [({"unjudged_users": "zero"}, "zero"),
-                                          ({"unjudged_users": "exclude"}, "skip"),
-                                          ({"unjudged": "exclude"}, "skip")])
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ({"unjudged_users": "zero"}, "zero"),
+        ({"unjudged_users": "exclude"}, "skip"),
+        ({"unjudged": "exclude"}, "skip"),
+    ],
+)
 def test_unjudged_old_spellings_still_work_and_warn(old: dict[str, str], new: str) -> None:
     recs, held = _data()
     want = evaluate_interactions(recs, held, ["p@1", "num_ret"], unjudged=new)

@@ -17,8 +17,9 @@ CANDS = rl.Run.from_dict({"u1": {"a": 0.1, "b": 0.2, "x": 0.9}, "u2": {"c": 0.5,
 def test_pipeline_report_by_hand():
     ranker = rl.Run.from_dict({"u1": {"x": 3, "a": 2, "b": 1}, "u2": {"c": 2, "y": 1}})
     rerank = rl.Run.from_dict({"u1": {"a": 3, "x": 2}, "u2": {"y": 2, "c": 1}})
-    rep = rs.pipeline_report(QRELS, CANDS, {"ranker": ranker, "reranker": rerank},
-                             ["p@1", "recall@2"])
+    rep = rs.pipeline_report(
+        QRELS, CANDS, {"ranker": ranker, "reranker": rerank}, ["p@1", "recall@2"]
+    )
     assert math.isclose(rep.candidate_recall, (2 / 3 + 1) / 2)
     assert rep.ceiling == {"p@1": 1.0, "recall@2": (2 / 3 + 1) / 2}
     assert rep.values["ranker"] == {"p@1": 0.5, "recall@2": (1 / 3 + 1) / 2}
@@ -40,6 +41,7 @@ def test_stage_outside_candidates():
         rs.pipeline_report(QRELS, CANDS, {"ranker": bad}, ["p@1"])
     assert str(e.value) == (
         "pipeline_report: stage 'ranker' ranks 1 (user, item) pair(s) that are not among the "
-        "candidates; a later stage may only reorder or filter candidates.")
+        "candidates; a later stage may only reorder or filter candidates."
+    )
     with pytest.raises(InputError, match="stages must be a non-empty mapping"):
         rs.pipeline_report(QRELS, CANDS, {}, ["p@1"])

@@ -25,24 +25,30 @@ from ranklens.errors import DuplicateError
 METRICS = ["p@10", "r@10", "map@10", "ndcg@10", "rr@5", "ndcg", "ap", "num_ret"]
 
 
-def _lists(n_users: int, width: int, n_items: int, *, text: bool, seed: int = 0,
-           ties: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _lists(
+    n_users: int, width: int, n_items: int, *, text: bool, seed: int = 0, ties: bool = False
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Recommendations (grouped by user, rank 1..width), held-out interactions and a
     training log; users numbered so that their numeric and text orders differ."""
     rng = np.random.default_rng(seed)
     user = np.repeat(rng.permutation(n_users) * 3 + 7, width)
-    item = np.concatenate([rng.choice(n_items, size=width, replace=False)
-                           for _ in range(n_users)])
+    item = np.concatenate([rng.choice(n_items, size=width, replace=False) for _ in range(n_users)])
     rank = np.tile(np.arange(1, width + 1), n_users)
     score = -(rank // 2 if ties else rank).astype(float)
     recs = pd.DataFrame({"user_id": user, "item_id": item, "rank": rank, "score": score})
     pick = rng.random(len(user)) < 0.2
-    held = pd.DataFrame({"user_id": np.r_[user[pick], rng.choice(user, 500)],
-                         "item_id": np.r_[item[pick], rng.integers(0, n_items, 500)]}
-                        ).drop_duplicates()
-    train = pd.DataFrame({"user_id": rng.integers(0, n_users, 3 * n_items),
-                          "item_id": np.r_[np.arange(n_items),
-                                           rng.integers(0, n_items, 2 * n_items)]})
+    held = pd.DataFrame(
+        {
+            "user_id": np.r_[user[pick], rng.choice(user, 500)],
+            "item_id": np.r_[item[pick], rng.integers(0, n_items, 500)],
+        }
+    ).drop_duplicates()
+    train = pd.DataFrame(
+        {
+            "user_id": rng.integers(0, n_users, 3 * n_items),
+            "item_id": np.r_[np.arange(n_items), rng.integers(0, n_items, 2 * n_items)],
+        }
+    )
     if text:
         for frame in (recs, held, train):
             frame["user_id"] = "u" + frame["user_id"].astype(str)
@@ -80,20 +86,21 @@ def _evaluate(recs: pd.DataFrame, held: pd.DataFrame, **kw: Any) -> rs.Interacti
 @pytest.mark.parametrize("text", [False, True], ids=["int", "text"])
 def test_run_length_coding_gives_the_codes_of_direct_coding(text: bool) -> None:
     rng = np.random.default_rng(3)
-    for ids in (rng.integers(0, 5_000, 2_000), rng.integers(-10**15, 10**15, 2_000)):
+    for ids in (rng.integers(0, 5_000, 2_000), rng.integers(-(10**15), 10**15, 2_000)):
         values = np.repeat(ids, rng.integers(1, 12, ids.size))  # runs of equal ids
         arr = pa.array([f"q{v}" for v in values]) if text else pa.array(values)
         direct = columns._hashed_text_codes(arr) if text else columns._integer_id_codes(arr)
-        runs = columns._by_runs(arr, columns._hashed_text_codes if text
-                                else columns._integer_id_codes)
+        runs = columns._by_runs(
+            arr, columns._hashed_text_codes if text else columns._integer_id_codes
+        )
         np.testing.assert_array_equal(runs[0], direct[0])
-        assert (runs[1].equals(direct[1]) if text
-                else np.array_equal(runs[1], direct[1]))
+        assert runs[1].equals(direct[1]) if text else np.array_equal(runs[1], direct[1])
 
 
 @pytest.mark.parametrize("ties", [False, True], ids=["ranked", "ties"])
 def test_text_items_that_repeat_are_encoded_with_the_same_numbers(
-        monkeypatch: pytest.MonkeyPatch, ties: bool) -> None:
+    monkeypatch: pytest.MonkeyPatch, ties: bool
+) -> None:
     recs, held, train = _lists(14_000, 20, 3_000, text=True, ties=ties)
     run = rl.Run.from_frame(recs, query="user_id", doc="item_id", score="score")
     assert pa.types.is_dictionary(run._d.type)  # the shortcut is taken
@@ -120,8 +127,7 @@ def test_repeated_pairs_are_found_on_every_path(monkeypatch: pytest.MonkeyPatch)
             if not encode:
                 patch.setattr(columns, "_repeats_often", lambda arr: False)
             with pytest.raises(DuplicateError, match="occur more than once"):
-                rl.Run.from_frame(recs, query="user_id", doc="item_id",
-                                  score="score").validate()
+                rl.Run.from_frame(recs, query="user_id", doc="item_id", score="score").validate()
     ints, _, _ = _lists(500, 8, 100, text=False)
     ints.loc[3, "item_id"] = ints.loc[4, "item_id"]  # inside one block of one length
     with pytest.raises(DuplicateError, match="occur more than once"):
@@ -135,8 +141,10 @@ def test_lists_of_one_length_equal_the_same_rows_shuffled(text: bool, ties: bool
     shuffled rows take the general sort.  Same numbers, per user."""
     recs, held, train = _lists(3_000, 12, 400, text=text, ties=ties, seed=5)
     shuffled = recs.sample(frac=1.0, random_state=1).reset_index(drop=True)
-    runs = [rl.Run.from_frame(f, query="user_id", doc="item_id", score="score")
-            for f in (recs, shuffled)]
+    runs = [
+        rl.Run.from_frame(f, query="user_id", doc="item_id", score="score")
+        for f in (recs, shuffled)
+    ]
     assert runs[0]._pairs.blocks == 12 and runs[1]._pairs.blocks is None
     _same(_beyond(runs[0], train), _beyond(runs[1], train))
     a, b = _evaluate(recs, held), _evaluate(shuffled, held)
@@ -148,9 +156,14 @@ def test_lists_of_one_length_equal_the_same_rows_shuffled(text: bool, ties: bool
 def test_rank_column_gives_the_scores_minus_rank() -> None:
     recs, _, _ = _lists(50, 6, 40, text=False)
     by_rank = rl.Run.from_frame(recs, query="user_id", doc="item_id", rank="rank")
-    by_score = rl.Run.from_frame(recs.assign(s=-recs["rank"]), query="user_id",
-                                 doc="item_id", score="s")
+    by_score = rl.Run.from_frame(
+        recs.assign(s=-recs["rank"]), query="user_id", doc="item_id", score="s"
+    )
     assert by_rank == by_score
     with pytest.raises(rl.InputError, match=r"rank column 'rank': rank in row 2 is 0"):
-        rl.Run.from_frame(recs.assign(rank=np.r_[1, 2, 0, np.arange(4, len(recs) + 1)]),
-                          query="user_id", doc="item_id", rank="rank")
+        rl.Run.from_frame(
+            recs.assign(rank=np.r_[1, 2, 0, np.arange(4, len(recs) + 1)]),
+            query="user_id",
+            doc="item_id",
+            rank="rank",
+        )

@@ -33,19 +33,35 @@ def _case(seed: int) -> tuple[object, object]:
 def _rectools(recs: object, inter: object) -> dict[str, float]:
     metrics = {}
     for k in K:
-        metrics.update({
-            f"p@{k}": rt.Precision(k=k), f"r@{k}": rt.Recall(k=k), f"map@{k}": rt.MAP(k=k),
-            f"map_k@{k}": rt.MAP(k=k, divide_by_k=True), f"ndcg@{k}": rt.NDCG(k=k),
-            f"ndcg_ach@{k}": rt.NDCG(k=k, divide_by_achievable=True), f"mrr@{k}": rt.MRR(k=k),
-            f"hit@{k}": rt.HitRate(k=k),
-        })
-    return rt.calc_metrics(metrics, reco=recs.rename(columns={"user_id": "user_id"}),
-                           interactions=inter.assign(weight=1.0, datetime=0))
+        metrics.update(
+            {
+                f"p@{k}": rt.Precision(k=k),
+                f"r@{k}": rt.Recall(k=k),
+                f"map@{k}": rt.MAP(k=k),
+                f"map_k@{k}": rt.MAP(k=k, divide_by_k=True),
+                f"ndcg@{k}": rt.NDCG(k=k),
+                f"ndcg_ach@{k}": rt.NDCG(k=k, divide_by_achievable=True),
+                f"mrr@{k}": rt.MRR(k=k),
+                f"hit@{k}": rt.HitRate(k=k),
+            }
+        )
+    return rt.calc_metrics(
+        metrics,
+        reco=recs.rename(columns={"user_id": "user_id"}),
+        interactions=inter.assign(weight=1.0, datetime=0),
+    )
 
 
-OURS = {"p": "p@{k}", "r": "r@{k}", "map": "map@{k}", "map_k": "ap(norm=k)@{k}",
-        "ndcg": "ndcg@{k}", "ndcg_ach": "ndcg(ideal=cut)@{k}", "mrr": "rr@{k}",
-        "hit": "success@{k}"}
+OURS = {
+    "p": "p@{k}",
+    "r": "r@{k}",
+    "map": "map@{k}",
+    "map_k": "ap(norm=k)@{k}",
+    "ndcg": "ndcg@{k}",
+    "ndcg_ach": "ndcg(ideal=cut)@{k}",
+    "mrr": "rr@{k}",
+    "hit": "success@{k}",
+}
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -53,13 +69,20 @@ def test_agrees_with_rectools(seed: int) -> None:
     recs, inter = _case(seed)
     want = _rectools(recs, inter)
     names = [OURS[key].format(k=k) for key in OURS for k in K]
-    ev = evaluate_interactions(recs.rename(columns={"user_id": "user_id"}), inter, names,
-                               rank="rank", repeats="binary", profile="rectools")
+    ev = evaluate_interactions(
+        recs.rename(columns={"user_id": "user_id"}),
+        inter,
+        names,
+        rank="rank",
+        repeats="binary",
+        profile="rectools",
+    )
     got = ev.summary()
     for key, pattern in OURS.items():
         for k in K:
-            assert got[pattern.format(k=k)] == pytest.approx(want[f"{key}@{k}"], abs=1e-9,
-                                                             rel=1e-9), (seed, key, k)
+            assert got[pattern.format(k=k)] == pytest.approx(
+                want[f"{key}@{k}"], abs=1e-9, rel=1e-9
+            ), (seed, key, k)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -68,18 +91,32 @@ def test_weighted_interactions_agree_with_rectools(seed: int) -> None:
     held-out item counts once, whatever its weight), and so are the rectools profile's:
     nDCG stays in [0, 1] (ranklens' ideal list of k unit gains once met graded gains)."""
     recs, inter = _case(100 + seed)
-    inter = inter.assign(weight=np.random.default_rng(seed).integers(1, 6, len(inter))
-                         .astype(float))
+    inter = inter.assign(
+        weight=np.random.default_rng(seed).integers(1, 6, len(inter)).astype(float)
+    )
     metrics = {}
     for k in K:
-        metrics.update({f"ndcg@{k}": rt.NDCG(k=k), f"map@{k}": rt.MAP(k=k),
-                        f"ndcg_ach@{k}": rt.NDCG(k=k, divide_by_achievable=True),
-                        f"p@{k}": rt.Precision(k=k)})
+        metrics.update(
+            {
+                f"ndcg@{k}": rt.NDCG(k=k),
+                f"map@{k}": rt.MAP(k=k),
+                f"ndcg_ach@{k}": rt.NDCG(k=k, divide_by_achievable=True),
+                f"p@{k}": rt.Precision(k=k),
+            }
+        )
     want = rt.calc_metrics(metrics, reco=recs, interactions=inter.assign(datetime=0))
-    names = {f"{key}@{k}": OURS[key].format(k=k) for key in ("ndcg", "map", "ndcg_ach", "p")
-             for k in K}
-    ev = evaluate_interactions(recs, inter, list(names.values()), rank="rank",
-                               weight="weight", repeats="max", profile="rectools")
+    names = {
+        f"{key}@{k}": OURS[key].format(k=k) for key in ("ndcg", "map", "ndcg_ach", "p") for k in K
+    }
+    ev = evaluate_interactions(
+        recs,
+        inter,
+        list(names.values()),
+        rank="rank",
+        weight="weight",
+        repeats="max",
+        profile="rectools",
+    )
     got = ev.summary()
     for key, ours in names.items():
         assert got[ours] == pytest.approx(want[key], abs=1e-9, rel=1e-9), (seed, key)

@@ -24,14 +24,21 @@ pytestmark = pytest.mark.reference
 
 K = [1, 3, 10]
 
-OURS = {"Precision": "p@{k}", "Recall": "recall@{k}", "MAP": "map@{k}", "NDCG": "ndcg@{k}",
-        "MRR": "rr@{k}", "HitRate": "success@{k}"}
+OURS = {
+    "Precision": "p@{k}",
+    "Recall": "recall@{k}",
+    "MAP": "map@{k}",
+    "NDCG": "ndcg@{k}",
+    "MRR": "rr@{k}",
+    "HitRate": "success@{k}",
+}
 
 
 def _case(seed: int, ties: bool) -> tuple[object, object]:
     def scores(rng: np.random.Generator, n: int) -> np.ndarray:
-        return (rng.integers(0, 3, size=n).astype(float) if ties
-                else rng.permutation(10 * n)[:n] / 7.0)  # distinct per user
+        return (
+            rng.integers(0, 3, size=n).astype(float) if ties else rng.permutation(10 * n)[:n] / 7.0
+        )  # distinct per user
 
     rec_rows, int_rows = user_lists_case(9000 + seed, scores)
     recs = pd.DataFrame(rec_rows, columns=["user_id", "item_id", "score"])
@@ -42,21 +49,24 @@ def _case(seed: int, ties: bool) -> tuple[object, object]:
 def _replay(recs: object, inter: object) -> dict[str, float]:
     want: dict[str, float] = {}
     for name in OURS:
-        metric = getattr(rm, name)(K, query_column="user_id", item_column="item_id",
-                                   rating_column="score")
+        metric = getattr(rm, name)(
+            K, query_column="user_id", item_column="item_id", rating_column="score"
+        )
         want.update(metric(recs, inter))
     return want
 
 
 def _check(recs: object, inter: object, want: dict[str, float], tag: object) -> None:
     names = [pattern.format(k=k) for pattern in OURS.values() for k in K]
-    ev = evaluate_interactions(recs, inter, names, score="score", repeats="binary",
-                               profile="replay")
+    ev = evaluate_interactions(
+        recs, inter, names, score="score", repeats="binary", profile="replay"
+    )
     got = ev.summary()
     for key, pattern in OURS.items():
         for k in K:
-            assert got[pattern.format(k=k)] == pytest.approx(want[f"{key}@{k}"], abs=1e-9,
-                                                             rel=1e-9), (tag, key, k)
+            assert got[pattern.format(k=k)] == pytest.approx(
+                want[f"{key}@{k}"], abs=1e-9, rel=1e-9
+            ), (tag, key, k)
 
 
 @pytest.mark.parametrize("seed", range(12))

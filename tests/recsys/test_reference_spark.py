@@ -42,8 +42,7 @@ K = (1, 3, 5, 10)
 N_CASES = 32
 
 # ranklens metric -> RankingMetrics method (each at every k; "map" is meanAveragePrecision)
-METHODS = {"p": "precisionAt", "r": "recallAt", "map": "meanAveragePrecisionAt",
-           "ndcg": "ndcgAt"}
+METHODS = {"p": "precisionAt", "r": "recallAt", "map": "meanAveragePrecisionAt", "ndcg": "ndcgAt"}
 NAMES = [f"{m}@{k}" for m in METHODS for k in K] + ["map"]
 
 
@@ -58,17 +57,22 @@ def _spark_name(name: str) -> tuple[str, int | None]:
 # hand-computed, without pyspark
 # --------------------------------------------------------------------------------------------
 
+
 def _hand_data() -> tuple[Any, Any]:
-    recs = pd.DataFrame({
-        "user_id": ["u1", "u1", "u1", "u1", "u2", "u4", "u4"],
-        "item_id": ["a", "b", "c", "d", "x", "p", "q"],
-        "score": [0.9, 0.8, 0.7, 0.6, 1.0, 0.5, 0.5],
-    })
-    held = pd.DataFrame({
-        "user_id": ["u1", "u1", "u1", "u3", "u4"],
-        "item_id": ["b", "d", "e", "a", "p"],
-        "relevance": [3.0, 1.0, 2.0, 1.0, 0.0],
-    })
+    recs = pd.DataFrame(
+        {
+            "user_id": ["u1", "u1", "u1", "u1", "u2", "u4", "u4"],
+            "item_id": ["a", "b", "c", "d", "x", "p", "q"],
+            "score": [0.9, 0.8, 0.7, 0.6, 1.0, 0.5, 0.5],
+        }
+    )
+    held = pd.DataFrame(
+        {
+            "user_id": ["u1", "u1", "u1", "u3", "u4"],
+            "item_id": ["b", "d", "e", "a", "p"],
+            "relevance": [3.0, 1.0, 2.0, 1.0, 0.0],
+        }
+    )
     return recs, held
 
 
@@ -76,16 +80,24 @@ def test_spark_profile_by_hand() -> None:
     recs, held = _hand_data()
     l3 = math.log2(3)
     # u1: ranking a b c d, labels b (3), d (1), e (2)
-    u1 = {"p@1": 0.0, "p@3": 1 / 3, "r@3": 1 / 3, "map": (1 / 2 + 2 / 4) / 3,
-          "map@3": (1 / 2) / 3, "ndcg@3": (7 / l3) / (7 + 3 / l3 + 1 / 2)}
+    u1 = {
+        "p@1": 0.0,
+        "p@3": 1 / 3,
+        "r@3": 1 / 3,
+        "map": (1 / 2 + 2 / 4) / 3,
+        "map@3": (1 / 2) / 3,
+        "ndcg@3": (7 / l3) / (7 + 3 / l3 + 1 / 2),
+    }
     # u4: p and q tie, p first (row order); label p of relevance 0 is relevant, gain 0
     u4 = {"p@1": 1.0, "p@3": 1 / 3, "r@3": 1.0, "map": 1.0, "map@3": 1.0, "ndcg@3": 0.0}
     # u2 (predictions, no labels) and u3 (labels, no predictions) score 0
-    ev = evaluate_interactions(recs, held, list(u1), weight="relevance", profile="spark",
-                               unjudged="zero")
+    ev = evaluate_interactions(
+        recs, held, list(u1), weight="relevance", profile="spark", unjudged="zero"
+    )
     for name in u1:
         assert ev.result.per_query(name) == pytest.approx(
-            {"u1": u1[name], "u2": 0.0, "u3": 0.0, "u4": u4[name]}, abs=1e-12), name
+            {"u1": u1[name], "u2": 0.0, "u3": 0.0, "u4": u4[name]}, abs=1e-12
+        ), name
         assert ev.summary()[name] == pytest.approx((u1[name] + u4[name]) / 4, abs=1e-12)
     assert ev.report["users_evaluated"] == 4
     assert ev.report["users_without_interactions"] == 1
@@ -106,19 +118,27 @@ def test_spark_profile_by_hand() -> None:
         assert res[name] == pytest.approx((u1[name] + u4[name]) / 3, abs=1e-12)
 
     # the binary form: every label of grade 1
-    binary = evaluate_interactions(recs, held, ["ndcg@3", "ndcg@1"], profile="spark",
-                                   unjudged="zero")
+    binary = evaluate_interactions(
+        recs, held, ["ndcg@3", "ndcg@1"], profile="spark", unjudged="zero"
+    )
     assert binary.result.per_query("ndcg@3")["u1"] == pytest.approx(
-        (1 / l3) / (1 + 1 / l3 + 1 / 2), abs=1e-12)
+        (1 / l3) / (1 + 1 / l3 + 1 / 2), abs=1e-12
+    )
     assert binary.result.per_query("ndcg@1")["u4"] == 1.0
 
 
 def test_spark_profile_settings() -> None:
     conv = PROFILES["spark"]
     assert (conv.ties, conv.missing, conv.unjudged, conv.rel_threshold) == (
-        "input", "zero", "zero", 0)
-    assert conv.metric_defaults == {"ap": {"norm": "min_r_k"},
-                                    "ndcg": {"gain": "exp2", "ideal": "cut"}}
+        "input",
+        "zero",
+        "zero",
+        0,
+    )
+    assert conv.metric_defaults == {
+        "ap": {"norm": "min_r_k"},
+        "ndcg": {"gain": "exp2", "ideal": "cut"},
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -184,8 +204,7 @@ def _case(seed: int) -> tuple[list[Row], list[Row]]:
         if has_rec:
             n = int(rng.integers(1, min(n_items, longest) + 1))
             items = rng.choice(n_items, size=n, replace=False)
-            scores = (rng.integers(0, 3, size=n).astype(float) if ties
-                      else rng.permutation(n) / 3.0)
+            scores = rng.integers(0, 3, size=n).astype(float) if ties else rng.permutation(n) / 3.0
             rec_rows += [(user, f"i{i}", float(s)) for i, s in zip(items, scores, strict=True)]
         if has_lab:
             m = int(rng.integers(1, min(n_items, 12) + 1))
@@ -193,13 +212,16 @@ def _case(seed: int) -> tuple[list[Row], list[Row]]:
             rel = rng.choice([0.0, 0.5, 1.0, 1.0, 2.0, 3.0], size=m)
             held_rows += [(user, f"i{i}", float(r)) for i, r in zip(items, rel, strict=True)]
     # rows of all users interleaved: the order that matters is within a user
-    return ([rec_rows[i] for i in rng.permutation(len(rec_rows))],
-            [held_rows[i] for i in rng.permutation(len(held_rows))])
+    return (
+        [rec_rows[i] for i in rng.permutation(len(rec_rows))],
+        [held_rows[i] for i in rng.permutation(len(held_rows))],
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Spark
 # --------------------------------------------------------------------------------------------
+
 
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
@@ -231,8 +253,7 @@ def _python_bridge(spark: Any, rows: list[SparkRow]) -> Any:
     from pyspark.sql.types import ArrayType, StringType, StructField, StructType
 
     ids = ArrayType(StringType(), False)
-    schema = StructType([StructField("prediction", ids, False),
-                         StructField("label", ids, False)])
+    schema = StructType([StructField("prediction", ids, False), StructField("label", ids, False)])
     with _quiet():
         from pyspark.mllib.common import callMLlibFunc
 
@@ -255,7 +276,8 @@ def _jvm_row(spark: Any, row: SparkRow) -> Any:
         if not xs:
             return gateway.new_array(jvm.double, 0)
         return jvm.org.apache.spark.mllib.linalg.Vectors.parse(
-            "[" + ",".join(map(repr, xs)) + "]").toArray()
+            "[" + ",".join(map(repr, xs)) + "]"
+        ).toArray()
 
     return jvm.scala.Tuple3(strings(p), strings(lab), doubles(rel))
 
@@ -305,15 +327,17 @@ def reference(spark: Any, cases: Cases) -> SparkReference:
     return SparkReference(spark, cases)
 
 
-def _check(reference: SparkReference, users: list[str], graded: bool, res: ranklens.Result,
-           tag: str) -> None:
+def _check(
+    reference: SparkReference, users: list[str], graded: bool, res: ranklens.Result, tag: str
+) -> None:
     """ranklens' means (over ``users``) equal Spark's over the same users' rows; on a
     mismatch, name the cases that differ."""
     assert set(res.query_ids) == set(users), tag
     want_all = reference.metrics(users, graded)
     got = res.summary()
-    bad = [n for n in NAMES
-           if got[n] != pytest.approx(_spark_value(want_all, n), abs=1e-9, rel=1e-9)]
+    bad = [
+        n for n in NAMES if got[n] != pytest.approx(_spark_value(want_all, n), abs=1e-9, rel=1e-9)
+    ]
     if not bad:
         return
     case_of = reference.cases.case_of
@@ -326,20 +350,27 @@ def _check(reference: SparkReference, users: list[str], graded: bool, res: rankl
             ours = float(np.mean([per_query[u] for u in mine]))
             if ours != pytest.approx(_spark_value(want, n), abs=1e-9, rel=1e-9):
                 culprits.append((c, n, ours, _spark_value(want, n)))
-    pytest.fail(f"{tag}: ranklens differs from Spark on {bad}; "
-                f"(case, metric, ranklens, spark): {culprits[:10]}")
+    pytest.fail(
+        f"{tag}: ranklens differs from Spark on {bad}; "
+        f"(case, metric, ranklens, spark): {culprits[:10]}"
+    )
 
 
 @pytest.mark.reference
 @pytest.mark.parametrize("graded", [False, True], ids=["binary", "graded"])
-def test_evaluate_interactions_agrees_with_spark(reference: SparkReference,
-                                                  graded: bool) -> None:
+def test_evaluate_interactions_agrees_with_spark(reference: SparkReference, graded: bool) -> None:
     cases = reference.cases
     # every user on either side is a Spark row; users without labels score 0
-    ev = evaluate_interactions(cases.recs, cases.held, NAMES, score="score",
-                               weight="relevance" if graded else None,
-                               repeats="sum" if graded else "binary", profile="spark",
-                               unjudged="zero")
+    ev = evaluate_interactions(
+        cases.recs,
+        cases.held,
+        NAMES,
+        score="score",
+        weight="relevance" if graded else None,
+        repeats="sum" if graded else "binary",
+        profile="spark",
+        unjudged="zero",
+    )
     assert ev.report["users_without_interactions"] > 0
     assert ev.report["users_without_recommendations"] > 0
     _check(reference, cases.users, graded, ev.result, "evaluate_interactions")
@@ -347,15 +378,21 @@ def test_evaluate_interactions_agrees_with_spark(reference: SparkReference,
 
 @pytest.mark.reference
 @pytest.mark.parametrize("graded", [False, True], ids=["binary", "graded"])
-def test_evaluate_agrees_with_spark_on_labelled_users(reference: SparkReference,
-                                                       graded: bool) -> None:
+def test_evaluate_agrees_with_spark_on_labelled_users(
+    reference: SparkReference, graded: bool
+) -> None:
     cases = reference.cases
     held = cases.held if graded else cases.held.assign(relevance=1.0)
     qrels = ranklens.Qrels.from_frame(held, query="user_id", doc="item_id")
     run = ranklens.Run.from_frame(cases.recs, query="user_id", doc="item_id")
     # the profile scores users without labels 0, as Spark does
-    _check(reference, cases.users, graded,
-           ranklens.evaluate(qrels, run, NAMES, profile="spark"), "evaluate")
+    _check(
+        reference,
+        cases.users,
+        graded,
+        ranklens.evaluate(qrels, run, NAMES, profile="spark"),
+        "evaluate",
+    )
     # unjudged='skip' (and evaluate_interactions by default) leave them out: Spark over
     # the labelled users' rows
     with warnings.catch_warnings():
@@ -374,10 +411,10 @@ def test_spark_graded_ideal_is_the_label_order(spark: Any) -> None:
     # so labels out of relevance order give nDCG above 1; ranklens sorts the ideal list
     l3 = math.log2(3)
     row = _jvm_row(spark, (["b", "a"], ["a", "b"], [1.0, 3.0]))
-    assert _scala_api(spark, [row]).ndcgAt(2) == pytest.approx((7 + 1 / l3) / (1 + 7 / l3),
-                                                               abs=1e-12)
-    held = pd.DataFrame({"user_id": ["u", "u"], "item_id": ["a", "b"],
-                         "relevance": [1.0, 3.0]})
+    assert _scala_api(spark, [row]).ndcgAt(2) == pytest.approx(
+        (7 + 1 / l3) / (1 + 7 / l3), abs=1e-12
+    )
+    held = pd.DataFrame({"user_id": ["u", "u"], "item_id": ["a", "b"], "relevance": [1.0, 3.0]})
     recs = pd.DataFrame({"user_id": ["u", "u"], "item_id": ["b", "a"], "score": [2.0, 1.0]})
     ev = evaluate_interactions(recs, held, ["ndcg@2"], weight="relevance", profile="spark")
     assert ev.summary()["ndcg@2"] == 1.0
@@ -390,14 +427,19 @@ def test_pyspark_python_class_drops_the_relevance(spark: Any) -> None:
     from pyspark.sql.types import ArrayType, DoubleType, StringType, StructField, StructType
 
     ids = ArrayType(StringType(), False)
-    schema = StructType([StructField("prediction", ids, False),
-                         StructField("label", ids, False),
-                         StructField("relevance", ArrayType(DoubleType(), False), False)])
+    schema = StructType(
+        [
+            StructField("prediction", ids, False),
+            StructField("label", ids, False),
+            StructField("relevance", ArrayType(DoubleType(), False), False),
+        ]
+    )
     with _quiet():
         from pyspark.mllib.common import callMLlibFunc
 
-        frame = spark.createDataFrame([(["b", "a"], ["a", "b"], [3.0, 1.0]),
-                                       (["a", "c"], ["a", "b"], [3.0, 1.0])], schema)
+        frame = spark.createDataFrame(
+            [(["b", "a"], ["a", "b"], [3.0, 1.0]), (["a", "c"], ["a", "b"], [3.0, 1.0])], schema
+        )
         python = _wrap(callMLlibFunc("newRankingMetrics", frame._jdf))
     l3 = math.log2(3)
     # binary: user 1 finds both labels (1), user 2 one label at rank 1 of two
@@ -415,10 +457,16 @@ def test_ranklens_on_spark_agrees_with_spark(reference: SparkReference, graded: 
     with _quiet():
         recs = reference.spark.createDataFrame(cases.recs)
         held = reference.spark.createDataFrame(cases.held)
-    ev = rs.evaluate_interactions(recs, held, NAMES, score="score",
-                                  weight="relevance" if graded else None,
-                                  repeats="sum" if graded else "binary", profile="spark",
-                                  unjudged="zero")
+    ev = rs.evaluate_interactions(
+        recs,
+        held,
+        NAMES,
+        score="score",
+        weight="relevance" if graded else None,
+        repeats="sum" if graded else "binary",
+        profile="spark",
+        unjudged="zero",
+    )
     local = ev.to_local()
     _check(reference, cases.users, graded, local.result, "ranklens.spark")
     summary = ev.summary()

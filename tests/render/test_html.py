@@ -104,8 +104,15 @@ def made(case: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path
     qrels, runs = case
     path = tmp_path_factory.mktemp("html") / "report.html"
     with pytest.warns(RanklensWarning, match="left out of the comparison"):
-        page = html_report(qrels, runs, METRICS, path=path, seed=7, n_resamples=500,
-                           provenance={"qrels": "judged.txt"})
+        page = html_report(
+            qrels,
+            runs,
+            METRICS,
+            path=path,
+            seed=7,
+            n_resamples=500,
+            provenance={"qrels": "judged.txt"},
+        )
     with pytest.warns(RanklensWarning):
         cmp = ranklens.compare(qrels, runs, METRICS, baseline="bm25", seed=7, n_resamples=500)
     return page, path, cmp
@@ -181,8 +188,9 @@ def test_summary_equals_compare(made: Any) -> None:
     by_pair = {(r[0], r[1]): r for r in tests[1:]}
     for p in cmp.pairs:
         row = by_pair[(p.system, p.metric)]
-        assert row[2] == f"{number(p.mean_diff)} [{number(p.diff_ci_low)}, " \
-                         f"{number(p.diff_ci_high)}]"
+        assert (
+            row[2] == f"{number(p.mean_diff)} [{number(p.diff_ci_low)}, {number(p.diff_ci_high)}]"
+        )
         assert row[4] == p_value(p.p_value)
         assert row[5] == p_value(p.p_adjusted) + ("*" if p.significant else "")
         assert row[6] == f"{p.wins}/{p.ties}/{p.losses}"
@@ -221,10 +229,12 @@ def test_per_query_data_equal_evaluate(case: Any, made: Any) -> None:
                 assert code == ("w" if diff > 1e-12 else "l" if diff < -1e-12 else "t")
             # the counts agree with compare's (on the queries every run has)
             p = cmp.pair(name, "bm25", m)
-            both = [c for q, c in zip(queries, codes, strict=True) if q in
-                    ranklens.evaluate(qrels, runs["dense"], [m]).per_query(m)]
-            assert (both.count("w"), both.count("t"), both.count("l")) == (p.wins, p.ties,
-                                                                            p.losses)
+            both = [
+                c
+                for q, c in zip(queries, codes, strict=True)
+                if q in ranklens.evaluate(qrels, runs["dense"], [m]).per_query(m)
+            ]
+            assert (both.count("w"), both.count("t"), both.count("l")) == (p.wins, p.ties, p.losses)
 
 
 def test_biggest_wins_and_losses(case: Any, made: Any) -> None:
@@ -271,8 +281,7 @@ def test_provenance(case: Any, made: Any) -> None:
     prints = {r[0]: r[1:] for r in tables[2][1:]}  # the fingerprints the gate compares
     assert list(prints) == list(runs)
     for name, run in runs.items():
-        assert prints[name][:3] == [qrels.fingerprint()[:16], run.fingerprint()[:16],
-                                    "canonical"]
+        assert prints[name][:3] == [qrels.fingerprint()[:16], run.fingerprint()[:16], "canonical"]
     counts = tables[3]
     assert counts[0][1:] == list(cmp.systems)
     assert "left out of the comparison" in page  # compare's warning is in the report too
@@ -288,15 +297,16 @@ def test_stored_results_and_one_run(case: Any) -> None:
     data = _data(parsed)
     assert data["metrics"] == METRICS and data["runs"] == ["bm25", HOSTILE_RUN]  # run names
     cmp = ranklens.compare(None, [a, b], seed=1, n_resamples=200)
-    assert parsed.tables["summary"][0][2][1].startswith(number(cmp.mean(HOSTILE_RUN,
-                                                                        "ndcg@10")))
+    assert parsed.tables["summary"][0][2][1].startswith(number(cmp.mean(HOSTILE_RUN, "ndcg@10")))
     # one run: means and intervals, no test; a sum has no interval
     one = _parse(html_report(qrels, {"bm25": runs["bm25"]}, ["p@5", "num_ret"]))
     res = ranklens.evaluate(qrels, runs["bm25"], ["p@5", "num_ret"])
     v = res.values["p@5"]
     lo, hi = mean_ci(v, "t", 0.95)
-    assert one.tables["summary"][0][1][1:] == [f"{number(v.mean())} [{number(lo)}, "
-                                               f"{number(hi)}]", number(res["num_ret"])]
+    assert one.tables["summary"][0][1][1:] == [
+        f"{number(v.mean())} [{number(lo)}, {number(hi)}]",
+        number(res["num_ret"]),
+    ]
     assert _data(one)["baseline"] is None
 
 
@@ -311,8 +321,10 @@ def test_tie_policy_without_curves(case: Any) -> None:
 def test_trend(case: Any) -> None:
     qrels, runs = case
     t0 = datetime(2026, 10, 1, tzinfo=timezone.utc)
-    points = [(t0 + timedelta(days=i), "bm25" if i % 3 else HOSTILE_RUN, 0.3 + 0.01 * i, 100 + i)
-              for i in range(9)]
+    points = [
+        (t0 + timedelta(days=i), "bm25" if i % 3 else HOSTILE_RUN, 0.3 + 0.01 * i, 100 + i)
+        for i in range(9)
+    ]
     page = html_report(qrels, {"bm25": runs["bm25"]}, ["ndcg@10"], trend={"ndcg@10": points})
     part = page.split('<section id="history">', 1)[1].split("</section>", 1)[0]
     assert part.count("<circle") == 9 and "(record 108)" in part
@@ -335,19 +347,24 @@ def test_errors(case: Any, tmp_path: Path) -> None:
         html_report(None, {"bm25": runs["bm25"]}, ["p@5"])
     # one run: the options checked as compare checks them (alpha=3 was reported as a
     # confidence 'level' of -2)
-    with pytest.raises(MetricParameterError, match=r"the 'alpha' parameter must be a number "
-                                                   r"in \(0, 1\), got 3;"):
+    with pytest.raises(
+        MetricParameterError,
+        match=r"the 'alpha' parameter must be a number "
+        r"in \(0, 1\), got 3;",
+    ):
         html_report(qrels, {"bm25": runs["bm25"]}, ["p@5"], alpha=3)
     # bad options are one error each (they ended in TypeError or AttributeError)
     one = {"bm25": runs["bm25"]}
-    for bad, message in (({"title": 3}, "title must be a string"),
-                         ({"max_k": "x"}, "max_k must be a positive integer"),
-                         ({"max_k": 0}, "max_k must be a positive integer"),
-                         ({"provenance": ["x"]}, "provenance must be a mapping"),
-                         ({"trend": {"p@5": 5}}, r"trend\['p@5'\] is 5"),
-                         ({"path": 3}, "path must be a file name"),
-                         ({"metrics": 5}, "metrics must be a metric string"),
-                         ({"metrics": []}, "metrics is empty")):
+    for bad, message in (
+        ({"title": 3}, "title must be a string"),
+        ({"max_k": "x"}, "max_k must be a positive integer"),
+        ({"max_k": 0}, "max_k must be a positive integer"),
+        ({"provenance": ["x"]}, "provenance must be a mapping"),
+        ({"trend": {"p@5": 5}}, r"trend\['p@5'\] is 5"),
+        ({"path": 3}, "path must be a file name"),
+        ({"metrics": 5}, "metrics must be a metric string"),
+        ({"metrics": []}, "metrics is empty"),
+    ):
         with pytest.raises(InputError, match=message):
             html_report(qrels, one, **{"metrics": ["p@5"], **bad})
 
@@ -356,8 +373,9 @@ def test_legend_keeps_the_ends_of_long_run_names() -> None:
     """Run names that differ only at the end stay apart in a legend (they were cut at
     the end: two identical entries), shortened as the matplotlib charts shorten them."""
     names = [f"bm25-tuned-with-a-very-long-suffix-{i}" for i in (1, 2)]
-    chart = svg.line_chart([svg.Series(n, [1, 2], [0.1, 0.2]) for n in names], title="t",
-                           x_label="x", y_label="y")
+    chart = svg.line_chart(
+        [svg.Series(n, [1, 2], [0.1, 0.2]) for n in names], title="t", x_label="x", y_label="y"
+    )
     legend = chart.split('<g class="rl-legend">', 1)[1]
     assert ">bm25-tuned-w\u2026long-suffix-1<" in legend
     assert ">bm25-tuned-w\u2026long-suffix-2<" in legend
@@ -366,8 +384,12 @@ def test_legend_keeps_the_ends_of_long_run_names() -> None:
 def test_svg_pieces() -> None:
     assert svg.nice_ticks(0.0, 1.0) == pytest.approx([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
     assert svg.nice_ticks(3.0, 3.0)[0] <= 2.5 and svg.nice_ticks(3.0, 3.0)[-1] >= 3.5
-    chart = svg.line_chart([svg.Series("a<b", [1, 2, 3, 4], [0.1, np.nan, 0.3, 0.4])],
-                           title="t&t", x_label="k", y_label="v")
+    chart = svg.line_chart(
+        [svg.Series("a<b", [1, 2, 3, 4], [0.1, np.nan, 0.3, 0.4])],
+        title="t&t",
+        x_label="k",
+        y_label="v",
+    )
     (d,) = re.findall(r' d="([^"]*)"', chart)
     assert d.count("M") == 2 and d.count("L") == 1  # the NaN breaks the line
     assert "a&lt;b" in chart and "t&amp;t" in chart

@@ -39,11 +39,22 @@ CHROMEDRIVER = Path("/usr/bin/chromedriver")
 pytestmark = pytest.mark.skipif(
     not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()),
     reason="Chromium is not installed: apt-get install chromium chromium-driver (.ci/run "
-           "does it when /usr/bin/chromium is missing)")
+    "does it when /usr/bin/chromium is missing)",
+)
 N = 130  # more than a page (50 rows)
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-default-apps", "--disable-extensions", "--window-size=1400,1000")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--window-size=1400,1000",
+)
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +67,7 @@ def report(case: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     qrels, runs = case
     path = tmp_path_factory.mktemp("browser") / "report.html"
     with pytest.warns(ranklens.RanklensWarning):  # dense lacks a query
-        html_report(qrels, runs, ["ndcg@10", "map", "p@5"], path=path, seed=1,
-                    n_resamples=300)
+        html_report(qrels, runs, ["ndcg@10", "map", "p@5"], path=path, seed=1, n_resamples=300)
     return path
 
 
@@ -86,15 +96,17 @@ def page(browser: Any, report: Path) -> tuple[Any, list[dict[str, Any]], list[st
     browser.get(report.as_uri())
     console = browser.get_log("browser")
     events = [json.loads(e["message"])["message"] for e in browser.get_log("performance")]
-    urls = [e["params"]["request"]["url"] for e in events
-            if e["method"] == "Network.requestWillBeSent"]
+    urls = [
+        e["params"]["request"]["url"] for e in events if e["method"] == "Network.requestWillBeSent"
+    ]
     return browser, console, urls
 
 
 def _rows(driver: Any) -> list[list[str]]:
     return driver.execute_script(
         "return Array.from(document.querySelectorAll('#rl-queries tbody tr'), "
-        "tr => Array.from(tr.cells, c => c.textContent));")
+        "tr => Array.from(tr.cells, c => c.textContent));"
+    )
 
 
 def _type(box: Any, text: str) -> None:
@@ -133,12 +145,15 @@ def test_sorts_and_pages(page: Any, case: Any) -> None:
     assert [r[0] for r in _rows(driver)] == expected[:50]
     assert [r[1] for r in _rows(driver)] == [number(per[q]) for q in expected[:50]]
     _header(driver, "bm25").click()  # again: smallest first
-    assert [r[0] for r in _rows(driver)] == sorted(
-        per, key=lambda q: (float(number(per[q])), q))[:50]
+    assert [r[0] for r in _rows(driver)] == sorted(per, key=lambda q: (float(number(per[q])), q))[
+        :50
+    ]
     driver.find_element(By.ID, "rl-next").click()
     driver.find_element(By.ID, "rl-next").click()
-    assert len(_rows(driver)) == N - 100 and driver.find_element(By.ID, "rl-next").get_attribute(
-        "disabled") is not None
+    assert (
+        len(_rows(driver)) == N - 100
+        and driver.find_element(By.ID, "rl-next").get_attribute("disabled") is not None
+    )
     _header(driver, "query").click()  # back to id order
     assert _rows(driver)[0][0] == HOSTILE_QUERY
 
@@ -167,7 +182,8 @@ def test_filters(page: Any, case: Any) -> None:
     assert [r[column] for r in rows] == [number(dense[q] - base[q]) for q in losses]
     classes = driver.execute_script(
         f"return Array.from(document.querySelectorAll('#rl-queries tbody tr'), "
-        f"tr => tr.cells[{column}].className);")
+        f"tr => tr.cells[{column}].className);"
+    )
     assert all("loss" in c for c in classes)
     header = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#rl-queries thead button")]
     assert header == ["query", "bm25", HOSTILE_RUN, "dense", f"Δ {HOSTILE_RUN}", "Δ dense"]
@@ -195,9 +211,14 @@ def test_charts_are_drawn(page: Any, tmp_path: Path) -> None:
     assert sum(c["points"] for c in charts if c["section"] == "cutoffs") > 0
     # the whole page, top to bottom, as a person would scroll through it
     size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
-    image = driver.execute_cdp_cmd("Page.captureScreenshot", {
-        "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}})
+    image = driver.execute_cdp_cmd(
+        "Page.captureScreenshot",
+        {
+            "format": "png",
+            "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1},
+        },
+    )
     shot = tmp_path / "report.png"
     shot.write_bytes(base64.b64decode(image["data"]))
     assert shot.stat().st_size > 10_000

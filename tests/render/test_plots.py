@@ -20,10 +20,16 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 def _tables() -> tuple[ranklens.Qrels, dict[str, ranklens.Run]]:
     rng = np.random.default_rng(0)
     qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(10)} for i in range(15)}
-    runs = {name: ranklens.Run.from_dict(
-        {q: {d: float(r + rng.normal(0, noise)) for d, r in docs.items()}
-         for q, docs in qrels.items()}, name=name) for name, noise in (("bm25", 2.0),
-                                                                       ("dense", 0.7))}
+    runs = {
+        name: ranklens.Run.from_dict(
+            {
+                q: {d: float(r + rng.normal(0, noise)) for d, r in docs.items()}
+                for q, docs in qrels.items()
+            },
+            name=name,
+        )
+        for name, noise in (("bm25", 2.0), ("dense", 0.7))
+    }
     return ranklens.Qrels.from_dict(qrels), runs
 
 
@@ -46,14 +52,17 @@ def test_every_plot_renders(tmp_path: Path, suffix: str) -> None:
     made = {
         "cutoffs": plots.plot_cutoffs(qrels, runs, "ndcg", 10, tmp_path / f"c{suffix}"),
         "pr": plots.plot_pr_curves(qrels, runs, path=tmp_path / f"pr{suffix}"),
-        "pri": plots.plot_pr_curves(qrels, list(runs.values()), "interpolated",
-                                    path=tmp_path / f"pri{suffix}"),
+        "pri": plots.plot_pr_curves(
+            qrels, list(runs.values()), "interpolated", path=tmp_path / f"pri{suffix}"
+        ),
         "prr": plots.plot_pr_curves(qrels, runs, "raw", path=tmp_path / f"prr{suffix}"),
-        "diff": plots.plot_differences(res["bm25"], res["dense"], "ndcg@5",
-                                       tmp_path / f"diff{suffix}"),
+        "diff": plots.plot_differences(
+            res["bm25"], res["dense"], "ndcg@5", tmp_path / f"diff{suffix}"
+        ),
         "box": plots.plot_distribution(res, "ndcg@5", path=tmp_path / f"box{suffix}"),
-        "hist": plots.plot_distribution(list(res.values()), "ndcg@5", "hist",
-                                        tmp_path / f"hist{suffix}"),
+        "hist": plots.plot_distribution(
+            list(res.values()), "ndcg@5", "hist", tmp_path / f"hist{suffix}"
+        ),
     }
     for name, fig in made.items():
         assert isinstance(fig, Figure), name
@@ -116,8 +125,7 @@ def test_long_names_and_titles_fit(tmp_path: Path) -> None:
         assert name.startswith(plain.split("\u2026")[0])
         assert name.endswith(plain.split("\u2026")[1])
     res = {n: ranklens.evaluate(qrels, r, ["ndcg@10"]) for n, r in named.items()}
-    fig = plots.plot_differences(res[long_a], res[long_b], "ndcg@10",
-                                 labels=(long_a, long_b))
+    fig = plots.plot_differences(res[long_a], res[long_b], "ndcg@10", labels=(long_a, long_b))
     title = fig.axes[0].get_title()
     assert all(len(line) <= plots.TITLE_CHARS + 2 for line in title.split("\n"))
     assert "\n" in title and "$" not in title.replace(r"\$", "")
@@ -134,14 +142,20 @@ def test_runs_that_share_no_query_are_refused() -> None:
     a = ranklens.Run.from_dict({"q1": {"a": 1.0}})
     b = ranklens.Run.from_dict({"q2": {"b": 1.0}})
     message = r"the runs share no query \(a: 1, b: 1 queries\)"
-    for call in (lambda: plots.plot_cutoffs(qrels, {"a": a, "b": b}),
-                 lambda: plots.plot_pr_curves(qrels, {"a": a, "b": b}),
-                 lambda: plots.plot_differences(ranklens.evaluate(qrels, a, ["p@1"]),
-                                                ranklens.evaluate(qrels, b, ["p@1"]), "p@1",
-                                                labels=("a", "b")),
-                 lambda: plots.plot_distribution({"a": ranklens.evaluate(qrels, a, ["p@1"]),
-                                                  "b": ranklens.evaluate(qrels, b, ["p@1"])},
-                                                 "p@1")):
+    for call in (
+        lambda: plots.plot_cutoffs(qrels, {"a": a, "b": b}),
+        lambda: plots.plot_pr_curves(qrels, {"a": a, "b": b}),
+        lambda: plots.plot_differences(
+            ranklens.evaluate(qrels, a, ["p@1"]),
+            ranklens.evaluate(qrels, b, ["p@1"]),
+            "p@1",
+            labels=("a", "b"),
+        ),
+        lambda: plots.plot_distribution(
+            {"a": ranklens.evaluate(qrels, a, ["p@1"]), "b": ranklens.evaluate(qrels, b, ["p@1"])},
+            "p@1",
+        ),
+    ):
         with pytest.raises(InputError, match=message):
             call()
 
@@ -155,11 +169,21 @@ def test_plot_command_refuses_runs_without_a_common_query(tmp_path: Path, kind: 
     (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq2 0 b 1\n")
     (tmp_path / "a.txt").write_text("q1 Q0 a 1 1.0 ra\n")
     (tmp_path / "b.txt").write_text("q2 Q0 b 1 1.0 rb\n")
-    res = CliRunner().invoke(main, ["plot", kind, str(tmp_path / "qrels.txt"),
-                                    str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "-o",
-                                    str(tmp_path / "out.png")])
+    res = CliRunner().invoke(
+        main,
+        [
+            "plot",
+            kind,
+            str(tmp_path / "qrels.txt"),
+            str(tmp_path / "a.txt"),
+            str(tmp_path / "b.txt"),
+            "-o",
+            str(tmp_path / "out.png"),
+        ],
+    )
     assert res.exit_code == 3, res.output
     assert res.stderr.splitlines() == [
         "ranklens: error: the runs share no query (ra: 1, rb: 1 queries), so their charts "
-        "do not compare; check that they answer the same topics."]
+        "do not compare; check that they answer the same topics."
+    ]
     assert not (tmp_path / "out.png").exists()

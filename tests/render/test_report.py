@@ -41,16 +41,16 @@ def qrels() -> ranklens.Qrels:
 def bm25(qrels: ranklens.Qrels) -> ranklens.Result:
     # q1: d1 (rel 1), d2 -> AP 1/2, ndcg = 1 / (2 + 1/log2(3)) = 0.3801
     # q2: d2, d1 -> AP 1/2, ndcg = 1/log2(3) = 0.6309
-    run = ranklens.Run.from_dict({"q1": {"d1": 0.9, "d2": 0.5}, "q2": {"d2": 1.0, "d1": 0.5}},
-                                 name="bm25")
+    run = ranklens.Run.from_dict(
+        {"q1": {"d1": 0.9, "d2": 0.5}, "q2": {"d2": 1.0, "d1": 0.5}}, name="bm25"
+    )
     return ranklens.evaluate(qrels, run, METRICS)
 
 
 @pytest.fixture(scope="module")
 def dense(qrels: ranklens.Qrels) -> ranklens.Result:
     # q1: d3 (rel 2), d2 -> AP 1/2, ndcg = 2 / (2 + 1/log2(3)) = 0.7602; q2: d1 -> 1
-    run = ranklens.Run.from_dict({"q1": {"d3": 0.9, "d2": 0.5}, "q2": {"d1": 1.0}},
-                                 name="dense_v2")
+    run = ranklens.Run.from_dict({"q1": {"d3": 0.9, "d2": 0.5}, "q2": {"d1": 1.0}}, name="dense_v2")
     return ranklens.evaluate(qrels, run, METRICS)
 
 
@@ -98,8 +98,7 @@ def test_table_single_run_and_plain_when_not_a_terminal(bm25: ranklens.Result) -
     assert render(bm25, "table") == expected
 
 
-def test_table_bold_marks_the_best_value(bm25: ranklens.Result,
-                                         dense: ranklens.Result) -> None:
+def test_table_bold_marks_the_best_value(bm25: ranklens.Result, dense: ranklens.Result) -> None:
     text = render([bm25, dense], "table", color=True)
     bold = "\x1b[1m"
     lines = text.splitlines()
@@ -135,8 +134,7 @@ def test_json(bm25: ranklens.Result, dense: ranklens.Result) -> None:
     first = data["runs"][0]
     assert list(first) == ["run", "summary", "conventions", "report"]
     assert list(first["summary"]) == METRICS  # exactly the user's strings, in order
-    assert first["summary"] == {"P.5": 0.2, "map": 0.5, "ndcg@10": bm25["ndcg@10"],
-                                "num_ret": 4.0}
+    assert first["summary"] == {"P.5": 0.2, "map": 0.5, "ndcg@10": bm25["ndcg@10"], "num_ret": 4.0}
     assert first["conventions"] == bm25.conventions.as_dict()
     assert first["report"] == dict(bm25.report)
     assert data["runs"][1]["summary"]["map"] == 0.75
@@ -151,21 +149,21 @@ def test_json_per_query_exact(bm25: ranklens.Result) -> None:
         '        "P.5": {\n'
         '          "q1": 0.2,\n'
         '          "q2": 0.2\n'
-        '        },\n'
+        "        },\n"
         '        "map": {\n'
         '          "q1": 0.5,\n'
         '          "q2": 0.5\n'
-        '        },\n'
+        "        },\n"
         '        "ndcg@10": {\n'
         '          "q1": 0.38009376671593426,\n'
         '          "q2": 0.6309297535714575\n'
-        '        },\n'
+        "        },\n"
         '        "num_ret": {\n'
         '          "q1": 2.0,\n'
         '          "q2": 2.0\n'
-        '        }\n'
-        '      },\n'
-        '      '
+        "        }\n"
+        "      },\n"
+        "      "
     )
     assert text.endswith("}\n")
 
@@ -193,27 +191,25 @@ def test_json_all_nan_summary_is_null() -> None:
 def test_csv(bm25: ranklens.Result, dense: ranklens.Result) -> None:
     # quoted only where a field must be (as Python's csv module writes)
     assert render([bm25, dense], "csv") == (
-        'run,P.5,map,ndcg@10,num_ret\n'
-        'bm25,0.2,0.5,0.5055117601436959,4\n'
-        'dense_v2,0.2,0.75,0.8800937667159343,3\n'
+        "run,P.5,map,ndcg@10,num_ret\n"
+        "bm25,0.2,0.5,0.5055117601436959,4\n"
+        "dense_v2,0.2,0.75,0.8800937667159343,3\n"
     )
 
 
 def test_csv_per_query(bm25: ranklens.Result, dense: ranklens.Result) -> None:
     assert render([bm25, dense], "csv", per_query=True) == (
-        'run,query,P.5,map,ndcg@10,num_ret\n'
-        'bm25,q1,0.2,0.5,0.38009376671593426,2\n'
-        'bm25,q2,0.2,0.5,0.6309297535714575,2\n'
-        'dense_v2,q1,0.2,0.5,0.7601875334318685,2\n'
-        'dense_v2,q2,0.2,1,1,1\n'
+        "run,query,P.5,map,ndcg@10,num_ret\n"
+        "bm25,q1,0.2,0.5,0.38009376671593426,2\n"
+        "bm25,q2,0.2,0.5,0.6309297535714575,2\n"
+        "dense_v2,q1,0.2,0.5,0.7601875334318685,2\n"
+        "dense_v2,q2,0.2,1,1,1\n"
     )
 
 
 def test_csv_nan_is_an_empty_field(with_nan: ranklens.Result) -> None:
     assert render(with_nan, "csv", per_query=True) == (
-        'run,query,P.5,num_rel_ret\n'
-        'run1,q1,0.2,1\n'
-        'run1,q2,,\n'
+        "run,query,P.5,num_rel_ret\nrun1,q1,0.2,1\nrun1,q2,,\n"
     )
 
 
@@ -230,9 +226,9 @@ def test_csv_runs_with_different_metrics(qrels: ranklens.Qrels, bm25: ranklens.R
     run = ranklens.Run.from_dict({"q1": {"d1": 1.0}}, name="other")
     other = ranklens.evaluate(qrels, run, ["map", "recip_rank"])
     assert render([bm25, other], "csv") == (
-        'run,P.5,map,ndcg@10,num_ret,recip_rank\n'
-        'bm25,0.2,0.5,0.5055117601436959,4,\n'
-        'other,,0.5,,,1\n'
+        "run,P.5,map,ndcg@10,num_ret,recip_rank\n"
+        "bm25,0.2,0.5,0.5055117601436959,4,\n"
+        "other,,0.5,,,1\n"
     )
 
 
@@ -315,13 +311,14 @@ def test_latex_escapes_metric_and_run_names(qrels: ranklens.Qrels) -> None:
 
 def test_latex_best_lower_is_better_and_nan(qrels: ranklens.Qrels) -> None:
     # unj (unjudged fraction): lower is better; a NaN never wins
-    a = ranklens.evaluate(qrels, ranklens.Run.from_dict({"q1": {"d1": 1.0, "x": 0.5}},
-                                                        name="a"), ["unj.2", "P.2"])
-    b = ranklens.evaluate(qrels, ranklens.Run.from_dict({"q1": {"d1": 1.0, "d3": 0.5}},
-                                                        name="b"), ["unj.2", "P.2"])
+    a = ranklens.evaluate(
+        qrels, ranklens.Run.from_dict({"q1": {"d1": 1.0, "x": 0.5}}, name="a"), ["unj.2", "P.2"]
+    )
+    b = ranklens.evaluate(
+        qrels, ranklens.Run.from_dict({"q1": {"d1": 1.0, "d3": 0.5}}, name="b"), ["unj.2", "P.2"]
+    )
     rows = render([a, b], "latex").splitlines()[4:6]
-    assert rows == [r"a & 0.5000 & 0.5000 \\",
-                    r"b & \textbf{0.0000} & \textbf{1.0000} \\"]
+    assert rows == [r"a & 0.5000 & 0.5000 \\", r"b & \textbf{0.0000} & \textbf{1.0000} \\"]
 
 
 # ----------------------------------------------------------------------------- trec
@@ -365,7 +362,9 @@ def test_trec_gm_and_num_q_only_in_the_summary(qrels: ranklens.Qrels) -> None:
     res = ranklens.evaluate(qrels, run, ["num_q", "gm_map", "gm_bpref", "map"])
     lines = render(res, "trec", per_query=True).splitlines()
     assert [line.split("\t")[0].strip() for line in lines if "\tall\t" not in line] == [
-        "map", "map"]
+        "map",
+        "map",
+    ]
     assert lines[-4:] == [
         "num_q                 \tall\t2",
         "gm_map                \tall\t0.7071",
@@ -402,40 +401,43 @@ def test_trec_long_names_are_not_truncated(qrels: ranklens.Qrels) -> None:
     ]
 
 
-@pytest.mark.parametrize(("given", "printed"), [
-    ("P.5", "P_5"),
-    ("p.5", "P_5"),
-    ("recall.20", "recall_20"),
-    ("ndcg_cut.10", "ndcg_cut_10"),
-    ("success.2", "success_2"),
-    ("map_cut.5", "map_cut_5"),
-    ("relative_P.5", "relative_P_5"),
-    ("unj.5", "unj_5"),
-    ("ndcg_cut.23.4", "ndcg_cut_23"),
-    ("iprec_at_recall.0.1", "iprec_at_recall_0.10"),
-    ("iprec_at_recall..25", "iprec_at_recall_0.25"),
-    ("Rprec_mult.0.2", "Rprec_mult_0.20"),
-    ("Rprec_mult.5", "Rprec_mult_5.00"),
-    ("utility.2,-1,0,0", "utility_2,-1,0,0"),
-    ("11pt_avg..25,.5,.75", "11pt_avg_.25,.5,.75"),
-    ("ndcg.1=3,2=9,4=4.5", "ndcg_1=3,2=9,4=4.5"),
-    ("set_F.0.5", "set_F_0.5"),
-    ("rbp.p=0.8", "rbp_p=0.8"),
-    ("rbp_resid.p=0.5", "rbp_resid_p=0.5"),
-    ("P_5", "P_5"),
-    ("iprec_at_recall_0.10", "iprec_at_recall_0.10"),
-    ("ndcg_cut_10", "ndcg_cut_10"),
-    ("utility_2,-1,0,0", "utility_2,-1,0,0"),
-    ("ndcg@10", "ndcg@10"),
-    ("ndcg(gain={1:3,2:9})@10", "ndcg(gain={1:3,2:9})@10"),
-    ("map", "map"),
-    ("Rprec_mult", "Rprec_mult"),
-    ("ndcg_cut", "ndcg_cut"),
-    ("num_rel_ret", "num_rel_ret"),
-    ("set_recall", "set_recall"),
-    ("mrr", "mrr"),
-    ("P.5,10", "P.5,10"),
-])
+@pytest.mark.parametrize(
+    ("given", "printed"),
+    [
+        ("P.5", "P_5"),
+        ("p.5", "P_5"),
+        ("recall.20", "recall_20"),
+        ("ndcg_cut.10", "ndcg_cut_10"),
+        ("success.2", "success_2"),
+        ("map_cut.5", "map_cut_5"),
+        ("relative_P.5", "relative_P_5"),
+        ("unj.5", "unj_5"),
+        ("ndcg_cut.23.4", "ndcg_cut_23"),
+        ("iprec_at_recall.0.1", "iprec_at_recall_0.10"),
+        ("iprec_at_recall..25", "iprec_at_recall_0.25"),
+        ("Rprec_mult.0.2", "Rprec_mult_0.20"),
+        ("Rprec_mult.5", "Rprec_mult_5.00"),
+        ("utility.2,-1,0,0", "utility_2,-1,0,0"),
+        ("11pt_avg..25,.5,.75", "11pt_avg_.25,.5,.75"),
+        ("ndcg.1=3,2=9,4=4.5", "ndcg_1=3,2=9,4=4.5"),
+        ("set_F.0.5", "set_F_0.5"),
+        ("rbp.p=0.8", "rbp_p=0.8"),
+        ("rbp_resid.p=0.5", "rbp_resid_p=0.5"),
+        ("P_5", "P_5"),
+        ("iprec_at_recall_0.10", "iprec_at_recall_0.10"),
+        ("ndcg_cut_10", "ndcg_cut_10"),
+        ("utility_2,-1,0,0", "utility_2,-1,0,0"),
+        ("ndcg@10", "ndcg@10"),
+        ("ndcg(gain={1:3,2:9})@10", "ndcg(gain={1:3,2:9})@10"),
+        ("map", "map"),
+        ("Rprec_mult", "Rprec_mult"),
+        ("ndcg_cut", "ndcg_cut"),
+        ("num_rel_ret", "num_rel_ret"),
+        ("set_recall", "set_recall"),
+        ("mrr", "mrr"),
+        ("P.5,10", "P.5,10"),
+    ],
+)
 def test_trec_output_name(given: str, printed: str) -> None:
     assert trec_output_name(given) == printed
 
@@ -460,14 +462,19 @@ def _measure(line: str) -> str:
     return line.split("\t", 1)[0].rstrip()
 
 
-def _evaluate(qrels_file: str, run_file: str, metrics: list[str],
-              opts: dict[str, object]) -> ranklens.Result:
+def _evaluate(
+    qrels_file: str, run_file: str, metrics: list[str], opts: dict[str, object]
+) -> ranklens.Result:
     with warnings.catch_warnings():
         # results.comment.test has topics without judgments: trec_eval skips them too
         warnings.simplefilter("ignore", ranklens.RanklensWarning)
-        return ranklens.evaluate(read_trec_qrels(CONFORMANCE / qrels_file),
-                                 read_trec_run(CONFORMANCE / run_file), metrics,
-                                 profile="trec_eval", **opts)  # type: ignore[arg-type]
+        return ranklens.evaluate(
+            read_trec_qrels(CONFORMANCE / qrels_file),
+            read_trec_run(CONFORMANCE / run_file),
+            metrics,
+            profile="trec_eval",
+            **opts,
+        )  # type: ignore[arg-type]
 
 
 @NEEDS_CONFORMANCE
@@ -525,9 +532,14 @@ def _measures_of(command: str) -> list[str]:
 def test_trec_format_meas_params_from_the_command_line() -> None:
     """The measure names exactly as typed on trec_eval's command line."""
     metrics = _measures_of(_manifest_command("out.test.meas_params"))
-    assert metrics[:6] == ["iprec_at_recall..10", "iprec_at_recall..20",
-                           "iprec_at_recall..25", "iprec_at_recall..50",
-                           "iprec_at_recall..75", "P.3"]
+    assert metrics[:6] == [
+        "iprec_at_recall..10",
+        "iprec_at_recall..20",
+        "iprec_at_recall..25",
+        "iprec_at_recall..50",
+        "iprec_at_recall..75",
+        "P.3",
+    ]
     assert "ndcg_cut.23.4" in metrics and "utility.2,-1,0,0" in metrics
     res = _evaluate("qrels.test", "results.test", metrics, {})
     got = render(res, "trec", per_query=True).splitlines()
@@ -540,9 +552,9 @@ def test_trec_format_meas_params_from_the_command_line() -> None:
 # ----------------------------------------------------------------------------- files
 
 
-def test_save_and_read_back_csv_and_parquet(tmp_path: Path, bm25: ranklens.Result,
-                                            dense: ranklens.Result,
-                                            with_nan: ranklens.Result) -> None:
+def test_save_and_read_back_csv_and_parquet(
+    tmp_path: Path, bm25: ranklens.Result, dense: ranklens.Result, with_nan: ranklens.Result
+) -> None:
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
@@ -562,9 +574,15 @@ def test_save_and_read_back_csv_and_parquet(tmp_path: Path, bm25: ranklens.Resul
                 assert [None if v is None else float(v) for v in got] == want
         if per_query:
             rows = from_parquet.to_pylist()
-            assert rows[2] == {"run": "dense_v2", "query": "q1", "P.5": 0.2, "map": 0.5,
-                               "ndcg@10": dense.per_query("ndcg@10")["q1"], "num_ret": 2.0,
-                               "num_rel_ret": None}
+            assert rows[2] == {
+                "run": "dense_v2",
+                "query": "q1",
+                "P.5": 0.2,
+                "map": 0.5,
+                "ndcg@10": dense.per_query("ndcg@10")["q1"],
+                "num_ret": 2.0,
+                "num_rel_ret": None,
+            }
             assert rows[-1]["P.5"] is None and rows[-1]["num_rel_ret"] is None
         else:
             assert from_parquet["map"].to_pylist() == [0.5, 0.75, None]
@@ -580,12 +598,20 @@ def test_parquet_round_trips_through_pandas(tmp_path: Path, bm25: ranklens.Resul
         np.testing.assert_array_equal(frame[m].to_numpy(), expected[m].to_numpy())
 
 
-@pytest.mark.parametrize(("suffix", "fmt"), [
-    (".json", "json"), (".csv", "csv"), (".md", "markdown"), (".tex", "latex"),
-    (".txt", "table"), (".JSON", "json"),
-])
-def test_save_chooses_the_format_from_the_suffix(tmp_path: Path, bm25: ranklens.Result,
-                                                 suffix: str, fmt: str) -> None:
+@pytest.mark.parametrize(
+    ("suffix", "fmt"),
+    [
+        (".json", "json"),
+        (".csv", "csv"),
+        (".md", "markdown"),
+        (".tex", "latex"),
+        (".txt", "table"),
+        (".JSON", "json"),
+    ],
+)
+def test_save_chooses_the_format_from_the_suffix(
+    tmp_path: Path, bm25: ranklens.Result, suffix: str, fmt: str
+) -> None:
     path = tmp_path / f"out{suffix}"
     save_results([bm25], path, per_query=True)
     assert path.read_text(encoding="utf-8") == render(bm25, fmt, per_query=True, color=False)
@@ -600,8 +626,9 @@ def test_save_fmt_overrides_the_suffix(tmp_path: Path, bm25: ranklens.Result) ->
 
 
 def test_unknown_formats(tmp_path: Path, bm25: ranklens.Result) -> None:
-    with pytest.raises(FormatError, match="'table', 'json', 'csv', 'markdown', 'latex', "
-                                          "'trec'") as info:
+    with pytest.raises(
+        FormatError, match="'table', 'json', 'csv', 'markdown', 'latex', 'trec'"
+    ) as info:
         render(bm25, "xlsx")
     assert isinstance(info.value, ranklens.FormatError) and isinstance(info.value, ValueError)
     with pytest.raises(FormatError, match="binary"):
@@ -638,10 +665,8 @@ def test_trec_per_query_scales() -> None:
     n = 20_000
     qids = np.char.add("q", np.arange(n).astype(str))
     qrels = ranklens.Qrels.from_arrays(qids, np.full(n, "d1"), rng.integers(0, 2, n))
-    run = ranklens.Run.from_arrays(np.repeat(qids, 2), np.tile(["d1", "d2"], n),
-                                   rng.random(2 * n))
-    res = ranklens.evaluate(qrels, run, ["P.5", "map", "ndcg@10", "num_ret"],
-                            no_relevant="nan")
+    run = ranklens.Run.from_arrays(np.repeat(qids, 2), np.tile(["d1", "d2"], n), rng.random(2 * n))
+    res = ranklens.evaluate(qrels, run, ["P.5", "map", "ndcg@10", "num_ret"], no_relevant="nan")
     start = time.perf_counter()
     text = render(res, "trec", per_query=True)
     elapsed = time.perf_counter() - start
@@ -661,7 +686,8 @@ def test_import_is_lazy() -> None:
 
 
 def test_table_wider_than_the_terminal_has_one_metric_per_row(
-        bm25: ranklens.Result, dense: ranklens.Result) -> None:
+    bm25: ranklens.Result, dense: ranklens.Result
+) -> None:
     from ranklens.render.report import render_table
 
     wide = render_table([bm25, dense], color=False, max_width=30)
@@ -669,9 +695,10 @@ def test_table_wider_than_the_terminal_has_one_metric_per_row(
     assert "bm25       P.5       0.2000" in wide
     assert len(wide.splitlines()) == 2 + 2 * 4
     # no limit (standard output is not a terminal here): the usual columns, never cut
-    assert render_table([bm25, dense], color=False) == render([bm25, dense], "table",
-                                                                color=False)
-    assert render_table([bm25, dense], color=False, max_width=500).splitlines()[0].split()[:2] \
-        == ["run", "P.5"]
+    assert render_table([bm25, dense], color=False) == render([bm25, dense], "table", color=False)
+    assert render_table([bm25, dense], color=False, max_width=500).splitlines()[0].split()[:2] == [
+        "run",
+        "P.5",
+    ]
     per_query = render_table(bm25, per_query=True, color=False, max_width=30)
     assert per_query.splitlines()[0].split() == ["run", "query", "metric", "value"]

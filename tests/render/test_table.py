@@ -25,10 +25,15 @@ from ranklens.render.table import (
 
 
 def _table() -> Table:
-    return Table(["run", "map", "P.5"],
-                 [["a|<b>", Cell("0.5000", "bold", sup="b", small="[0.4, 0.6]"), "0.1000"],
-                  ["c_d", "0.2500", "NaN"]],
-                 preamble=["before"], notes=["after 5%"])
+    return Table(
+        ["run", "map", "P.5"],
+        [
+            ["a|<b>", Cell("0.5000", "bold", sup="b", small="[0.4, 0.6]"), "0.1000"],
+            ["c_d", "0.2500", "NaN"],
+        ],
+        preamble=["before"],
+        notes=["after 5%"],
+    )
 
 
 def test_text_plain_and_styles() -> None:
@@ -54,7 +59,9 @@ def test_text_wider_than_the_limit_has_one_value_per_row() -> None:
     # one value column: nothing to turn
     single = Table(["metric", "value"], [["x" * 50, "1.0000"]])
     assert to_text(single, color=False, max_width=20).splitlines()[2].split() == [
-        "x" * 50, "1.0000"]
+        "x" * 50,
+        "1.0000",
+    ]
 
 
 def test_markdown_escapes_and_marks() -> None:
@@ -72,10 +79,14 @@ def test_markdown_escapes_and_marks() -> None:
 def test_latex_escapes_and_marks() -> None:
     lines = to_latex(_table()).splitlines()
     assert lines[0] == r"\begin{tabular}{lrr}"
-    assert lines[4] == (r"a\textbar{}\textless{}b\textgreater{} & \textbf{0.5000}$^{b}$ "
-                        r"{\scriptsize [0.4, 0.6]} & 0.1000 \\")
-    assert lines[-3:-1] == [r"\multicolumn{3}{l}{\footnotesize before} \\",
-                            r"\multicolumn{3}{l}{\footnotesize after 5\%} \\"]
+    assert lines[4] == (
+        r"a\textbar{}\textless{}b\textgreater{} & \textbf{0.5000}$^{b}$ "
+        r"{\scriptsize [0.4, 0.6]} & 0.1000 \\"
+    )
+    assert lines[-3:-1] == [
+        r"\multicolumn{3}{l}{\footnotesize before} \\",
+        r"\multicolumn{3}{l}{\footnotesize after 5\%} \\",
+    ]
 
 
 def test_csv_and_json() -> None:
@@ -84,8 +95,9 @@ def test_csv_and_json() -> None:
     table = pa.table({"name": ["a", "b,c"], "x": [0.1, float("nan")], "n": [1, None]})
     assert to_csv(table) == 'name,x,n\n"a",0.1,1\n"b,c",,\n'
     assert to_csv(table.slice(0, 1)) == "name,x,n\na,0.1,1\n"
-    assert json.loads(to_json({"x": float("nan"), "y": np.float64(2.5), "z": (1, float("inf"))})
-                      ) == {"x": None, "y": 2.5, "z": [1, None]}
+    assert json.loads(
+        to_json({"x": float("nan"), "y": np.float64(2.5), "z": (1, float("inf"))})
+    ) == {"x": None, "y": 2.5, "z": [1, None]}
     assert to_json({"id": "é"}) == '{\n  "id": "é"\n}\n'
 
 
@@ -105,12 +117,19 @@ def test_check_format() -> None:
 def test_scores_in_every_format() -> None:
     values = {"accuracy": 0.75, "cm": [[1, 2], [3, 4]], "r2": float("nan")}
     assert scores.render(values, "table", color=False).splitlines()[2:] == [
-        "accuracy             0.7500", "cm         [[1, 2], [3, 4]]", "r2                      NaN"]
+        "accuracy             0.7500",
+        "cm         [[1, 2], [3, 4]]",
+        "r2                      NaN",
+    ]
     assert scores.render(values, "csv") == (
-        'metric,value\n"accuracy","0.75"\n"cm","[[1, 2], [3, 4]]"\n"r2",\n')
+        'metric,value\n"accuracy","0.75"\n"cm","[[1, 2], [3, 4]]"\n"r2",\n'
+    )
     assert scores.render({"mae": 0.5, "n": 3}, "csv") == "metric,value\nmae,0.5\nn,3\n"
-    assert json.loads(scores.render(values, "json")) == {"accuracy": 0.75,
-                                                         "cm": [[1, 2], [3, 4]], "r2": None}
+    assert json.loads(scores.render(values, "json")) == {
+        "accuracy": 0.75,
+        "cm": [[1, 2], [3, 4]],
+        "r2": None,
+    }
 
 
 def test_comparison_table_follows_the_width_rule() -> None:
@@ -119,14 +138,23 @@ def test_comparison_table_follows_the_width_rule() -> None:
 
     rng = np.random.default_rng(1)
     qrels = ranklens.Qrels.from_dict({f"q{i}": {"a": 1, "b": 0} for i in range(12)})
-    runs = {n: ranklens.Run.from_dict({f"q{i}": {"a": float(rng.random()),
-                                                  "b": float(rng.random())} for i in range(12)})
-            for n in ("bm25", "dense")}
-    cmp = ranklens.compare(qrels, runs, ["map", "ndcg@5"], baseline="bm25", seed=0,
-                           n_resamples=100)
+    runs = {
+        n: ranklens.Run.from_dict(
+            {f"q{i}": {"a": float(rng.random()), "b": float(rng.random())} for i in range(12)}
+        )
+        for n in ("bm25", "dense")
+    }
+    cmp = ranklens.compare(qrels, runs, ["map", "ndcg@5"], baseline="bm25", seed=0, n_resamples=100)
     wide = to_text(comparison_table(cmp), color=False)  # piped: no limit
-    assert wide.splitlines()[0].split() == ["system", "map", "map", "W/T/L", "ndcg@5", "ndcg@5",
-                                            "W/T/L"]
+    assert wide.splitlines()[0].split() == [
+        "system",
+        "map",
+        "map",
+        "W/T/L",
+        "ndcg@5",
+        "ndcg@5",
+        "W/T/L",
+    ]
     narrow = to_text(comparison_table(cmp), color=False, max_width=40)
     assert narrow.splitlines()[0].split() == ["system", "metric", "value"]
     assert narrow.splitlines()[-1].startswith("Letters: ")

@@ -27,7 +27,7 @@ def test_uniform_blocks() -> None:
     assert uniform_blocks(np.array([2, 2, 0, 0, 1, 1])) == 2
     assert uniform_blocks(np.array([0, 1, 2])) == 1
     assert uniform_blocks(np.array([0, 0, 1, 1, 0, 0])) is None  # query 0 split
-    assert uniform_blocks(np.array([0, 0, 0, 1, 1])) is None     # lengths differ
+    assert uniform_blocks(np.array([0, 0, 0, 1, 1])) is None  # lengths differ
     assert uniform_blocks(np.array([0, 1, 0, 1])) is None
     assert uniform_blocks(np.zeros(0, dtype=np.int32)) is None
 
@@ -69,6 +69,7 @@ def test_lazy_doc_order_equals_the_sorted_one(layout: str) -> None:
 def test_map_large_in_a_pool_task_runs_in_turn() -> None:
     """A pool task calling map_large must not wait on the pool (with every worker
     waiting, nothing would run): its calls run one after the other."""
+
     def inner() -> list[int]:
         return map_large(lambda x: x * 2, [(1,), (2,), (3,)], LARGE_ROWS * 4)
 

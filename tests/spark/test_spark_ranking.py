@@ -18,8 +18,7 @@ import ranklens as rl
 from tests.helpers import graded_case
 from tests.ranking.test_contract_ranking import DATA, PROFILES, VARIANTS, _plannable
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:PySpark does not yet fully support:FutureWarning")
+pytestmark = pytest.mark.filterwarnings("ignore:PySpark does not yet fully support:FutureWarning")
 
 
 def _frame(spark: Any, rows: list[tuple[str, str, float]], value: str) -> Any:
@@ -27,9 +26,13 @@ def _frame(spark: Any, rows: list[tuple[str, str, float]], value: str) -> Any:
     keeps)."""
     from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
-    schema = StructType([StructField("query", StringType(), False),
-                         StructField("doc", StringType(), False),
-                         StructField(value, DoubleType(), False)])
+    schema = StructType(
+        [
+            StructField("query", StringType(), False),
+            StructField("doc", StringType(), False),
+            StructField(value, DoubleType(), False),
+        ]
+    )
     return spark.createDataFrame(rows, schema)
 
 
@@ -43,8 +46,7 @@ def _union(data: list[tuple[list[Any], list[Any]]]) -> tuple[list[Any], list[Any
     return qrels, run
 
 
-def _local(qrels_rows: list[Any], run_rows: list[Any], metrics: list[str], **kw: Any
-           ) -> rl.Result:
+def _local(qrels_rows: list[Any], run_rows: list[Any], metrics: list[str], **kw: Any) -> rl.Result:
     q, d, v = zip(*qrels_rows, strict=True)
     qrels = rl.Qrels.from_arrays(list(q), list(d), list(v))
     q, d, v = zip(*run_rows, strict=True)
@@ -58,8 +60,9 @@ def _same(got: rl.Result, want: rl.Result, tol: float = 1e-12) -> None:
     assert got.query_ids == want.query_ids
     assert dict(got.report) == dict(want.report)
     for m in want.metrics:
-        np.testing.assert_allclose(got.values[m], want.values[m], rtol=0, atol=tol,
-                                   equal_nan=True, err_msg=m)
+        np.testing.assert_allclose(
+            got.values[m], want.values[m], rtol=0, atol=tol, equal_nan=True, err_msg=m
+        )
 
 
 def _spark_evaluate(*args: Any, **kw: Any) -> Any:
@@ -75,9 +78,12 @@ def test_every_catalogue_metric_equals_local(spark: Any, profile: str | None) ->
     qrels_rows, run_rows = _union(DATA)
     # every variant under the default conventions; under a profile, every variant at
     # one cutoff (k = 1 and 3 left out), which keeps each Spark job at seconds
-    keys = [key for family in sorted(VARIANTS)
-            for key, metric in _plannable(VARIANTS[family], profile, {})
-            if profile is None or metric.k not in (1, 3)]
+    keys = [
+        key
+        for family in sorted(VARIANTS)
+        for key, metric in _plannable(VARIANTS[family], profile, {})
+        if profile is None or metric.k not in (1, 3)
+    ]
     assert len(keys) > 300
     try:
         want = _local(qrels_rows, run_rows, keys, profile=profile)
@@ -86,9 +92,14 @@ def test_every_catalogue_metric_equals_local(spark: Any, profile: str | None) ->
         keys = [k for k in keys if not k.startswith("err") or "max_rel=4.5" in k]
         want = _local(qrels_rows, run_rows, keys, profile=profile)
     shuffle = "partition" if profile == "ranx" else "cogroup"
-    res = _spark_evaluate(_frame(spark, qrels_rows, "relevance"),
-                          _frame(spark, run_rows, "score"), keys, profile=profile,
-                          shuffle=shuffle, partitions=2)
+    res = _spark_evaluate(
+        _frame(spark, qrels_rows, "relevance"),
+        _frame(spark, run_rows, "score"),
+        keys,
+        profile=profile,
+        shuffle=shuffle,
+        partitions=2,
+    )
     got = res.to_result()
     _same(got, want)
     # the summary computed in Spark: the local one up to the order of summation
@@ -111,17 +122,28 @@ def test_conventions_and_report_equal_local(spark: Any, conv: dict[str, Any]) ->
     qrels_rows, run_rows = [], []
     for seed in range(6):  # graded_case's queries in the qrels only, in the run only
         q, r = graded_case(seed, stray_query=True)
-        qrels_rows += [(f"c{seed}{qq}", d, float(g)) for qq, ds in q.items()
-                       for d, g in ds.items()]
-        run_rows += [(f"c{seed}{qq}", d, float(s)) for qq, ds in r.items()
-                     for d, s in ds.items()]
-    metrics = ["ndcg@10", "map", "P.5", "recip_rank", "gm_map", "num_ret", "bpref",
-               "ap(ties=expected)" if conv.get("ties") != "input" else "err@5"]
+        qrels_rows += [(f"c{seed}{qq}", d, float(g)) for qq, ds in q.items() for d, g in ds.items()]
+        run_rows += [(f"c{seed}{qq}", d, float(s)) for qq, ds in r.items() for d, s in ds.items()]
+    metrics = [
+        "ndcg@10",
+        "map",
+        "P.5",
+        "recip_rank",
+        "gm_map",
+        "num_ret",
+        "bpref",
+        "ap(ties=expected)" if conv.get("ties") != "input" else "err@5",
+    ]
     want = _local(qrels_rows, run_rows, metrics, **conv)
     for shuffle in ("cogroup", "partition"):
-        res = _spark_evaluate(_frame(spark, qrels_rows, "relevance"),
-                              _frame(spark, run_rows, "score"), metrics, shuffle=shuffle,
-                              partitions=4, **conv)
+        res = _spark_evaluate(
+            _frame(spark, qrels_rows, "relevance"),
+            _frame(spark, run_rows, "score"),
+            metrics,
+            shuffle=shuffle,
+            partitions=4,
+            **conv,
+        )
         assert res.report == dict(want.report)
         _same(res.to_result(), want)
         frame = res.to_frame()
@@ -133,15 +155,20 @@ def test_conventions_and_report_equal_local(spark: Any, conv: dict[str, Any]) ->
 def test_columns_integer_ids_and_names(spark: Any) -> None:
     import ranklens.spark as rs
 
-    qrels = spark.createDataFrame([(1, 10, 2), (1, 11, 0), (2, 10, 1)],
-                                  "qid bigint, docno int, rel int")
-    run = spark.createDataFrame([(1, 10, 0.5), (1, 11, 0.7), (2, 12, 0.1)],
-                                "qid bigint, docno int, sc double")
-    res = rs.evaluate(qrels, run, ["P.1", "ndcg"], query="qid", doc="docno",
-                      relevance="rel", score="sc")
-    local = rl.evaluate(rl.Qrels.from_arrays([1, 1, 2], [10, 11, 10], [2, 0, 1]),
-                        rl.Run.from_arrays([1, 1, 2], [10, 11, 12], [0.5, 0.7, 0.1]),
-                        ["P.1", "ndcg"])
+    qrels = spark.createDataFrame(
+        [(1, 10, 2), (1, 11, 0), (2, 10, 1)], "qid bigint, docno int, rel int"
+    )
+    run = spark.createDataFrame(
+        [(1, 10, 0.5), (1, 11, 0.7), (2, 12, 0.1)], "qid bigint, docno int, sc double"
+    )
+    res = rs.evaluate(
+        qrels, run, ["P.1", "ndcg"], query="qid", doc="docno", relevance="rel", score="sc"
+    )
+    local = rl.evaluate(
+        rl.Qrels.from_arrays([1, 1, 2], [10, 11, 10], [2, 0, 1]),
+        rl.Run.from_arrays([1, 1, 2], [10, 11, 12], [0.5, 0.7, 0.1]),
+        ["P.1", "ndcg"],
+    )
     _same(res.to_result(), local)
     assert res.to_frame().columns == ["qid", "P.1", "ndcg"]
     assert res["P.1"] == pytest.approx(local["P.1"], abs=1e-15)
@@ -162,11 +189,18 @@ def test_errors_and_warnings_are_the_local_ones(spark: Any) -> None:
         rs.evaluate(qrels, run, ["map"], missing="error")
     # counted over every query (not per task), the first five in id order, as locally
     many = [(f"q{i:02d}", "a", 1.0) for i in range(12)]
-    with pytest.raises(rl.InputError, match=r"11 queries in the qrels are not in the run: "
-                                            r"'q00', 'q02', 'q03', 'q04', 'q05' and 6 more"
-                       ) as spark_error:
-        rs.evaluate(_frame(spark, many, "relevance"), _frame(spark, [("q01", "a", 1.0)], "score"),
-                    ["map"], missing="error", partitions=4)
+    with pytest.raises(
+        rl.InputError,
+        match=r"11 queries in the qrels are not in the run: "
+        r"'q00', 'q02', 'q03', 'q04', 'q05' and 6 more",
+    ) as spark_error:
+        rs.evaluate(
+            _frame(spark, many, "relevance"),
+            _frame(spark, [("q01", "a", 1.0)], "score"),
+            ["map"],
+            missing="error",
+            partitions=4,
+        )
     with pytest.raises(rl.InputError) as local_error:
         _local(many, [("q01", "a", 1.0)], ["map"], missing="error")
     assert str(spark_error.value) == str(local_error.value)

@@ -14,8 +14,7 @@ from ranklens import recsys
 from tests.helpers import user_lists_case
 
 pd = pytest.importorskip("pandas")
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:PySpark does not yet fully support:FutureWarning")
+pytestmark = pytest.mark.filterwarnings("ignore:PySpark does not yet fully support:FutureWarning")
 
 METRICS = ["ndcg@5", "map@10", "P@3", "recall@10", "recip_rank", "hit_rate@5", "num_ret"]
 
@@ -57,19 +56,22 @@ def test_evaluate_interactions_equals_local(spark: Any, case: dict[str, Any]) ->
     tied = None if case.get("rank") else (lambda rng, n: rng.integers(0, 3, size=n))
     recs, held = _tables(range(4), tied)
     if case.get("duplicates") == "first":  # a repeated recommendation, kept at its best
-        recs = pd.concat([recs, recs.iloc[:3].assign(value=recs["value"].iloc[:3] + 5)],
-                         ignore_index=True)
+        recs = pd.concat(
+            [recs, recs.iloc[:3].assign(value=recs["value"].iloc[:3] + 5)], ignore_index=True
+        )
     want = recsys.evaluate_interactions(recs, held, METRICS, **case)
-    got = rs.evaluate_interactions(_spark(spark, recs), _spark(spark, held), METRICS,
-                                   partitions=4, **case)
+    got = rs.evaluate_interactions(
+        _spark(spark, recs), _spark(spark, held), METRICS, partitions=4, **case
+    )
     assert got.report == want.report
     local = got.to_local()
     assert local.report == want.report
     assert local.result.query_ids == want.result.query_ids
     assert dict(local.result.report) == dict(want.result.report)
     for m in METRICS:
-        np.testing.assert_allclose(local.result.values[m], want.result.values[m], rtol=0,
-                                   atol=1e-12, err_msg=m)
+        np.testing.assert_allclose(
+            local.result.values[m], want.result.values[m], rtol=0, atol=1e-12, err_msg=m
+        )
         assert got.summary()[m] == pytest.approx(want.summary()[m], rel=1e-12, abs=1e-12)
     assert got.result.to_frame().columns == ["user_id", *METRICS]
     got.result.unpersist()
@@ -81,11 +83,17 @@ def test_evaluate_interactions_errors(spark: Any) -> None:
     recs, held = _tables(range(1))
     srecs, sheld = _spark(spark, recs), _spark(spark, held)
     with pytest.raises(rl.DuplicateError):
-        rs.evaluate_interactions(_spark(spark, pd.concat([recs, recs.iloc[:1]])), sheld,
-                                 ["map"], rank="value", score=None)
+        rs.evaluate_interactions(
+            _spark(spark, pd.concat([recs, recs.iloc[:1]])),
+            sheld,
+            ["map"],
+            rank="value",
+            score=None,
+        )
     with pytest.raises(rl.InputError, match="ranks start at 1"):
-        rs.evaluate_interactions(_spark(spark, recs.assign(value=0)), sheld, ["map"],
-                                 rank="value", score=None)
+        rs.evaluate_interactions(
+            _spark(spark, recs.assign(value=0)), sheld, ["map"], rank="value", score=None
+        )
     with pytest.raises(rl.InputError, match="repeats="):
         rs.evaluate_interactions(srecs, sheld, ["map"], repeats="mean")
     with pytest.raises(rl.InputError, match="score= or rank="):
@@ -96,13 +104,15 @@ def test_evaluate_interactions_errors(spark: Any) -> None:
 
 # ------------------------------------------------------------------- beyond accuracy
 
+
 @pytest.fixture(scope="module")
 def lists(spark: Any) -> tuple[Any, Any, Any, Any, Any]:
     """Tied scores (so the tie rule matters), a training log holding every recommended
     item, the lists as a Run and as a Spark DataFrame."""
     recs, held = _tables(range(3), lambda rng, n: rng.integers(0, 3, size=n))
-    train = pd.concat([held[["user_id", "item_id"]], recs[["user_id", "item_id"]]],
-                      ignore_index=True)
+    train = pd.concat(
+        [held[["user_id", "item_id"]], recs[["user_id", "item_id"]]], ignore_index=True
+    )
     run = rl.Run.from_frame(recs, query="user_id", doc="item_id", score="value")
     return recs, train, run, _spark(spark, recs), _spark(spark, train)
 
@@ -118,13 +128,17 @@ def test_beyond_accuracy_equals_local(lists: Any, k: int | None, ties: str) -> N
     for name in ("catalog_coverage", "shannon_entropy", "gini_index"):
         want = getattr(recsys, name)(run, catalog, **kw)
         assert getattr(rs, name)(srecs, catalog, **spark_kw) == pytest.approx(
-            want, rel=1e-12, abs=1e-12), name
+            want, rel=1e-12, abs=1e-12
+        ), name
     users, items = train["user_id"], train["item_id"]
-    local = {"novelty": lambda **o: recsys.novelty(run, users, items, **o),
-             "average_recommendation_popularity":
-                 lambda **o: recsys.average_recommendation_popularity(run, items, **o),
-             "long_tail_share": lambda **o: recsys.long_tail_share(run, items, **o),
-             "personalisation": lambda **o: recsys.personalisation(run, **o)}
+    local = {
+        "novelty": lambda **o: recsys.novelty(run, users, items, **o),
+        "average_recommendation_popularity": lambda **o: recsys.average_recommendation_popularity(
+            run, items, **o
+        ),
+        "long_tail_share": lambda **o: recsys.long_tail_share(run, items, **o),
+        "personalisation": lambda **o: recsys.personalisation(run, **o),
+    }
     for name, fn in local.items():
         spark_fn = getattr(rs, name)
         args = (srecs,) if name == "personalisation" else (srecs, strain)
@@ -132,8 +146,9 @@ def test_beyond_accuracy_equals_local(lists: Any, k: int | None, ties: str) -> N
         want = fn(reduction="none", **kw)
         table = spark_fn(*args, reduction="none", **spark_kw).toArrow().sort_by("user")
         assert tuple(table["user"].to_pylist()) == want.user_ids, name
-        np.testing.assert_allclose(table[name].to_numpy(), want.values, rtol=0, atol=1e-12,
-                                   err_msg=name)
+        np.testing.assert_allclose(
+            table[name].to_numpy(), want.values, rtol=0, atol=1e-12, err_msg=name
+        )
 
 
 def test_beyond_accuracy_catalog_frame_and_errors(spark: Any, lists: Any) -> None:
@@ -142,8 +157,7 @@ def test_beyond_accuracy_catalog_frame_and_errors(spark: Any, lists: Any) -> Non
     _recs, _train, run, srecs, strain = lists
     catalog = [f"i{i}" for i in range(60)]
     frame = _spark(spark, pd.DataFrame({"item_id": catalog}))
-    assert rs.catalog_coverage(srecs, frame, score="value") == recsys.catalog_coverage(
-        run, catalog)
+    assert rs.catalog_coverage(srecs, frame, score="value") == recsys.catalog_coverage(run, catalog)
     with pytest.raises(rl.InputError, match="not in the catalog"):
         rs.catalog_coverage(srecs, catalog[:5], score="value")
     with pytest.raises(rl.InputError, match="have no training interaction"):

@@ -16,11 +16,16 @@ import pyarrow as pa
 __all__ = ["from_numpy", "to_numpy"]
 
 _TO_ARROW: dict[np.dtype[Any], pa.DataType] = {
-    np.dtype(np.int8): pa.int8(), np.dtype(np.int16): pa.int16(),
-    np.dtype(np.int32): pa.int32(), np.dtype(np.int64): pa.int64(),
-    np.dtype(np.uint8): pa.uint8(), np.dtype(np.uint16): pa.uint16(),
-    np.dtype(np.uint32): pa.uint32(), np.dtype(np.uint64): pa.uint64(),
-    np.dtype(np.float32): pa.float32(), np.dtype(np.float64): pa.float64(),
+    np.dtype(np.int8): pa.int8(),
+    np.dtype(np.int16): pa.int16(),
+    np.dtype(np.int32): pa.int32(),
+    np.dtype(np.int64): pa.int64(),
+    np.dtype(np.uint8): pa.uint8(),
+    np.dtype(np.uint16): pa.uint16(),
+    np.dtype(np.uint32): pa.uint32(),
+    np.dtype(np.uint64): pa.uint64(),
+    np.dtype(np.float32): pa.float32(),
+    np.dtype(np.float64): pa.float64(),
 }
 _TO_NUMPY: dict[str, np.dtype[Any]] = {str(v): k for k, v in _TO_ARROW.items()}
 
@@ -42,9 +47,10 @@ def _validity(arr: pa.Array) -> np.ndarray:
     n = len(arr)
     if buf is None:
         return np.ones(n, dtype=bool)
-    bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little",
-                         count=arr.offset + n)
-    return bits[arr.offset:].astype(bool)
+    bits = np.unpackbits(
+        np.frombuffer(buf, dtype=np.uint8), bitorder="little", count=arr.offset + n
+    )
+    return bits[arr.offset :].astype(bool)
 
 
 def to_numpy(arr: Any, fill: int | float | None = None) -> np.ndarray:
@@ -59,17 +65,19 @@ def to_numpy(arr: Any, fill: int | float | None = None) -> np.ndarray:
         values = np.frombuffer(buf, dtype=dt, count=n, offset=arr.offset * dt.itemsize)
         return np.where(_validity(arr), values, np.asarray(fill, dtype=dt))
     if arr.null_count and fill is not None and pa.types.is_boolean(arr.type):
-        bits = np.unpackbits(np.frombuffer(arr.buffers()[1], dtype=np.uint8),
-                             bitorder="little", count=arr.offset + n)[arr.offset:].astype(bool)
+        bits = np.unpackbits(
+            np.frombuffer(arr.buffers()[1], dtype=np.uint8), bitorder="little", count=arr.offset + n
+        )[arr.offset :].astype(bool)
         return np.where(_validity(arr), bits, bool(fill))
     if arr.null_count == 0:
         if pa.types.is_boolean(arr.type):
             buf = arr.buffers()[1]
             if buf is None or n == 0:
                 return np.zeros(n, dtype=bool)
-            bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little",
-                                 count=arr.offset + n)
-            return bits[arr.offset:].astype(bool)
+            bits = np.unpackbits(
+                np.frombuffer(buf, dtype=np.uint8), bitorder="little", count=arr.offset + n
+            )
+            return bits[arr.offset :].astype(bool)
         found = _TO_NUMPY.get(str(arr.type))
         if found is not None:
             buf = arr.buffers()[1]
@@ -84,8 +92,9 @@ def scalar(value: int | float | bool | str) -> pa.Scalar:
     if isinstance(value, str):
         data = value.encode("utf-8")
         offsets = np.array([0, len(data)], dtype=np.int32)
-        arr = pa.Array.from_buffers(pa.string(), 1, [None, pa.py_buffer(offsets),
-                                                      pa.py_buffer(data)])
+        arr = pa.Array.from_buffers(
+            pa.string(), 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        )
         return arr[0]
     if isinstance(value, bool):
         return from_numpy(np.array([value]))[0]
@@ -97,7 +106,9 @@ def strings(values: list[str]) -> pa.Array:
     """Python strings as an Arrow large_string array (built from buffers)."""
     encoded = [v.encode("utf-8") for v in values]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)),
-              out=offsets[1:])
-    return pa.Array.from_buffers(pa.large_string(), len(encoded),
-                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+    return pa.Array.from_buffers(
+        pa.large_string(),
+        len(encoded),
+        [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))],
+    )

@@ -45,8 +45,11 @@ def to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
             # as a missing value
             if isinstance(values.dtype, np.dtype) and values.dtype.kind == "c":
                 return to_arrow(values.to_numpy(), what)
-            if not nan_is_null and isinstance(values.dtype, np.dtype) and \
-                    values.dtype.kind in "iufb":
+            if (
+                not nan_is_null
+                and isinstance(values.dtype, np.dtype)
+                and values.dtype.kind in "iufb"
+            ):
                 return pa.array(values.to_numpy())
             out = pa.Array.from_pandas(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
@@ -79,7 +82,9 @@ def to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
         try:
             return pa.array(list(values), from_pandas=nan_is_null)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise InputError(f"{what}: the values are of mixed or unsupported types ({exc}).") from exc
+            raise InputError(
+                f"{what}: the values are of mixed or unsupported types ({exc})."
+            ) from exc
     raise InputError(
         f"{what}: expected a list, numpy array, pandas/polars Series or pyarrow Array, "
         f"got {type(values).__name__}."
@@ -110,12 +115,17 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
     arr = to_arrow(values, what)
     t = arr.type
     if pa.types.is_dictionary(t):
-        if encode and _is_text(t.value_type) and arr.dictionary.null_count == 0 and \
-                pc.count_distinct(arr.dictionary).as_py() == len(arr.dictionary):
+        if (
+            encode
+            and _is_text(t.value_type)
+            and arr.dictionary.null_count == 0
+            and pc.count_distinct(arr.dictionary).as_py() == len(arr.dictionary)
+        ):
             if arr.null_count:
                 raise InputError(
                     f"{what}: row {_first_null(arr.indices)} has a missing (null) id; "
-                    f"{arr.null_count} row(s) in all. Drop or fill them before evaluating.")
+                    f"{arr.null_count} row(s) in all. Drop or fill them before evaluating."
+                )
             values, codes = id_codes(arr)  # unused categories dropped: every entry is used
             if len(values) == len(arr.dictionary):
                 return arr
@@ -132,7 +142,8 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
             # rules, sorted query ids) is a pass over sorted data
             codes, values = _by_runs(arr, _integer_id_codes)
             return pa.DictionaryArray.from_arrays(  # codes made here: no bounds check
-                from_numpy(codes), from_numpy(values).cast(pa.string()), safe=False)
+                from_numpy(codes), from_numpy(values).cast(pa.string()), safe=False
+            )
         arr = arr.cast(pa.string())
     elif pa.types.is_null(t) and len(arr) == 0:
         arr = pa.array([], type=pa.string())
@@ -154,7 +165,7 @@ def as_id_column(values: Any, what: str, *, encode: bool = False) -> pa.Array:
     return arr
 
 
-_SAMPLE = 1 << 16    # rows sampled to tell how often a large text column repeats its ids
+_SAMPLE = 1 << 16  # rows sampled to tell how often a large text column repeats its ids
 
 
 def _repeats_often(arr: pa.Array) -> bool:
@@ -271,12 +282,13 @@ def _integer_id_codes(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return _dense_id_codes(arr) or _hashed_id_codes(arr)
 
 
-_RUN_LENGTH = 4      # mean length of the runs of equal ids from which their heads are coded
-_RUNS_LOOK = 4096    # rows looked at first, to give up early on columns without runs
+_RUN_LENGTH = 4  # mean length of the runs of equal ids from which their heads are coded
+_RUNS_LOOK = 4096  # rows looked at first, to give up early on columns without runs
 
 
-def _by_runs(arr: pa.Array, code: Callable[[pa.Array], tuple[np.ndarray, Any]]
-             ) -> tuple[np.ndarray, Any]:
+def _by_runs(
+    arr: pa.Array, code: Callable[[pa.Array], tuple[np.ndarray, Any]]
+) -> tuple[np.ndarray, Any]:
     """``code(arr)`` (codes per row, distinct ids), computed from the first row of each
     run of equal ids when the rows come in runs (a run's rows grouped by query, a
     recommender's lists grouped by user): the heads are coded and their codes repeated
@@ -289,7 +301,7 @@ def _by_runs(arr: pa.Array, code: Callable[[pa.Array], tuple[np.ndarray, Any]]
 
     def changes(a: int, b: int) -> np.ndarray:  # where row i + 1 differs from row i
         if x is not None:
-            return np.asarray(x[a + 1:b] != x[a:b - 1])
+            return np.asarray(x[a + 1 : b] != x[a : b - 1])
         return to_numpy(pc.not_equal(arr.slice(a + 1, b - a - 1), arr.slice(a, b - a - 1)))
 
     if int(np.count_nonzero(changes(0, _RUNS_LOOK))) * _RUN_LENGTH > _RUNS_LOOK:
@@ -343,8 +355,11 @@ def as_float_column(values: Any, what: str) -> np.ndarray:
     if isinstance(values, np.ndarray) and values.dtype.kind in "iufb":
         if values.ndim != 1:
             raise InputError(f"{what}: expected a one-dimensional array, got shape {values.shape}.")
-        return exact_floats(values, lambda row: f"{what}: row {row}") \
-            if values.dtype.kind in "iu" else np.array(values, dtype=np.float64)
+        return (
+            exact_floats(values, lambda row: f"{what}: row {row}")
+            if values.dtype.kind in "iu"
+            else np.array(values, dtype=np.float64)
+        )
     arr = to_arrow(values, what, nan_is_null=False)
     t = arr.type
     if pa.types.is_dictionary(t):
@@ -352,8 +367,12 @@ def as_float_column(values: Any, what: str) -> np.ndarray:
         t = arr.type
     if pa.types.is_null(t) and len(arr) == 0:
         return np.zeros(0, dtype=np.float64)
-    if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
-            or pa.types.is_decimal(t)):
+    if not (
+        pa.types.is_integer(t)
+        or pa.types.is_floating(t)
+        or pa.types.is_boolean(t)
+        or pa.types.is_decimal(t)
+    ):
         example = ""
         if pa.types.is_string(t) or pa.types.is_large_string(t):
             bad = pc.utf8_is_numeric(arr)
@@ -378,8 +397,11 @@ def scores_from_ranks(values: Any, what: str) -> np.ndarray:
     """1-based ranks (1 = best) as scores, ``-rank`` (a new float64 array); a rank below 1
     is an error naming the row."""
     arr = None if isinstance(values, np.ndarray) else to_arrow(values, what, nan_is_null=False)
-    ints = values if arr is None else (to_numpy(arr) if pa.types.is_integer(arr.type)
-                                       and arr.null_count == 0 else None)
+    ints = (
+        values
+        if arr is None
+        else (to_numpy(arr) if pa.types.is_integer(arr.type) and arr.null_count == 0 else None)
+    )
     if ints is not None and ints.dtype.kind in "iu" and ints.ndim == 1 and ints.size:
         # integer ranks: bounds in one pass, then negated into floats in one more
         bounds = pc.min_max(from_numpy(ints))
@@ -401,13 +423,15 @@ def exact_floats(ints: np.ndarray, where: Callable[[int], str]) -> np.ndarray:
     +-2**53) is an error naming ``where(row)``, not a silent change (rounding could tie
     two scores that differ)."""
     bounds = pc.min_max(from_numpy(ints)) if ints.dtype.itemsize == 8 and ints.size else None
-    if bounds is not None and (int(bounds["max"].as_py()) > _EXACT
-                               or int(bounds["min"].as_py()) < -_EXACT):
+    if bounds is not None and (
+        int(bounds["max"].as_py()) > _EXACT or int(bounds["min"].as_py()) < -_EXACT
+    ):
         big = (ints > _EXACT) if ints.dtype.kind == "u" else (ints > _EXACT) | (ints < -_EXACT)
         if big.any():
             row = int(np.flatnonzero(big)[0])
             raise InputError(
                 f"{where(row)} is {int(ints[row])}, an integer beyond +-2**53 that a float64 "
                 f"cannot hold exactly ({int(big.sum())} row(s) in all); scale the values or "
-                "give them as floats.")
+                "give them as floats."
+            )
     return np.array(ints, dtype=np.float64)

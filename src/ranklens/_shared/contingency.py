@@ -36,8 +36,9 @@ from ranklens.errors import InputError, RanklensWarning, user_stacklevel
 __all__ = ["Cells", "cells", "codes", "pairs", "ratio"]
 
 
-def codes(name: str, labels: Any, *, column: bool = False,
-          warn_continuous: bool = True) -> tuple[np.ndarray, int]:
+def codes(
+    name: str, labels: Any, *, column: bool = False, warn_continuous: bool = True
+) -> tuple[np.ndarray, int]:
     """Labels as codes 0..k-1 (and k).  ``column``: an (n, 1) column is
     flattened (scikit-learn's internal clustering indices accept one; its
     external scores do not).  Labels with a fractional part are used as
@@ -49,21 +50,23 @@ def codes(name: str, labels: Any, *, column: bool = False,
             raise InputError(f"{name} must be 1-d or an (n, 1) column, got shape {a.shape}.")
         a = a[:, 0]
     if len(label_kinds(a)) > 1:
-        raise InputError(f"{name} mixes string and numeric labels; convert them to one "
-                         "type first.")
+        raise InputError(f"{name} mixes string and numeric labels; convert them to one type first.")
     if warn_continuous and a.dtype.kind == "f":
         frac = np.flatnonzero(a != np.trunc(a))
         if len(frac):
             warnings.warn(
                 f"{name} holds numbers with a fractional part ({py_value(a[frac[0]])!r} at "
                 f"index {int(frac[0])}); each distinct value is taken as one cluster.  If they "
-                "are scores or measurements, cluster them first.", RanklensWarning,
-                stacklevel=user_stacklevel())
+                "are scores or measurements, cluster them first.",
+                RanklensWarning,
+                stacklevel=user_stacklevel(),
+            )
     try:
         _, inv = np.unique(a, return_inverse=True)
     except TypeError as exc:
-        raise InputError(f"{name} holds labels that cannot be compared ({exc}); pass "
-                         "strings or numbers.") from None
+        raise InputError(
+            f"{name} holds labels that cannot be compared ({exc}); pass strings or numbers."
+        ) from None
     inv = inv.ravel().astype(np.int64)
     return inv, int(inv.max()) + 1
 
@@ -81,15 +84,27 @@ class Cells(NamedTuple):
     inverse: np.ndarray  # each point's cell (index into counts)
 
 
-def cells(labels_true: Any, labels_pred: Any, true_name: str = "labels_true",
-          pred_name: str = "labels_pred") -> Cells:
+def cells(
+    labels_true: Any,
+    labels_pred: Any,
+    true_name: str = "labels_true",
+    pred_name: str = "labels_pred",
+) -> Cells:
     """The contingency table of two labelings of the same points.  O(n log n)."""
     t, nt = codes(true_name, labels_true)
     p, _ = codes(pred_name, labels_pred)
     same_length(**{true_name: t, pred_name: p})
     uniq, inv, counts = np.unique(p * nt + t, return_inverse=True, return_counts=True)
-    return Cells(counts.astype(np.int64), uniq // nt, uniq % nt, np.bincount(p),
-                 np.bincount(t), t, p, inv.ravel())
+    return Cells(
+        counts.astype(np.int64),
+        uniq // nt,
+        uniq % nt,
+        np.bincount(p),
+        np.bincount(t),
+        t,
+        p,
+        inv.ravel(),
+    )
 
 
 def _c2(m: np.ndarray) -> int:
@@ -97,8 +112,12 @@ def _c2(m: np.ndarray) -> int:
     return int((m * (m - 1) // 2).sum())
 
 
-def pairs(labels_true: Any, labels_pred: Any, true_name: str = "labels_true",
-          pred_name: str = "labels_pred") -> tuple[int, int, int, int]:
+def pairs(
+    labels_true: Any,
+    labels_pred: Any,
+    true_name: str = "labels_true",
+    pred_name: str = "labels_pred",
+) -> tuple[int, int, int, int]:
     """(TP, FP, FN, TN) over unordered pairs of distinct points."""
     c = cells(labels_true, labels_pred, true_name, pred_name)
     n = int(c.pred_sizes.sum())

@@ -61,13 +61,23 @@ NAMES: dict[str, str] = {
 CORRECTIONS: tuple[str, ...] = tuple(NAMES)
 #: statsmodels ``multipletests`` method of each correction (``none`` has none).
 STATSMODELS: dict[str, str] = {
-    "holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "sidak": "sidak",
-    "holm-sidak": "holm-sidak", "simes-hochberg": "simes-hochberg", "hommel": "hommel",
-    "by": "fdr_by", "tsbh": "fdr_tsbh", "tsbky": "fdr_tsbky",
+    "holm": "holm",
+    "bonferroni": "bonferroni",
+    "bh": "fdr_bh",
+    "sidak": "sidak",
+    "holm-sidak": "holm-sidak",
+    "simes-hochberg": "simes-hochberg",
+    "hommel": "hommel",
+    "by": "fdr_by",
+    "tsbh": "fdr_tsbh",
+    "tsbky": "fdr_tsbky",
 }
 #: Old spellings kept for one release -> the spelling to use.
 DEPRECATED: dict[str, str] = {
-    "fdr_bh": "bh", "fdr_by": "by", "fdr_tsbh": "tsbh", "fdr_tsbky": "tsbky",
+    "fdr_bh": "bh",
+    "fdr_by": "by",
+    "fdr_tsbh": "tsbh",
+    "fdr_tsbky": "tsbky",
 }
 
 

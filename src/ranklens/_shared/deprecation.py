@@ -28,12 +28,21 @@ T = TypeVar("T")
 
 
 def _warn(where: str, old: str, new: str) -> None:
-    warnings.warn(f"{where}: {old} is deprecated and goes in the next release; pass {new}",
-                  RanklensDeprecationWarning, stacklevel=user_stacklevel())
+    warnings.warn(
+        f"{where}: {old} is deprecated and goes in the next release; pass {new}",
+        RanklensDeprecationWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
-def renamed_keyword(where: str, old: str, old_value: Any, new: str, new_value: T,
-                    convert: Callable[[Any], T] | None = None) -> T:
+def renamed_keyword(
+    where: str,
+    old: str,
+    old_value: Any,
+    new: str,
+    new_value: T,
+    convert: Callable[[Any], T] | None = None,
+) -> T:
     """The value of keyword ``new``, taking the deprecated ``old`` (``None`` = not given).
 
     ``convert`` maps an old value to the new keyword's value (identity by

@@ -47,6 +47,5 @@ def needs(extra: str, what: str) -> Iterator[None]:
         if top not in PACKAGES:
             raise
         raise MissingDependencyError(
-            f"{what} needs {PACKAGES[top]}, which is not installed: "
-            f"pip install 'ranklens[{extra}]'"
+            f"{what} needs {PACKAGES[top]}, which is not installed: pip install 'ranklens[{extra}]'"
         ) from None

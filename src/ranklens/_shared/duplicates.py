@@ -23,8 +23,14 @@ def format_pairs(query: pa.Array, doc: pa.Array, rows: np.ndarray) -> str:
     return shown + more
 
 
-def duplicate_error(query: pa.Array, doc: pa.Array, order: np.ndarray, repeat: np.ndarray,
-                    what: str, value_name: str) -> DuplicateError:
+def duplicate_error(
+    query: pa.Array,
+    doc: pa.Array,
+    order: np.ndarray,
+    repeat: np.ndarray,
+    what: str,
+    value_name: str,
+) -> DuplicateError:
     """The error for repeated (query, doc) pairs: ``order`` lists rows in (query, doc)
     order and ``repeat`` flags, in that order, the rows that repeat their predecessor's
     pair; one example row is named per repeated pair (its first repeat)."""

@@ -103,8 +103,9 @@ def _nanoseconds(value: Any) -> int | None:
     return None
 
 
-def as_duration(value: Any, kind: TimeKind, param: str, where: str | None = None, *,
-                zero_ok: bool = False) -> float | int:
+def as_duration(
+    value: Any, kind: TimeKind, param: str, where: str | None = None, *, zero_ok: bool = False
+) -> float | int:
     """The duration ``value`` of parameter ``param`` on a time column's scale: int
     nanoseconds for timestamps, float for numbers.  It must be positive, or
     non-negative with ``zero_ok`` (then ``None`` means 0).  Errors name ``where``
@@ -118,14 +119,18 @@ def as_duration(value: Any, kind: TimeKind, param: str, where: str | None = None
     if kind.is_timestamp:
         ns = _nanoseconds(value)
         if ns is None:
-            raise InputError(f"{p}{param}: cannot read {value!r} as a duration; use e.g. "
-                             f"{EXAMPLES}.")
+            raise InputError(
+                f"{p}{param}: cannot read {value!r} as a duration; use e.g. {EXAMPLES}."
+            )
         out = ns
     else:
         if isinstance(value, (bool, np.bool_)) or not isinstance(
-                value, (int, float, np.integer, np.floating)):
-            raise InputError(f"{p}{param}={value!r} must be a number (in the time column's "
-                             "unit) because the time column holds numbers, not datetimes.")
+            value, (int, float, np.integer, np.floating)
+        ):
+            raise InputError(
+                f"{p}{param}={value!r} must be a number (in the time column's "
+                "unit) because the time column holds numbers, not datetimes."
+            )
         out = float(value)
         if not np.isfinite(out):
             raise InputError(f"{p}{param} must be a finite number, got {value!r}.")

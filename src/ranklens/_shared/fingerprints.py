@@ -56,7 +56,7 @@ def _update_strings(h: Any, arr: pa.Array) -> None:
     offsets = np.frombuffer(buffers[1], dtype=np.int64, count=len(arr) + 1)
     h.update(np.diff(offsets).astype("<i8").tobytes())
     if buffers[2] is not None and len(arr):
-        h.update(memoryview(buffers[2])[offsets[0]:offsets[-1]])
+        h.update(memoryview(buffers[2])[offsets[0] : offsets[-1]])
 
 
 def _update_values(h: Any, values: np.ndarray) -> None:
@@ -104,8 +104,7 @@ def canonical_digest(doc: pa.Array, values: np.ndarray, pairs: PairIndex) -> str
 
 def json_digest(doc: Any) -> str:
     """SHA-256 (hex) of a JSON document written canonically (keys sorted, no spaces)."""
-    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      default=str)
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -115,4 +114,3 @@ def combine(digests: list[str], what: str) -> str:
     for d in sorted(digests):
         h.update(bytes.fromhex(d))
     return h.hexdigest()
-

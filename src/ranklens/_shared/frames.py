@@ -68,7 +68,8 @@ def is_table(obj: Any) -> bool:
     """Whether ``obj`` is a table this module reads (a LazyFrame counts)."""
     return isinstance(obj, (pa.Table, Mapping)) or (
         _library(obj) in ("pandas", "polars")
-        and (type(obj).__name__ == "LazyFrame" or hasattr(obj, "columns")))
+        and (type(obj).__name__ == "LazyFrame" or hasattr(obj, "columns"))
+    )
 
 
 def column_names(frame: Any, what: str) -> list[str]:
@@ -77,14 +78,25 @@ def column_names(frame: Any, what: str) -> list[str]:
     if isinstance(frame, pa.Table):
         return list(frame.column_names)
     if is_table(frame):
-        return [str(c) for c in frame] if isinstance(frame, Mapping) else \
-            [str(c) for c in frame.columns]
+        return (
+            [str(c) for c in frame]
+            if isinstance(frame, Mapping)
+            else [str(c) for c in frame.columns]
+        )
     raise InputError(f"{what}: expected {_TABLES}, got {type(frame).__name__}.")
 
 
-def pick_column(available: list[str], given: str | None, role: str, what: str, *,
-                candidates: tuple[str, ...] = (), noun: str = "table",
-                option: str | None = None, placeholder: str = "column name") -> str:
+def pick_column(
+    available: list[str],
+    given: str | None,
+    role: str,
+    what: str,
+    *,
+    candidates: tuple[str, ...] = (),
+    noun: str = "table",
+    option: str | None = None,
+    placeholder: str = "column name",
+) -> str:
     """The column that holds ``role``: ``given`` when it is among ``available``, else
     (``given`` None) the first of ``candidates`` present, compared case-insensitively.
     The error names the column (or role), lists the ``noun``'s columns and says which
@@ -92,19 +104,24 @@ def pick_column(available: list[str], given: str | None, role: str, what: str, *
     advice = f"Pass {option or role}=<{placeholder}>."
     if given is not None:
         if given not in available:
-            raise InputError(f"{what}: no column named {given!r} for the {role}; the {noun} has "
-                             f"columns {available}. {advice}")
+            raise InputError(
+                f"{what}: no column named {given!r} for the {role}; the {noun} has "
+                f"columns {available}. {advice}"
+            )
         if available.count(given) > 1:
             raise InputError(
                 f"{what}: the {noun} has {available.count(given)} columns named {given!r} (for "
-                f"the {role}); rename them so that each name is used once.")
+                f"the {role}); rename them so that each name is used once."
+            )
         return given
     lower = {c.lower(): c for c in available}
     for name in candidates:
         if name in lower:
             return lower[name]
-    raise InputError(f"{what}: cannot tell which column holds the {role}; the {noun} has "
-                     f"columns {available}. {advice}")
+    raise InputError(
+        f"{what}: cannot tell which column holds the {role}; the {noun} has "
+        f"columns {available}. {advice}"
+    )
 
 
 def columns_from_frame(frame: Any, names: Mapping[str, str], what: str) -> dict[str, Any]:
@@ -112,8 +129,13 @@ def columns_from_frame(frame: Any, names: Mapping[str, str], what: str) -> dict[
     table's own column objects: Series, Arrow arrays, sequences)."""
     frame = materialise(frame)
     available = column_names(frame, what)
-    get = frame.column if isinstance(frame, pa.Table) else \
-        frame.get_column if _library(frame) == "polars" else frame.__getitem__
+    get = (
+        frame.column
+        if isinstance(frame, pa.Table)
+        else frame.get_column
+        if _library(frame) == "polars"
+        else frame.__getitem__
+    )
     return {role: get(pick_column(available, col, role, what)) for role, col in names.items()}
 
 
@@ -126,8 +148,10 @@ def n_rows(frame: Any, what: str) -> int:
     if isinstance(frame, Mapping):
         lengths = {str(k): len(v) for k, v in frame.items()}
         if len(set(lengths.values())) > 1:
-            raise InputError(f"{what}: the columns have different lengths {lengths}; every "
-                             "column needs one value per row.")
+            raise InputError(
+                f"{what}: the columns have different lengths {lengths}; every "
+                "column needs one value per row."
+            )
         return next(iter(lengths.values()), 0)
     return int(frame.shape[0])
 
@@ -216,8 +240,10 @@ def as_time_column(values: Any, what: str) -> tuple[np.ndarray, TimeKind]:
         arr = arr.dictionary_decode()
     if arr.null_count:
         first = int(np.flatnonzero(to_numpy(pc.is_null(arr)))[0])
-        raise InputError(f"{what}: {arr.null_count} missing time(s) (null or NaT), the first "
-                         f"at row {first}; drop or fill them first.")
+        raise InputError(
+            f"{what}: {arr.null_count} missing time(s) (null or NaT), the first "
+            f"at row {first}; drop or fill them first."
+        )
     t = arr.type
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         parsed = _parse_iso(arr)
@@ -226,7 +252,8 @@ def as_time_column(values: Any, what: str) -> tuple[np.ndarray, TimeKind]:
             raise InputError(
                 f"{what}: cannot read row {row} ({arr[row].as_py()!r}) as a time; give "
                 "timestamps (datetime64, dates or ISO-8601 text such as '2024-05-01T12:00:00') "
-                f"or numbers (e.g. Unix seconds): {_CONVERT}.")
+                f"or numbers (e.g. Unix seconds): {_CONVERT}."
+            )
         arr, t = parsed, parsed.type
     if pa.types.is_date(t):
         arr = arr.cast(pa.timestamp("ns"))
@@ -235,19 +262,21 @@ def as_time_column(values: Any, what: str) -> tuple[np.ndarray, TimeKind]:
         try:
             ns = arr.cast(pa.timestamp("ns", tz=t.tz))
         except pa.ArrowInvalid as exc:
-            raise InputError(f"{what}: timestamps out of the representable range ({exc}).") \
-                from exc
-        return np.array(to_numpy(ns.cast(pa.int64())), dtype=np.int64), TimeKind("timestamp",
-                                                                                  t.tz)
+            raise InputError(f"{what}: timestamps out of the representable range ({exc}).") from exc
+        return np.array(to_numpy(ns.cast(pa.int64())), dtype=np.int64), TimeKind("timestamp", t.tz)
     if pa.types.is_integer(t) or pa.types.is_floating(t):
         num = np.array(to_numpy(arr.cast(pa.float64())), dtype=np.float64)
         bad = np.flatnonzero(~np.isfinite(num))
         if bad.size:
-            raise InputError(f"{what}: {bad.size} NaN or infinite time(s), the first at row "
-                             f"{int(bad[0])}; drop or fill them first.")
+            raise InputError(
+                f"{what}: {bad.size} NaN or infinite time(s), the first at row "
+                f"{int(bad[0])}; drop or fill them first."
+            )
         return num, TimeKind("number")
-    raise InputError(f"{what}: times must be timestamps, dates, ISO-8601 text or numbers (e.g. "
-                     f"Unix seconds), got values of type {t}; {_CONVERT}.")
+    raise InputError(
+        f"{what}: times must be timestamps, dates, ISO-8601 text or numbers (e.g. "
+        f"Unix seconds), got values of type {t}; {_CONVERT}."
+    )
 
 
 def check_same_time_kind(a: TimeKind, b: TimeKind, what_a: str, what_b: str) -> None:
@@ -263,8 +292,7 @@ def _prefix(where: str | None) -> str:
     return f"{where}: " if where else ""
 
 
-def as_instant(value: Any, kind: TimeKind, param: str, where: str | None = None
-               ) -> float | int:
+def as_instant(value: Any, kind: TimeKind, param: str, where: str | None = None) -> float | int:
     """A user-given instant (a date or datetime, or a number for numeric times) on the
     time column's scale: nanoseconds since the epoch, or the number itself.  Text
     without a time zone is read as UTC on a column with one.
@@ -277,21 +305,27 @@ def as_instant(value: Any, kind: TimeKind, param: str, where: str | None = None
     ranklens.errors.InputError: split: test_start=5 is a number but the time column holds datetimes; pass a date such as '2024-01-31' or a datetime.
     """
     p = _prefix(where)
-    is_number = isinstance(value, (int, float, np.integer, np.floating)) and \
-        not isinstance(value, (bool, np.bool_))
+    is_number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
     if not kind.is_timestamp:
         if not is_number:
-            raise InputError(f"{p}{param}={value!r} must be a number because the time column "
-                             "holds numbers, not datetimes.")
+            raise InputError(
+                f"{p}{param}={value!r} must be a number because the time column "
+                "holds numbers, not datetimes."
+            )
         return float(value)
     if is_number:
-        raise InputError(f"{p}{param}={value!r} is a number but the time column holds "
-                         "datetimes; pass a date such as '2024-01-31' or a datetime.")
+        raise InputError(
+            f"{p}{param}={value!r} is a number but the time column holds "
+            "datetimes; pass a date such as '2024-01-31' or a datetime."
+        )
     try:
         instant = np.datetime64(value, "ns")
     except (TypeError, ValueError) as exc:
-        raise InputError(f"{p}{param}={value!r} is not a date or datetime; pass e.g. "
-                         "'2024-01-31'.") from exc
+        raise InputError(
+            f"{p}{param}={value!r} is not a date or datetime; pass e.g. '2024-01-31'."
+        ) from exc
     if np.isnat(instant):
         raise InputError(f"{p}{param} must not be NaT.")
     return int(instant.astype(np.int64))

@@ -33,8 +33,9 @@ from ranklens.errors import InputError, RanklensWarning, user_stacklevel
 __all__ = ["call", "is_undefined", "reemit"]
 
 
-def call(what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any
-         ) -> tuple[Any, list[warnings.WarningMessage]]:
+def call(
+    what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any
+) -> tuple[Any, list[warnings.WarningMessage]]:
     """``fn(*args, **kwargs)`` (a scikit-learn function): its errors become InputError
     naming ``what``; its warnings are returned (see :func:`reemit`)."""
     with warnings.catch_warnings(record=True) as caught:
@@ -56,11 +57,14 @@ def reemit(caught: list[warnings.WarningMessage]) -> None:
     at the caller's own line."""
     for w in caught:
         if issubclass(w.category, UserWarning):
-            msg = re.sub(r"\s*Use `zero_division` parameter to control this behavior\.?",
-                         "", str(w.message))
+            msg = re.sub(
+                r"\s*Use `zero_division` parameter to control this behavior\.?", "", str(w.message)
+            )
             if is_undefined(w):
-                msg += (" Pass zero_division=0.0, 1.0 or nan to choose the value (this also "
-                        "silences the warning).")
+                msg += (
+                    " Pass zero_division=0.0, 1.0 or nan to choose the value (this also "
+                    "silences the warning)."
+                )
             warnings.warn(msg, RanklensWarning, stacklevel=user_stacklevel())
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

@@ -21,10 +21,20 @@ from ranklens.errors import InputError
 __all__ = ["available_memory", "format_size", "parse_size"]
 
 _UNITS = {
-    "": 1, "b": 1,
-    "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-    "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40,
-    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
+    "": 1,
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "k": 2**10,
+    "m": 2**20,
+    "g": 2**30,
+    "t": 2**40,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
 }
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([a-z]*)\s*$", re.IGNORECASE)
 
@@ -35,8 +45,10 @@ def parse_size(value: str | int | float, name: str = "memory") -> int:
     ``TiB`` and their short forms ``K``, ``M``, ``G``, ``T`` (powers of 1024), any case,
     a blank allowed before the unit.  ``name`` is the parameter named in the error."""
     if not (isinstance(value, str) or is_number(value)):
-        raise InputError(f"{name} must be a size such as '500MB', '2GB' or '1.5 GiB', got "
-                         f"{type(value).__name__}.")
+        raise InputError(
+            f"{name} must be a size such as '500MB', '2GB' or '1.5 GiB', got "
+            f"{type(value).__name__}."
+        )
     if not isinstance(value, str):
         number, unit = float(value), ""
         if not math.isfinite(number):
@@ -47,7 +59,8 @@ def parse_size(value: str | int | float, name: str = "memory") -> int:
             raise InputError(
                 f"{name}={value!r} is not a size; give a number and a unit, e.g. "
                 f"{name}='500MB', '2GB' or '1.5 GiB' (KB/MB/GB are powers of 1000, "
-                "KiB/MiB/GiB powers of 1024).")
+                "KiB/MiB/GiB powers of 1024)."
+            )
         number, unit = float(m.group(1)), m.group(2).lower()
     size = int(number * _UNITS[unit])
     if not size > 0:

@@ -48,16 +48,21 @@ class PairIndex:
 
     __slots__ = ("_blocks", "_doc_rank", "dup_rows", "query_code", "query_dict")
 
-    def __init__(self, query_dict: pa.Array, query_code: np.ndarray,
-                 doc_rank: np.ndarray | Callable[[], np.ndarray], dup_rows: np.ndarray,
-                 blocks: int | Callable[[], int | None] | None = None) -> None:
+    def __init__(
+        self,
+        query_dict: pa.Array,
+        query_code: np.ndarray,
+        doc_rank: np.ndarray | Callable[[], np.ndarray],
+        dup_rows: np.ndarray,
+        blocks: int | Callable[[], int | None] | None = None,
+    ) -> None:
         self.query_dict = query_dict
         self.query_code = query_code
         self._doc_rank = doc_rank
         self.dup_rows = dup_rows
         self._blocks: int | Callable[[], int | None] | None = (
-            blocks if blocks is not None else
-            (lambda: uniform_blocks(query_code)))
+            blocks if blocks is not None else (lambda: uniform_blocks(query_code))
+        )
 
     @property
     def blocks(self) -> int | None:
@@ -112,15 +117,19 @@ def lex_order(major: np.ndarray, n_major: int, minor: np.ndarray, n_minor: int) 
     return by_minor[group_order(major[by_minor], n_major)]
 
 
-def _sorted_block(qcode: np.ndarray, doc: pa.Array, small: np.dtype[Any]
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def _sorted_block(
+    qcode: np.ndarray, doc: pa.Array, small: np.dtype[Any]
+) -> tuple[np.ndarray, np.ndarray]:
     """Sort one block of rows (whole queries) by (query code, doc) and flag each sorted
     row that repeats its predecessor's pair; the doc ids are compared a slice at a time
     (a sorted copy of a large doc column would be the peak of its memory)."""
     n = len(qcode)
-    order = to_numpy(pc.sort_indices(pa.table({"q": from_numpy(qcode), "d": doc}),
-                                     sort_keys=[("q", "ascending"), ("d", "ascending")])
-                     ).astype(small)
+    order = to_numpy(
+        pc.sort_indices(
+            pa.table({"q": from_numpy(qcode), "d": doc}),
+            sort_keys=[("q", "ascending"), ("d", "ascending")],
+        )
+    ).astype(small)
     same = np.zeros(max(n - 1, 0), dtype=bool)
     if n > 1:
         sq = qcode[order]
@@ -130,7 +139,7 @@ def _sorted_block(qcode: np.ndarray, doc: pa.Array, small: np.dtype[Any]
             step = 1 << 20
             for start in range(0, n - 1, step):
                 stop = min(start + step, n - 1)
-                block = doc.take(from_numpy(order[start:stop + 1]))
+                block = doc.take(from_numpy(order[start : stop + 1]))
                 same[start:stop] = to_numpy(pc.equal(block[1:], block[:-1]))
             same &= same_q
     return order, same
@@ -155,11 +164,11 @@ def pair_index(query: pa.Array, doc: pa.Array, compact: bool = False) -> PairInd
     if pa.types.is_dictionary(doc.type):
         width = uniform_blocks(qcode)
         if _distinct_pairs(qcode, n_q, to_numpy(doc.indices), len(doc.dictionary), width):
+
             def lazy_rank() -> np.ndarray:
                 return in_code_order(_dict_pair_order(qcode, doc, n_q, small)[0], qcode, n_q)
 
-            return PairIndex(query_dict, qcode, lazy_rank, np.zeros(0, np.int64),
-                             lambda: width)
+            return PairIndex(query_dict, qcode, lazy_rank, np.zeros(0, np.int64), lambda: width)
         order, same = _dict_pair_order(qcode, doc, n_q, small)
     else:
         order, same = _string_pair_order(qcode, doc, n_q, small)
@@ -175,7 +184,7 @@ def uniform_blocks(codes: np.ndarray) -> int | None:
     n = len(codes)
     if n == 0:
         return None
-    head = codes[:1 << 16]  # the first block's end, found in the head as a rule
+    head = codes[: 1 << 16]  # the first block's end, found in the head as a rule
     change = np.flatnonzero(head != head[0])
     if not change.size and len(head) < n:
         change = np.flatnonzero(codes != codes[0])
@@ -191,8 +200,9 @@ def uniform_blocks(codes: np.ndarray) -> int | None:
     return width if int(np.bincount(heads).max()) <= 1 else None
 
 
-def _distinct_pairs(qcode: np.ndarray, n_q: int, dcode: np.ndarray, n_docs: int,
-                    width: int | None) -> bool:
+def _distinct_pairs(
+    qcode: np.ndarray, n_q: int, dcode: np.ndarray, n_docs: int, width: int | None
+) -> bool:
     """Whether no (query code, doc code) pair repeats: the doc codes sorted within each
     query's block when the blocks are uniform (``width``, a sort of short rows), else one
     sort of the combined keys (values, not an argsort)."""
@@ -233,8 +243,9 @@ def sorted_with_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keys[order], order
 
 
-def _dict_pair_order(qcode: np.ndarray, doc: pa.Array, n_q: int, small: np.dtype[Any]
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def _dict_pair_order(
+    qcode: np.ndarray, doc: pa.Array, n_q: int, small: np.dtype[Any]
+) -> tuple[np.ndarray, np.ndarray]:
     """Rows in (query code, doc id text) order for dictionary-encoded doc ids, and per
     sorted row whether it repeats the previous row's pair."""
     n_docs = max(len(doc.dictionary), 1)
@@ -269,8 +280,9 @@ def in_code_order(order: np.ndarray, qcode: np.ndarray, n_codes: int) -> np.ndar
     return rank
 
 
-def _string_pair_order(qcode: np.ndarray, doc: pa.Array, n_codes: int, small: np.dtype[Any]
-                       ) -> tuple[np.ndarray, np.ndarray]:
+def _string_pair_order(
+    qcode: np.ndarray, doc: pa.Array, n_codes: int, small: np.dtype[Any]
+) -> tuple[np.ndarray, np.ndarray]:
     """Rows in (query code, doc) order and, per sorted row, whether it repeats the
     previous row's pair."""
     n = len(qcode)
@@ -291,7 +303,7 @@ def _string_pair_order(qcode: np.ndarray, doc: pa.Array, n_codes: int, small: np
     for (a, b), (o, s) in zip(ranges, blocks, strict=True):
         order[a:b] = o
         order[a:b] += a
-        same[a:max(b - 1, a)] = s
+        same[a : max(b - 1, a)] = s
     del blocks
     if perm is not None:
         order = perm[order]

@@ -36,6 +36,7 @@ def loads(text: str, path: str, what: str = "file") -> dict[str, Any]:
         found = _WHERE.search(message)
         if found is None:
             raise InputError(f"{path}: the {what} is not valid TOML ({message}).") from None
-        raise InputError(f"{path}:{found.group(1)}: not valid TOML "
-                         f"({message[: found.start()].strip()}, column {found.group(2)})."
-                         ) from None
+        raise InputError(
+            f"{path}:{found.group(1)}: not valid TOML "
+            f"({message[: found.start()].strip()}, column {found.group(2)})."
+        ) from None

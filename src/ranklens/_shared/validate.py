@@ -68,8 +68,15 @@ def _prefix(where: str) -> str:
 
 # --------------------------------------------------------------------------- choices
 
-def check_choice(name: str, value: T, choices: Sequence[Any], *, where: str = "",
-                 error: type[Exception] = InputError) -> T:
+
+def check_choice(
+    name: str,
+    value: T,
+    choices: Sequence[Any],
+    *,
+    where: str = "",
+    error: type[Exception] = InputError,
+) -> T:
     """``value`` when it is one of ``choices``, else ``error`` listing them.
 
     ``name`` is how the message names the argument (``"average"``, or ``"the
@@ -81,17 +88,20 @@ def check_choice(name: str, value: T, choices: Sequence[Any], *, where: str = ""
     ranklens.errors.InputError: mean_ci: the 'ci' parameter must be one of 't', 'bca', got 'x'.
     """
     if isinstance(value, (list, tuple, dict, set, np.ndarray)) or value not in choices:
-        raise error(f"{_prefix(where)}{name} must be one of "
-                    f"{', '.join(map(repr, choices))}, got {value!r}.")
+        raise error(
+            f"{_prefix(where)}{name} must be one of {', '.join(map(repr, choices))}, got {value!r}."
+        )
     return value
 
 
 # --------------------------------------------------------------------------- numbers
 
+
 def is_number(value: Any) -> bool:
     """A real number (Python or numpy), not a bool."""
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-        value, (bool, np.bool_))
+        value, (bool, np.bool_)
+    )
 
 
 def _interval(low: float, high: float, low_open: bool, high_open: bool) -> str:
@@ -101,13 +111,21 @@ def _interval(low: float, high: float, low_open: bool, high_open: bool) -> str:
         return f"a finite number {'>' if low_open else '>='} {low:g}"
     if math.isinf(low):
         return f"a finite number {'<' if high_open else '<='} {high:g}"
-    return (f"a number in {'(' if low_open else '['}{low:g}, {high:g}"
-            f"{')' if high_open else ']'}")
+    return f"a number in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
 
 
-def check_number(name: str, value: Any, *, low: float = -math.inf, high: float = math.inf,
-                 low_open: bool = True, high_open: bool = True, where: str = "",
-                 hint: str = "", error: type[Exception] = InputError) -> float:
+def check_number(
+    name: str,
+    value: Any,
+    *,
+    low: float = -math.inf,
+    high: float = math.inf,
+    low_open: bool = True,
+    high_open: bool = True,
+    where: str = "",
+    hint: str = "",
+    error: type[Exception] = InputError,
+) -> float:
     """``value`` as a float when it is a finite number between ``low`` and ``high``
     (open bounds by default), else ``error``; ``hint`` ends the message.
 
@@ -121,24 +139,49 @@ def check_number(name: str, value: Any, *, low: float = -math.inf, high: float =
     ranklens.errors.InputError: msprt: null must be a finite number, got inf; the difference under H0.
     """
     v = float(value) if is_number(value) else math.nan
-    good = math.isfinite(v) and (v > low if low_open else v >= low) and \
-        (v < high if high_open else v <= high)
+    good = (
+        math.isfinite(v)
+        and (v > low if low_open else v >= low)
+        and (v < high if high_open else v <= high)
+    )
     if not good:
-        raise error(f"{_prefix(where)}{name} must be "
-                    f"{_interval(low, high, low_open, high_open)}, got {value!r}"
-                    f"{'; ' + hint if hint else ''}.")
+        raise error(
+            f"{_prefix(where)}{name} must be "
+            f"{_interval(low, high, low_open, high_open)}, got {value!r}"
+            f"{'; ' + hint if hint else ''}."
+        )
     return v
 
 
-def check_alpha(alpha: Any, *, name: str = "alpha", where: str = "", example: str = "",
-                error: type[Exception] = InputError) -> float:
+def check_alpha(
+    alpha: Any,
+    *,
+    name: str = "alpha",
+    where: str = "",
+    example: str = "",
+    error: type[Exception] = InputError,
+) -> float:
     """A significance level (or confidence level, or p-value threshold): a number in (0, 1)."""
-    return check_number(name, alpha, low=0, high=1, where=where, error=error,
-                        hint=f"e.g. {example or name + '=0.05'}")
+    return check_number(
+        name,
+        alpha,
+        low=0,
+        high=1,
+        where=where,
+        error=error,
+        hint=f"e.g. {example or name + '=0.05'}",
+    )
 
 
-def check_int(name: str, value: Any, *, low: int = 1, where: str = "", hint: str = "",
-              error: type[Exception] = InputError) -> int:
+def check_int(
+    name: str,
+    value: Any,
+    *,
+    low: int = 1,
+    where: str = "",
+    hint: str = "",
+    error: type[Exception] = InputError,
+) -> int:
     """``value`` as an int when it is an integer (not a bool) >= ``low``, else ``error``.
 
     >>> check_int("chunk_size", 0)
@@ -146,11 +189,15 @@ def check_int(name: str, value: Any, *, low: int = 1, where: str = "", hint: str
     ...
     ranklens.errors.InputError: chunk_size must be a positive integer, got 0.
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or value < low:
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, (int, np.integer))
+        or value < low
+    ):
         want = "a positive integer" if low == 1 else f"an integer >= {low}"
-        raise error(f"{_prefix(where)}{name} must be {want}, got {value!r}"
-                    f"{'; ' + hint if hint else ''}.")
+        raise error(
+            f"{_prefix(where)}{name} must be {want}, got {value!r}{'; ' + hint if hint else ''}."
+        )
     return int(value)
 
 
@@ -163,14 +210,18 @@ def check_zero_division(zero_division: Any) -> float:
     """
     if isinstance(zero_division, str) and zero_division == "nan":
         return float("nan")
-    if not is_number(zero_division) \
-            or not (0 <= zero_division <= 1 or zero_division != zero_division):
-        raise InputError(f"zero_division (the value of 0/0) must be a number in [0, 1] "
-                         f"such as 0.0 or 1.0, or nan, got {zero_division!r}.")
+    if not is_number(zero_division) or not (
+        0 <= zero_division <= 1 or zero_division != zero_division
+    ):
+        raise InputError(
+            f"zero_division (the value of 0/0) must be a number in [0, 1] "
+            f"such as 0.0 or 1.0, or nan, got {zero_division!r}."
+        )
     return float(zero_division)
 
 
 # --------------------------------------------------------------------------- arrays
+
 
 def py_value(x: Any) -> Any:
     """A numpy scalar as the Python value (for messages)."""
@@ -191,12 +242,14 @@ def floats(x: Any, name: str, where: str, what: str = "") -> np.ndarray:
     try:
         return np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise InputError(f"{_prefix(where)}{name} must be numbers{what}; cannot read it as "
-                         f"floats ({exc}).") from None
+        raise InputError(
+            f"{_prefix(where)}{name} must be numbers{what}; cannot read it as floats ({exc})."
+        ) from None
 
 
-def as_array(name: str, x: Any, *, ndim: tuple[int, ...] = (1,),
-             numeric: bool = False) -> np.ndarray:
+def as_array(
+    name: str, x: Any, *, ndim: tuple[int, ...] = (1,), numeric: bool = False
+) -> np.ndarray:
     """``x`` as an array of one of the allowed dimensions, not empty, free of NaN
     (``numeric``: real numbers, finite)."""
     try:
@@ -215,9 +268,7 @@ def as_array(name: str, x: Any, *, ndim: tuple[int, ...] = (1,),
             try:
                 a = a.astype(np.float64)
             except (TypeError, ValueError):
-                raise InputError(
-                    f"{name} must be numeric, got values of type {a.dtype}."
-                ) from None
+                raise InputError(f"{name} must be numeric, got values of type {a.dtype}.") from None
         if a.dtype.kind == "f" and not np.isfinite(a).all():
             bad = int(np.flatnonzero(~np.isfinite(a.ravel()))[0])
             raise InputError(
@@ -247,8 +298,9 @@ def check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
     if (w < 0).any():
         raise InputError("sample_weight must be non-negative.")
     if not (w > 0).any():
-        raise InputError("sample_weight is 0 for every sample; at least one sample needs a "
-                         "positive weight.")
+        raise InputError(
+            "sample_weight is 0 for every sample; at least one sample needs a positive weight."
+        )
     return w
 
 

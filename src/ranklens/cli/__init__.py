@@ -57,8 +57,7 @@ class _Group(GuardedGroup):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
-@click.group(name="ranklens", cls=_Group,
-             context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="ranklens", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show the full traceback of an error.")
 @click.version_option(package_name="ranklens")
 @click.pass_context

@@ -60,8 +60,7 @@ def cli_advice(message: str, command: click.Command) -> str:
 
     def swap(m: re.Match[str]) -> str:
         name, value = m.group(1), m.group(2)  # value None: a placeholder such as <name>
-        for key in (name, f"{name}_col", name.removesuffix("_col") + "_col",
-                    f"{name}_column"):
+        for key in (name, f"{name}_col", name.removesuffix("_col") + "_col", f"{name}_column"):
             if key in options:
                 return f"{options[key]} {value if value is not None else metavars.get(key, 'NAME')}"
         return m.group(0)
@@ -71,8 +70,9 @@ def cli_advice(message: str, command: click.Command) -> str:
 
     message = _KEYWORD.sub(swap, message)
     # "pass allow_different_qrels=True" -> "pass --allow-different-qrels"
-    message = re.sub(r"\b([a-z][a-z_]*)=True\b", lambda m: flags.get(m.group(1), m.group(0)),
-                     message)
+    message = re.sub(
+        r"\b([a-z][a-z_]*)=True\b", lambda m: flags.get(m.group(1), m.group(0)), message
+    )
     # "rel_threshold must be a finite number" -> "--rel-threshold must be ..."
     return re.sub(r"\b([a-z][a-z_]*)( must be\b)", name_only, message)
 
@@ -120,8 +120,9 @@ def echo_warning(message: str, *, loud: bool = False) -> None:
 
 
 @contextmanager
-def warnings_to_stderr(prefix: str = "", loud: Callable[[str], bool] | None = None
-                       ) -> Iterator[None]:
+def warnings_to_stderr(
+    prefix: str = "", loud: Callable[[str], bool] | None = None
+) -> Iterator[None]:
     """Every warning raised inside as one line on stderr after the block (``prefix``
     first, e.g. the file it is about); ``loud(message)`` picks the loud ones."""
     from ranklens.errors import RanklensDeprecationWarning
@@ -155,15 +156,20 @@ def correction_option(fn: Any, default: str | None = "holm", over: str = "all te
 
             close = difflib.get_close_matches(value, [*CORRECTIONS, *DEPRECATED], n=1)
             hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise click.BadParameter(f"{value!r} is not one of {', '.join(CORRECTIONS)}.{hint}",
-                                     ctx, param)
+            raise click.BadParameter(
+                f"{value!r} is not one of {', '.join(CORRECTIONS)}.{hint}", ctx, param
+            )
         return value
 
     return click.option(
-        "--correction", default=default, show_default=default is not None, callback=check,
+        "--correction",
+        default=default,
+        show_default=default is not None,
+        callback=check,
         metavar="|".join(CORRECTIONS),
         help=f"Multiple-comparison correction over {over}: {', '.join(CORRECTIONS)} "
-             "(fdr_bh, fdr_by, fdr_tsbh, fdr_tsbky are deprecated spellings).")(fn)
+        "(fdr_bh, fdr_by, fdr_tsbh, fdr_tsbky are deprecated spellings).",
+    )(fn)
 
 
 # --------------------------------------------------------------------------- progress
@@ -208,9 +214,11 @@ _BAR: _Bar | None = None
 
 def quiet_option(fn: Any) -> Any:
     """The ``--quiet`` option: no progress on standard error."""
-    return click.option("--quiet", is_flag=True,
-                        help="Do not show progress on standard error (shown only when it is "
-                             "a terminal).")(fn)
+    return click.option(
+        "--quiet",
+        is_flag=True,
+        help="Do not show progress on standard error (shown only when it is a terminal).",
+    )(fn)
 
 
 @contextmanager
@@ -227,8 +235,13 @@ def progress(quiet: bool = False) -> Iterator[None]:
 
     from ranklens._shared.progress import listening
 
-    bars = Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-                    console=Console(stderr=True), transient=True)
+    bars = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
     _BAR = _Bar(bars)
     try:
         with bars, listening(_BAR):
@@ -283,13 +296,19 @@ def _table_format(path: str, fmt: str | None, option: str | None, lines: bool) -
     how = f", or pass {option}" if option else ""
     raise FormatError(
         f"{path}: unknown file type {suffix or '(no suffix)'!r}; use .csv, .tsv, .parquet, "
-        f".jsonl{also}, optionally compressed (.gz, .bz2, .zst){how}.")
+        f".jsonl{also}, optionally compressed (.gz, .bz2, .zst){how}."
+    )
 
 
-def read_input_table(path: str, what: str, *, fmt: str | None = None,
-                     text: Sequence[tuple[str | Callable[[list[str]], str], str]] = (),
-                     option: str | None = None,
-                     lines: bool = False) -> InputTable:
+def read_input_table(
+    path: str,
+    what: str,
+    *,
+    fmt: str | None = None,
+    text: Sequence[tuple[str | Callable[[list[str]], str], str]] = (),
+    option: str | None = None,
+    lines: bool = False,
+) -> InputTable:
     """Read the ``what`` table (CSV, TSV, Parquet, JSON Lines, optionally compressed;
     with ``lines`` a .txt file or ``-`` holds one id per line, as column ``unit``) from
     a file or ``-`` (standard input, read once).  ``text`` names the columns to read
@@ -314,8 +333,12 @@ def read_input_table(path: str, what: str, *, fmt: str | None = None,
         if table.num_rows == 0:
             raise InputError(f"{path}: the file holds no ids; write one id per line.")
         return InputTable(path, table, lambda i: f"{path}: id {i + 1}")
-    table, first = read_table(path, kind, lambda cols: _text_columns(path, what, cols, text),
-                              text=tuple(f"text:{i}" for i in range(len(text))))
+    table, first = read_table(
+        path,
+        kind,
+        lambda cols: _text_columns(path, what, cols, text),
+        text=tuple(f"text:{i}" for i in range(len(text))),
+    )
     if table.num_rows == 0:
         raise InputError(f"{path}: the {what} table has no rows.")
     if kind == "parquet":
@@ -323,17 +346,22 @@ def read_input_table(path: str, what: str, *, fmt: str | None = None,
     return InputTable(path, table, lambda i: f"{path}:{first + i}")
 
 
-def _text_columns(path: str, what: str, columns: list[str],
-                  text: Sequence[tuple[str | Callable[[list[str]], str], str]]
-                  ) -> dict[str, str]:
+def _text_columns(
+    path: str,
+    what: str,
+    columns: list[str],
+    text: Sequence[tuple[str | Callable[[list[str]], str], str]],
+) -> dict[str, str]:
     """Every column (read them all), and the ``text`` ones as roles ``text:i``: they
     must be among them."""
     out = {c: c for c in columns}
     for i, (given, option) in enumerate(text):
         name = given(columns) if callable(given) else given
         if name not in columns:
-            raise InputError(f"{path}: no column named {name!r} in the {what} table; it has "
-                             f"columns {columns}. Pass {option} NAME.")
+            raise InputError(
+                f"{path}: no column named {name!r} in the {what} table; it has "
+                f"columns {columns}. Pass {option} NAME."
+            )
         out[f"text:{i}"] = name
     return out
 
@@ -349,8 +377,9 @@ def read_document(path: str, what: str) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: the {what} file is not valid UTF-8 text "
-                         f"({exc.reason}).") from None
+        raise InputError(
+            f"{path}: the {what} file is not valid UTF-8 text ({exc.reason})."
+        ) from None
     if path.lower().endswith(".toml"):
         from ranklens._shared.toml import loads
 
@@ -358,8 +387,9 @@ def read_document(path: str, what: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}, column "
-                         f"{exc.colno}).") from None
+        raise InputError(
+            f"{path}:{exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})."
+        ) from None
 
 
 # --------------------------------------------------------------------------- writing
@@ -396,8 +426,12 @@ def write_output(data: str | bytes, path: str | None) -> None:
         click.echo(data.rstrip("\n"), color=True)  # never strip bytes of the ids
         return
     check_output(path)
-    _write(path, lambda: Path(path).write_text(data if data.endswith("\n") else data + "\n",
-                                               encoding="utf-8"))
+    _write(
+        path,
+        lambda: Path(path).write_text(
+            data if data.endswith("\n") else data + "\n", encoding="utf-8"
+        ),
+    )
 
 
 def _write(path: str, write: Callable[[], Any]) -> None:
@@ -431,8 +465,10 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
     """
     from collections import Counter
 
-    tags = [getattr(r, "run_name", None) if hasattr(r, "run_name") else getattr(r, "name", None)
-            for r in runs]
+    tags = [
+        getattr(r, "run_name", None) if hasattr(r, "run_name") else getattr(r, "name", None)
+        for r in runs
+    ]
     shared = Counter(t for t in tags if t)
     out: list[str] = []
     for path, tag in zip(paths, tags, strict=True):

@@ -56,17 +56,20 @@ def _parse_weights(text: str | None, param: str) -> dict[str, float] | None:
         try:
             weight = float(w) if sep else 1.0
         except ValueError:
-            raise click.BadParameter(f"weight {w!r} of variant {name!r} is not a number.",
-                                     param_hint=param) from None
+            raise click.BadParameter(
+                f"weight {w!r} of variant {name!r} is not a number.", param_hint=param
+            ) from None
         if not name or not math.isfinite(weight) or weight <= 0:
-            raise click.BadParameter(f"{part!r}: expected NAME=WEIGHT with a positive weight.",
-                                     param_hint=param)
+            raise click.BadParameter(
+                f"{part!r}: expected NAME=WEIGHT with a positive weight.", param_hint=param
+            )
         if name in out:
             raise click.BadParameter(f"variant {name!r} is given twice.", param_hint=param)
         out[name] = weight
     if len(out) < 2:
-        raise click.BadParameter("give at least two variants, e.g. control=1,treatment=1.",
-                                 param_hint=param)
+        raise click.BadParameter(
+            "give at least two variants, e.g. control=1,treatment=1.", param_hint=param
+        )
     return out
 
 
@@ -95,49 +98,104 @@ ab = GuardedGroup(
 
 @ab.command("assign")
 @click.argument("units", metavar="UNITS")
-@click.option("--unit-column", default="unit", show_default=True,
-              help="Column of UNITS holding the unit ids (ignored for .txt / stdin).")
-@click.option("--plan", "plan_path", metavar="FILE",
-              help="JSON or TOML plan: {\"experiments\": [{\"name\": ..., \"variants\": "
-                   "{...}, \"layer\": ..., \"traffic\": ...}], \"holdout\": ...}.")
-@click.option("--experiment", "-e", "experiment",
-              help="Experiment name (with --variants), or the one experiment of --plan to "
-                   "output.")
-@click.option("--variants", metavar="NAME=W,...",
-              help="Variants and weights, e.g. control=50,treatment=50 (or control,treatment).")
+@click.option(
+    "--unit-column",
+    default="unit",
+    show_default=True,
+    help="Column of UNITS holding the unit ids (ignored for .txt / stdin).",
+)
+@click.option(
+    "--plan",
+    "plan_path",
+    metavar="FILE",
+    help='JSON or TOML plan: {"experiments": [{"name": ..., "variants": '
+    '{...}, "layer": ..., "traffic": ...}], "holdout": ...}.',
+)
+@click.option(
+    "--experiment",
+    "-e",
+    "experiment",
+    help="Experiment name (with --variants), or the one experiment of --plan to output.",
+)
+@click.option(
+    "--variants",
+    metavar="NAME=W,...",
+    help="Variants and weights, e.g. control=50,treatment=50 (or control,treatment).",
+)
 @click.option("--control", help="Control variant (default: the first).")
 @click.option("--salt", help="Salt of the variant hash (default: the experiment name).")
-@click.option("--traffic", type=click.FloatRange(0, 1, min_open=True), default=1.0,
-              show_default=True, help="Fraction of units in the experiment.")
+@click.option(
+    "--traffic",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="Fraction of units in the experiment.",
+)
 @click.option("--layer", help="Layer of mutually exclusive experiments.")
-@click.option("--holdout", type=click.FloatRange(0, 1, max_open=True), default=None,
-              help="Fraction of units held out of every experiment.")
-@click.option("--buckets", type=click.IntRange(min=2), default=None,
-              help="Number of hash buckets (default 10000).")
-@click.option("--hash", "algorithm", type=click.Choice(["sha256", "fnv1a-fmix64"]),
-              default=None, help="Hash algorithm (default fnv1a-fmix64, vectorised).")
-@click.option("-o", "--output", metavar="FILE", default=None,
-              help="Write here instead of stdout (.csv, .parquet or .json).")
-@click.option("--format", "fmt", type=click.Choice(ASSIGN_FORMATS), default=None,
-              help="Output format (default: from --output's extension, else csv).")
+@click.option(
+    "--holdout",
+    type=click.FloatRange(0, 1, max_open=True),
+    default=None,
+    help="Fraction of units held out of every experiment.",
+)
+@click.option(
+    "--buckets",
+    type=click.IntRange(min=2),
+    default=None,
+    help="Number of hash buckets (default 10000).",
+)
+@click.option(
+    "--hash",
+    "algorithm",
+    type=click.Choice(["sha256", "fnv1a-fmix64"]),
+    default=None,
+    help="Hash algorithm (default fnv1a-fmix64, vectorised).",
+)
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    default=None,
+    help="Write here instead of stdout (.csv, .parquet or .json).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(ASSIGN_FORMATS),
+    default=None,
+    help="Output format (default: from --output's extension, else csv).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the counts to stderr.")
-def assign_cmd(units: str, unit_column: str, plan_path: str | None, experiment: str | None,
-               variants: str | None, control: str | None, salt: str | None, traffic: float,
-               layer: str | None, holdout: float | None, buckets: int | None,
-               algorithm: str | None, output: str | None, fmt: str | None,
-               quiet: bool) -> None:
+def assign_cmd(
+    units: str,
+    unit_column: str,
+    plan_path: str | None,
+    experiment: str | None,
+    variants: str | None,
+    control: str | None,
+    salt: str | None,
+    traffic: float,
+    layer: str | None,
+    holdout: float | None,
+    buckets: int | None,
+    algorithm: str | None,
+    output: str | None,
+    fmt: str | None,
+    quiet: bool,
+) -> None:
     """Assign every unit id in UNITS (a table, a .txt file of ids, or - for stdin)
     to a variant, deterministically (salted hashing)."""
     check_output(output)
     fmt = _assign_format(output, fmt)
-    settings = {k: v for k, v in (("holdout", holdout), ("buckets", buckets),
-                                  ("algorithm", algorithm)) if v is not None}
+    settings = {
+        k: v
+        for k, v in (("holdout", holdout), ("buckets", buckets), ("algorithm", algorithm))
+        if v is not None
+    }
     if plan_path is None:
-        plan = _single_experiment(experiment, variants, control, salt, traffic, layer,
-                                  settings)
+        plan = _single_experiment(experiment, variants, control, salt, traffic, layer, settings)
     else:
-        plan = _plan_file(plan_path, experiment, variants, control, salt, traffic, layer,
-                          settings)
+        plan = _plan_file(plan_path, experiment, variants, control, salt, traffic, layer, settings)
     result = plan.assign(_unit_ids(units, unit_column))
     out = result.to_arrow()
     if experiment is not None and plan_path is not None:
@@ -145,49 +203,73 @@ def assign_cmd(units: str, unit_column: str, plan_path: str | None, experiment: 
     if not plan.holdout:
         out = out.drop_columns(["holdout"])
     if not quiet:
-        for name in ([experiment] if experiment is not None else list(result)):
+        for name in [experiment] if experiment is not None else list(result):
             counts = result[name].counts()
-            shown = ", ".join(f"{k}: {v}" for k, v in counts.items()
-                              if v or not k.startswith("("))
+            shown = ", ".join(f"{k}: {v}" for k, v in counts.items() if v or not k.startswith("("))
             click.echo(f"{name}: {shown}", err=True)
     write_output(_assignments(out, fmt), output)
 
 
-def _single_experiment(experiment: str | None, variants: str | None, control: str | None,
-                       salt: str | None, traffic: float, layer: str | None,
-                       settings: dict[str, Any]) -> Any:
+def _single_experiment(
+    experiment: str | None,
+    variants: str | None,
+    control: str | None,
+    salt: str | None,
+    traffic: float,
+    layer: str | None,
+    settings: dict[str, Any],
+) -> Any:
     """The plan of one experiment given by --experiment and --variants."""
     from ranklens.online import Experiment, Plan
 
     weights = _parse_weights(variants, "--variants")
     if weights is None or experiment is None:
-        raise click.UsageError("give --plan FILE, or --experiment NAME with --variants "
-                               "control=1,treatment=1.")
-    exp = Experiment(experiment, weights, control=control, salt=salt, traffic=traffic,
-                     layer=layer)
+        raise click.UsageError(
+            "give --plan FILE, or --experiment NAME with --variants control=1,treatment=1."
+        )
+    exp = Experiment(experiment, weights, control=control, salt=salt, traffic=traffic, layer=layer)
     return Plan([exp], **settings)
 
 
-def _plan_file(path: str, experiment: str | None, variants: str | None, control: str | None,
-               salt: str | None, traffic: float, layer: str | None,
-               settings: dict[str, Any]) -> Any:
+def _plan_file(
+    path: str,
+    experiment: str | None,
+    variants: str | None,
+    control: str | None,
+    salt: str | None,
+    traffic: float,
+    layer: str | None,
+    settings: dict[str, Any],
+) -> Any:
     """The plan of --plan FILE (the single-experiment options refused), with the
     settings given on the command line."""
     from ranklens.online import Plan
 
     if variants is not None:
         raise click.UsageError("give either --plan or --experiment/--variants, not both.")
-    ignored = [opt for opt, val in (("--control", control), ("--salt", salt),
-                                    ("--layer", layer)) if val is not None]
+    ignored = [
+        opt
+        for opt, val in (("--control", control), ("--salt", salt), ("--layer", layer))
+        if val is not None
+    ]
     if traffic != 1.0:
         ignored.append("--traffic")
     if ignored:
-        raise click.UsageError(f"{', '.join(ignored)} describe a single experiment; with "
-                               "--plan, put them in the plan file.")
+        raise click.UsageError(
+            f"{', '.join(ignored)} describe a single experiment; with "
+            "--plan, put them in the plan file."
+        )
     base = _load_plan(path)
-    plan = Plan(base.experiments, **{"holdout": base.holdout, "holdout_salt": base.holdout_salt,
-                                     "buckets": base.buckets, "algorithm": base.algorithm,
-                                     **settings})
+    plan = Plan(
+        base.experiments,
+        **{
+            "holdout": base.holdout,
+            "holdout_salt": base.holdout_salt,
+            "buckets": base.buckets,
+            "algorithm": base.algorithm,
+            **settings,
+        },
+    )
     if experiment is not None:
         plan.experiment(experiment)  # validates the name
     return plan
@@ -195,8 +277,7 @@ def _plan_file(path: str, experiment: str | None, variants: str | None, control:
 
 def _unit_ids(units: str, unit_column: str) -> Any:
     """The unit ids of UNITS: a table's --unit-column, or a file (or -) of ids."""
-    data = read_input_table(units, "units", text=[(unit_column, "--unit-column")],
-                            lines=True)
+    data = read_input_table(units, "units", text=[(unit_column, "--unit-column")], lines=True)
     # a file of ids has the one column "unit"; a table has --unit-column (checked)
     return data.table.column(unit_column if unit_column in data.columns else "unit")
 
@@ -206,12 +287,19 @@ def _assign_format(output: str | None, fmt: str | None) -> str:
     if fmt is not None:
         return fmt
     suffix = os.path.splitext(output)[1].lower() if output else ""
-    known = {".parquet": "parquet", ".pq": "parquet", ".json": "json", ".csv": "csv",
-             ".txt": "csv", "": "csv"}
+    known = {
+        ".parquet": "parquet",
+        ".pq": "parquet",
+        ".json": "json",
+        ".csv": "csv",
+        ".txt": "csv",
+        "": "csv",
+    }
     if suffix not in known:
         raise click.UsageError(
             f"-o {output}: cannot tell the format from {suffix!r}; name the file .csv, "
-            ".parquet or .json, or pass --format.")
+            ".parquet or .json, or pass --format."
+        )
     return known[suffix]
 
 
@@ -234,81 +322,184 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
 @ab.command("analyze")
 @click.argument("exposures", metavar="EXPOSURES", required=False)
 @click.argument("events", metavar="EVENTS", required=False)
-@click.option("--units", "units_path", metavar="FILE",
-              help="Instead of EXPOSURES EVENTS: one row per unit (unit, variant and the "
-                   "columns the metrics name, e.g. -m revenue=mean(revenue)).")
-@click.option("--stats", "stats_path", metavar="FILE",
-              help="Instead of EXPOSURES EVENTS: one row per variant with the unit count and "
-                   "the sums of each metric column y: y_sum, y_sum_sq (and cross sums: "
-                   "y_d_sum for ratio(y, d), y_c_sum with a covariate c).")
-@click.option("--metric", "-m", "metric_specs", multiple=True, required=True,
-              metavar="[NAME=]KIND(ARGS)",
-              help="Metric, repeatable: conversion=proportion(purchase), "
-                   "revenue=mean(purchase), ctr=ratio(count(click), count(impression)).")
-@click.option("--plan", "plan_path", metavar="FILE",
-              help="Plan file (as for assign); with --experiment, gives the variants, planned "
-                   "shares and control.")
-@click.option("--experiment", "-e",
-              help="Experiment of --plan to analyse; its name is the variant column when the "
-                   "input has no 'variant' column (as ranklens ab assign writes it), with or "
-                   "without --plan.")
-@click.option("--weights", metavar="NAME=W,...",
-              help="Planned variants and weights instead of a plan, e.g. control=1,treatment=1.")
+@click.option(
+    "--units",
+    "units_path",
+    metavar="FILE",
+    help="Instead of EXPOSURES EVENTS: one row per unit (unit, variant and the "
+    "columns the metrics name, e.g. -m revenue=mean(revenue)).",
+)
+@click.option(
+    "--stats",
+    "stats_path",
+    metavar="FILE",
+    help="Instead of EXPOSURES EVENTS: one row per variant with the unit count and "
+    "the sums of each metric column y: y_sum, y_sum_sq (and cross sums: "
+    "y_d_sum for ratio(y, d), y_c_sum with a covariate c).",
+)
+@click.option(
+    "--metric",
+    "-m",
+    "metric_specs",
+    multiple=True,
+    required=True,
+    metavar="[NAME=]KIND(ARGS)",
+    help="Metric, repeatable: conversion=proportion(purchase), "
+    "revenue=mean(purchase), ctr=ratio(count(click), count(impression)).",
+)
+@click.option(
+    "--plan",
+    "plan_path",
+    metavar="FILE",
+    help="Plan file (as for assign); with --experiment, gives the variants, planned "
+    "shares and control.",
+)
+@click.option(
+    "--experiment",
+    "-e",
+    help="Experiment of --plan to analyse; its name is the variant column when the "
+    "input has no 'variant' column (as ranklens ab assign writes it), with or "
+    "without --plan.",
+)
+@click.option(
+    "--weights",
+    metavar="NAME=W,...",
+    help="Planned variants and weights instead of a plan, e.g. control=1,treatment=1.",
+)
 @click.option("--control", help="Control variant.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.05, show_default=True)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+)
 @correction_option
-@click.option("--cuped", is_flag=True,
-              help="CUPED with each metric's pre-exposure value as the covariate.")
-@click.option("--pre-window", metavar="DURATION",
-              help="With --cuped: only events this long before exposure (e.g. 14d).")
-@click.option("--covariates", metavar="FILE",
-              help="CUPED covariates: unit column plus one column per metric name.")
-@click.option("--covariate", "covariate_specs", multiple=True, metavar="METRIC=COLUMN",
-              help="With --units or --stats: CUPED, the covariate column of METRIC "
-                   "(repeatable).")
-@click.option("--multiple-exposures", type=click.Choice(["exclude", "first", "error"]),
-              default="exclude", show_default=True,
-              help="Units exposed to several variants.")
-@click.option("--unknown-variants", type=click.Choice(["error", "exclude"]), default="error",
-              show_default=True,
-              help="Variants the plan does not know, and blank variants (units outside the "
-                   "experiment).")
-@click.option("--srm-threshold", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.001, show_default=True)
-@click.option("--sequential", is_flag=True,
-              help="Always-valid sequential test (mSPRT) over daily (--look-every) looks.")
-@click.option("--look-every", metavar="DURATION",
-              help="Interval between looks (e.g. 1d; a number for numeric times).")
-@click.option("--tau", type=click.FloatRange(0, min_open=True), default=None,
-              help="mSPRT mixing scale in metric units (default: tuned per metric).")
+@click.option(
+    "--cuped", is_flag=True, help="CUPED with each metric's pre-exposure value as the covariate."
+)
+@click.option(
+    "--pre-window",
+    metavar="DURATION",
+    help="With --cuped: only events this long before exposure (e.g. 14d).",
+)
+@click.option(
+    "--covariates",
+    metavar="FILE",
+    help="CUPED covariates: unit column plus one column per metric name.",
+)
+@click.option(
+    "--covariate",
+    "covariate_specs",
+    multiple=True,
+    metavar="METRIC=COLUMN",
+    help="With --units or --stats: CUPED, the covariate column of METRIC (repeatable).",
+)
+@click.option(
+    "--multiple-exposures",
+    type=click.Choice(["exclude", "first", "error"]),
+    default="exclude",
+    show_default=True,
+    help="Units exposed to several variants.",
+)
+@click.option(
+    "--unknown-variants",
+    type=click.Choice(["error", "exclude"]),
+    default="error",
+    show_default=True,
+    help="Variants the plan does not know, and blank variants (units outside the experiment).",
+)
+@click.option(
+    "--srm-threshold",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.001,
+    show_default=True,
+)
+@click.option(
+    "--sequential",
+    is_flag=True,
+    help="Always-valid sequential test (mSPRT) over daily (--look-every) looks.",
+)
+@click.option(
+    "--look-every",
+    metavar="DURATION",
+    help="Interval between looks (e.g. 1d; a number for numeric times).",
+)
+@click.option(
+    "--tau",
+    type=click.FloatRange(0, min_open=True),
+    default=None,
+    help="mSPRT mixing scale in metric units (default: tuned per metric).",
+)
 @click.option("--unit-column", default="unit", show_default=True)
-@click.option("--variant-column", default=None,
-              help="[default: variant, else the --experiment name]")
-@click.option("--time-column", default=None,
-              help="[default: time] Exposures without a 'time' column are an assignment "
-                   "table (ranklens ab assign's output): every event counts.")
+@click.option(
+    "--variant-column", default=None, help="[default: variant, else the --experiment name]"
+)
+@click.option(
+    "--time-column",
+    default=None,
+    help="[default: time] Exposures without a 'time' column are an assignment "
+    "table (ranklens ab assign's output): every event counts.",
+)
 @click.option("--event-column", default="event", show_default=True)
-@click.option("--value-column", default=None,
-              help="Numeric event value column (default: 'value' if present, else 1 per event).")
-@click.option("--count-column", default="count", show_default=True,
-              help="With --stats: the column of units per variant.")
-@click.option("--format", "fmt", type=click.Choice(ANALYSIS_FORMATS), default="table",
-              show_default=True, help="Output format.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="Write to this file instead of standard output.")
+@click.option(
+    "--value-column",
+    default=None,
+    help="Numeric event value column (default: 'value' if present, else 1 per event).",
+)
+@click.option(
+    "--count-column",
+    default="count",
+    show_default=True,
+    help="With --stats: the column of units per variant.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(ANALYSIS_FORMATS),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write to this file instead of standard output.",
+)
 @quiet_option
-def analyze_cmd(exposures: str | None, events: str | None, units_path: str | None,
-                stats_path: str | None, metric_specs: tuple[str, ...],
-                plan_path: str | None, experiment: str | None, weights: str | None,
-                control: str | None, alpha: float, correction: str, cuped: bool,
-                pre_window: str | None, covariates: str | None,
-                covariate_specs: tuple[str, ...], multiple_exposures: str,
-                unknown_variants: str, srm_threshold: float, sequential: bool,
-                look_every: str | None, tau: float | None, unit_column: str,
-                variant_column: str | None, time_column: str | None, event_column: str,
-                value_column: str | None, count_column: str, fmt: str,
-                output: str | None, quiet: bool) -> None:
+def analyze_cmd(
+    exposures: str | None,
+    events: str | None,
+    units_path: str | None,
+    stats_path: str | None,
+    metric_specs: tuple[str, ...],
+    plan_path: str | None,
+    experiment: str | None,
+    weights: str | None,
+    control: str | None,
+    alpha: float,
+    correction: str,
+    cuped: bool,
+    pre_window: str | None,
+    covariates: str | None,
+    covariate_specs: tuple[str, ...],
+    multiple_exposures: str,
+    unknown_variants: str,
+    srm_threshold: float,
+    sequential: bool,
+    look_every: str | None,
+    tau: float | None,
+    unit_column: str,
+    variant_column: str | None,
+    time_column: str | None,
+    event_column: str,
+    value_column: str | None,
+    count_column: str,
+    fmt: str,
+    output: str | None,
+    quiet: bool,
+) -> None:
     """Analyse an A/B test from its EXPOSURES (unit, variant, time) and EVENTS
     (unit, time, event, value) tables, or from a table of units (--units) or of
     per-variant sums (--stats)."""
@@ -316,47 +507,92 @@ def analyze_cmd(exposures: str | None, events: str | None, units_path: str | Non
     plan = _analysis_plan(plan_path, experiment, weights)
     source = _source(exposures, events, units_path, stats_path)
     if source != "logs":
-        given = [opt for opt, on in (("--cuped", cuped), ("--pre-window", pre_window),
-                                     ("--covariates", covariates), ("--sequential", sequential),
-                                     ("--look-every", look_every), ("--tau", tau)) if on]
+        given = [
+            opt
+            for opt, on in (
+                ("--cuped", cuped),
+                ("--pre-window", pre_window),
+                ("--covariates", covariates),
+                ("--sequential", sequential),
+                ("--look-every", look_every),
+                ("--tau", tau),
+            )
+            if on
+        ]
         if given:
-            raise click.UsageError(f"{', '.join(given)} need(s) the event logs (EXPOSURES "
-                                   f"EVENTS); with --{source}, CUPED is --covariate "
-                                   "METRIC=COLUMN.")
+            raise click.UsageError(
+                f"{', '.join(given)} need(s) the event logs (EXPOSURES "
+                f"EVENTS); with --{source}, CUPED is --covariate "
+                "METRIC=COLUMN."
+            )
     elif covariate_specs:
-        raise click.UsageError("--covariate goes with --units or --stats; with event logs, "
-                               "use --cuped or --covariates FILE.")
+        raise click.UsageError(
+            "--covariate goes with --units or --stats; with event logs, "
+            "use --cuped or --covariates FILE."
+        )
     check_output(output)
     named = experiment if experiment is not None else getattr(plan, "name", None)
-    options = dict(plan=plan, control=control, alpha=alpha, correction=correction,
-                   srm_threshold=srm_threshold)
+    options = dict(
+        plan=plan, control=control, alpha=alpha, correction=correction, srm_threshold=srm_threshold
+    )
     with progress(quiet), warnings_to_stderr(loud=lambda m: m.startswith("SAMPLE RATIO")):
         if source == "logs":
             assert exposures is not None and events is not None
             result = _analyze_logs(
-                exposures, events, metrics, options, covariates, variant_column, named,
-                unit=unit_column, time=time_column, event=event_column, value=value_column,
-                cuped=cuped, pre_window=_number_or_text(pre_window),
-                multiple_exposures=multiple_exposures, unknown_variants=unknown_variants,
-                sequential=sequential, look_every=_number_or_text(look_every), tau=tau)
+                exposures,
+                events,
+                metrics,
+                options,
+                covariates,
+                variant_column,
+                named,
+                unit=unit_column,
+                time=time_column,
+                event=event_column,
+                value=value_column,
+                cuped=cuped,
+                pre_window=_number_or_text(pre_window),
+                multiple_exposures=multiple_exposures,
+                unknown_variants=unknown_variants,
+                sequential=sequential,
+                look_every=_number_or_text(look_every),
+                tau=tau,
+            )
         else:
-            result = _analyze_table(source, units_path or stats_path or "", metrics, options,
-                                    _covariate_columns(covariate_specs), variant_column,
-                                    named, unit_column, count_column)
+            result = _analyze_table(
+                source,
+                units_path or stats_path or "",
+                metrics,
+                options,
+                _covariate_columns(covariate_specs),
+                variant_column,
+                named,
+                unit_column,
+                count_column,
+            )
     write_output(result.render(fmt), output)
 
 
-def _source(exposures: str | None, events: str | None, units: str | None,
-            stats: str | None) -> str:
+def _source(exposures: str | None, events: str | None, units: str | None, stats: str | None) -> str:
     """Which input the command was given: logs, units or stats (exactly one)."""
-    given = [name for name, on in (("logs", exposures is not None), ("units", units is not None),
-                                   ("stats", stats is not None)) if on]
+    given = [
+        name
+        for name, on in (
+            ("logs", exposures is not None),
+            ("units", units is not None),
+            ("stats", stats is not None),
+        )
+        if on
+    ]
     if len(given) != 1:
-        raise click.UsageError("give EXPOSURES EVENTS (event logs), --units FILE (one row per "
-                               "unit) or --stats FILE (sums per variant): exactly one of them.")
+        raise click.UsageError(
+            "give EXPOSURES EVENTS (event logs), --units FILE (one row per "
+            "unit) or --stats FILE (sums per variant): exactly one of them."
+        )
     if given[0] == "logs" and events is None:
-        raise click.UsageError("EVENTS is missing: give EXPOSURES EVENTS (or --units FILE, or "
-                               "--stats FILE).")
+        raise click.UsageError(
+            "EVENTS is missing: give EXPOSURES EVENTS (or --units FILE, or --stats FILE)."
+        )
     return given[0]
 
 
@@ -365,8 +601,10 @@ def _covariate_columns(specs: Sequence[str]) -> dict[str, str] | None:
     for spec in specs:
         name, sep, col = (x.strip() for x in spec.partition("="))
         if not sep or not name or not col:
-            raise click.BadParameter(f"{spec!r}: expected METRIC=COLUMN, e.g. "
-                                     "revenue=pre_revenue.", param_hint="--covariate")
+            raise click.BadParameter(
+                f"{spec!r}: expected METRIC=COLUMN, e.g. revenue=pre_revenue.",
+                param_hint="--covariate",
+            )
         out[name] = col
     return out or None
 
@@ -379,47 +617,85 @@ def _variant_name(columns: list[str], given: str | None, experiment: str | None)
     return experiment if "variant" not in columns and experiment in columns else "variant"
 
 
-def _variant_text(path: str, given: str | None, experiment: str | None
-                  ) -> tuple[Callable[[list[str]], str], str]:
+def _variant_text(
+    path: str, given: str | None, experiment: str | None
+) -> tuple[Callable[[list[str]], str], str]:
     """The variant column as a ``text`` entry of read_input_table (read as text: variant
     ``01`` stays ``01``), chosen from the header by :func:`_variant_name`."""
+
     def pick(columns: list[str]) -> str:
         name = _variant_name(columns, given, experiment)
         if name not in columns:
-            raise InputError(f"{path}: no column named {name!r}; it has columns {columns}. "
-                             "Pass --variant-column NAME (ranklens ab assign names the "
-                             "variant column after the experiment: -e EXPERIMENT reads it).")
+            raise InputError(
+                f"{path}: no column named {name!r}; it has columns {columns}. "
+                "Pass --variant-column NAME (ranklens ab assign names the "
+                "variant column after the experiment: -e EXPERIMENT reads it)."
+            )
         return name
 
     return pick, "--variant-column"
 
 
-def _analyze_logs(exposures: str, events: str, metrics: list[Any], options: dict[str, Any],
-                  covariates: str | None, variant_column: str | None, experiment: str | None,
-                  *, unit: str, **rest: Any) -> Any:
+def _analyze_logs(
+    exposures: str,
+    events: str,
+    metrics: list[Any],
+    options: dict[str, Any],
+    covariates: str | None,
+    variant_column: str | None,
+    experiment: str | None,
+    *,
+    unit: str,
+    **rest: Any,
+) -> Any:
     from ranklens.online import analyze
 
     with stage(f"reading {exposures}"):
-        tables = {"exposures": read_input_table(exposures, "exposures", text=[
-            (unit, "--unit-column"), _variant_text(exposures, variant_column, experiment)])}
+        tables = {
+            "exposures": read_input_table(
+                exposures,
+                "exposures",
+                text=[
+                    (unit, "--unit-column"),
+                    _variant_text(exposures, variant_column, experiment),
+                ],
+            )
+        }
     variant = _variant_name(tables["exposures"].columns, variant_column, experiment)
     if rest["time"] is None:  # not given: 'time' if the exposures have it, else none
         rest["time"] = "time" if "time" in tables["exposures"].columns else None
     with stage(f"reading {events}"):
-        tables["events"] = read_input_table(events, "events", text=[
-            (unit, "--unit-column"), (rest["event"], "--event-column")])
+        tables["events"] = read_input_table(
+            events, "events", text=[(unit, "--unit-column"), (rest["event"], "--event-column")]
+        )
     if covariates is not None:
-        tables["covariates"] = read_input_table(covariates, "covariates",
-                                                text=[(unit, "--unit-column")])
+        tables["covariates"] = read_input_table(
+            covariates, "covariates", text=[(unit, "--unit-column")]
+        )
     with _lines_named(tables), stage("analysing"):
-        return analyze(tables["exposures"].table, tables["events"].table, metrics,
-                       covariates=tables["covariates"].table if covariates is not None
-                       else None, unit=unit, variant=variant, **options, **rest)
+        return analyze(
+            tables["exposures"].table,
+            tables["events"].table,
+            metrics,
+            covariates=tables["covariates"].table if covariates is not None else None,
+            unit=unit,
+            variant=variant,
+            **options,
+            **rest,
+        )
 
 
-def _analyze_table(source: str, path: str, metrics: list[Any], options: dict[str, Any],
-                   covariates: dict[str, str] | None, variant_column: str | None,
-                   experiment: str | None, unit: str, count: str) -> Any:
+def _analyze_table(
+    source: str,
+    path: str,
+    metrics: list[Any],
+    options: dict[str, Any],
+    covariates: dict[str, str] | None,
+    variant_column: str | None,
+    experiment: str | None,
+    unit: str,
+    count: str,
+) -> Any:
     from ranklens.online import analyze_stats, analyze_units
 
     text: list[tuple[Any, str]] = [_variant_text(path, variant_column, experiment)]
@@ -430,10 +706,12 @@ def _analyze_table(source: str, path: str, metrics: list[Any], options: dict[str
     variant = _variant_name(table.columns, variant_column, experiment)
     with _lines_named({source: table}):
         if source == "units":
-            return analyze_units(table.table, metrics, covariates=covariates, unit=unit,
-                                 variant=variant, **options)
-        return analyze_stats(table.table, metrics, covariates=covariates, variant=variant,
-                             count=count, **options)
+            return analyze_units(
+                table.table, metrics, covariates=covariates, unit=unit, variant=variant, **options
+            )
+        return analyze_stats(
+            table.table, metrics, covariates=covariates, variant=variant, count=count, **options
+        )
 
 
 def _parse_metrics(specs: Sequence[str]) -> list[Any]:
@@ -448,8 +726,7 @@ def _parse_metrics(specs: Sequence[str]) -> list[Any]:
     return metrics
 
 
-def _analysis_plan(plan_path: str | None, experiment: str | None,
-                   weights: str | None) -> Any:
+def _analysis_plan(plan_path: str | None, experiment: str | None, weights: str | None) -> Any:
     """The planned variants: an experiment of --plan, or --weights (or none)."""
     w = _parse_weights(weights, "--weights")
     if plan_path is None:  # --experiment alone names the variant column (as assign writes)
@@ -460,8 +737,9 @@ def _analysis_plan(plan_path: str | None, experiment: str | None,
     if experiment is not None:
         return p.experiment(experiment)
     if len(p.experiments) != 1:
-        raise click.UsageError(f"the plan has {len(p.experiments)} experiments; choose one "
-                               "with --experiment NAME.")
+        raise click.UsageError(
+            f"the plan has {len(p.experiments)} experiments; choose one with --experiment NAME."
+        )
     return p.experiments[0]
 
 
@@ -488,12 +766,15 @@ def _lines_named(tables: dict[str, InputTable]) -> Iterator[None]:
         where = table.where(int(row.group(1)))
         # "<table ...>: row N is NaN" -> "<where>: <table ...> is NaN"; elsewhere in the
         # sentence, "row N" -> "line L" (Parquet: "row N", 1-based)
-        if text[row.start() - 2: row.start()] == ": " and ":" not in text[:row.start() - 2]:
-            text = text[:row.start() - 2] + " " + text[row.end() + 1:]
+        if text[row.start() - 2 : row.start()] == ": " and ":" not in text[: row.start() - 2]:
+            text = text[: row.start() - 2] + " " + text[row.end() + 1 :]
         else:
-            spot = where[len(table.path):].lstrip(":").strip()
-            text = text[:row.start()] + (f"line {spot}" if spot.isdigit() else spot) + \
-                text[row.end():]
+            spot = where[len(table.path) :].lstrip(":").strip()
+            text = (
+                text[: row.start()]
+                + (f"line {spot}" if spot.isdigit() else spot)
+                + text[row.end() :]
+            )
         raise type(exc)(f"{where}: {text}") from None
 
 

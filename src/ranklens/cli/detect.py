@@ -48,7 +48,7 @@ def _files_named(paths: dict[str, str]) -> Iterator[None]:
             if str(exc).startswith("mAP is undefined"):  # about the ground truth
                 raise InputError(f"{paths['gt']}: {exc}") from None
             raise
-        rest = str(exc)[m.end():]
+        rest = str(exc)[m.end() :]
         if m.group(2) is not None:
             rest = f", object {int(m.group(2)) + 1} of the list,{rest}"
         raise InputError(f"{paths[m.group(1)]}: {m.group(1)}{rest}") from None
@@ -57,18 +57,35 @@ def _files_named(paths: dict[str, str]) -> Iterator[None]:
 @click.command("detect")
 @click.argument("ground_truth", type=click.Path(dir_okay=True))
 @click.argument("detections", type=click.Path(dir_okay=True))
-@click.option("--max-dets", default="1,10,100", show_default=True,
-              help="Detections per image kept for the recall numbers (three values).")
-@click.option("--iou", "iou", default=None,
-              help="IoU thresholds, comma separated (default 0.50:0.05:0.95).")
+@click.option(
+    "--max-dets",
+    default="1,10,100",
+    show_default=True,
+    help="Detections per image kept for the recall numbers (three values).",
+)
+@click.option(
+    "--iou", "iou", default=None, help="IoU thresholds, comma separated (default 0.50:0.05:0.95)."
+)
 @click.option("--per-class", is_flag=True, help="Also print the AP of every category.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
-              help="Output format.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="Write to this file instead of standard output.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", help="Output format.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write to this file instead of standard output.",
+)
 @quiet_option
-def detect_cmd(ground_truth: str, detections: str, max_dets: str, iou: str | None,
-               per_class: bool, fmt: str, output: str | None, quiet: bool) -> None:
+def detect_cmd(
+    ground_truth: str,
+    detections: str,
+    max_dets: str,
+    iou: str | None,
+    per_class: bool,
+    fmt: str,
+    output: str | None,
+    quiet: bool,
+) -> None:
     """COCO mAP@[.5:.95] and the other COCO summary numbers of DETECTIONS (a COCO
     results list, JSON) against GROUND_TRUTH (a COCO annotations file, JSON);
     the numbers are identical to pycocotools' COCOeval."""
@@ -85,8 +102,12 @@ def detect_cmd(ground_truth: str, detections: str, max_dets: str, iou: str | Non
         with stage(f"reading {detections}"):
             det = read_document(detections, "detections")
         with _files_named({"gt": ground_truth, "det": detections}), stage("evaluating"):
-            res = coco_evaluate(gt, det, iou_thresholds=None if thresholds is None
-                                else np.array(thresholds), max_dets=dets)
+            res = coco_evaluate(
+                gt,
+                det,
+                iou_thresholds=None if thresholds is None else np.array(thresholds),
+                max_dets=dets,
+            )
     rows = dict(res.summary)
     if per_class:
         rows.update({f"AP[{k}]": v for k, v in res.per_class_ap.items()})

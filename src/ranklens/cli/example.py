@@ -26,9 +26,10 @@ def example_files() -> tuple[str, str]:
 def run_example() -> Result:
     """Evaluate the bundled example run against the bundled qrels."""
     base = resources.files("ranklens") / "_example_data"
-    with resources.as_file(base / "example.qrels") as q, resources.as_file(
-        base / "example.run"
-    ) as r:
+    with (
+        resources.as_file(base / "example.qrels") as q,
+        resources.as_file(base / "example.run") as r,
+    ):
         qrels = read_trec_qrels(q)
         run = read_trec_run(r)
     return evaluate(qrels, run, DEFAULT_METRICS)

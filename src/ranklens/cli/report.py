@@ -22,30 +22,67 @@ __all__ = ["report_cmd"]
 @click.command("report")
 @click.argument("qrels", type=click.Path(dir_okay=True))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=True))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="The HTML file to write (e.g. report.html); - for standard output.")
-@click.option("-m", "--metric", "metrics", multiple=True,
-              help="A metric (repeatable). Default: ndcg@10 map mrr p@10 recall@100.")
-@click.option("--baseline", default=None,
-              help="Run name to test the others against (default: the first run).")
-@click.option("--title", default="ranklens report", show_default=True,
-              help="The report's title.")
-@click.option("--max-k", type=click.IntRange(min=1), default=None,
-              help="The largest k of the metric@k charts (default: the largest cutoff of "
-                   "the metrics, at least 20).")
-@click.option("--store", default=None, metavar="PATH",
-              help="A results store (see 'ranklens history'): the report adds each "
-                   "metric's history from it (nothing is recorded).")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The HTML file to write (e.g. report.html); - for standard output.",
+)
+@click.option(
+    "-m",
+    "--metric",
+    "metrics",
+    multiple=True,
+    help="A metric (repeatable). Default: ndcg@10 map mrr p@10 recall@100.",
+)
+@click.option(
+    "--baseline", default=None, help="Run name to test the others against (default: the first run)."
+)
+@click.option("--title", default="ranklens report", show_default=True, help="The report's title.")
+@click.option(
+    "--max-k",
+    type=click.IntRange(min=1),
+    default=None,
+    help="The largest k of the metric@k charts (default: the largest cutoff of "
+    "the metrics, at least 20).",
+)
+@click.option(
+    "--store",
+    default=None,
+    metavar="PATH",
+    help="A results store (see 'ranklens history'): the report adds each "
+    "metric's history from it (nothing is recorded).",
+)
 @stats_options
 @_conventions_options
 @file_options
-def report_cmd(qrels: str, runs: tuple[str, ...], output: str, metrics: tuple[str, ...],
-               baseline: str | None, title: str, max_k: int | None, store: str | None,
-               test: str,
-               correction: str, alpha: float, ci: str, n_resamples: int, seed: int | None,
-               profile: str | None, ties: str | None, missing: str | None, complete: bool,
-               no_relevant: str | None, unjudged: str | None, rel_threshold: float | None,
-               depth: int | None, iprec_rounding: str | None, **cols: Any) -> None:
+def report_cmd(
+    qrels: str,
+    runs: tuple[str, ...],
+    output: str,
+    metrics: tuple[str, ...],
+    baseline: str | None,
+    title: str,
+    max_k: int | None,
+    store: str | None,
+    test: str,
+    correction: str,
+    alpha: float,
+    ci: str,
+    n_resamples: int,
+    seed: int | None,
+    profile: str | None,
+    ties: str | None,
+    missing: str | None,
+    complete: bool,
+    no_relevant: str | None,
+    unjudged: str | None,
+    rel_threshold: float | None,
+    depth: int | None,
+    iprec_rounding: str | None,
+    **cols: Any,
+) -> None:
     """Write an HTML report of RUNS on QRELS to -o FILE: one file that works offline.
 
     It holds the summary (means, confidence intervals, paired tests against the
@@ -54,8 +91,18 @@ def report_cmd(qrels: str, runs: tuple[str, ...], output: str, metrics: tuple[st
     """
     from ranklens.render.html import html_report
 
-    conv = _conventions(profile, ties, missing, complete, no_relevant, unjudged, rel_threshold,
-                        depth, iprec_rounding, cols)
+    conv = _conventions(
+        profile,
+        ties,
+        missing,
+        complete,
+        no_relevant,
+        unjudged,
+        rel_threshold,
+        depth,
+        iprec_rounding,
+        cols,
+    )
     check_output(output)
     names = expand_measures(metrics or DEFAULT_METRICS)
     trend = None if store is None else _trends(store, names)
@@ -65,10 +112,24 @@ def report_cmd(qrels: str, runs: tuple[str, ...], output: str, metrics: tuple[st
         sources["history"] = store
     to_stdout = output == "-"
     with warnings_to_stderr():
-        page = html_report(qrels_t, named, names, baseline=baseline, trend=trend,
-                           path=None if to_stdout else output, title=title,
-                           provenance=sources, max_k=max_k, test=test, correction=correction,
-                           alpha=alpha, n_resamples=n_resamples, seed=seed, ci=ci, **conv)
+        page = html_report(
+            qrels_t,
+            named,
+            names,
+            baseline=baseline,
+            trend=trend,
+            path=None if to_stdout else output,
+            title=title,
+            provenance=sources,
+            max_k=max_k,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            n_resamples=n_resamples,
+            seed=seed,
+            ci=ci,
+            **conv,
+        )
     if to_stdout:
         write_output(page, output)
     else:

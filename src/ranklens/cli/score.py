@@ -68,14 +68,42 @@ class Role:
 
 
 ROLES: dict[str, Role] = {
-    "true": Role("--true", "true values", (
-        "y_true", "true", "label", "target", "truth", "actual", "labels_true",
-        "true_entity", "true_entities", "entity_true")),
-    "pred": Role("--pred", "predictions", (
-        "y_pred", "pred", "prediction", "predicted", "labels_pred", "cluster",
-        "pred_entity", "pred_entities", "entity_pred")),
-    "score": Role("--score", "scores or probabilities", (
-        "y_score", "score", "y_prob", "prob", "proba", "probability")),
+    "true": Role(
+        "--true",
+        "true values",
+        (
+            "y_true",
+            "true",
+            "label",
+            "target",
+            "truth",
+            "actual",
+            "labels_true",
+            "true_entity",
+            "true_entities",
+            "entity_true",
+        ),
+    ),
+    "pred": Role(
+        "--pred",
+        "predictions",
+        (
+            "y_pred",
+            "pred",
+            "prediction",
+            "predicted",
+            "labels_pred",
+            "cluster",
+            "pred_entity",
+            "pred_entities",
+            "entity_pred",
+        ),
+    ),
+    "score": Role(
+        "--score",
+        "scores or probabilities",
+        ("y_score", "score", "y_prob", "prob", "proba", "probability"),
+    ),
     "features": Role("--features", "features", ()),
 }
 
@@ -90,13 +118,24 @@ class Arg:
 
 # kernel argument name -> source, per domain; kernels' other arguments keep defaults
 DOMAINS: dict[str, dict[str, Arg]] = {
-    "classification": {"y_true": Arg("true"), "y_pred": Arg("pred"),
-                       "y_score": Arg("score", True), "y_prob": Arg("score", True)},
+    "classification": {
+        "y_true": Arg("true"),
+        "y_pred": Arg("pred"),
+        "y_score": Arg("score", True),
+        "y_prob": Arg("score", True),
+    },
     "regression": {"y_true": Arg("true", True), "y_pred": Arg("pred", True)},
-    "clustering": {"labels_true": Arg("true"), "labels_pred": Arg("pred"),
-                   "X": Arg("features", True), "labels": Arg("pred")},
-    "entity_resolution": {"true_entities": Arg("true"), "pred_entities": Arg("pred"),
-                          "blocks": Arg("pred")},
+    "clustering": {
+        "labels_true": Arg("true"),
+        "labels_pred": Arg("pred"),
+        "X": Arg("features", True),
+        "labels": Arg("pred"),
+    },
+    "entity_resolution": {
+        "true_entities": Arg("true"),
+        "pred_entities": Arg("pred"),
+        "blocks": Arg("pred"),
+    },
 }
 
 # scalar kernel keywords outside the registry's parameters that --param may set
@@ -106,6 +145,7 @@ EXTRA_KEYWORDS: dict[str, tuple[str, ...]] = {
 
 
 # ------------------------------------------------------------------------- metrics
+
 
 @dataclass(frozen=True)
 class _Job:
@@ -118,12 +158,12 @@ class _Job:
 def _unknown(text: str, family: str) -> MetricNameError:
     from ranklens.metrics.registry import known_names, lookup
 
-    pool = [n for n in known_names() if (d := lookup(n)) is not None
-            and d.domain in DOMAINS]
+    pool = [n for n in known_names() if (d := lookup(n)) is not None and d.domain in DOMAINS]
     close = difflib.get_close_matches(family.lower(), pool, n=4, cutoff=0.6)
     hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-    return MetricNameError(f"unknown metric {text!r}.{hint} Run `ranklens metrics` for the "
-                           "full list.")
+    return MetricNameError(
+        f"unknown metric {text!r}.{hint} Run `ranklens metrics` for the full list."
+    )
 
 
 def _parse_param(text: str) -> tuple[str, Any]:
@@ -193,9 +233,14 @@ def _plan(metrics: Sequence[str], params: Sequence[str]) -> list[_Job]:
         metric = build_metric(raw, family, merged, cutoff)
         table = DOMAINS[defn.domain]
         bindings = {a: table[a] for a in kernel_args if a in table}
-        missing = [a for a, p in kernel_args.items() if p.default is inspect.Parameter.empty
-                   and p.kind is not inspect.Parameter.VAR_KEYWORD and a not in bindings
-                   and defn.param(a) is None]
+        missing = [
+            a
+            for a, p in kernel_args.items()
+            if p.default is inspect.Parameter.empty
+            and p.kind is not inspect.Parameter.VAR_KEYWORD
+            and a not in bindings
+            and defn.param(a) is None
+        ]
         if missing:  # pragma: no cover - every registered kernel is mapped
             raise UnsupportedError(f"{raw!r}: cannot supply the argument(s) {missing}.")
         jobs.append(_Job(raw, metric, bindings, extra))
@@ -212,6 +257,7 @@ def _plan(metrics: Sequence[str], params: Sequence[str]) -> list[_Job]:
 
 
 # ------------------------------------------------------------------------- the table
+
 
 def _find(t: InputTable, role: str, given: Sequence[str], who: str) -> list[str]:
     """The column names for a role: given (exactly, or comma-separated), else detected."""
@@ -234,8 +280,10 @@ def _find(t: InputTable, role: str, given: Sequence[str], who: str) -> list[str]
         if cand in lower:
             return [lower[cand]]
     if role == "features":
-        raise click.UsageError(f"{who} needs the data it clusters: pass --features COL "
-                               "(repeatable, or comma-separated).")
+        raise click.UsageError(
+            f"{who} needs the data it clusters: pass --features COL "
+            "(repeatable, or comma-separated)."
+        )
     option = "--score COL or --proba COL ..." if role == "score" else f"{spec.option} COL"
     raise InputError(
         f"{t.path}: cannot tell which column holds the {spec.what}; the file has columns "
@@ -252,8 +300,10 @@ def _column(t: InputTable, name: str, numeric: bool) -> np.ndarray:
     arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
     if arr.null_count:
         i = int(np.flatnonzero(~np.asarray(arr.is_valid().to_numpy(zero_copy_only=False)))[0])
-        raise InputError(f"{t.where(i)}: column {name!r} has an empty value; every row "
-                         "needs one (drop or impute it).")
+        raise InputError(
+            f"{t.where(i)}: column {name!r} has an empty value; every row "
+            "needs one (drop or impute it)."
+        )
     if numeric:
         if pa.types.is_boolean(arr.type):
             arr = arr.cast(pa.int8())
@@ -263,8 +313,9 @@ def _column(t: InputTable, name: str, numeric: bool) -> np.ndarray:
     return np.asarray(arr.to_numpy(zero_copy_only=False))
 
 
-def _data(t: InputTable, role: str, numeric: bool, cols: dict[str, Sequence[str]], who: str
-          ) -> tuple[np.ndarray, list[str]]:
+def _data(
+    t: InputTable, role: str, numeric: bool, cols: dict[str, Sequence[str]], who: str
+) -> tuple[np.ndarray, list[str]]:
     names = _find(t, role, cols[role], who)
     arrays = [_column(t, n, numeric) for n in names]
     if role == "features" or (role == "score" and len(arrays) > 1):
@@ -273,6 +324,7 @@ def _data(t: InputTable, role: str, numeric: bool, cols: dict[str, Sequence[str]
 
 
 # ------------------------------------------------------------------------- values
+
 
 def _plain(value: Any) -> Any:
     """A kernel's result as JSON-able Python: float, int or nested lists."""
@@ -298,8 +350,9 @@ def _compute(job: _Job, t: InputTable, cols: dict[str, Sequence[str]]) -> tuple[
     described: list[str] = []
     for arg, src in job.bindings.items():
         kwargs[arg], names = _data(t, src.role, src.numeric, cols, job.label)
-        described.append(f"{arg} = column{'s' if len(names) > 1 else ''} "
-                         f"{', '.join(map(repr, names))}")
+        described.append(
+            f"{arg} = column{'s' if len(names) > 1 else ''} {', '.join(map(repr, names))}"
+        )
     kwargs.update(job.metric.params)  # the kernel's own defaults for the others
     kwargs.update(job.extra)
     notes: list[str] = []
@@ -310,47 +363,98 @@ def _compute(job: _Job, t: InputTable, cols: dict[str, Sequence[str]]) -> tuple[
         except RanklensError as exc:
             raise type(exc)(f"{job.label}: {exc} ({'; '.join(described)})") from exc
         except (ValueError, TypeError) as exc:  # e.g. scikit-learn's own checks
-            raise InputError(f"{job.label}: cannot compute it: {exc} "
-                             f"({'; '.join(described)})") from exc
+            raise InputError(
+                f"{job.label}: cannot compute it: {exc} ({'; '.join(described)})"
+            ) from exc
     notes.extend(f"{job.label}: {w.message}" for w in caught)
     return _plain(_pick(defn.name, value)), notes
 
 
 # ------------------------------------------------------------------------- command
 
+
 @click.command("score")
 @click.argument("table", type=click.Path(dir_okay=False))
-@click.option("-m", "--metric", "metrics", multiple=True, required=True,
-              help="A metric (repeatable): accuracy, clf_f1, roc_auc, log_loss, rmse, r2, "
-                   "ari, silhouette, bcubed_f1, ...; parameters inline too: "
-                   "'clf_f1(average=macro)'. `ranklens metrics` lists them.")
-@click.option("--true", "true_col", multiple=True,
-              help="Column of the true classes / values / clusters / entity ids.")
-@click.option("--pred", "pred_col", multiple=True,
-              help="Column of the predicted classes / values / clusters / entity ids "
-                   "(blocking metrics: the block key of each record).")
-@click.option("--score", "score_col", multiple=True,
-              help="Column of a binary score or probability (roc_auc, log_loss, ...).")
-@click.option("--proba", "proba_cols", multiple=True,
-              help="Probability columns, one per class in sorted class order (repeatable).")
-@click.option("--features", "feature_cols", multiple=True,
-              help="Feature columns of internal clustering indices (repeatable or "
-                   "comma-separated).")
-@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
-              help="A parameter for every metric that takes it (repeatable), e.g. "
-                   "average=macro, beta=2, pos_label=spam.")
-@click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="table",
-              help="Output format.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="Write to this file instead of standard output.")
-@click.option("--input-format", type=click.Choice(TABLE_FORMATS), default=None,
-              help="Format of TABLE when its suffix does not say.")
+@click.option(
+    "-m",
+    "--metric",
+    "metrics",
+    multiple=True,
+    required=True,
+    help="A metric (repeatable): accuracy, clf_f1, roc_auc, log_loss, rmse, r2, "
+    "ari, silhouette, bcubed_f1, ...; parameters inline too: "
+    "'clf_f1(average=macro)'. `ranklens metrics` lists them.",
+)
+@click.option(
+    "--true",
+    "true_col",
+    multiple=True,
+    help="Column of the true classes / values / clusters / entity ids.",
+)
+@click.option(
+    "--pred",
+    "pred_col",
+    multiple=True,
+    help="Column of the predicted classes / values / clusters / entity ids "
+    "(blocking metrics: the block key of each record).",
+)
+@click.option(
+    "--score",
+    "score_col",
+    multiple=True,
+    help="Column of a binary score or probability (roc_auc, log_loss, ...).",
+)
+@click.option(
+    "--proba",
+    "proba_cols",
+    multiple=True,
+    help="Probability columns, one per class in sorted class order (repeatable).",
+)
+@click.option(
+    "--features",
+    "feature_cols",
+    multiple=True,
+    help="Feature columns of internal clustering indices (repeatable or comma-separated).",
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A parameter for every metric that takes it (repeatable), e.g. "
+    "average=macro, beta=2, pos_label=spam.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="table", help="Output format."
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write to this file instead of standard output.",
+)
+@click.option(
+    "--input-format",
+    type=click.Choice(TABLE_FORMATS),
+    default=None,
+    help="Format of TABLE when its suffix does not say.",
+)
 @quiet_option
-def score_cmd(table: str, metrics: tuple[str, ...], true_col: tuple[str, ...],
-              pred_col: tuple[str, ...], score_col: tuple[str, ...],
-              proba_cols: tuple[str, ...], feature_cols: tuple[str, ...],
-              params: tuple[str, ...], fmt: str, output: str | None,
-              input_format: str | None, quiet: bool) -> None:
+def score_cmd(
+    table: str,
+    metrics: tuple[str, ...],
+    true_col: tuple[str, ...],
+    pred_col: tuple[str, ...],
+    score_col: tuple[str, ...],
+    proba_cols: tuple[str, ...],
+    feature_cols: tuple[str, ...],
+    params: tuple[str, ...],
+    fmt: str,
+    output: str | None,
+    input_format: str | None,
+    quiet: bool,
+) -> None:
     """Compute classification, regression, clustering or entity-resolution METRICs
     from the columns of TABLE (CSV, TSV, Parquet or JSON Lines, optionally
     compressed).  Columns not named are looked for under common names (y_true,
@@ -358,20 +462,23 @@ def score_cmd(table: str, metrics: tuple[str, ...], true_col: tuple[str, ...],
     if len(true_col) > 1 or len(pred_col) > 1 or len(score_col) > 1:
         raise click.UsageError("--true, --pred and --score each name one column.")
     if score_col and proba_cols:
-        raise click.UsageError("pass either --score (one column) or --proba (one column "
-                               "per class), not both.")
+        raise click.UsageError(
+            "pass either --score (one column) or --proba (one column per class), not both."
+        )
     from ranklens.render.scores import render
 
     jobs = _plan(metrics, params)
     check_output(output)
-    cols: dict[str, Sequence[str]] = {"true": true_col, "pred": pred_col,
-                                      "score": score_col or proba_cols,
-                                      "features": feature_cols}
+    cols: dict[str, Sequence[str]] = {
+        "true": true_col,
+        "pred": pred_col,
+        "score": score_col or proba_cols,
+        "features": feature_cols,
+    }
     values: dict[str, Any] = {}
     with progress(quiet):
         with stage(f"reading {table}"):
-            data = read_input_table(table, "scored", fmt=input_format,
-                                    option="--input-format")
+            data = read_input_table(table, "scored", fmt=input_format, option="--input-format")
         for job in jobs:
             with stage(f"computing {job.label}"):
                 values[job.label], notes = _compute(job, data, cols)

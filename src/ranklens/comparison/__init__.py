@@ -46,4 +46,3 @@ __all__ = [
     "randomization_test",
     "wilcoxon_test",
 ]
-

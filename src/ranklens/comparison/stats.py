@@ -116,14 +116,14 @@ CHUNK = 256
 _RTOL = 1e-9
 
 
-def resolve_rng(seed: int | np.random.Generator | None, name: str = "seed"
-                ) -> np.random.Generator:
+def resolve_rng(seed: int | np.random.Generator | None, name: str = "seed") -> np.random.Generator:
     """A Generator from a seed, an existing Generator (used as is) or ``None`` (fresh entropy);
     anything else raises :class:`MetricParameterError` naming the ``name`` parameter."""
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
-                        and seed >= 0):
+    if seed is None or (
+        isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0
+    ):
         return np.random.default_rng(seed)
     raise MetricParameterError(
         f"the {name!r} parameter must be a non-negative int, a numpy.random.Generator or None, "
@@ -132,21 +132,26 @@ def resolve_rng(seed: int | np.random.Generator | None, name: str = "seed"
 
 
 def _check_choice(name: str, value: str, choices: Sequence[str]) -> str:
-    return validate.check_choice(f"the {name!r} parameter", value, choices,
-                                 error=MetricParameterError)
+    return validate.check_choice(
+        f"the {name!r} parameter", value, choices, error=MetricParameterError
+    )
 
 
 def check_alpha(alpha: float, name: str = "alpha") -> float:
     """``alpha`` as a float in the open interval (0, 1), else :class:`MetricParameterError`."""
-    return validate.check_alpha(alpha, name=f"the {name!r} parameter",
-                                example="0.95" if name.endswith("level") else "0.05",
-                                error=MetricParameterError)
+    return validate.check_alpha(
+        alpha,
+        name=f"the {name!r} parameter",
+        example="0.95" if name.endswith("level") else "0.05",
+        error=MetricParameterError,
+    )
 
 
 def check_resamples(n: int) -> int:
     """``n`` as a positive int, else :class:`MetricParameterError`."""
-    return validate.check_int("the 'n_resamples' parameter", n, hint="e.g. 10000",
-                              error=MetricParameterError)
+    return validate.check_int(
+        "the 'n_resamples' parameter", n, hint="e.g. 10000", error=MetricParameterError
+    )
 
 
 def check_correction(method: str, where: str = "correct") -> str:
@@ -167,11 +172,14 @@ def _as_2d(d: Any, name: str = "x", where: str = "ranklens.compare") -> tuple[np
     elif arr.ndim == 2:
         one = False
     else:
-        raise InputError(f"{where}: {name} must be a 1-d (queries,) or 2-d (queries, tests) "
-                         f"array of per-query values, got {arr.ndim}-d of shape {arr.shape}.")
+        raise InputError(
+            f"{where}: {name} must be a 1-d (queries,) or 2-d (queries, tests) "
+            f"array of per-query values, got {arr.ndim}-d of shape {arr.shape}."
+        )
     if arr.shape[0] == 0:
-        raise InputError(f"{where}: {name} holds no queries; pass the per-query values of at "
-                         "least one query.")
+        raise InputError(
+            f"{where}: {name} holds no queries; pass the per-query values of at least one query."
+        )
     return arr, one
 
 
@@ -179,11 +187,15 @@ def _paired(a: Any, b: Any, where: str, *, one_d: bool = False) -> tuple[np.ndar
     """``b - a`` as (queries, columns), checking that both have the same shape."""
     aa, bb = _array(a, "a", where), _array(b, "b", where)
     if aa.shape != bb.shape:
-        raise InputError(f"{where}: a and b must hold the same queries in the same order; got "
-                         f"shapes {aa.shape} (a) and {bb.shape} (b).")
+        raise InputError(
+            f"{where}: a and b must hold the same queries in the same order; got "
+            f"shapes {aa.shape} (a) and {bb.shape} (b)."
+        )
     if one_d and aa.ndim != 1:
-        raise InputError(f"{where}: a and b must be 1-d arrays of per-query values (one test), "
-                         f"got shape {aa.shape}; use paired_pvalues for several columns.")
+        raise InputError(
+            f"{where}: a and b must be 1-d arrays of per-query values (one test), "
+            f"got shape {aa.shape}; use paired_pvalues for several columns."
+        )
     return _as_2d(bb - aa, "b - a", where)
 
 
@@ -265,9 +277,14 @@ def wilcoxon_test(a: Any, b: Any) -> float:
     return float(stats.wilcoxon(d, zero_method="wilcox").pvalue)
 
 
-def _resampling(x: Any, name: str, where: str, n_resamples: int,
-               seed: int | np.random.Generator | None, seed_name: str = "seed"
-               ) -> tuple[np.ndarray, np.ndarray, bool, int, np.random.Generator]:
+def _resampling(
+    x: Any,
+    name: str,
+    where: str,
+    n_resamples: int,
+    seed: int | np.random.Generator | None,
+    seed_name: str = "seed",
+) -> tuple[np.ndarray, np.ndarray, bool, int, np.random.Generator]:
     """The checked input of a resampling function: the (queries, columns) values with
     the non-finite columns zeroed, which columns are finite, whether the input was 1-d,
     the number of resamples and the random generator."""
@@ -291,8 +308,9 @@ def _threshold(obs: np.ndarray) -> np.ndarray:
     return obs - _RTOL * np.maximum(obs, 1e-300)
 
 
-def randomization_test(d: Any, n_resamples: int = 10_000,
-                       seed: int | np.random.Generator | None = None) -> Any:
+def randomization_test(
+    d: Any, n_resamples: int = 10_000, seed: int | np.random.Generator | None = None
+) -> Any:
     """Fisher randomisation (sign-flip) test of mean(d) = 0, two-sided.
 
     ``d`` is (queries,) or (queries, tests); returns a float or an array of
@@ -332,8 +350,7 @@ def _resample_counts(rng: np.random.Generator, c: int, n: int) -> np.ndarray:
     return np.bincount(idx.ravel(), minlength=c * n).reshape(c, n).astype(np.float64)
 
 
-def bootstrap_means(x: Any, n_resamples: int,
-                    rng: int | np.random.Generator | None) -> np.ndarray:
+def bootstrap_means(x: Any, n_resamples: int, rng: int | np.random.Generator | None) -> np.ndarray:
     """(B, columns) bootstrap means of the columns of ``x`` (rows resampled jointly).
 
     A column with a NaN or infinite value has NaN bootstrap means; no rows
@@ -343,13 +360,14 @@ def bootstrap_means(x: Any, n_resamples: int,
     n, m = arr.shape
     out = np.empty((B, m))
     for done, c in _chunks(B):
-        out[done:done + c] = _resample_counts(gen, c, n) @ arr / n
+        out[done : done + c] = _resample_counts(gen, c, n) @ arr / n
     out[:, ~good] = np.nan
     return out
 
 
-def bootstrap_test(d: Any, n_resamples: int = 10_000,
-                   seed: int | np.random.Generator | None = None) -> Any:
+def bootstrap_test(
+    d: Any, n_resamples: int = 10_000, seed: int | np.random.Generator | None = None
+) -> Any:
     """Paired bootstrap test of mean(d) = 0, two-sided (shift method; module docs).
 
     ``d`` is (queries,) or (queries, tests); every column is resampled with the
@@ -369,8 +387,13 @@ def bootstrap_test(d: Any, n_resamples: int = 10_000,
     return _out(np.where(good, (count + 1) / (B + 1), np.nan), one)
 
 
-def paired_pvalues(a: Any, b: Any, test: str, n_resamples: int = 10_000,
-                   seed: int | np.random.Generator | None = None) -> np.ndarray:
+def paired_pvalues(
+    a: Any,
+    b: Any,
+    test: str,
+    n_resamples: int = 10_000,
+    seed: int | np.random.Generator | None = None,
+) -> np.ndarray:
     """p-values of ``b[:, j]`` vs ``a[:, j]`` for every column ``j`` with one test.
 
     ``a`` and ``b`` are (queries,) or (queries, tests) of the same shape;
@@ -392,9 +415,14 @@ def paired_pvalues(a: Any, b: Any, test: str, n_resamples: int = 10_000,
 # --------------------------------------------------------------------------- CIs and effects
 
 
-def mean_ci(x: Any, method: str = "t", level: float = 0.95, n_resamples: int = 10_000,
-            seed: int | np.random.Generator | None = None,
-            boot: np.ndarray | None = None) -> tuple[Any, Any]:
+def mean_ci(
+    x: Any,
+    method: str = "t",
+    level: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int | np.random.Generator | None = None,
+    boot: np.ndarray | None = None,
+) -> tuple[Any, Any]:
     """Confidence interval ``(low, high)`` for the mean of each column of ``x``.
 
     ``method`` is ``t``, ``percentile`` or ``bca`` (formulas in the module
@@ -421,8 +449,10 @@ def mean_ci(x: Any, method: str = "t", level: float = 0.95, n_resamples: int = 1
     if boot is not None:
         boot = _array(boot, "boot", "mean_ci")
         if boot.ndim != 2 or boot.shape[1] != m or boot.shape[0] < 1:
-            raise InputError(f"mean_ci: boot must hold bootstrap means of shape (resamples, "
-                             f"{m}) as made by bootstrap_means(x, ...), got {boot.shape}.")
+            raise InputError(
+                f"mean_ci: boot must hold bootstrap means of shape (resamples, "
+                f"{m}) as made by bootstrap_means(x, ...), got {boot.shape}."
+            )
     nan = np.full(m, np.nan)
     if n < 2:
         return _out(nan, one), _out(nan.copy(), one)
@@ -434,8 +464,10 @@ def mean_ci(x: Any, method: str = "t", level: float = 0.95, n_resamples: int = 1
     if method == "t":
         se = arr.std(axis=0, ddof=1) / np.sqrt(n)
         h = stats.t.ppf(1 - alpha / 2, n - 1) * se
-        return (_out(np.where(good, mean - h, np.nan), one),
-                _out(np.where(good, mean + h, np.nan), one))
+        return (
+            _out(np.where(good, mean - h, np.nan), one),
+            _out(np.where(good, mean + h, np.nan), one),
+        )
     if boot is None:
         boot = bootstrap_means(arr, R, rng)
     qs = np.array([alpha / 2, 1 - alpha / 2])
@@ -443,15 +475,14 @@ def mean_ci(x: Any, method: str = "t", level: float = 0.95, n_resamples: int = 1
     boot = np.where(good, boot, 0.0)
     if method == "percentile":
         lo, hi = np.quantile(boot, qs, axis=0)
-        return (_out(np.where(good, lo, np.nan), one),
-                _out(np.where(good, hi, np.nan), one))
+        return (_out(np.where(good, lo, np.nan), one), _out(np.where(good, hi, np.nan), one))
     # BCa: bias from the share of bootstrap means below the estimate (ties count half)
     share = ((boot < mean).sum(axis=0) + (boot <= mean).sum(axis=0)) / (2.0 * boot.shape[0])
     z0 = special.ndtri(share)
     jack = (arr.sum(axis=0) - arr) / (n - 1)  # leave-one-out means, analytic for the mean
     dev = jack.mean(axis=0) - jack
-    num = (dev ** 3).sum(axis=0)
-    den = 6.0 * (dev ** 2).sum(axis=0) ** 1.5
+    num = (dev**3).sum(axis=0)
+    den = 6.0 * (dev**2).sum(axis=0) ** 1.5
     with np.errstate(divide="ignore", invalid="ignore"):
         acc = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
         zq = special.ndtri(qs)[:, None]
@@ -508,6 +539,8 @@ def correct(pvalues: Any, method: str = "holm", alpha: float = 0.05) -> np.ndarr
     ok = ~np.isnan(p)
     bad = np.flatnonzero(ok & ~((p >= 0) & (p <= 1)))
     if bad.size:
-        raise InputError(f"correct: pvalues must be probabilities in [0, 1] (or NaN for a test "
-                         f"not made); pvalues[{int(bad[0])}] is {float(p[bad[0]])!r}.")
+        raise InputError(
+            f"correct: pvalues must be probabilities in [0, 1] (or NaN for a test "
+            f"not made); pvalues[{int(bad[0])}] is {float(p[bad[0]])!r}."
+        )
     return adjust(p, method, alpha, "stats", "ranklens.comparison.stats.correct")

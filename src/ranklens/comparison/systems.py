@@ -16,8 +16,14 @@ from ranklens.errors import InputError, MetricNameError, RanklensWarning
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result, evaluate
 
-__all__ = ["TIE_TOLERANCE", "Comparison", "PairTest", "compare", "evaluated_systems",
-           "named_systems"]
+__all__ = [
+    "TIE_TOLERANCE",
+    "Comparison",
+    "PairTest",
+    "compare",
+    "evaluated_systems",
+    "named_systems",
+]
 
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "p@10", "recall@100")
 _TEST_NAMES = {
@@ -103,9 +109,11 @@ class Comparison:
                 return p
             if p.metric == metric and (p.system, p.other) == (other, system):
                 return _reverse(p)
-        raise InputError(f"no test of {system!r} against {other!r} on {metric!r} was made; "
-                         f"systems {list(self.systems)}, metrics {list(self.metrics)}, "
-                         f"baseline {self.baseline!r}.")
+        raise InputError(
+            f"no test of {system!r} against {other!r} on {metric!r} was made; "
+            f"systems {list(self.systems)}, metrics {list(self.metrics)}, "
+            f"baseline {self.baseline!r}."
+        )
 
     def better_than(self, system: str, metric: str) -> list[str]:
         """Systems that ``system`` is significantly better than on ``metric``, in the
@@ -133,26 +141,31 @@ class Comparison:
 
     def _si(self, system: str) -> int:
         if system not in self.systems:
-            raise InputError(f"unknown system {system!r}; the comparison has "
-                             f"{list(self.systems)}.")
+            raise InputError(f"unknown system {system!r}; the comparison has {list(self.systems)}.")
         return self.systems.index(system)
 
     def _mi(self, metric: str) -> int:
         if metric not in self.metrics:
-            raise MetricNameError(f"metric {metric!r} is not in this comparison; it has "
-                                  f"{list(self.metrics)}.")
+            raise MetricNameError(
+                f"metric {metric!r} is not in this comparison; it has {list(self.metrics)}."
+            )
         return self.metrics.index(metric)
 
     @property
     def description(self) -> str:
         """One sentence naming the test, correction, alpha and interval."""
-        scope = (f"against {self.baseline}" if self.baseline is not None else "pairwise")
+        scope = f"against {self.baseline}" if self.baseline is not None else "pairwise"
         ci = {"t": "t", "percentile": "bootstrap percentile", "bca": "bootstrap BCa"}[self.ci]
-        res = (f", {self.n_resamples} resamples, seed {self.seed}"
-               if self.test in ("randomization", "bootstrap") or self.ci != "t" else "")
-        return (f"{_TEST_NAMES[self.test]} ({scope}), {_CORRECTION_NAMES[self.correction]} "
-                f"correction over {len(self.pairs)} tests, alpha {self.alpha:g}; "
-                f"{self.ci_level:.0%} {ci} intervals{res}.")
+        res = (
+            f", {self.n_resamples} resamples, seed {self.seed}"
+            if self.test in ("randomization", "bootstrap") or self.ci != "t"
+            else ""
+        )
+        return (
+            f"{_TEST_NAMES[self.test]} ({scope}), {_CORRECTION_NAMES[self.correction]} "
+            f"correction over {len(self.pairs)} tests, alpha {self.alpha:g}; "
+            f"{self.ci_level:.0%} {ci} intervals{res}."
+        )
 
     # ------------------------------------------------------------------ tables
 
@@ -163,15 +176,25 @@ class Comparison:
         for i, s in enumerate(self.systems):
             for j, m in enumerate(self.metrics):
                 row: dict[str, Any] = {
-                    "system": s, "metric": m, "n_queries": self.n_queries[m],
-                    "mean": float(self.means[i, j]), "ci_low": float(self.ci_low[i, j]),
+                    "system": s,
+                    "metric": m,
+                    "n_queries": self.n_queries[m],
+                    "mean": float(self.means[i, j]),
+                    "ci_low": float(self.ci_low[i, j]),
                     "ci_high": float(self.ci_high[i, j]),
                     "better_than": ",".join(self.better_than(s, m)),
                 }
                 if self.baseline is not None:
                     p = None if s == self.baseline else self.pair(s, self.baseline, m)
-                    for k in ("mean_diff", "diff_ci_low", "diff_ci_high", "relative",
-                              "cohens_d", "p_value", "p_adjusted"):
+                    for k in (
+                        "mean_diff",
+                        "diff_ci_low",
+                        "diff_ci_high",
+                        "relative",
+                        "cohens_d",
+                        "p_value",
+                        "p_adjusted",
+                    ):
                         row[k] = float("nan") if p is None else float(getattr(p, k))
                     row["significant"] = None if p is None else bool(p.significant)
                     for k in ("wins", "ties", "losses"):
@@ -207,8 +230,10 @@ class Comparison:
         return self.render("table", color=False)
 
     def __repr__(self) -> str:
-        return (f"<Comparison {len(self.systems)} systems x {len(self.metrics)} metrics: "
-                f"{self.description}>")
+        return (
+            f"<Comparison {len(self.systems)} systems x {len(self.metrics)} metrics: "
+            f"{self.description}>"
+        )
 
 
 def _letter(i: int) -> str:
@@ -216,9 +241,23 @@ def _letter(i: int) -> str:
 
 
 def _reverse(p: PairTest) -> PairTest:
-    return PairTest(p.other, p.system, p.metric, p.n_queries, -p.mean_diff, -p.diff_ci_high,
-                    -p.diff_ci_low, float("nan"), -p.cohens_d, p.p_value, p.p_adjusted,
-                    p.significant, p.losses, p.ties, p.wins)
+    return PairTest(
+        p.other,
+        p.system,
+        p.metric,
+        p.n_queries,
+        -p.mean_diff,
+        -p.diff_ci_high,
+        -p.diff_ci_low,
+        float("nan"),
+        -p.cohens_d,
+        p.p_value,
+        p.p_adjusted,
+        p.significant,
+        p.losses,
+        p.ties,
+        p.wins,
+    )
 
 
 # ---------------------------------------------------------------------- inputs
@@ -233,8 +272,9 @@ def named_systems(runs: Mapping[str, Any] | Sequence[Any]) -> list[tuple[str, An
     elif isinstance(runs, (list, tuple)):
         items = []
         for i, r in enumerate(runs, start=1):
-            name = getattr(r, "run_name", None) if isinstance(r, Result) else getattr(
-                r, "name", None)
+            name = (
+                getattr(r, "run_name", None) if isinstance(r, Result) else getattr(r, "name", None)
+            )
             items.append((name or f"run{i}", r))
         seen: dict[str, int] = {}
         for i, (name, r) in enumerate(items):
@@ -244,30 +284,47 @@ def named_systems(runs: Mapping[str, Any] | Sequence[Any]) -> list[tuple[str, An
             else:
                 seen[name] = 1
     else:
-        raise InputError(f"runs must be a mapping {{name: Run or Result}} or a list of them, "
-                         f"got {type(runs).__name__}.")
+        raise InputError(
+            f"runs must be a mapping {{name: Run or Result}} or a list of them, "
+            f"got {type(runs).__name__}."
+        )
     for name, r in items:
         if not isinstance(r, (Run, Result)):
-            raise InputError(f"system {name!r} is a {type(r).__name__}; pass a ranklens.Run "
-                             "or a ranklens.Result (the return value of ranklens.evaluate).")
+            raise InputError(
+                f"system {name!r} is a {type(r).__name__}; pass a ranklens.Run "
+                "or a ranklens.Result (the return value of ranklens.evaluate)."
+            )
     return items
 
 
-def evaluated_systems(qrels: Qrels | None, items: list[tuple[str, Any]],
-                      metrics: Iterable[str] | str | None, conventions: dict[str, Any]
-                      ) -> tuple[dict[str, Result], list[str]]:
+def evaluated_systems(
+    qrels: Qrels | None,
+    items: list[tuple[str, Any]],
+    metrics: Iterable[str] | str | None,
+    conventions: dict[str, Any],
+) -> tuple[dict[str, Result], list[str]]:
     """Each named system as a :class:`Result` (a Run evaluated on ``qrels`` under
     ``conventions``, a Result checked to hold every metric) and the metric names: what
     :func:`compare` and the HTML report compare."""
-    if metrics is not None and not isinstance(metrics, str) and (
-            not isinstance(metrics, Iterable) or isinstance(metrics, Mapping)):
-        raise InputError(f"metrics must be a metric string or a list of them, e.g. "
-                         f"['ndcg@10', 'map'], got {type(metrics).__name__}.")
-    names = None if metrics is None else ([metrics] if isinstance(metrics, str)
-                                          else [str(m) for m in metrics])
+    if (
+        metrics is not None
+        and not isinstance(metrics, str)
+        and (not isinstance(metrics, Iterable) or isinstance(metrics, Mapping))
+    ):
+        raise InputError(
+            f"metrics must be a metric string or a list of them, e.g. "
+            f"['ndcg@10', 'map'], got {type(metrics).__name__}."
+        )
+    names = (
+        None
+        if metrics is None
+        else ([metrics] if isinstance(metrics, str) else [str(m) for m in metrics])
+    )
     if names == []:
-        raise InputError("metrics is empty; pass at least one metric, e.g. ['ndcg@10'] (or "
-                         "None for the default ones).")
+        raise InputError(
+            "metrics is empty; pass at least one metric, e.g. ['ndcg@10'] (or "
+            "None for the default ones)."
+        )
     out: dict[str, Result] = {}
     for name, r in items:
         if isinstance(r, Result):
@@ -284,8 +341,10 @@ def evaluated_systems(qrels: Qrels | None, items: list[tuple[str, Any]],
     for name, res in out.items():
         lacking = [m for m in names if m not in res.values]
         if lacking:
-            raise MetricNameError(f"system {name!r} has no values for {lacking}; evaluate it "
-                                  "with the same metric strings as the others.")
+            raise MetricNameError(
+                f"system {name!r} has no values for {lacking}; evaluate it "
+                "with the same metric strings as the others."
+            )
     return out, names
 
 
@@ -420,14 +479,18 @@ def compare(
             missing = total - n - undefined
             why = []
             if missing:
-                why.append(f"{missing} missing in some system (evaluate with missing='zero' to "
-                           "score missing queries as 0)")
+                why.append(
+                    f"{missing} missing in some system (evaluate with missing='zero' to "
+                    "score missing queries as 0)"
+                )
             if undefined:
                 why.append(f"{undefined} where {m} is undefined (NaN) in some system")
             warnings.warn(
                 f"{m}: {total - n} of {total} queries were left out of the comparison, for "
                 f"every system: {'; '.join(why)}; the tests use the other {n}.",
-                RanklensWarning, stacklevel=2)
+                RanklensWarning,
+                stacklevel=2,
+            )
         if n == 0:
             raise InputError(f"{m}: no query has a value in every system; nothing to compare.")
         sys_idx = np.array([p[0] for p in index_pairs])
@@ -444,25 +507,47 @@ def compare(
         effect = st.cohens_d_paired(a, bb)
         for k, (si, oi) in enumerate(index_pairs):
             base_mean = float(x[:, oi].mean())
-            raw.append(dict(
-                system=systems[si], other=systems[oi], metric=m, n_queries=n,
-                mean_diff=float(d[:, k].mean()), diff_ci_low=float(lo[S + k]),
-                diff_ci_high=float(hi[S + k]),
-                relative=float(d[:, k].mean() / base_mean) if base_mean != 0 else float("nan"),
-                cohens_d=float(effect[k]), p_value=float(pvals[k]),
-                wins=int((d[:, k] > TIE_TOLERANCE).sum()),
-                losses=int((d[:, k] < -TIE_TOLERANCE).sum()),
-            ))
+            raw.append(
+                dict(
+                    system=systems[si],
+                    other=systems[oi],
+                    metric=m,
+                    n_queries=n,
+                    mean_diff=float(d[:, k].mean()),
+                    diff_ci_low=float(lo[S + k]),
+                    diff_ci_high=float(hi[S + k]),
+                    relative=float(d[:, k].mean() / base_mean) if base_mean != 0 else float("nan"),
+                    cohens_d=float(effect[k]),
+                    p_value=float(pvals[k]),
+                    wins=int((d[:, k] > TIE_TOLERANCE).sum()),
+                    losses=int((d[:, k] < -TIE_TOLERANCE).sum()),
+                )
+            )
     adjusted = st.correct([r["p_value"] for r in raw], correction, alpha)
     pairs = tuple(
-        PairTest(**r, p_adjusted=float(p), significant=bool(p <= alpha),
-                 ties=int(r["n_queries"] - r["wins"] - r["losses"]))
+        PairTest(
+            **r,
+            p_adjusted=float(p),
+            significant=bool(p <= alpha),
+            ties=int(r["n_queries"] - r["wins"] - r["losses"]),
+        )
         for r, p in zip(raw, adjusted, strict=True)
     )
     return Comparison(
-        systems=tuple(systems), metrics=tuple(metric_names), baseline=baseline, test=test,
-        correction=correction, alpha=alpha, ci=ci, ci_level=level, n_resamples=R,
+        systems=tuple(systems),
+        metrics=tuple(metric_names),
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        ci=ci,
+        ci_level=level,
+        n_resamples=R,
         seed=int(seed) if isinstance(seed, (int, np.integer)) else None,
-        n_queries=n_queries, means=means, ci_low=lows, ci_high=highs, pairs=pairs,
+        n_queries=n_queries,
+        means=means,
+        ci_low=lows,
+        ci_high=highs,
+        pairs=pairs,
         results=results,
     )

@@ -16,7 +16,6 @@ from ranklens.metrics.catalogue import INTERPOLATIONS
 __all__ = ["INTERPOLATIONS", "average_precision", "interpolated_ap", "mean_average_precision"]
 
 
-
 def interpolated_ap(precision: np.ndarray, recall: np.ndarray, method: str) -> float:
     """AP from a precision/recall curve (recall non-decreasing).
 
@@ -95,8 +94,12 @@ def _flags(name: str, x: Any, n: int) -> np.ndarray:
 
 
 def mean_average_precision(
-    gt: dict[str, Any], det: dict[str, Any], *, iou_threshold: float = 0.5,
-    method: str = "voc2010", fmt: str = "xyxy",
+    gt: dict[str, Any],
+    det: dict[str, Any],
+    *,
+    iou_threshold: float = 0.5,
+    method: str = "voc2010",
+    fmt: str = "xyxy",
 ) -> dict[str, Any]:
     """Per-class AP and their mean (classes without ground truth are skipped).
 
@@ -110,11 +113,14 @@ def mean_average_precision(
     """
     check_choice("method", method, INTERPOLATIONS)
     check_number("iou_threshold", iou_threshold, low=0, high=1, high_open=False)
-    for name, d, keys in (("gt", gt, ("image", "label", "boxes")),
-                          ("det", det, ("image", "label", "boxes", "scores"))):
+    for name, d, keys in (
+        ("gt", gt, ("image", "label", "boxes")),
+        ("det", det, ("image", "label", "boxes", "scores")),
+    ):
         if not isinstance(d, Mapping):
-            raise InputError(f"{name} must be a dict of arrays {list(keys)}, got "
-                             f"{type(d).__name__}.")
+            raise InputError(
+                f"{name} must be a dict of arrays {list(keys)}, got {type(d).__name__}."
+            )
         missing = [k for k in keys if k not in d]
         if missing:
             raise InputError(f"{name} is missing {missing}.")
@@ -123,30 +129,39 @@ def mean_average_precision(
     gig = _flags("gt['ignore']", gt.get("ignore"), len(gi))
     di, dl = _ids("det['image']", det["image"]), _ids("det['label']", det["label"])
     db = _box_array("det['boxes']", det["boxes"])
-    ds = as_array("det['scores']", det["scores"], numeric=True) \
-        if np.asarray(det["scores"]).size else np.zeros(0)
+    ds = (
+        as_array("det['scores']", det["scores"], numeric=True)
+        if np.asarray(det["scores"]).size
+        else np.zeros(0)
+    )
     if ds.ndim != 1:
         raise InputError(f"det['scores'] must be 1-d, got shape {ds.shape}.")
-    same_length(**{"gt['image']": gi, "gt['label']": gl, "gt['boxes']": gb,
-                    "gt['ignore']": gig})
-    same_length(**{"det['image']": di, "det['label']": dl, "det['boxes']": db,
-                    "det['scores']": ds})
+    same_length(**{"gt['image']": gi, "gt['label']": gl, "gt['boxes']": gb, "gt['ignore']": gig})
+    same_length(**{"det['image']": di, "det['label']": dl, "det['boxes']": db, "det['scores']": ds})
     tp = np.zeros(len(di), dtype=np.int64)
-    gkey = {k: np.flatnonzero((gi == k[0]) & (gl == k[1]))
-            for k in set(zip(gi.tolist(), gl.tolist(), strict=True))}
+    gkey = {
+        k: np.flatnonzero((gi == k[0]) & (gl == k[1]))
+        for k in set(zip(gi.tolist(), gl.tolist(), strict=True))
+    }
     dkeys = set(zip(di.tolist(), dl.tolist(), strict=True))
     for k in dkeys:
         d_idx = np.flatnonzero((di == k[0]) & (dl == k[1]))
         g_idx = gkey.get(k, np.zeros(0, np.int64))
-        tp[d_idx] = match_detections(db[d_idx], ds[d_idx], gb[g_idx],
-                                     iou_threshold=iou_threshold, gt_ignore=gig[g_idx],
-                                     fmt=fmt)
+        tp[d_idx] = match_detections(
+            db[d_idx],
+            ds[d_idx],
+            gb[g_idx],
+            iou_threshold=iou_threshold,
+            gt_ignore=gig[g_idx],
+            fmt=fmt,
+        )
     aps: dict[Any, float] = {}
     for c in np.unique(gl[~gig]).tolist():
         sel = dl == c
-        aps[c] = average_precision(tp[sel], ds[sel], int(np.sum((gl == c) & ~gig)),
-                                   method=method)
+        aps[c] = average_precision(tp[sel], ds[sel], int(np.sum((gl == c) & ~gig)), method=method)
     if not aps:
-        raise InputError("mAP is undefined: no class has ground truth that is not ignored "
-                         "(every class' AP would be 0/0).")
+        raise InputError(
+            "mAP is undefined: no class has ground truth that is not ignored "
+            "(every class' AP would be 0/0)."
+        )
     return {"map": float(np.mean(list(aps.values()))), "ap": aps}

@@ -55,8 +55,7 @@ def _check_degenerate(name: str, a: np.ndarray, degenerate: str) -> np.ndarray:
     return a
 
 
-def iou(boxes1: Any, boxes2: Any, *, fmt: str = "xyxy", degenerate: str = "error"
-        ) -> np.ndarray:
+def iou(boxes1: Any, boxes2: Any, *, fmt: str = "xyxy", degenerate: str = "error") -> np.ndarray:
     """Pairwise IoU = area(A & B) / area(A | B), an ``(n, m)`` array.
 
     Degenerate boxes: a box of zero area (x1 == x2 or y1 == y2) is valid and

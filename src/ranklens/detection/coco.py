@@ -117,16 +117,19 @@ def _col_to_numpy(col: Any) -> np.ndarray:
 
         if isinstance(col, pa.ChunkedArray):
             col = col.combine_chunks()
-        if pa.types.is_list(col.type) or pa.types.is_large_list(col.type) or \
-                pa.types.is_fixed_size_list(col.type):
-            return np.asarray(col.to_pylist(), dtype=object) if col.null_count else \
-                _stack_lists(col)
+        if (
+            pa.types.is_list(col.type)
+            or pa.types.is_large_list(col.type)
+            or pa.types.is_fixed_size_list(col.type)
+        ):
+            return (
+                np.asarray(col.to_pylist(), dtype=object) if col.null_count else _stack_lists(col)
+            )
         return np.asarray(col.to_numpy(zero_copy_only=False))
     if hasattr(col, "to_numpy"):
         col = col.to_numpy()
     a = np.asarray(col)
-    if a.dtype == object and a.ndim == 1 and len(a) and isinstance(
-            a[0], (list, tuple, np.ndarray)):
+    if a.dtype == object and a.ndim == 1 and len(a) and isinstance(a[0], (list, tuple, np.ndarray)):
         with contextlib.suppress(TypeError, ValueError):
             a = np.asarray([np.asarray(v, dtype=np.float64) for v in a])
     return a
@@ -139,8 +142,13 @@ def _stack_lists(col: Any) -> np.ndarray:
     values = np.asarray(col.flatten().to_numpy(zero_copy_only=False))
     if len(lengths) and (lengths == lengths[0]).all():
         return values.reshape(len(lengths), int(lengths[0]))
-    return np.asarray([values[s:s + n] for s, n in zip(
-        np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths, strict=True)], dtype=object)
+    return np.asarray(
+        [
+            values[s : s + n]
+            for s, n in zip(np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths, strict=True)
+        ],
+        dtype=object,
+    )
 
 
 def _columns(name: str, obj: Any) -> tuple[list[str], Any]:
@@ -172,8 +180,11 @@ def _from_coco_anns(name: str, anns: Sequence[Any], *, det: bool) -> dict[str, A
             cols["iscrowd"].append(a.get("iscrowd", 0))
     out: dict[str, Any] = {k: np.asarray(v) for k, v in cols.items() if k != "bbox"}
     try:
-        out["bbox"] = np.asarray(cols["bbox"], dtype=np.float64).reshape(-1, 4) \
-            if len(anns) else np.zeros((0, 4))
+        out["bbox"] = (
+            np.asarray(cols["bbox"], dtype=np.float64).reshape(-1, 4)
+            if len(anns)
+            else np.zeros((0, 4))
+        )
     except (TypeError, ValueError):
         raise InputError(f"{name}: every 'bbox' must be 4 numbers [x, y, w, h].") from None
     return out
@@ -196,8 +207,12 @@ def _table(name: str, obj: Any, *, det: bool) -> tuple[_Table, Any, Any]:
     images: Any = None
     cats: Any = None
     if det and isinstance(obj, np.ndarray) and obj.ndim == 2 and obj.shape[1] == 7:
-        obj = {"image_id": obj[:, 0].astype(np.int64), "bbox": obj[:, 1:5],
-               "score": obj[:, 5], "category_id": obj[:, 6].astype(np.int64)}
+        obj = {
+            "image_id": obj[:, 0].astype(np.int64),
+            "bbox": obj[:, 1:5],
+            "score": obj[:, 5],
+            "category_id": obj[:, 6].astype(np.int64),
+        }
     elif det and isinstance(obj, (list, tuple)):
         obj = _from_coco_anns(name, obj, det=True)
     elif isinstance(obj, Mapping) and "annotations" in obj and "image_id" not in obj:
@@ -224,26 +239,35 @@ def _table(name: str, obj: Any, *, det: bool) -> tuple[_Table, Any, Any]:
         box = arr("bbox")
         bname = f"{name}['bbox']"
     else:
-        box = np.stack([np.asarray(arr(k), dtype=np.float64) for k in "xywh"], axis=1) \
-            if len(arr("x")) else np.zeros((0, 4))
+        box = (
+            np.stack([np.asarray(arr(k), dtype=np.float64) for k in "xywh"], axis=1)
+            if len(arr("x"))
+            else np.zeros((0, 4))
+        )
         bname = f"{name}['x'/'y'/'w'/'h']"
     if box.ndim == 1 and len(box) == 0:
         box = np.zeros((0, 4))
     if box.dtype == object or box.ndim != 2 or box.shape[1] != 4:
-        raise InputError(f"{bname} must be n boxes of 4 numbers [x, y, w, h], "
-                         f"got an array of shape {box.shape} and dtype {box.dtype}.")
+        raise InputError(
+            f"{bname} must be n boxes of 4 numbers [x, y, w, h], "
+            f"got an array of shape {box.shape} and dtype {box.dtype}."
+        )
     box = _numeric(bname, box)
     image = arr("image_id")
     category = arr("category_id")
     for k, a in (("image_id", image), ("category_id", category)):
         if a.ndim != 1:
             raise InputError(f"{name}['{k}'] must be 1-d, got shape {a.shape}.")
-        if (a.dtype.kind == "f" and np.isnan(a).any()) or (a.dtype == object and any(
-                v is None or v != v for v in a)):
+        if (a.dtype.kind == "f" and np.isnan(a).any()) or (
+            a.dtype == object and any(v is None or v != v for v in a)
+        ):
             raise InputError(f"{name}['{k}'] contains NaN or None.")
     n = len(image)
-    cols: dict[str, np.ndarray] = {f"{name}['image_id']": image,
-                                   f"{name}['category_id']": category, bname: box}
+    cols: dict[str, np.ndarray] = {
+        f"{name}['image_id']": image,
+        f"{name}['category_id']": category,
+        bname: box,
+    }
     score = np.zeros(n)
     if det:
         score = _numeric(f"{name}['score']", arr("score"))
@@ -268,8 +292,10 @@ def _table(name: str, obj: Any, *, det: bool) -> tuple[_Table, Any, Any]:
     bad = (box[:, 2] < 0) | (box[:, 3] < 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{bname} has a negative width or height at row {i}: "
-                         f"{box[i].tolist()}; boxes must be [x, y, w, h] with w, h >= 0.")
+        raise InputError(
+            f"{bname} has a negative width or height at row {i}: "
+            f"{box[i].tolist()}; boxes must be [x, y, w, h] with w, h >= 0."
+        )
     return _Table(image, category, box, score, area, crowd, ignore), images, cats
 
 
@@ -283,8 +309,10 @@ def _numeric(name: str, x: Any) -> np.ndarray:
     a = a.astype(np.float64, copy=False)
     if not np.isfinite(a).all():
         bad = int(np.flatnonzero(~np.isfinite(a.ravel()))[0])
-        raise InputError(f"{name} contains NaN or infinite values (first at flat index "
-                         f"{bad}); drop or impute them first.")
+        raise InputError(
+            f"{name} contains NaN or infinite values (first at flat index "
+            f"{bad}); drop or impute them first."
+        )
     return a
 
 
@@ -384,14 +412,20 @@ class _Options:
     ranges: np.ndarray
 
 
-def _options(iou_thresholds: Any, max_dets: Sequence[int],
-             area_ranges: Mapping[str, tuple[float, float]] | None, iou_type: str) -> _Options:
+def _options(
+    iou_thresholds: Any,
+    max_dets: Sequence[int],
+    area_ranges: Mapping[str, tuple[float, float]] | None,
+    iou_type: str,
+) -> _Options:
     """Check :func:`coco_evaluate`'s parameters (before any data is read)."""
     if iou_type != "bbox":
-        raise InputError(f"iou_type must be 'bbox' (segm / keypoints are not supported), "
-                         f"got {iou_type!r}.")
-    thr = np.asarray(np.linspace(0.5, 0.95, 10) if iou_thresholds is None else iou_thresholds,
-                     dtype=np.float64).ravel()
+        raise InputError(
+            f"iou_type must be 'bbox' (segm / keypoints are not supported), got {iou_type!r}."
+        )
+    thr = np.asarray(
+        np.linspace(0.5, 0.95, 10) if iou_thresholds is None else iou_thresholds, dtype=np.float64
+    ).ravel()
     if thr.size == 0 or not np.isfinite(thr).all() or (thr < 0).any() or (thr > 1).any():
         raise InputError(f"iou_thresholds must be non-empty values in [0, 1], got {thr}.")
     try:
@@ -399,8 +433,10 @@ def _options(iou_thresholds: Any, max_dets: Sequence[int],
     except (TypeError, ValueError):
         raise InputError(f"max_dets must be positive integers, got {max_dets!r}.") from None
     if len(mdets) < 3 or mdets[0] < 1 or len(set(mdets)) < len(mdets):
-        raise InputError(f"max_dets must be at least three distinct positive integers "
-                         f"(AR is reported at the three smallest), got {max_dets!r}.")
+        raise InputError(
+            f"max_dets must be at least three distinct positive integers "
+            f"(AR is reported at the three smallest), got {max_dets!r}."
+        )
     ranges = dict(DEFAULT_AREA_RANGES if area_ranges is None else area_ranges)
     if not ranges:
         raise InputError("area_ranges must name at least one (lo, hi) range.")
@@ -442,7 +478,8 @@ def _code_ids(g: _Table, d: _Table, images: Any, cat_list: Any) -> _Ids:
             if unknown.any():
                 raise InputError(
                     f"det['image_id'] {d.image[np.flatnonzero(unknown)[0]]!r} is not among "
-                    "gt['images'] (pycocotools refuses such results too).")
+                    "gt['images'] (pycocotools refuses such results too)."
+                )
         else:
             img_ids = np.unique(np.concatenate([g.image, d.image]))
         g_img = np.searchsorted(img_ids, g.image)
@@ -450,13 +487,17 @@ def _code_ids(g: _Table, d: _Table, images: Any, cat_list: Any) -> _Ids:
         g_cat = np.searchsorted(cats, g.category)
         d_cat = np.searchsorted(cats, d.category)
     except TypeError as exc:
-        raise InputError(f"gt and det ids must be comparable values of one type: {exc}"
-                         ) from None
-    if len(g_cat) and ((g_cat >= len(cats)).any() or not (
-            cats[np.minimum(g_cat, len(cats) - 1)] == g.category).all()):
+        raise InputError(f"gt and det ids must be comparable values of one type: {exc}") from None
+    if len(g_cat) and (
+        (g_cat >= len(cats)).any()
+        or not (cats[np.minimum(g_cat, len(cats) - 1)] == g.category).all()
+    ):
         raise InputError("gt['category_id'] has ids not listed in gt['categories'].")
-    if images is not None and len(g_img) and not (
-            img_ids[np.minimum(g_img, len(img_ids) - 1)] == g.image).all():
+    if (
+        images is not None
+        and len(g_img)
+        and not (img_ids[np.minimum(g_img, len(img_ids) - 1)] == g.image).all()
+    ):
         raise InputError("gt annotations refer to image ids not listed in gt['images'].")
     keep = d_cat < len(cats)
     keep[keep] = cats[d_cat[keep]] == d.category[keep]
@@ -490,8 +531,16 @@ def _rank_detections(d: _Table, ids: _Ids, cap: int) -> _Detections:
     keep = d_rank < cap
     dsel, d_group, d_rank = dsel[keep], d_group[keep], d_rank[keep]
     box = d.box[dsel]
-    return _Detections(dsel, d_group, d_rank, box, d.score[dsel], box[:, 2] * box[:, 3],
-                       ids.d_img[dsel], ids.d_cat[dsel])
+    return _Detections(
+        dsel,
+        d_group,
+        d_rank,
+        box,
+        d.score[dsel],
+        box[:, 2] * box[:, 3],
+        ids.d_img[dsel],
+        ids.d_cat[dsel],
+    )
 
 
 @dataclass(frozen=True)
@@ -510,27 +559,34 @@ def _group_ground_truth(g: _Table, ids: _Ids) -> _GroundTruth:
     """Sort the ground truth by (image, category) group, stably."""
     g_group = ids.g_img * len(ids.cats) + ids.g_cat
     order = np.argsort(g_group, kind="stable")
-    return _GroundTruth(g_group[order], g.box[order], g.area[order], g.crowd[order],
-                        (g.crowd | g.ignore)[order], ids.g_cat[order])
+    return _GroundTruth(
+        g_group[order],
+        g.box[order],
+        g.area[order],
+        g.crowd[order],
+        (g.crowd | g.ignore)[order],
+        ids.g_cat[order],
+    )
 
 
-def _pairs(dets: _Detections, gts: _GroundTruth, thr_min: float
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pairs(
+    dets: _Detections, gts: _GroundTruth, thr_min: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every (detection, ground truth) pair of one group with its IoU, the pairs below
     every threshold dropped: detection index, ground-truth index, IoU."""
     lo = np.searchsorted(gts.group, dets.group, side="left")
     hi = np.searchsorted(gts.group, dets.group, side="right")
     cnt = hi - lo
     p_det = np.repeat(np.arange(len(dets.rows)), cnt)
-    p_gt = np.repeat(lo, cnt) + (np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt,
-                                                                        cnt))
+    p_gt = np.repeat(lo, cnt) + (np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt))
     p_iou = _pair_iou(dets.box[p_det], gts.box[p_gt], gts.crowd[p_gt])
     live = p_iou >= thr_min
     return p_det[live], p_gt[live], p_iou[live]
 
 
-def _match(dets: _Detections, gts: _GroundTruth, opts: _Options
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _match(
+    dets: _Detections, gts: _GroundTruth, opts: _Options
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Greedy matching for every area range and threshold; returns the true and false
     positives (area range x threshold x detection) and which ground truth each area
     range ignores (area range x ground truth).
@@ -572,14 +628,23 @@ def _match(dets: _Detections, gts: _GroundTruth, opts: _Options
             match[a, ti, s_det[s:e][dstart[di]]] = chosen
     d_out = (dets.area[None, :] < rng[:, 0:1]) | (dets.area[None, :] > rng[:, 1:2])  # (A, D)
     matched = match >= 0
-    m_ign = np.take_along_axis(g_ignored[:, None, :].repeat(n_t, 1),
-                               np.maximum(match, 0), axis=2) if ng else np.zeros_like(matched)
+    m_ign = (
+        np.take_along_axis(g_ignored[:, None, :].repeat(n_t, 1), np.maximum(match, 0), axis=2)
+        if ng
+        else np.zeros_like(matched)
+    )
     return matched & ~m_ign, ~matched & ~d_out[:, None, :], g_ignored
 
 
-def _accumulate(dets: _Detections, gts: _GroundTruth, ids: _Ids, opts: _Options,
-                tp: np.ndarray, fp: np.ndarray, g_ignored: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
+def _accumulate(
+    dets: _Detections,
+    gts: _GroundTruth,
+    ids: _Ids,
+    opts: _Options,
+    tp: np.ndarray,
+    fp: np.ndarray,
+    g_ignored: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """Precision (T x 101 x K x A x M) and recall (T x K x A x M) as pycocotools'
     ``accumulate``: per category and ``max_det``, the detections of every image pooled
     by descending score (ties by image, then rank in the image); -1 where a category
@@ -594,7 +659,7 @@ def _accumulate(dets: _Detections, gts: _GroundTruth, ids: _Ids, opts: _Options,
     acc = np.lexsort((dets.rank, dets.img, -dets.score, dets.cat))
     cstart = np.searchsorted(dets.cat[acc], np.arange(n_cat + 1))
     for k in range(n_cat):
-        idx_k = acc[cstart[k]:cstart[k + 1]]
+        idx_k = acc[cstart[k] : cstart[k + 1]]
         for mi, md in enumerate(opts.max_dets):
             idx = idx_k[dets.rank[idx_k] < md]
             tps = np.cumsum(tp[:, :, idx], axis=2).astype(np.float64)  # (A, T, n)
@@ -636,8 +701,9 @@ def _interpolated_precision(tp: np.ndarray, fp: np.ndarray, npg: int) -> np.ndar
     return np.take_along_axis(envp, pos, axis=1)
 
 
-def _summarize(precision: np.ndarray, recall: np.ndarray, cats: np.ndarray, opts: _Options
-               ) -> CocoResult:
+def _summarize(
+    precision: np.ndarray, recall: np.ndarray, cats: np.ndarray, opts: _Options
+) -> CocoResult:
     """The 12 numbers of pycocotools' ``summarize()`` and AP per category: means of
     the entries that are not -1 (-1 when there are none)."""
     labels, thr, mdets = opts.labels, opts.thr, opts.max_dets
@@ -661,17 +727,29 @@ def _summarize(precision: np.ndarray, recall: np.ndarray, cats: np.ndarray, opts
         return mean_valid(recall[:, :, labels.index(area), m])
 
     summary = {
-        "AP": ap(), "AP50": ap(0.5), "AP75": ap(0.75),
-        "AP_small": ap(area="small"), "AP_medium": ap(area="medium"),
+        "AP": ap(),
+        "AP50": ap(0.5),
+        "AP75": ap(0.75),
+        "AP_small": ap(area="small"),
+        "AP_medium": ap(area="medium"),
         "AP_large": ap(area="large"),
     }
     for i in range(3):
         summary[f"AR_{mdets[i]}"] = ar(i)
-    summary.update({"AR_small": ar(2, "small"), "AR_medium": ar(2, "medium"),
-                    "AR_large": ar(2, "large")})
+    summary.update(
+        {"AR_small": ar(2, "small"), "AR_medium": ar(2, "medium"), "AR_large": ar(2, "large")}
+    )
     stats = np.array(list(summary.values()), dtype=np.float64)
     a_all = labels.index("all") if "all" in labels else 0
     per_class = {c: mean_valid(precision[:, :, k, a_all, 2]) for k, c in enumerate(cats.tolist())}
-    return CocoResult(stats=stats, summary=summary, per_class_ap=per_class,
-                      precision=precision, recall=recall, categories=cats.tolist(),
-                      iou_thresholds=thr, area_labels=labels, max_dets=mdets)
+    return CocoResult(
+        stats=stats,
+        summary=summary,
+        per_class_ap=per_class,
+        precision=precision,
+        recall=recall,
+        categories=cats.tolist(),
+        iou_thresholds=thr,
+        area_labels=labels,
+        max_dets=mdets,
+    )

@@ -11,9 +11,15 @@ from ranklens.detection.boxes import iou
 __all__ = ["match_detections"]
 
 
-def match_detections(det_boxes: Any, det_scores: Any, gt_boxes: Any, *,
-                     iou_threshold: float = 0.5, gt_ignore: Any = None,
-                     fmt: str = "xyxy") -> np.ndarray:
+def match_detections(
+    det_boxes: Any,
+    det_scores: Any,
+    gt_boxes: Any,
+    *,
+    iou_threshold: float = 0.5,
+    gt_ignore: Any = None,
+    fmt: str = "xyxy",
+) -> np.ndarray:
     """Greedy PASCAL VOC matching; returns per detection 1 (TP), 0 (FP) or
     -1 (ignored), in the input order.
 

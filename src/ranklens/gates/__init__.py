@@ -15,5 +15,14 @@ from ranklens.gates.core import gate
 from ranklens.gates.rules import KINDS, Rule, RuleSet, read_rules, rules_from_mapping
 from ranklens.gates.verdict import FORMATS, RuleOutcome, Verdict
 
-__all__ = ["FORMATS", "KINDS", "Rule", "RuleOutcome", "RuleSet", "Verdict", "gate", "read_rules",
-           "rules_from_mapping"]
+__all__ = [
+    "FORMATS",
+    "KINDS",
+    "Rule",
+    "RuleOutcome",
+    "RuleSet",
+    "Verdict",
+    "gate",
+    "read_rules",
+    "rules_from_mapping",
+]

@@ -93,8 +93,10 @@ def gate(
 
     ruleset = as_rules(rules)
     if not ruleset.rules:
-        raise InputError("gate: no rule given; pass e.g. rules={'max_drop': {'ndcg@10': "
-                         "0.01}} (command line: --max-drop ndcg@10=0.01).")
+        raise InputError(
+            "gate: no rule given; pass e.g. rules={'max_drop': {'ndcg@10': "
+            "0.01}} (command line: --max-drop ndcg@10=0.01)."
+        )
     alpha = st.check_alpha(alpha if alpha is not None else (ruleset.alpha or 0.05))
     correction = st.check_correction(correction or ruleset.correction or "holm", "gate")
     check_choice("ci", ci, st.CI_METHODS)
@@ -104,21 +106,29 @@ def gate(
         if get_metric(r.metric).definition.higher_is_better is None:
             raise MetricParameterError(
                 f"{r}: {r.metric} is a count with no better direction, so it cannot "
-                "drop or be inferior; use a min rule for it.")
+                "drop or be inferior; use a min rule for it."
+            )
     if need_base and baseline is None:
-        raise InputError(f"gate: the rule(s) {', '.join(str(r) for r in need_base)} compare "
-                         "with a baseline; pass baseline= (command line: --baseline RUN).")
+        raise InputError(
+            f"gate: the rule(s) {', '.join(str(r) for r in need_base)} compare "
+            "with a baseline; pass baseline= (command line: --baseline RUN)."
+        )
     metrics = list(dict.fromkeys(r.metric for r in ruleset.rules))
     if conventions:  # checked (names, values) before any evaluation
         _given_conventions(conventions)
     cand = _as_result(candidate, "candidate", qrels, metrics, conventions)
-    base = None if baseline is None else _as_result(baseline, "baseline", qrels, metrics,
-                                                    conventions)
+    base = (
+        None if baseline is None else _as_result(baseline, "baseline", qrels, metrics, conventions)
+    )
     if conventions and not isinstance(candidate, Run) and not isinstance(baseline, Run):
-        _check_unused_conventions(conventions, {"candidate": cand, **(
-            {} if base is None else {"baseline": base})})
-    notes = [] if base is None else _check_provenance(cand, base, allow_different_qrels,
-                                                      allow_different_conventions)
+        _check_unused_conventions(
+            conventions, {"candidate": cand, **({} if base is None else {"baseline": base})}
+        )
+    notes = (
+        []
+        if base is None
+        else _check_provenance(cand, base, allow_different_qrels, allow_different_conventions)
+    )
     outcomes: list[RuleOutcome] = []
     tests: list[tuple[int, float]] = []  # (outcome index, raw p) of the NI rules
     for rule in ruleset.rules:
@@ -131,8 +141,10 @@ def gate(
         assert base is not None
         c, b, left = _paired(cand, key, base, _key(base, rule.metric, "baseline"))
         if left:
-            notes.append(f"{rule.metric}: {left} queries without a value in both systems were "
-                         f"left out of the comparison ({len(c)} compared).")
+            notes.append(
+                f"{rule.metric}: {left} queries without a value in both systems were "
+                f"left out of the comparison ({len(c)} compared)."
+            )
         outcome, p = _compared(rule, value, c, b, how, alpha, ci, n_resamples, rng)
         if p is not None:
             tests.append((len(outcomes), p))
@@ -141,25 +153,32 @@ def gate(
         adjusted = st.correct([p for _, p in tests], correction, alpha)
         for (i, p), padj in zip(tests, adjusted, strict=True):
             outcomes[i] = _decide_ni(outcomes[i], p, float(padj), alpha, correction)
-    settings = {"alpha": alpha, "correction": correction, "ci": ci, "test": "paired t-test, "
-                "one-sided (non-inferiority)"}
+    settings = {
+        "alpha": alpha,
+        "correction": correction,
+        "ci": ci,
+        "test": "paired t-test, one-sided (non-inferiority)",
+    }
     if ci != "t":
         settings.update(n_resamples=n_resamples, seed=seed if isinstance(seed, int) else None)
     return Verdict(
-        passed=all(o.passed for o in outcomes), outcomes=tuple(outcomes),
+        passed=all(o.passed for o in outcomes),
+        outcomes=tuple(outcomes),
         candidate=cand.run_name or "candidate",
         baseline=None if base is None else (base.run_name or "baseline"),
         settings=settings,
         provenance={"candidate": _prov(cand), "baseline": None if base is None else _prov(base)},
-        notes=tuple(notes), results={"candidate": cand, **({} if base is None else
-                                                           {"baseline": base})})
+        notes=tuple(notes),
+        results={"candidate": cand, **({} if base is None else {"baseline": base})},
+    )
 
 
 # ---------------------------------------------------------------------------- inputs
 
 
-def _as_result(obj: Any, what: str, qrels: Qrels | None, metrics: list[str],
-               conventions: dict[str, Any]) -> Result:
+def _as_result(
+    obj: Any, what: str, qrels: Qrels | None, metrics: list[str], conventions: dict[str, Any]
+) -> Result:
     if isinstance(obj, Run):
         if qrels is None:
             raise InputError(f"gate: the {what} is a Run; pass the qrels to evaluate it.")
@@ -171,13 +190,14 @@ def _as_result(obj: Any, what: str, qrels: Qrels | None, metrics: list[str],
     if isinstance(obj, StoredRecord):
         obj = obj.result()
     if not isinstance(obj, Result):
-        raise InputError(f"gate: the {what} must be a ranklens.Run, a ranklens.Result or a "
-                         f"stored record ('results.db#3'), got {type(obj).__name__}.")
+        raise InputError(
+            f"gate: the {what} must be a ranklens.Run, a ranklens.Result or a "
+            f"stored record ('results.db#3'), got {type(obj).__name__}."
+        )
     return obj
 
 
-def _check_unused_conventions(conventions: dict[str, Any], results: dict[str, Result]
-                              ) -> None:
+def _check_unused_conventions(conventions: dict[str, Any], results: dict[str, Result]) -> None:
     """Conventions given when no system is a run evaluated here do nothing: refuse them
     unless every result was evaluated under them."""
     given = _given_conventions(conventions).as_dict()
@@ -188,15 +208,15 @@ def _check_unused_conventions(conventions: dict[str, Any], results: dict[str, Re
                 f"gate: conventions were given, but no run is evaluated here and the {what} "
                 f"({res.run_name or what}) was evaluated under others ({', '.join(differ)} "
                 "differ); conventions apply to runs evaluated here. Pass the runs instead, "
-                "or leave the conventions out.")
+                "or leave the conventions out."
+            )
 
 
 def _given_conventions(conventions: dict[str, Any]) -> Conventions:
     """The conventions of ``gate(..., **conventions)``: a profile, a Conventions, single
     ones (as :func:`ranklens.evaluate` takes them)."""
     single = {k: v for k, v in conventions.items() if k not in ("profile", "conventions")}
-    return resolve_conventions(conventions.get("conventions"), conventions.get("profile"),
-                               single)
+    return resolve_conventions(conventions.get("conventions"), conventions.get("profile"), single)
 
 
 def _key(res: Result, metric: str, what: str) -> str:
@@ -206,11 +226,11 @@ def _key(res: Result, metric: str, what: str) -> str:
     except MetricNameError:
         raise MetricNameError(
             f"the {what} ({res.run_name or what}) has no values for {metric!r}; it has "
-            f"{list(res.metrics)}. Evaluate it with the rules' metrics.") from None
+            f"{list(res.metrics)}. Evaluate it with the rules' metrics."
+        ) from None
 
 
-def _paired(cand: Result, ck: str, base: Result, bk: str
-            ) -> tuple[np.ndarray, np.ndarray, int]:
+def _paired(cand: Result, ck: str, base: Result, bk: str) -> tuple[np.ndarray, np.ndarray, int]:
     """Both systems' values on the queries both have a (non-NaN) value for, and how
     many queries of either were left out."""
     cq, bq = np.array(cand.query_ids, dtype=str), np.array(base.query_ids, dtype=str)
@@ -226,49 +246,63 @@ def _prov(res: Result) -> dict[str, Any] | None:
     return None if res.provenance is None else res.provenance.as_dict()
 
 
-def _check_provenance(cand: Result, base: Result, allow_qrels: bool, allow_conv: bool
-                      ) -> list[str]:
+def _check_provenance(cand: Result, base: Result, allow_qrels: bool, allow_conv: bool) -> list[str]:
     """Refuse results that do not compare; the notes of what was checked or allowed."""
     pc, pb = cand.provenance, base.provenance
     if pc is None or pb is None:
         which = "candidate" if pc is None else "baseline"
-        return [f"the {which} result carries no provenance, so its qrels and conventions "
-                "could not be checked against the other's."]
+        return [
+            f"the {which} result carries no provenance, so its qrels and conventions "
+            "could not be checked against the other's."
+        ]
     notes = []
     same = pc.same_qrels(pb)
     if pc.qrels is None or pb.qrels is None:
         which = "candidate" if pc.qrels is None else "baseline"
-        notes.append(f"the {which}'s qrels were gone before their fingerprint was read, so "
-                     "the two results' qrels could not be compared.")
+        notes.append(
+            f"the {which}'s qrels were gone before their fingerprint was read, so "
+            "the two results' qrels could not be compared."
+        )
     elif same is None:
-        notes.append(f"the qrels fingerprints differ ({pc.qrels[:12]}: {pc.batches} "
-                     f"batch(es); {pb.qrels[:12]}: {pb.batches}), and a result evaluated in "
-                     "batches carries a digest of its batches' fingerprints, so whether the "
-                     "qrels are the same could not be told.")
+        notes.append(
+            f"the qrels fingerprints differ ({pc.qrels[:12]}: {pc.batches} "
+            f"batch(es); {pb.qrels[:12]}: {pb.batches}), and a result evaluated in "
+            "batches carries a digest of its batches' fingerprints, so whether the "
+            "qrels are the same could not be told."
+        )
     elif not same:
         if not allow_qrels:
             raise ProvenanceError(
                 f"the candidate and the baseline were evaluated on different qrels (content "
                 f"fingerprints {pc.qrels[:12]} and {pb.qrels[:12]}), so their numbers do not "
                 "compare; evaluate both on the same qrels, or pass "
-                "allow_different_qrels=True to compare them anyway.")
-        notes.append(f"compared despite different qrels (fingerprints {pc.qrels[:12]} and "
-                     f"{pb.qrels[:12]}), as allowed.")
+                "allow_different_qrels=True to compare them anyway."
+            )
+        notes.append(
+            f"compared despite different qrels (fingerprints {pc.qrels[:12]} and "
+            f"{pb.qrels[:12]}), as allowed."
+        )
     if pc.conventions_fingerprint != pb.conventions_fingerprint:
-        keys = sorted(k for k in set(pc.conventions) | set(pb.conventions)
-                      if k != "profile" and pc.conventions.get(k) != pb.conventions.get(k))
-        diff = "; ".join(f"{k}: {pc.conventions.get(k)!r} vs {pb.conventions.get(k)!r}"
-                         for k in keys)
+        keys = sorted(
+            k
+            for k in set(pc.conventions) | set(pb.conventions)
+            if k != "profile" and pc.conventions.get(k) != pb.conventions.get(k)
+        )
+        diff = "; ".join(
+            f"{k}: {pc.conventions.get(k)!r} vs {pb.conventions.get(k)!r}" for k in keys
+        )
         if not allow_conv:
             raise ProvenanceError(
                 f"the candidate and the baseline were evaluated under different conventions "
                 f"({diff}), so their numbers do not compare; evaluate both under the same "
                 "conventions, or pass allow_different_conventions=True to compare them "
-                "anyway.")
+                "anyway."
+            )
         notes.append(f"compared despite different conventions ({diff}), as allowed.")
     if pc.version != pb.version:
-        notes.append(f"the candidate was computed by ranklens {pc.version}, the baseline by "
-                     f"{pb.version}.")
+        notes.append(
+            f"the candidate was computed by ranklens {pc.version}, the baseline by {pb.version}."
+        )
     if pc.run == pb.run and pc.run_form == pb.run_form:
         notes.append("the candidate and the baseline have the same run content.")
     return notes
@@ -280,45 +314,75 @@ def _check_provenance(cand: Result, base: Result, allow_qrels: bool, allow_conv:
 def _floor(rule: Rule, value: float) -> RuleOutcome:
     t = number(rule.threshold)
     if value != value:
-        return RuleOutcome(rule, False, f"{rule.metric} is undefined (NaN) for the candidate.",
-                           value)
+        return RuleOutcome(
+            rule, False, f"{rule.metric} is undefined (NaN) for the candidate.", value
+        )
     if value >= rule.threshold:
-        return RuleOutcome(rule, True, f"{rule.metric} = {number(value)} is at least {t}",
-                           value)
-    return RuleOutcome(rule, False, f"{rule.metric} = {number(value)} is below the floor {t} "
-                       f"by {number(rule.threshold - value)}", value)
+        return RuleOutcome(rule, True, f"{rule.metric} = {number(value)} is at least {t}", value)
+    return RuleOutcome(
+        rule,
+        False,
+        f"{rule.metric} = {number(value)} is below the floor {t} "
+        f"by {number(rule.threshold - value)}",
+        value,
+    )
 
 
-def _compared(rule: Rule, value: float, c: np.ndarray, b: np.ndarray, how: str,
-              alpha: float, ci: str, n_resamples: int, rng: np.random.Generator
-              ) -> tuple[RuleOutcome, float | None]:
+def _compared(
+    rule: Rule,
+    value: float,
+    c: np.ndarray,
+    b: np.ndarray,
+    how: str,
+    alpha: float,
+    ci: str,
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> tuple[RuleOutcome, float | None]:
     """The outcome of a max_drop rule, or a non-inferiority rule's values and raw p-value
     (decided after the correction: :func:`_decide_ni`)."""
     from ranklens.comparison.stats import mean_ci, paired_ttest
 
     n = len(c)
     if n == 0:
-        return RuleOutcome(rule, False, f"no query has a value of {rule.metric} in both "
-                           "systems; nothing to compare.", value), None
+        return RuleOutcome(
+            rule,
+            False,
+            f"no query has a value of {rule.metric} in both systems; nothing to compare.",
+            value,
+        ), None
     cm, bm = aggregate(c, how), aggregate(b, how)
     diff = cm - bm
-    lo, hi = (mean_ci(c - b, ci, 1 - alpha, n_resamples, rng) if n >= 2
-              else (float("nan"), float("nan")))
+    lo, hi = (
+        mean_ci(c - b, ci, 1 - alpha, n_resamples, rng) if n >= 2 else (float("nan"), float("nan"))
+    )
     sign = 1.0 if get_metric(rule.metric).definition.higher_is_better else -1.0
-    fields = dict(candidate=value, baseline=bm, difference=diff,
-                  relative_difference=diff / abs(bm) if bm != 0 else float("nan"),
-                  ci_low=float(lo), ci_high=float(hi), n_queries=n)
+    fields = dict(
+        candidate=value,
+        baseline=bm,
+        difference=diff,
+        relative_difference=diff / abs(bm) if bm != 0 else float("nan"),
+        ci_low=float(lo),
+        ci_high=float(hi),
+        n_queries=n,
+    )
     ci_text = f"{1 - alpha:.0%} CI of the difference [{number(lo)}, {number(hi)}]"
     if rule.kind == "max_drop":
         drop = -sign * diff
         allowed = rule.threshold * abs(bm) if rule.relative else rule.threshold
-        limit = (f"{number(allowed)} allowed ({rule.threshold * 100:g}% of the baseline)"
-                 if rule.relative else f"{number(allowed)} allowed")
+        limit = (
+            f"{number(allowed)} allowed ({rule.threshold * 100:g}% of the baseline)"
+            if rule.relative
+            else f"{number(allowed)} allowed"
+        )
         moved = f"{number(bm)} -> {number(cm)}"
         if drop <= allowed + _TOL:
             what = f"dropped by {number(drop)}" if drop > 0 else f"did not drop ({moved})"
-            text = (f"{rule.metric} {what}" + (f" ({moved})" if drop > 0 else "")
-                    + f", within the {limit}")
+            text = (
+                f"{rule.metric} {what}"
+                + (f" ({moved})" if drop > 0 else "")
+                + f", within the {limit}"
+            )
             return RuleOutcome(rule, True, text, **fields), None  # type: ignore[arg-type]
         text = f"{rule.metric} dropped by {number(drop)} ({moved}), more than the {limit}"
         if n >= 2:
@@ -334,25 +398,44 @@ def _compared(rule: Rule, value: float, c: np.ndarray, b: np.ndarray, how: str,
     return RuleOutcome(rule, False, ci_text, **fields), p  # type: ignore[arg-type]
 
 
-def _decide_ni(o: RuleOutcome, p: float, padj: float, alpha: float,
-               correction: str) -> RuleOutcome:
+def _decide_ni(o: RuleOutcome, p: float, padj: float, alpha: float, correction: str) -> RuleOutcome:
     from dataclasses import replace
 
     from ranklens._shared.corrections import NAMES
 
     m = number(o.rule.threshold)
-    test = (f"one-sided paired t-test p = {p_value(p)}"
-            + ("" if correction == "none" else f" ({NAMES[correction]}-adjusted "
-               f"{p_value(padj)})"))
+    test = f"one-sided paired t-test p = {p_value(p)}" + (
+        "" if correction == "none" else f" ({NAMES[correction]}-adjusted {p_value(padj)})"
+    )
     what = f"difference {o.difference:+.4f} over {o.n_queries} queries, {o.reason}"
     if padj != padj:
-        return replace(o, passed=False, p_value=p, p_adjusted=padj, reason=(
-            f"{o.metric}: non-inferiority within {m} cannot be tested with {o.n_queries} "
-            "query(ies); at least 2 are needed"))
+        return replace(
+            o,
+            passed=False,
+            p_value=p,
+            p_adjusted=padj,
+            reason=(
+                f"{o.metric}: non-inferiority within {m} cannot be tested with {o.n_queries} "
+                "query(ies); at least 2 are needed"
+            ),
+        )
     if padj <= alpha:
-        return replace(o, passed=True, p_value=p, p_adjusted=padj, reason=(
-            f"{o.metric} is not worse than the baseline by {m} or more: {what}; {test} <= "
-            f"alpha {alpha:g}"))
-    return replace(o, passed=False, p_value=p, p_adjusted=padj, reason=(
-        f"{o.metric}: non-inferiority within {m} not shown: {what}; {test} > alpha "
-        f"{alpha:g}"))
+        return replace(
+            o,
+            passed=True,
+            p_value=p,
+            p_adjusted=padj,
+            reason=(
+                f"{o.metric} is not worse than the baseline by {m} or more: {what}; {test} <= "
+                f"alpha {alpha:g}"
+            ),
+        )
+    return replace(
+        o,
+        passed=False,
+        p_value=p,
+        p_adjusted=padj,
+        reason=(
+            f"{o.metric}: non-inferiority within {m} not shown: {what}; {test} > alpha {alpha:g}"
+        ),
+    )

@@ -54,8 +54,11 @@ from ranklens.errors import InputError, MetricNameError, MetricParameterError
 __all__ = ["KINDS", "SETTINGS", "Rule", "RuleSet", "as_rules", "read_rules", "rules_from_mapping"]
 
 #: The kinds of rule, with their command-line option.
-KINDS: dict[str, str] = {"min": "--min", "max_drop": "--max-drop",
-                         "non_inferiority": "--non-inferiority"}
+KINDS: dict[str, str] = {
+    "min": "--min",
+    "max_drop": "--max-drop",
+    "non_inferiority": "--non-inferiority",
+}
 #: The settings a rules file may give (``[settings]``).
 SETTINGS = ("alpha", "correction")
 
@@ -75,22 +78,28 @@ class Rule:
         from ranklens.metrics import get_metric
 
         if self.kind not in KINDS:
-            raise MetricParameterError(f"unknown rule kind {self.kind!r}; use one of "
-                                       f"{', '.join(map(repr, KINDS))}.")
+            raise MetricParameterError(
+                f"unknown rule kind {self.kind!r}; use one of {', '.join(map(repr, KINDS))}."
+            )
         if not isinstance(self.metric, str) or not self.metric:
-            raise MetricParameterError(f"a rule's metric must be a metric string such as "
-                                       f"'ndcg@10', got {self.metric!r}.")
+            raise MetricParameterError(
+                f"a rule's metric must be a metric string such as 'ndcg@10', got {self.metric!r}."
+            )
         get_metric(self.metric)  # an unknown metric fails here, before any data is read
         t = self.threshold
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
-            raise MetricParameterError(f"{self.kind} {self.metric}: the threshold must be a "
-                                       f"finite number, got {t!r}.")
+            raise MetricParameterError(
+                f"{self.kind} {self.metric}: the threshold must be a finite number, got {t!r}."
+            )
         if self.kind != "min" and t < 0:
-            raise MetricParameterError(f"{self.kind} {self.metric}: the threshold must be 0 or "
-                                       f"more, got {t!r}.")
+            raise MetricParameterError(
+                f"{self.kind} {self.metric}: the threshold must be 0 or more, got {t!r}."
+            )
         if self.relative and self.kind != "max_drop":
-            raise MetricParameterError(f"{self.kind} {self.metric}: only max_drop takes a "
-                                       "relative threshold (a percentage).")
+            raise MetricParameterError(
+                f"{self.kind} {self.metric}: only max_drop takes a "
+                "relative threshold (a percentage)."
+            )
         object.__setattr__(self, "threshold", float(t))
 
     @classmethod
@@ -99,8 +108,10 @@ class Rule:
         ``max_drop``), as the command line writes it."""
         metric, eq, value = str(text).rpartition("=")
         if not eq or not metric.strip() or not value.strip():
-            raise MetricParameterError(f"{KINDS.get(kind, kind)} {text!r}: write METRIC=VALUE, "
-                                       "e.g. ndcg@10=0.01 (or map=2% for a relative drop).")
+            raise MetricParameterError(
+                f"{KINDS.get(kind, kind)} {text!r}: write METRIC=VALUE, "
+                "e.g. ndcg@10=0.01 (or map=2% for a relative drop)."
+            )
         return cls.of(kind, metric.strip(), value.strip())
 
     @classmethod
@@ -115,7 +126,8 @@ class Rule:
             except ValueError:
                 raise MetricParameterError(
                     f"{kind} {metric}: {value!r} is not a number; write e.g. 0.01"
-                    f"{' or 2%' if kind == 'max_drop' else ''}.") from None
+                    f"{' or 2%' if kind == 'max_drop' else ''}."
+                ) from None
             value = number / 100 if relative else number
         return cls(kind, metric, value, relative)
 
@@ -152,27 +164,37 @@ def rules_from_mapping(doc: Mapping[str, Any], where: str = "rules") -> RuleSet:
 def _from_mapping(doc: Mapping[str, Any], place: Any) -> RuleSet:
     """``place(section, key)`` names where a key is (``gate.toml:7``) in messages."""
     if not isinstance(doc, Mapping):
-        raise InputError(f"{place(None, None)}: the rules must be a table of sections "
-                         f"({', '.join(KINDS)}), got {type(doc).__name__}.")
+        raise InputError(
+            f"{place(None, None)}: the rules must be a table of sections "
+            f"({', '.join(KINDS)}), got {type(doc).__name__}."
+        )
     rules: list[Rule] = []
     settings: dict[str, Any] = {}
     for section, body in doc.items():
         if section != "settings" and section not in KINDS:
-            raise InputError(f"{place(section, None)}: unknown section [{section}]; use "
-                             f"[{'], ['.join(KINDS)}] or [settings].")
+            raise InputError(
+                f"{place(section, None)}: unknown section [{section}]; use "
+                f"[{'], ['.join(KINDS)}] or [settings]."
+            )
         if not isinstance(body, Mapping):
-            raise InputError(f"{place(section, None)}: [{section}] must be a table of "
-                             f"metric = value, got {body!r}.")
+            raise InputError(
+                f"{place(section, None)}: [{section}] must be a table of "
+                f"metric = value, got {body!r}."
+            )
         for key, value in body.items():
             if section == "settings":
                 if key not in SETTINGS:
-                    raise InputError(f"{place(section, key)}: unknown setting {key!r}; the "
-                                     f"settings are {', '.join(SETTINGS)}.")
+                    raise InputError(
+                        f"{place(section, key)}: unknown setting {key!r}; the "
+                        f"settings are {', '.join(SETTINGS)}."
+                    )
                 settings[key] = value
                 continue
             if not isinstance(value, (int, float, str)) or isinstance(value, bool):
-                raise InputError(f"{place(section, key)}: {section} {key} = {value!r}: the "
-                                 "value must be a number (or a percentage such as \"2%\").")
+                raise InputError(
+                    f"{place(section, key)}: {section} {key} = {value!r}: the "
+                    'value must be a number (or a percentage such as "2%").'
+                )
             try:
                 rules.append(Rule.of(section, key, value))
             except MetricNameError as exc:  # an unknown metric or a bad value
@@ -181,14 +203,22 @@ def _from_mapping(doc: Mapping[str, Any], place: Any) -> RuleSet:
     # the command line does not read them as its --alpha / --correction options
     alpha = settings.get("alpha")
     if alpha is not None:
-        alpha = check_alpha(alpha, name="the alpha setting", where=place("settings", "alpha"),
-                            example="alpha = 0.05")
+        alpha = check_alpha(
+            alpha,
+            name="the alpha setting",
+            where=place("settings", "alpha"),
+            example="alpha = 0.05",
+        )
     correction = settings.get("correction")
     if correction is not None:
         from ranklens._shared.corrections import CORRECTIONS, canonical
 
-        correction = check_choice("the correction setting", canonical("gate", correction),
-                                  CORRECTIONS, where=place("settings", "correction"))
+        correction = check_choice(
+            "the correction setting",
+            canonical("gate", correction),
+            CORRECTIONS,
+            where=place("settings", "correction"),
+        )
     return RuleSet(tuple(rules), None if alpha is None else float(alpha), correction)
 
 
@@ -212,8 +242,9 @@ def read_rules(path: str) -> RuleSet:
 
     out = _from_mapping(doc, place)
     if not out.rules:
-        raise InputError(f"{path}: the rules file has no rule; add e.g. [max_drop] with "
-                         "\"ndcg@10\" = 0.01.")
+        raise InputError(
+            f'{path}: the rules file has no rule; add e.g. [max_drop] with "ndcg@10" = 0.01.'
+        )
     return out
 
 
@@ -250,7 +281,11 @@ def as_rules(rules: Any) -> RuleSet:
         bad = next((r for r in items if not isinstance(r, Rule)), None)
         if bad is None:
             return RuleSet(items)
-        raise InputError(f"rules: {bad!r} is not a ranklens.gates.Rule; build rules with "
-                         "Rule.parse('max_drop', 'ndcg@10=0.01') or Rule('min', 'map', 0.3).")
-    raise InputError(f"rules must be Rule objects or a mapping such as {{'max_drop': "
-                     f"{{'ndcg@10': 0.01}}}}, got {type(rules).__name__}.")
+        raise InputError(
+            f"rules: {bad!r} is not a ranklens.gates.Rule; build rules with "
+            "Rule.parse('max_drop', 'ndcg@10=0.01') or Rule('min', 'map', 0.3)."
+        )
+    raise InputError(
+        f"rules must be Rule objects or a mapping such as {{'max_drop': "
+        f"{{'ndcg@10': 0.01}}}}, got {type(rules).__name__}."
+    )

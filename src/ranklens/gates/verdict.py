@@ -70,8 +70,13 @@ class RuleOutcome:
         return self.rule.threshold
 
     def as_dict(self) -> dict[str, Any]:
-        out = {"rule": str(self.rule), "kind": self.kind, "metric": self.metric,
-               "threshold": self.threshold, "relative": self.rule.relative}
+        out = {
+            "rule": str(self.rule),
+            "kind": self.kind,
+            "metric": self.metric,
+            "threshold": self.threshold,
+            "relative": self.rule.relative,
+        }
         out.update({k: v for k, v in asdict(self).items() if k != "rule"})
         return out
 
@@ -115,34 +120,50 @@ class Verdict:
         against = f" against {self.baseline}" if self.baseline is not None else ""
         if self.passed:
             return f"ranklens gate: PASSED: {self.candidate}{against}, {n} of {n} rules pass."
-        return (f"ranklens gate: FAILED: {self.candidate}{against}, {bad} of {n} rules "
-                "failed.")
+        return f"ranklens gate: FAILED: {self.candidate}{against}, {bad} of {n} rules failed."
 
     def as_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "headline": self.headline,
-                "candidate": self.candidate, "baseline": self.baseline,
-                "settings": self.settings, "rules": [o.as_dict() for o in self.outcomes],
-                "provenance": self.provenance, "notes": list(self.notes)}
+        return {
+            "passed": self.passed,
+            "headline": self.headline,
+            "candidate": self.candidate,
+            "baseline": self.baseline,
+            "settings": self.settings,
+            "rules": [o.as_dict() for o in self.outcomes],
+            "provenance": self.provenance,
+            "notes": list(self.notes),
+        }
 
     def table(self) -> Table:
         """One row per rule: the rule, the values, the difference with its interval,
         the p-value and the result; the reasons of the failures after it."""
         level = f"{1 - float(self.settings.get('alpha', 0.05)):.0%}"
-        header = ["rule", "candidate", "baseline", "difference", f"{level} CI", "p (adj.)",
-                  "result"]
+        header = [
+            "rule",
+            "candidate",
+            "baseline",
+            "difference",
+            f"{level} CI",
+            "p (adj.)",
+            "result",
+        ]
         rows: list[list[Cell | str]] = []
         for o in self.outcomes:
             ci = "" if o.ci_low != o.ci_low else f"[{number(o.ci_low)}, {number(o.ci_high)}]"
             p = "" if o.p_value != o.p_value else f"{p_value(o.p_value)} ({p_value(o.p_adjusted)})"
-            rows.append([
-                display_id(str(o.rule)), number(o.candidate),
-                "" if o.baseline != o.baseline else number(o.baseline),
-                "" if o.difference != o.difference else f"{o.difference:+.4f}", ci, p,
-                Cell("pass", "green") if o.passed else Cell("FAIL", "bold red"),
-            ])
+            rows.append(
+                [
+                    display_id(str(o.rule)),
+                    number(o.candidate),
+                    "" if o.baseline != o.baseline else number(o.baseline),
+                    "" if o.difference != o.difference else f"{o.difference:+.4f}",
+                    ci,
+                    p,
+                    Cell("pass", "green") if o.passed else Cell("FAIL", "bold red"),
+                ]
+            )
         head = Cell(self.headline, "bold green" if self.passed else "bold red")
-        notes = [f"FAIL {display_id(str(o.rule))}: {display_id(o.reason)}"
-                 for o in self.failures]
+        notes = [f"FAIL {display_id(str(o.rule))}: {display_id(o.reason)}" for o in self.failures]
         notes += [display_id(n) for n in self.notes]
         return Table(header, rows, n_labels=1, preamble=[head], notes=notes)
 
@@ -160,24 +181,38 @@ class Verdict:
         rule; a failed rule carries a ``failure`` whose message is the reason."""
         import xml.etree.ElementTree as ET
 
-        suite = ET.Element("testsuite", name="ranklens gate", tests=str(len(self.outcomes)),
-                           failures=str(len(self.failures)), errors="0", skipped="0")
+        suite = ET.Element(
+            "testsuite",
+            name="ranklens gate",
+            tests=str(len(self.outcomes)),
+            failures=str(len(self.failures)),
+            errors="0",
+            skipped="0",
+        )
         props = ET.SubElement(suite, "properties")
-        for k, v in (("candidate", self.candidate), ("baseline", self.baseline or ""),
-                     *((k, str(v)) for k, v in self.settings.items())):
+        for k, v in (
+            ("candidate", self.candidate),
+            ("baseline", self.baseline or ""),
+            *((k, str(v)) for k, v in self.settings.items()),
+        ):
             ET.SubElement(props, "property", name=k, value=display_id(str(v)))
         for o in self.outcomes:
             # ids and names with control characters would make the XML invalid
             reason = display_id(o.reason)
-            case = ET.SubElement(suite, "testcase", classname=f"ranklens.gate.{o.kind}",
-                                 name=display_id(str(o.rule)))
+            case = ET.SubElement(
+                suite, "testcase", classname=f"ranklens.gate.{o.kind}", name=display_id(str(o.rule))
+            )
             if not o.passed:
                 fail = ET.SubElement(case, "failure", message=reason, type="regression")
                 fail.text = reason
             else:
                 ET.SubElement(case, "system-out").text = reason
-        root = ET.Element("testsuites", name="ranklens gate", tests=str(len(self.outcomes)),
-                          failures=str(len(self.failures)))
+        root = ET.Element(
+            "testsuites",
+            name="ranklens gate",
+            tests=str(len(self.outcomes)),
+            failures=str(len(self.failures)),
+        )
         root.append(suite)
         if self.notes:
             ET.SubElement(suite, "system-err").text = "\n".join(map(display_id, self.notes))

@@ -27,5 +27,12 @@ from ranklens.history.store import (
     split_ref,
 )
 
-__all__ = ["SCHEMA_VERSION", "Store", "StoredRecord", "git_commit", "load_ref", "parse_time",
-           "split_ref"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "Store",
+    "StoredRecord",
+    "git_commit",
+    "load_ref",
+    "parse_time",
+    "split_ref",
+]

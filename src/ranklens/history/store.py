@@ -57,8 +57,15 @@ import numpy as np
 from ranklens.errors import InputError, StoreError
 from ranklens.ranking.evaluation import Result
 
-__all__ = ["SCHEMA_VERSION", "Store", "StoredRecord", "git_commit", "load_ref", "parse_time",
-           "split_ref"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "Store",
+    "StoredRecord",
+    "git_commit",
+    "load_ref",
+    "parse_time",
+    "split_ref",
+]
 
 #: The schema version this ranklens writes and reads.
 SCHEMA_VERSION = 1
@@ -111,8 +118,14 @@ def git_commit(cwd: str | os.PathLike[str] | None = None) -> str | None:
     """``git rev-parse HEAD`` in ``cwd`` (default: the current directory); None when
     it is not a git checkout or git is missing."""
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True,
-                             text=True, timeout=10, check=False)
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     sha = out.stdout.strip()
@@ -135,8 +148,10 @@ def load_ref(text: str) -> StoredRecord:
     store or the record does not exist."""
     ref = split_ref(text)
     if ref is None:
-        raise InputError(f"{text!r} does not name a stored record; write PATH#ID, e.g. "
-                         "results.db#3 (ids: 'ranklens history PATH').")
+        raise InputError(
+            f"{text!r} does not name a stored record; write PATH#ID, e.g. "
+            "results.db#3 (ids: 'ranklens history PATH')."
+        )
     with Store(ref[0], create=False) as store:
         return store.get(ref[1])
 
@@ -162,15 +177,18 @@ def parse_time(value: Any, name: str) -> dt.datetime:
             pass
         else:
             return dt.datetime.now(dt.timezone.utc) - dt.timedelta(microseconds=ns / 1000)
-    raise InputError(f"{name}={value!r} is not a time; give a date or time "
-                     "('2026-11-01', '2026-11-01T12:00'), a duration back from now ('30d', "
-                     "'2 weeks') or a datetime.")
+    raise InputError(
+        f"{name}={value!r} is not a time; give a date or time "
+        "('2026-11-01', '2026-11-01T12:00'), a duration back from now ('30d', "
+        "'2 weeks') or a datetime."
+    )
 
 
 def _npy(values: np.ndarray) -> bytes:
     buf = io.BytesIO()
-    np.lib.format.write_array(buf, np.ascontiguousarray(values, dtype=np.float64),
-                              allow_pickle=False)
+    np.lib.format.write_array(
+        buf, np.ascontiguousarray(values, dtype=np.float64), allow_pickle=False
+    )
     return buf.getvalue()
 
 
@@ -236,18 +254,21 @@ class Store:
     missing file.  See the module documentation for the layout and guarantees.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, create: bool = True,
-                 timeout: float = TIMEOUT) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, create: bool = True, timeout: float = TIMEOUT
+    ) -> None:
         self.path = str(path)
         self._timeout = timeout
         p = Path(self.path)
         if p.is_dir():
-            raise StoreError(f"{self.path}: is a folder; a results store is a file "
-                             "(e.g. results.db).")
+            raise StoreError(
+                f"{self.path}: is a folder; a results store is a file (e.g. results.db)."
+            )
         if not p.exists():
             if not create:
-                raise StoreError(f"{self.path}: no such results store; record into it "
-                                 "first (--store PATH).")
+                raise StoreError(
+                    f"{self.path}: no such results store; record into it first (--store PATH)."
+                )
             if not p.parent.is_dir():
                 raise StoreError(f"{self.path}: the folder {str(p.parent)!r} does not exist.")
         try:
@@ -276,8 +297,9 @@ class Store:
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() >= deadline:
-                    raise self._fail(f"the results store is corrupt or unreadable ({exc}).") \
-                        from None
+                    raise self._fail(
+                        f"the results store is corrupt or unreadable ({exc})."
+                    ) from None
                 time.sleep(0.02)
 
     def _prepare_once(self) -> None:
@@ -286,20 +308,25 @@ class Store:
             con.execute("BEGIN")  # one snapshot: another process may be making the store
             try:
                 app = con.execute("PRAGMA application_id").fetchone()[0]
-                tables = {r[0] for r in con.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+                tables = {
+                    r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                }
             finally:
                 con.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
             if _locked(exc):
                 raise
-            raise self._fail(f"not a ranklens results store: the file is not a SQLite "
-                             f"database or is corrupt ({exc}).") from None
+            raise self._fail(
+                f"not a ranklens results store: the file is not a SQLite "
+                f"database or is corrupt ({exc})."
+            ) from None
         if app != APPLICATION_ID and tables:
             shown = ", ".join(sorted(tables)[:8])
-            raise self._fail(f"is a SQLite database of another application (tables: "
-                             f"{shown}), not a ranklens results store; give another file "
-                             "name.")
+            raise self._fail(
+                f"is a SQLite database of another application (tables: "
+                f"{shown}), not a ranklens results store; give another file "
+                "name."
+            )
         try:
             con.execute("PRAGMA foreign_keys = ON")
             con.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
@@ -322,8 +349,9 @@ class Store:
                 for stmt in _SCHEMA.strip().split(";"):
                     if stmt.strip():
                         con.execute(stmt)
-                con.execute("INSERT INTO ranklens_schema VALUES (?, ?)",
-                            (SCHEMA_VERSION, _stamp(_now())))
+                con.execute(
+                    "INSERT INTO ranklens_schema VALUES (?, ?)", (SCHEMA_VERSION, _stamp(_now()))
+                )
                 con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             con.execute("COMMIT")
         except BaseException:
@@ -331,16 +359,19 @@ class Store:
             raise
 
     def _check_schema(self) -> None:
-        tables = {r[0] for r in self._con.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = {
+            r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
         if not _TABLES.issubset(tables):
             raise self._fail("the results store lacks its tables (damaged); start a new file.")
         row = self._con.execute("SELECT max(version) FROM ranklens_schema").fetchone()
         version = row[0] if row else None
         if version != SCHEMA_VERSION:
-            raise self._fail(f"the results store has schema version {version}; this ranklens "
-                             f"reads version {SCHEMA_VERSION}. Upgrade ranklens (or use a new "
-                             "file).")
+            raise self._fail(
+                f"the results store has schema version {version}; this ranklens "
+                f"reads version {SCHEMA_VERSION}. Upgrade ranklens (or use a new "
+                "file)."
+            )
 
     def close(self) -> None:
         self._con.close()
@@ -355,9 +386,15 @@ class Store:
         return f"<Store {self.path!r}>"
 
     # -- writing ----------------------------------------------------------------------
-    def record(self, result: Result, *, tags: Mapping[str, str] | None = None,
-               command: str = "python", commit: str | None = "auto",
-               run: str | None = None) -> int:
+    def record(
+        self,
+        result: Result,
+        *,
+        tags: Mapping[str, str] | None = None,
+        command: str = "python",
+        commit: str | None = "auto",
+        run: str | None = None,
+    ) -> int:
         """Store ``result`` (one transaction) and return its record id.
 
         ``tags`` are the user's labels (``{"model": "v2"}``); ``commit`` is the git
@@ -365,8 +402,7 @@ class Store:
         none); ``run`` names the run (default: ``result.run_name``).
         """
         if not isinstance(result, Result):
-            raise InputError(f"Store.record takes a ranklens.Result, got "
-                             f"{type(result).__name__}.")
+            raise InputError(f"Store.record takes a ranklens.Result, got {type(result).__name__}.")
         clean = _check_tags(tags)
         sha = git_commit() if commit == "auto" else commit
         prov = None if result.provenance is None else json.dumps(result.provenance.as_dict())
@@ -382,20 +418,32 @@ class Store:
                     "INSERT INTO records (created, run, command, git_commit, version, n_queries,"
                     " metrics, conventions, report, provenance, query_ids) VALUES "
                     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (_stamp(_now()), run if run is not None else result.run_name, command,
-                     sha, _version(result), len(result.query_ids),
-                     json.dumps(list(result.metrics)),
-                     json.dumps(result.conventions.as_dict()),
-                     json.dumps({k: int(v) for k, v in result.report.items()}), prov, ids))
+                    (
+                        _stamp(_now()),
+                        run if run is not None else result.run_name,
+                        command,
+                        sha,
+                        _version(result),
+                        len(result.query_ids),
+                        json.dumps(list(result.metrics)),
+                        json.dumps(result.conventions.as_dict()),
+                        json.dumps({k: int(v) for k, v in result.report.items()}),
+                        prov,
+                        ids,
+                    ),
+                )
                 rid = int(cur.lastrowid or 0)
                 half = len(blobs) // 2
                 for n, (i, m, v, blob) in enumerate(blobs):
                     if n == half and pause:
                         time.sleep(pause)  # the fault tests kill the writer here
-                    con.execute("INSERT INTO metric_values VALUES (?, ?, ?, ?, ?)",
-                                (rid, i, m, None if v != v else v, blob))
-                con.executemany("INSERT INTO tags VALUES (?, ?, ?)",
-                                [(rid, k, v) for k, v in clean.items()])
+                    con.execute(
+                        "INSERT INTO metric_values VALUES (?, ?, ?, ?, ?)",
+                        (rid, i, m, None if v != v else v, blob),
+                    )
+                con.executemany(
+                    "INSERT INTO tags VALUES (?, ?, ?)", [(rid, k, v) for k, v in clean.items()]
+                )
                 con.execute("COMMIT")
             except BaseException:
                 if con.in_transaction:
@@ -406,9 +454,15 @@ class Store:
         return rid
 
     # -- reading ----------------------------------------------------------------------
-    def records(self, *, run: str | None = None, metric: str | None = None,
-                tags: Mapping[str, str] | None = None, since: Any = None,
-                until: Any = None) -> list[StoredRecord]:
+    def records(
+        self,
+        *,
+        run: str | None = None,
+        metric: str | None = None,
+        tags: Mapping[str, str] | None = None,
+        since: Any = None,
+        until: Any = None,
+    ) -> list[StoredRecord]:
         """The records (oldest first) matching every filter given: the run's name, a
         metric among the record's (its key as stored, e.g. ``ndcg@10``), tags (each
         ``key: value`` must match), and times ``since`` / ``until`` (inclusive, UTC;
@@ -418,12 +472,15 @@ class Store:
             where.append("r.run = ?")
             args.append(run)
         if metric is not None:
-            where.append("EXISTS (SELECT 1 FROM metric_values m WHERE m.record_id = r.id "
-                         "AND m.metric = ?)")
+            where.append(
+                "EXISTS (SELECT 1 FROM metric_values m WHERE m.record_id = r.id AND m.metric = ?)"
+            )
             args.append(metric)
         for k, v in _check_tags(tags).items():
-            where.append("EXISTS (SELECT 1 FROM tags t WHERE t.record_id = r.id AND t.key = ? "
-                         "AND t.value = ?)")
+            where.append(
+                "EXISTS (SELECT 1 FROM tags t WHERE t.record_id = r.id AND t.key = ? "
+                "AND t.value = ?)"
+            )
             args += [k, v]
         for value, op, name in ((since, ">=", "since"), (until, "<=", "until")):
             if value is not None:
@@ -432,8 +489,10 @@ class Store:
                 if name == "until" and isinstance(value, str) and len(value.strip()) == 10:
                     t += dt.timedelta(days=1, microseconds=-1)  # a date: the whole day
                 args.append(_stamp(t))
-        sql = ("SELECT r.id, r.created, r.run, r.command, r.git_commit, r.version, "
-               "r.n_queries, r.metrics, r.conventions, r.report, r.provenance FROM records r")
+        sql = (
+            "SELECT r.id, r.created, r.run, r.command, r.git_commit, r.version, "
+            "r.n_queries, r.metrics, r.conventions, r.report, r.provenance FROM records r"
+        )
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY r.created, r.id"
@@ -446,7 +505,9 @@ class Store:
             raise InputError(f"record_id must be an integer, got {record_id!r}.")
         rows = self._query(
             "SELECT id, created, run, command, git_commit, version, n_queries, metrics, "
-            "conventions, report, provenance FROM records WHERE id = ?", [int(record_id)])
+            "conventions, report, provenance FROM records WHERE id = ?",
+            [int(record_id)],
+        )
         if not rows:
             raise self._fail(f"no record {record_id} (see 'ranklens history {self.path}').")
         return self._with_values(rows)[0]
@@ -460,8 +521,9 @@ class Store:
 
         rec = record if isinstance(record, StoredRecord) else self.get(record)
         ids = self._query("SELECT query_ids FROM records WHERE id = ?", [rec.id])[0][0]
-        blobs = dict(self._query("SELECT metric, per_query FROM metric_values WHERE "
-                                 "record_id = ?", [rec.id]))
+        blobs = dict(
+            self._query("SELECT metric, per_query FROM metric_values WHERE record_id = ?", [rec.id])
+        )
         try:
             values = {m: _from_npy(blobs[m]) for m in rec.metrics}
             conv = Conventions(**rec.conventions)
@@ -470,22 +532,35 @@ class Store:
         except (KeyError, ValueError, TypeError, OSError) as exc:
             raise self._fail(f"record {rec.id} is damaged ({exc}).") from None
         prov = None if rec.provenance is None else Provenance.from_dict(rec.provenance)
-        return Result(metrics=rec.metrics, query_ids=query_ids, values=values, parsed=parsed,
-                      conventions=conv, report=rec.report, run_name=rec.run, provenance=prov)
+        return Result(
+            metrics=rec.metrics,
+            query_ids=query_ids,
+            values=values,
+            parsed=parsed,
+            conventions=conv,
+            report=rec.report,
+            run_name=rec.run,
+            provenance=prov,
+        )
 
-    def trend(self, metric: str, run: str | None = None
-              ) -> list[tuple[dt.datetime, str, float, int]]:
+    def trend(
+        self, metric: str, run: str | None = None
+    ) -> list[tuple[dt.datetime, str, float, int]]:
         """``(time, run name, value, record id)`` of every record holding ``metric``
         (its key as stored), oldest first; only the run named ``run`` if given."""
-        sql = ("SELECT r.created, r.run, m.value, r.id FROM records r JOIN metric_values m "
-               "ON m.record_id = r.id WHERE m.metric = ?")
+        sql = (
+            "SELECT r.created, r.run, m.value, r.id FROM records r JOIN metric_values m "
+            "ON m.record_id = r.id WHERE m.metric = ?"
+        )
         args: list[Any] = [metric]
         if run is not None:
             sql += " AND r.run = ?"
             args.append(run)
         rows = self._query(sql + " ORDER BY r.created, r.id", args)
-        return [(_parse_utc(t), name or "", float("nan") if v is None else float(v), int(i))
-                for t, name, v, i in rows]
+        return [
+            (_parse_utc(t), name or "", float("nan") if v is None else float(v), int(i))
+            for t, name, v, i in rows
+        ]
 
     def __len__(self) -> int:
         return int(self._query("SELECT count(*) FROM records", [])[0][0])
@@ -506,25 +581,36 @@ class Store:
         marks = ",".join("?" * len(ids))
         summaries: dict[int, dict[str, float]] = {i: {} for i in ids}
         for rid, m, v in self._query(
-                f"SELECT record_id, metric, value FROM metric_values WHERE record_id IN "
-                f"({marks}) ORDER BY record_id, position", ids):
+            f"SELECT record_id, metric, value FROM metric_values WHERE record_id IN "
+            f"({marks}) ORDER BY record_id, position",
+            ids,
+        ):
             summaries[rid][m] = float("nan") if v is None else float(v)
         tags: dict[int, dict[str, str]] = {i: {} for i in ids}
-        for rid, k, v in self._query(f"SELECT record_id, key, value FROM tags WHERE record_id "
-                                     f"IN ({marks}) ORDER BY key", ids):
+        for rid, k, v in self._query(
+            f"SELECT record_id, key, value FROM tags WHERE record_id IN ({marks}) ORDER BY key", ids
+        ):
             tags[rid][k] = v
         out = []
-        for (rid, created, run, command, sha, version, nq, metrics, conv, report,
-             prov) in rows:
-            out.append(StoredRecord(
-                id=int(rid), created=_parse_utc(created), run=run, command=command,
-                git_commit=sha, version=version, n_queries=int(nq),
-                metrics=tuple(self._json(rid, "metrics", metrics, list)),
-                summary=summaries[rid], tags=tags[rid],
-                conventions=self._json(rid, "conventions", conv, dict),
-                report=self._json(rid, "report", report, dict),
-                provenance=None if prov is None else self._json(rid, "provenance", prov, dict),
-                path=self.path))
+        for rid, created, run, command, sha, version, nq, metrics, conv, report, prov in rows:
+            out.append(
+                StoredRecord(
+                    id=int(rid),
+                    created=_parse_utc(created),
+                    run=run,
+                    command=command,
+                    git_commit=sha,
+                    version=version,
+                    n_queries=int(nq),
+                    metrics=tuple(self._json(rid, "metrics", metrics, list)),
+                    summary=summaries[rid],
+                    tags=tags[rid],
+                    conventions=self._json(rid, "conventions", conv, dict),
+                    report=self._json(rid, "report", report, dict),
+                    provenance=None if prov is None else self._json(rid, "provenance", prov, dict),
+                    path=self.path,
+                )
+            )
         return out
 
     def _json(self, record: Any, column: str, text: Any, kind: type) -> Any:
@@ -535,12 +621,19 @@ class Store:
         except (TypeError, ValueError) as exc:
             value, why = None, f"is not valid JSON ({exc})"
         else:
-            why = "" if isinstance(value, kind) else (
-                f"is a JSON {type(value).__name__}, not the "
-                f"{'list' if kind is list else 'object'} ranklens writes")
+            why = (
+                ""
+                if isinstance(value, kind)
+                else (
+                    f"is a JSON {type(value).__name__}, not the "
+                    f"{'list' if kind is list else 'object'} ranklens writes"
+                )
+            )
         if why:
-            raise self._fail(f"record {record}: its {column} {why}; the store was changed "
-                             "outside ranklens. Restore the store from a copy.")
+            raise self._fail(
+                f"record {record}: its {column} {why}; the store was changed "
+                "outside ranklens. Restore the store from a copy."
+            )
         return value
 
 
@@ -548,13 +641,15 @@ def _check_tags(tags: Mapping[str, str] | None) -> dict[str, str]:
     if tags is None:
         return {}
     if not isinstance(tags, Mapping):
-        raise InputError(f"tags must be a mapping {{key: value}} of text, got "
-                         f"{type(tags).__name__}.")
+        raise InputError(
+            f"tags must be a mapping {{key: value}} of text, got {type(tags).__name__}."
+        )
     out = {}
     for k, v in tags.items():
         if not isinstance(k, str) or not k or not isinstance(v, (str, int, float)):
-            raise InputError(f"tag {k!r}: keys must be non-empty text and values text "
-                             f"(or numbers), got {v!r}.")
+            raise InputError(
+                f"tag {k!r}: keys must be non-empty text and values text (or numbers), got {v!r}."
+            )
         out[k] = str(v)
     return out
 

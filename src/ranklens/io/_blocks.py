@@ -35,8 +35,15 @@ from ranklens.io._files import _MAGIC, STDIN, _suffixes, check_readable, is_stre
 from ranklens.io._trec_format import BOM
 from ranklens.io.tables import Roles, _csv_header, csv_field_problem, pick_roles
 
-__all__ = ["Block", "Source", "csv_tables", "last_query_start", "parquet_tables",
-           "table_blocks", "trec_blocks"]
+__all__ = [
+    "Block",
+    "Source",
+    "csv_tables",
+    "last_query_start",
+    "parquet_tables",
+    "table_blocks",
+    "trec_blocks",
+]
 
 
 class Source(io.RawIOBase):
@@ -63,8 +70,11 @@ class Source(io.RawIOBase):
                 if compression is None:
                     head = fh.peek(4)[:4]
                     compression = next((c for m, c in _MAGIC if head.startswith(m)), None)
-                self._in: Any = (fh if compression is None else pa.CompressedInputStream(
-                    pa.PythonFile(fh, mode="r"), compression))
+                self._in: Any = (
+                    fh
+                    if compression is None
+                    else pa.CompressedInputStream(pa.PythonFile(fh, mode="r"), compression)
+                )
             elif compression is None:
                 self._in = open(p, "rb")  # noqa: SIM115
                 self.size = os.path.getsize(p)
@@ -105,7 +115,8 @@ class Source(io.RawIOBase):
                 raise RanklensError(
                     f"{self.name}: cannot keep a copy of the stream in "
                     f"{os.path.dirname(self._spill.name)} ({exc.strerror}); give a folder "
-                    "with more room (temp_dir='...').") from None
+                    "with more room (temp_dir='...')."
+                ) from None
         return data
 
     def spill_to(self, path: str) -> None:
@@ -205,7 +216,7 @@ def trec_blocks(source: Any, size: int) -> Iterator[Block]:
         chunk = source.read(size)
         if first:
             if chunk.startswith(BOM):  # the mark is not text (as the one-file readers)
-                chunk = chunk[len(BOM):]
+                chunk = chunk[len(BOM) :]
             first = False
         buf = carry + chunk if carry else chunk
         if not chunk:
@@ -274,10 +285,13 @@ def parquet_tables(path: str, roles: Roles, size: int) -> Iterator[tuple[pa.Tabl
     picks = pick_roles(path, list(parquet.schema_arrow.names), roles)
     rows = max(size // 32, 1024)
     with parquet:
-        batches = (pa.record_batch([b.column(picks[r]) for r in ("query", "doc", "score")],
-                                   names=["query", "doc", "score"])
-                   for b in parquet.iter_batches(rows, columns=list(dict.fromkeys(
-                       picks.values()))))
+        batches = (
+            pa.record_batch(
+                [b.column(picks[r]) for r in ("query", "doc", "score")],
+                names=["query", "doc", "score"],
+            )
+            for b in parquet.iter_batches(rows, columns=list(dict.fromkeys(picks.values())))
+        )
         yield from table_blocks(batches, "query")
 
 
@@ -303,13 +317,14 @@ def _csv_problem(name: str, fmt: str, delimiter: str, ncols: int, exc: Exception
     return problem
 
 
-def csv_tables(source: Any, name: str, fmt: str, roles: Roles, size: int
-               ) -> Iterator[tuple[pa.Table, int]]:
+def csv_tables(
+    source: Any, name: str, fmt: str, roles: Roles, size: int
+) -> Iterator[tuple[pa.Table, int]]:
     """The rows of a CSV/TSV run (columns query, doc and score, all as text), in tables
     of whole queries with the file line of their first row (the header is line 1)."""
     head = source.read(size)
     if head.startswith(BOM):  # Excel's "CSV UTF-8"
-        head = head[len(BOM):]
+        head = head[len(BOM) :]
     if b"\x00" in head[:65536]:
         raise InputError(f"{name}: looks like a binary file, not {fmt.upper()} text.")
     delimiter = "," if fmt == "csv" else "\t"
@@ -325,9 +340,16 @@ def csv_tables(source: Any, name: str, fmt: str, roles: Roles, size: int
             convert_options=pacsv.ConvertOptions(
                 column_types={c: pa.string() for c in picks.values()},
                 include_columns=list(dict.fromkeys(picks.values())),
-                strings_can_be_null=False))
-        batches = (pa.record_batch([b.column(picks[r]) for r in ("query", "doc", "score")],
-                                   names=["query", "doc", "score"]) for b in reader)
+                strings_can_be_null=False,
+            ),
+        )
+        batches = (
+            pa.record_batch(
+                [b.column(picks[r]) for r in ("query", "doc", "score")],
+                names=["query", "doc", "score"],
+            )
+            for b in reader
+        )
         given = False
         for table, rows_before in table_blocks(batches, "query"):
             given = True

@@ -15,8 +15,15 @@ import pyarrow as pa
 
 from ranklens.errors import FormatError, InputError
 
-__all__ = ["COMPRESSIONS", "FORMATS", "check_readable", "detect_format", "numbers",
-           "output_compression", "read_bytes"]
+__all__ = [
+    "COMPRESSIONS",
+    "FORMATS",
+    "check_readable",
+    "detect_format",
+    "numbers",
+    "output_compression",
+    "read_bytes",
+]
 
 COMPRESSIONS = {".gz": "gzip", ".gzip": "gzip", ".bz2": "bz2", ".zst": "zstd", ".zstd": "zstd"}
 FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl", "json")
@@ -48,9 +55,7 @@ def detect_format(path: str | os.PathLike[str], fmt: str | None = None) -> tuple
     if fmt is not None:
         key = fmt.lower()
         if key not in FORMATS:
-            raise FormatError(
-                f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}."
-            )
+            raise FormatError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}.")
         return key, compression
     return _SUFFIX_FORMAT.get(suffix, "trec"), compression
 
@@ -157,16 +162,20 @@ def numbers(text: pa.Array, where: Callable[[int], str], what: str) -> np.ndarra
     elif pa.types.is_floating(text.type):
         out = np.array(to_numpy(text.cast(pa.float64())), dtype=np.float64)
     else:
-        with contextlib.suppress(pa.ArrowInvalid, pa.ArrowTypeError,
-                                 pa.ArrowNotImplementedError):  # not numbers: named below
+        with contextlib.suppress(
+            pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError
+        ):  # not numbers: named below
             out = np.array(to_numpy(pc.cast(text, pa.float64())), dtype=np.float64)
     if out is not None:
         bad = np.flatnonzero(~np.isfinite(out))
         if bad.size:
             i = int(bad[0])
             value = text[i].as_py()
-            shown = "is missing (empty, NA or NaN)" if value is None else (
-                f"{value!r} is not a finite number")
+            shown = (
+                "is missing (empty, NA or NaN)"
+                if value is None
+                else (f"{value!r} is not a finite number")
+            )
             raise InputError(
                 f"{where(i)}: the {what} {shown}; every {what} must be a finite number "
                 f"({bad.size} row(s) are not)."
@@ -174,8 +183,12 @@ def numbers(text: pa.Array, where: Callable[[int], str], what: str) -> np.ndarra
         return out
     binary = pa.types.is_binary(text.type) or pa.types.is_large_binary(text.type)
     # (a CSV column that is not UTF-8 text is binary: matched as it is, not cast to text)
-    ok = to_numpy(pc.match_substring_regex(text if binary else text.cast(pa.large_string()),
-                                           _NUMBER, ignore_case=True), fill=False)
+    ok = to_numpy(
+        pc.match_substring_regex(
+            text if binary else text.cast(pa.large_string()), _NUMBER, ignore_case=True
+        ),
+        fill=False,
+    )
     bad = np.flatnonzero(~ok)
     i = int(bad[0]) if bad.size else 0
     raise InputError(f"{where(i)}: the {what} {text[i].as_py()!r} is not a number.")

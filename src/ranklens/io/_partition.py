@@ -44,17 +44,20 @@ class Partitioner:
         self._budget = budget
         memory = budget // SHARE
         self._error: type[Exception] = duckdb.Error
-        self._con: Any = duckdb.connect(":memory:", config={
-            "memory_limit": f"{max(memory // 2**20, 64)}MiB",
-            "temp_directory": os.path.join(folder, "duckdb"),
-            "threads": max(1, min(os.cpu_count() or 1, 4)),
-            "preserve_insertion_order": False,
-            # give freed memory back early: the budget is about the process, not only
-            # about what DuckDB's buffers hold
-            "allocator_flush_threshold": "16MiB",
-            "allocator_bulk_deallocation_flush_threshold": "16MiB",
-            "write_buffer_row_group_memory_limit": f"{max(memory // 2**22, 8)}MiB",
-        })
+        self._con: Any = duckdb.connect(
+            ":memory:",
+            config={
+                "memory_limit": f"{max(memory // 2**20, 64)}MiB",
+                "temp_directory": os.path.join(folder, "duckdb"),
+                "threads": max(1, min(os.cpu_count() or 1, 4)),
+                "preserve_insertion_order": False,
+                # give freed memory back early: the budget is about the process, not only
+                # about what DuckDB's buffers hold
+                "allocator_flush_threshold": "16MiB",
+                "allocator_bulk_deallocation_flush_threshold": "16MiB",
+                "write_buffer_row_group_memory_limit": f"{max(memory // 2**22, 8)}MiB",
+            },
+        )
         self._made = False
 
     def add(self, rows: pa.Table) -> None:
@@ -63,8 +66,11 @@ class Partitioner:
         with self._out_of_memory():
             self._con.register("batch", rows)
             try:
-                self._con.execute("INSERT INTO rows SELECT * FROM batch" if self._made else
-                                  "CREATE TABLE rows AS SELECT * FROM batch")
+                self._con.execute(
+                    "INSERT INTO rows SELECT * FROM batch"
+                    if self._made
+                    else "CREATE TABLE rows AS SELECT * FROM batch"
+                )
                 self._made = True
             finally:
                 self._con.unregister("batch")
@@ -73,8 +79,9 @@ class Partitioner:
         """Every row, as tables of whole queries of about ``rows`` rows, in query order;
         a query's rows in the order of their ``line``."""
         with self._out_of_memory():
-            reader = self._con.sql("SELECT * FROM rows ORDER BY query, line"
-                                   ).to_arrow_reader(max(rows, 1024))
+            reader = self._con.sql("SELECT * FROM rows ORDER BY query, line").to_arrow_reader(
+                max(rows, 1024)
+            )
             yield from (table for table, _ in table_blocks(iter(reader), "query"))
 
     @contextmanager
@@ -87,7 +94,8 @@ class Partitioner:
                 "grouping the ungrouped run by query within the memory budget "
                 f"({format_size(self._budget)}) failed: {str(exc).splitlines()[0]}. Give a "
                 "larger budget (memory='...'), or write the run grouped by query (the rows "
-                "of each query together), which streams without grouping.") from None
+                "of each query together), which streams without grouping."
+            ) from None
 
     def close(self) -> None:
         self._con.close()

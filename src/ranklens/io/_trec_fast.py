@@ -20,8 +20,7 @@ from ranklens._shared.progress import report as report_progress
 from ranklens.errors import InputError
 from ranklens.io._trec_format import BOM, Columns, Layout, check_utf8, not_a_run, one_tag
 
-__all__ = ["BLOCK_SIZE", "SCAN_CHUNK", "Growing", "delimiter", "next_batch", "read_fast",
-           "scan"]
+__all__ = ["BLOCK_SIZE", "SCAN_CHUNK", "Growing", "delimiter", "next_batch", "read_fast", "scan"]
 
 
 # -- may the file take the fast path? --------------------------------------------------
@@ -59,7 +58,7 @@ def _lone_cr(b: np.ndarray) -> bool:
     """Whether some carriage return in ``b`` is not followed by a line feed."""
     step = 1 << 23
     for start in range(0, b.size, step):
-        cr = np.flatnonzero(b[start:start + step] == 13) + start
+        cr = np.flatnonzero(b[start : start + step] == 13) + start
         if cr.size and (cr[-1] == b.size - 1 or np.any(b[cr + 1] != 10)):
             return True
     return False
@@ -83,7 +82,7 @@ def scan(path: str) -> tuple[str | None, bytes, bytes, int]:
     with open(path, "rb") as fh:
         head = fh.read(65536 + len(BOM))
         skip = len(BOM) if head.startswith(BOM) else 0
-        head = head[skip:skip + 65536]
+        head = head[skip : skip + 65536]
         if b"\x00" in head:
             raise InputError(f"{path}: looks like a binary file, not a TREC text file.")
         fh.seek(skip)
@@ -154,28 +153,34 @@ class Growing:
         need = self.size + n
         if need > len(self.array):
             grown = np.empty(max(need, len(self.array) * 3 // 2), dtype=self.array.dtype)
-            grown[:self.size] = self.array[:self.size]
+            grown[: self.size] = self.array[: self.size]
             self.array = grown
-        out = self.array[self.size:need]
+        out = self.array[self.size : need]
         self.size = need
         return out
 
     def finish(self) -> np.ndarray:
         """The filled part: a view (the unwritten rest was never resident)."""
-        out = self.array[:self.size]
+        out = self.array[: self.size]
         self.array = np.empty(0, dtype=self.array.dtype)
         return out
 
 
-def read_fast(buf: Any, sep: str, layout: Layout, head: bytes | None = None,
-              tail: bytes | None = None, rows: int | None = None,
-              name: str = "") -> Columns | None:
+def read_fast(
+    buf: Any,
+    sep: str,
+    layout: Layout,
+    head: bytes | None = None,
+    tail: bytes | None = None,
+    rows: int | None = None,
+    name: str = "",
+) -> Columns | None:
     """Read a regular file with Arrow's CSV reader.  ``buf`` is the file's bytes or
     its path (then ``head`` and ``tail`` are its first and last bytes); ``rows`` an
     estimate of the number of lines (it sizes the columns)."""
     if head is None:
         head = bytes(buf[: min(len(buf), 65536)])
-        tail = bytes(buf[max(0, len(buf) - 65536):])
+        tail = bytes(buf[max(0, len(buf) - 65536) :])
     # read the first line to learn how many columns the file has
     first = head.split(b"\n", 1)[0].rstrip(b"\r")
     name = name or (buf if isinstance(buf, str) else "the file")
@@ -184,19 +189,26 @@ def read_fast(buf: Any, sep: str, layout: Layout, head: bytes | None = None,
     if ncols < layout.min_columns or ncols != len(first.split()):
         return None
     names = [f"c{i}" for i in range(ncols)]
-    want = {f"c{layout.query}": pa.string(), f"c{layout.doc}": pa.string(),
-            f"c{layout.value}": pa.float64()}
+    want = {
+        f"c{layout.query}": pa.string(),
+        f"c{layout.doc}": pa.string(),
+        f"c{layout.value}": pa.float64(),
+    }
     size = os.path.getsize(buf) if isinstance(buf, str) else len(buf)
     pool = _reader_pool()
     try:
         reader = pacsv.open_csv(
             buf if isinstance(buf, str) else pa.BufferReader(buf),
             read_options=pacsv.ReadOptions(column_names=names, block_size=BLOCK_SIZE),
-            parse_options=pacsv.ParseOptions(delimiter=sep, quote_char=False,
-                                              double_quote=False, escape_char=False),
+            parse_options=pacsv.ParseOptions(
+                delimiter=sep, quote_char=False, double_quote=False, escape_char=False
+            ),
             convert_options=pacsv.ConvertOptions(
-                column_types=want, include_columns=list(want),
-                strings_can_be_null=False, null_values=[]),
+                column_types=want,
+                include_columns=list(want),
+                strings_can_be_null=False,
+                null_values=[],
+            ),
             memory_pool=pool,
         )
         cols = _stream(reader, layout, size, rows)
@@ -270,21 +282,23 @@ def _stream(reader: Any, layout: Layout, size: int, rows: int | None) -> Columns
                 return None
             # the doc ids: offsets shifted onto the column's, text appended
             d = batch.column(d_name)
-            offs = np.frombuffer(d.buffers()[1], dtype=np.int32, count=k + 1,
-                                 offset=d.offset * 4)
+            offs = np.frombuffer(d.buffers()[1], dtype=np.int32, count=k + 1, offset=d.offset * 4)
             if (offs[1:] == offs[:-1]).any():
                 return None
             lo, hi = int(offs[0]), int(offs[-1])
             if doc_text is None:  # at most the whole input; else guessed from this batch
                 doc_text = Growing(np.uint8, size, (hi - lo) * cap // k * 5 // 4)
             np.add(offs[1:], offset_type(doc_text.size - lo), out=doc_offsets.slot(k))
-            doc_text.slot(hi - lo)[:] = np.frombuffer(d.buffers()[2], dtype=np.uint8,
-                                                       count=hi - lo, offset=lo)
+            doc_text.slot(hi - lo)[:] = np.frombuffer(
+                d.buffers()[2], dtype=np.uint8, count=hi - lo, offset=lo
+            )
             # the query ids: codes into this batch's distinct ids, unified below
             enc = pc.dictionary_encode(batch.column(q_name))
             ids = enc.dictionary
-            if pc.min(pc.binary_length(ids)).as_py() == 0 or \
-                    pc.any(pc.starts_with(ids, "#")).as_py():
+            if (
+                pc.min(pc.binary_length(ids)).as_py() == 0
+                or pc.any(pc.starts_with(ids, "#")).as_py()
+            ):
                 return None
             starts.append(codes.size)
             codes.slot(k)[:] = to_numpy(enc.indices)
@@ -298,10 +312,14 @@ def _stream(reader: Any, layout: Layout, size: int, rows: int | None) -> Columns
         return Columns(strings([]), strings([]), value, None, None)
     text = doc_text.finish()
     offsets = doc_offsets.finish()
-    query = pa.DictionaryArray.from_arrays(from_numpy(code), _unify(dicts, starts, code),
-                                           safe=False)  # codes made by the reader
-    doc = pa.Array.from_buffers(pa.large_string() if wide else pa.string(), n,
-                                [None, pa.py_buffer(offsets), pa.py_buffer(text)])
+    query = pa.DictionaryArray.from_arrays(
+        from_numpy(code), _unify(dicts, starts, code), safe=False
+    )  # codes made by the reader
+    doc = pa.Array.from_buffers(
+        pa.large_string() if wide else pa.string(),
+        n,
+        [None, pa.py_buffer(offsets), pa.py_buffer(text)],
+    )
     return Columns(query, doc, value, None, None)
 
 
@@ -320,12 +338,13 @@ def _unify(dicts: list[pa.Array], starts: list[int], code: np.ndarray) -> pa.Arr
         return dicts[0]
     wide = sum(len(x.buffers()[2] or b"") for x in dicts) >= 2**31 - 1
     enc = pc.dictionary_encode(
-        pa.concat_arrays([x.cast(pa.large_string()) for x in dicts] if wide else dicts))
+        pa.concat_arrays([x.cast(pa.large_string()) for x in dicts] if wide else dicts)
+    )
     remap = to_numpy(enc.indices)
     base = len(dicts[0])
     for i in range(1, len(dicts)):
         stop = starts[i + 1] if i + 1 < len(starts) else len(code)
-        part = code[starts[i]:stop]
+        part = code[starts[i] : stop]
         np.take(remap, part + base, out=part)
         base += len(dicts[i])
     out: pa.Array = enc.dictionary

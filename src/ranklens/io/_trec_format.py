@@ -13,15 +13,24 @@ import pyarrow as pa
 
 from ranklens.errors import InputError, RanklensWarning, user_stacklevel
 
-__all__ = ["BOM", "QRELS", "RUN", "Columns", "Layout", "check_text", "check_utf8",
-           "not_a_run", "one_tag"]
+__all__ = [
+    "BOM",
+    "QRELS",
+    "RUN",
+    "Columns",
+    "Layout",
+    "check_text",
+    "check_utf8",
+    "not_a_run",
+    "one_tag",
+]
 
 
 @dataclass(frozen=True)
 class Layout:
     """Where a file kind keeps its columns (0-based) and how its lines are described."""
 
-    kind: str           # "qrels" or "run"
+    kind: str  # "qrels" or "run"
     min_columns: int
     query: int
     doc: int
@@ -48,8 +57,7 @@ class Columns:
 BOM = b"\xef\xbb\xbf"
 
 
-def check_text(path: str, buf: pa.Buffer, lines_before: int = 0
-               ) -> tuple[pa.Buffer, np.ndarray]:
+def check_text(path: str, buf: pa.Buffer, lines_before: int = 0) -> tuple[pa.Buffer, np.ndarray]:
     """The file's bytes without a UTF-8 byte-order mark, checked to be UTF-8 text;
     returns them as a buffer and as a NumPy byte array (no copy).  ``lines_before``:
     lines of the file before ``buf`` (a later block of a file read in parts: a mark
@@ -69,15 +77,16 @@ def check_utf8(path: str, part: Any, lines_before: int = 0) -> None:
     """Raise :class:`InputError` naming the line (``lines_before`` lines precede
     ``part``, a buffer of whole lines) where ``part`` stops being UTF-8 text."""
     try:
-        _whole(part).cast(pa.large_string())   # Arrow's check, no copy
+        _whole(part).cast(pa.large_string())  # Arrow's check, no copy
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         try:
             bytes(part).decode("utf-8")
         except UnicodeDecodeError as exc:
             # no local keeps a view of ``part``: the caller may release it
             line = lines_before + bytes(part[: exc.start]).count(b"\n") + 1
-            raise InputError(f"{path}:{line}: the file is not valid UTF-8 text; "
-                             "re-encode it as UTF-8.") from None
+            raise InputError(
+                f"{path}:{line}: the file is not valid UTF-8 text; re-encode it as UTF-8."
+            ) from None
         raise
 
 
@@ -106,4 +115,7 @@ def one_tag(path: str, first: str | None, last: str | None) -> None:
         warnings.warn(
             f"{path}: the run has several run tags (e.g. {first!r} and {last!r}); it is "
             f"named {last!r}, after its last line, as trec_eval does. Give each system its "
-            "own file.", RanklensWarning, stacklevel=user_stacklevel())
+            "own file.",
+            RanklensWarning,
+            stacklevel=user_stacklevel(),
+        )

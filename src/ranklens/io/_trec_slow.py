@@ -20,8 +20,9 @@ CHUNK_LINES = 1_000_000
 """Lines tokenised at a time."""
 
 
-def read_slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: Layout,
-              lines_before: int = 0) -> Columns:
+def read_slow(
+    path: str, buf: pa.Buffer, b: np.ndarray, layout: Layout, lines_before: int = 0
+) -> Columns:
     """The columns of a file's text (``buf``, checked UTF-8; ``b`` its bytes), with the
     line number of every row; ``lines_before``: lines of the file before ``buf`` (a
     block of a file read in parts)."""
@@ -65,30 +66,37 @@ def read_slow(path: str, buf: pa.Buffer, b: np.ndarray, layout: Layout,
         line_no.append(idx)
     line_numbers = np.concatenate(line_no) if line_no else np.zeros(0, dtype=np.int64)
     if line_numbers.size == 0:
-        raise InputError(f"{path}: the file is empty: no data lines (only blank lines or "
-                         "comments).")
+        raise InputError(
+            f"{path}: the file is empty: no data lines (only blank lines or comments)."
+        )
     values = []
     for text, idx in vs:
+
         def where(j: int, idx: np.ndarray = idx) -> str:
             return f"{path}:{idx[j]}"
 
         values.append(numbers(text, where, layout.value_name))
     if len(distinct_tags) > 1:
         one_tag(path, min(distinct_tags - {tags[-1]}), tags[-1])
-    return Columns(pa.concat_arrays(qs), pa.concat_arrays(ds), np.concatenate(values),
-                   tags[-1] if tags else None, line_numbers)
+    return Columns(
+        pa.concat_arrays(qs),
+        pa.concat_arrays(ds),
+        np.concatenate(values),
+        tags[-1] if tags else None,
+        line_numbers,
+    )
 
 
 def duplicate_lines(cols: Columns) -> str:
     """The first two lines that repeat a (query, doc) pair, as text for an error (the
     columns of the slow reader: they know their lines)."""
     t = pa.table({"q": cols.query, "d": cols.doc, "i": from_numpy(np.arange(len(cols.query)))})
-    order = to_numpy(pc.sort_indices(t, sort_keys=[("q", "ascending"), ("d", "ascending"),
-                                                     ("i", "ascending")]))
+    order = to_numpy(
+        pc.sort_indices(t, sort_keys=[("q", "ascending"), ("d", "ascending"), ("i", "ascending")])
+    )
     sq, sd = cols.query.take(from_numpy(order)), cols.doc.take(from_numpy(order))
-    same = to_numpy(pc.and_(pc.equal(sq[1:], sq[:-1]),
-                              pc.equal(sd[1:], sd[:-1])))
+    same = to_numpy(pc.and_(pc.equal(sq[1:], sq[:-1]), pc.equal(sd[1:], sd[:-1])))
     j = int(np.flatnonzero(same)[0])
     assert cols.lines is not None
     a, b = cols.lines[order[j]], cols.lines[order[j + 1]]
-    return (f"lines {a} and {b} repeat (query {sq[j].as_py()!r}, doc {sd[j].as_py()!r});")
+    return f"lines {a} and {b} repeat (query {sq[j].as_py()!r}, doc {sd[j].as_py()!r});"

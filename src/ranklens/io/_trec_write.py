@@ -27,8 +27,13 @@ def _check_ids(table_name: str, arr: pa.Array, what: str) -> None:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         value = arr[i].as_py()
-        why = ("is empty" if value == "" else "starts with '#', which would make its line a "
-               "comment" if value.startswith("#") and tokens[i] == 1 else "contains whitespace")
+        why = (
+            "is empty"
+            if value == ""
+            else "starts with '#', which would make its line a comment"
+            if value.startswith("#") and tokens[i] == 1
+            else "contains whitespace"
+        )
         raise InputError(
             f"cannot write {table_name} as TREC: the {what} id {value!r} {why}; the TREC "
             "format cannot hold it, write CSV, Parquet or JSON Lines instead."
@@ -62,10 +67,10 @@ def run_columns(run: Run, tag: str | None) -> list[pa.Array]:
     name = tag or run.name or "ranklens"
     if any(c.isspace() for c in name):
         raise InputError(f"cannot write the run tag {name!r} as TREC: it contains whitespace.")
-    order = pc.sort_indices(pa.table({"q": run._query, "s": from_numpy(run._values),
-                                      "d": run._doc}),
-                            sort_keys=[("q", "ascending"), ("s", "descending"),
-                                       ("d", "descending")])
+    order = pc.sort_indices(
+        pa.table({"q": run._query, "s": from_numpy(run._values), "d": run._doc}),
+        sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")],
+    )
     q = run._query.take(order)
     o = to_numpy(order)
     n = len(o)
@@ -74,8 +79,14 @@ def run_columns(run: Run, tag: str | None) -> list[pa.Array]:
         new[1:] = to_numpy(pc.not_equal(q[1:], q[:-1]))
     starts = np.flatnonzero(new)
     rank = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n))) + 1
-    return [q, _const("Q0", n), run._doc.take(order), from_numpy(rank).cast(pa.string()),
-            _number_text(run._values[o]), _const(name, n)]
+    return [
+        q,
+        _const("Q0", n),
+        run._doc.take(order),
+        from_numpy(rank).cast(pa.string()),
+        _number_text(run._values[o]),
+        _const(name, n),
+    ]
 
 
 def write_lines(path: str | os.PathLike[str], columns: list[pa.Array]) -> None:
@@ -85,8 +96,12 @@ def write_lines(path: str | os.PathLike[str], columns: list[pa.Array]) -> None:
     space, newline = (strings([" "])[0], strings(["\n"])[0])
     lines = pc.binary_join_element_wise(*cols, space)
     lines = pc.binary_join_element_wise(lines, _const("", n).cast(pa.large_string()), newline)
-    offsets = to_numpy(lines.buffers()[1] and pa.Array.from_buffers(
-        pa.int64(), n + 1, [None, lines.buffers()[1]], offset=lines.offset))
+    offsets = to_numpy(
+        lines.buffers()[1]
+        and pa.Array.from_buffers(
+            pa.int64(), n + 1, [None, lines.buffers()[1]], offset=lines.offset
+        )
+    )
     data = lines.buffers()[2]
     body = data.slice(int(offsets[0]), int(offsets[-1] - offsets[0])) if n else b""
     with pa.output_stream(str(path), compression=output_compression(path)) as out:

@@ -65,14 +65,19 @@ from ranklens.ranking.engine import no_relevant_error
 from ranklens.ranking.evaluation import Result, evaluate, metric_list
 from ranklens.ranking.evaluator import Evaluator
 
-__all__ = ["RUN_FACTOR", "default_memory", "evaluate_files", "fits_in_memory", "memory_needed",
-           "qrels_memory"]
+__all__ = [
+    "RUN_FACTOR",
+    "default_memory",
+    "evaluate_files",
+    "fits_in_memory",
+    "memory_needed",
+    "qrels_memory",
+]
 
 RUN_FACTOR = 4.0
 """The peak memory of an in-memory evaluation, as a multiple of the run file's size
 (measured: 3.3x for a 10M-line TREC run, plus the interpreter and libraries)."""
-FACTORS = {"trec": RUN_FACTOR, "csv": 8.0, "tsv": 8.0, "parquet": 4.5, "jsonl": 8.0,
-           "json": 20.0}
+FACTORS = {"trec": RUN_FACTOR, "csv": 8.0, "tsv": 8.0, "parquet": 4.5, "jsonl": 8.0, "json": 20.0}
 """The same by format (measured on a 10M-row run: CSV 7x its size; Parquet 4.2x its
 uncompressed size, doubled, in :func:`memory_needed`; JSON is parsed by Python)."""
 QRELS_FACTOR = 4.0
@@ -101,8 +106,12 @@ def _budget(memory: str | int | float | None) -> int:
     return default_memory() if memory is None else parse_size(memory, "memory")
 
 
-def fits_in_memory(run: str | os.PathLike[str], memory: str | int | float | None = None,
-                   qrels_bytes: int = 0, fmt: str | None = None) -> bool:
+def fits_in_memory(
+    run: str | os.PathLike[str],
+    memory: str | int | float | None = None,
+    qrels_bytes: int = 0,
+    fmt: str | None = None,
+) -> bool:
     """Whether the run file is evaluated in memory under the budget ``memory`` (a size,
     default :func:`default_memory`): a plain file whose estimated peak fits.  A stream
     or a compressed file is read in blocks (one block when it is small)."""
@@ -198,11 +207,16 @@ def evaluate_files(
     budget = _budget(memory)
     fmt = detect_format(run, run_format)[0]
     trec_qrels = isinstance(qrels, Qrels) or detect_format(qrels, qrels_format)[0] == "trec"
-    given = {k: v for k, v in dict(query=query, doc=doc, relevance=relevance,
-                                   score=score).items() if v is not None}
+    given = {
+        k: v
+        for k, v in dict(query=query, doc=doc, relevance=relevance, score=score).items()
+        if v is not None
+    }
     if given and trec_qrels and fmt == "trec":
-        raise InputError(f"{next(iter(given))}=<column> names a column, but the qrels and the "
-                         "run are TREC files, whose columns are fixed; leave it out.")
+        raise InputError(
+            f"{next(iter(given))}=<column> names a column, but the qrels and the "
+            "run are TREC files, whose columns are fixed; leave it out."
+        )
     if isinstance(qrels, Qrels):
         judged, qrels_bytes = qrels, len(qrels) * QRELS_ROW
     else:
@@ -212,25 +226,40 @@ def evaluate_files(
     if fmt == "trec":
         query = doc = score = None  # the names are the qrels table's
     fits = fits_in_memory(run, budget, qrels_bytes, fmt)
-    if fmt not in STREAMED and not fits and not is_stream(run) and \
-            output_compression(run) is None:
+    if fmt not in STREAMED and not fits and not is_stream(run) and output_compression(run) is None:
         need = format_size(qrels_bytes + memory_needed(run, fmt))
         raise InputError(
             f"{run}: a {fmt.upper()} run is read whole, which would take about {need}, more "
             f"than the memory budget ({format_size(budget)}); give a larger budget "
-            "(memory='...') or write the run as TREC, CSV, TSV or Parquet, which stream.")
+            "(memory='...') or write the run as TREC, CSV, TSV or Parquet, which stream."
+        )
     if fmt not in STREAMED or fits:
-        whole = read_run(run, format=run_format, query=query, doc=doc, score=score, name=name,
-                         duplicates=duplicates)
+        whole = read_run(
+            run,
+            format=run_format,
+            query=query,
+            doc=doc,
+            score=score,
+            name=name,
+            duplicates=duplicates,
+        )
         return evaluate(judged, whole, names, conventions=conv)
-    relaxed = dataclasses.replace(conv, no_relevant="zero") \
-        if conv.no_relevant == "error" else conv
+    relaxed = dataclasses.replace(conv, no_relevant="zero") if conv.no_relevant == "error" else conv
     table = None
     if fmt != "trec":
-        table = {"format": fmt, "roles": run_roles(query, doc, score),
-                 "label": name or os.path.basename(str(run))}
-    stream = _Stream(Evaluator(names, conventions=relaxed), judged, str(run), duplicates,
-                     _block_size(budget, qrels_bytes), table)
+        table = {
+            "format": fmt,
+            "roles": run_roles(query, doc, score),
+            "label": name or os.path.basename(str(run)),
+        }
+    stream = _Stream(
+        Evaluator(names, conventions=relaxed),
+        judged,
+        str(run),
+        duplicates,
+        _block_size(budget, qrels_bytes),
+        table,
+    )
     with _spill_folder(temp_dir) as folder, contextlib.ExitStack() as opened:
         source = opened.enter_context(Source(run))
         if source.stream:  # what is read is kept, should it have to be read again
@@ -254,7 +283,8 @@ def qrels_memory(path: str | os.PathLike[str], memory: str | int | float | None)
             f"{path}: the qrels would take about {format_size(need)} in memory, more than "
             f"half of {given} ({format_size(budget)}); qrels are held in memory whole "
             f"while the run streams. Give a larger budget, e.g. "
-            f"memory='{max(need * 2 // 2**30 + 1, 1)}GB'.")
+            f"memory='{max(need * 2 // 2**30 + 1, 1)}GB'."
+        )
     return need
 
 
@@ -266,15 +296,15 @@ def _block_size(budget: int, qrels_bytes: int) -> int:
 @contextlib.contextmanager
 def _spill_folder(parent: str | os.PathLike[str] | None) -> Iterator[str]:
     if parent is not None and not os.path.isdir(parent):
-        raise InputError(f"temp_dir={str(parent)!r} is not a folder; create it or give "
-                         "another.")
+        raise InputError(f"temp_dir={str(parent)!r} is not a folder; create it or give another.")
     try:
         folder = tempfile.mkdtemp(prefix="ranklens-", dir=parent)
     except OSError as exc:
-        where = "the system's temporary folder" if parent is None else \
-            f"temp_dir={str(parent)!r}"
-        raise InputError(f"cannot make a folder in {where} to spill the run into "
-                         f"({exc.strerror}); give a writable folder (temp_dir='...').") from None
+        where = "the system's temporary folder" if parent is None else f"temp_dir={str(parent)!r}"
+        raise InputError(
+            f"cannot make a folder in {where} to spill the run into "
+            f"({exc.strerror}); give a writable folder (temp_dir='...')."
+        ) from None
     try:
         yield folder
     finally:
@@ -299,8 +329,15 @@ class _Stream:
     """The state of one streamed evaluation: the evaluator, the queries seen and the
     run tags (the run is named after the tag of its last line, as trec_eval does)."""
 
-    def __init__(self, ev: Evaluator, qrels: Qrels, name: str, duplicates: str,
-                 block_size: int, table: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        ev: Evaluator,
+        qrels: Qrels,
+        name: str,
+        duplicates: str,
+        block_size: int,
+        table: dict[str, Any] | None = None,
+    ) -> None:
         self.ev, self.qrels, self.name = ev, qrels, name
         self.duplicates = duplicates
         self.block_size = block_size
@@ -321,8 +358,9 @@ class _Stream:
             cols = self._trec_columns(block, data, lines)
 
             def make(cols: Columns, data: pa.Buffer = data, block: Block = block) -> Run:
-                run = table_from_columns(self.name, RUN, Run, self.duplicates, cols, data,
-                                         block.lines_before)
+                run = table_from_columns(
+                    self.name, RUN, Run, self.duplicates, cols, data, block.lines_before
+                )
                 assert isinstance(run, Run)
                 return run
 
@@ -348,8 +386,9 @@ class _Stream:
             if n == len(cols.value):  # every line a row
                 cols.lines = np.arange(block.lines_before + 1, block.lines_before + n + 1)
             else:
-                cols.lines = _columns(self.name, RUN, fast=False, data=data,
-                                      lines_before=block.lines_before).lines
+                cols.lines = _columns(
+                    self.name, RUN, fast=False, data=data, lines_before=block.lines_before
+                ).lines
         return cols
 
     def _table_pieces(self, source: Any) -> Iterator[Piece]:
@@ -361,19 +400,31 @@ class _Stream:
         def make(cols: Columns) -> Run:
             assert cols.lines is not None  # every row's line (regrouped: not consecutive)
             with named_errors(self.name):
-                return table_run(self.name, {"query": cols.query, "doc": cols.doc,
-                                             "score": cols.value}, cols.lines, opts["label"],
-                                 self.duplicates)
+                return table_run(
+                    self.name,
+                    {"query": cols.query, "doc": cols.doc, "score": cols.value},
+                    cols.lines,
+                    opts["label"],
+                    self.duplicates,
+                )
 
-        tables = parquet_tables(self.name, opts["roles"], self.block_size) \
-            if opts["format"] == "parquet" else \
-            csv_tables(source, self.name, opts["format"], opts["roles"], self.block_size)
+        tables = (
+            parquet_tables(self.name, opts["roles"], self.block_size)
+            if opts["format"] == "parquet"
+            else csv_tables(source, self.name, opts["format"], opts["roles"], self.block_size)
+        )
         for table, first in tables:
             n = table.num_rows
-            yield Columns(as_id_column(table.column("query"), "query column"),
-                          as_id_column(table.column("doc"), "doc column"),
-                          table.column("score").combine_chunks(), None,
-                          np.arange(first, first + n)), make
+            yield (
+                Columns(
+                    as_id_column(table.column("query"), "query column"),
+                    as_id_column(table.column("doc"), "doc column"),
+                    table.column("score").combine_chunks(),
+                    None,
+                    np.arange(first, first + n),
+                ),
+                make,
+            )
 
     def add(self, piece: Piece, ids: list[str]) -> None:
         """Evaluate a batch of whole queries (their ids ``ids``)."""
@@ -409,25 +460,36 @@ class _Stream:
         """Evaluate an ungrouped run: every row through DuckDB, back grouped by query."""
         from ranklens.io._partition import Partitioner
 
-        parts = Partitioner(budget, folder, f"evaluating the ungrouped run {self.name} "
-                            "within the memory budget")
+        parts = Partitioner(
+            budget, folder, f"evaluating the ungrouped run {self.name} within the memory budget"
+        )
         try:
             self.tags.clear()
             make = None
             for piece in self.pieces(source, lines=True):
                 cols, make = piece  # a group's run is made as a block's is
                 q = cols.query
-                parts.add(pa.table({
-                    "query": q.dictionary_decode() if pa.types.is_dictionary(q.type) else q,
-                    "doc": cols.doc, "score": cols.value, "line": cols.lines}))
+                parts.add(
+                    pa.table(
+                        {
+                            "query": q.dictionary_decode() if pa.types.is_dictionary(q.type) else q,
+                            "doc": cols.doc,
+                            "score": cols.value,
+                            "line": cols.lines,
+                        }
+                    )
+                )
                 del cols, piece
             for table in parts.groups(max(self.block_size // 48, 1024)):
                 q = table.column("query").combine_chunks()
                 score = table.column("score").combine_chunks()
-                cols = Columns(q, table.column("doc").combine_chunks(),
-                               np.array(to_numpy(score), dtype=np.float64)
-                               if self.table is None else score, None,
-                               to_numpy(table.column("line").combine_chunks()))
+                cols = Columns(
+                    q,
+                    table.column("doc").combine_chunks(),
+                    np.array(to_numpy(score), dtype=np.float64) if self.table is None else score,
+                    None,
+                    to_numpy(table.column("line").combine_chunks()),
+                )
                 assert make is not None
                 self.add((cols, make), pc.unique(q).to_pylist())
         finally:
@@ -447,14 +509,20 @@ class _Stream:
         res = self.ev.compute()
         if self.table is not None:
             name = self.table["label"]
-        return dataclasses.replace(res, conventions=conv,
-                                   run_name=name if name is not None else self.last_tag)
+        return dataclasses.replace(
+            res, conventions=conv, run_name=name if name is not None else self.last_tag
+        )
 
     def _no_relevant(self, judged: set[str], missing: list[str], conv: Any) -> None:
         """``no_relevant='error'``: the error of one evaluation, naming every query."""
         t = self.qrels.to_arrow()
-        relevant = set(pc.unique(t.column("query").filter(
-            pc.greater_equal(t.column("relevance"), conv.rel_threshold))).to_pylist())
+        relevant = set(
+            pc.unique(
+                t.column("query").filter(
+                    pc.greater_equal(t.column("relevance"), conv.rel_threshold)
+                )
+            ).to_pylist()
+        )
         chosen = (judged & self.seen) | (set(missing) if conv.missing == "zero" else set())
         ids = sorted(chosen - relevant)
         if ids:

@@ -36,14 +36,55 @@ from ranklens.ranking.engine import index_ahead
 
 __all__ = ["read_qrels", "read_run", "read_table", "write_qrels", "write_run"]
 
-QUERY_NAMES = ("query", "query_id", "qid", "q_id", "topic", "topic_id", "user_id", "user",
-               "uid", "session_id", "session")
-DOC_NAMES = ("doc", "doc_id", "docid", "docno", "document", "document_id", "item_id", "item",
-             "iid", "passage_id", "pid", "product_id")
-RELEVANCE_NAMES = ("relevance", "rel", "label", "grade", "judgment", "judgement", "rating",
-                   "weight", "target", "qrel")
-SCORE_NAMES = ("score", "prediction", "pred", "predicted", "similarity", "sim", "rank_score",
-               "relevance_score")
+QUERY_NAMES = (
+    "query",
+    "query_id",
+    "qid",
+    "q_id",
+    "topic",
+    "topic_id",
+    "user_id",
+    "user",
+    "uid",
+    "session_id",
+    "session",
+)
+DOC_NAMES = (
+    "doc",
+    "doc_id",
+    "docid",
+    "docno",
+    "document",
+    "document_id",
+    "item_id",
+    "item",
+    "iid",
+    "passage_id",
+    "pid",
+    "product_id",
+)
+RELEVANCE_NAMES = (
+    "relevance",
+    "rel",
+    "label",
+    "grade",
+    "judgment",
+    "judgement",
+    "rating",
+    "weight",
+    "target",
+    "qrel",
+)
+SCORE_NAMES = (
+    "score",
+    "prediction",
+    "pred",
+    "predicted",
+    "similarity",
+    "sim",
+    "rank_score",
+    "relevance_score",
+)
 
 
 def _csv_header(path: str, buf: pa.Buffer, delimiter: str) -> list[str]:
@@ -59,8 +100,9 @@ def _csv_header(path: str, buf: pa.Buffer, delimiter: str) -> list[str]:
     return next(csv.reader([text], delimiter=delimiter))
 
 
-def _csv_problem(path: str, buf: pa.Buffer, delimiter: str, ncols: int, fmt: str,
-                 exc: Exception) -> str:
+def _csv_problem(
+    path: str, buf: pa.Buffer, delimiter: str, ncols: int, fmt: str, exc: Exception
+) -> str:
     """Where a CSV/TSV file that Arrow refused goes wrong (file:line and what)."""
     data = bytes(buf)
     try:
@@ -71,8 +113,9 @@ def _csv_problem(path: str, buf: pa.Buffer, delimiter: str, ncols: int, fmt: str
     return csv_field_problem(path, io.StringIO(text, newline=""), delimiter, ncols, fmt, exc)
 
 
-def csv_field_problem(path: str, text: Iterable[str], delimiter: str, ncols: int, fmt: str,
-                      exc: Exception) -> str:
+def csv_field_problem(
+    path: str, text: Iterable[str], delimiter: str, ncols: int, fmt: str, exc: Exception
+) -> str:
     """The first row of the CSV/TSV ``text`` (its lines) whose number of fields is not
     the header's (file:line and what), else Arrow's reason ``exc``."""
     import csv
@@ -80,13 +123,16 @@ def csv_field_problem(path: str, text: Iterable[str], delimiter: str, ncols: int
     reader = csv.reader(text, delimiter=delimiter)
     for row in reader:
         if row and len(row) != ncols:
-            return (f"{path}:{reader.line_num}: expected {ncols} fields like the header, "
-                    f"found {len(row)}.")
+            return (
+                f"{path}:{reader.line_num}: expected {ncols} fields like the header, "
+                f"found {len(row)}."
+            )
     return f"{path}: cannot read the {fmt.upper()} file: {exc}"
 
 
-def _to_float(path: str, text: pa.ChunkedArray | pa.Array, what: str,
-              first_line: int | np.ndarray) -> np.ndarray:
+def _to_float(
+    path: str, text: pa.ChunkedArray | pa.Array, what: str, first_line: int | np.ndarray
+) -> np.ndarray:
     """The numbers of ``text``; a bad one is named by its line: ``first_line`` plus its
     row, or its entry of ``first_line`` when that is every row's line."""
     arr = text.combine_chunks() if isinstance(text, pa.ChunkedArray) else text
@@ -96,9 +142,12 @@ def _to_float(path: str, text: pa.ChunkedArray | pa.Array, what: str,
     return numbers(arr, lambda i: f"{path}:{first_line + i}", what)
 
 
-def read_table(path: str, fmt: str,
-               pick: Callable[[list[str]], dict[str, str]] | None = None,
-               text: Sequence[str] = ()) -> tuple[pa.Table, int]:
+def read_table(
+    path: str,
+    fmt: str,
+    pick: Callable[[list[str]], dict[str, str]] | None = None,
+    text: Sequence[str] = (),
+) -> tuple[pa.Table, int]:
     """Read a CSV, TSV, Parquet or JSON Lines table.
 
     ``pick(columns)`` chooses the columns to keep, as ``{role: column}``
@@ -123,7 +172,8 @@ def read_table(path: str, fmt: str,
                 pa.BufferReader(buf),
                 parse_options=pacsv.ParseOptions(delimiter=delimiter),
                 convert_options=pacsv.ConvertOptions(
-                    column_types=types, include_columns=include, strings_can_be_null=False),
+                    column_types=types, include_columns=include, strings_can_be_null=False
+                ),
             )
         except pa.ArrowInvalid as exc:
             raise InputError(_csv_problem(path, buf, delimiter, len(columns), fmt, exc)) from None
@@ -167,14 +217,19 @@ def _json_lines_error(path: str, data: bytes, exc: Exception) -> InputError:
         try:
             value = json.loads(line)
         except ValueError as err:  # JSONDecodeError and UnicodeDecodeError too
-            return InputError(f"{path}:{number}: not valid JSON Lines ({err}); write one JSON "
-                              "object per line.")
+            return InputError(
+                f"{path}:{number}: not valid JSON Lines ({err}); write one JSON object per line."
+            )
         if not isinstance(value, dict):
-            return InputError(f"{path}:{number}: not valid JSON Lines (a "
-                              f"{type(value).__name__}, not an object); write one JSON object "
-                              "per line.")
-    return InputError(f"{path}: not valid JSON Lines ({exc}); give every line the same "
-                      "fields with values of the same type.")
+            return InputError(
+                f"{path}:{number}: not valid JSON Lines (a "
+                f"{type(value).__name__}, not an object); write one JSON object "
+                "per line."
+            )
+    return InputError(
+        f"{path}: not valid JSON Lines ({exc}); give every line the same "
+        "fields with values of the same type."
+    )
 
 
 Roles = dict[str, tuple[str | None, tuple[str, ...], str]]
@@ -182,15 +237,21 @@ Roles = dict[str, tuple[str | None, tuple[str, ...], str]]
 
 def pick_roles(path: str, columns: list[str], roles: Roles) -> dict[str, str]:
     """The column of each role ({role: (given name, candidates, option)})."""
-    return {role: pick_column(columns, g, role, path, candidates=c, noun="file", option=o,
-                              placeholder="name")
-            for role, (g, c, o) in roles.items()}
+    return {
+        role: pick_column(
+            columns, g, role, path, candidates=c, noun="file", option=o, placeholder="name"
+        )
+        for role, (g, c, o) in roles.items()
+    }
 
 
 def run_roles(query: str | None, doc: str | None, score: str | None) -> Roles:
     """The roles of a run table's columns."""
-    return {"query": (query, QUERY_NAMES, "query"), "doc": (doc, DOC_NAMES, "doc"),
-            "score": (score, SCORE_NAMES, "score")}
+    return {
+        "query": (query, QUERY_NAMES, "query"),
+        "doc": (doc, DOC_NAMES, "doc"),
+        "score": (score, SCORE_NAMES, "score"),
+    }
 
 
 @contextmanager
@@ -224,17 +285,25 @@ def _read_json_dict(path: str) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: the file is not valid UTF-8 text ({exc.reason}).") from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}, column "
-                         f"{exc.colno}).") from None
+        raise InputError(
+            f"{path}:{exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})."
+        ) from None
     if not isinstance(data, dict):
-        raise InputError(f"{path}: expected a JSON object {{query: {{doc: value}}}}, got "
-                         f"{type(data).__name__}.")
+        raise InputError(
+            f"{path}: expected a JSON object {{query: {{doc: value}}}}, got {type(data).__name__}."
+        )
     return data
 
 
-def read_qrels(path: str | os.PathLike[str], *, format: str | None = None,
-               query: str | None = None, doc: str | None = None,
-               relevance: str | None = None, duplicates: str = "error") -> Qrels:
+def read_qrels(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    query: str | None = None,
+    doc: str | None = None,
+    relevance: str | None = None,
+    duplicates: str = "error",
+) -> Qrels:
     """Read qrels from any supported format (chosen by suffix unless ``format``)."""
     fmt, _ = detect_format(path, format)
     name = str(path)
@@ -244,9 +313,15 @@ def read_qrels(path: str | os.PathLike[str], *, format: str | None = None,
     with named_errors(name):
         if fmt == "json":
             return Qrels.from_dict(_read_json_dict(name))
-        cols, first = _read_table(name, fmt, {
-            "query": (query, QUERY_NAMES, "query"), "doc": (doc, DOC_NAMES, "doc"),
-            "relevance": (relevance, RELEVANCE_NAMES, "relevance")})
+        cols, first = _read_table(
+            name,
+            fmt,
+            {
+                "query": (query, QUERY_NAMES, "query"),
+                "doc": (doc, DOC_NAMES, "doc"),
+                "relevance": (relevance, RELEVANCE_NAMES, "relevance"),
+            },
+        )
         rel = _to_float(name, cols["relevance"], "relevance", first)
         qrels = Qrels(cols["query"], cols["doc"], rel, duplicates=duplicates)
         index_ahead(qrels)  # a large qrels: its judgment index is built while the run is read
@@ -263,9 +338,16 @@ def _no_columns_for_trec(path: str, **columns: str | None) -> None:
         )
 
 
-def read_run(path: str | os.PathLike[str], *, format: str | None = None,
-             query: str | None = None, doc: str | None = None, score: str | None = None,
-             name: str | None = None, duplicates: str = "error") -> Run:
+def read_run(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    query: str | None = None,
+    doc: str | None = None,
+    score: str | None = None,
+    name: str | None = None,
+    duplicates: str = "error",
+) -> Run:
     """Read a run from any supported format (chosen by suffix unless ``format``).
     The run's name is ``name``, else the TREC tag, else the file name."""
     fmt, _ = detect_format(path, format)
@@ -274,8 +356,9 @@ def read_run(path: str | os.PathLike[str], *, format: str | None = None,
         _no_columns_for_trec(text, query=query, doc=doc, score=score)
         with warnings.catch_warnings():
             if name is not None:  # named by the caller: the file's tags do not matter
-                warnings.filterwarnings("ignore", message=".*several run tags",
-                                        category=RanklensWarning)
+                warnings.filterwarnings(
+                    "ignore", message=".*several run tags", category=RanklensWarning
+                )
             run = read_trec_run(path, duplicates=duplicates)
         if name is not None:
             run.name = name
@@ -288,8 +371,9 @@ def read_run(path: str | os.PathLike[str], *, format: str | None = None,
         return table_run(text, cols, first, label, duplicates)
 
 
-def table_run(path: str, cols: dict[str, Any], first: int | np.ndarray, name: str,
-              duplicates: str) -> Run:
+def table_run(
+    path: str, cols: dict[str, Any], first: int | np.ndarray, name: str, duplicates: str
+) -> Run:
     """The run of a table's columns (roles query, doc, score; ``first``: the file line
     of the first row, or the line of every row, for messages), checked now, so that a
     repeated pair is reported against this file."""
@@ -300,8 +384,11 @@ def table_run(path: str, cols: dict[str, Any], first: int | np.ndarray, name: st
 def _write_table(table: pa.Table, path: str, fmt: str) -> None:
     if fmt in ("csv", "tsv"):
         with pa.output_stream(path, compression=output_compression(path)) as out:
-            pacsv.write_csv(table, out, write_options=pacsv.WriteOptions(
-                delimiter="," if fmt == "csv" else "\t"))
+            pacsv.write_csv(
+                table,
+                out,
+                write_options=pacsv.WriteOptions(delimiter="," if fmt == "csv" else "\t"),
+            )
     elif fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -334,8 +421,9 @@ def write_qrels(qrels: Qrels, path: str | os.PathLike[str], *, format: str | Non
         _write_table(qrels.to_arrow(), str(path), fmt)
 
 
-def write_run(run: Run, path: str | os.PathLike[str], *, format: str | None = None,
-              tag: str | None = None) -> None:
+def write_run(
+    run: Run, path: str | os.PathLike[str], *, format: str | None = None, tag: str | None = None
+) -> None:
     """Write a run in any supported format (chosen by suffix unless ``format``)."""
     fmt, _ = detect_format(path, format)
     if fmt == "trec":

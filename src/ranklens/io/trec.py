@@ -40,8 +40,13 @@ from ranklens.ranking.engine import index_ahead
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
 
 
-def _columns(path: str | os.PathLike[str], layout: Layout, fast: bool = True,
-             data: pa.Buffer | None = None, lines_before: int = 0) -> Columns:
+def _columns(
+    path: str | os.PathLike[str],
+    layout: Layout,
+    fast: bool = True,
+    data: pa.Buffer | None = None,
+    lines_before: int = 0,
+) -> Columns:
     """The file's columns; ``data``: its bytes, already read (a stream can be read once),
     or a block of whole lines with ``lines_before`` lines of the file before it."""
     name = str(path)
@@ -64,8 +69,12 @@ def _columns(path: str | os.PathLike[str], layout: Layout, fast: bool = True,
     return read_slow(name, buf, b, layout, lines_before)
 
 
-def checked_columns(path: str | os.PathLike[str], layout: Layout,
-                    data: pa.Buffer | None = None, lines_before: int = 0) -> Columns:
+def checked_columns(
+    path: str | os.PathLike[str],
+    layout: Layout,
+    data: pa.Buffer | None = None,
+    lines_before: int = 0,
+) -> Columns:
     """The columns of a file (or of a block of it, as :func:`_columns`), every value a
     finite number: else the slow reader names the line."""
     cols = _columns(path, layout, data=data, lines_before=lines_before)
@@ -74,9 +83,15 @@ def checked_columns(path: str | os.PathLike[str], layout: Layout,
     return cols
 
 
-def table_from_columns(path: str | os.PathLike[str], layout: Layout,
-                       cls: type[Qrels] | type[Run], duplicates: str, cols: Columns,
-                       data: pa.Buffer | None = None, lines_before: int = 0) -> Qrels | Run:
+def table_from_columns(
+    path: str | os.PathLike[str],
+    layout: Layout,
+    cls: type[Qrels] | type[Run],
+    duplicates: str,
+    cols: Columns,
+    data: pa.Buffer | None = None,
+    lines_before: int = 0,
+) -> Qrels | Run:
     """The table of a file's columns (as :func:`checked_columns` returns them); a
     duplicate (query, doc) pair is named by its lines, for which the file (or the block
     ``data``) is read again the slow way unless ``cols`` know their lines."""
@@ -87,13 +102,13 @@ def table_from_columns(path: str | os.PathLike[str], layout: Layout,
         return _columns(path, layout, fast=False, data=data, lines_before=lines_before)
 
     try:
-        out = cls(cols.query, cols.doc, cols.value, name=cols.tag, duplicates=duplicates,
-                  _own_values=True)
+        out = cls(
+            cols.query, cols.doc, cols.value, name=cols.tag, duplicates=duplicates, _own_values=True
+        )
     except DuplicateError:
         lined = with_lines()  # re-read the slow way to know the line numbers
         try:
-            return cls(lined.query, lined.doc, lined.value, name=lined.tag,
-                       duplicates=duplicates)
+            return cls(lined.query, lined.doc, lined.value, name=lined.tag, duplicates=duplicates)
         except DuplicateError as exc:
             raise DuplicateError(f"{path}: {duplicate_lines(lined)} {exc}") from None
         except InputError as exc:  # pragma: no cover - same data, same checks
@@ -101,13 +116,16 @@ def table_from_columns(path: str | os.PathLike[str], layout: Layout,
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
     # a large run checks its (query, doc) pairs on first use: then name the file's lines
-    out.keep("describe_duplicates", lambda exc: DuplicateError(
-        f"{path}: {duplicate_lines(with_lines())} {exc}"))
+    out.keep(
+        "describe_duplicates",
+        lambda exc: DuplicateError(f"{path}: {duplicate_lines(with_lines())} {exc}"),
+    )
     return out
 
 
-def _build(path: str | os.PathLike[str], layout: Layout, cls: type[Qrels] | type[Run],
-           duplicates: str) -> Qrels | Run:
+def _build(
+    path: str | os.PathLike[str], layout: Layout, cls: type[Qrels] | type[Run], duplicates: str
+) -> Qrels | Run:
     """The table of a file; a duplicate (query, doc) pair or a non-finite value is
     named by its line, for which the file is read again the slow way."""
     data = read_bytes(path) if is_stream(path) else None  # a stream is read once

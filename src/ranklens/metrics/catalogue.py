@@ -48,20 +48,22 @@ class Param:
 
     def check(self, metric: str, value: Any) -> Any:
         """``value`` validated and normalised, or :class:`MetricParameterError`."""
+
         def fail(expect: str) -> MetricParameterError:
             return MetricParameterError(
-                f"in metric {metric!r}: parameter {self.name!r} must be {expect}, got "
-                f"{value!r}."
+                f"in metric {metric!r}: parameter {self.name!r} must be {expect}, got {value!r}."
             )
 
         def number(v: Any) -> bool:
-            return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(
-                v) != INF
+            return (
+                isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != INF
+            )
 
         if self.kind == "choice":
             if self.renamed and isinstance(value, str):
-                value = renamed_choice(f"metric {metric!r}", self.name, value.lower(),
-                                       dict(self.renamed))
+                value = renamed_choice(
+                    f"metric {metric!r}", self.name, value.lower(), dict(self.renamed)
+                )
             if not isinstance(value, str) or value.lower() not in (self.choices or ()):
                 raise fail("one of " + ", ".join(map(repr, self.choices or ())))
             return value.lower()
@@ -73,8 +75,7 @@ class Param:
                 return "nan"  # NaN as a setting (e.g. zero_division=nan)
             extra = f" or one of {', '.join(map(repr, named))}" if named else ""
             if not number(value):
-                raise fail(("a finite number" if self.kind == "number" else "an integer")
-                           + extra)
+                raise fail(("a finite number" if self.kind == "number" else "an integer") + extra)
             if self.kind == "int" and not float(value).is_integer():
                 raise fail("an integer" + extra)
             if self.values is not None:
@@ -84,15 +85,19 @@ class Param:
             lo, hi = self.minimum, self.maximum
             low = lo is not None and (value <= lo if self.open_minimum else value < lo)
             if low or (hi is not None and value > hi):
-                rng = (f"in {'(' if self.open_minimum else '['}{'-inf' if lo is None else lo}"
-                       f", {'inf' if hi is None else hi}]")
+                rng = (
+                    f"in {'(' if self.open_minimum else '['}{'-inf' if lo is None else lo}"
+                    f", {'inf' if hi is None else hi}]"
+                )
                 raise fail(f"a number {rng}{extra}")
             return int(value) if self.kind == "int" else value
         if self.kind == "gainmap":
             if isinstance(value, str) and value.lower() in (self.choices or ()):
                 return value.lower()
-            if isinstance(value, dict) and value and all(
-                number(k) and number(v) for k, v in value.items()
+            if (
+                isinstance(value, dict)
+                and value
+                and all(number(k) and number(v) for k, v in value.items())
             ):
                 if any(k < 0 for k in value):
                     raise fail(
@@ -101,7 +106,8 @@ class Param:
                     )
                 return {float(k): float(v) for k, v in value.items()}
             raise fail(
-                "one of " + ", ".join(map(repr, self.choices or ()))
+                "one of "
+                + ", ".join(map(repr, self.choices or ()))
                 + " or a non-empty mapping {grade: gain, ...} of finite numbers"
             )
         if self.kind == "numbers":
@@ -109,8 +115,7 @@ class Param:
                 value = (value,)
             if isinstance(value, (list, tuple)) and value and all(number(v) for v in value):
                 lo, hi = self.minimum, self.maximum
-                if any((lo is not None and v < lo) or (hi is not None and v > hi)
-                       for v in value):
+                if any((lo is not None and v < lo) or (hi is not None and v > hi) for v in value):
                     raise fail(f"numbers in [{lo}, {hi}]")
                 return tuple(float(v) for v in value)
             raise fail("a number or a list of numbers")
@@ -218,12 +223,17 @@ class MetricDef:
         if self.domain != "ranking":
             return self.params
         extra: list[Param] = [
-            Param("ties", None, "tie policy for this metric (overrides the conventions)",
-                  choices=tuple(sorted(self.ties))),
+            Param(
+                "ties",
+                None,
+                "tie policy for this metric (overrides the conventions)",
+                choices=tuple(sorted(self.ties)),
+            ),
         ]
         if self.binary:
-            extra.append(Param("rel", None, "relevance threshold (overrides the conventions)",
-                               kind="number"))
+            extra.append(
+                Param("rel", None, "relevance threshold (overrides the conventions)", kind="number")
+            )
         return self.params + tuple(extra)
 
     def value_range(self, params: dict[str, Any]) -> tuple[float, float] | None:
@@ -236,8 +246,9 @@ class MetricDef:
             return self.signed_range
         return self.range
 
-    def apply_rules(self, text: str, params: dict[str, Any], explicit: set[str],
-                    cutoff: Any) -> dict[str, Any]:
+    def apply_rules(
+        self, text: str, params: dict[str, Any], explicit: set[str], cutoff: Any
+    ) -> dict[str, Any]:
         """``params`` with the rules applied: a parameter at its default that a rule
         restricts takes the rule's value; a forbidden combination raises
         :class:`MetricParameterError` naming the metric and the parameters."""
@@ -274,179 +285,493 @@ _G = "ranklens.ranking.kernels.graded:"
 _O = "ranklens.ranking.kernels.order:"
 _T = "ranklens.ranking.kernels.trec:"
 
-_GAIN = Param("gain", "linear", "gain of a grade: linear (rel), exp2 (2^rel - 1), binary "
-              "(1 if rel >= the relevance threshold) or a mapping {grade: gain}",
-              kind="gainmap", choices=("linear", "exp2", "binary"))
-_NORM = Param("norm", "r", "AP normaliser: r = number relevant (trec_eval), "
-              "min_r_k = min(R, k) (seed 000), retrieved = relevant retrieved (sklearn), "
-              "k = the cutoff (RecTools divide_by_k)",
-              choices=("r", "min_r_k", "retrieved", "k"))
+_GAIN = Param(
+    "gain",
+    "linear",
+    "gain of a grade: linear (rel), exp2 (2^rel - 1), binary "
+    "(1 if rel >= the relevance threshold) or a mapping {grade: gain}",
+    kind="gainmap",
+    choices=("linear", "exp2", "binary"),
+)
+_NORM = Param(
+    "norm",
+    "r",
+    "AP normaliser: r = number relevant (trec_eval), "
+    "min_r_k = min(R, k) (seed 000), retrieved = relevant retrieved (sklearn), "
+    "k = the cutoff (RecTools divide_by_k)",
+    choices=("r", "min_r_k", "retrieved", "k"),
+)
 _P = Param("p", 0.9, "persistence", kind="number", minimum=0, maximum=1)
-_TREC_GAIN = Param("gain", "linear", "gain of a grade: linear, exp2 or a mapping "
-                   "{grade: gain} (trec_eval's grade=gain pairs)", kind="gainmap",
-                   choices=("linear", "exp2"))
-_UNJ = Param("unjudged", "skip", "retrieved documents not in the qrels: skip them, or "
-             "include them with grade 0 (zero)", choices=("skip", "zero"),
-             renamed=(("exclude", "skip"),))
+_TREC_GAIN = Param(
+    "gain",
+    "linear",
+    "gain of a grade: linear, exp2 or a mapping {grade: gain} (trec_eval's grade=gain pairs)",
+    kind="gainmap",
+    choices=("linear", "exp2"),
+)
+_UNJ = Param(
+    "unjudged",
+    "skip",
+    "retrieved documents not in the qrels: skip them, or include them with grade 0 (zero)",
+    choices=("skip", "zero"),
+    renamed=(("exclude", "skip"),),
+)
 
 # kernels that take a vector of cutoffs for k (see MetricDef.vector_k)
-_VECTOR_K = frozenset({
-    "p", "r", "f1", "ap", "rr", "success", "arhr", "mar", "num_ret", "num_rel_ret", "hits",
-    "num_nonrel_judged_ret", "dcg", "ndcg", "cg", "err", "relative_p", "rbp", "unj",
-})
+_VECTOR_K = frozenset(
+    {
+        "p",
+        "r",
+        "f1",
+        "ap",
+        "rr",
+        "success",
+        "arhr",
+        "mar",
+        "num_ret",
+        "num_rel_ret",
+        "hits",
+        "num_nonrel_judged_ret",
+        "dcg",
+        "ndcg",
+        "cg",
+        "err",
+        "relative_p",
+        "rbp",
+        "unj",
+    }
+)
 
 _RANKING: tuple[MetricDef, ...] = (
-    MetricDef("p", "precision at k (the whole ranking without k)", _B + "precision",
-              aliases=("precision", "prec"), binary=True, ties=EXPECTED,
-              trec=(TrecName("P", kind="cutoff"), TrecName("set_P")),
-              top_k=True),
-    MetricDef("r", "recall at k", _B + "recall", aliases=("recall",), binary=True,
-              ties=EXPECTED, trec=(TrecName("recall", kind="cutoff"), TrecName("set_recall")),
-              top_k=True),
-    MetricDef("f1", "F-measure at k (beta=1 by default)", _B + "f_measure",
-              aliases=("f", "fmeasure", "f_measure"), binary=True, ties=EXPECTED,
-              params=(Param("beta", 1.0, "weight of recall", kind="number", minimum=0),),
-              trec=(TrecName("set_F", (("beta", 1.0),), "setf"),),
-              top_k=True),
-    MetricDef("ap", "average precision (MAP is its mean)", _B + "average_precision",
-              aliases=("map", "average_precision"), binary=True,
-              ties=EXPECTED | {"grouped"}, params=(_NORM,),
-              rules=(Rule((("norm", "k"),), "it divides by the cutoff k.", needs_cutoff=True),
-                     Rule((("norm", "retrieved"),), "under ties=expected the normaliser "
-                          "(relevant documents retrieved within k) is random too.",
-                          with_cutoff=True, adjust=False, only=(
-                              ("ties", ("trec", "input", "optimistic", "pessimistic",
-                                        "grouped")),)),),
-              trec=(TrecName("map", (("norm", "r"),)),
-                    TrecName("map_cut", (("norm", "r"),), "cutoff")),
-              top_k=True),
-    MetricDef("rr", "reciprocal rank of the first relevant document (MRR)",
-              _B + "reciprocal_rank", aliases=("mrr", "recip_rank", "reciprocal_rank"),
-              binary=True, ties=EXPECTED, trec=(TrecName("recip_rank"),),
-              top_k=True),
-    MetricDef("success", "1 if a relevant document is in the top k", _B + "success",
-              aliases=("hit_rate", "hitrate", "hit"), binary=True, ties=EXPECTED,
-              trec=(TrecName("success", kind="cutoff"),),
-              top_k=True),
-    MetricDef("arhr", "sum of reciprocal ranks of all hits in the top k", _B + "arhr",
-              binary=True, ties=EXPECTED, range=(0.0, INF),
-              top_k=True),
-    MetricDef("mar", "average recall at k (MAR is its mean)", _B + "average_recall",
-              aliases=("ar", "average_recall"), binary=True,
-              params=(Param("mode", "relevant", "average over hit ranks (relevant) "
-                            "or over all ranks 1..k (all)", choices=("relevant", "all")),)),
-    MetricDef("rprec", "precision at rank R (number relevant)", _B + "r_precision",
-              aliases=("r-precision", "r_precision", "rprecision"), binary=True,
-              ties=EXPECTED, cutoff="none", trec=(TrecName("Rprec"),)),
-    MetricDef("bpref", "binary preference (Buckley & Voorhees)", _B + "bpref", binary=True,
-              trec=(TrecName("bpref"),)),
-    MetricDef("iprec", "interpolated precision at a recall level (@0.3)",
-              _B + "interpolated_precision", aliases=("iprec_at_recall",), binary=True,
-              cutoff="level", trec=(TrecName("iprec_at_recall", kind="level"),)),
-    MetricDef("11pt_avg", "11-point interpolated average precision", _B + "eleven_point",
-              aliases=("11pt", "elevenpt_avg"), binary=True, cutoff="none",
-              params=(Param("levels", None, "recall levels to average", kind="numbers",
-                            minimum=0, maximum=1),),
-              trec=(TrecName("11pt_avg", kind="levels"),)),
-    MetricDef("num_ret", "number of documents retrieved (summed)", _B + "num_ret",
-              aggregate="sum", range=(0.0, INF), higher_is_better=None,
-              trec=(TrecName("num_ret"),)),
-    MetricDef("num_rel", "number of relevant judgments (summed)", _B + "num_rel",
-              binary=True, aggregate="sum", range=(0.0, INF), cutoff="none",
-              higher_is_better=None, trec=(TrecName("num_rel"),)),
-    MetricDef("num_rel_ret", "number of relevant documents retrieved (summed)",
-              _B + "num_rel_ret", binary=True, aggregate="sum", range=(0.0, INF),
-              trec=(TrecName("num_rel_ret"),)),
-    MetricDef("hits", "number of relevant documents in the top k (averaged; ranx hits)",
-              _B + "num_rel_ret", binary=True, range=(0.0, INF),
-              top_k=True),
-    MetricDef("num_nonrel_judged_ret", "judged non-relevant documents retrieved (summed)",
-              _B + "num_nonrel_judged_ret", binary=True, aggregate="sum", range=(0.0, INF),
-              higher_is_better=False, trec=(TrecName("num_nonrel_judged_ret"),)),
+    MetricDef(
+        "p",
+        "precision at k (the whole ranking without k)",
+        _B + "precision",
+        aliases=("precision", "prec"),
+        binary=True,
+        ties=EXPECTED,
+        trec=(TrecName("P", kind="cutoff"), TrecName("set_P")),
+        top_k=True,
+    ),
+    MetricDef(
+        "r",
+        "recall at k",
+        _B + "recall",
+        aliases=("recall",),
+        binary=True,
+        ties=EXPECTED,
+        trec=(TrecName("recall", kind="cutoff"), TrecName("set_recall")),
+        top_k=True,
+    ),
+    MetricDef(
+        "f1",
+        "F-measure at k (beta=1 by default)",
+        _B + "f_measure",
+        aliases=("f", "fmeasure", "f_measure"),
+        binary=True,
+        ties=EXPECTED,
+        params=(Param("beta", 1.0, "weight of recall", kind="number", minimum=0),),
+        trec=(TrecName("set_F", (("beta", 1.0),), "setf"),),
+        top_k=True,
+    ),
+    MetricDef(
+        "ap",
+        "average precision (MAP is its mean)",
+        _B + "average_precision",
+        aliases=("map", "average_precision"),
+        binary=True,
+        ties=EXPECTED | {"grouped"},
+        params=(_NORM,),
+        rules=(
+            Rule((("norm", "k"),), "it divides by the cutoff k.", needs_cutoff=True),
+            Rule(
+                (("norm", "retrieved"),),
+                "under ties=expected the normaliser "
+                "(relevant documents retrieved within k) is random too.",
+                with_cutoff=True,
+                adjust=False,
+                only=(("ties", ("trec", "input", "optimistic", "pessimistic", "grouped")),),
+            ),
+        ),
+        trec=(TrecName("map", (("norm", "r"),)), TrecName("map_cut", (("norm", "r"),), "cutoff")),
+        top_k=True,
+    ),
+    MetricDef(
+        "rr",
+        "reciprocal rank of the first relevant document (MRR)",
+        _B + "reciprocal_rank",
+        aliases=("mrr", "recip_rank", "reciprocal_rank"),
+        binary=True,
+        ties=EXPECTED,
+        trec=(TrecName("recip_rank"),),
+        top_k=True,
+    ),
+    MetricDef(
+        "success",
+        "1 if a relevant document is in the top k",
+        _B + "success",
+        aliases=("hit_rate", "hitrate", "hit"),
+        binary=True,
+        ties=EXPECTED,
+        trec=(TrecName("success", kind="cutoff"),),
+        top_k=True,
+    ),
+    MetricDef(
+        "arhr",
+        "sum of reciprocal ranks of all hits in the top k",
+        _B + "arhr",
+        binary=True,
+        ties=EXPECTED,
+        range=(0.0, INF),
+        top_k=True,
+    ),
+    MetricDef(
+        "mar",
+        "average recall at k (MAR is its mean)",
+        _B + "average_recall",
+        aliases=("ar", "average_recall"),
+        binary=True,
+        params=(
+            Param(
+                "mode",
+                "relevant",
+                "average over hit ranks (relevant) or over all ranks 1..k (all)",
+                choices=("relevant", "all"),
+            ),
+        ),
+    ),
+    MetricDef(
+        "rprec",
+        "precision at rank R (number relevant)",
+        _B + "r_precision",
+        aliases=("r-precision", "r_precision", "rprecision"),
+        binary=True,
+        ties=EXPECTED,
+        cutoff="none",
+        trec=(TrecName("Rprec"),),
+    ),
+    MetricDef(
+        "bpref",
+        "binary preference (Buckley & Voorhees)",
+        _B + "bpref",
+        binary=True,
+        trec=(TrecName("bpref"),),
+    ),
+    MetricDef(
+        "iprec",
+        "interpolated precision at a recall level (@0.3)",
+        _B + "interpolated_precision",
+        aliases=("iprec_at_recall",),
+        binary=True,
+        cutoff="level",
+        trec=(TrecName("iprec_at_recall", kind="level"),),
+    ),
+    MetricDef(
+        "11pt_avg",
+        "11-point interpolated average precision",
+        _B + "eleven_point",
+        aliases=("11pt", "elevenpt_avg"),
+        binary=True,
+        cutoff="none",
+        params=(
+            Param("levels", None, "recall levels to average", kind="numbers", minimum=0, maximum=1),
+        ),
+        trec=(TrecName("11pt_avg", kind="levels"),),
+    ),
+    MetricDef(
+        "num_ret",
+        "number of documents retrieved (summed)",
+        _B + "num_ret",
+        aggregate="sum",
+        range=(0.0, INF),
+        higher_is_better=None,
+        trec=(TrecName("num_ret"),),
+    ),
+    MetricDef(
+        "num_rel",
+        "number of relevant judgments (summed)",
+        _B + "num_rel",
+        binary=True,
+        aggregate="sum",
+        range=(0.0, INF),
+        cutoff="none",
+        higher_is_better=None,
+        trec=(TrecName("num_rel"),),
+    ),
+    MetricDef(
+        "num_rel_ret",
+        "number of relevant documents retrieved (summed)",
+        _B + "num_rel_ret",
+        binary=True,
+        aggregate="sum",
+        range=(0.0, INF),
+        trec=(TrecName("num_rel_ret"),),
+    ),
+    MetricDef(
+        "hits",
+        "number of relevant documents in the top k (averaged; ranx hits)",
+        _B + "num_rel_ret",
+        binary=True,
+        range=(0.0, INF),
+        top_k=True,
+    ),
+    MetricDef(
+        "num_nonrel_judged_ret",
+        "judged non-relevant documents retrieved (summed)",
+        _B + "num_nonrel_judged_ret",
+        binary=True,
+        aggregate="sum",
+        range=(0.0, INF),
+        higher_is_better=False,
+        trec=(TrecName("num_nonrel_judged_ret"),),
+    ),
     # graded
-    MetricDef("dcg", "discounted cumulative gain at k", _G + "dcg", params=(_GAIN,),
-              ties=EXPECTED, range=(0.0, INF), signed_range=None,
-              top_k=True),
-    MetricDef("ndcg", "normalised discounted cumulative gain at k", _G + "ndcg",
-              aliases=("ndcg_cut", "n_dcg"),
-              params=(_GAIN, Param("ideal", "cut", "ideal list: cut (all judgments, cut "
-                                   "at k), full (not cut), retrieved (sklearn) or k "
-                                   "(k positions of gain 1, RecTools; binary gains)",
-                                   choices=("cut", "full", "retrieved", "k"))),
-              rules=(Rule((("ideal", "k"),), "the ideal list is k positions of gain 1, so "
-                          "every relevant document must have gain 1 (otherwise nDCG would "
-                          "exceed 1).", needs_cutoff=True, only=(("gain", ("binary",)),)),),
-              ties=EXPECTED, signed_range=(-INF, 1.0),
-              trec=(TrecName("ndcg", (("gain", "linear"), ("ideal", "cut")), "pairs"),
-                    TrecName("ndcg_cut", (("gain", "linear"), ("ideal", "cut")), "cutoff")),
-              top_k=True, top_k_unless=(("ideal", "retrieved"),)),
-    MetricDef("cg", "cumulative gain at k", _G + "cg", params=(_GAIN,), ties=EXPECTED,
-              range=(0.0, INF), signed_range=None,
-              top_k=True),
-    MetricDef("err", "expected reciprocal rank at k", _G + "err",
-              params=(Param("max_rel", 4, "top grade of the grading scale",
-                            kind="number", minimum=0),),
-              top_k=True),
+    MetricDef(
+        "dcg",
+        "discounted cumulative gain at k",
+        _G + "dcg",
+        params=(_GAIN,),
+        ties=EXPECTED,
+        range=(0.0, INF),
+        signed_range=None,
+        top_k=True,
+    ),
+    MetricDef(
+        "ndcg",
+        "normalised discounted cumulative gain at k",
+        _G + "ndcg",
+        aliases=("ndcg_cut", "n_dcg"),
+        params=(
+            _GAIN,
+            Param(
+                "ideal",
+                "cut",
+                "ideal list: cut (all judgments, cut "
+                "at k), full (not cut), retrieved (sklearn) or k "
+                "(k positions of gain 1, RecTools; binary gains)",
+                choices=("cut", "full", "retrieved", "k"),
+            ),
+        ),
+        rules=(
+            Rule(
+                (("ideal", "k"),),
+                "the ideal list is k positions of gain 1, so "
+                "every relevant document must have gain 1 (otherwise nDCG would "
+                "exceed 1).",
+                needs_cutoff=True,
+                only=(("gain", ("binary",)),),
+            ),
+        ),
+        ties=EXPECTED,
+        signed_range=(-INF, 1.0),
+        trec=(
+            TrecName("ndcg", (("gain", "linear"), ("ideal", "cut")), "pairs"),
+            TrecName("ndcg_cut", (("gain", "linear"), ("ideal", "cut")), "cutoff"),
+        ),
+        top_k=True,
+        top_k_unless=(("ideal", "retrieved"),),
+    ),
+    MetricDef(
+        "cg",
+        "cumulative gain at k",
+        _G + "cg",
+        params=(_GAIN,),
+        ties=EXPECTED,
+        range=(0.0, INF),
+        signed_range=None,
+        top_k=True,
+    ),
+    MetricDef(
+        "err",
+        "expected reciprocal rank at k",
+        _G + "err",
+        params=(Param("max_rel", 4, "top grade of the grading scale", kind="number", minimum=0),),
+        top_k=True,
+    ),
     # order agreement
-    MetricDef("fcp", "fraction of concordant pairs (scores vs grades)", _O + "fcp",
-              aliases=("fraction_concordant_pairs",), cutoff="none",
-              params=(_UNJ, Param("score_ties", "discordant", "pairs tied on score: "
-                                  "discordant, ignore or half",
-                                  choices=("discordant", "ignore", "half")))),
-    MetricDef("kendall_tau", "Kendall's tau-b between scores and grades", _O + "kendall_tau",
-              aliases=("kendall", "tau", "kendalltau"), cutoff="none", params=(_UNJ,),
-              range=(-1.0, 1.0)),
-    MetricDef("spearman_rho", "Spearman's rho between scores and grades",
-              _O + "spearman_rho", aliases=("spearman", "rho", "spearmanr"), cutoff="none",
-              params=(_UNJ,), range=(-1.0, 1.0)),
+    MetricDef(
+        "fcp",
+        "fraction of concordant pairs (scores vs grades)",
+        _O + "fcp",
+        aliases=("fraction_concordant_pairs",),
+        cutoff="none",
+        params=(
+            _UNJ,
+            Param(
+                "score_ties",
+                "discordant",
+                "pairs tied on score: discordant, ignore or half",
+                choices=("discordant", "ignore", "half"),
+            ),
+        ),
+    ),
+    MetricDef(
+        "kendall_tau",
+        "Kendall's tau-b between scores and grades",
+        _O + "kendall_tau",
+        aliases=("kendall", "tau", "kendalltau"),
+        cutoff="none",
+        params=(_UNJ,),
+        range=(-1.0, 1.0),
+    ),
+    MetricDef(
+        "spearman_rho",
+        "Spearman's rho between scores and grades",
+        _O + "spearman_rho",
+        aliases=("spearman", "rho", "spearmanr"),
+        cutoff="none",
+        params=(_UNJ,),
+        range=(-1.0, 1.0),
+    ),
     # trec_eval's own
-    MetricDef("num_q", "number of queries evaluated (summed)", _T + "num_q", cutoff="none",
-              aggregate="sum", range=(0.0, INF), higher_is_better=None,
-              trec=(TrecName("num_q"),)),
-    MetricDef("relative_p", "precision relative to the best possible, rel@k/min(k,R)",
-              _T + "relative_precision", aliases=("relative_precision",), binary=True,
-              trec=(TrecName("relative_P", kind="cutoff"), TrecName("set_relative_P"))),
-    MetricDef("set_map", "set precision x set recall (RR^2 / (n R))", _T + "set_map",
-              binary=True, cutoff="none", trec=(TrecName("set_map"),)),
-    MetricDef("rprec_mult", "precision at x*R (@x)", _T + "rprec_mult", binary=True,
-              cutoff="multiple", trec=(TrecName("Rprec_mult", kind="level"),)),
-    MetricDef("utility", "linear utility a*RR + b*(n-RR) + c*(R-RR) + d*(RR-n-R)",
-              _T + "utility", binary=True, cutoff="none", range=None,
-              trec=(TrecName("utility", kind="utility"),),
-              params=(Param("a", 1.0, "weight of relevant retrieved", kind="number"),
-                      Param("b", -1.0, "weight of non-relevant retrieved", kind="number"),
-                      Param("c", 0.0, "weight of relevant not retrieved", kind="number"),
-                      Param("d", 0.0, "weight of non-relevant not retrieved",
-                            kind="number"))),
-    MetricDef("infap", "inferred average precision (Yilmaz & Aslam)", _T + "infap",
-              aliases=("inf_ap",), binary=True, cutoff="none", trec=(TrecName("infAP"),)),
-    MetricDef("bing", "binary G (trec_eval binG)", _T + "bin_g", binary=True, cutoff="none",
-              trec=(TrecName("binG"),)),
-    MetricDef("g", "G (trec_eval G)", _T + "g_measure", cutoff="none", params=(_TREC_GAIN,),
-              trec=(TrecName("G", kind="pairs"),), signed_range=None),
-    MetricDef("ndcg_rel", "nDCG averaged over relevant documents (trec_eval)",
-              _T + "ndcg_rel", cutoff="none", params=(_TREC_GAIN,),
-              trec=(TrecName("ndcg_rel", kind="pairs"),), signed_range=None),
-    MetricDef("rndcg", "nDCG averaged over ideal gain boundaries (trec_eval)", _T + "rndcg",
-              binary=True, cutoff="none", params=(_TREC_GAIN,),
-              trec=(TrecName("Rndcg", kind="pairs"),), signed_range=None),
-    MetricDef("rbp", "rank-biased precision", _T + "rbp",
-              params=(_P, _TREC_GAIN,
-                      Param("scale", "trec", "gains rescaled to [0, 1] per query as trec_eval "
-                            "does (trec), or the raw gains (none; ranx)",
-                            choices=("trec", "none"))),
-              trec=(TrecName("rbp", (("scale", "trec"),), "pairs"),),
-              signed_range=(0.0, 1.0), range_when=((("scale", "none"), None),)),
-    MetricDef("rbp_resid", "rank-biased precision residual", _T + "rbp_resid", params=(_P,),
-              higher_is_better=None, trec=(TrecName("rbp_resid", kind="pairs"),)),
-    MetricDef("unj", "fraction of unjudged documents in the top k", _T + "unjudged",
-              aliases=("unjudged",), higher_is_better=None,
-              trec=(TrecName("unj", kind="cutoff"),)),
-    MetricDef("gm_map", "geometric mean average precision", _T + "gm_map", binary=True,
-              aggregate="gmean", cutoff="none", trec=(TrecName("gm_map"),),
-              params=(Param("norm", "r", "AP normaliser", choices=("r",)),)),
-    MetricDef("gm_bpref", "bpref aggregated by geometric mean", _T + "gm_bpref", binary=True,
-              aggregate="gmean", cutoff="none", trec=(TrecName("gm_bpref"),)),
+    MetricDef(
+        "num_q",
+        "number of queries evaluated (summed)",
+        _T + "num_q",
+        cutoff="none",
+        aggregate="sum",
+        range=(0.0, INF),
+        higher_is_better=None,
+        trec=(TrecName("num_q"),),
+    ),
+    MetricDef(
+        "relative_p",
+        "precision relative to the best possible, rel@k/min(k,R)",
+        _T + "relative_precision",
+        aliases=("relative_precision",),
+        binary=True,
+        trec=(TrecName("relative_P", kind="cutoff"), TrecName("set_relative_P")),
+    ),
+    MetricDef(
+        "set_map",
+        "set precision x set recall (RR^2 / (n R))",
+        _T + "set_map",
+        binary=True,
+        cutoff="none",
+        trec=(TrecName("set_map"),),
+    ),
+    MetricDef(
+        "rprec_mult",
+        "precision at x*R (@x)",
+        _T + "rprec_mult",
+        binary=True,
+        cutoff="multiple",
+        trec=(TrecName("Rprec_mult", kind="level"),),
+    ),
+    MetricDef(
+        "utility",
+        "linear utility a*RR + b*(n-RR) + c*(R-RR) + d*(RR-n-R)",
+        _T + "utility",
+        binary=True,
+        cutoff="none",
+        range=None,
+        trec=(TrecName("utility", kind="utility"),),
+        params=(
+            Param("a", 1.0, "weight of relevant retrieved", kind="number"),
+            Param("b", -1.0, "weight of non-relevant retrieved", kind="number"),
+            Param("c", 0.0, "weight of relevant not retrieved", kind="number"),
+            Param("d", 0.0, "weight of non-relevant not retrieved", kind="number"),
+        ),
+    ),
+    MetricDef(
+        "infap",
+        "inferred average precision (Yilmaz & Aslam)",
+        _T + "infap",
+        aliases=("inf_ap",),
+        binary=True,
+        cutoff="none",
+        trec=(TrecName("infAP"),),
+    ),
+    MetricDef(
+        "bing",
+        "binary G (trec_eval binG)",
+        _T + "bin_g",
+        binary=True,
+        cutoff="none",
+        trec=(TrecName("binG"),),
+    ),
+    MetricDef(
+        "g",
+        "G (trec_eval G)",
+        _T + "g_measure",
+        cutoff="none",
+        params=(_TREC_GAIN,),
+        trec=(TrecName("G", kind="pairs"),),
+        signed_range=None,
+    ),
+    MetricDef(
+        "ndcg_rel",
+        "nDCG averaged over relevant documents (trec_eval)",
+        _T + "ndcg_rel",
+        cutoff="none",
+        params=(_TREC_GAIN,),
+        trec=(TrecName("ndcg_rel", kind="pairs"),),
+        signed_range=None,
+    ),
+    MetricDef(
+        "rndcg",
+        "nDCG averaged over ideal gain boundaries (trec_eval)",
+        _T + "rndcg",
+        binary=True,
+        cutoff="none",
+        params=(_TREC_GAIN,),
+        trec=(TrecName("Rndcg", kind="pairs"),),
+        signed_range=None,
+    ),
+    MetricDef(
+        "rbp",
+        "rank-biased precision",
+        _T + "rbp",
+        params=(
+            _P,
+            _TREC_GAIN,
+            Param(
+                "scale",
+                "trec",
+                "gains rescaled to [0, 1] per query as trec_eval "
+                "does (trec), or the raw gains (none; ranx)",
+                choices=("trec", "none"),
+            ),
+        ),
+        trec=(TrecName("rbp", (("scale", "trec"),), "pairs"),),
+        signed_range=(0.0, 1.0),
+        range_when=((("scale", "none"), None),),
+    ),
+    MetricDef(
+        "rbp_resid",
+        "rank-biased precision residual",
+        _T + "rbp_resid",
+        params=(_P,),
+        higher_is_better=None,
+        trec=(TrecName("rbp_resid", kind="pairs"),),
+    ),
+    MetricDef(
+        "unj",
+        "fraction of unjudged documents in the top k",
+        _T + "unjudged",
+        aliases=("unjudged",),
+        higher_is_better=None,
+        trec=(TrecName("unj", kind="cutoff"),),
+    ),
+    MetricDef(
+        "gm_map",
+        "geometric mean average precision",
+        _T + "gm_map",
+        binary=True,
+        aggregate="gmean",
+        cutoff="none",
+        trec=(TrecName("gm_map"),),
+        params=(Param("norm", "r", "AP normaliser", choices=("r",)),),
+    ),
+    MetricDef(
+        "gm_bpref",
+        "bpref aggregated by geometric mean",
+        _T + "gm_bpref",
+        binary=True,
+        aggregate="gmean",
+        cutoff="none",
+        trec=(TrecName("gm_bpref"),),
+    ),
 )
 
 RANKING = tuple(replace(d, vector_k=d.name in _VECTOR_K) for d in _RANKING)
@@ -460,122 +785,391 @@ DEFAULT_EPS = 1e-15
 
 _C = "ranklens.classification:"
 _avg = Param("average", "binary", "binary | micro | macro | weighted", choices=AVERAGES)
-_zd = Param("zero_division", 0.0, "value of 0/0: a number in [0, 1], or nan",
-            kind="number", minimum=0.0, maximum=1.0, choices=("nan",))
-_zd_warn = Param("zero_division", "warn", "value of 0/0: 0, 1, nan, or warn (0 with a "
-                 "warning, as scikit-learn)", kind="number", values=(0.0, 1.0),
-                 choices=("warn", "nan"))
-_eps = Param("eps", DEFAULT_EPS, "probabilities clipped to [eps, 1-eps], or auto (the "
-             "dtype's machine epsilon, as scikit-learn)", kind="number", minimum=0.0,
-             maximum=0.5, choices=("auto",))
+_zd = Param(
+    "zero_division",
+    0.0,
+    "value of 0/0: a number in [0, 1], or nan",
+    kind="number",
+    minimum=0.0,
+    maximum=1.0,
+    choices=("nan",),
+)
+_zd_warn = Param(
+    "zero_division",
+    "warn",
+    "value of 0/0: 0, 1, nan, or warn (0 with a warning, as scikit-learn)",
+    kind="number",
+    values=(0.0, 1.0),
+    choices=("warn", "nan"),
+)
+_eps = Param(
+    "eps",
+    DEFAULT_EPS,
+    "probabilities clipped to [eps, 1-eps], or auto (the dtype's machine epsilon, as scikit-learn)",
+    kind="number",
+    minimum=0.0,
+    maximum=0.5,
+    choices=("auto",),
+)
 
 
-def _family(domain: str, prefix: str,
-            rows: list[tuple[str, str, str, tuple[str, ...], tuple[Param, ...],
-                             tuple[float, float] | None, bool | None]]
-            ) -> tuple[MetricDef, ...]:
-    return tuple(MetricDef(name, summary, prefix + fn, aliases=aliases, params=params,
-                           cutoff="none", range=rng, higher_is_better=better, domain=domain)
-                 for name, summary, fn, aliases, params, rng, better in rows)
+def _family(
+    domain: str,
+    prefix: str,
+    rows: list[
+        tuple[
+            str,
+            str,
+            str,
+            tuple[str, ...],
+            tuple[Param, ...],
+            tuple[float, float] | None,
+            bool | None,
+        ]
+    ],
+) -> tuple[MetricDef, ...]:
+    return tuple(
+        MetricDef(
+            name,
+            summary,
+            prefix + fn,
+            aliases=aliases,
+            params=params,
+            cutoff="none",
+            range=rng,
+            higher_is_better=better,
+            domain=domain,
+        )
+        for name, summary, fn, aliases, params, rng, better in rows
+    )
 
 
-CLASSIFICATION = _family("classification", _C, [
-    ("clf_precision", "classification precision TP/(TP+FP)", "precision", (),
-     (_avg, _zd_warn), (0.0, 1.0), True),
-    ("clf_recall", "classification recall TP/(TP+FN)", "recall", (), (_avg, _zd_warn),
-     (0.0, 1.0), True),
-    ("clf_f1", "classification F1", "f1", ("clf_f_measure",), (_avg, _zd_warn), (0.0, 1.0),
-     True),
-    ("clf_fbeta", "classification F-beta", "fbeta", (),
-     (_avg, _zd_warn, Param("beta", 1.0, "weight of recall", kind="number", minimum=0.0)),
-     (0.0, 1.0), True),
-    ("accuracy", "fraction of samples classified correctly", "accuracy", ("acc",), (),
-     (0.0, 1.0), True),
-    ("confusion_matrix", "counts of (true, predicted) classes", "confusion_matrix", (), (),
-     None, None),
-    ("roc_auc", "area under the ROC curve", "roc_auc", ("auc", "auroc"), (), (0.0, 1.0),
-     True),
-    ("clf_average_precision", "average precision of a binary score (sklearn)",
-     "average_precision", ("pr_auc", "clf_ap"), (), (0.0, 1.0), True),
-    ("log_loss", "cross-entropy, negative mean log-likelihood", "log_loss",
-     ("cross_entropy", "logloss"), (_eps,), (0.0, INF), False),
-    ("log_likelihood", "total (or mean) log-likelihood of observed outcomes",
-     "log_likelihood", ("loglik",),
-     (_eps, Param("reduction", "sum", "sum | mean | none", choices=("sum", "mean", "none"))),
-     (-INF, 0.0), True),
-])
+CLASSIFICATION = _family(
+    "classification",
+    _C,
+    [
+        (
+            "clf_precision",
+            "classification precision TP/(TP+FP)",
+            "precision",
+            (),
+            (_avg, _zd_warn),
+            (0.0, 1.0),
+            True,
+        ),
+        (
+            "clf_recall",
+            "classification recall TP/(TP+FN)",
+            "recall",
+            (),
+            (_avg, _zd_warn),
+            (0.0, 1.0),
+            True,
+        ),
+        (
+            "clf_f1",
+            "classification F1",
+            "f1",
+            ("clf_f_measure",),
+            (_avg, _zd_warn),
+            (0.0, 1.0),
+            True,
+        ),
+        (
+            "clf_fbeta",
+            "classification F-beta",
+            "fbeta",
+            (),
+            (_avg, _zd_warn, Param("beta", 1.0, "weight of recall", kind="number", minimum=0.0)),
+            (0.0, 1.0),
+            True,
+        ),
+        (
+            "accuracy",
+            "fraction of samples classified correctly",
+            "accuracy",
+            ("acc",),
+            (),
+            (0.0, 1.0),
+            True,
+        ),
+        (
+            "confusion_matrix",
+            "counts of (true, predicted) classes",
+            "confusion_matrix",
+            (),
+            (),
+            None,
+            None,
+        ),
+        ("roc_auc", "area under the ROC curve", "roc_auc", ("auc", "auroc"), (), (0.0, 1.0), True),
+        (
+            "clf_average_precision",
+            "average precision of a binary score (sklearn)",
+            "average_precision",
+            ("pr_auc", "clf_ap"),
+            (),
+            (0.0, 1.0),
+            True,
+        ),
+        (
+            "log_loss",
+            "cross-entropy, negative mean log-likelihood",
+            "log_loss",
+            ("cross_entropy", "logloss"),
+            (_eps,),
+            (0.0, INF),
+            False,
+        ),
+        (
+            "log_likelihood",
+            "total (or mean) log-likelihood of observed outcomes",
+            "log_likelihood",
+            ("loglik",),
+            (_eps, Param("reduction", "sum", "sum | mean | none", choices=("sum", "mean", "none"))),
+            (-INF, 0.0),
+            True,
+        ),
+    ],
+)
 
-_mo = Param("multioutput", "uniform_average", "uniform_average | raw_values",
-            choices=MULTIOUTPUT)
-REGRESSION = _family("regression", "ranklens.regression:", [
-    ("mae", "mean absolute error", "mae", ("mean_absolute_error",), (_mo,), (0.0, INF), False),
-    ("mse", "mean squared error", "mse", ("mean_squared_error",), (_mo,), (0.0, INF), False),
-    ("rmse", "root mean squared error", "rmse", ("root_mean_squared_error",), (_mo,),
-     (0.0, INF), False),
-    ("r2", "coefficient of determination R^2", "r2", ("r2_score", "r_squared"), (_mo,),
-     (-INF, 1.0), True),
-])
+_mo = Param("multioutput", "uniform_average", "uniform_average | raw_values", choices=MULTIOUTPUT)
+REGRESSION = _family(
+    "regression",
+    "ranklens.regression:",
+    [
+        ("mae", "mean absolute error", "mae", ("mean_absolute_error",), (_mo,), (0.0, INF), False),
+        ("mse", "mean squared error", "mse", ("mean_squared_error",), (_mo,), (0.0, INF), False),
+        (
+            "rmse",
+            "root mean squared error",
+            "rmse",
+            ("root_mean_squared_error",),
+            (_mo,),
+            (0.0, INF),
+            False,
+        ),
+        (
+            "r2",
+            "coefficient of determination R^2",
+            "r2",
+            ("r2_score", "r_squared"),
+            (_mo,),
+            (-INF, 1.0),
+            True,
+        ),
+    ],
+)
 
-CLUSTERING = _family("clustering", "ranklens.clustering:", [
-    ("silhouette", "mean silhouette coefficient", "silhouette", ("silhouette_score",),
-     (Param("sample_size", None, "points sampled (None: exact)", kind="int", minimum=3),),
-     (-1.0, 1.0), True),
-    ("davies_bouldin", "Davies-Bouldin index (lower is better)", "davies_bouldin", ("dbi",),
-     (), (0.0, INF), False),
-    ("calinski_harabasz", "Calinski-Harabasz variance ratio", "calinski_harabasz",
-     ("chi", "variance_ratio"), (), (0.0, INF), True),
-    ("dunn", "Dunn index, classic or centroid variant", "dunn_index", ("dunn_index",),
-     (Param("variant", "classic", "classic | centroid", choices=("classic", "centroid")),),
-     (0.0, INF), True),
-    ("rand_index", "Rand index", "rand_index", ("ri", "rand"), (), (0.0, 1.0), True),
-    ("ari", "adjusted Rand index", "adjusted_rand_index", ("adjusted_rand_index",), (),
-     (-0.5, 1.0), True),
-    ("nmi", "normalized mutual information", "nmi", ("normalized_mutual_info",),
-     (Param("average_method", "arithmetic", "normaliser",
-            choices=("arithmetic", "geometric", "min", "max")),), (0.0, 1.0), True),
-    ("v_measure", "V-measure", "v_measure", (), (), (0.0, 1.0), True),
-    ("fowlkes_mallows", "Fowlkes-Mallows index", "fowlkes_mallows", ("fmi",), (), (0.0, 1.0),
-     True),
-    ("purity", "cluster purity", "purity", (), (), (0.0, 1.0), True),
-    ("pair_jaccard", "pair-counting Jaccard index", "jaccard", ("cluster_jaccard",), (_zd,),
-     (0.0, 1.0), True),
-    ("pair_precision", "pair-counting precision", "pair_precision", ("pairwise_precision",),
-     (_zd,), (0.0, 1.0), True),
-    ("pair_recall", "pair-counting recall", "pair_recall", ("pairwise_recall",), (_zd,),
-     (0.0, 1.0), True),
-    ("pair_f1", "pair-counting F1", "pair_f1", ("pairwise_f1",), (_zd,), (0.0, 1.0), True),
-])
+CLUSTERING = _family(
+    "clustering",
+    "ranklens.clustering:",
+    [
+        (
+            "silhouette",
+            "mean silhouette coefficient",
+            "silhouette",
+            ("silhouette_score",),
+            (Param("sample_size", None, "points sampled (None: exact)", kind="int", minimum=3),),
+            (-1.0, 1.0),
+            True,
+        ),
+        (
+            "davies_bouldin",
+            "Davies-Bouldin index (lower is better)",
+            "davies_bouldin",
+            ("dbi",),
+            (),
+            (0.0, INF),
+            False,
+        ),
+        (
+            "calinski_harabasz",
+            "Calinski-Harabasz variance ratio",
+            "calinski_harabasz",
+            ("chi", "variance_ratio"),
+            (),
+            (0.0, INF),
+            True,
+        ),
+        (
+            "dunn",
+            "Dunn index, classic or centroid variant",
+            "dunn_index",
+            ("dunn_index",),
+            (Param("variant", "classic", "classic | centroid", choices=("classic", "centroid")),),
+            (0.0, INF),
+            True,
+        ),
+        ("rand_index", "Rand index", "rand_index", ("ri", "rand"), (), (0.0, 1.0), True),
+        (
+            "ari",
+            "adjusted Rand index",
+            "adjusted_rand_index",
+            ("adjusted_rand_index",),
+            (),
+            (-0.5, 1.0),
+            True,
+        ),
+        (
+            "nmi",
+            "normalized mutual information",
+            "nmi",
+            ("normalized_mutual_info",),
+            (
+                Param(
+                    "average_method",
+                    "arithmetic",
+                    "normaliser",
+                    choices=("arithmetic", "geometric", "min", "max"),
+                ),
+            ),
+            (0.0, 1.0),
+            True,
+        ),
+        ("v_measure", "V-measure", "v_measure", (), (), (0.0, 1.0), True),
+        (
+            "fowlkes_mallows",
+            "Fowlkes-Mallows index",
+            "fowlkes_mallows",
+            ("fmi",),
+            (),
+            (0.0, 1.0),
+            True,
+        ),
+        ("purity", "cluster purity", "purity", (), (), (0.0, 1.0), True),
+        (
+            "pair_jaccard",
+            "pair-counting Jaccard index",
+            "jaccard",
+            ("cluster_jaccard",),
+            (_zd,),
+            (0.0, 1.0),
+            True,
+        ),
+        (
+            "pair_precision",
+            "pair-counting precision",
+            "pair_precision",
+            ("pairwise_precision",),
+            (_zd,),
+            (0.0, 1.0),
+            True,
+        ),
+        (
+            "pair_recall",
+            "pair-counting recall",
+            "pair_recall",
+            ("pairwise_recall",),
+            (_zd,),
+            (0.0, 1.0),
+            True,
+        ),
+        ("pair_f1", "pair-counting F1", "pair_f1", ("pairwise_f1",), (_zd,), (0.0, 1.0), True),
+    ],
+)
 
-ENTITY_RESOLUTION = _family("entity_resolution", "ranklens.entity_resolution:", [
-    ("bcubed_precision", "B-cubed precision (mean per record)", "bcubed", ("b3_precision",),
-     (_zd,), (0.0, 1.0), True),
-    ("bcubed_recall", "B-cubed recall (mean per record)", "bcubed", ("b3_recall",), (_zd,),
-     (0.0, 1.0), True),
-    ("bcubed_f1", "B-cubed F1", "bcubed", ("b3_f1",), (_zd,), (0.0, 1.0), True),
-    ("cluster_precision", "exact entity match precision", "cluster_level", (), (_zd,),
-     (0.0, 1.0), True),
-    ("cluster_recall", "exact entity match recall", "cluster_level", (), (_zd,), (0.0, 1.0),
-     True),
-    ("cluster_f1", "exact entity match F1", "cluster_level", (), (_zd,), (0.0, 1.0), True),
-    ("reduction_ratio", "blocking: 1 - candidates / all pairs", "blocking", ("rr_blocking",),
-     (_zd,), (0.0, 1.0), True),
-    ("pairs_completeness", "blocking: true matches kept / true matches", "blocking",
-     ("pc_blocking",), (_zd,), (0.0, 1.0), True),
-    ("pairs_quality", "blocking: true matches kept / candidates", "blocking",
-     ("pq_blocking",), (_zd,), (0.0, 1.0), True),
-])
+ENTITY_RESOLUTION = _family(
+    "entity_resolution",
+    "ranklens.entity_resolution:",
+    [
+        (
+            "bcubed_precision",
+            "B-cubed precision (mean per record)",
+            "bcubed",
+            ("b3_precision",),
+            (_zd,),
+            (0.0, 1.0),
+            True,
+        ),
+        (
+            "bcubed_recall",
+            "B-cubed recall (mean per record)",
+            "bcubed",
+            ("b3_recall",),
+            (_zd,),
+            (0.0, 1.0),
+            True,
+        ),
+        ("bcubed_f1", "B-cubed F1", "bcubed", ("b3_f1",), (_zd,), (0.0, 1.0), True),
+        (
+            "cluster_precision",
+            "exact entity match precision",
+            "cluster_level",
+            (),
+            (_zd,),
+            (0.0, 1.0),
+            True,
+        ),
+        (
+            "cluster_recall",
+            "exact entity match recall",
+            "cluster_level",
+            (),
+            (_zd,),
+            (0.0, 1.0),
+            True,
+        ),
+        ("cluster_f1", "exact entity match F1", "cluster_level", (), (_zd,), (0.0, 1.0), True),
+        (
+            "reduction_ratio",
+            "blocking: 1 - candidates / all pairs",
+            "blocking",
+            ("rr_blocking",),
+            (_zd,),
+            (0.0, 1.0),
+            True,
+        ),
+        (
+            "pairs_completeness",
+            "blocking: true matches kept / true matches",
+            "blocking",
+            ("pc_blocking",),
+            (_zd,),
+            (0.0, 1.0),
+            True,
+        ),
+        (
+            "pairs_quality",
+            "blocking: true matches kept / candidates",
+            "blocking",
+            ("pq_blocking",),
+            (_zd,),
+            (0.0, 1.0),
+            True,
+        ),
+    ],
+)
 
 DETECTION: tuple[MetricDef, ...] = (
-    MetricDef("iou", "intersection over union of boxes", "ranklens.detection.boxes:iou",
-              aliases=("box_iou", "jaccard_boxes"), cutoff="none", domain="detection"),
-    MetricDef("det_map", "detection mAP over classes at one IoU threshold",
-              "ranklens.detection.ap:mean_average_precision",
-              aliases=("voc_map", "detection_map"),
-              params=(Param("method", "voc2010", "voc2007 | voc2010 | coco",
-                            choices=INTERPOLATIONS),
-                      Param("iou_threshold", 0.5, "match threshold", kind="number",
-                            minimum=0.0, maximum=1.0, open_minimum=True)),
-              cutoff="none", domain="detection"),
+    MetricDef(
+        "iou",
+        "intersection over union of boxes",
+        "ranklens.detection.boxes:iou",
+        aliases=("box_iou", "jaccard_boxes"),
+        cutoff="none",
+        domain="detection",
+    ),
+    MetricDef(
+        "det_map",
+        "detection mAP over classes at one IoU threshold",
+        "ranklens.detection.ap:mean_average_precision",
+        aliases=("voc_map", "detection_map"),
+        params=(
+            Param("method", "voc2010", "voc2007 | voc2010 | coco", choices=INTERPOLATIONS),
+            Param(
+                "iou_threshold",
+                0.5,
+                "match threshold",
+                kind="number",
+                minimum=0.0,
+                maximum=1.0,
+                open_minimum=True,
+            ),
+        ),
+        cutoff="none",
+        domain="detection",
+    ),
 )
 
 CATALOGUE: tuple[MetricDef, ...] = (

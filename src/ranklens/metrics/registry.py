@@ -64,8 +64,9 @@ class Metric:
     def parse(text: str) -> Metric:
         return get_metric(text)
 
-    def resolved_params(self, profile_defaults: dict[str, dict[str, Any]] | None = None
-                        ) -> dict[str, Any]:
+    def resolved_params(
+        self, profile_defaults: dict[str, dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
         """Every parameter's value: explicit, else profile default, else the default."""
         defn = self.definition
         out = {p.name: p.default for p in defn.all_params}
@@ -91,8 +92,11 @@ class Metric:
     def _raw(self) -> str:
         """The spelling of a possibly unvalidated metric, for error messages."""
         params = ",".join(f"{n}={format_value(v)}" for n, v in self.params)
-        return self.name + (f"({params})" if params else "") + (
-            f"@{format_value(self.k)}" if self.k is not None else "")
+        return (
+            self.name
+            + (f"({params})" if params else "")
+            + (f"@{format_value(self.k)}" if self.k is not None else "")
+        )
 
     def __str__(self) -> str:
         s = self.name
@@ -127,9 +131,14 @@ def _suggest(word: str, extra: Iterable[str] = (), domain: str = "ranking") -> s
     return f" Did you mean {', '.join(map(repr, close))}?" if close else ""
 
 
-def build_metric(text: str, family: str, params: Iterable[tuple[str, Any]],
-                 cutoff: int | float | None, pinned: Iterable[str] = (),
-                 every_cutoff: bool = False) -> Metric:
+def build_metric(
+    text: str,
+    family: str,
+    params: Iterable[tuple[str, Any]],
+    cutoff: int | float | None,
+    pinned: Iterable[str] = (),
+    every_cutoff: bool = False,
+) -> Metric:
     """Validate a parsed name against the registry (``every_cutoff``: the name is
     to be evaluated at a vector of cutoffs, as if it had one)."""
     canonical = _ALIASES.get(family.lower())
@@ -164,15 +173,13 @@ def build_metric(text: str, family: str, params: Iterable[tuple[str, Any]],
         elif defn.cutoff == "multiple":
             if cutoff <= 0:
                 raise MetricParameterError(
-                    f"in metric {text!r}: the multiple of R after '@' must be > 0, got "
-                    f"{cutoff!r}."
+                    f"in metric {text!r}: the multiple of R after '@' must be > 0, got {cutoff!r}."
                 )
             cutoff = float(cutoff)
         else:
             if isinstance(cutoff, float) and not cutoff.is_integer():
                 raise MetricParameterError(
-                    f"in metric {text!r}: the cutoff k must be a positive integer, got "
-                    f"{cutoff!r}."
+                    f"in metric {text!r}: the cutoff k must be a positive integer, got {cutoff!r}."
                 )
             if cutoff <= 0:
                 raise MetricParameterError(
@@ -185,8 +192,12 @@ def build_metric(text: str, family: str, params: Iterable[tuple[str, Any]],
         raise MetricParameterError(f"in metric {text!r}: {defn.name} needs {what}.")
     explicit = dict(checked)
     defaults = {p.name: p.default for p in defn.all_params}
-    defn.apply_rules(text, {**defaults, **explicit}, set(explicit),
-                     1 if every_cutoff and cutoff is None else cutoff)
+    defn.apply_rules(
+        text,
+        {**defaults, **explicit},
+        set(explicit),
+        1 if every_cutoff and cutoff is None else cutoff,
+    )
     return Metric(canonical, cutoff, tuple(sorted(checked)), frozenset(pinned))
 
 
@@ -199,8 +210,9 @@ def get_metric(spec: str | Metric, *, every_cutoff: bool = False) -> Metric:
         # a hand-built Metric is validated like a parsed name
         if not isinstance(spec.name, str):
             raise MetricNameError(f"a Metric's name must be a string, got {spec.name!r}.")
-        checked = build_metric(str(spec._raw()), spec.name, spec.params, spec.k, spec.pinned,
-                               every_cutoff)
+        checked = build_metric(
+            str(spec._raw()), spec.name, spec.params, spec.k, spec.pinned, every_cutoff
+        )
         return checked
     if not isinstance(spec, str):
         raise MetricNameError(
@@ -209,8 +221,10 @@ def get_metric(spec: str | Metric, *, every_cutoff: bool = False) -> Metric:
     trec = translate_trec_name(spec)
     if trec is not None:
         family, params, cutoff = trec
-        return build_metric(spec, family, params, cutoff, pinned=[n for n, _ in params],
-                            every_cutoff=every_cutoff)
+        return build_metric(
+            spec, family, params, cutoff, pinned=[n for n, _ in params], every_cutoff=every_cutoff
+        )
     parsed = parse_name(spec)
-    return build_metric(spec, parsed.family, parsed.params, parsed.cutoff,
-                        every_cutoff=every_cutoff)
+    return build_metric(
+        spec, parsed.family, parsed.params, parsed.cutoff, every_cutoff=every_cutoff
+    )

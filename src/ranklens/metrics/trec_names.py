@@ -16,8 +16,7 @@ from typing import Any
 from ranklens.errors import MetricNameError
 from ranklens.metrics.catalogue import CATALOGUE
 
-__all__ = ["TREC_NAMES", "expand_trec_name", "translate_trec_name", "trec_base",
-           "trec_output_name"]
+__all__ = ["TREC_NAMES", "expand_trec_name", "translate_trec_name", "trec_base", "trec_output_name"]
 
 # trec_eval base name -> (registry family, pinned params, kind of parameter), read from
 # the catalogue's TrecName declarations
@@ -31,8 +30,9 @@ _GRAMMAR_NAMES = frozenset(n.lower() for d in CATALOGUE for n in (d.name, *d.ali
 _BY_LOWER = {name.lower(): name for name in _TREC}
 # longest names first so that "ndcg_cut" wins over "ndcg"
 _PATTERN = re.compile(
-    r"^(?P<base>" + "|".join(sorted(map(re.escape, _TREC), key=len, reverse=True)) +
-    r")(?:[._](?P<param>.+))?$",
+    r"^(?P<base>"
+    + "|".join(sorted(map(re.escape, _TREC), key=len, reverse=True))
+    + r")(?:[._](?P<param>.+))?$",
     re.IGNORECASE,
 )
 
@@ -41,9 +41,7 @@ def _num(text: str, name: str) -> float:
     try:
         return float(text)
     except ValueError:
-        raise MetricNameError(
-            f"trec_eval measure {name!r}: {text!r} is not a number."
-        ) from None
+        raise MetricNameError(f"trec_eval measure {name!r}: {text!r} is not a number.") from None
 
 
 def _cutoff(text: str, name: str) -> int:
@@ -55,8 +53,9 @@ def _cutoff(text: str, name: str) -> int:
         pass
     v = _num(text, name)
     if v != v or v in (float("inf"), float("-inf")):
-        raise MetricNameError(f"trec_eval measure {name!r}: the cutoff must be a positive "
-                              f"integer, got {text!r}.")
+        raise MetricNameError(
+            f"trec_eval measure {name!r}: the cutoff must be a positive integer, got {text!r}."
+        )
     return int(v)
 
 
@@ -78,8 +77,9 @@ def expand_trec_name(name: str) -> list[str]:
     return [name]
 
 
-def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
-                                             int | float | None] | None:
+def translate_trec_name(
+    name: str,
+) -> tuple[str, tuple[tuple[str, Any], ...], int | float | None] | None:
     """``(family, params, cutoff)`` for a trec_eval name, or None if ``name`` is
     not one (it is then parsed by the ranklens grammar)."""
     text = name.strip()
@@ -123,7 +123,7 @@ def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
             x = _num(values[0], name)
             if x < 0:
                 raise MetricNameError(f"trec_eval measure {name!r}: the weight must be >= 0.")
-            params["beta"] = x ** 0.5
+            params["beta"] = x**0.5
         elif kind == "levels":
             params["levels"] = tuple(_num(v, name) for v in values)
         elif kind == "utility":
@@ -150,8 +150,8 @@ def translate_trec_name(name: str) -> tuple[str, tuple[tuple[str, Any], ...],
                 else:
                     raise MetricNameError(
                         f"trec_eval measure {name!r}: unknown parameter {key!r}; give "
-                        "grade=gain pairs" + (" or p=<persistence>." if family.startswith("rbp")
-                                              else ".")
+                        "grade=gain pairs"
+                        + (" or p=<persistence>." if family.startswith("rbp") else ".")
                     )
             if gm:
                 if family == "rbp_resid":

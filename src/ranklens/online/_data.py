@@ -60,15 +60,20 @@ def blank_rows(ids: pa.Array) -> np.ndarray:
     """The rows whose id is empty or only blanks."""
     import pyarrow.compute as pc
 
-    return np.flatnonzero(np.asarray(pc.equal(pc.utf8_trim_whitespace(ids), "").to_numpy(
-        zero_copy_only=False), dtype=bool))
+    return np.flatnonzero(
+        np.asarray(
+            pc.equal(pc.utf8_trim_whitespace(ids), "").to_numpy(zero_copy_only=False), dtype=bool
+        )
+    )
 
 
 def _no_blank(ids: pa.Array, what: str) -> pa.Array:
     bad = blank_rows(ids)
     if bad.size:
-        raise InputError(f"{what}: row {int(bad[0])} is blank ({bad.size} row(s) in all); "
-                         "every row needs an id: fill or drop those rows.")
+        raise InputError(
+            f"{what}: row {int(bad[0])} is blank ({bad.size} row(s) in all); "
+            "every row needs an id: fill or drop those rows."
+        )
     return ids
 
 
@@ -81,18 +86,21 @@ def read_exposures(frame: Any, *, unit: str, variant: str, time: str | None) -> 
     """The exposures; with ``time=None`` every unit is exposed from the start."""
     names = {"unit": unit, "variant": variant, **({"time": time} if time is not None else {})}
     cols = columns_from_frame(frame, names, "exposures")
-    u = _no_blank(as_ids(cols["unit"], f"exposures column {unit!r}"),
-                  f"exposures column {unit!r}")
+    u = _no_blank(as_ids(cols["unit"], f"exposures column {unit!r}"), f"exposures column {unit!r}")
     v = as_ids(cols["variant"], f"exposures column {variant!r}")
-    t, kind = (as_time_column(cols["time"], f"exposures column {time!r}") if time is not None
-               else _no_times(len(u)))
+    t, kind = (
+        as_time_column(cols["time"], f"exposures column {time!r}")
+        if time is not None
+        else _no_times(len(u))
+    )
     if len(u) == 0:
         raise InputError("exposures: the table has no rows; there is nothing to analyse.")
     return Exposures(u, v, t, kind)
 
 
-def read_events(frame: Any, *, unit: str, time: str | None, event: str,
-                value: str | None) -> Events:
+def read_events(
+    frame: Any, *, unit: str, time: str | None, event: str, value: str | None
+) -> Events:
     """The events; with ``time=None`` their times are not read (every event counts)."""
     frame = materialise(frame)  # collected once
     names = {"unit": unit, "event": event, **({"time": time} if time is not None else {})}
@@ -102,8 +110,11 @@ def read_events(frame: Any, *, unit: str, time: str | None, event: str,
         names["value"] = use_value
     cols = columns_from_frame(frame, names, "events")
     u = _no_blank(as_ids(cols["unit"], f"events column {unit!r}"), f"events column {unit!r}")
-    t, kind = (as_time_column(cols["time"], f"events column {time!r}") if time is not None
-               else _no_times(len(u)))
+    t, kind = (
+        as_time_column(cols["time"], f"events column {time!r}")
+        if time is not None
+        else _no_times(len(u))
+    )
     e = as_ids(cols["event"], f"events column {event!r}")
     if use_value is not None:
         vals = as_float_column(cols["value"], f"events column {use_value!r}")
@@ -115,5 +126,4 @@ def read_events(frame: Any, *, unit: str, time: str | None, event: str,
             )
     else:
         vals = np.ones(len(u), dtype=np.float64)
-    return Events(u, t, e, vals, kind,
-                  use_value is not None)
+    return Events(u, t, e, vals, kind, use_value is not None)

@@ -64,7 +64,9 @@ def check_salt(salt: Any, where: str) -> str:
     return salt
 
 
-def hash_units(units: Any, salt: str, *, algorithm: HashAlgorithm = DEFAULT_ALGORITHM) -> np.ndarray:
+def hash_units(
+    units: Any, salt: str, *, algorithm: HashAlgorithm = DEFAULT_ALGORITHM
+) -> np.ndarray:
     """Hash every unit id with ``salt`` into an unsigned 64-bit integer.
 
     Parameters
@@ -119,8 +121,11 @@ def _utf8_buffers(ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     bufs = arr.buffers()
     n = len(arr)
     offsets = np.frombuffer(bufs[1], dtype=np.int64, count=n + 1, offset=arr.offset * 8)
-    data = (np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None
-            else np.zeros(0, dtype=np.uint8))
+    data = (
+        np.frombuffer(bufs[2], dtype=np.uint8)
+        if bufs[2] is not None
+        else np.zeros(0, dtype=np.uint8)
+    )
     return offsets, data
 
 

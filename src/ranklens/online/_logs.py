@@ -38,21 +38,21 @@ MAX_EXAMPLES = 5
 class Units:
     """Every unit of the exposures table, in dictionary order."""
 
-    ids: pa.Array            # exposed unit ids (dictionary)
-    group: np.ndarray        # variant index per unit, -1 if excluded
-    t0: np.ndarray           # first exposure time per unit
+    ids: pa.Array  # exposed unit ids (dictionary)
+    group: np.ndarray  # variant index per unit, -1 if excluded
+    t0: np.ndarray  # first exposure time per unit
 
 
 @dataclass(frozen=True, eq=False)
 class EventRows:
     """The event rows of analysed units."""
 
-    unit: np.ndarray         # unit index (into Units.ids)
+    unit: np.ndarray  # unit index (into Units.ids)
     time: np.ndarray
     type_code: np.ndarray
     types: list[str]
     value: np.ndarray
-    post: np.ndarray         # at or after the unit's first exposure
+    post: np.ndarray  # at or after the unit's first exposure
 
 
 def examples(values: pa.Array | list[str]) -> tuple[str, ...]:
@@ -130,9 +130,12 @@ def prepare_events(ev: Events, units: Units) -> tuple[EventRows, dict[str, Any]]
     """Events of analysed units; events of never-exposed units are counted and dropped."""
     code_arr = pc.index_in(ev.unit, value_set=units.ids)
     unexposed = np.asarray(pc.is_null(code_arr).to_numpy(zero_copy_only=False))
-    info: dict[str, Any] = {"event_rows": len(ev.unit), "unexposed_event_rows":
-                            int(unexposed.sum()), "unexposed_units": 0,
-                            "unexposed_examples": ()}
+    info: dict[str, Any] = {
+        "event_rows": len(ev.unit),
+        "unexposed_event_rows": int(unexposed.sum()),
+        "unexposed_units": 0,
+        "unexposed_examples": (),
+    }
     if unexposed.any():
         bad_units = pc.unique(ev.unit.filter(pa.array(unexposed)))
         info["unexposed_units"] = len(bad_units)
@@ -149,12 +152,12 @@ def prepare_events(ev: Events, units: Units) -> tuple[EventRows, dict[str, Any]]
     time = ev.time[rows]
     post = time >= units.t0[code]
     info["pre_exposure_event_rows"] = int((~post).sum())
-    return EventRows(code, time, tcode, [str(t) for t in tenc.dictionary.to_pylist()],
-                      ev.value[rows], post), info
+    return EventRows(
+        code, time, tcode, [str(t) for t in tenc.dictionary.to_pylist()], ev.value[rows], post
+    ), info
 
 
-def unit_values(rows: EventRows, agg: EventAggregate, mask: np.ndarray,
-                 n_units: int) -> np.ndarray:
+def unit_values(rows: EventRows, agg: EventAggregate, mask: np.ndarray, n_units: int) -> np.ndarray:
     """Per-unit ``sum``/``count``/``any`` of one event type over the rows in ``mask``."""
     try:
         code = rows.types.index(agg.event)
@@ -167,9 +170,9 @@ def unit_values(rows: EventRows, agg: EventAggregate, mask: np.ndarray,
     return (counts > 0).astype(np.float64) if agg.agg == "any" else counts
 
 
-def covariates_from_table(table: Any, unit: str, ids: pa.Array,
-                          mets: tuple[OnlineMetric, ...],
-                          notes: list[str]) -> dict[str, np.ndarray]:
+def covariates_from_table(
+    table: Any, unit: str, ids: pa.Array, mets: tuple[OnlineMetric, ...], notes: list[str]
+) -> dict[str, np.ndarray]:
     """CUPED covariates per metric from a (unit, metric columns...) table."""
     table = materialise(table)
     names = column_names(table, "covariates")
@@ -196,8 +199,10 @@ def covariates_from_table(table: Any, unit: str, ids: pa.Array,
             raise InputError(f"covariates column {col!r}: values must be finite numbers.")
         out[mname] = np.where(posn >= 0, vals[np.maximum(posn, 0)] if vals.size else 0.0, 0.0)
     if missing:
-        notes.append(f"{missing} exposed unit(s) are missing from the covariates table; their "
-                     "covariate is 0.")
+        notes.append(
+            f"{missing} exposed unit(s) are missing from the covariates table; their "
+            "covariate is 0."
+        )
     skipped = [m.name for m in mets if m.name not in out]
     if skipped:
         notes.append(f"no covariate for metric(s) {skipped}; analysed without CUPED.")

@@ -41,13 +41,14 @@ class Moments:
     """Per-group ``n``, sums and centred sums of products of the variables
     ``y`` (value or numerator), ``d`` (denominator) and ``c`` (covariate)."""
 
-    n: np.ndarray                                  # float64, one per group
+    n: np.ndarray  # float64, one per group
     sums: dict[str, np.ndarray]
     centred: dict[tuple[str, str], np.ndarray]
 
     @classmethod
-    def from_values(cls, y: np.ndarray, d: np.ndarray | None, c: np.ndarray | None,
-                    group: np.ndarray, k: int) -> Moments:
+    def from_values(
+        cls, y: np.ndarray, d: np.ndarray | None, c: np.ndarray | None, group: np.ndarray, k: int
+    ) -> Moments:
         """From per-unit values of ``y`` and, where given, ``d`` and ``c``; ``group`` is
         each unit's group (-1: not analysed)."""
         values = {a: v for a, v in (("y", y), ("d", d), ("c", c)) if v is not None}
@@ -57,18 +58,26 @@ class Moments:
         sums = {a: np.bincount(g, weights=v[sel], minlength=k) for a, v in values.items()}
         with np.errstate(divide="ignore", invalid="ignore"):
             dev = {a: v[sel] - np.nan_to_num(sums[a] / n)[g] for a, v in values.items()}
-        centred = {_key(a, b): np.bincount(g, weights=dev[a] * dev[b], minlength=k)
-                   for a, b in combinations_with_replacement(sorted(values), 2)}
+        centred = {
+            _key(a, b): np.bincount(g, weights=dev[a] * dev[b], minlength=k)
+            for a, b in combinations_with_replacement(sorted(values), 2)
+        }
         return cls(n, sums, centred)
 
     @classmethod
-    def from_sums(cls, n: np.ndarray, sums: Mapping[str, np.ndarray],
-                  products: Mapping[tuple[str, str], np.ndarray]) -> Moments:
+    def from_sums(
+        cls,
+        n: np.ndarray,
+        sums: Mapping[str, np.ndarray],
+        products: Mapping[tuple[str, str], np.ndarray],
+    ) -> Moments:
         """From raw sums: ``products[(a, b)]`` is ``sum(a * b)`` per group."""
         n = np.asarray(n, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
-            centred = {_key(a, b): np.where(n > 0, p - sums[a] * sums[b] / n, 0.0)
-                       for (a, b), p in products.items()}
+            centred = {
+                _key(a, b): np.where(n > 0, p - sums[a] * sums[b] / n, 0.0)
+                for (a, b), p in products.items()
+            }
         return cls(n, dict(sums), centred)
 
     def mean(self, a: str) -> np.ndarray:
@@ -87,8 +96,7 @@ class Moments:
     def pooled(self, a: str, b: str, groups: np.ndarray) -> float:
         """Centred sum of products over the units of the groups in ``groups``."""
         ma, mb = self.pooled_mean(a, groups), self.pooled_mean(b, groups)
-        between = self.n * (np.nan_to_num(self.mean(a)) - ma) * (np.nan_to_num(self.mean(b))
-                                                                  - mb)
+        between = self.n * (np.nan_to_num(self.mean(a)) - ma) * (np.nan_to_num(self.mean(b)) - mb)
         return float((self.c(a, b) + between)[groups].sum())
 
 
@@ -98,9 +106,9 @@ class Stats:
 
     n: np.ndarray
     estimate: np.ndarray
-    est_var: np.ndarray        # variance of the estimator
-    sample_var: np.ndarray     # per-unit (linearised) variance
-    total: np.ndarray          # sum of the values (numerator): a proportion's successes
+    est_var: np.ndarray  # variance of the estimator
+    sample_var: np.ndarray  # per-unit (linearised) variance
+    total: np.ndarray  # sum of the values (numerator): a proportion's successes
     theta: float | None = None
     reduction: float | None = None
 
@@ -123,8 +131,9 @@ def metric_stats(kind: str, m: Moments, cuped: bool) -> Stats:
     two = n >= 2
     with np.errstate(divide="ignore", invalid="ignore"):
         if kind == "ratio":
-            r = np.where(m.sums["d"] != 0, m.sums["y"] / np.where(m.sums["d"] != 0,
-                                                                  m.sums["d"], 1.0), np.nan)
+            r = np.where(
+                m.sums["d"] != 0, m.sums["y"] / np.where(m.sums["d"] != 0, m.sums["d"], 1.0), np.nan
+            )
             r0 = np.nan_to_num(r)
             dbar = m.mean("d")
             vv = (m.c("y", "y") - 2 * r0 * m.c("y", "d") + r0 * r0 * m.c("d", "d")) / dbar**2
@@ -147,6 +156,8 @@ def metric_stats(kind: str, m: Moments, cuped: bool) -> Stats:
         shift = theta * (m.mean("c") - m.pooled_mean("c", sel))
         adjusted = vv - 2 * theta * vc + theta * theta * m.c("c", "c")
         avar = np.where(two & sel, adjusted / (n - 1), np.nan)
-        reduction = 1 - float(np.nansum(np.where(two & sel, adjusted, np.nan))
-                              / np.nansum(np.where(two & sel, vv, np.nan)))
+        reduction = 1 - float(
+            np.nansum(np.where(two & sel, adjusted, np.nan))
+            / np.nansum(np.where(two & sel, vv, np.nan))
+        )
         return Stats(n, estimate - shift, avar / n, avar, m.sums["y"], theta, reduction)

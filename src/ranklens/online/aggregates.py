@@ -65,34 +65,45 @@ def _columns(m: OnlineMetric, where: str) -> tuple[str, str | None]:
             raise InputError(
                 f"{where}: metric {m.name!r} counts events ({m.spec}), but a table of units or "
                 f"sums has no events; name the column of per-unit values, e.g. "
-                f"{m.name}={m.kind}({agg.event}).")
+                f"{m.name}={m.kind}({agg.event})."
+            )
     if m.kind == "mean" and m.numerator.agg == "any":
-        raise InputError(f"{where}: metric {m.name!r}: mean(any(...)) reads events; for a 0/1 "
-                         f"column use {m.name}=proportion({m.numerator.event}).")
+        raise InputError(
+            f"{where}: metric {m.name!r}: mean(any(...)) reads events; for a 0/1 "
+            f"column use {m.name}=proportion({m.numerator.event})."
+        )
     return m.numerator.event, m.denominator.event if m.denominator is not None else None
 
 
-def _covariate_of(mets: Sequence[OnlineMetric], covariates: Mapping[str, str] | None,
-                  where: str) -> dict[str, str]:
+def _covariate_of(
+    mets: Sequence[OnlineMetric], covariates: Mapping[str, str] | None, where: str
+) -> dict[str, str]:
     """``{metric name: covariate column}``, checked against the metrics."""
     if covariates is None:
         return {}
     if not isinstance(covariates, Mapping):
-        raise InputError(f"{where}: covariates must map metric names to column names, e.g. "
-                         f"{{'revenue': 'pre_revenue'}}; got {type(covariates).__name__}.")
+        raise InputError(
+            f"{where}: covariates must map metric names to column names, e.g. "
+            f"{{'revenue': 'pre_revenue'}}; got {type(covariates).__name__}."
+        )
     names = [m.name for m in mets]
     for name, col in covariates.items():
         if name not in names:
-            raise InputError(f"{where}: covariates names metric {name!r}, which is not "
-                             f"analysed; the metrics are {names}.")
+            raise InputError(
+                f"{where}: covariates names metric {name!r}, which is not "
+                f"analysed; the metrics are {names}."
+            )
         if not isinstance(col, str) or not col:
-            raise InputError(f"{where}: the covariate of metric {name!r} must be a column "
-                             f"name, got {col!r}.")
+            raise InputError(
+                f"{where}: the covariate of metric {name!r} must be a column name, got {col!r}."
+            )
     return dict(covariates)
 
 
-def stats_columns(metrics: Sequence[str | OnlineMetric] | str | OnlineMetric,
-                  covariates: Mapping[str, str] | None = None) -> list[str]:
+def stats_columns(
+    metrics: Sequence[str | OnlineMetric] | str | OnlineMetric,
+    covariates: Mapping[str, str] | None = None,
+) -> list[str]:
     """The sum columns :func:`analyze_stats` reads for ``metrics`` (besides the
     variant and count columns), in order.
 
@@ -128,9 +139,17 @@ def _sum_columns(m: OnlineMetric, cov: str | None, where: str) -> dict[tuple[str
     return out
 
 
-def _finish(mets: tuple[OnlineMetric, ...], moments: list[Moments], cuped: list[bool],
-            variants: list[str], shares: dict[str, float] | None, alpha: float,
-            correction: str, srm_threshold: float, rows: int) -> ExperimentAnalysis:
+def _finish(
+    mets: tuple[OnlineMetric, ...],
+    moments: list[Moments],
+    cuped: list[bool],
+    variants: list[str],
+    shares: dict[str, float] | None,
+    alpha: float,
+    correction: str,
+    srm_threshold: float,
+    rows: int,
+) -> ExperimentAnalysis:
     """Comparisons from each metric's moments (groups in ``variants`` order, the control
     first), the split checked, the result assembled as :func:`analyze` does."""
     n = moments[0].n  # every metric is over the same units
@@ -147,32 +166,52 @@ def _finish(mets: tuple[OnlineMetric, ...], moments: list[Moments], cuped: list[
     notes = ("no plan given: the SRM check assumes an equal split.",) if shares is None else ()
     total = int(n.sum())
     report = DataReport(
-        exposure_rows=rows, exposed_units=total, analysed_units=total,
-        units_per_variant=per_variant, multiple_exposures="error", multiple_variant_units=0,
-        multiple_variant_examples=(), unknown_variants=(), unknown_variant_rows=0,
-        event_rows=0, unexposed_event_rows=0, unexposed_units=0, unexposed_examples=(),
-        pre_exposure_event_rows=0, empty_variants=empty, notes=notes)
+        exposure_rows=rows,
+        exposed_units=total,
+        analysed_units=total,
+        units_per_variant=per_variant,
+        multiple_exposures="error",
+        multiple_variant_units=0,
+        multiple_variant_examples=(),
+        unknown_variants=(),
+        unknown_variant_rows=0,
+        event_rows=0,
+        unexposed_event_rows=0,
+        unexposed_units=0,
+        unexposed_examples=(),
+        pre_exposure_event_rows=0,
+        empty_variants=empty,
+        notes=notes,
+    )
     return _conclude(mets, per_metric, variants, alpha, correction, srm, report, messages)
 
 
-def _plan_variants(observed: list[str], plan: Experiment | Mapping[str, float] | None,
-                   control: str | None, what: str, where: str
-                   ) -> tuple[list[str], dict[str, float] | None]:
+def _plan_variants(
+    observed: list[str],
+    plan: Experiment | Mapping[str, float] | None,
+    control: str | None,
+    what: str,
+    where: str,
+) -> tuple[list[str], dict[str, float] | None]:
     """The variants (control first) and planned shares; every observed variant must be
     planned."""
     variants, shares, _ = _resolve_plan(plan, control, observed, what, where)
     unknown = sorted(set(observed) - set(variants))
     if unknown:
-        raise InputError(f"{what}: variant(s) {unknown} are not in the plan (it has "
-                         f"{variants}); fix the plan or drop those rows.")
+        raise InputError(
+            f"{what}: variant(s) {unknown} are not in the plan (it has "
+            f"{variants}); fix the plan or drop those rows."
+        )
     return variants, shares
 
 
 def _finite(values: np.ndarray, what: str) -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
-        raise InputError(f"{what}: row {int(bad[0])} is NaN or infinite ({bad.size} row(s) in "
-                         "all); every value must be a finite number.")
+        raise InputError(
+            f"{what}: row {int(bad[0])} is NaN or infinite ({bad.size} row(s) in "
+            "all); every value must be a finite number."
+        )
     return values
 
 
@@ -218,8 +257,9 @@ def analyze_units(
     >>> res.get("revenue", "new").diff
     2.0
     """
-    mets, alpha, correction = _check_options(metrics, alpha, correction, "exclude", "error",
-                                             srm_threshold, "analyze_units")
+    mets, alpha, correction = _check_options(
+        metrics, alpha, correction, "exclude", "error", srm_threshold, "analyze_units"
+    )
     cov = _covariate_of(mets, covariates, "analyze_units")
     frame = materialise(units)
     spec = {"unit": unit, "variant": variant}
@@ -229,9 +269,11 @@ def analyze_units(
         named = [c for c in (y, d, cov.get(m.name)) if c is not None]
         missing = [c for c in named if c not in available]
         if missing:
-            raise InputError(f"units: no column(s) {missing}, which metric {m.name!r} reads; "
-                             f"the table has {available}. A metric on a table of units names "
-                             "its columns, e.g. revenue=mean(revenue).")
+            raise InputError(
+                f"units: no column(s) {missing}, which metric {m.name!r} reads; "
+                f"the table has {available}. A metric on a table of units names "
+                "its columns, e.g. revenue=mean(revenue)."
+            )
         spec.update({f"v:{c}": c for c in named})
     cols = columns_from_frame(frame, spec, "units")
     ids = _no_blank(as_ids(cols["unit"], f"units column {unit!r}"), f"units column {unit!r}")
@@ -239,29 +281,52 @@ def analyze_units(
         raise InputError("units: the table has no rows; there is nothing to analyse.")
     if len(pc.unique(ids)) != len(ids):
         first = _first_repeat(ids)
-        raise InputError(f"units column {unit!r}: row {first} repeats unit "
-                         f"{ids[first].as_py()!r}; give one row per unit (aggregate the "
-                         "values per unit first).")
-    var = _no_blank(as_ids(cols["variant"], f"units column {variant!r}"),
-                    f"units column {variant!r}")
+        raise InputError(
+            f"units column {unit!r}: row {first} repeats unit "
+            f"{ids[first].as_py()!r}; give one row per unit (aggregate the "
+            "values per unit first)."
+        )
+    var = _no_blank(
+        as_ids(cols["variant"], f"units column {variant!r}"), f"units column {variant!r}"
+    )
     observed = [str(v) for v in pc.unique(var).to_pylist()]
     variants, shares = _plan_variants(observed, plan, control, "units", "analyze_units")
     planned = pa.array(variants, type=pa.large_string())
-    group = np.asarray(pc.index_in(var, value_set=planned).to_numpy(zero_copy_only=False),
-                       dtype=np.int64)
-    values = {spec[c]: _finite(as_float_column(cols[c], f"units column {spec[c]!r}"),
-                               f"units column {spec[c]!r}")
-              for c in spec if c.startswith("v:")}
+    group = np.asarray(
+        pc.index_in(var, value_set=planned).to_numpy(zero_copy_only=False), dtype=np.int64
+    )
+    values = {
+        spec[c]: _finite(
+            as_float_column(cols[c], f"units column {spec[c]!r}"), f"units column {spec[c]!r}"
+        )
+        for c in spec
+        if c.startswith("v:")
+    }
     moments = []
     for m in mets:
         y, d = _columns(m, "units")
         if m.kind == "proportion":
             _zero_one(values[y], f"units column {y!r}", m)
-        moments.append(Moments.from_values(
-            values[y], values[d] if d is not None else None,
-            values[cov[m.name]] if m.name in cov else None, group, len(variants)))
-    return _finish(mets, moments, [m.name in cov for m in mets], variants, shares, alpha,
-                   correction, srm_threshold, len(ids))
+        moments.append(
+            Moments.from_values(
+                values[y],
+                values[d] if d is not None else None,
+                values[cov[m.name]] if m.name in cov else None,
+                group,
+                len(variants),
+            )
+        )
+    return _finish(
+        mets,
+        moments,
+        [m.name in cov for m in mets],
+        variants,
+        shares,
+        alpha,
+        correction,
+        srm_threshold,
+        len(ids),
+    )
 
 
 def _first_repeat(ids: Any) -> int:
@@ -275,9 +340,11 @@ def _first_repeat(ids: Any) -> int:
 def _zero_one(values: np.ndarray, what: str, m: OnlineMetric) -> None:
     bad = np.flatnonzero((values != 0) & (values != 1))
     if bad.size:
-        raise InputError(f"{what}: row {int(bad[0])} is {values[bad[0]]:g}; metric {m.name!r} "
-                         "is a proportion, so every value must be 0 or 1 (use "
-                         f"{m.name}=mean({m.numerator.event}) for other values).")
+        raise InputError(
+            f"{what}: row {int(bad[0])} is {values[bad[0]]:g}; metric {m.name!r} "
+            "is a proportion, so every value must be 0 or 1 (use "
+            f"{m.name}=mean({m.numerator.event}) for other values)."
+        )
 
 
 def analyze_stats(
@@ -321,8 +388,9 @@ def analyze_stats(
     >>> analyze_stats(stats, ["revenue=mean(revenue)"]).get("revenue", "new").diff
     2.0
     """
-    mets, alpha, correction = _check_options(metrics, alpha, correction, "exclude", "error",
-                                             srm_threshold, "analyze_stats")
+    mets, alpha, correction = _check_options(
+        metrics, alpha, correction, "exclude", "error", srm_threshold, "analyze_stats"
+    )
     cov = _covariate_of(mets, covariates, "analyze_stats")
     frame = materialise(stats)
     sums = {m.name: _sum_columns(m, cov.get(m.name), "stats") for m in mets}
@@ -332,24 +400,34 @@ def analyze_stats(
     available = column_names(frame, "stats")
     missing = [c for c in spec.values() if c not in available]
     if missing:
-        raise InputError(f"stats: no column(s) {missing}; the table has {available}. A sums "
-                         "table has one row per variant with the variant, its number of units "
-                         f"({count!r}) and, per metric column y, y_sum and y_sum_sq (see "
-                         "ranklens.online.stats_columns).")
+        raise InputError(
+            f"stats: no column(s) {missing}; the table has {available}. A sums "
+            "table has one row per variant with the variant, its number of units "
+            f"({count!r}) and, per metric column y, y_sum and y_sum_sq (see "
+            "ranklens.online.stats_columns)."
+        )
     cols = columns_from_frame(frame, spec, "stats")
-    var = _no_blank(as_ids(cols["variant"], f"stats column {variant!r}"),
-                    f"stats column {variant!r}")
+    var = _no_blank(
+        as_ids(cols["variant"], f"stats column {variant!r}"), f"stats column {variant!r}"
+    )
     if len(var) == 0:
         raise InputError("stats: the table has no rows; there is nothing to analyse.")
     observed = [str(v) for v in var.to_pylist()]
     repeated = sorted({v for v in observed if observed.count(v) > 1})
     if repeated:
-        raise InputError(f"stats column {variant!r}: variant(s) {repeated} have several rows; "
-                         "give one row per variant (GROUP BY the variant).")
+        raise InputError(
+            f"stats column {variant!r}: variant(s) {repeated} have several rows; "
+            "give one row per variant (GROUP BY the variant)."
+        )
     variants, shares = _plan_variants(observed, plan, control, "stats", "analyze_stats")
     order = np.array([observed.index(v) if v in observed else -1 for v in variants])
-    numbers = {c: _finite(as_float_column(cols[c], f"stats column {spec[c]!r}"),
-                          f"stats column {spec[c]!r}") for c in spec if c != "variant"}
+    numbers = {
+        c: _finite(
+            as_float_column(cols[c], f"stats column {spec[c]!r}"), f"stats column {spec[c]!r}"
+        )
+        for c in spec
+        if c != "variant"
+    }
 
     def per_variant(col: str) -> np.ndarray:
         return np.where(order >= 0, numbers[col][np.maximum(order, 0)], 0.0)
@@ -357,15 +435,31 @@ def analyze_stats(
     n = per_variant("count")
     bad = np.flatnonzero((n < 0) | (n != np.round(n)))
     if bad.size:
-        raise InputError(f"stats column {count!r}: variant {variants[int(bad[0])]!r} has "
-                         f"{n[bad[0]]:g} units; a count is a whole number >= 0.")
+        raise InputError(
+            f"stats column {count!r}: variant {variants[int(bad[0])]!r} has "
+            f"{n[bad[0]]:g} units; a count is a whole number >= 0."
+        )
     moments = [_moments_of(m, sums[m.name], per_variant, n, variants) for m in mets]
-    return _finish(mets, moments, [m.name in cov for m in mets], variants, shares, alpha,
-                   correction, srm_threshold, len(observed))
+    return _finish(
+        mets,
+        moments,
+        [m.name in cov for m in mets],
+        variants,
+        shares,
+        alpha,
+        correction,
+        srm_threshold,
+        len(observed),
+    )
 
 
-def _moments_of(m: OnlineMetric, cols: dict[tuple[str, str], str], per_variant: Any,
-                n: np.ndarray, variants: list[str]) -> Moments:
+def _moments_of(
+    m: OnlineMetric,
+    cols: dict[tuple[str, str], str],
+    per_variant: Any,
+    n: np.ndarray,
+    variants: list[str],
+) -> Moments:
     """One metric's moments from its sum columns, checked: a proportion's sum is a count
     of units, and a sum of squares is at least the square of the sum over the count."""
     sums = {a: per_variant(col) for (a, b), col in cols.items() if b == ""}
@@ -378,7 +472,8 @@ def _moments_of(m: OnlineMetric, cols: dict[tuple[str, str], str], per_variant: 
                 f"stats column {cols[('y', '')]!r}: variant {variants[int(bad[0])]!r} has "
                 f"{s[bad[0]]:g} successes out of {n[bad[0]]:g} units; metric {m.name!r} is a "
                 "proportion, so the sum counts units with a 1 (a whole number from 0 to the "
-                "count).")
+                "count)."
+            )
         products[("y", "y")] = s  # y is 0 or 1: y * y = y
     mom = Moments.from_sums(n, sums, products)
     for a in sums:
@@ -390,5 +485,6 @@ def _moments_of(m: OnlineMetric, cols: dict[tuple[str, str], str], per_variant: 
             raise InputError(
                 f"stats column {col!r}: variant {variants[int(bad[0])]!r}: the sum of squares "
                 "is smaller than sum^2 / count, which no set of values gives; check that it "
-                "is SUM(x * x) over the same units as the sum and the count.")
+                "is SUM(x * x) over the same units as the sum and the count."
+            )
     return mom

@@ -110,8 +110,10 @@ def _resolve_metrics(metrics: Any, where: str = "analyze") -> tuple[OnlineMetric
     if isinstance(metrics, (str, OnlineMetric)):
         metrics = [metrics]
     if not isinstance(metrics, Sequence) or not metrics:
-        raise InputError(f"{where}: metrics must be a non-empty list of metric strings (e.g. "
-                         "'conversion=proportion(purchase)') or OnlineMetric objects.")
+        raise InputError(
+            f"{where}: metrics must be a non-empty list of metric strings (e.g. "
+            "'conversion=proportion(purchase)') or OnlineMetric objects."
+        )
     out: list[OnlineMetric] = []
     for m in metrics:
         if isinstance(m, str):
@@ -123,8 +125,10 @@ def _resolve_metrics(metrics: Any, where: str = "analyze") -> tuple[OnlineMetric
     names = [m.name for m in out]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise InputError(f"{where}: metric name(s) {dup} are used twice; give each metric a "
-                         "unique name (name=definition).")
+        raise InputError(
+            f"{where}: metric name(s) {dup} are used twice; give each metric a "
+            "unique name (name=definition)."
+        )
     return tuple(out)
 
 
@@ -141,7 +145,8 @@ def _resolve_plan(
         if len(observed) == 1:
             raise InputError(
                 f"{what}: every unit is in variant {observed[0]!r}; an A/B test needs at "
-                "least two variants (check the variant column, or give the plan).")
+                "least two variants (check the variant column, or give the plan)."
+            )
         if control is None:
             if "control" in observed:
                 control = "control"
@@ -151,8 +156,10 @@ def _resolve_plan(
                     "pass control=<variant> (or a plan)."
                 )
         if control not in observed:
-            raise InputError(f"{where}: control={control!r} does not occur in the {what}; "
-                             f"the variants there are {sorted(observed)}.")
+            raise InputError(
+                f"{where}: control={control!r} does not occur in the {what}; "
+                f"the variants there are {sorted(observed)}."
+            )
         variants = [control, *sorted(v for v in observed if v != control)]
         return variants, None, control
     if isinstance(plan, Experiment):
@@ -165,19 +172,24 @@ def _resolve_plan(
         for k, v in plan.items():
             okv = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
             if not isinstance(k, str) or not okv or not math.isfinite(float(v)) or float(v) <= 0:
-                raise InputError(f"{where}: plan weights must map variant names to positive "
-                                 f"numbers, got {k!r}: {v!r}.")
+                raise InputError(
+                    f"{where}: plan weights must map variant names to positive "
+                    f"numbers, got {k!r}: {v!r}."
+                )
             w[k] = float(v)
         total = sum(w.values())
         shares = {k: v / total for k, v in w.items()}
         default_control = next(iter(w))
     else:
-        raise InputError(f"{where}: plan must be an Experiment or a {{variant: weight}} mapping, "
-                         f"got {type(plan).__name__}.")
+        raise InputError(
+            f"{where}: plan must be an Experiment or a {{variant: weight}} mapping, "
+            f"got {type(plan).__name__}."
+        )
     control = control if control is not None else default_control
     if control not in shares:
-        raise InputError(f"{where}: control={control!r} is not a variant of the plan "
-                         f"{list(shares)}.")
+        raise InputError(
+            f"{where}: control={control!r} is not a variant of the plan {list(shares)}."
+        )
     variants = [control] + [v for v in shares if v != control]
     return variants, shares, control
 
@@ -185,12 +197,17 @@ def _resolve_plan(
 # ---------------------------------------------------------------------------------------
 # per-unit values and group statistics
 # ---------------------------------------------------------------------------------------
-def _metric_stats(metric: OnlineMetric, num: np.ndarray, den: np.ndarray | None,
-                  group: np.ndarray, k: int, cov: np.ndarray | None) -> Stats:
+def _metric_stats(
+    metric: OnlineMetric,
+    num: np.ndarray,
+    den: np.ndarray | None,
+    group: np.ndarray,
+    k: int,
+    cov: np.ndarray | None,
+) -> Stats:
     """A metric's per-variant statistics from per-unit values (``group``: each unit's
     variant, -1 when not analysed), through the sufficient statistics."""
-    return metric_stats(metric.kind, Moments.from_values(num, den, cov, group, k),
-                        cov is not None)
+    return metric_stats(metric.kind, Moments.from_values(num, den, cov, group, k), cov is not None)
 
 
 def _test_name(metric: OnlineMetric, cuped: bool) -> str:
@@ -202,20 +219,30 @@ def _test_name(metric: OnlineMetric, cuped: bool) -> str:
     return ("CUPED " + name) if cuped else name
 
 
-def _run_test(metric: OnlineMetric, st: Stats, t: np.ndarray, alpha: float,
-              cuped: bool) -> Comparison:
+def _run_test(
+    metric: OnlineMetric, st: Stats, t: np.ndarray, alpha: float, cuped: bool
+) -> Comparison:
     c = 0
     if metric.kind == "proportion" and not cuped:
         return two_proportion_ztest(st.total[t], st.n[t], st.total[c], st.n[c], alpha=alpha)
     if metric.kind == "mean":
-        return welch_ttest(st.estimate[t], st.sample_var[t], st.n[t], st.estimate[c],
-                           st.sample_var[c], st.n[c], alpha=alpha)
-    return normal_comparison(st.estimate[t], st.est_var[t], st.estimate[c], st.est_var[c],
-                             alpha=alpha)
+        return welch_ttest(
+            st.estimate[t],
+            st.sample_var[t],
+            st.n[t],
+            st.estimate[c],
+            st.sample_var[c],
+            st.n[c],
+            alpha=alpha,
+        )
+    return normal_comparison(
+        st.estimate[t], st.est_var[t], st.estimate[c], st.est_var[c], alpha=alpha
+    )
 
 
-def _compare(metric: OnlineMetric, st: Stats, t: np.ndarray,
-             alpha: float, cuped: bool) -> tuple[Comparison, str]:
+def _compare(
+    metric: OnlineMetric, st: Stats, t: np.ndarray, alpha: float, cuped: bool
+) -> tuple[Comparison, str]:
     """Every treatment in ``t`` against the control (group 0).  A comparison with an empty
     group is not a test (the tests raise on groups of no units): its fields are NaN."""
     name = _test_name(metric, cuped)
@@ -255,7 +282,9 @@ def analyze(
     look_every: Any = None,
     tau: float | Mapping[str, float] | None = None,
     # the column names
-    unit: str = "unit", variant: str = "variant", time: str | None = "time",
+    unit: str = "unit",
+    variant: str = "variant",
+    time: str | None = "time",
     event: str = "event",
     value: str | None = None,
 ) -> ExperimentAnalysis:
@@ -331,19 +360,24 @@ def analyze(
         On a sample ratio mismatch, an empty variant or units exposed to more
         than one variant.
     """
-    mets, alpha, correction = _check_options(metrics, alpha, correction, multiple_exposures,
-                                             unknown_variants, srm_threshold)
+    mets, alpha, correction = _check_options(
+        metrics, alpha, correction, multiple_exposures, unknown_variants, srm_threshold
+    )
     if covariates is not None and not cuped:
         cuped = True
-    exp, ev = _read_logs(exposures, events, mets, unit=unit, variant=variant, time=time,
-                         event=event, value=value)
+    exp, ev = _read_logs(
+        exposures, events, mets, unit=unit, variant=variant, time=time, event=event, value=value
+    )
     if sequential and time is None:
-        raise InputError("analyze: sequential monitoring needs the exposure times; pass "
-                         "time=<column name>.")
+        raise InputError(
+            "analyze: sequential monitoring needs the exposure times; pass time=<column name>."
+        )
     if time is None and ((cuped and covariates is None) or pre_window is not None):
-        raise InputError("analyze: CUPED from the events before exposure needs the exposure "
-                         "times; pass time=<column name>, or the covariates as a table "
-                         "(covariates=<table>).")
+        raise InputError(
+            "analyze: CUPED from the events before exposure needs the exposure "
+            "times; pass time=<column name>, or the covariates as a table "
+            "(covariates=<table>)."
+        )
     data = _join(exp, ev, plan, control, unknown_variants, multiple_exposures)
     per_variant = data.units_per_variant()
     srm, messages, empty = _check_data(data, per_variant, srm_threshold, multiple_exposures)
@@ -351,8 +385,11 @@ def analyze(
         warnings.warn(msg, RanklensWarning, stacklevel=2)
     notes = _data_notes(data, pre_as_covariate=cuped and covariates is None)
     if time is None:
-        notes.insert(0, "no exposure times (an assignment table): every unit counts as "
-                        "exposed from the start, and every event counts.")
+        notes.insert(
+            0,
+            "no exposure times (an assignment table): every unit counts as "
+            "exposed from the start, and every event counts.",
+        )
     cov_for = _covariates(data, mets, cuped, covariates, pre_window, unit, notes)
 
     per_metric = [_fixed_horizon(m, data, cov_for.get(m.name), alpha) for m in mets]
@@ -362,30 +399,44 @@ def analyze(
         seq_traces, *seq_rows = _sequential(mets, data, look_every, tau, alpha, cov_for)
         seq = tuple(seq_rows)
     report = _data_report(len(exp.unit), data, per_variant, multiple_exposures, empty, notes)
-    return _conclude(mets, per_metric, data.variants, alpha, correction, srm, report,
-                    messages, seq_traces, seq)
+    return _conclude(
+        mets, per_metric, data.variants, alpha, correction, srm, report, messages, seq_traces, seq
+    )
 
 
-def _conclude(mets: tuple[OnlineMetric, ...], per_metric: list[_MetricResult],
-             variants: list[str], alpha: float, correction: str, srm: SRMResult,
-             report: DataReport, messages: list[str],
-             seq_traces: list[SequentialTrace] | None = None,
-             seq: tuple[np.ndarray, ...] | None = None) -> ExperimentAnalysis:
+def _conclude(
+    mets: tuple[OnlineMetric, ...],
+    per_metric: list[_MetricResult],
+    variants: list[str],
+    alpha: float,
+    correction: str,
+    srm: SRMResult,
+    report: DataReport,
+    messages: list[str],
+    seq_traces: list[SequentialTrace] | None = None,
+    seq: tuple[np.ndarray, ...] | None = None,
+) -> ExperimentAnalysis:
     """The analysis from every metric's comparisons (and, with ``seq``, the always-valid
     p-values and confidence sequence bounds per comparison): p-values adjusted together,
     verdicts, the result (shared by every input form: logs, units, sums)."""
     k = len(variants)
-    pvals = (np.concatenate([c.p_value for _, _, c, _ in per_metric]) if k > 1
-             else np.zeros(0))
+    pvals = np.concatenate([c.p_value for _, _, c, _ in per_metric]) if k > 1 else np.zeros(0)
     p_adj = _adjust(pvals, alpha, correction)
     if seq is not None:
         seq_p, seq_lo, seq_hi = seq
         seq = (seq_p, _adjust(seq_p, alpha, correction), seq_lo, seq_hi)
     groups, out = _assemble(per_metric, variants, p_adj, seq, alpha)
     return ExperimentAnalysis(
-        control=variants[0], variants=tuple(variants), metrics=mets, alpha=alpha,
-        correction=correction, comparisons=tuple(out), groups=tuple(groups), srm=srm,
-        report=report, sequential=tuple(seq_traces) if seq_traces is not None else None,
+        control=variants[0],
+        variants=tuple(variants),
+        metrics=mets,
+        alpha=alpha,
+        correction=correction,
+        comparisons=tuple(out),
+        groups=tuple(groups),
+        srm=srm,
+        report=report,
+        sequential=tuple(seq_traces) if seq_traces is not None else None,
         warnings=tuple(messages),
     )
 
@@ -397,9 +448,15 @@ _MetricResult = tuple[OnlineMetric, Stats, Comparison, str]
 """One metric's statistics, comparisons with the control and the name of its test."""
 
 
-def _check_options(metrics: Any, alpha: Any, correction: str, multiple_exposures: str,
-                   unknown_variants: str, srm_threshold: Any, where: str = "analyze"
-                   ) -> tuple[tuple[OnlineMetric, ...], float, str]:
+def _check_options(
+    metrics: Any,
+    alpha: Any,
+    correction: str,
+    multiple_exposures: str,
+    unknown_variants: str,
+    srm_threshold: Any,
+    where: str = "analyze",
+) -> tuple[tuple[OnlineMetric, ...], float, str]:
     """The options of ``where`` (analyze, analyze_units, analyze_stats) checked before any
     reading: the online extra installed, the metrics parsed, the correction in its one
     spelling; returns (metrics, alpha, correction)."""
@@ -408,23 +465,36 @@ def _check_options(metrics: Any, alpha: Any, correction: str, multiple_exposures
     mets = _resolve_metrics(metrics, where)
     alpha = check_alpha(alpha, where=where)
     if correction not in CORRECTIONS:
-        raise InputError(f"{where}: correction={correction!r} is not known; use one of "
-                         f"{', '.join(CORRECTIONS)}.")
+        raise InputError(
+            f"{where}: correction={correction!r} is not known; use one of {', '.join(CORRECTIONS)}."
+        )
     if multiple_exposures not in ("exclude", "first", "error"):
-        raise InputError(f"{where}: multiple_exposures={multiple_exposures!r} is not a policy; "
-                         "use 'exclude', 'first' or 'error'.")
+        raise InputError(
+            f"{where}: multiple_exposures={multiple_exposures!r} is not a policy; "
+            "use 'exclude', 'first' or 'error'."
+        )
     if unknown_variants not in ("error", "exclude"):
-        raise InputError(f"{where}: unknown_variants={unknown_variants!r} is not a policy; use "
-                         "'error' or 'exclude'.")
+        raise InputError(
+            f"{where}: unknown_variants={unknown_variants!r} is not a policy; use "
+            "'error' or 'exclude'."
+        )
     okt = isinstance(srm_threshold, (int, float)) and not isinstance(srm_threshold, bool)
     if not okt or not 0 < srm_threshold < 1:
         raise InputError(f"{where}: srm_threshold must be in (0, 1), got {srm_threshold!r}.")
     return mets, float(alpha), correction
 
 
-def _read_logs(exposures: Any, events: Any, mets: tuple[OnlineMetric, ...], *, unit: str,
-               variant: str, time: str | None, event: str, value: str | None
-               ) -> tuple[Exposures, Events]:
+def _read_logs(
+    exposures: Any,
+    events: Any,
+    mets: tuple[OnlineMetric, ...],
+    *,
+    unit: str,
+    variant: str,
+    time: str | None,
+    event: str,
+    value: str | None,
+) -> tuple[Exposures, Events]:
     """Read and validate the inputs: the exposure and event tables on one time axis
     (numeric times both float64 when one column is integer), and every event type the
     metrics read present in the events.  With ``time=None`` the exposures are an
@@ -436,8 +506,7 @@ def _read_logs(exposures: Any, events: Any, mets: tuple[OnlineMetric, ...], *, u
     tkind = exp.time_kind
     if exp.time.dtype != ev.time.dtype:  # numbers: int vs float columns
         exp = Exposures(exp.unit, exp.variant, exp.time.astype(np.float64), tkind)
-        ev = Events(ev.unit, ev.time.astype(np.float64), ev.event, ev.value, tkind,
-                    ev.has_value)
+        ev = Events(ev.unit, ev.time.astype(np.float64), ev.event, ev.value, tkind, ev.has_value)
     _check_event_types(mets, ev)
     return exp, ev
 
@@ -464,14 +533,14 @@ class _Joined:
     """Exposures and events joined on the unit: each unit's variant and first
     exposure, and the event rows of exposed units."""
 
-    variants: list[str]                # the control first
-    shares: dict[str, float] | None    # planned shares (None: no plan)
+    variants: list[str]  # the control first
+    shares: dict[str, float] | None  # planned shares (None: no plan)
     control: str
     units: Units
     rows: EventRows
     tkind: TimeKind
-    uinfo: dict[str, Any]              # what joining the exposures dropped or merged
-    einfo: dict[str, Any]              # what joining the events dropped
+    uinfo: dict[str, Any]  # what joining the exposures dropped or merged
+    einfo: dict[str, Any]  # what joining the events dropped
 
     @property
     def k(self) -> int:
@@ -494,8 +563,14 @@ class _Joined:
         return {v: int(n_per[i]) for i, v in enumerate(self.variants)}
 
 
-def _join(exp: Exposures, ev: Events, plan: Experiment | Mapping[str, float] | None,
-          control: str | None, unknown_variants: str, multiple_exposures: str) -> _Joined:
+def _join(
+    exp: Exposures,
+    ev: Events,
+    plan: Experiment | Mapping[str, float] | None,
+    control: str | None,
+    unknown_variants: str,
+    multiple_exposures: str,
+) -> _Joined:
     """Join exposures and events: the variants and the control (from the plan, else
     the exposures), each unit's variant and first exposure (the exposure policies
     applied), and the events of exposed units, before or after that exposure."""
@@ -504,7 +579,8 @@ def _join(exp: Exposures, ev: Events, plan: Experiment | Mapping[str, float] | N
         raise InputError(
             f"exposures: row {int(blank[0])} has no variant ({blank.size} "
             "row(s) in all), as for units outside the experiment; drop those rows, or pass "
-            "unknown_variants='exclude' to leave them out.")
+            "unknown_variants='exclude' to leave them out."
+        )
     observed = [str(v) for v in pc.unique(exp.variant).to_pylist() if str(v).strip()]
     variants, shares, control = _resolve_plan(plan, control, observed)
     units, uinfo = prepare_units(exp, variants, unknown_variants, multiple_exposures)
@@ -512,8 +588,9 @@ def _join(exp: Exposures, ev: Events, plan: Experiment | Mapping[str, float] | N
     return _Joined(variants, shares, control, units, rows, exp.time_kind, uinfo, einfo)
 
 
-def _check_data(data: _Joined, per_variant: dict[str, int], srm_threshold: float,
-                multiple_exposures: str) -> tuple[SRMResult, list[str], tuple[str, ...]]:
+def _check_data(
+    data: _Joined, per_variant: dict[str, int], srm_threshold: float, multiple_exposures: str
+) -> tuple[SRMResult, list[str], tuple[str, ...]]:
     """The sample-ratio-mismatch check (units per variant against the planned shares,
     an equal split without a plan) and the messages :func:`analyze` warns with before
     any result: a mismatch, variants without analysed units, units exposed to more
@@ -530,9 +607,12 @@ def _check_data(data: _Joined, per_variant: dict[str, int], srm_threshold: float
     return srm, messages, empty
 
 
-def _check_split(variants: list[str], shares: dict[str, float] | None,
-                per_variant: dict[str, int], srm_threshold: float
-                ) -> tuple[SRMResult, list[str], tuple[str, ...]]:
+def _check_split(
+    variants: list[str],
+    shares: dict[str, float] | None,
+    per_variant: dict[str, int],
+    srm_threshold: float,
+) -> tuple[SRMResult, list[str], tuple[str, ...]]:
     """The sample-ratio-mismatch check (units per variant against the planned shares,
     an equal split without a plan) and the messages to warn with: a mismatch, variants
     without units.  Returns (SRM check, messages, empty variants)."""
@@ -543,8 +623,9 @@ def _check_split(variants: list[str], shares: dict[str, float] | None,
         messages.append("SAMPLE RATIO MISMATCH: " + srm.describe())
     empty = tuple(v for v in variants if per_variant[v] == 0)
     if empty:
-        messages.append(f"variant(s) {list(empty)} have no analysed units; their comparisons "
-                        "are not computed.")
+        messages.append(
+            f"variant(s) {list(empty)} have no analysed units; their comparisons are not computed."
+        )
     return srm, messages, empty
 
 
@@ -555,8 +636,10 @@ def _data_notes(data: _Joined, pre_as_covariate: bool) -> list[str]:
     if data.shares is None:
         notes.append("no plan given: the SRM check assumes an equal split.")
     if uinfo["unknown_variant_rows"]:
-        notes.append(f"{uinfo['unknown_variant_rows']} exposure row(s) with variant(s) "
-                     f"{list(uinfo['unknown_variants'])} unknown to the plan were excluded.")
+        notes.append(
+            f"{uinfo['unknown_variant_rows']} exposure row(s) with variant(s) "
+            f"{list(uinfo['unknown_variants'])} unknown to the plan were excluded."
+        )
     if einfo["unexposed_event_rows"]:
         notes.append(
             f"{einfo['unexposed_event_rows']} event row(s) of {einfo['unexposed_units']} unit(s) "
@@ -564,24 +647,33 @@ def _data_notes(data: _Joined, pre_as_covariate: bool) -> list[str]:
             "were excluded."
         )
     if einfo["pre_exposure_event_rows"]:
-        notes.append(f"{einfo['pre_exposure_event_rows']} event row(s) before the unit's first "
-                     "exposure were excluded from the metrics"
-                     + (" (and used as the CUPED covariate)." if pre_as_covariate else "."))
+        notes.append(
+            f"{einfo['pre_exposure_event_rows']} event row(s) before the unit's first "
+            "exposure were excluded from the metrics"
+            + (" (and used as the CUPED covariate)." if pre_as_covariate else ".")
+        )
     return notes
 
 
-def _metric_values(m: OnlineMetric, rows: EventRows, mask: np.ndarray,
-                   n_units: int) -> tuple[np.ndarray, np.ndarray | None]:
+def _metric_values(
+    m: OnlineMetric, rows: EventRows, mask: np.ndarray, n_units: int
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Per-unit aggregation: the metric's numerator and (for a ratio) denominator per
     unit over the event rows in ``mask`` (a unit without events has 0)."""
     num = unit_values(rows, m.numerator, mask, n_units)
-    den = (unit_values(rows, m.denominator, mask, n_units)
-           if m.denominator is not None else None)
+    den = unit_values(rows, m.denominator, mask, n_units) if m.denominator is not None else None
     return num, den
 
 
-def _covariates(data: _Joined, mets: tuple[OnlineMetric, ...], cuped: bool, covariates: Any,
-                pre_window: Any, unit: str, notes: list[str]) -> dict[str, np.ndarray]:
+def _covariates(
+    data: _Joined,
+    mets: tuple[OnlineMetric, ...],
+    cuped: bool,
+    covariates: Any,
+    pre_window: Any,
+    unit: str,
+    notes: list[str],
+) -> dict[str, np.ndarray]:
     """The CUPED covariate per metric and unit (none without ``cuped``): from the
     ``covariates`` table, else from the events before the unit's first exposure.  A
     covariate that does not vary over the analysed units is dropped with a note: its
@@ -597,13 +689,16 @@ def _covariates(data: _Joined, mets: tuple[OnlineMetric, ...], cuped: bool, cova
         c = cov_for[name][analysed]
         if c.size < 2 or float(c.max()) == float(c.min()):
             del cov_for[name]
-            notes.append(f"metric {name!r}: the covariate does not vary (no pre-exposure "
-                         "data?); analysed without CUPED.")
+            notes.append(
+                f"metric {name!r}: the covariate does not vary (no pre-exposure "
+                "data?); analysed without CUPED."
+            )
     return cov_for
 
 
-def _pre_exposure_covariates(data: _Joined, mets: tuple[OnlineMetric, ...], pre_window: Any,
-                             notes: list[str]) -> dict[str, np.ndarray]:
+def _pre_exposure_covariates(
+    data: _Joined, mets: tuple[OnlineMetric, ...], pre_window: Any, notes: list[str]
+) -> dict[str, np.ndarray]:
     """Each metric computed from the unit's events before its first exposure (within
     ``pre_window`` of it, if given); for a ratio its linearisation
     ``(x - r_pre y) / mean(y)`` (none, with a note, without pre-exposure denominator
@@ -626,13 +721,15 @@ def _pre_exposure_covariates(data: _Joined, mets: tuple[OnlineMetric, ...], pre_
             rpre = x[sel].sum() / y[sel].sum()
             cov_for[m.name] = (x - rpre * y) / my
         else:
-            notes.append(f"metric {m.name!r}: no pre-exposure denominator events; "
-                         "analysed without CUPED.")
+            notes.append(
+                f"metric {m.name!r}: no pre-exposure denominator events; analysed without CUPED."
+            )
     return cov_for
 
 
-def _fixed_horizon(m: OnlineMetric, data: _Joined, cov: np.ndarray | None,
-                   alpha: float) -> _MetricResult:
+def _fixed_horizon(
+    m: OnlineMetric, data: _Joined, cov: np.ndarray | None, alpha: float
+) -> _MetricResult:
     """Per-metric statistics on every event after exposure: the per-variant estimates
     (CUPED-adjusted with a covariate) and every treatment compared with the control."""
     num, den = _metric_values(m, data.rows, data.rows.post, data.n_units)
@@ -641,8 +738,16 @@ def _fixed_horizon(m: OnlineMetric, data: _Joined, cov: np.ndarray | None,
     return m, st, comp, test
 
 
-def _verdict(m: OnlineMetric, st: Stats, ti: int, variants: list[str], p: float,
-             use_p: float, diff: float, alpha: float) -> tuple[str, str]:
+def _verdict(
+    m: OnlineMetric,
+    st: Stats,
+    ti: int,
+    variants: list[str],
+    p: float,
+    use_p: float,
+    diff: float,
+    alpha: float,
+) -> tuple[str, str]:
     """The verdict of one comparison (on ``use_p``, the p-value it is judged by) and,
     when it was not computed, why."""
     if not math.isfinite(p):
@@ -652,9 +757,13 @@ def _verdict(m: OnlineMetric, st: Stats, ti: int, variants: list[str], p: float,
     return "inconclusive", ""
 
 
-def _assemble(per_metric: list[_MetricResult], variants: list[str], p_adj: np.ndarray,
-              seq: tuple[np.ndarray, ...] | None, alpha: float
-              ) -> tuple[list[GroupEstimate], list[MetricComparison]]:
+def _assemble(
+    per_metric: list[_MetricResult],
+    variants: list[str],
+    p_adj: np.ndarray,
+    seq: tuple[np.ndarray, ...] | None,
+    alpha: float,
+) -> tuple[list[GroupEstimate], list[MetricComparison]]:
     """Result assembly: per metric, an estimate per variant and a comparison per
     treatment, judged by the adjusted p-value, or with ``seq`` (always-valid p-values,
     adjusted ones and the confidence sequence's bounds, one row per comparison) by the
@@ -664,8 +773,11 @@ def _assemble(per_metric: list[_MetricResult], variants: list[str], p_adj: np.nd
     row_i = 0
     for m, st, comp, test in per_metric:
         for gi, v in enumerate(variants):
-            groups.append(GroupEstimate(m.name, v, int(st.n[gi]), float(st.estimate[gi]),
-                                        float(np.sqrt(st.est_var[gi]))))
+            groups.append(
+                GroupEstimate(
+                    m.name, v, int(st.n[gi]), float(st.estimate[gi]), float(np.sqrt(st.est_var[gi]))
+                )
+            )
         for j, ti in enumerate(range(1, len(variants))):
             p, pa_ = float(comp.p_value[j]), float(p_adj[row_i])
             sp: float | None = None
@@ -674,42 +786,70 @@ def _assemble(per_metric: list[_MetricResult], variants: list[str], p_adj: np.nd
             chi: float | None = None
             if seq is not None:
                 sp, sa, clo, chi = (float(a[row_i]) for a in seq)
-            verdict, note = _verdict(m, st, ti, variants, p, pa_ if sa is None else sa,
-                                     float(comp.diff[j]), alpha)
-            out.append(MetricComparison(
-                metric=m.name, kind=m.kind, variant=variants[ti], control=variants[0],
-                test=test, n=int(st.n[ti]), n_control=int(st.n[0]),
-                estimate=float(comp.estimate[j]), control_estimate=float(comp.control_estimate[j]),
-                diff=float(comp.diff[j]), ci_lower=float(comp.ci_lower[j]),
-                ci_upper=float(comp.ci_upper[j]), rel_diff=float(comp.rel_diff[j]),
-                rel_ci_lower=float(comp.rel_ci_lower[j]),
-                rel_ci_upper=float(comp.rel_ci_upper[j]),
-                statistic=float(comp.statistic[j]), p_value=p, p_adjusted=pa_,
-                verdict=verdict, cuped_theta=st.theta, variance_reduction=st.reduction,
-                seq_p_value=sp, seq_p_adjusted=sa, cs_lower=clo, cs_upper=chi, note=note,
-            ))
+            verdict, note = _verdict(
+                m, st, ti, variants, p, pa_ if sa is None else sa, float(comp.diff[j]), alpha
+            )
+            out.append(
+                MetricComparison(
+                    metric=m.name,
+                    kind=m.kind,
+                    variant=variants[ti],
+                    control=variants[0],
+                    test=test,
+                    n=int(st.n[ti]),
+                    n_control=int(st.n[0]),
+                    estimate=float(comp.estimate[j]),
+                    control_estimate=float(comp.control_estimate[j]),
+                    diff=float(comp.diff[j]),
+                    ci_lower=float(comp.ci_lower[j]),
+                    ci_upper=float(comp.ci_upper[j]),
+                    rel_diff=float(comp.rel_diff[j]),
+                    rel_ci_lower=float(comp.rel_ci_lower[j]),
+                    rel_ci_upper=float(comp.rel_ci_upper[j]),
+                    statistic=float(comp.statistic[j]),
+                    p_value=p,
+                    p_adjusted=pa_,
+                    verdict=verdict,
+                    cuped_theta=st.theta,
+                    variance_reduction=st.reduction,
+                    seq_p_value=sp,
+                    seq_p_adjusted=sa,
+                    cs_lower=clo,
+                    cs_upper=chi,
+                    note=note,
+                )
+            )
             row_i += 1
     return groups, out
 
 
-def _data_report(exposure_rows: int, data: _Joined, per_variant: dict[str, int],
-                 multiple_exposures: str, empty: tuple[str, ...],
-                 notes: list[str]) -> DataReport:
+def _data_report(
+    exposure_rows: int,
+    data: _Joined,
+    per_variant: dict[str, int],
+    multiple_exposures: str,
+    empty: tuple[str, ...],
+    notes: list[str],
+) -> DataReport:
     """What the join kept, merged and left out, for :attr:`ExperimentAnalysis.report`."""
     uinfo, einfo = data.uinfo, data.einfo
     return DataReport(
-        exposure_rows=exposure_rows, exposed_units=data.n_units,
-        analysed_units=int((data.group >= 0).sum()), units_per_variant=per_variant,
+        exposure_rows=exposure_rows,
+        exposed_units=data.n_units,
+        analysed_units=int((data.group >= 0).sum()),
+        units_per_variant=per_variant,
         multiple_exposures=multiple_exposures,
         multiple_variant_units=uinfo["multiple_variant_units"],
         multiple_variant_examples=uinfo["multiple_variant_examples"],
         unknown_variants=uinfo["unknown_variants"],
         unknown_variant_rows=uinfo["unknown_variant_rows"],
-        event_rows=einfo["event_rows"], unexposed_event_rows=einfo["unexposed_event_rows"],
+        event_rows=einfo["event_rows"],
+        unexposed_event_rows=einfo["unexposed_event_rows"],
         unexposed_units=einfo["unexposed_units"],
         unexposed_examples=einfo["unexposed_examples"],
         pre_exposure_event_rows=einfo["pre_exposure_event_rows"],
-        empty_variants=empty, notes=tuple(notes),
+        empty_variants=empty,
+        notes=tuple(notes),
     )
 
 
@@ -723,8 +863,9 @@ def _multipletests(where: str) -> None:
 def _adjust(p: np.ndarray, alpha: float, correction: str) -> np.ndarray:
     """Multiple-comparison correction: the p-values of all (metric, variant) comparisons
     adjusted together (NaN stays NaN and is not counted)."""
-    out: np.ndarray = _corrections.adjust(p, correction, alpha, "online",
-                                          "ranklens.online.analysis.analyze")
+    out: np.ndarray = _corrections.adjust(
+        p, correction, alpha, "online", "ranklens.online.analysis.analyze"
+    )
     return out
 
 
@@ -765,8 +906,11 @@ def _sequential(
     lo_last = np.full(n_rows, np.nan)
     hi_last = np.full(n_rows, np.nan)
     traces: list[SequentialTrace] = []
-    res = msprt(diffs[good_rows], varis[good_rows], tau=taus[good_rows], alpha=alpha) \
-        if good_rows.any() else None
+    res = (
+        msprt(diffs[good_rows], varis[good_rows], tau=taus[good_rows], alpha=alpha)
+        if good_rows.any()
+        else None
+    )
     look_values = tuple(data.tkind.format(x) for x in looks)
     gi = 0
     for mi, m in enumerate(mets):
@@ -776,12 +920,19 @@ def _sequential(
                 p_last[r] = res.p_value[gi, -1]
                 lo_last[r] = res.ci_lower[gi, -1]
                 hi_last[r] = res.ci_upper[gi, -1]
-                traces.append(SequentialTrace(
-                    m.name, data.variants[ti], float(taus[r]), look_values,
-                    tuple(float(x) for x in diffs[r]), tuple(float(x) for x in varis[r]),
-                    tuple(float(x) for x in res.p_value[gi]),
-                    tuple(float(x) for x in res.ci_lower[gi]),
-                    tuple(float(x) for x in res.ci_upper[gi])))
+                traces.append(
+                    SequentialTrace(
+                        m.name,
+                        data.variants[ti],
+                        float(taus[r]),
+                        look_values,
+                        tuple(float(x) for x in diffs[r]),
+                        tuple(float(x) for x in varis[r]),
+                        tuple(float(x) for x in res.p_value[gi]),
+                        tuple(float(x) for x in res.ci_lower[gi]),
+                        tuple(float(x) for x in res.ci_upper[gi]),
+                    )
+                )
                 gi += 1
     return traces, p_last, lo_last, hi_last
 
@@ -791,8 +942,10 @@ def _look_times(data: _Joined, look_every: Any) -> np.ndarray:
     numeric times) from the first exposure until past the last exposure or event."""
     if look_every is None:
         if data.tkind.kind == "number":
-            raise InputError("analyze: the times are numbers, so sequential monitoring needs "
-                             "look_every=<interval between looks, in the same unit>.")
+            raise InputError(
+                "analyze: the times are numbers, so sequential monitoring needs "
+                "look_every=<interval between looks, in the same unit>."
+            )
         look_every = "1d"
     step = as_duration(look_every, data.tkind, "look_every")
     units, rows = data.units, data.rows
@@ -803,14 +956,16 @@ def _look_times(data: _Joined, look_every: Any) -> np.ndarray:
     last = max(units.t0[sel].max(), rows.time.max() if rows.time.size else start)
     n_looks = int((last - start) // step) + 1
     if n_looks > 10_000:
-        raise InputError(f"analyze: look_every={look_every!r} gives {n_looks} looks; choose a "
-                         "longer interval.")
+        raise InputError(
+            f"analyze: look_every={look_every!r} gives {n_looks} looks; choose a longer interval."
+        )
     looks: np.ndarray = start + step * np.arange(1, n_looks + 1)
     return looks
 
 
-def _look_series(mets: tuple[OnlineMetric, ...], data: _Joined, looks: np.ndarray,
-                 cov_for: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def _look_series(
+    mets: tuple[OnlineMetric, ...], data: _Joined, looks: np.ndarray, cov_for: dict[str, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """Per comparison row and look, the difference from the control and its variance,
     on the units exposed before the look and their events after exposure and before
     the look."""
@@ -832,8 +987,13 @@ def _look_series(mets: tuple[OnlineMetric, ...], data: _Joined, looks: np.ndarra
     return diffs, varis
 
 
-def _mixing_scales(mets: tuple[OnlineMetric, ...], varis: np.ndarray, n_treat: int,
-                   tau: float | Mapping[str, float] | None, alpha: float) -> np.ndarray:
+def _mixing_scales(
+    mets: tuple[OnlineMetric, ...],
+    varis: np.ndarray,
+    n_treat: int,
+    tau: float | Mapping[str, float] | None,
+    alpha: float,
+) -> np.ndarray:
     """The mSPRT mixing scale per comparison row: ``tau`` as given (one number, or one
     per metric name), else tuned to the variance at the last look (NaN where that
     variance is not a positive number: the row is not monitored)."""
@@ -843,15 +1003,15 @@ def _mixing_scales(mets: tuple[OnlineMetric, ...], varis: np.ndarray, n_treat: i
         if tau is None:
             vlast = varis[sl, -1]
             good = np.isfinite(vlast) & (vlast > 0)
-            taus[sl] = np.where(good, mixture_tau(np.where(good, vlast, 1.0), alpha=alpha),
-                                np.nan)
+            taus[sl] = np.where(good, mixture_tau(np.where(good, vlast, 1.0), alpha=alpha), np.nan)
         else:
             tv = tau.get(m.name) if isinstance(tau, Mapping) else tau
             if tv is None:
                 raise InputError(f"analyze: tau has no entry for metric {m.name!r}.")
             ok = isinstance(tv, (int, float)) and not isinstance(tv, bool)
             if not ok or not math.isfinite(float(tv)) or float(tv) <= 0:
-                raise InputError(f"analyze: tau for metric {m.name!r} must be a positive "
-                                 f"number, got {tv!r}.")
+                raise InputError(
+                    f"analyze: tau for metric {m.name!r} must be a positive number, got {tv!r}."
+                )
             taus[sl] = float(tv)
     return taus

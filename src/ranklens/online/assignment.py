@@ -179,16 +179,17 @@ class Experiment:
             object.__setattr__(self, "control", items[0][0])
         elif self.control not in weights:
             raise InputError(
-                f"{where}: control={self.control!r} is not one of its variants "
-                f"{list(weights)}."
+                f"{where}: control={self.control!r} is not one of its variants {list(weights)}."
             )
         if self.salt is not None:
             check_salt(self.salt, where)
-        object.__setattr__(self, "traffic",
-                           _check_fraction(self.traffic, "traffic", where, low_open=True))
+        object.__setattr__(
+            self, "traffic", _check_fraction(self.traffic, "traffic", where, low_open=True)
+        )
         if self.layer is not None and (not isinstance(self.layer, str) or not self.layer):
-            raise InputError(f"{where}: layer must be a non-empty string or None, "
-                             f"got {self.layer!r}.")
+            raise InputError(
+                f"{where}: layer must be a non-empty string or None, got {self.layer!r}."
+            )
         if self.offset is not None:
             off = _check_fraction(self.offset, "offset", where, low_open=False)
             if off + self.traffic > 1 + 1e-12:
@@ -249,8 +250,7 @@ class Experiment:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description (the inverse of ``Experiment(**d)``)."""
-        d: dict[str, Any] = {"name": self.name, "variants": self.weights,
-                             "control": self.control}
+        d: dict[str, Any] = {"name": self.name, "variants": self.weights, "control": self.control}
         for key in ("salt", "layer", "offset"):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
@@ -301,8 +301,7 @@ class Assignment:
 class Assignments(Mapping[str, Assignment]):
     """Result of :meth:`Plan.assign`: ``{experiment name: Assignment}``."""
 
-    def __init__(self, units: pa.Array, held_out: np.ndarray,
-                 items: dict[str, Assignment]) -> None:
+    def __init__(self, units: pa.Array, held_out: np.ndarray, items: dict[str, Assignment]) -> None:
         self.units = units
         self.held_out = held_out
         self._items = items
@@ -376,15 +375,17 @@ class Plan:
         check_salt(self.holdout_salt, "Plan holdout_salt")
         h = _check_fraction(self.holdout, "holdout", "Plan", low_open=False)
         if h >= 1:
-            raise InputError("Plan: holdout must be below 1 (a holdout of everyone leaves no "
-                             "experiment).")
+            raise InputError(
+                "Plan: holdout must be below 1 (a holdout of everyone leaves no experiment)."
+            )
         object.__setattr__(self, "holdout", h)
         seen: dict[str, str] = {}
         names: set[str] = set()
         for e in exps:
             if e.name in names:
-                raise InputError(f"Plan: two experiments are named {e.name!r}; names must be "
-                                 "unique.")
+                raise InputError(
+                    f"Plan: two experiments are named {e.name!r}; names must be unique."
+                )
             names.add(e.name)
             if e.hash_salt in seen:
                 raise InputError(
@@ -431,8 +432,9 @@ class Plan:
         for e in self.experiments:
             if e.name == name:
                 return e
-        raise InputError(f"Plan: no experiment named {name!r}; it has "
-                         f"{[e.name for e in self.experiments]}.")
+        raise InputError(
+            f"Plan: no experiment named {name!r}; it has {[e.name for e in self.experiments]}."
+        )
 
     def assign(self, units: Any) -> Assignments:
         """Assign every unit to a variant of every experiment (or to none).
@@ -484,13 +486,16 @@ class Plan:
         """Build a plan from ``{"experiments": [{"name": ..., "variants": {...}}, ...],
         "holdout": ..., "holdout_salt": ..., "buckets": ..., "algorithm": ...}``."""
         if not isinstance(data, Mapping):
-            raise InputError(f"{where}: expected an object with an 'experiments' list, got "
-                             f"{type(data).__name__}.")
+            raise InputError(
+                f"{where}: expected an object with an 'experiments' list, got "
+                f"{type(data).__name__}."
+            )
         allowed = {"experiments", "holdout", "holdout_salt", "buckets", "algorithm"}
         extra = sorted(set(data) - allowed)
         if extra:
-            raise InputError(f"{where}: unknown key(s) {extra}; allowed keys are "
-                             f"{sorted(allowed)}.")
+            raise InputError(
+                f"{where}: unknown key(s) {extra}; allowed keys are {sorted(allowed)}."
+            )
         raw = data.get("experiments")
         if not isinstance(raw, list) or not raw:
             raise InputError(f"{where}: 'experiments' must be a non-empty list.")
@@ -501,13 +506,16 @@ class Plan:
                 raise InputError(f"{where}: experiments[{i}] must be an object.")
             bad = sorted(set(item) - fields)
             if bad:
-                raise InputError(f"{where}: experiments[{i}] has unknown key(s) {bad}; allowed "
-                                 f"keys are {sorted(fields)}.")
+                raise InputError(
+                    f"{where}: experiments[{i}] has unknown key(s) {bad}; allowed "
+                    f"keys are {sorted(fields)}."
+                )
             if "name" not in item or "variants" not in item:
                 raise InputError(f"{where}: experiments[{i}] needs 'name' and 'variants'.")
             exps.append(Experiment(**item))
-        kwargs = {k: data[k] for k in ("holdout", "holdout_salt", "buckets", "algorithm")
-                  if k in data}
+        kwargs = {
+            k: data[k] for k in ("holdout", "holdout_salt", "buckets", "algorithm") if k in data
+        }
         return cls(exps, **kwargs)
 
 

@@ -89,17 +89,23 @@ class OnlineMetric:
     denominator: EventAggregate | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip() or "=" in self.name or \
-                self.name != self.name.strip():
+        if (
+            not isinstance(self.name, str)
+            or not self.name.strip()
+            or "=" in self.name
+            or self.name != self.name.strip()
+        ):
             raise MetricNameError(
                 f"OnlineMetric: the name must be a non-empty string without '=' or surrounding "
                 f"spaces, got {self.name!r}."
             )
-        check_choice("kind", self.kind, _KINDS, where=f"OnlineMetric {self.name!r}",
-                     error=MetricNameError)
+        check_choice(
+            "kind", self.kind, _KINDS, where=f"OnlineMetric {self.name!r}", error=MetricNameError
+        )
         if not isinstance(self.numerator, EventAggregate):
-            raise MetricNameError(f"OnlineMetric {self.name!r}: numerator must be an "
-                                  "EventAggregate.")
+            raise MetricNameError(
+                f"OnlineMetric {self.name!r}: numerator must be an EventAggregate."
+            )
         if (self.kind == "ratio") != (self.denominator is not None):
             raise MetricNameError(
                 f"OnlineMetric {self.name!r}: a denominator is required for ratio metrics and "
@@ -227,9 +233,7 @@ def parse_metric(text: str) -> OnlineMetric:
     args.append(cur)
     want = 2 if kind == "ratio" else 1
     if len(args) != want:
-        raise MetricNameError(
-            f"{where}: {kind} takes {want} argument(s), got {len(args)}."
-        )
+        raise MetricNameError(f"{where}: {kind} takes {want} argument(s), got {len(args)}.")
     aggs = [_parse_agg(a, where) for a in args]
     if kind == "proportion":
         explicit_sum = aggs[0].agg == "sum" and "(" in args[0]
@@ -241,8 +245,9 @@ def parse_metric(text: str) -> OnlineMetric:
     elif kind == "mean":
         metric = OnlineMetric.mean(aggs[0].event, agg=aggs[0].agg)
     else:
-        metric = OnlineMetric.ratio(aggs[0].event, aggs[1].event, numerator_agg=aggs[0].agg,
-                                    denominator_agg=aggs[1].agg)
+        metric = OnlineMetric.ratio(
+            aggs[0].event, aggs[1].event, numerator_agg=aggs[0].agg, denominator_agg=aggs[1].agg
+        )
     if name is not None:
         metric = OnlineMetric(name.strip(), metric.kind, metric.numerator, metric.denominator)
     return metric

@@ -105,24 +105,31 @@ class MDEResult:
 
 def _units(value: Any, name: str) -> int:
     """A number of units: a whole number >= 2 (a t-test needs two units per group)."""
-    if not is_number(value) or not math.isfinite(float(value)) or float(value) != math.floor(float(value)) \
-            or float(value) < 2:
-        raise InputError(f"{name} must be a whole number of units >= 2 (per group), got "
-                         f"{value!r}.")
+    if (
+        not is_number(value)
+        or not math.isfinite(float(value))
+        or float(value) != math.floor(float(value))
+        or float(value) < 2
+    ):
+        raise InputError(f"{name} must be a whole number of units >= 2 (per group), got {value!r}.")
     return int(value)
 
 
 def _power_above_alpha(pw: float, a: float) -> None:
     if pw <= a:
-        raise InputError(f"power={pw:g} is not above the test's alpha={a:g} (after the "
-                         "Bonferroni split over comparisons): a test detects even no effect "
-                         "that often. Ask for a power above alpha, e.g. power=0.8.")
+        raise InputError(
+            f"power={pw:g} is not above the test's alpha={a:g} (after the "
+            "Bonferroni split over comparisons): a test detects even no effect "
+            "that often. Ask for a power above alpha, e.g. power=0.8."
+        )
 
 
 def _treatment_units(n: int, r: float) -> None:
     if n * r < 2:
-        raise InputError(f"ratio * n_control = {n * r:g} treatment units; each group needs at "
-                         "least two units. Increase n_control or ratio.")
+        raise InputError(
+            f"ratio * n_control = {n * r:g} treatment units; each group needs at "
+            "least two units. Increase n_control or ratio."
+        )
 
 
 class _Design(NamedTuple):
@@ -139,8 +146,18 @@ class _Design(NamedTuple):
     n: int
 
 
-def _design(kind: Any, baseline: Any, std: Any, alpha: Any, ratio: Any, comparisons: Any,
-            alternative: Any, *, power: Any = None, n_control: Any = None) -> _Design:
+def _design(
+    kind: Any,
+    baseline: Any,
+    std: Any,
+    alpha: Any,
+    ratio: Any,
+    comparisons: Any,
+    alternative: Any,
+    *,
+    power: Any = None,
+    n_control: Any = None,
+) -> _Design:
     """Check the parameters the three questions share."""
     check_choice("kind", kind, get_args(MetricKind))
     a = check_alpha(alpha)
@@ -163,8 +180,7 @@ def _baseline_std(kind: str, baseline: Any, std: Any) -> tuple[float, float]:
     if kind == "proportion":
         b = check_number("baseline (control conversion rate)", baseline, low=0, high=1)
         if std is not None:
-            raise InputError("std is implied by the baseline for proportion metrics; leave it "
-                             "out.")
+            raise InputError("std is implied by the baseline for proportion metrics; leave it out.")
         return b, math.sqrt(b * (1 - b))
     b = check_number("baseline (control mean)", baseline, low=-math.inf)
     if std is None:
@@ -207,8 +223,9 @@ def _solver(kind: str) -> Any:
     return NormalIndPower()
 
 
-def _power_at(kind: str, es: float, n1: float, alpha: float, ratio: float,
-              alternative: str) -> float:
+def _power_at(
+    kind: str, es: float, n1: float, alpha: float, ratio: float, alternative: str
+) -> float:
     """Power of the test at effect size ``es`` with ``n1`` control and ``ratio * n1``
     treatment units: statsmodels' ``TTestIndPower().power`` for means (two-sample t,
     noncentral t with ``n1 + n2 - 2`` degrees of freedom and noncentrality
@@ -219,8 +236,11 @@ def _power_at(kind: str, es: float, n1: float, alpha: float, ratio: float,
     ``nct.cdf`` far in the tail is NaN, which made statsmodels return NaN powers for
     valid inputs (e.g. ``es = 0.06`` with 40,000 and 20,000 units)."""
     if kind != "mean":
-        return float(_solver(kind).power(effect_size=es, nobs1=n1, alpha=alpha, ratio=ratio,
-                                         alternative=alternative))
+        return float(
+            _solver(kind).power(
+                effect_size=es, nobs1=n1, alpha=alpha, ratio=ratio, alternative=alternative
+            )
+        )
     with needs("online", "ranklens.online power analysis"):
         from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
@@ -264,10 +284,19 @@ def _z(q: float) -> float:
     return float(ndtri(q))
 
 
-def sample_size(kind: MetricKind, *, baseline: float, effect: float, relative: bool = False,
-                std: float | None = None, alpha: float = 0.05, power: float = 0.8,
-                ratio: float = 1.0, comparisons: int = 1,
-                alternative: Alternative = "two-sided") -> SampleSizeResult:
+def sample_size(
+    kind: MetricKind,
+    *,
+    baseline: float,
+    effect: float,
+    relative: bool = False,
+    std: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    ratio: float = 1.0,
+    comparisons: int = 1,
+    alternative: Alternative = "two-sided",
+) -> SampleSizeResult:
     """Units per group needed to detect ``effect`` with the given power.
 
     Parameters
@@ -287,15 +316,20 @@ def sample_size(kind: MetricKind, *, baseline: float, effect: float, relative: b
     >>> 14000 < res.n_control < 15000
     True
     """
-    kind, a, r, alt, b, sigma, pw, _ = _design(kind, baseline, std, alpha, ratio, comparisons,
-                                               alternative, power=power)
+    kind, a, r, alt, b, sigma, pw, _ = _design(
+        kind, baseline, std, alpha, ratio, comparisons, alternative, power=power
+    )
     eff = check_number("effect", effect, low=-math.inf)
     delta = eff * b if relative else eff
     if delta == 0:
-        raise InputError("effect must not be zero" + (
-            " (relative=True with baseline=0 makes every effect zero; give an absolute "
-            "effect)." if relative and eff != 0 else "; give the smallest effect worth "
-            "detecting."))
+        raise InputError(
+            "effect must not be zero"
+            + (
+                " (relative=True with baseline=0 makes every effect zero; give an absolute effect)."
+                if relative and eff != 0
+                else "; give the smallest effect worth detecting."
+            )
+        )
     es = _abs_to_effect(kind, b, sigma, delta)
     if alt == "larger" and es < 0:
         raise InputError("alternative='larger' needs a positive effect.")
@@ -305,19 +339,30 @@ def sample_size(kind: MetricKind, *, baseline: float, effect: float, relative: b
     low = 2.0 / (1 + r) + 1e-9 if kind == "mean" else 1e-9  # t needs df > 0
     n1 = _increasing_root(lambda n: _power_at(kind, abs(es), n, a, r, alt) - pw, n0, low)
     if not math.isfinite(n1) or n1 <= 0:
-        raise InputError(f"sample_size: no sample size found for effect={effect!r} (effect size "
-                         f"{es:.3g}) at alpha={a:g}, power={pw:g}; the effect is too small "
-                         "to solve for. Give a larger effect.")
+        raise InputError(
+            f"sample_size: no sample size found for effect={effect!r} (effect size "
+            f"{es:.3g}) at alpha={a:g}, power={pw:g}; the effect is too small "
+            "to solve for. Give a larger effect."
+        )
     nc = math.ceil(n1 - 1e-9)
     nt = math.ceil(n1 * r - 1e-9)
-    return SampleSizeResult(n_control=nc, n_treatment=nt, total=nc + nt,
-                            effect_size=es, alpha=a, power=pw)
+    return SampleSizeResult(
+        n_control=nc, n_treatment=nt, total=nc + nt, effect_size=es, alpha=a, power=pw
+    )
 
 
-def minimum_detectable_effect(kind: MetricKind, *, baseline: float, n_control: int,
-                              std: float | None = None, alpha: float = 0.05,
-                              power: float = 0.8, ratio: float = 1.0, comparisons: int = 1,
-                              alternative: Alternative = "two-sided") -> MDEResult:
+def minimum_detectable_effect(
+    kind: MetricKind,
+    *,
+    baseline: float,
+    n_control: int,
+    std: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    ratio: float = 1.0,
+    comparisons: int = 1,
+    alternative: Alternative = "two-sided",
+) -> MDEResult:
     """Smallest increase detectable with ``n_control`` units in control
     (``ratio * n_control`` in treatment) at the given power.
 
@@ -329,37 +374,66 @@ def minimum_detectable_effect(kind: MetricKind, *, baseline: float, n_control: i
     >>> round(mde.absolute, 3)
     0.198
     """
-    kind, a, r, alt, b, sigma, pw, n = _design(kind, baseline, std, alpha, ratio, comparisons,
-                                               alternative, power=power, n_control=n_control)
+    kind, a, r, alt, b, sigma, pw, n = _design(
+        kind,
+        baseline,
+        std,
+        alpha,
+        ratio,
+        comparisons,
+        alternative,
+        power=power,
+        n_control=n_control,
+    )
     side = a / 2 if alt == "two-sided" else a
     es0 = (_z(1 - side) + _z(pw)) * math.sqrt(1 / n + 1 / (n * r))
     es = _increasing_root(lambda e: _power_at(kind, e, n, a, r, alt) - pw, es0, 1e-300)
     if not math.isfinite(es):
-        raise InputError(f"minimum_detectable_effect: no effect size found for n_control={n} "
-                         f"at alpha={a:g}, power={pw:g}; increase n_control.")
+        raise InputError(
+            f"minimum_detectable_effect: no effect size found for n_control={n} "
+            f"at alpha={a:g}, power={pw:g}; increase n_control."
+        )
     absolute = _effect_to_abs(kind, b, sigma, es)
     if not math.isfinite(absolute):
         raise InputError(
             f"minimum_detectable_effect: with n_control={n} even raising the baseline "
             f"{b:g} to 1 is not detected with power {pw:g} (effect size {es:.3g} needed); "
-            "increase n_control.")
+            "increase n_control."
+        )
     rel = absolute / b if b != 0 else math.nan
-    return MDEResult(absolute=absolute, relative=rel, effect_size=es, n_control=n,
-                     n_treatment=math.ceil(n * r - 1e-9), alpha=a, power=pw)
+    return MDEResult(
+        absolute=absolute,
+        relative=rel,
+        effect_size=es,
+        n_control=n,
+        n_treatment=math.ceil(n * r - 1e-9),
+        alpha=a,
+        power=pw,
+    )
 
 
-def power(kind: MetricKind, *, baseline: float, effect: float, n_control: int,
-          relative: bool = False, std: float | None = None, alpha: float = 0.05,
-          ratio: float = 1.0, comparisons: int = 1,
-          alternative: Alternative = "two-sided") -> float:
+def power(
+    kind: MetricKind,
+    *,
+    baseline: float,
+    effect: float,
+    n_control: int,
+    relative: bool = False,
+    std: float | None = None,
+    alpha: float = 0.05,
+    ratio: float = 1.0,
+    comparisons: int = 1,
+    alternative: Alternative = "two-sided",
+) -> float:
     """Probability of a significant result for a true ``effect`` with the given traffic.
 
     ``n_control`` units in control and ``ratio * n_control`` in treatment
     (``n_control`` a whole number >= 2); an ``effect`` of 0 gives ``alpha``
     (two-sided) -- the chance of a false positive.
     """
-    kind, a, r, alt, b, sigma, _, n = _design(kind, baseline, std, alpha, ratio, comparisons,
-                                              alternative, n_control=n_control)
+    kind, a, r, alt, b, sigma, _, n = _design(
+        kind, baseline, std, alpha, ratio, comparisons, alternative, n_control=n_control
+    )
     eff = check_number("effect", effect, low=-math.inf)
     delta = eff * b if relative else eff
     es = _abs_to_effect(kind, b, sigma, delta)
@@ -377,14 +451,18 @@ def ratio_unit_std(numerator: Any, denominator: Any) -> float:
     x = floats(numerator, "numerator", "ratio_unit_std")
     y = floats(denominator, "denominator", "ratio_unit_std")
     if x.shape != y.shape or x.ndim != 1 or x.size < 2:
-        raise InputError(f"ratio_unit_std: numerator and denominator must be equally long 1-d "
-                         f"arrays of at least two units; got shapes {x.shape} and {y.shape}.")
+        raise InputError(
+            f"ratio_unit_std: numerator and denominator must be equally long 1-d "
+            f"arrays of at least two units; got shapes {x.shape} and {y.shape}."
+        )
     for name, arr in (("numerator", x), ("denominator", y)):
         bad = np.flatnonzero(~np.isfinite(arr))
         if bad.size:
-            raise InputError(f"ratio_unit_std: {name}[{int(bad[0])}] is {arr[bad[0]]!r}; the "
-                             "per-unit values must be finite numbers (drop units without "
-                             "data).")
+            raise InputError(
+                f"ratio_unit_std: {name}[{int(bad[0])}] is {arr[bad[0]]!r}; the "
+                "per-unit values must be finite numbers (drop units without "
+                "data)."
+            )
     my = float(y.mean())
     if my == 0:
         raise InputError("ratio_unit_std: the denominator sums to zero.")

@@ -146,8 +146,9 @@ class ExperimentAnalysis:
         out: dict[str, Any] = {
             "control": self.control,
             "variants": list(self.variants),
-            "metrics": [{"name": m.name, "definition": str(m), "kind": m.kind}
-                        for m in self.metrics],
+            "metrics": [
+                {"name": m.name, "definition": str(m), "kind": m.kind} for m in self.metrics
+            ],
             "alpha": self.alpha,
             "correction": self.correction,
             "srm": asdict(self.srm),

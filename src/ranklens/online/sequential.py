@@ -103,9 +103,11 @@ def mixture_tau(variance: Any, *, alpha: float = 0.05) -> np.ndarray:
     bad = ~(np.isfinite(v) & (v > 0))
     if bad.any():
         first = v if v.ndim == 0 else v[tuple(np.argwhere(bad)[0])]
-        raise InputError(f"mixture_tau: the variance must be positive and finite, got "
-                         f"{float(first)!r}; pass the variance of the difference expected at "
-                         "the last look, e.g. 2 * sigma**2 / n.")
+        raise InputError(
+            f"mixture_tau: the variance must be positive and finite, got "
+            f"{float(first)!r}; pass the variance of the difference expected at "
+            "the last look, e.g. 2 * sigma**2 / n."
+        )
     c = 2 * math.log(1 / alpha) + 1
     r = float(-lambertw(-math.exp(-c), k=-1).real) - 1.0
     return np.sqrt(r * v)
@@ -157,22 +159,28 @@ def msprt(
             f"last axis, got shapes {d.shape} and {v.shape}."
         )
     if d.shape[-1] == 0:
-        raise InputError("msprt: diff and variance hold no looks (the last axis has length 0); "
-                         "pass the estimate and its variance at one look or more.")
+        raise InputError(
+            "msprt: diff and variance hold no looks (the last axis has length 0); "
+            "pass the estimate and its variance at one look or more."
+        )
     if (v < 0).any():
-        raise InputError(f"msprt: variance must be >= 0 (the variance of the difference at each "
-                         f"look), got {float(v[v < 0][0])!r}; NaN marks a look without data.")
-    null = check_number("null", null, where="msprt",
-                        hint="pass the difference under H0, usually 0")
+        raise InputError(
+            f"msprt: variance must be >= 0 (the variance of the difference at each "
+            f"look), got {float(v[v < 0][0])!r}; NaN marks a look without data."
+        )
+    null = check_number("null", null, where="msprt", hint="pass the difference under H0, usually 0")
     t = floats(tau, "tau", "msprt")
     if np.any(~(t > 0)) or not np.all(np.isfinite(t)):
-        raise InputError(f"msprt: tau must be positive and finite, got {tau!r}; see "
-                         "mixture_tau(variance).")
+        raise InputError(
+            f"msprt: tau must be positive and finite, got {tau!r}; see mixture_tau(variance)."
+        )
     try:
         t2 = np.broadcast_to(t[..., None] if t.ndim else t, d.shape) ** 2
     except ValueError:
-        raise InputError(f"msprt: tau of shape {t.shape} does not match the leading axes "
-                         f"{d.shape[:-1]} of diff; pass one tau, or one per row.") from None
+        raise InputError(
+            f"msprt: tau of shape {t.shape} does not match the leading axes "
+            f"{d.shape[:-1]} of diff; pass one tau, or one per row."
+        ) from None
     ok = np.isfinite(d) & np.isfinite(v) & (v > 0)
     vs = np.where(ok, v, 1.0)
     ds = np.where(ok, d - float(null), 0.0)
@@ -189,6 +197,12 @@ def msprt(
     any_rej = rejected.any(axis=-1)
     first = np.where(any_rej, np.argmax(rejected, axis=-1), -1)
     return SequentialTest(
-        log_lr=log_lr, p_value=p, ci_lower=lo, ci_upper=hi, rejected=rejected,
-        first_rejection=first, tau=t, alpha=alpha,
+        log_lr=log_lr,
+        p_value=p,
+        ci_lower=lo,
+        ci_upper=hi,
+        rejected=rejected,
+        first_rejection=first,
+        tau=t,
+        alpha=alpha,
     )

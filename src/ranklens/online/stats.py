@@ -98,8 +98,10 @@ def _nonnegative(arr: np.ndarray, name: str, where: str) -> np.ndarray:
     bad = arr < 0
     if bad.any():
         at, v = _at(arr, bad)
-        raise InputError(f"{where}: {name} must be >= 0 (a variance); got {v!r}{at}. Pass "
-                         "squared standard errors or sample variances, not differences.")
+        raise InputError(
+            f"{where}: {name} must be >= 0 (a variance); got {v!r}{at}. Pass "
+            "squared standard errors or sample variances, not differences."
+        )
     return arr
 
 
@@ -109,12 +111,16 @@ def _counts(x: Any, name: str, where: str, *, trials: bool = False) -> np.ndarra
     bad = ~(np.isfinite(arr) & (arr >= 0) & (arr == np.floor(arr)))
     if bad.any():
         at, v = _at(arr, bad)
-        raise InputError(f"{where}: {name} must be a count (a whole number >= 0); got {v!r}"
-                         f"{at}. Pass the number of units, e.g. {name}=1000.")
+        raise InputError(
+            f"{where}: {name} must be a count (a whole number >= 0); got {v!r}"
+            f"{at}. Pass the number of units, e.g. {name}=1000."
+        )
     if trials and (arr == 0).any():
         at, _ = _at(arr, arr == 0)
-        raise InputError(f"{where}: {name} is 0{at}: a group with no units has no proportion "
-                         "or mean to compare; leave empty groups out of the comparison.")
+        raise InputError(
+            f"{where}: {name} is 0{at}: a group with no units has no proportion "
+            "or mean to compare; leave empty groups out of the comparison."
+        )
     return arr
 
 
@@ -123,8 +129,10 @@ def _broadcast(where: str, **arrays: np.ndarray) -> list[np.ndarray]:
         return list(np.broadcast_arrays(*arrays.values()))
     except ValueError:
         shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items())
-        raise InputError(f"{where}: the arguments must broadcast to one shape (one element per "
-                         f"comparison); got shapes {shapes}.") from None
+        raise InputError(
+            f"{where}: the arguments must broadcast to one shape (one element per "
+            f"comparison); got shapes {shapes}."
+        ) from None
 
 
 def relative_difference(
@@ -149,17 +157,19 @@ def relative_difference(
     """
     w = "relative_difference"
     mt, vt = floats(estimate, "estimate", w), floats(variance, "variance", w)
-    mc, vc = floats(control_estimate, "control_estimate", w), floats(control_variance,
-                                                             "control_variance", w)
+    mc, vc = (
+        floats(control_estimate, "control_estimate", w),
+        floats(control_variance, "control_variance", w),
+    )
     c = floats(crit, "crit", w)
     _nonnegative(vt, "variance", w)
     _nonnegative(vc, "control_variance", w)
     if (c < 0).any():
         at, v = _at(c, c < 0)
-        raise InputError(f"{w}: crit must be >= 0 (a critical value such as 1.96); got "
-                         f"{v!r}{at}.")
-    mt, vt, mc, vc, c = _broadcast(w, estimate=mt, variance=vt, control_estimate=mc,
-                                   control_variance=vc, crit=c)
+        raise InputError(f"{w}: crit must be >= 0 (a critical value such as 1.96); got {v!r}{at}.")
+    mt, vt, mc, vc, c = _broadcast(
+        w, estimate=mt, variance=vt, control_estimate=mc, control_variance=vc, crit=c
+    )
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ok = (mc != 0) & np.isfinite(mt) & np.isfinite(mc) & np.isfinite(vt) & np.isfinite(vc)
         safe = np.where(ok, mc, 1.0)
@@ -197,12 +207,15 @@ def normal_comparison(
     w = "normal_comparison"
     alpha = check_alpha(alpha, where=w)
     mt, vt = floats(estimate, "estimate", w), floats(variance, "variance", w)
-    mc, vc = floats(control_estimate, "control_estimate", w), floats(control_variance,
-                                                             "control_variance", w)
+    mc, vc = (
+        floats(control_estimate, "control_estimate", w),
+        floats(control_variance, "control_variance", w),
+    )
     _nonnegative(vt, "variance", w)
     _nonnegative(vc, "control_variance", w)
-    mt, vt, mc, vc = _broadcast(w, estimate=mt, variance=vt, control_estimate=mc,
-                                control_variance=vc)
+    mt, vt, mc, vc = _broadcast(
+        w, estimate=mt, variance=vt, control_estimate=mc, control_variance=vc
+    )
     finite = np.isfinite(mt) & np.isfinite(mc) & np.isfinite(vt) & np.isfinite(vc)
     diff = np.where(finite, mt - mc, np.nan)
     se = np.where(finite, np.sqrt(vt + vc), np.nan)
@@ -212,10 +225,17 @@ def normal_comparison(
     crit = stats.norm.ppf(1 - alpha / 2)
     rel, rlo, rhi = relative_difference(mt, vt, mc, vc, crit)
     return Comparison(
-        estimate=mt, control_estimate=mc, diff=diff, std_error=se,
-        ci_lower=diff - crit * se, ci_upper=diff + crit * se,
-        rel_diff=rel, rel_ci_lower=rlo, rel_ci_upper=rhi,
-        statistic=z, p_value=np.asarray(p, dtype=np.float64),
+        estimate=mt,
+        control_estimate=mc,
+        diff=diff,
+        std_error=se,
+        ci_lower=diff - crit * se,
+        ci_upper=diff + crit * se,
+        rel_diff=rel,
+        rel_ci_lower=rlo,
+        rel_ci_upper=rhi,
+        statistic=z,
+        p_value=np.asarray(p, dtype=np.float64),
         df=np.full(diff.shape, np.inf),
     )
 
@@ -265,15 +285,15 @@ def two_proportion_ztest(
     xc = _counts(control_successes, "control_successes", w)
     nc = _counts(control_n, "control_n", w, trials=True)
     xt, nt, xc, nc = _broadcast(w, successes=xt, n=nt, control_successes=xc, control_n=nc)
-    for x_, n_, xn, nn in ((xt, nt, "successes", "n"),
-                           (xc, nc, "control_successes", "control_n")):
+    for x_, n_, xn, nn in ((xt, nt, "successes", "n"), (xc, nc, "control_successes", "control_n")):
         if (x_ > n_).any():
             at, _ = _at(x_, x_ > n_)
             i = np.argwhere(x_ > n_)[0] if x_.ndim else ()
             raise InputError(
                 f"{w}: {xn}={x_[tuple(i)]:g} exceeds {nn}={n_[tuple(i)]:g}{at}; {xn} counts "
                 f"the units that converted among the {nn} units of the group, so "
-                f"0 <= {xn} <= {nn}.")
+                f"0 <= {xn} <= {nn}."
+            )
     pt, pc = xt / nt, xc / nc
     pooled = (xt + xc) / (nt + nc)
     ok = (pooled > 0) & (pooled < 1)
@@ -282,10 +302,19 @@ def two_proportion_ztest(
     sx_c, sn_c = np.where(ok, xc, 1.0), np.where(ok, nc, 2.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = test_proportions_2indep(sx_t, sn_t, sx_c, sn_c, method="score", compare="diff",
-                                      correction=False, return_results=True)
-        lo, hi = confint_proportions_2indep(xt, nt, xc, nc, method="wald", compare="diff",
-                                            alpha=alpha)
+        res = test_proportions_2indep(
+            sx_t,
+            sn_t,
+            sx_c,
+            sn_c,
+            method="score",
+            compare="diff",
+            correction=False,
+            return_results=True,
+        )
+        lo, hi = confint_proportions_2indep(
+            xt, nt, xc, nc, method="wald", compare="diff", alpha=alpha
+        )
     z = np.where(ok, np.asarray(res.statistic, dtype=np.float64).reshape(xt.shape), np.nan)
     p = np.where(ok, np.asarray(res.pvalue, dtype=np.float64).reshape(xt.shape), np.nan)
     diff = pt - pc
@@ -297,9 +326,18 @@ def two_proportion_ztest(
     crit = stats.norm.ppf(1 - alpha / 2)
     rel, rlo, rhi = relative_difference(pt, vt, pc, vc, crit)
     return Comparison(
-        estimate=pt, control_estimate=pc, diff=diff, std_error=se,
-        ci_lower=lo, ci_upper=hi, rel_diff=rel, rel_ci_lower=rlo, rel_ci_upper=rhi,
-        statistic=z, p_value=p, df=np.full(diff.shape, np.inf),
+        estimate=pt,
+        control_estimate=pc,
+        diff=diff,
+        std_error=se,
+        ci_lower=lo,
+        ci_upper=hi,
+        rel_diff=rel,
+        rel_ci_lower=rlo,
+        rel_ci_upper=rhi,
+        statistic=z,
+        p_value=p,
+        df=np.full(diff.shape, np.inf),
     )
 
 
@@ -339,21 +377,29 @@ def welch_ttest(
     vt = _nonnegative(floats(var, "var", w), "var", w)
     vc = _nonnegative(floats(control_var, "control_var", w), "control_var", w)
     nt, nc = _counts(n, "n", w, trials=True), _counts(control_n, "control_n", w, trials=True)
-    mt, vt, nt, mc, vc, nc = _broadcast(w, mean=mt, var=vt, n=nt, control_mean=mc,
-                                        control_var=vc, control_n=nc)
+    mt, vt, nt, mc, vc, nc = _broadcast(
+        w, mean=mt, var=vt, n=nt, control_mean=mc, control_var=vc, control_n=nc
+    )
     finite = np.isfinite(mt) & np.isfinite(mc) & np.isfinite(vt) & np.isfinite(vc)
     ok = finite & (nt >= 2) & (nc >= 2) & ((vt > 0) | (vc > 0))
     with np.errstate(divide="ignore", invalid="ignore"):
         a = np.where(ok, vt / nt, np.nan)
         b = np.where(ok, vc / nc, np.nan)
-        df = np.where(ok, (a + b) ** 2 / (a**2 / np.where(ok, nt - 1, 1.0)
-                                           + b**2 / np.where(ok, nc - 1, 1.0)), np.nan)
+        df = np.where(
+            ok,
+            (a + b) ** 2 / (a**2 / np.where(ok, nt - 1, 1.0) + b**2 / np.where(ok, nc - 1, 1.0)),
+            np.nan,
+        )
     se = np.sqrt(a + b)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         res = stats.ttest_ind_from_stats(
-            np.where(ok, mt, 0.0), np.sqrt(np.where(ok, vt, 1.0)), np.where(ok, nt, 2.0),
-            np.where(ok, mc, 0.0), np.sqrt(np.where(ok, vc, 1.0)), np.where(ok, nc, 2.0),
+            np.where(ok, mt, 0.0),
+            np.sqrt(np.where(ok, vt, 1.0)),
+            np.where(ok, nt, 2.0),
+            np.where(ok, mc, 0.0),
+            np.sqrt(np.where(ok, vc, 1.0)),
+            np.where(ok, nc, 2.0),
             equal_var=False,
         )
     t = np.where(ok, np.asarray(res.statistic, dtype=np.float64), np.nan)
@@ -364,10 +410,18 @@ def welch_ttest(
         diff = mt - mc
     rel, rlo, rhi = relative_difference(mt, a, mc, b, crit)
     return Comparison(
-        estimate=mt, control_estimate=mc,
-        diff=diff, std_error=se, ci_lower=diff - crit * se, ci_upper=diff + crit * se,
-        rel_diff=np.where(ok, rel, np.nan), rel_ci_lower=rlo, rel_ci_upper=rhi,
-        statistic=t, p_value=p, df=df,
+        estimate=mt,
+        control_estimate=mc,
+        diff=diff,
+        std_error=se,
+        ci_lower=diff - crit * se,
+        ci_upper=diff + crit * se,
+        rel_diff=np.where(ok, rel, np.nan),
+        rel_ci_lower=rlo,
+        rel_ci_upper=rhi,
+        statistic=t,
+        p_value=p,
+        df=df,
     )
 
 
@@ -397,14 +451,22 @@ def delta_method_ratio(
     w = "delta_method_ratio"
     xf, yf = floats(numerator, "numerator", w), floats(denominator, "denominator", w)
     x, y = _broadcast(w, numerator=xf, denominator=yf)
-    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or \
-            not -x.ndim <= axis < max(x.ndim, 1) or x.ndim == 0:
-        raise InputError(f"{w}: axis={axis!r} is not an axis of the per-unit arrays of shape "
-                         f"{x.shape}; pass the axis that runs over units (default -1).")
+    if (
+        isinstance(axis, bool)
+        or not isinstance(axis, (int, np.integer))
+        or not -x.ndim <= axis < max(x.ndim, 1)
+        or x.ndim == 0
+    ):
+        raise InputError(
+            f"{w}: axis={axis!r} is not an axis of the per-unit arrays of shape "
+            f"{x.shape}; pass the axis that runs over units (default -1)."
+        )
     n = x.shape[axis]
     if n == 0:
-        raise InputError(f"{w}: numerator and denominator hold no units (axis {axis} has "
-                         "length 0); pass per-unit values of at least one unit.")
+        raise InputError(
+            f"{w}: numerator and denominator hold no units (axis {axis} has "
+            "length 0); pass per-unit values of at least one unit."
+        )
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         finite = np.isfinite(x).all(axis=axis) & np.isfinite(y).all(axis=axis)
         xs = np.where(np.isfinite(x) & np.isfinite(y), x, 0.0)
@@ -435,8 +497,10 @@ def cuped_theta(y: Any, x: Any) -> float:
     w = "cuped_theta"
     yy, xx = floats(y, "y", w), floats(x, "x", w)
     if yy.ndim != 1 or yy.shape != xx.shape:
-        raise InputError(f"{w}: y and x must be 1-d arrays with one value per unit, of the same "
-                         f"length; got shapes {yy.shape} (y) and {xx.shape} (x).")
+        raise InputError(
+            f"{w}: y and x must be 1-d arrays with one value per unit, of the same "
+            f"length; got shapes {yy.shape} (y) and {xx.shape} (x)."
+        )
     if yy.size == 0:
         raise InputError(f"{w}: y and x hold no units; pass the values of at least one unit.")
     if not (np.isfinite(yy).all() and np.isfinite(xx).all()):
@@ -469,7 +533,9 @@ class SRMResult:
         total = sum(self.observed.values())
         parts = ", ".join(
             f"{v}: {self.observed[v]} ({self.observed[v] / total:.2%} observed vs "
-            f"{self.expected_share[v]:.2%} planned)" if total else f"{v}: 0"
+            f"{self.expected_share[v]:.2%} planned)"
+            if total
+            else f"{v}: 0"
             for v in self.observed
         )
         return (
@@ -506,28 +572,36 @@ def sample_ratio_mismatch(
     w = "sample_ratio_mismatch"
     check_alpha(threshold, name="threshold", where=w, example="threshold=0.001")
     if not isinstance(observed, Mapping) or not isinstance(expected_share, Mapping):
-        raise InputError(f"{w}: observed and expected_share must be mappings {{variant: "
-                         "count}} and {variant: share}.")
+        raise InputError(
+            f"{w}: observed and expected_share must be mappings {{variant: "
+            "count}} and {variant: share}."
+        )
     names = list(expected_share)
     if len(names) < 2:
         raise InputError(f"{w}: expected_share must plan at least two variants, got {names}.")
     unknown = [v for v in observed if v not in expected_share]
     if unknown:
-        raise InputError(f"{w}: observed has variant(s) {unknown} that are not in "
-                         f"expected_share {names}; add them to the plan or leave them out.")
+        raise InputError(
+            f"{w}: observed has variant(s) {unknown} that are not in "
+            f"expected_share {names}; add them to the plan or leave them out."
+        )
     obs = floats([observed.get(v, 0) for v in names], "observed", w)
     bad = ~(np.isfinite(obs) & (obs >= 0) & (obs == np.floor(obs)))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{w}: observed[{names[i]!r}] is {observed[names[i]]!r}; observed "
-                         "values must be unit counts (whole numbers >= 0).")
+        raise InputError(
+            f"{w}: observed[{names[i]!r}] is {observed[names[i]]!r}; observed "
+            "values must be unit counts (whole numbers >= 0)."
+        )
     share = floats([expected_share[v] for v in names], "expected_share", w)
     bad = ~(np.isfinite(share) & (share > 0))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{w}: expected_share[{names[i]!r}] is {expected_share[names[i]]!r}; "
-                         "planned shares must be positive numbers (weights, normalised to sum "
-                         "to 1).")
+        raise InputError(
+            f"{w}: expected_share[{names[i]!r}] is {expected_share[names[i]]!r}; "
+            "planned shares must be positive numbers (weights, normalised to sum "
+            "to 1)."
+        )
     share = share / share.sum()
     total = obs.sum()
     if total <= 0:
@@ -538,6 +612,8 @@ def sample_ratio_mismatch(
     return SRMResult(
         observed={v: int(o) for v, o in zip(names, obs, strict=True)},
         expected_share={v: float(s) for v, s in zip(names, share, strict=True)},
-        statistic=stat, p_value=p, threshold=float(threshold),
+        statistic=stat,
+        p_value=p,
+        threshold=float(threshold),
         mismatch=bool(p < threshold) if np.isfinite(p) else False,
     )

@@ -40,8 +40,7 @@ def cutoff_array(k: Any) -> Any:
     return k.astype(np.float64) if is_vector(k) else float(k)
 
 
-def sum_at(seg: np.ndarray, pos: np.ndarray, values: np.ndarray, n: int, k: Any
-           ) -> np.ndarray:
+def sum_at(seg: np.ndarray, pos: np.ndarray, values: np.ndarray, n: int, k: Any) -> np.ndarray:
     """Per-query sum of ``values`` at 0-based positions ``pos < k``.
 
     ``k`` None: every position; an integer: one cutoff (shape (n,)); a sorted
@@ -91,6 +90,6 @@ def seg_cumsum(values: np.ndarray, start: np.ndarray) -> np.ndarray:
     order = np.argsort(pos.astype(np.uint16), kind="stable")  # rows by position (radix)
     bounds = np.cumsum(np.bincount(pos, minlength=longest))
     for p in range(1, longest):
-        rows = order[bounds[p - 1]:bounds[p]]
+        rows = order[bounds[p - 1] : bounds[p]]
         out[rows] += out[rows - 1]
     return out

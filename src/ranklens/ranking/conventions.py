@@ -168,8 +168,9 @@ class Conventions:
     collection_size: int = 0
     iprec_rounding: str = "lround"
     score_precision: str = "float64"
-    metric_defaults: dict[str, dict[str, Any]] = field(default_factory=dict, hash=False,
-                                                       compare=True)
+    metric_defaults: dict[str, dict[str, Any]] = field(
+        default_factory=dict, hash=False, compare=True
+    )
     profile: str | None = None
 
     def __post_init__(self) -> None:
@@ -187,17 +188,21 @@ class Conventions:
                     f"{name}={value!r} is not a known convention; choose one of "
                     f"{', '.join(map(repr, allowed))}."
                 )
-        if isinstance(self.rel_threshold, bool) or not isinstance(
-                self.rel_threshold, (int, float)) or not math.isfinite(self.rel_threshold):
+        if (
+            isinstance(self.rel_threshold, bool)
+            or not isinstance(self.rel_threshold, (int, float))
+            or not math.isfinite(self.rel_threshold)
+        ):
             raise ConventionError(
                 f"rel_threshold must be a finite number, got {self.rel_threshold!r}."
             )
         if not isinstance(self.judged_only, bool):
-            raise ConventionError(
-                f"judged_only must be True or False, got {self.judged_only!r}."
-            )
-        if isinstance(self.collection_size, bool) or not isinstance(
-                self.collection_size, int) or self.collection_size < 0:
+            raise ConventionError(f"judged_only must be True or False, got {self.judged_only!r}.")
+        if (
+            isinstance(self.collection_size, bool)
+            or not isinstance(self.collection_size, int)
+            or self.collection_size < 0
+        ):
             raise ConventionError(
                 f"collection_size must be a whole number >= 0 (the number of documents in "
                 f"the collection), got {self.collection_size!r}."
@@ -205,9 +210,7 @@ class Conventions:
         if self.depth is not None and (
             isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1
         ):
-            raise ConventionError(
-                f"depth must be a positive integer or None, got {self.depth!r}."
-            )
+            raise ConventionError(f"depth must be a positive integer or None, got {self.depth!r}.")
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -218,8 +221,9 @@ PROFILES: dict[str, Conventions] = {
     "pytrec_eval": Conventions(
         iprec_rounding="legacy", score_precision="float32", profile="pytrec_eval"
     ),
-    "ranx": Conventions(ties="input", missing="zero",
-                        metric_defaults={"rbp": {"scale": "none"}}, profile="ranx"),
+    "ranx": Conventions(
+        ties="input", missing="zero", metric_defaults={"rbp": {"scale": "none"}}, profile="ranx"
+    ),
     "rectools": Conventions(
         missing="zero",
         metric_defaults={"ndcg": {"gain": "binary", "ideal": "k"}},
@@ -227,8 +231,7 @@ PROFILES: dict[str, Conventions] = {
     ),
     "replay": Conventions(
         missing="zero",
-        metric_defaults={"ap": {"norm": "min_r_k"},
-                         "ndcg": {"gain": "binary", "ideal": "cut"}},
+        metric_defaults={"ap": {"norm": "min_r_k"}, "ndcg": {"gain": "binary", "ideal": "cut"}},
         profile="replay",
     ),
     "spark": Conventions(
@@ -236,8 +239,7 @@ PROFILES: dict[str, Conventions] = {
         missing="zero",
         unjudged="zero",
         rel_threshold=0,
-        metric_defaults={"ap": {"norm": "min_r_k"},
-                         "ndcg": {"gain": "exp2", "ideal": "cut"}},
+        metric_defaults={"ap": {"norm": "min_r_k"}, "ndcg": {"gain": "exp2", "ideal": "cut"}},
         profile="spark",
     ),
     "sklearn": Conventions(
@@ -289,5 +291,6 @@ def check_convention_names(names: Iterable[str]) -> None:
     for name in unknown:
         close = difflib.get_close_matches(name, fields, n=1)
         told.append(f"{name}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-    raise ConventionError(f"unknown convention(s): {', '.join(told)}; the conventions are "
-                          f"{', '.join(fields)}.")
+    raise ConventionError(
+        f"unknown convention(s): {', '.join(told)}; the conventions are {', '.join(fields)}."
+    )

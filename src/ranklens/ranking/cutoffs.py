@@ -36,12 +36,20 @@ from ranklens.ranking.evaluation import (
 )
 from ranklens.ranking.kernels.binary import _iprec_levels, _thr
 
-__all__ = ["CUTOFF_FAMILIES", "CutoffResult", "PRCurve", "evaluate_cutoffs",
-           "precision_recall_curve"]
+__all__ = [
+    "CUTOFF_FAMILIES",
+    "CutoffResult",
+    "PRCurve",
+    "evaluate_cutoffs",
+    "precision_recall_curve",
+]
 
 # the ranking metrics that take an integer cutoff k
-CUTOFF_FAMILIES = tuple(d.name for d in REGISTRY.values()
-                        if d.domain == "ranking" and d.cutoff in ("optional", "required"))
+CUTOFF_FAMILIES = tuple(
+    d.name
+    for d in REGISTRY.values()
+    if d.domain == "ranking" and d.cutoff in ("optional", "required")
+)
 
 
 @dataclass(frozen=True)
@@ -68,21 +76,27 @@ class CutoffResult:
 
     def summary(self) -> dict[str, dict[int, float]]:
         """``{metric: {k: mean}}``."""
-        return {m: dict(zip(self.ks.tolist(), self.curve(m).tolist(), strict=True))
-                for m in self.metrics}
+        return {
+            m: dict(zip(self.ks.tolist(), self.curve(m).tolist(), strict=True))
+            for m in self.metrics
+        }
 
     def to_frame(self) -> Any:
         """Long table (pandas): metric, k, mean."""
         with needs("pandas", "ranklens.ranking.cutoffs.to_frame"):
             import pandas as pd
 
-        rows = [(m, int(k), float(v)) for m in self.metrics
-                for k, v in zip(self.ks, self.curve(m), strict=True)]
+        rows = [
+            (m, int(k), float(v))
+            for m in self.metrics
+            for k, v in zip(self.ks, self.curve(m), strict=True)
+        ]
         return pd.DataFrame(rows, columns=["metric", "k", "mean"])
 
 
-def _conv(profile: str | None, conventions: Conventions | None,
-          overrides: dict[str, Any]) -> Conventions:
+def _conv(
+    profile: str | None, conventions: Conventions | None, overrides: dict[str, Any]
+) -> Conventions:
     return resolve_conventions(conventions, profile, overrides)
 
 
@@ -138,8 +152,9 @@ def evaluate_cutoffs(
         parsed[key] = m
         jobs.append(Job(key, m, plan_params(key, m, conv, cutoff=ks), ks))
     out = run_jobs(qrels, run, conv, jobs, stacklevel=3)
-    return CutoffResult(tuple(parsed), ks, tuple(out.query_ids.to_pylist()), out.values, conv,
-                        parsed)
+    return CutoffResult(
+        tuple(parsed), ks, tuple(out.query_ids.to_pylist()), out.values, conv, parsed
+    )
 
 
 @dataclass(frozen=True)
@@ -171,8 +186,14 @@ class PRCurve:
             import pandas as pd
 
         ids = np.asarray(self.query_ids, dtype=object)
-        return pd.DataFrame({"query": ids[self.query], "rank": self.rank,
-                             "precision": self.precision, "recall": self.recall})
+        return pd.DataFrame(
+            {
+                "query": ids[self.query],
+                "rank": self.rank,
+                "precision": self.precision,
+                "recall": self.recall,
+            }
+        )
 
 
 def precision_recall_curve(
@@ -206,9 +227,10 @@ def precision_recall_curve(
     precision = cum / rank
     nrel = prep.num_rel(thr).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        recall = np.where(nrel[prep.seg] > 0, cum / np.where(nrel > 0, nrel, 1.0)[prep.seg],
-                          0.0)
-    interp = np.vstack(_iprec_levels(prep, lv.tolist(), params)).T if prep.n_queries else (
-        np.zeros((0, lv.size)))
-    return PRCurve(tuple(prep.query_ids.to_pylist()), prep.seg, rank, precision, recall, lv,
-                   interp)
+        recall = np.where(nrel[prep.seg] > 0, cum / np.where(nrel > 0, nrel, 1.0)[prep.seg], 0.0)
+    interp = (
+        np.vstack(_iprec_levels(prep, lv.tolist(), params)).T
+        if prep.n_queries
+        else (np.zeros((0, lv.size)))
+    )
+    return PRCurve(tuple(prep.query_ids.to_pylist()), prep.seg, rank, precision, recall, lv, interp)

@@ -39,7 +39,6 @@ __all__ = ["Qrels", "Run"]
 _T = TypeVar("_T", bound="_Table")
 
 
-
 class _Table:
     """Shared machinery of :class:`Qrels` and :class:`Run`."""
 
@@ -70,8 +69,11 @@ class _Table:
             return lambda: as_id_column(column, f"{what} {role} column", encode=True)
 
         # a large table's three columns are converted at the same time
-        q, d, v = map_large(_call, [(ids(query, "query"),), (ids(doc, "doc"),),
-                                    (value_column,)], column_length(query))
+        q, d, v = map_large(
+            _call,
+            [(ids(query, "query"),), (ids(doc, "doc"),), (value_column,)],
+            column_length(query),
+        )
         if not (len(q) == len(d) == len(v)):
             raise InputError(
                 f"{what}: the query, doc and {self._value_name} columns have different "
@@ -80,10 +82,15 @@ class _Table:
         self._check_values(q, d, v)
         index: PairIndex | None = None
         dropped = 0
-        if not (self._defer_pairs and duplicates == "error" and len(v) >= LARGE_ROWS
-                and not pa.types.is_dictionary(d.type)):
-            q, d, v, dropped, index = resolve_duplicates(q, d, v, duplicates, what,
-                                                         self._value_name, compact=True)
+        if not (
+            self._defer_pairs
+            and duplicates == "error"
+            and len(v) >= LARGE_ROWS
+            and not pa.types.is_dictionary(d.type)
+        ):
+            q, d, v, dropped, index = resolve_duplicates(
+                q, d, v, duplicates, what, self._value_name, compact=True
+            )
         v.setflags(write=False)
         # ids as Arrow strings, or dictionary-encoded (integer ids, categoricals): the
         # engine works on the codes; ``_query``/``_doc`` give the text
@@ -95,8 +102,14 @@ class _Table:
         self._cache: dict[Any, Any] = {} if index is None else {"pairs": index}
 
     @classmethod
-    def _indexed(cls: type[_T], q: pa.Array, d: pa.Array, v: np.ndarray, index: PairIndex,
-                 name: str | None = None) -> _T:
+    def _indexed(
+        cls: type[_T],
+        q: pa.Array,
+        d: pa.Array,
+        v: np.ndarray,
+        index: PairIndex,
+        name: str | None = None,
+    ) -> _T:
         """A table from id columns (as :func:`as_id_column` returns them) whose pair index
         is already known (free of repeated pairs): no second sort."""
         new = object.__new__(cls)
@@ -143,9 +156,11 @@ class _Table:
         check_choice("form", form, FORMS)
         key = ("fingerprint", form)
         if key not in self._cache:
-            self._cache[key] = (canonical_digest(self._doc, self._values, self._pairs)
-                                if form == "canonical" else
-                                input_digest(self._query, self._doc, self._values))
+            self._cache[key] = (
+                canonical_digest(self._doc, self._values, self._pairs)
+                if form == "canonical"
+                else input_digest(self._query, self._doc, self._values)
+            )
         return str(self._cache[key])
 
     def _check_values(self, q: pa.Array, d: pa.Array, v: np.ndarray) -> None:
@@ -188,8 +203,9 @@ class _Table:
             ds.extend(docs.keys())
             vs.extend(docs.values())
         for col, label in ((qs, "query"), (ds, "doc")):
-            bad = next((x for x in col if not isinstance(x, (str, int)) or isinstance(x, bool)),
-                       None)
+            bad = next(
+                (x for x in col if not isinstance(x, (str, int)) or isinstance(x, bool)), None
+            )
             if bad is not None:
                 raise InputError(
                     f"{cls.__name__}.from_dict: {label} ids must be strings (or integers), got "
@@ -238,14 +254,16 @@ class _Table:
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query: {doc: value}}``; values are floats."""
         out: dict[str, dict[str, float]] = {}
-        for q, d, v in zip(self._query.to_pylist(), self._doc.to_pylist(),
-                           self._values.tolist(), strict=True):
+        for q, d, v in zip(
+            self._query.to_pylist(), self._doc.to_pylist(), self._values.tolist(), strict=True
+        ):
             out.setdefault(q, {})[d] = v
         return out
 
     def __iter__(self) -> Iterator[tuple[str, str, float]]:
-        return iter(zip(self._query.to_pylist(), self._doc.to_pylist(), self._values.tolist(),
-                        strict=True))
+        return iter(
+            zip(self._query.to_pylist(), self._doc.to_pylist(), self._values.tolist(), strict=True)
+        )
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -255,9 +273,13 @@ class _Table:
 
         def canonical(t: _Table) -> pa.Table:
             # ids compare as text whatever the Arrow string type they arrived in
-            return pa.table({"query": t._query.cast(pa.large_string()),
-                             "doc": t._doc.cast(pa.large_string()),
-                             "v": t._values}).sort_by(keys)
+            return pa.table(
+                {
+                    "query": t._query.cast(pa.large_string()),
+                    "doc": t._doc.cast(pa.large_string()),
+                    "v": t._values,
+                }
+            ).sort_by(keys)
 
         return bool(canonical(self).equals(canonical(other)))
 
@@ -286,8 +308,14 @@ class _Table:
         if "pairs" not in self._cache:  # a large run's deferred (query, doc) check
             try:
                 self._cache["pairs"] = resolve_duplicates(
-                    self._q, self._d, self._values, "error", type(self).__name__,
-                    self._value_name, compact=True)[4]
+                    self._q,
+                    self._d,
+                    self._values,
+                    "error",
+                    type(self).__name__,
+                    self._value_name,
+                    compact=True,
+                )[4]
             except DuplicateError as exc:
                 raise self._duplicates_found(exc) from None
         return self._cache["pairs"]
@@ -343,13 +371,15 @@ def _is_number(x: Any) -> bool:
     return not isinstance(x, (str, bytes))
 
 
-def _table_from_frame(cls: type[_T], frame: Any, query: str, doc: str, value: str,
-                      name: str | None, duplicates: str) -> _T:
+def _table_from_frame(
+    cls: type[_T], frame: Any, query: str, doc: str, value: str, name: str | None, duplicates: str
+) -> _T:
     """``cls`` (Qrels or Run) from the three named columns of a pandas, polars or pyarrow
     table; errors name ``<cls>.from_frame`` and the column."""
     role = cls._value_name
-    cols = columns_from_frame(frame, {"query": query, "doc": doc, role: value},
-                              f"{cls.__name__}.from_frame")
+    cols = columns_from_frame(
+        frame, {"query": query, "doc": doc, role: value}, f"{cls.__name__}.from_frame"
+    )
     return cls(cols["query"], cols["doc"], cols[role], name=name, duplicates=duplicates)
 
 
@@ -369,15 +399,29 @@ class Qrels(_Table):
     __slots__ = ()
 
     @classmethod
-    def from_frame(cls, frame: Any, *, query: str = "query", doc: str = "doc",
-                   relevance: str = "relevance", name: str | None = None,
-                   duplicates: str = "error") -> Qrels:
+    def from_frame(
+        cls,
+        frame: Any,
+        *,
+        query: str = "query",
+        doc: str = "doc",
+        relevance: str = "relevance",
+        name: str | None = None,
+        duplicates: str = "error",
+    ) -> Qrels:
         """Build from a pandas, polars or pyarrow table (columns named by the arguments)."""
         return _table_from_frame(cls, frame, query, doc, relevance, name, duplicates)
 
     @classmethod
-    def from_arrays(cls, query: Any, doc: Any, relevance: Any, *, name: str | None = None,
-                    duplicates: str = "error") -> Qrels:
+    def from_arrays(
+        cls,
+        query: Any,
+        doc: Any,
+        relevance: Any,
+        *,
+        name: str | None = None,
+        duplicates: str = "error",
+    ) -> Qrels:
         """Build from three equally long arrays (numpy, lists, pyarrow, Series)."""
         return cls(query, doc, relevance, name=name, duplicates=duplicates)
 
@@ -406,9 +450,17 @@ class Run(_Table):
     __slots__ = ()
 
     @classmethod
-    def from_frame(cls, frame: Any, *, query: str = "query", doc: str = "doc",
-                   score: str = "score", name: str | None = None,
-                   duplicates: str = "error", rank: str | None = None) -> Run:
+    def from_frame(
+        cls,
+        frame: Any,
+        *,
+        query: str = "query",
+        doc: str = "doc",
+        score: str = "score",
+        name: str | None = None,
+        duplicates: str = "error",
+        rank: str | None = None,
+    ) -> Run:
         """Build from a pandas, polars or pyarrow table (columns named by the arguments).
 
         ``rank``: the name of a column of 1-based ranks (1 = best) to use instead of
@@ -422,15 +474,23 @@ class Run(_Table):
         """
         if rank is None:
             return _table_from_frame(cls, frame, query, doc, score, name, duplicates)
-        cols = columns_from_frame(frame, {"query": query, "doc": doc, "rank": rank},
-                                  "Run.from_frame")
+        cols = columns_from_frame(
+            frame, {"query": query, "doc": doc, "rank": rank}, "Run.from_frame"
+        )
         what = f"Run.from_frame rank column {rank!r}"
-        return cls(cols["query"], cols["doc"], lambda: scores_from_ranks(cols["rank"], what),
-                   name=name, duplicates=duplicates, _own_values=True)
+        return cls(
+            cols["query"],
+            cols["doc"],
+            lambda: scores_from_ranks(cols["rank"], what),
+            name=name,
+            duplicates=duplicates,
+            _own_values=True,
+        )
 
     @classmethod
-    def from_arrays(cls, query: Any, doc: Any, score: Any, *, name: str | None = None,
-                    duplicates: str = "error") -> Run:
+    def from_arrays(
+        cls, query: Any, doc: Any, score: Any, *, name: str | None = None, duplicates: str = "error"
+    ) -> Run:
         """Build from three equally long arrays (numpy, lists, pyarrow, Series)."""
         return cls(query, doc, score, name=name, duplicates=duplicates)
 

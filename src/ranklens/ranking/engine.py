@@ -48,9 +48,16 @@ from ranklens.ranking._sums import sum_at
 from ranklens.ranking.conventions import Conventions
 from ranklens.ranking.data import Qrels, Run
 
-__all__ = ["ORDERING_TIES", "Prepared", "check_not_empty", "missing_queries_error",
-           "no_relevant_error", "order_rankings",
-           "prepare"]
+__all__ = [
+    "ORDERING_TIES",
+    "Prepared",
+    "check_not_empty",
+    "missing_queries_error",
+    "no_relevant_error",
+    "order_rankings",
+    "prepare",
+]
+
 
 def _np(arr: Any) -> np.ndarray:
     return to_numpy(arr)
@@ -58,29 +65,28 @@ def _np(arr: Any) -> np.ndarray:
 
 def _table(cols: dict[str, Any]) -> pa.Table:
     """A table of sort keys; NumPy columns are wrapped without copying."""
-    return pa.table({k: from_numpy(v) if isinstance(v, np.ndarray) else v
-                     for k, v in cols.items()})
+    return pa.table({k: from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in cols.items()})
 
 
 @dataclass(frozen=True, eq=False)
 class _DocKeys:
     """The qrels' (query, doc) pairs as sorted integer keys, for hash-and-search joins."""
 
-    doc_ids: pa.Array            # distinct judged doc ids (any order)
-    keys: np.ndarray             # sorted int64 key qcode * ndocs + dcode
-    key_rel: np.ndarray          # relevance aligned with keys
+    doc_ids: pa.Array  # distinct judged doc ids (any order)
+    keys: np.ndarray  # sorted int64 key qcode * ndocs + dcode
+    key_rel: np.ndarray  # relevance aligned with keys
 
 
 @dataclass(frozen=True, eq=False)
 class _JudgmentIndex:
     """Qrels reorganised for joining: sorted query ids and per-query judgments."""
 
-    query_ids: pa.Array          # distinct qrels query ids, sorted
-    row_qcode: np.ndarray        # query code of every qrels row (rows in input order)
-    qcode: np.ndarray            # per qrels row: query code, rows sorted by (qcode, -rel)
-    rel_sorted: np.ndarray       # relevance, sorted by query then descending
-    offsets: np.ndarray          # CSR offsets of rel_sorted per query code
-    doc: pa.Array                # the qrels' doc column and values (for the joins)
+    query_ids: pa.Array  # distinct qrels query ids, sorted
+    row_qcode: np.ndarray  # query code of every qrels row (rows in input order)
+    qcode: np.ndarray  # per qrels row: query code, rows sorted by (qcode, -rel)
+    rel_sorted: np.ndarray  # relevance, sorted by query then descending
+    offsets: np.ndarray  # CSR offsets of rel_sorted per query code
+    doc: pa.Array  # the qrels' doc column and values (for the joins)
     values: np.ndarray
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -110,8 +116,11 @@ def index_ahead(qrels: Qrels, doc_keys: bool = False) -> None:
     this once a large qrels is read (the run is read meanwhile); nothing is started
     for a small qrels, on one core, or twice.  ``doc_keys``: also the keys a run with
     coded doc ids (integers, categoricals) is joined with."""
-    if parts_for(len(qrels)) < 2 or qrels.cached("index") is not None \
-            or qrels.cached("index_future") is not None:
+    if (
+        parts_for(len(qrels)) < 2
+        or qrels.cached("index") is not None
+        or qrels.cached("index_future") is not None
+    ):
         return
 
     def build() -> _JudgmentIndex:
@@ -140,10 +149,12 @@ def _ideal_order(qcode: np.ndarray, n_codes: int, rel: np.ndarray) -> np.ndarray
         lo, hi = float(rel.min()), float(rel.max())
         if hi - lo < 1 << 16 and bool(np.all(rel == np.floor(rel))):
             width = int(hi - lo) + 1
-            return sorted_with_rows(qcode.astype(np.int64) * width
-                                    + (hi - rel).astype(np.int64))[1]
-    return _np(pc.sort_indices(_table({"q": qcode, "r": rel}),
-                               sort_keys=[("q", "ascending"), ("r", "descending")]))
+            return sorted_with_rows(qcode.astype(np.int64) * width + (hi - rel).astype(np.int64))[1]
+    return _np(
+        pc.sort_indices(
+            _table({"q": qcode, "r": rel}), sort_keys=[("q", "ascending"), ("r", "descending")]
+        )
+    )
 
 
 def _build_judgment_index(qrels: Qrels) -> _JudgmentIndex:
@@ -204,8 +215,7 @@ class Prepared:
     @cached_property
     def pos(self) -> np.ndarray:
         """0-based rank of every position within its query."""
-        return np.arange(len(self.rel), dtype=np.int64) - np.repeat(self.offsets[:-1],
-                                                                    self.lengths)
+        return np.arange(len(self.rel), dtype=np.int64) - np.repeat(self.offsets[:-1], self.lengths)
 
     @cached_property
     def ideal_seg(self) -> np.ndarray:
@@ -213,9 +223,9 @@ class Prepared:
 
     @cached_property
     def ideal_pos(self) -> np.ndarray:
-        return np.arange(len(self.ideal_rel), dtype=np.int64) - self.ideal_offsets[:-1][
-            self.ideal_seg
-        ]
+        return (
+            np.arange(len(self.ideal_rel), dtype=np.int64) - self.ideal_offsets[:-1][self.ideal_seg]
+        )
 
     @cached_property
     def group_start(self) -> np.ndarray:
@@ -284,7 +294,8 @@ class Prepared:
         if key not in self._memo:
             m = (self.ideal_rel >= 0) & (self.ideal_rel < threshold)
             self._memo[key] = np.bincount(self.ideal_seg[m], minlength=self.n_queries).astype(
-                np.int64)
+                np.int64
+            )
         return self._memo[key]
 
     def is_rel(self, threshold: float) -> np.ndarray:
@@ -343,8 +354,9 @@ class Sparse:
         return np.arange(1, len(self.idx) + 1) - self.first[:-1][self.seg]
 
 
-def _lookup_rel(idx: _JudgmentIndex, qcode: np.ndarray, dcode: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
+def _lookup_rel(
+    idx: _JudgmentIndex, qcode: np.ndarray, dcode: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Relevance of each (query code, doc code) row and whether it is in the qrels:
     a binary search of the judged rows' keys; large inputs in two halves on both
     cores."""
@@ -374,17 +386,21 @@ def _query_pieces(q: np.ndarray, n_codes: int) -> list[np.ndarray] | None:
     if parts < 2:
         return None
     cum = np.cumsum(np.bincount(q, minlength=n_codes))
-    bounds = np.unique([int(np.searchsorted(cum, len(q) * j // parts)) + 1
-                        for j in range(1, parts)])  # codes below bounds[i] go before
+    bounds = np.unique(
+        [int(np.searchsorted(cum, len(q) * j // parts)) + 1 for j in range(1, parts)]
+    )  # codes below bounds[i] go before
     piece = np.searchsorted(bounds, q, side="right")
     rows = [np.flatnonzero(piece == i) for i in range(len(bounds) + 1)]
     rows = [r for r in rows if r.size]
     return rows if len(rows) > 1 else None
 
 
-def _ordered_groups(cols: dict[str, Any], keys: list[tuple[str, str]],
-                    depth: int | None = None, blocks: int | None = None
-                    ) -> np.ndarray | None:
+def _ordered_groups(
+    cols: dict[str, Any],
+    keys: list[tuple[str, str]],
+    depth: int | None = None,
+    blocks: int | None = None,
+) -> np.ndarray | None:
     """The order of :func:`_split_sort` without sorting when the rows already come grouped
     by query and ranked within each query (rank-ordered run files, recommender output):
     then only the queries are put in code order.  ``None`` when they do not.  A tie key
@@ -405,8 +421,8 @@ def _ordered_groups(cols: dict[str, Any], keys: list[tuple[str, str]],
         by_code = _code_order(heads) * width
         return (by_code[:, None] + np.arange(keep)).reshape(-1)
     same = q[:0] == q[:0]
-    for stop in ((4096, n) if n > 4096 else (n,)):  # a cheap look at the head first
-        same = q[1:stop] == q[:stop - 1]  # rows of another query are not compared
+    for stop in (4096, n) if n > 4096 else (n,):  # a cheap look at the head first
+        same = q[1:stop] == q[: stop - 1]  # rows of another query are not compared
         if not _ranked_within(cols, keys, same):
             return None
     starts = np.concatenate(([0], np.flatnonzero(~same) + 1))
@@ -434,8 +450,9 @@ def _code_order(heads: np.ndarray) -> np.ndarray:
     return np.argsort(heads, kind="stable")
 
 
-def _strict_blocks(cols: dict[str, Any], keys: list[tuple[str, str]],
-                   blocks: int | None = None) -> tuple[np.ndarray, int] | None:
+def _strict_blocks(
+    cols: dict[str, Any], keys: list[tuple[str, str]], blocks: int | None = None
+) -> tuple[np.ndarray, int] | None:
     """``(query code of each block, block width)`` when the rows come in blocks of one
     width, one query per block and each query in one block, ranked strictly by the first
     key within each block (no equal scores, so no tie rule is needed); else None.
@@ -447,13 +464,11 @@ def _strict_blocks(cols: dict[str, Any], keys: list[tuple[str, str]],
     heads = q[::width]
     name, direction = keys[1]
     key = _key_column(cols, name).reshape(-1, width)
-    ranked = (key[:, 1:] < key[:, :-1]) if direction == "descending" else (
-        key[:, 1:] > key[:, :-1])
+    ranked = (key[:, 1:] < key[:, :-1]) if direction == "descending" else (key[:, 1:] > key[:, :-1])
     return (heads, width) if bool(ranked.all()) else None
 
 
-def _ranked_within(cols: dict[str, Any], keys: list[tuple[str, str]], same: np.ndarray
-                   ) -> bool:
+def _ranked_within(cols: dict[str, Any], keys: list[tuple[str, str]], same: np.ndarray) -> bool:
     """Whether each of the first ``len(same) + 1`` rows ranks no lower than the next
     wherever ``same`` says the two belong to one query.  Strictly ranked rows (no equal
     scores, the usual case) are told by the first key alone; the tie keys are read only
@@ -461,7 +476,7 @@ def _ranked_within(cols: dict[str, Any], keys: list[tuple[str, str]], same: np.n
     stop = len(same) + 1
     name, direction = keys[1]
     first = _key_column(cols, name)
-    a, b = first[:stop - 1], first[1:stop]
+    a, b = first[: stop - 1], first[1:stop]
     not_above = (a <= b) if direction == "descending" else (a >= b)
     not_above &= same
     if not not_above.any():
@@ -472,7 +487,7 @@ def _ranked_within(cols: dict[str, Any], keys: list[tuple[str, str]], same: np.n
         if not undecided.any():
             break
         col = _key_column(cols, name)
-        a, b = col[:stop - 1], col[1:stop]
+        a, b = col[: stop - 1], col[1:stop]
         ok &= ~(undecided & (a < b if direction == "descending" else a > b))
         undecided &= a == b
     return bool(ok.all())
@@ -486,8 +501,9 @@ def _key_column(cols: dict[str, Any], name: str) -> np.ndarray:
     return np.asarray(col)
 
 
-def _split_sort(cols: dict[str, np.ndarray], keys: list[tuple[str, str]], n_codes: int,
-                checked: bool = False) -> np.ndarray:
+def _split_sort(
+    cols: dict[str, np.ndarray], keys: list[tuple[str, str]], n_codes: int, checked: bool = False
+) -> np.ndarray:
     """``sort_indices`` over columns whose first key is a query code in
     ``[0, n_codes)``: large inputs are cut into two sets of whole queries (by code) and
     sorted on both cores; the results concatenate because every code of the first set
@@ -501,15 +517,15 @@ def _split_sort(cols: dict[str, np.ndarray], keys: list[tuple[str, str]], n_code
 
     def sort_part(a: int, b: int) -> np.ndarray:
         sel = rows[a]
-        local = _np(pc.sort_indices(_table({k: v[sel] for k, v in cols.items()}),
-                                    sort_keys=keys))
+        local = _np(pc.sort_indices(_table({k: v[sel] for k, v in cols.items()}), sort_keys=keys))
         return sel[local]
 
     return np.concatenate(map_pieces([(i, i + 1) for i in range(len(rows))], sort_part))
 
 
-def _merge_block(rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.Array
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _merge_block(
+    rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.Array
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One sort of a block of run rows together with the qrels rows of the same queries,
     by (query code, doc, qrels first).  A run row right after a qrels row of the same
     pair is judged; right after a run row of the same pair, it repeats that pair.
@@ -518,17 +534,22 @@ def _merge_block(rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.
     qrels rows, the rows in (query, doc) order and which of them repeat their
     predecessor."""
     nr, nq = len(rcode), len(qcode)
-    table = pa.table({
-        "q": pa.chunked_array([from_numpy(rcode), from_numpy(qcode.astype(rcode.dtype))]),
-        "d": pa.chunked_array([rdoc, qdoc]),
-        "s": pa.chunked_array([from_numpy(np.ones(nr, np.int8)),
-                               from_numpy(np.zeros(nq, np.int8))]),
-    })
+    table = pa.table(
+        {
+            "q": pa.chunked_array([from_numpy(rcode), from_numpy(qcode.astype(rcode.dtype))]),
+            "d": pa.chunked_array([rdoc, qdoc]),
+            "s": pa.chunked_array(
+                [from_numpy(np.ones(nr, np.int8)), from_numpy(np.zeros(nq, np.int8))]
+            ),
+        }
+    )
     table = table.combine_chunks()  # Arrow sorts one chunk faster than two
     m = nr + nq
-    order: np.ndarray = _np(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending"),
-                                                  ("s", "ascending")])
-                ).astype(np.int32 if m < 2**31 - 1 else np.int64)
+    order: np.ndarray = _np(
+        pc.sort_indices(
+            table, sort_keys=[("q", "ascending"), ("d", "ascending"), ("s", "ascending")]
+        )
+    ).astype(np.int32 if m < 2**31 - 1 else np.int64)
     codes = np.concatenate([rcode, qcode.astype(rcode.dtype)])[order]
     same = codes[1:] == codes[:-1]
     del codes
@@ -536,7 +557,7 @@ def _merge_block(rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.
     step = 1 << 20
     for start in range(0, m - 1, step):  # neighbouring doc ids, a slice at a time
         stop = min(start + step, m - 1)
-        block = doc.take(from_numpy(order[start:stop + 1])).chunk(0)
+        block = doc.take(from_numpy(order[start : stop + 1])).chunk(0)
         same[start:stop] &= _np(pc.equal(block[1:], block[:-1]))
     is_run = order < nr
     follows = np.flatnonzero(same & is_run[1:]) + 1  # run rows that repeat a predecessor
@@ -548,8 +569,9 @@ def _merge_block(rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.
     return order[judged], order[judged - 1] - nr, order[run_pos], repeat[run_pos]
 
 
-def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
-                ) -> tuple[PairIndex, np.ndarray, np.ndarray]:
+def _merge_join(
+    qrels: Qrels, run: Run, idx: _JudgmentIndex
+) -> tuple[PairIndex, np.ndarray, np.ndarray]:
     """Join a run whose (query, doc) pairs are not indexed yet to the qrels by sorting
     both together (no hash look-up of every retrieved doc id), checking the run for
     repeated pairs on the way.  Returns the run's pair index and, per run row, its
@@ -586,8 +608,9 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
     def block(a: int, b: int) -> tuple[tuple[np.ndarray, ...], int]:
         qa = int(np.searchsorted(qcodes, rc[a], side="left")) if b > a else 0
         qb = int(np.searchsorted(qcodes, rc[b - 1], side="right")) if b > a else 0
-        return _merge_block(rc[a:b], rdoc.slice(a, b - a), qcodes[qa:qb],
-                            qdoc.slice(qa, qb - qa)), qa
+        return _merge_block(
+            rc[a:b], rdoc.slice(a, b - a), qcodes[qa:qb], qdoc.slice(qa, qb - qa)
+        ), qa
 
     results = map_pieces(parts, block)
     order = np.empty(n, dtype=np.int64)  # run rows in (group, doc) order
@@ -604,8 +627,7 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
         rel[local] = qrels._values[qsel[qrow + qa]]
         found[local] = True
     if repeat.any():
-        raise run._duplicates_found(duplicate_error(run._q, run._d, order, repeat, "Run",
-                                                    "score"))
+        raise run._duplicates_found(duplicate_error(run._q, run._d, order, repeat, "Run", "score"))
     small = np.int32 if n < 2**31 - 1 else np.int64
     rank = in_code_order(order.astype(small), rq_code, n_codes)
     del order, repeat
@@ -616,11 +638,18 @@ def _merge_join(qrels: Qrels, run: Run, idx: _JudgmentIndex
 ORDERING_TIES = ORDERED  # the tie policies that order a ranking (the catalogue's set)
 
 
-def order_rankings(qcode: np.ndarray, n_codes: int, score: np.ndarray, ties: str, *,
-                   doc_rank: np.ndarray | Callable[[], np.ndarray] | None = None,
-                   rows: np.ndarray | None = None,
-                   rel: np.ndarray | None = None, depth: int | None = None,
-                   blocks: int | None = None) -> np.ndarray:
+def order_rankings(
+    qcode: np.ndarray,
+    n_codes: int,
+    score: np.ndarray,
+    ties: str,
+    *,
+    doc_rank: np.ndarray | Callable[[], np.ndarray] | None = None,
+    rows: np.ndarray | None = None,
+    rel: np.ndarray | None = None,
+    depth: int | None = None,
+    blocks: int | None = None,
+) -> np.ndarray:
     """The one place rankings are ordered: the row order that groups rows by query
     code (ascending, codes in ``[0, n_codes)``) and ranks each query's rows by score
     descending, equal scores under the tie policy ``ties``:
@@ -684,8 +713,9 @@ def _bits(x: int) -> int:
     return max(int(x).bit_length(), 1)
 
 
-def _packed_order(qcode: np.ndarray, n_codes: int, score: np.ndarray,
-                  tie: np.ndarray | None) -> np.ndarray | None:
+def _packed_order(
+    qcode: np.ndarray, n_codes: int, score: np.ndarray, tie: np.ndarray | None
+) -> np.ndarray | None:
     """Rows by (query code, score descending, ``tie`` descending, row), with the keys and
     the row number packed into one uint64 per row and sorted as plain values (NumPy
     sorts values several times faster than Arrow's multi-key sort or a lexsort); the
@@ -700,6 +730,7 @@ def _packed_order(qcode: np.ndarray, n_codes: int, score: np.ndarray,
         return None
     rows = _query_pieces(qcode, n_codes)
     if rows is not None:
+
         def part(a: int, b: int) -> np.ndarray | None:
             sel = rows[a]
             order = _packed_block(qcode[sel], score[sel], None if tie is None else tie[sel])
@@ -710,8 +741,9 @@ def _packed_order(qcode: np.ndarray, n_codes: int, score: np.ndarray,
     return _packed_block(qcode, score, tie)
 
 
-def _packed_block(qcode: np.ndarray, score: np.ndarray, tie: np.ndarray | None
-                  ) -> np.ndarray | None:
+def _packed_block(
+    qcode: np.ndarray, score: np.ndarray, tie: np.ndarray | None
+) -> np.ndarray | None:
     n = qcode.size
     if n == 0:
         return np.zeros(0, dtype=np.int64)
@@ -725,13 +757,13 @@ def _packed_block(qcode: np.ndarray, score: np.ndarray, tie: np.ndarray | None
     new[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
     del ordered
-    dense = np.cumsum(new)                       # 1 .. n_scores, ascending
+    dense = np.cumsum(new)  # 1 .. n_scores, ascending
     n_scores = int(dense[-1])
     bs = _bits(n_scores - 1)
     if bq + bs + bw + bi > 64:
         return None
     desc = np.empty(n, dtype=np.int64)
-    desc[by_score] = n_scores - dense            # 0 = the highest score
+    desc[by_score] = n_scores - dense  # 0 = the highest score
     del by_score, dense, new
     u64 = np.uint64
     key = qcode.astype(u64) << u64(bs + bw + bi)
@@ -750,8 +782,9 @@ def _score_column(run: Run, conv: Conventions) -> np.ndarray:
     return run._values
 
 
-def prepare(qrels: Qrels, run: Run, conventions: Conventions, *, batch: bool = False,
-            top: int | None = None) -> Prepared:
+def prepare(
+    qrels: Qrels, run: Run, conventions: Conventions, *, batch: bool = False, top: int | None = None
+) -> Prepared:
     """Join ``run`` to ``qrels`` and sort every query's ranking once.
 
     ``batch``: the tables are a batch of a larger evaluation (:class:`ranklens.Evaluator`),
@@ -813,8 +846,9 @@ class _RunRows:
     unjudged_ids: pa.Array
 
 
-def _judged_run_rows(qrels: Qrels, run: Run, idx: _JudgmentIndex, conventions: Conventions,
-                     report: dict[str, int]) -> _RunRows:
+def _judged_run_rows(
+    qrels: Qrels, run: Run, idx: _JudgmentIndex, conventions: Conventions, report: dict[str, int]
+) -> _RunRows:
     """Map the run's distinct query ids onto the qrels' and drop the rows of queries
     without judgments.  A large run not indexed yet joins the qrels by one sort."""
     joined: tuple[np.ndarray, np.ndarray] | None = None
@@ -828,17 +862,22 @@ def _judged_run_rows(qrels: Qrels, run: Run, idx: _JudgmentIndex, conventions: C
     qmap: np.ndarray = to_numpy(qmap_arr, fill=-1).astype(np.int32 if nq_all < 2**31 else np.int64)
     n_unjudged = int((qmap < 0).sum())
     report["run_queries_without_judgments"] = n_unjudged
-    out = _RunRows(qcode=qmap[pairs.query_code], score=_score_column(run, conventions),
-                   doc_rank=pairs.doc_rank if pairs.doc_rank_known else _doc_rank_of(pairs),
-                   doc=run._d, rows=None, joined=joined,
-                   unjudged_ids=(pairs.query_dict.filter(from_numpy(qmap < 0))
-                                 if n_unjudged else pairs.query_dict[:0]))
+    out = _RunRows(
+        qcode=qmap[pairs.query_code],
+        score=_score_column(run, conventions),
+        doc_rank=pairs.doc_rank if pairs.doc_rank_known else _doc_rank_of(pairs),
+        doc=run._d,
+        rows=None,
+        joined=joined,
+        unjudged_ids=(
+            pairs.query_dict.filter(from_numpy(qmap < 0)) if n_unjudged else pairs.query_dict[:0]
+        ),
+    )
     if n_unjudged:
         rows = np.flatnonzero(out.qcode >= 0)
         out.rows = rows
         out.qcode, out.score = out.qcode[rows], out.score[rows]
-        out.doc_rank = (_doc_rank_of(pairs, rows) if callable(out.doc_rank)
-                        else out.doc_rank[rows])
+        out.doc_rank = _doc_rank_of(pairs, rows) if callable(out.doc_rank) else out.doc_rank[rows]
         if joined is not None:
             out.joined = (joined[0][rows], joined[1][rows])
         elif not pa.types.is_dictionary(out.doc.type):  # coded ids are read through rows
@@ -847,8 +886,7 @@ def _judged_run_rows(qrels: Qrels, run: Run, idx: _JudgmentIndex, conventions: C
     return out
 
 
-def _doc_rank_of(pairs: PairIndex, rows: np.ndarray | None = None
-                 ) -> Callable[[], np.ndarray]:
+def _doc_rank_of(pairs: PairIndex, rows: np.ndarray | None = None) -> Callable[[], np.ndarray]:
     """A function giving the doc-id rank of ``rows`` (None: all), read when called."""
     return lambda: pairs.doc_rank if rows is None else pairs.doc_rank[rows]
 
@@ -863,8 +901,13 @@ class _Ranked:
     counts: np.ndarray
 
 
-def _order_and_judge(rows: _RunRows, idx: _JudgmentIndex, ties: str, top: int | None = None,
-                     blocks: int | None = None) -> _Ranked:
+def _order_and_judge(
+    rows: _RunRows,
+    idx: _JudgmentIndex,
+    ties: str,
+    top: int | None = None,
+    blocks: int | None = None,
+) -> _Ranked:
     """One sort by query, score descending and the tie rule, and the judgments of the
     retrieved documents (from the merge join, or one hash lookup and one binary
     search).  The lookup and the sort are independent (unless the tie rule needs the
@@ -882,8 +925,9 @@ def _order_and_judge(rows: _RunRows, idx: _JudgmentIndex, ties: str, top: int | 
 
     def doc_indices(which: np.ndarray | None) -> np.ndarray:
         """The dictionary indices of the rows ``which`` (positions among ``rows``)."""
-        run_rows = rows.rows if which is None else (
-            which if rows.rows is None else rows.rows[which])
+        run_rows = (
+            rows.rows if which is None else (which if rows.rows is None else rows.rows[which])
+        )
         indices = to_numpy(d_run.indices)
         return indices if run_rows is None else indices[run_rows]
 
@@ -895,9 +939,18 @@ def _order_and_judge(rows: _RunRows, idx: _JudgmentIndex, ties: str, top: int | 
     if ties in ("optimistic", "pessimistic") and joined is None:
         dcode = lookup()
         joined = _lookup_rel(idx, rows.qcode, dcode)
-    sort = partial(order_rankings, rows.qcode, nq_all, rows.score, ties,
-                   doc_rank=rows.doc_rank, rows=rows.rows,
-                   rel=None if joined is None else joined[0], depth=top, blocks=blocks)
+    sort = partial(
+        order_rankings,
+        rows.qcode,
+        nq_all,
+        rows.score,
+        ties,
+        doc_rank=rows.doc_rank,
+        rows=rows.rows,
+        rel=None if joined is None else joined[0],
+        depth=top,
+        blocks=blocks,
+    )
     ordered_codes: np.ndarray | None = None
     if joined is not None:
         order = sort()
@@ -925,11 +978,11 @@ def _order_and_judge(rows: _RunRows, idx: _JudgmentIndex, ties: str, top: int | 
             assert dcode is not None
             ordered_codes = dcode[order]
         rel, in_qrels = _lookup_rel(
-            idx, np.repeat(np.arange(nq_all, dtype=np.int64), counts), ordered_codes)
+            idx, np.repeat(np.arange(nq_all, dtype=np.int64), counts), ordered_codes
+        )
     # a negative grade is a judgment of non-relevance that trec_eval treats as
     # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj)
-    return _Ranked(score=rows.score[order], rel=rel, judged=in_qrels & (rel >= 0),
-                   counts=counts)
+    return _Ranked(score=rows.score[order], rel=rel, judged=in_qrels & (rel >= 0), counts=counts)
 
 
 def _apply_depth(r: _Ranked, depth: int, report: dict[str, int]) -> _Ranked:
@@ -976,11 +1029,13 @@ def no_relevant_error(ids: list[Any], rel_threshold: float) -> InputError:
     """The error of ``no_relevant='error'``: ``ids`` (sorted) have no relevant judgment."""
     return InputError(
         f"{len(ids)} queries have no relevant judgment (relevance >= {rel_threshold}): "
-        f"{_some_ids(ids)}. Pass no_relevant='zero', 'skip' or 'nan' to evaluate anyway.")
+        f"{_some_ids(ids)}. Pass no_relevant='zero', 'skip' or 'nan' to evaluate anyway."
+    )
 
 
-def _select_queries(present: np.ndarray, idx: _JudgmentIndex, conventions: Conventions,
-                    report: dict[str, int]) -> np.ndarray:
+def _select_queries(
+    present: np.ndarray, idx: _JudgmentIndex, conventions: Conventions, report: dict[str, int]
+) -> np.ndarray:
     """Which judged queries are evaluated, by the ``missing`` and ``no_relevant`` rules
     (their ``error`` settings raise here, naming the queries)."""
     nq_all = len(idx.query_ids)
@@ -994,22 +1049,27 @@ def _select_queries(present: np.ndarray, idx: _JudgmentIndex, conventions: Conve
         if conventions.missing == "skip":
             selected &= present
     report["run_queries_matched"] = int(present.sum())
-    nrel_all = np.bincount(idx.qcode[idx.rel_sorted >= conventions.rel_threshold],
-                           minlength=nq_all)
+    nrel_all = np.bincount(idx.qcode[idx.rel_sorted >= conventions.rel_threshold], minlength=nq_all)
     no_rel = selected & (nrel_all == 0)
     report["queries_without_relevant"] = int(no_rel.sum())
     if no_rel.any():
         if conventions.no_relevant == "error":
-            raise no_relevant_error(idx.query_ids.filter(from_numpy(no_rel)).to_pylist(),
-                                    conventions.rel_threshold)
+            raise no_relevant_error(
+                idx.query_ids.filter(from_numpy(no_rel)).to_pylist(), conventions.rel_threshold
+            )
         if conventions.no_relevant == "skip":
             selected &= ~no_rel
     return selected
 
 
-def _restrict(r: _Ranked, selected: np.ndarray, idx: _JudgmentIndex,
-              conventions: Conventions, report: dict[str, int],
-              unjudged_ids: pa.Array) -> Prepared:
+def _restrict(
+    r: _Ranked,
+    selected: np.ndarray,
+    idx: _JudgmentIndex,
+    conventions: Conventions,
+    report: dict[str, int],
+    unjudged_ids: pa.Array,
+) -> Prepared:
     """The :class:`Prepared` table of the selected queries (renumbered densely)."""
     counts = r.counts
     score, rel, judged = r.score, r.rel, r.judged

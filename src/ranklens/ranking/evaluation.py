@@ -76,8 +76,7 @@ class Result:
     def summary(self) -> dict[str, float]:
         """``{metric: aggregate}`` (mean, or sum / geometric mean where the metric says)."""
         return {
-            m: aggregate(self.values[m], self.parsed[m].definition.aggregate)
-            for m in self.metrics
+            m: aggregate(self.values[m], self.parsed[m].definition.aggregate) for m in self.metrics
         }
 
     def __getitem__(self, metric: str) -> float:
@@ -209,14 +208,31 @@ def evaluate(
     1.0
     """
     check_tables(qrels, run)
-    plan = Plan.make(metrics, conventions, profile, dict(
-        ties=ties, missing=missing, no_relevant=no_relevant, unjudged=unjudged,
-        rel_threshold=rel_threshold, depth=depth, judged_only=judged_only,
-        collection_size=collection_size, iprec_rounding=iprec_rounding,
-        score_precision=score_precision))
+    plan = Plan.make(
+        metrics,
+        conventions,
+        profile,
+        dict(
+            ties=ties,
+            missing=missing,
+            no_relevant=no_relevant,
+            unjudged=unjudged,
+            rel_threshold=rel_threshold,
+            depth=depth,
+            judged_only=judged_only,
+            collection_size=collection_size,
+            iprec_rounding=iprec_rounding,
+            score_precision=score_precision,
+        ),
+    )
     out = run_jobs(qrels, run, plan.conventions, plan.jobs, stacklevel=3)
-    return plan.result(out, run.name, Provenance.of_evaluation(
-        qrels, run, plan.canonical_metrics, plan.conventions, plan.input_order))
+    return plan.result(
+        out,
+        run.name,
+        Provenance.of_evaluation(
+            qrels, run, plan.canonical_metrics, plan.conventions, plan.input_order
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -230,8 +246,13 @@ class Plan:
     jobs: list[Job]
 
     @classmethod
-    def make(cls, metrics: Any, conventions: Conventions | None, profile: str | None,
-             overrides: dict[str, Any]) -> Plan:
+    def make(
+        cls,
+        metrics: Any,
+        conventions: Conventions | None,
+        profile: str | None,
+        overrides: dict[str, Any],
+    ) -> Plan:
         conv = resolve_conventions(conventions, profile, overrides)
         names = metric_list(metrics)
         if not names:
@@ -241,16 +262,23 @@ class Plan:
             dup = sorted({k for k in keys if keys.count(k) > 1})
             raise MetricNameError(f"metric(s) {dup} given more than once.")
         parsed = {key: get_metric(m) for key, m in zip(keys, names, strict=True)}
-        jobs = [Job(key, metric, plan_params(key, metric, conv))
-                for key, metric in parsed.items()]
+        jobs = [Job(key, metric, plan_params(key, metric, conv)) for key, metric in parsed.items()]
         return cls(conv, tuple(keys), parsed, jobs)
 
-    def result(self, out: Computed, run_name: str | None,
-               provenance: Provenance | None = None) -> Result:
+    def result(
+        self, out: Computed, run_name: str | None, provenance: Provenance | None = None
+    ) -> Result:
         """The :class:`Result` of computed values."""
-        return Result(metrics=self.keys, query_ids=tuple(out.query_ids.to_pylist()),
-                      values=out.values, parsed=self.parsed, conventions=self.conventions,
-                      report=out.report, run_name=run_name, provenance=provenance)
+        return Result(
+            metrics=self.keys,
+            query_ids=tuple(out.query_ids.to_pylist()),
+            values=out.values,
+            parsed=self.parsed,
+            conventions=self.conventions,
+            report=out.report,
+            run_name=run_name,
+            provenance=provenance,
+        )
 
     @property
     def canonical_metrics(self) -> tuple[str, ...]:
@@ -275,8 +303,7 @@ class Job:
     k: np.ndarray | None = None
 
 
-def plan_params(key: str, metric: Metric, conv: Conventions, cutoff: Any = None
-                ) -> dict[str, Any]:
+def plan_params(key: str, metric: Metric, conv: Conventions, cutoff: Any = None) -> dict[str, Any]:
     """The parameters ``metric`` is computed with under ``conv``, checked against
     the catalogue (family, tie policy, allowed combinations) before any data is
     touched."""
@@ -298,8 +325,9 @@ class Computed:
     report: dict[str, int]
 
 
-def run_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job],
-             stacklevel: int = 2) -> Computed:
+def run_jobs(
+    qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job], stacklevel: int = 2
+) -> Computed:
     """The one evaluation path: prepare the rankings once per ordering, run each
     metric's kernel (with a vector of cutoffs where the job gives one and the
     kernel takes it, else once per cutoff), then apply the conventions' rules
@@ -311,8 +339,9 @@ def run_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job],
     return out
 
 
-def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job], *,
-                 batch: bool = False) -> Computed:
+def compute_jobs(
+    qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job], *, batch: bool = False
+) -> Computed:
     """:func:`run_jobs` without its warnings; ``batch``: a batch of a larger evaluation,
     whose qrels or run may be empty (see :func:`~ranklens.ranking.engine.prepare`)."""
     prepared: dict[str, Prepared] = {}
@@ -322,8 +351,13 @@ def compute_jobs(qrels: Qrels, run: Run, conv: Conventions, jobs: list[Job], *,
         report_progress("evaluating", done, len(jobs))
         order = _ordering(job.params["ties"])
         if order not in prepared:
-            prepared[order] = prepare(qrels, run, conv if order == conv.ties else
-                                      _with_ties(conv, order), batch=batch, top=top)
+            prepared[order] = prepare(
+                qrels,
+                run,
+                conv if order == conv.ties else _with_ties(conv, order),
+                batch=batch,
+                top=top,
+            )
         prep = prepared[order]
         defn = job.metric.definition
         kernel = defn.kernel
@@ -364,8 +398,12 @@ def top_depth(jobs: list[Job], conv: Conventions) -> int | None:
     for job in jobs:
         defn = job.metric.definition
         k = job.metric.k if job.k is None else job.k
-        if (not defn.top_k or k is None or job.params.get("ties") not in ORDERED
-                or any(job.params.get(name) == value for name, value in defn.top_k_unless)):
+        if (
+            not defn.top_k
+            or k is None
+            or job.params.get("ties") not in ORDERED
+            or any(job.params.get(name) == value for name, value in defn.top_k_unless)
+        ):
             return None
         cuts = np.atleast_1d(np.asarray(k))
         if cuts.size == 0 or cuts.dtype.kind not in "iu":
@@ -395,15 +433,20 @@ def warn_unmatched(report: Mapping[str, int], conv: Conventions, stacklevel: int
         )
 
 
-def _with_zero_queries(query_ids: pa.Array, values: dict[str, np.ndarray], extra: pa.Array
-                       ) -> tuple[pa.Array, dict[str, np.ndarray]]:
+def _with_zero_queries(
+    query_ids: pa.Array, values: dict[str, np.ndarray], extra: pa.Array
+) -> tuple[pa.Array, dict[str, np.ndarray]]:
     """Add the ``extra`` queries (none of them in ``query_ids``) at 0 for every metric,
     keeping the ids in byte order."""
     ids = pa.concat_arrays([query_ids.cast(pa.large_string()), extra.cast(pa.large_string())])
     order = to_numpy(pc.array_sort_indices(ids))
-    return (ids.take(from_numpy(order)),
-            {k: np.concatenate([v, np.zeros((len(extra), *v.shape[1:]))])[order]
-             for k, v in values.items()})
+    return (
+        ids.take(from_numpy(order)),
+        {
+            k: np.concatenate([v, np.zeros((len(extra), *v.shape[1:]))])[order]
+            for k, v in values.items()
+        },
+    )
 
 
 def _with_ties(conv: Conventions, ties: str) -> Conventions:

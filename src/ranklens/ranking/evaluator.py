@@ -95,9 +95,14 @@ class Evaluator:
     - :meth:`reset` forgets the batches (e.g. at the start of an epoch).
     """
 
-    def __init__(self, metrics: str | Metric | Iterable[str | Metric], *,
-                 profile: str | None = None, conventions: Conventions | None = None,
-                 **single: Any) -> None:
+    def __init__(
+        self,
+        metrics: str | Metric | Iterable[str | Metric],
+        *,
+        profile: str | None = None,
+        conventions: Conventions | None = None,
+        **single: Any,
+    ) -> None:
         self._plan = Plan.make(metrics, conventions, profile, single)
         self.reset()
 
@@ -134,22 +139,25 @@ class Evaluator:
         document (the usual shape inside a training loop).  A row's relevance may be
         0; documents retrieved but never judged go through :meth:`update`."""
         query, doc = host_array(query), host_array(doc)
-        self._add(Qrels.from_arrays(query, doc, host_array(relevance)),
-                  Run.from_arrays(query, doc, host_array(score)))
+        self._add(
+            Qrels.from_arrays(query, doc, host_array(relevance)),
+            Run.from_arrays(query, doc, host_array(score)),
+        )
 
     def _add(self, qrels: Qrels, run: Run) -> None:
         ids = set(qrels.query_ids) | set(run.query_ids)
         again = sorted(ids & self._seen)
         if again:
             shown = ", ".join(map(repr, again[:5])) + (
-                f" and {len(again) - 5} more" if len(again) > 5 else "")
+                f" and {len(again) - 5} more" if len(again) > 5 else ""
+            )
             raise InputError(
                 f"Evaluator batch {len(self._batches) + 1}: queries {shown} were in an "
                 "earlier batch. Each batch must hold whole queries (all their judgments "
-                "and all their run rows); group the rows by query before batching.")
+                "and all their run rows); group the rows by query before batching."
+            )
         plan = self._plan
-        self._batches.append(compute_jobs(qrels, run, plan.conventions, plan.jobs,
-                                          batch=True))
+        self._batches.append(compute_jobs(qrels, run, plan.conventions, plan.jobs, batch=True))
         self._fingerprints.append((qrels.fingerprint(), run.fingerprint(self._run_form)))
         self._seen |= ids
         self._rows = [self._rows[0] + len(qrels), self._rows[1] + len(run)]
@@ -159,17 +167,18 @@ class Evaluator:
         """Add ``other``'s batches to this evaluator and return it."""
         if not isinstance(other, Evaluator):
             raise InputError(f"merge() takes an Evaluator, got {type(other).__name__}.")
-        if other._plan.keys != self._plan.keys or \
-                other._plan.conventions != self._plan.conventions:
+        if other._plan.keys != self._plan.keys or other._plan.conventions != self._plan.conventions:
             raise RanklensError(
                 "merge(): the evaluators differ in their metrics or conventions "
                 f"({list(self._plan.keys)} under {self._plan.conventions} vs "
-                f"{list(other._plan.keys)} under {other._plan.conventions}).")
+                f"{list(other._plan.keys)} under {other._plan.conventions})."
+            )
         again = sorted(self._seen & other._seen)
         if again:
             raise InputError(
                 f"merge(): queries {again[:5]} were evaluated by both evaluators; each "
-                "query must be in the batches of one of them.")
+                "query must be in the batches of one of them."
+            )
         self._batches += other._batches
         self._fingerprints += other._fingerprints
         self._seen |= other._seen
@@ -184,18 +193,29 @@ class Evaluator:
             raise InputError("Evaluator.compute(): no batch yet; call update() first.")
         check_not_empty(*self._rows)
         plan = self._plan
-        return combine(plan, self._batches, self._run_name, stacklevel=4,
-                       provenance=Provenance.of_batches(
-                           self._fingerprints, self._run_form, plan.canonical_metrics,
-                           plan.conventions))
+        return combine(
+            plan,
+            self._batches,
+            self._run_name,
+            stacklevel=4,
+            provenance=Provenance.of_batches(
+                self._fingerprints, self._run_form, plan.canonical_metrics, plan.conventions
+            ),
+        )
 
     @property
     def _run_form(self) -> str:
         return "input" if self._plan.input_order else "canonical"
 
 
-def combine(plan: Plan, batches: Sequence[Computed], run_name: str | None, *,
-            stacklevel: int | None = None, provenance: Provenance | None = None) -> Result:
+def combine(
+    plan: Plan,
+    batches: Sequence[Computed],
+    run_name: str | None,
+    *,
+    stacklevel: int | None = None,
+    provenance: Provenance | None = None,
+) -> Result:
     """The :class:`~ranklens.Result` of one evaluation from the values of its batches of
     whole queries (in any order): per-query values concatenated and put in the query
     order of one evaluation (byte order of the ids), report counts summed.  With a
@@ -210,8 +230,7 @@ def combine(plan: Plan, batches: Sequence[Computed], run_name: str | None, *,
     report = sum_reports([b.report for b in batches])
     if stacklevel is not None:
         warn_unmatched(report, plan.conventions, stacklevel=stacklevel)
-    return plan.result(Computed(ids.take(from_numpy(order)), values, report), run_name,
-                       provenance)
+    return plan.result(Computed(ids.take(from_numpy(order)), values, report), run_name, provenance)
 
 
 def sum_reports(reports: Iterable[Mapping[str, int]]) -> dict[str, int]:

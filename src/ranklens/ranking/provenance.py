@@ -90,12 +90,29 @@ class Provenance:
         How many batches an :class:`~ranklens.Evaluator` saw (1 for ``evaluate``).
     """
 
-    __slots__ = ("_qrels", "_qrels_table", "_run", "_run_table", "batches", "conventions",
-                 "metrics", "run_form", "version")
+    __slots__ = (
+        "_qrels",
+        "_qrels_table",
+        "_run",
+        "_run_table",
+        "batches",
+        "conventions",
+        "metrics",
+        "run_form",
+        "version",
+    )
 
-    def __init__(self, *, qrels: str | Qrels | None, run: str | Run | None, run_form: str,
-                 metrics: tuple[str, ...], conventions: Mapping[str, Any],
-                 version: str | None = None, batches: int = 1) -> None:
+    def __init__(
+        self,
+        *,
+        qrels: str | Qrels | None,
+        run: str | Run | None,
+        run_form: str,
+        metrics: tuple[str, ...],
+        conventions: Mapping[str, Any],
+        version: str | None = None,
+        batches: int = 1,
+    ) -> None:
         self._qrels_table = _refer(qrels)
         self._run_table = _refer(run)
         self._qrels = qrels if isinstance(qrels, str) else None
@@ -107,15 +124,31 @@ class Provenance:
         self.batches = batches
 
     @classmethod
-    def of_evaluation(cls, qrels: Qrels, run: Run, metrics: tuple[str, ...],
-                      conventions: Conventions, input_order: bool) -> Provenance:
+    def of_evaluation(
+        cls,
+        qrels: Qrels,
+        run: Run,
+        metrics: tuple[str, ...],
+        conventions: Conventions,
+        input_order: bool,
+    ) -> Provenance:
         """The (lazy) provenance of one evaluation of ``run`` on ``qrels``."""
-        return cls(qrels=qrels, run=run, run_form="input" if input_order else "canonical",
-                   metrics=metrics, conventions=conventions_document(conventions))
+        return cls(
+            qrels=qrels,
+            run=run,
+            run_form="input" if input_order else "canonical",
+            metrics=metrics,
+            conventions=conventions_document(conventions),
+        )
 
     @classmethod
-    def of_batches(cls, batches: list[tuple[str, str]], run_form: str,
-                   metrics: tuple[str, ...], conventions: Conventions) -> Provenance:
+    def of_batches(
+        cls,
+        batches: list[tuple[str, str]],
+        run_form: str,
+        metrics: tuple[str, ...],
+        conventions: Conventions,
+    ) -> Provenance:
         """The provenance of an evaluation in batches, from each batch's (qrels, run)
         fingerprints."""
         if len(batches) == 1:
@@ -123,8 +156,14 @@ class Provenance:
         else:
             q = combine([b[0] for b in batches], "qrels")
             r = combine([b[1] for b in batches], "run")
-        return cls(qrels=q, run=r, run_form=run_form, metrics=metrics,
-                   conventions=conventions_document(conventions), batches=len(batches))
+        return cls(
+            qrels=q,
+            run=r,
+            run_form=run_form,
+            metrics=metrics,
+            conventions=conventions_document(conventions),
+            batches=len(batches),
+        )
 
     @property
     def qrels(self) -> str | None:
@@ -144,8 +183,9 @@ class Provenance:
             self._run_table = None
         return self._run
 
-    def same_qrels(self, other: Provenance | None = None, *,
-                   fingerprint: str | None = None) -> bool | None:
+    def same_qrels(
+        self, other: Provenance | None = None, *, fingerprint: str | None = None
+    ) -> bool | None:
         """Whether this result's qrels are those of ``other`` (or of the table whose
         fingerprint is ``fingerprint``): True when the fingerprints are equal, False when
         they differ and each is of one table, None when that cannot be told (a
@@ -187,21 +227,34 @@ class Provenance:
 
     def as_dict(self) -> dict[str, Any]:
         """Every field as JSON-ready data (:meth:`from_dict` reads it back)."""
-        return {"qrels": self.qrels, "run": self.run, "run_form": self.run_form,
-                "metrics": list(self.metrics), "conventions": self.conventions,
-                "conventions_fingerprint": self.conventions_fingerprint,
-                "version": self.version, "batches": self.batches}
+        return {
+            "qrels": self.qrels,
+            "run": self.run,
+            "run_form": self.run_form,
+            "metrics": list(self.metrics),
+            "conventions": self.conventions,
+            "conventions_fingerprint": self.conventions_fingerprint,
+            "version": self.version,
+            "batches": self.batches,
+        }
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> Provenance:
         try:
-            return cls(qrels=_text(doc["qrels"]), run=_text(doc["run"]),
-                       run_form=str(doc["run_form"]), metrics=tuple(doc["metrics"]),
-                       conventions=dict(doc["conventions"]), version=str(doc["version"]),
-                       batches=int(doc.get("batches", 1)))
+            return cls(
+                qrels=_text(doc["qrels"]),
+                run=_text(doc["run"]),
+                run_form=str(doc["run_form"]),
+                metrics=tuple(doc["metrics"]),
+                conventions=dict(doc["conventions"]),
+                version=str(doc["version"]),
+                batches=int(doc.get("batches", 1)),
+            )
         except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"a provenance record lacks or garbles {exc}; expected the "
-                             "fields of Provenance.as_dict().") from None
+            raise InputError(
+                f"a provenance record lacks or garbles {exc}; expected the "
+                "fields of Provenance.as_dict()."
+            ) from None
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
         """Pickled with its fingerprints computed, never with the tables."""
@@ -217,8 +270,10 @@ class Provenance:
     def __repr__(self) -> str:
         q = self._qrels[:12] if self._qrels else "(lazy)"
         r = self._run[:12] if self._run else "(lazy)"
-        return (f"<Provenance qrels={q} run={r} ({self.run_form}) metrics="
-                f"{list(self.metrics)} ranklens {self.version}>")
+        return (
+            f"<Provenance qrels={q} run={r} ({self.run_form}) metrics="
+            f"{list(self.metrics)} ranklens {self.version}>"
+        )
 
 
 def _refer(table: str | Qrels | Run | None) -> Callable[[], Any] | None:

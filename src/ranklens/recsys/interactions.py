@@ -47,7 +47,6 @@ from ranklens.ranking.evaluation import Result, evaluate
 __all__ = ["InteractionEvaluation", "evaluate_interactions"]
 
 
-
 @dataclass(frozen=True)
 class InteractionEvaluation:
     """The :class:`~ranklens.Result` over users and what the conventions did."""
@@ -59,8 +58,7 @@ class InteractionEvaluation:
         return self.result.summary()
 
 
-def _judgments(user: pa.Array, item: pa.Array, weight: np.ndarray, how: str
-               ) -> tuple[Qrels, int]:
+def _judgments(user: pa.Array, item: pa.Array, weight: np.ndarray, how: str) -> tuple[Qrels, int]:
     """The held-out interactions as qrels, one row per (user, item); returns them and how
     many rows were merged.
 
@@ -82,11 +80,17 @@ def _judgments(user: pa.Array, item: pa.Array, weight: np.ndarray, how: str
     if how == "binary":
         agg = np.ones_like(agg)
     kept = order[starts]
-    merged = PairIndex(index.query_dict, index.query_code[kept],
-                       np.arange(kept.size, dtype=index.doc_rank.dtype), np.zeros(0, np.int64))
+    merged = PairIndex(
+        index.query_dict,
+        index.query_code[kept],
+        np.arange(kept.size, dtype=index.doc_rank.dtype),
+        np.zeros(0, np.int64),
+    )
     keep = from_numpy(kept)
-    return (Qrels._indexed(user.take(keep), item.take(keep), agg, merged),
-            int(len(user) - starts.size))
+    return (
+        Qrels._indexed(user.take(keep), item.take(keep), agg, merged),
+        int(len(user) - starts.size),
+    )
 
 
 def evaluate_interactions(
@@ -95,11 +99,17 @@ def evaluate_interactions(
     metrics: Any,
     *,
     # the columns
-    user: str = "user_id", item: str = "item_id",
-    score: str | None = "score", rank: str | None = None, weight: str | None = None,
+    user: str = "user_id",
+    item: str = "item_id",
+    score: str | None = "score",
+    rank: str | None = None,
+    weight: str | None = None,
     # the recommender conventions
-    repeats: str = "sum", missing: str = "zero", duplicates: str = "error",
-    unjudged: str = "skip", unjudged_users: str | None = None,
+    repeats: str = "sum",
+    missing: str = "zero",
+    duplicates: str = "error",
+    unjudged: str = "skip",
+    unjudged_users: str | None = None,
     **conventions: Any,
 ) -> InteractionEvaluation:
     """Evaluate recommendation lists against held-out interactions.
@@ -137,8 +147,16 @@ def evaluate_interactions(
     """
     unjudged = check_options(repeats, missing, duplicates, unjudged, unjudged_users)
     qrels, run, merged = interaction_tables(
-        recommendations, interactions, user=user, item=item, score=score, rank=rank,
-        weight=weight, repeats=repeats, duplicates=duplicates)
+        recommendations,
+        interactions,
+        user=user,
+        item=item,
+        score=score,
+        rank=rank,
+        weight=weight,
+        repeats=repeats,
+        duplicates=duplicates,
+    )
 
     import warnings
 
@@ -147,14 +165,14 @@ def evaluate_interactions(
     with warnings.catch_warnings():
         # users without interactions are the documented rule here, counted below
         warnings.simplefilter("ignore", RanklensWarning)
-        res = evaluate(qrels, run, metrics, missing=missing,
-                       unjudged=unjudged, **conventions)
+        res = evaluate(qrels, run, metrics, missing=missing, unjudged=unjudged, **conventions)
     report = interaction_report(res.report, len(res.query_ids), merged, run.dropped_duplicates)
     return InteractionEvaluation(res, report)
 
 
-def check_options(repeats: str, missing: str, duplicates: str, unjudged: str,
-                  unjudged_users: str | None = None) -> str:
+def check_options(
+    repeats: str, missing: str, duplicates: str, unjudged: str, unjudged_users: str | None = None
+) -> str:
     """Check the recommender conventions of :func:`evaluate_interactions` (before any data
     is read) and return ``unjudged`` (its deprecated spellings resolved)."""
     if repeats not in ("sum", "max", "binary"):
@@ -164,18 +182,31 @@ def check_options(repeats: str, missing: str, duplicates: str, unjudged: str,
     if duplicates not in ("error", "first"):
         raise InputError(f"duplicates={duplicates!r} is not known; use 'error' or 'first'.")
     renamed = {"exclude": "skip"}
-    unjudged = renamed_keyword("evaluate_interactions", "unjudged_users", unjudged_users,
-                               "unjudged", renamed_choice("evaluate_interactions", "unjudged",
-                                                          unjudged, renamed),
-                               convert=lambda old: renamed.get(old, old))
+    unjudged = renamed_keyword(
+        "evaluate_interactions",
+        "unjudged_users",
+        unjudged_users,
+        "unjudged",
+        renamed_choice("evaluate_interactions", "unjudged", unjudged, renamed),
+        convert=lambda old: renamed.get(old, old),
+    )
     if not isinstance(unjudged, str) or unjudged not in UNJUDGED_POLICIES:
         raise InputError(f"unjudged={unjudged!r} is not known; use 'skip' or 'zero'.")
     return unjudged
 
 
-def interaction_tables(recommendations: Any, interactions: Any, *, user: str, item: str,
-                       score: str | None, rank: str | None, weight: str | None,
-                       repeats: str, duplicates: str) -> tuple[Qrels, Run, int]:
+def interaction_tables(
+    recommendations: Any,
+    interactions: Any,
+    *,
+    user: str,
+    item: str,
+    score: str | None,
+    rank: str | None,
+    weight: str | None,
+    repeats: str,
+    duplicates: str,
+) -> tuple[Qrels, Run, int]:
     """The held-out interactions as :class:`Qrels` (repeats merged) and the
     recommendations as a :class:`Run` (ranks turned into scores ``-rank``), and how many
     interaction rows were merged; options checked by :func:`check_options`."""
@@ -191,26 +222,40 @@ def interaction_tables(recommendations: Any, interactions: Any, *, user: str, it
     held = columns_from_frame(interactions, inter_cols, "interactions")
 
     def values() -> np.ndarray:  # made while the Run codes its ids
-        return (scores_from_ranks(rec["rank"], "recommendations") if use_rank
-                else as_float_column(rec["score"], "recommendations score"))
+        return (
+            scores_from_ranks(rec["rank"], "recommendations")
+            if use_rank
+            else as_float_column(rec["score"], "recommendations score")
+        )
 
-    hu, hi = map_large(lambda column, what: as_id_column(column, what, encode=True),
-                       [(held["user"], "interactions user column"),
-                        (held["item"], "interactions item column")],
-                       column_length(held["user"]))
+    hu, hi = map_large(
+        lambda column, what: as_id_column(column, what, encode=True),
+        [(held["user"], "interactions user column"), (held["item"], "interactions item column")],
+        column_length(held["user"]),
+    )
     n_held = len(hu)
-    w = (as_float_column(held["weight"], "interactions weight column") if weight is not None
-         else np.ones(n_held))
+    w = (
+        as_float_column(held["weight"], "interactions weight column")
+        if weight is not None
+        else np.ones(n_held)
+    )
     # the qrels first: a large one indexes itself on another thread meanwhile
     qrels, merged = _judgments(hu, hi, w, repeats)
     index_ahead(qrels, doc_keys=pa.types.is_dictionary(hi.type))
-    run = Run(rec["user"], rec["item"], values, name="recommendations",
-              duplicates="max" if duplicates == "first" else duplicates, _own_values=True)
+    run = Run(
+        rec["user"],
+        rec["item"],
+        values,
+        name="recommendations",
+        duplicates="max" if duplicates == "first" else duplicates,
+        _own_values=True,
+    )
     return qrels, run, merged
 
 
-def interaction_report(report: Mapping[str, int], users_evaluated: int, merged: int,
-                       dropped: int) -> dict[str, int]:
+def interaction_report(
+    report: Mapping[str, int], users_evaluated: int, merged: int, dropped: int
+) -> dict[str, int]:
     """The report of :func:`evaluate_interactions` from the evaluation's ``report``."""
     return {
         "users_evaluated": users_evaluated,

@@ -54,9 +54,13 @@ class PipelineReport:
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per stage (``candidates`` oracle first) with every metric and its ratio."""
-        out: list[dict[str, Any]] = [{"stage": "ceiling (oracle on candidates)",
-                                      "candidate_recall": self.candidate_recall,
-                                      **dict(self.ceiling)}]
+        out: list[dict[str, Any]] = [
+            {
+                "stage": "ceiling (oracle on candidates)",
+                "candidate_recall": self.candidate_recall,
+                **dict(self.ceiling),
+            }
+        ]
         for stage, vals in self.values.items():
             row: dict[str, Any] = {"stage": stage, "candidate_recall": self.candidate_recall}
             row.update(vals)
@@ -86,18 +90,22 @@ def pipeline_report(
     (0.6666666666666666, 1.0, 0.5)
     """
     if not isinstance(stages, Mapping) or not stages:
-        raise InputError(
-            "pipeline_report: stages must be a non-empty mapping {stage name: Run}."
-        )
+        raise InputError("pipeline_report: stages must be a non-empty mapping {stage name: Run}.")
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     cand_pairs = candidates.to_arrow().select(["query", "doc"])
     results: dict[str, Result] = {}
     for stage, run in stages.items():
         if not isinstance(run, Run):
-            raise InputError(f"pipeline_report: stage {stage!r} must be a ranklens.Run, got "
-                             f"{type(run).__name__}.")
-        outside = run.to_arrow().select(["query", "doc"]).join(
-            cand_pairs, keys=["query", "doc"], join_type="left anti").num_rows
+            raise InputError(
+                f"pipeline_report: stage {stage!r} must be a ranklens.Run, got "
+                f"{type(run).__name__}."
+            )
+        outside = (
+            run.to_arrow()
+            .select(["query", "doc"])
+            .join(cand_pairs, keys=["query", "doc"], join_type="left anti")
+            .num_rows
+        )
         if outside:
             raise InputError(
                 f"pipeline_report: stage {stage!r} ranks {outside} (user, item) pair(s) that "
@@ -111,7 +119,10 @@ def pipeline_report(
     results["candidates"] = recall
     ceiling = oracle.summary()
     values = {s: results[s].summary() for s in stages}
-    relative = {s: {m: (v[m] / ceiling[m] if ceiling[m] else float("nan")) for m in v}
-                for s, v in values.items()}
-    return PipelineReport(tuple(oracle.metrics), recall.summary()["r"], values, ceiling,
-                          relative, results)
+    relative = {
+        s: {m: (v[m] / ceiling[m] if ceiling[m] else float("nan")) for m in v}
+        for s, v in values.items()
+    }
+    return PipelineReport(
+        tuple(oracle.metrics), recall.summary()["r"], values, ceiling, relative, results
+    )

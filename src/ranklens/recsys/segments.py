@@ -60,14 +60,18 @@ def label_segments(
     """
     if hot_threshold is not None and hot_quantile is not None:
         raise InputError("label_segments: give hot_threshold or hot_quantile, not both.")
-    if hot_threshold is not None and (isinstance(hot_threshold, bool) or not isinstance(
-            hot_threshold, (int, np.integer)) or hot_threshold < 1):
+    if hot_threshold is not None and (
+        isinstance(hot_threshold, bool)
+        or not isinstance(hot_threshold, (int, np.integer))
+        or hot_threshold < 1
+    ):
         raise InputError(
             "label_segments: the 'hot_threshold' parameter must be an int in the range "
             f"[1, inf). Got {hot_threshold!r} instead."
         )
-    if hot_quantile is not None and not (isinstance(hot_quantile, (int, float))
-                                         and 0 < hot_quantile < 1):
+    if hot_quantile is not None and not (
+        isinstance(hot_quantile, (int, float)) and 0 < hot_quantile < 1
+    ):
         raise InputError(
             "label_segments: the 'hot_quantile' parameter must be a float in the open interval "
             f"(0, 1). Got {hot_quantile!r} instead."
@@ -77,8 +81,9 @@ def label_segments(
     targets = uniq if ids is None else np.unique(_ids(ids, "ids"))
     pos = np.searchsorted(uniq, targets)
     pos_c = np.minimum(pos, max(uniq.size - 1, 0))
-    found = (pos < uniq.size) & (uniq[pos_c] == targets) if uniq.size else np.zeros(
-        targets.size, bool)
+    found = (
+        (pos < uniq.size) & (uniq[pos_c] == targets) if uniq.size else np.zeros(targets.size, bool)
+    )
     c = np.where(found, counts[pos_c] if uniq.size else 0, 0)
     threshold: float | None = None
     if hot_threshold is not None:
@@ -110,8 +115,14 @@ class SegmentTable:
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per segment: ``segment``, ``n_queries`` and one key per metric."""
-        return [{"segment": s, "n_queries": self.counts[s],
-                 **{m: self.values[m][s] for m in self.metrics}} for s in self.segments]
+        return [
+            {
+                "segment": s,
+                "n_queries": self.counts[s],
+                **{m: self.values[m][s] for m in self.metrics},
+            }
+            for s in self.segments
+        ]
 
     def to_frame(self) -> Any:
         """The table as a pandas DataFrame indexed by segment (requires pandas)."""
@@ -125,8 +136,9 @@ def _restrict_qrels(qrels: Qrels, keep_docs: np.ndarray) -> Qrels:
     tbl = qrels.to_arrow()
     mask = pc.is_in(tbl.column("doc"), value_set=pa.array(keep_docs.tolist(), pa.string()))
     sub = tbl.filter(mask)
-    return Qrels.from_arrays(sub.column("query"), sub.column("doc"), sub.column("relevance"),
-                             name=qrels.name)
+    return Qrels.from_arrays(
+        sub.column("query"), sub.column("doc"), sub.column("relevance"), name=qrels.name
+    )
 
 
 def evaluate_by_segment(
@@ -182,8 +194,9 @@ def evaluate_by_segment(
             for s in order:
                 values[key][s] = aggregate(v[labels == s], how)
         counts = {"all": len(res.query_ids), **{s: int((labels == s).sum()) for s in order}}
-        return SegmentTable("user", ("all", *order), tuple(res.metrics), values, counts,
-                            {"all": res})
+        return SegmentTable(
+            "user", ("all", *order), tuple(res.metrics), values, counts, {"all": res}
+        )
     docs = np.asarray(qrels.to_arrow().column("doc").to_pylist(), dtype=object).astype(str)
     judged = np.unique(docs)
     doc_labels = np.array([seg_map.get(d, UNLABELLED) for d in judged], dtype=object)
@@ -197,7 +210,9 @@ def evaluate_by_segment(
         sub = _restrict_qrels(qrels, keep)
         results[s] = evaluate(sub, run.take_queries(sub.query_ids), names, **evaluate_kwargs)
     keys = results["all"].metrics
-    values = {k: {s: (results[s].summary()[k] if s in results else float("nan"))
-                  for s in ("all", *order)} for k in keys}
+    values = {
+        k: {s: (results[s].summary()[k] if s in results else float("nan")) for s in ("all", *order)}
+        for k in keys
+    }
     counts = {s: (len(results[s].query_ids) if s in results else 0) for s in ("all", *order)}
     return SegmentTable("item", ("all", *order), tuple(keys), values, counts, results)

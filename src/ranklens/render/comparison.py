@@ -38,8 +38,7 @@ FORMATS: tuple[str, ...] = (*LAYOUTS, "csv", "json")
 
 def _families(cmp: Comparison) -> list[str]:
     res = next(iter(cmp.results.values()), None)
-    return [res.parsed[m].name if res is not None and m in res.parsed else ""
-            for m in cmp.metrics]
+    return [res.parsed[m].name if res is not None and m in res.parsed else "" for m in cmp.metrics]
 
 
 def comparison_table(cmp: Comparison) -> Table:
@@ -57,9 +56,14 @@ def comparison_table(cmp: Comparison) -> Table:
     for i, s in enumerate(cmp.systems):
         row: list[Cell | str] = [f"({letters[s]}) {s}"]
         for j, m in enumerate(cmp.metrics):
-            row.append(Cell(number(cmp.means[i, j]), "bold" if best[i, j] else "",
-                            sup="".join(letters[o] for o in cmp.better_than(s, m)),
-                            small=f"[{number(cmp.ci_low[i, j])}, {number(cmp.ci_high[i, j])}]"))
+            row.append(
+                Cell(
+                    number(cmp.means[i, j]),
+                    "bold" if best[i, j] else "",
+                    sup="".join(letters[o] for o in cmp.better_than(s, m)),
+                    small=f"[{number(cmp.ci_low[i, j])}, {number(cmp.ci_high[i, j])}]",
+                )
+            )
             if cmp.baseline is not None:
                 p = None if s == cmp.baseline else cmp.pair(s, cmp.baseline, m)
                 row.append("baseline" if p is None else f"{p.wins}/{p.ties}/{p.losses}")
@@ -71,11 +75,19 @@ def comparison_table(cmp: Comparison) -> Table:
 def _document(cmp: Comparison) -> dict[str, Any]:
     """The settings, a record per (system, metric) and every pairwise test."""
     return {
-        "systems": list(cmp.systems), "metrics": list(cmp.metrics),
-        "baseline": cmp.baseline, "test": cmp.test, "correction": cmp.correction,
-        "alpha": cmp.alpha, "ci": cmp.ci, "ci_level": cmp.ci_level,
-        "n_resamples": cmp.n_resamples, "seed": cmp.seed, "description": cmp.description,
-        "n_queries": dict(cmp.n_queries), "rows": cmp.to_records(),
+        "systems": list(cmp.systems),
+        "metrics": list(cmp.metrics),
+        "baseline": cmp.baseline,
+        "test": cmp.test,
+        "correction": cmp.correction,
+        "alpha": cmp.alpha,
+        "ci": cmp.ci,
+        "ci_level": cmp.ci_level,
+        "n_resamples": cmp.n_resamples,
+        "seed": cmp.seed,
+        "description": cmp.description,
+        "n_queries": dict(cmp.n_queries),
+        "rows": cmp.to_records(),
         "tests": [asdict(p) for p in cmp.pairs],
     }
 
@@ -88,5 +100,10 @@ def _records(cmp: Comparison) -> Any:
 
 def render(cmp: Comparison, fmt: str = "table", color: bool | None = None) -> str:
     """Render in one of :data:`FORMATS`; the text ends with a newline."""
-    return render_as(fmt, layout=lambda: comparison_table(cmp), records=lambda: _records(cmp),
-                     document=lambda: _document(cmp), color=color)
+    return render_as(
+        fmt,
+        layout=lambda: comparison_table(cmp),
+        records=lambda: _records(cmp),
+        document=lambda: _document(cmp),
+        color=color,
+    )

@@ -127,26 +127,37 @@ def html_report(
     if max_k is not None:
         check_int("max_k", max_k, where="html_report")
     if provenance is not None and not isinstance(provenance, Mapping):
-        raise InputError("html_report: provenance must be a mapping {label: text}, e.g. "
-                         f"{{'qrels': 'qrels.txt'}}, got {type(provenance).__name__}.")
+        raise InputError(
+            "html_report: provenance must be a mapping {label: text}, e.g. "
+            f"{{'qrels': 'qrels.txt'}}, got {type(provenance).__name__}."
+        )
     inputs = _inputs(runs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if len(inputs) > 1:
-            cmp = compare(qrels, dict(inputs), metrics, baseline=baseline or inputs[0][0],
-                          test=test, correction=correction, alpha=alpha,
-                          n_resamples=n_resamples, seed=seed, ci=ci, **conventions)
-            systems = [System(n, cmp.results[n], r if isinstance(r, Run) else None)
-                       for n, r in inputs]
+            cmp = compare(
+                qrels,
+                dict(inputs),
+                metrics,
+                baseline=baseline or inputs[0][0],
+                test=test,
+                correction=correction,
+                alpha=alpha,
+                n_resamples=n_resamples,
+                seed=seed,
+                ci=ci,
+                **conventions,
+            )
+            systems = [
+                System(n, cmp.results[n], r if isinstance(r, Run) else None) for n, r in inputs
+            ]
             names = list(cmp.metrics)
             summary = _summary_compared(cmp)
             settings = cmp.description
         else:
             cmp = None
-            systems, names = _single(qrels, inputs[0], metrics, baseline, conventions, alpha,
-                                     ci)
-            summary, settings = _summary_single(systems[0], names, ci, alpha, n_resamples,
-                                                seed)
+            systems, names = _single(qrels, inputs[0], metrics, baseline, conventions, alpha, ci)
+            summary, settings = _summary_single(systems[0], names, ci, alpha, n_resamples, seed)
         charts = Charts(qrels, systems, names, max_k, conventions)
         body = [
             _section("summary", "Summary", summary),
@@ -161,15 +172,19 @@ def html_report(
     notes = [str(w.message) for w in caught if issubclass(w.category, RanklensWarning)]
     for w in caught:  # still said to the caller (the command line prints them)
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    body.append(_section("provenance", "Conventions and provenance",
-                         _provenance(systems, settings, provenance, notes)))
+    body.append(
+        _section(
+            "provenance",
+            "Conventions and provenance",
+            _provenance(systems, settings, provenance, notes),
+        )
+    )
     page = _page(title, systems, names, cmp, body)
     if out is not None:
         try:
             out.write_text(page, encoding="utf-8")
         except OSError as exc:
-            raise OutputPathError(f"path {str(out)!r}: cannot write it: {exc.strerror}."
-                                  ) from None
+            raise OutputPathError(f"path {str(out)!r}: cannot write it: {exc.strerror}.") from None
     return page
 
 
@@ -191,21 +206,31 @@ def _check_trend(trend: Any) -> dict[str, list[TrendPoint]]:
     if trend is None:
         return {}
     if not isinstance(trend, Mapping):
-        raise InputError(f"trend must be a mapping {{metric: [(time, run, value, record id), "
-                         f"...]}}, got {type(trend).__name__}.")
+        raise InputError(
+            f"trend must be a mapping {{metric: [(time, run, value, record id), "
+            f"...]}}, got {type(trend).__name__}."
+        )
     out: dict[str, list[TrendPoint]] = {}
     for metric, points in trend.items():
         if not isinstance(points, Sequence) or isinstance(points, str):
-            raise InputError(f"trend[{metric!r}] is {points!r}; it must be a list of points "
-                             "(datetime, run name, value, record id).")
+            raise InputError(
+                f"trend[{metric!r}] is {points!r}; it must be a list of points "
+                "(datetime, run name, value, record id)."
+            )
         checked = []
         for i, p in enumerate(points):
-            ok = (isinstance(p, (tuple, list)) and len(p) == 4 and isinstance(p[0], datetime)
-                  and isinstance(p[2], (int, float, np.number))
-                  and isinstance(p[3], (int, np.integer)))
+            ok = (
+                isinstance(p, (tuple, list))
+                and len(p) == 4
+                and isinstance(p[0], datetime)
+                and isinstance(p[2], (int, float, np.number))
+                and isinstance(p[3], (int, np.integer))
+            )
             if not ok:
-                raise InputError(f"trend[{metric!r}][{i}] is {p!r}; each point must be "
-                                 "(datetime, run name, value, record id).")
+                raise InputError(
+                    f"trend[{metric!r}][{i}] is {p!r}; each point must be "
+                    "(datetime, run name, value, record id)."
+                )
             checked.append((p[0], str(p[1]), float(p[2]), int(p[3])))
         out[str(metric)] = checked
     return out
@@ -222,9 +247,15 @@ def _inputs(runs: Any) -> list[tuple[str, Run | Result]]:
     return items
 
 
-def _single(qrels: Qrels | None, item: tuple[str, Run | Result], metrics: Any,
-            baseline: str | None, conventions: dict[str, Any], alpha: float, ci: str
-            ) -> tuple[list[System], list[str]]:
+def _single(
+    qrels: Qrels | None,
+    item: tuple[str, Run | Result],
+    metrics: Any,
+    baseline: str | None,
+    conventions: dict[str, Any],
+    alpha: float,
+    ci: str,
+) -> tuple[list[System], list[str]]:
     """The one system of a report of one run, evaluated (the metrics, the options and
     the result checked as :func:`ranklens.compare` checks them: it has no pair to test)."""
     from ranklens.comparison import stats as st
@@ -248,25 +279,56 @@ def _summary_compared(cmp: Any) -> str:
 
     rows: list[list[Cell | str]] = []
     for p in cmp.pairs:
-        rows.append([p.system, p.metric, Cell(number(p.mean_diff),
-                                              small=f"[{number(p.diff_ci_low)}, "
-                                                    f"{number(p.diff_ci_high)}]"),
-                     percent(p.relative), p_value(p.p_value),
-                     Cell(p_value(p.p_adjusted), "bold" if p.significant else "",
-                          sup="*" if p.significant else ""),
-                     f"{p.wins}/{p.ties}/{p.losses}", number(p.cohens_d), str(p.n_queries)])
-    tests = Table(["run", "metric", f"difference vs {cmp.baseline}", "relative", "p",
-                   "p adjusted", "W/T/L", "Cohen's d", "queries"], rows, n_labels=2,
-                  notes=[f"* significant at alpha {cmp.alpha:g} after the "
-                         f"{cmp.correction} correction; W/T/L: queries won, tied and lost "
-                         "against the baseline."])
-    return (to_html(comparison_table(cmp))
-            + f"<h3>Against the baseline, {escape(display_id(cmp.baseline))}</h3>"
-            + to_html(tests))
+        rows.append(
+            [
+                p.system,
+                p.metric,
+                Cell(
+                    number(p.mean_diff),
+                    small=f"[{number(p.diff_ci_low)}, {number(p.diff_ci_high)}]",
+                ),
+                percent(p.relative),
+                p_value(p.p_value),
+                Cell(
+                    p_value(p.p_adjusted),
+                    "bold" if p.significant else "",
+                    sup="*" if p.significant else "",
+                ),
+                f"{p.wins}/{p.ties}/{p.losses}",
+                number(p.cohens_d),
+                str(p.n_queries),
+            ]
+        )
+    tests = Table(
+        [
+            "run",
+            "metric",
+            f"difference vs {cmp.baseline}",
+            "relative",
+            "p",
+            "p adjusted",
+            "W/T/L",
+            "Cohen's d",
+            "queries",
+        ],
+        rows,
+        n_labels=2,
+        notes=[
+            f"* significant at alpha {cmp.alpha:g} after the "
+            f"{cmp.correction} correction; W/T/L: queries won, tied and lost "
+            "against the baseline."
+        ],
+    )
+    return (
+        to_html(comparison_table(cmp))
+        + f"<h3>Against the baseline, {escape(display_id(cmp.baseline))}</h3>"
+        + to_html(tests)
+    )
 
 
-def _summary_single(system: System, names: list[str], ci: str, alpha: float,
-                    n_resamples: int, seed: Any) -> tuple[str, str]:
+def _summary_single(
+    system: System, names: list[str], ci: str, alpha: float, n_resamples: int, seed: Any
+) -> tuple[str, str]:
     """Means and intervals of one run (no test: nothing to compare with)."""
     from ranklens.comparison.stats import mean_ci
 
@@ -280,8 +342,11 @@ def _summary_single(system: System, names: list[str], ci: str, alpha: float,
         if res.parsed[m].definition.aggregate != "mean":  # a sum or a geometric mean
             row.append(Cell(number(res[m])))
             continue
-        lo, hi = (mean_ci(v, ci, 1.0 - alpha, n_resamples, seed) if v.size else
-                  (float("nan"), float("nan")))
+        lo, hi = (
+            mean_ci(v, ci, 1.0 - alpha, n_resamples, seed)
+            if v.size
+            else (float("nan"), float("nan"))
+        )
         row.append(Cell(number(res[m]), small=f"[{number(lo)}, {number(hi)}]"))
     level = f"{1.0 - alpha:.0%} {ci} intervals over {max(counts, default=0)} queries"
     table = Table(["run", *names], [row], notes=[f"Mean [{level}]; one run, so no test."])
@@ -291,13 +356,18 @@ def _summary_single(system: System, names: list[str], ci: str, alpha: float,
 # ------------------------------------------------------------------------- provenance
 
 
-def _provenance(systems: list[System], settings: str, provenance: Mapping[str, str] | None,
-                notes: list[str]) -> str:
+def _provenance(
+    systems: list[System], settings: str, provenance: Mapping[str, str] | None, notes: list[str]
+) -> str:
     import ranklens
 
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    lines = [("ranklens", ranklens.__version__), ("generated", now), ("statistics", settings),
-             *((str(k), str(v)) for k, v in (provenance or {}).items())]
+    lines = [
+        ("ranklens", ranklens.__version__),
+        ("generated", now),
+        ("statistics", settings),
+        *((str(k), str(v)) for k, v in (provenance or {}).items()),
+    ]
     about = to_html(Table(["item", "value"], [[k, v] for k, v in lines], n_labels=2))
     names = [s.name for s in systems]
     conv = [s.result.conventions for s in systems]
@@ -305,34 +375,54 @@ def _provenance(systems: list[System], settings: str, provenance: Mapping[str, s
     cols = ["all runs"] if same else names
     rows: list[list[Cell | str]] = [
         [f.name, *(str(getattr(c, f.name)) for c in (conv[:1] if same else conv))]
-        for f in fields(conv[0])]
+        for f in fields(conv[0])
+    ]
     keys = list(dict.fromkeys(k for s in systems for k in s.result.report))
-    counts: list[list[Cell | str]] = [[k, *(str(s.result.report.get(k, "")) for s in systems)]
-                                      for k in keys]
+    counts: list[list[Cell | str]] = [
+        [k, *(str(s.result.report.get(k, "")) for s in systems)] for k in keys
+    ]
     metrics = {m: p.definition.summary for s in systems for m, p in s.result.parsed.items()}
     warned = "".join(f"<li>{escape(display_id(n))}</li>" for n in notes)
-    return (about + "<h3>Conventions</h3>" + to_html(Table(["convention", *cols], rows))
-            + "<h3>Content fingerprints</h3>" + to_html(_fingerprints(systems))
-            + "<h3>Counts</h3>" + to_html(Table(["count", *names], counts))
-            + "<h3>Metrics</h3>" + to_html(Table(["metric", "definition"],
-                                                [[m, d] for m, d in metrics.items()],
-                                                n_labels=2))
-            + (f"<h3>Warnings</h3><ul>{warned}</ul>" if notes else ""))
+    return (
+        about
+        + "<h3>Conventions</h3>"
+        + to_html(Table(["convention", *cols], rows))
+        + "<h3>Content fingerprints</h3>"
+        + to_html(_fingerprints(systems))
+        + "<h3>Counts</h3>"
+        + to_html(Table(["count", *names], counts))
+        + "<h3>Metrics</h3>"
+        + to_html(Table(["metric", "definition"], [[m, d] for m, d in metrics.items()], n_labels=2))
+        + (f"<h3>Warnings</h3><ul>{warned}</ul>" if notes else "")
+    )
 
 
 def _fingerprints(systems: list[System]) -> Table:
     """Each run's provenance (:mod:`ranklens.ranking.provenance`): SHA-256 of the qrels
     and of the run content, and of the conventions, as ``ranklens gate`` compares them;
     "—" where a result has none (built by hand, or its large run was gone)."""
+
     def short(value: str | None) -> str:
         return "—" if value is None else value[:16]
 
     rows: list[list[Cell | str]] = []
     for s in systems:
         p = s.result.provenance
-        rows.append([s.name, *(["—"] * 4 if p is None else
-                               [short(p.qrels), short(p.run), p.run_form,
-                                short(p.conventions_fingerprint)])])
+        rows.append(
+            [
+                s.name,
+                *(
+                    ["—"] * 4
+                    if p is None
+                    else [
+                        short(p.qrels),
+                        short(p.run),
+                        p.run_form,
+                        short(p.conventions_fingerprint),
+                    ]
+                ),
+            ]
+        )
     return Table(["run", "qrels", "run content", "run form", "conventions"], rows)
 
 
@@ -351,24 +441,33 @@ def _section(anchor: str, heading: str, content: str) -> tuple[str, str, str]:
     return anchor, heading, content
 
 
-def _page(title: str, systems: list[System], metrics: list[str], cmp: Any,
-          sections: list[tuple[str, str, str]]) -> str:
+def _page(
+    title: str,
+    systems: list[System],
+    metrics: list[str],
+    cmp: Any,
+    sections: list[tuple[str, str, str]],
+) -> str:
     style, script = _asset("report.css"), _asset("report.js")
-    csp = (f"default-src 'none'; style-src {_hash(style)}; script-src {_hash(script)}; "
-           "img-src 'none'; base-uri 'none'; form-action 'none'")
+    csp = (
+        f"default-src 'none'; style-src {_hash(style)}; script-src {_hash(script)}; "
+        "img-src 'none'; base-uri 'none'; form-action 'none'"
+    )
     n_queries = len(set().union(*(s.result.query_ids for s in systems)))
     base = "" if cmp is None else f"; baseline {cmp.baseline}"
-    lead = (f"{len(systems)} run{'s' if len(systems) > 1 else ''} × {len(metrics)} "
-            f"metric{'s' if len(metrics) > 1 else ''} on {n_queries} queries{base}")
+    lead = (
+        f"{len(systems)} run{'s' if len(systems) > 1 else ''} × {len(metrics)} "
+        f"metric{'s' if len(metrics) > 1 else ''} on {n_queries} queries{base}"
+    )
     nav = "".join(f'<a href="#{a}">{escape(h)}</a>' for a, h, _ in sections)
-    body = "".join(f'<section id="{a}"><h2>{escape(h)}</h2>{c}</section>'
-                   for a, h, c in sections)
+    body = "".join(f'<section id="{a}"><h2>{escape(h)}</h2>{c}</section>' for a, h, c in sections)
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="generator" content="ranklens">'
         f"<title>{escape(display_id(title))}</title><style>{style}</style></head><body>"
         f"<header><h1>{escape(display_id(title))}</h1><p>{escape(display_id(lead))}</p>"
         f"<nav>{nav}</nav></header><main>{body}</main><script>{script}</script>"
-        "</body></html>\n")
+        "</body></html>\n"
+    )

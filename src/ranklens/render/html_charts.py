@@ -49,12 +49,17 @@ class Charts:
     conventions: dict[str, Any]
 
     def _ranked(self) -> list[tuple[int, System]]:
-        return [(i, s) for i, s in enumerate(self.systems)
-                if s.run is not None and self.qrels is not None]
+        return [
+            (i, s)
+            for i, s in enumerate(self.systems)
+            if s.run is not None and self.qrels is not None
+        ]
 
     def _none(self, what: str) -> str:
-        return (f'<p class="rl-note">No {what}: every run was given as a stored result, '
-                "which keeps per-query values but not the rankings.</p>")
+        return (
+            f'<p class="rl-note">No {what}: every run was given as a stored result, '
+            "which keeps per-query values but not the rankings.</p>"
+        )
 
     def cutoffs(self) -> str:
         from ranklens.metrics import get_metric
@@ -78,18 +83,41 @@ class Charts:
             return '<p class="rl-note">None of the metrics takes a cutoff k.</p>'
         longest = max(_longest(s.run) for _, s in ranked if s.run is not None)
         k = max(1, min(max(ks), longest))
-        curves = {i: evaluate_cutoffs(self.qrels, s.run, families, k,  # type: ignore[arg-type]
-                                      **self.conventions) for i, s in ranked}
+        curves = {
+            i: evaluate_cutoffs(
+                self.qrels,
+                s.run,
+                families,
+                k,  # type: ignore[arg-type]
+                **self.conventions,
+            )
+            for i, s in ranked
+        }
         charts = []
         for fam in families:
-            series = [svg.Series(self.systems[i].name, c.ks, c.curve(fam), markers=k <= 30,
-                                 color=i, tips=[f"{self.systems[i].name}: {fam}@{kk} = "
-                                                f"{number(v)}" for kk, v in
-                                                zip(c.ks.tolist(), c.curve(fam).tolist(),
-                                                    strict=True)])
-                      for i, c in curves.items()]
-            charts.append(svg.line_chart(series, title=f"{fam}@k", x_label="cutoff k",
-                                         y_label=f"mean {fam}@k", x_range=(1, max(k, 2))))
+            series = [
+                svg.Series(
+                    self.systems[i].name,
+                    c.ks,
+                    c.curve(fam),
+                    markers=k <= 30,
+                    color=i,
+                    tips=[
+                        f"{self.systems[i].name}: {fam}@{kk} = {number(v)}"
+                        for kk, v in zip(c.ks.tolist(), c.curve(fam).tolist(), strict=True)
+                    ],
+                )
+                for i, c in curves.items()
+            ]
+            charts.append(
+                svg.line_chart(
+                    series,
+                    title=f"{fam}@k",
+                    x_label="cutoff k",
+                    y_label=f"mean {fam}@k",
+                    x_range=(1, max(k, 2)),
+                )
+            )
         return grid(charts)
 
     def precision_recall(self) -> str:
@@ -103,28 +131,47 @@ class Charts:
         depth = 0
         for i, s in ranked:
             try:
-                cur = precision_recall_curve(self.qrels, s.run,  # type: ignore[arg-type]
-                                             **self.conventions)
+                cur = precision_recall_curve(
+                    self.qrels,
+                    s.run,  # type: ignore[arg-type]
+                    **self.conventions,
+                )
             except UnsupportedError as exc:
                 return f'<p class="rl-note">No precision-recall curves: {escape(str(exc))}</p>'
             mean = cur.mean_interpolated
-            series.append(svg.Series(s.name, cur.levels, mean, markers=True, color=i,
-                                     tips=[f"{s.name}: precision {number(p)} at recall "
-                                           f"{r:.1f}" for r, p in zip(cur.levels.tolist(),
-                                                                      mean.tolist(),
-                                                                      strict=True)]))
+            series.append(
+                svg.Series(
+                    s.name,
+                    cur.levels,
+                    mean,
+                    markers=True,
+                    color=i,
+                    tips=[
+                        f"{s.name}: precision {number(p)} at recall {r:.1f}"
+                        for r, p in zip(cur.levels.tolist(), mean.tolist(), strict=True)
+                    ],
+                )
+            )
             if cur.rank.size:
                 ranks = int(min(cur.rank.max(), max(self.max_k or 100, 100)))
                 depth = max(depth, ranks)
                 rec, prec = _raw_pr(cur, len(cur.query_ids), ranks)
-                series.append(svg.Series(s.name, rec, prec, dashed=True, color=i,
-                                         legend=False))
-        chart = svg.line_chart(series, title="precision-recall", x_label="recall",
-                               y_label="precision", x_range=(0, 1), y_range=(0, 1),
-                               width=760, height=400)
-        note = ('<p class="rl-note">Solid, with points: mean interpolated precision at '
-                "recall 0.0, 0.1, ..., 1.0 (trec_eval's iprec_at_recall); dashed: mean "
-                f"recall and mean precision after each rank 1 to {depth}.</p>")
+                series.append(svg.Series(s.name, rec, prec, dashed=True, color=i, legend=False))
+        chart = svg.line_chart(
+            series,
+            title="precision-recall",
+            x_label="recall",
+            y_label="precision",
+            x_range=(0, 1),
+            y_range=(0, 1),
+            width=760,
+            height=400,
+        )
+        note = (
+            '<p class="rl-note">Solid, with points: mean interpolated precision at '
+            "recall 0.0, 0.1, ..., 1.0 (trec_eval's iprec_at_recall); dashed: mean "
+            f"recall and mean precision after each rank 1 to {depth}.</p>"
+        )
         return wide([chart]) + note
 
     def distributions(self) -> str:
@@ -141,10 +188,19 @@ class Charts:
             if rng is not None and np.isfinite(rng).all() and rng[0] <= lo and hi <= rng[1]:
                 lo, hi = rng
             edges = np.linspace(lo, hi if hi > lo else lo + 1.0, _BINS + 1)
-            series = [svg.step_series(s.name, edges, np.histogram(v, edges)[0], color=i)
-                      for i, (s, v) in enumerate(zip(self.systems, vals, strict=True))]
-            parts.append(svg.line_chart(series, title=f"per-query {m}", x_label=m,
-                                        y_label="queries", x_range=(edges[0], edges[-1])))
+            series = [
+                svg.step_series(s.name, edges, np.histogram(v, edges)[0], color=i)
+                for i, (s, v) in enumerate(zip(self.systems, vals, strict=True))
+            ]
+            parts.append(
+                svg.line_chart(
+                    series,
+                    title=f"per-query {m}",
+                    x_label=m,
+                    y_label="queries",
+                    x_range=(edges[0], edges[-1]),
+                )
+            )
         scores = []
         for i, s in enumerate(self.systems):
             if s.run is None or not len(s.run):
@@ -152,10 +208,15 @@ class Charts:
             v = s.run.scores
             lo, hi = float(v.min()), float(v.max())
             edges = np.linspace(lo, hi if hi > lo else lo + 1.0, _BINS + 1)
-            scores.append(svg.line_chart(
-                [svg.step_series(s.name, edges, np.histogram(v, edges)[0], color=i)],
-                title=f"scores of {s.name}", x_label="score", y_label="documents",
-                x_range=(edges[0], edges[-1])))
+            scores.append(
+                svg.line_chart(
+                    [svg.step_series(s.name, edges, np.histogram(v, edges)[0], color=i)],
+                    title=f"scores of {s.name}",
+                    x_label="score",
+                    y_label="documents",
+                    x_range=(edges[0], edges[-1]),
+                )
+            )
         return grid(parts) + ("<h3>Run scores</h3>" + grid(scores) if scores else "")
 
 
@@ -182,22 +243,46 @@ def trend_section(trend: Mapping[str, list[TrendPoint]], runs: Sequence[str] = (
         lo, hi = float(times.min()), float(times.max())
         span = hi - lo
         fmt = "%Y-%m-%d" if span > 3 * 86400 else "%Y-%m-%d %H:%M"
-        ticks = [(lo + span * i / 4, datetime.fromtimestamp(lo + span * i / 4,
-                                                            points[0][0].tzinfo).strftime(fmt))
-                 for i in range(5)] if span else [(lo, points[0][0].strftime(fmt))]
+        ticks = (
+            [
+                (
+                    lo + span * i / 4,
+                    datetime.fromtimestamp(lo + span * i / 4, points[0][0].tzinfo).strftime(fmt),
+                )
+                for i in range(5)
+            ]
+            if span
+            else [(lo, points[0][0].strftime(fmt))]
+        )
         names = list(dict.fromkeys(p[1] for p in points))
         others = [n for n in names if n not in runs]
         series = []
         for name in names:
             i = list(runs).index(name) if name in runs else len(runs) + others.index(name)
             mine = [(t, p) for t, p in zip(times.tolist(), points, strict=True) if p[1] == name]
-            series.append(svg.Series(
-                name, [t for t, _ in mine], [p[2] for _, p in mine], markers=True, color=i,
-                tips=[f"{name}: {metric} = {number(p[2])} on "
-                      f"{p[0].isoformat(sep=' ', timespec='minutes')} (record {p[3]})"
-                      for _, p in mine]))
-        charts.append(svg.line_chart(series, title=f"{metric} over time", x_label="time",
-                                     y_label=metric, x_ticks=ticks,
-                                     x_range=(lo, hi) if span else (lo - 1, lo + 1),
-                                     width=760))
+            series.append(
+                svg.Series(
+                    name,
+                    [t for t, _ in mine],
+                    [p[2] for _, p in mine],
+                    markers=True,
+                    color=i,
+                    tips=[
+                        f"{name}: {metric} = {number(p[2])} on "
+                        f"{p[0].isoformat(sep=' ', timespec='minutes')} (record {p[3]})"
+                        for _, p in mine
+                    ],
+                )
+            )
+        charts.append(
+            svg.line_chart(
+                series,
+                title=f"{metric} over time",
+                x_label="time",
+                y_label=metric,
+                x_ticks=ticks,
+                x_range=(lo, hi) if span else (lo - 1, lo + 1),
+                width=760,
+            )
+        )
     return wide(charts) if charts else '<p class="rl-note">No stored record.</p>'

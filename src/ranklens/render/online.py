@@ -33,15 +33,21 @@ _VERDICT_STYLE = {"increase": "green", "decrease": "red"}
 
 def _row(c: MetricComparison, sequential: bool) -> list[Cell | str]:
     cells: list[Cell | str] = [
-        c.metric, c.variant, f"{c.n}", significant(c.control_estimate),
+        c.metric,
+        c.variant,
+        f"{c.n}",
+        significant(c.control_estimate),
         significant(c.estimate),
         f"{significant(c.diff)} [{significant(c.ci_lower)}, {significant(c.ci_upper)}]",
         f"{percent(c.rel_diff)} [{percent(c.rel_ci_lower)}, {percent(c.rel_ci_upper)}]",
-        p_value(c.p_value), p_value(c.p_adjusted),
+        p_value(c.p_value),
+        p_value(c.p_adjusted),
     ]
     if sequential:
-        cells += [p_value(c.seq_p_adjusted),
-                  f"[{significant(c.cs_lower)}, {significant(c.cs_upper)}]"]
+        cells += [
+            p_value(c.seq_p_adjusted),
+            f"[{significant(c.cs_lower)}, {significant(c.cs_upper)}]",
+        ]
     verdict = c.verdict + (f" ({c.note})" if c.note else "")
     return [*cells, Cell(verdict, _VERDICT_STYLE.get(c.verdict, "")), c.test]
 
@@ -50,23 +56,45 @@ def analysis_table(result: ExperimentAnalysis) -> Table:
     """One row per (metric, treatment variant); the units and the sample-ratio check
     before the table, the settings and the analysis' notes after it."""
     sequential = result.sequential is not None
-    header = ["metric", "variant", "n", "control", "variant value", "diff [CI]",
-              "rel. diff [CI]", "p", "p adj."]
+    header = [
+        "metric",
+        "variant",
+        "n",
+        "control",
+        "variant value",
+        "diff [CI]",
+        "rel. diff [CI]",
+        "p",
+        "p adj.",
+    ]
     if sequential:
         header += ["seq. p adj.", "conf. sequence"]
     header += ["verdict", "test"]
     srm = result.srm
     units = ", ".join(f"{v}: {n}" for v, n in result.report.units_per_variant.items())
-    check = (f"Units: {units}.  SRM check: chi2 = {significant(srm.statistic)}, "
-             f"p = {p_value(srm.p_value)}" + (" MISMATCH" if srm.mismatch else " (ok)"))
-    settings = (f"control = {result.control}, alpha = {result.alpha:g}, correction = "
-                f"{result.correction}" + (", sequential (mSPRT)" if sequential else ""))
-    return Table(header, [_row(c, sequential) for c in result.comparisons], n_labels=2,
-                 preamble=[Cell(check, "bold red" if srm.mismatch else ""), settings],
-                 notes=[f"note: {note}" for note in result.report.notes])
+    check = (
+        f"Units: {units}.  SRM check: chi2 = {significant(srm.statistic)}, "
+        f"p = {p_value(srm.p_value)}" + (" MISMATCH" if srm.mismatch else " (ok)")
+    )
+    settings = (
+        f"control = {result.control}, alpha = {result.alpha:g}, correction = "
+        f"{result.correction}" + (", sequential (mSPRT)" if sequential else "")
+    )
+    return Table(
+        header,
+        [_row(c, sequential) for c in result.comparisons],
+        n_labels=2,
+        preamble=[Cell(check, "bold red" if srm.mismatch else ""), settings],
+        notes=[f"note: {note}" for note in result.report.notes],
+    )
 
 
 def render(result: ExperimentAnalysis, fmt: str = "table", color: bool | None = None) -> str:
     """Render in one of :data:`FORMATS`; the text ends with a newline."""
-    return render_as(fmt, layout=lambda: analysis_table(result), records=result.to_arrow,
-                     document=result.to_dict, color=color)
+    return render_as(
+        fmt,
+        layout=lambda: analysis_table(result),
+        records=result.to_arrow,
+        document=result.to_dict,
+        color=color,
+    )

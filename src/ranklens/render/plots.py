@@ -82,7 +82,7 @@ def _short(name: object, chars: int = NAME_CHARS) -> str:
     if len(text) <= chars:
         return text
     head = (chars - 1) // 2
-    return text[:head] + "\u2026" + text[len(text) - (chars - 1 - head):]
+    return text[:head] + "\u2026" + text[len(text) - (chars - 1 - head) :]
 
 
 def _literal(text: str) -> str:
@@ -106,14 +106,19 @@ def _shared_queries(names: Sequence[str], query_sets: Sequence[set[str]]) -> Non
     """Several runs must have a query in common, or their charts do not compare."""
     if len(query_sets) > 1 and not set.intersection(*query_sets):
         counts = ", ".join(f"{n}: {len(q)}" for n, q in zip(names, query_sets, strict=True))
-        raise InputError(f"the runs share no query ({counts} queries), so their charts do not "
-                         "compare; check that they answer the same topics.")
+        raise InputError(
+            f"the runs share no query ({counts} queries), so their charts do not "
+            "compare; check that they answer the same topics."
+        )
 
 
 def _runs(runs: Mapping[str, Run] | Sequence[Run]) -> list[tuple[str, Run]]:
     """(name drawn, run) of each run; several runs must share a query."""
-    items = (list(runs.items()) if isinstance(runs, Mapping) else
-             [(r.name or f"run{i}", r) for i, r in enumerate(runs, start=1)])
+    items = (
+        list(runs.items())
+        if isinstance(runs, Mapping)
+        else [(r.name or f"run{i}", r) for i, r in enumerate(runs, start=1)]
+    )
     if not items:
         raise InputError("no run to plot: pass at least one ranklens.Run.")
     for name, r in items:
@@ -128,8 +133,14 @@ def _longest(run: Run) -> int:
     return int(np.bincount(run._pairs.query_code).max(initial=0))
 
 
-def plot_cutoffs(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run], metric: str = "ndcg",
-                 max_k: int = 20, path: PathLike | None = None, **conventions: Any) -> Any:
+def plot_cutoffs(
+    qrels: Qrels,
+    runs: Mapping[str, Run] | Sequence[Run],
+    metric: str = "ndcg",
+    max_k: int = 20,
+    path: PathLike | None = None,
+    **conventions: Any,
+) -> Any:
     """Mean ``metric@k`` for k = 1..``max_k``, one line per run.
 
     ``metric`` is a metric without a cutoff (``p``, ``r``, ``f1``, ``ap``,
@@ -177,9 +188,14 @@ def _raw_pr(curve: Any, n_queries: int, max_rank: int) -> tuple[np.ndarray, np.n
     return rec[rows, idx].mean(axis=0), prec[rows, idx].mean(axis=0)
 
 
-def plot_pr_curves(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run],
-                   kind: str = "both", max_rank: int = 1000, path: PathLike | None = None,
-                   **conventions: Any) -> Any:
+def plot_pr_curves(
+    qrels: Qrels,
+    runs: Mapping[str, Run] | Sequence[Run],
+    kind: str = "both",
+    max_rank: int = 1000,
+    path: PathLike | None = None,
+    **conventions: Any,
+) -> Any:
     """Precision-recall curves, one colour per run.
 
     ``kind="interpolated"``: mean interpolated precision at recall 0.0, 0.1,
@@ -199,12 +215,19 @@ def plot_pr_curves(qrels: Qrels, runs: Mapping[str, Run] | Sequence[Run],
         color = cycle[i % len(cycle)]
         cur = precision_recall_curve(qrels, run, **conventions)
         if kind in ("interpolated", "both"):
-            ax.plot(cur.levels, cur.mean_interpolated, marker="o", markersize=3, color=color,
-                    label=f"{name} (interpolated)" if kind == "both" else name)
+            ax.plot(
+                cur.levels,
+                cur.mean_interpolated,
+                marker="o",
+                markersize=3,
+                color=color,
+                label=f"{name} (interpolated)" if kind == "both" else name,
+            )
         if kind in ("raw", "both") and cur.rank.size:
             r, p = _raw_pr(cur, len(cur.query_ids), int(min(max_rank, cur.rank.max())))
-            ax.plot(r, p, linestyle="--", color=color,
-                    label=f"{name} (raw)" if kind == "both" else name)
+            ax.plot(
+                r, p, linestyle="--", color=color, label=f"{name} (raw)" if kind == "both" else name
+            )
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")
     ax.set_xlim(0, 1)
@@ -225,8 +248,13 @@ def _aligned(a: Result, b: Result, metric: str) -> tuple[list[str], np.ndarray]:
     return [q for q, k in zip(ids, keep, strict=True) if k], d[keep]
 
 
-def plot_differences(a: Result, b: Result, metric: str, path: PathLike | None = None,
-                     labels: tuple[str, str] | None = None) -> Any:
+def plot_differences(
+    a: Result,
+    b: Result,
+    metric: str,
+    path: PathLike | None = None,
+    labels: tuple[str, str] | None = None,
+) -> Any:
     """Per-query differences ``B - A`` of ``metric``, sorted, as bars (green: B
     better, red: A better), on the queries both results have."""
     out = _check_path(path)
@@ -240,22 +268,32 @@ def plot_differences(a: Result, b: Result, metric: str, path: PathLike | None = 
     ax.bar(np.arange(d.size), d, width=1.0, color=colors.tolist())
     ax.axhline(0.0, color="black", linewidth=0.8)
     wins, losses = int((d > 0).sum()), int((d < 0).sum())
-    _title(ax, f"{metric}: {_short(name_b)} - {_short(name_a)} per query "
-               f"({wins} better, {d.size - wins - losses} tied, {losses} worse)")
+    _title(
+        ax,
+        f"{metric}: {_short(name_b)} - {_short(name_a)} per query "
+        f"({wins} better, {d.size - wins - losses} tied, {losses} worse)",
+    )
     ax.set_xlabel("queries (sorted by difference)")
     ax.set_ylabel(f"difference in {metric}")
     return _save(fig, out)
 
 
-def plot_distribution(results: Mapping[str, Result] | Sequence[Result], metric: str,
-                      kind: str = "box", path: PathLike | None = None) -> Any:
+def plot_distribution(
+    results: Mapping[str, Result] | Sequence[Result],
+    metric: str,
+    kind: str = "box",
+    path: PathLike | None = None,
+) -> Any:
     """Distribution of per-query ``metric`` values of each result: ``kind="box"``
     (box plot with the mean marked) or ``"hist"`` (overlaid histograms)."""
     if kind not in ("box", "hist"):
         raise UnsupportedError(f"kind must be 'box' or 'hist'; got {kind!r}.")
     out = _check_path(path)
-    items = (list(results.items()) if isinstance(results, Mapping) else
-             [(r.run_name or f"run{i}", r) for i, r in enumerate(results, start=1)])
+    items = (
+        list(results.items())
+        if isinstance(results, Mapping)
+        else [(r.run_name or f"run{i}", r) for i, r in enumerate(results, start=1)]
+    )
     if not items:
         raise InputError("no result to plot: pass at least one ranklens Result.")
     data = []

@@ -113,8 +113,9 @@ def _as_results(results: Result | Sequence[Result]) -> list[Result]:
 
 def _labels(results: Sequence[Result]) -> list[str]:
     """Each run's name; unnamed runs are called run1, run2, ... by position."""
-    return [r.run_name if r.run_name is not None else f"run{i}"
-            for i, r in enumerate(results, start=1)]
+    return [
+        r.run_name if r.run_name is not None else f"run{i}" for i, r in enumerate(results, start=1)
+    ]
 
 
 def _metric_union(results: Sequence[Result]) -> list[str]:
@@ -143,8 +144,9 @@ def _numbers(values: np.ndarray, integer: bool) -> list[str]:
     return [number(v, integer) for v in np.asarray(values, dtype=np.float64).tolist()]
 
 
-def result_table(results: Result | Sequence[Result], per_query: bool = False,
-                 summary: bool = True) -> Table:
+def result_table(
+    results: Result | Sequence[Result], per_query: bool = False, summary: bool = True
+) -> Table:
     """The summary (``run`` + metrics, the best value of each metric in bold when
     there are several runs) or per-query (``run``, ``query`` + metrics, each run's
     block ending with its ``all`` row unless ``summary=False``) table of one or
@@ -159,15 +161,19 @@ def result_table(results: Result | Sequence[Result], per_query: bool = False,
         best = best_mask(matrix, [_parsed(items, m).name for m in metrics])
         rows: list[list[Cell | str]] = [
             [labels[i], *(Cell(c[i], "bold" if best[i, j] else "") for j, c in enumerate(means))]
-            for i in range(len(items))]
+            for i in range(len(items))
+        ]
         return Table(["run", *metrics], rows)
     rows = []
     for i, r in enumerate(items):
         n = len(r.query_ids)
-        cols = [_numbers(r.values[m], integer[j]) if m in r.values else ["NaN"] * n
-                for j, m in enumerate(metrics)]
-        rows.extend([labels[i], display_id(q), *cells]
-                    for q, *cells in zip(r.query_ids, *cols, strict=True))
+        cols = [
+            _numbers(r.values[m], integer[j]) if m in r.values else ["NaN"] * n
+            for j, m in enumerate(metrics)
+        ]
+        rows.extend(
+            [labels[i], display_id(q), *cells] for q, *cells in zip(r.query_ids, *cols, strict=True)
+        )
         # each run's block ends with its aggregate over the queries (trec_eval's "all")
         if summary:
             rows.append([labels[i], "all", *(c[i] for c in means)])
@@ -202,9 +208,13 @@ def _arrow_table(results: Sequence[Result], per_query: bool) -> Any:
             "query": pa.array(r.query_ids, type=pa.string()),
         }
         for m in metrics:
-            cols[m] = (pa.array(np.asarray(r.values[m], dtype=np.float64), type=pa.float64(),
-                                from_pandas=True)
-                       if m in r.values else pa.nulls(n, type=pa.float64()))
+            cols[m] = (
+                pa.array(
+                    np.asarray(r.values[m], dtype=np.float64), type=pa.float64(), from_pandas=True
+                )
+                if m in r.values
+                else pa.nulls(n, type=pa.float64())
+            )
         parts.append(pa.table(cols))
     return pa.concat_tables(parts)
 
@@ -213,9 +223,13 @@ def _arrow_table(results: Sequence[Result], per_query: bool) -> Any:
 # formats
 
 
-def render_table(results: Result | Sequence[Result], per_query: bool = False,
-                 color: bool | None = None, max_width: int | None = None,
-                 summary: bool = True) -> str:
+def render_table(
+    results: Result | Sequence[Result],
+    per_query: bool = False,
+    color: bool | None = None,
+    max_width: int | None = None,
+    summary: bool = True,
+) -> str:
     """A table as terminal text; ``color=None`` uses ANSI styles (bold) only when
     standard output is a terminal, ``False`` never, ``True`` always.
 
@@ -226,8 +240,9 @@ def render_table(results: Result | Sequence[Result], per_query: bool = False,
     return to_text(result_table(results, per_query, summary), color, max_width)
 
 
-def render_json(results: Result | Sequence[Result], per_query: bool = False,
-                summary: bool = True) -> str:
+def render_json(
+    results: Result | Sequence[Result], per_query: bool = False, summary: bool = True
+) -> str:
     """``{"runs": [{"run", "summary"?, "per_query"?, "conventions", "report"}]}``."""
     items = _as_results(results)
     runs = []
@@ -237,8 +252,7 @@ def render_json(results: Result | Sequence[Result], per_query: bool = False,
             entry["summary"] = r.summary()
         if per_query:
             entry["per_query"] = {
-                m: dict(zip(r.query_ids, _nan_to_none(r.values[m]), strict=True))
-                for m in r.metrics
+                m: dict(zip(r.query_ids, _nan_to_none(r.values[m]), strict=True)) for m in r.metrics
             }
         entry["conventions"] = r.conventions.as_dict()
         entry["report"] = dict(r.report)
@@ -251,15 +265,17 @@ def render_csv(results: Result | Sequence[Result], per_query: bool = False) -> s
     return to_csv(_arrow_table(_as_results(results), per_query))
 
 
-def render_markdown(results: Result | Sequence[Result], per_query: bool = False,
-                    summary: bool = True) -> str:
+def render_markdown(
+    results: Result | Sequence[Result], per_query: bool = False, summary: bool = True
+) -> str:
     """A GitHub pipe table; numbers right-aligned with four decimals, the best value
     of each metric in bold when there are several runs (summary only)."""
     return to_markdown(result_table(results, per_query, summary))
 
 
-def render_latex(results: Result | Sequence[Result], per_query: bool = False,
-                 summary: bool = True) -> str:
+def render_latex(
+    results: Result | Sequence[Result], per_query: bool = False, summary: bool = True
+) -> str:
     """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``); the best value of
     each metric in bold when there are several runs (summary only)."""
     return to_latex(result_table(results, per_query, summary))
@@ -271,8 +287,12 @@ def _trec_value_format(result: Result, metric: str) -> tuple[bool, bool]:
     return defn.aggregate == "sum", defn.aggregate != "gmean" and defn.name != "num_q"
 
 
-def render_trec(results: Result | Sequence[Result], per_query: bool = False,
-                runid: bool = False, summary: bool = True) -> str:
+def render_trec(
+    results: Result | Sequence[Result],
+    per_query: bool = False,
+    runid: bool = False,
+    summary: bool = True,
+) -> str:
     """trec_eval's output: ``"%-22s\\t%s\\t%6.4f"`` lines.
 
     With ``per_query=True`` the per-query lines come first, query by query,
@@ -298,11 +318,19 @@ def render_trec(results: Result | Sequence[Result], per_query: bool = False,
                 head = heads[m]
                 vals = np.asarray(r.values[m], dtype=np.float64).tolist()
                 if integer:
-                    columns.append([None if v != v else f"{head}{display_id(q)}\t{int(v)}"
-                                    for q, v in zip(r.query_ids, vals, strict=True)])
+                    columns.append(
+                        [
+                            None if v != v else f"{head}{display_id(q)}\t{int(v)}"
+                            for q, v in zip(r.query_ids, vals, strict=True)
+                        ]
+                    )
                 else:
-                    columns.append([None if v != v else f"{head}{display_id(q)}\t{v:6.4f}"
-                                    for q, v in zip(r.query_ids, vals, strict=True)])
+                    columns.append(
+                        [
+                            None if v != v else f"{head}{display_id(q)}\t{v:6.4f}"
+                            for q, v in zip(r.query_ids, vals, strict=True)
+                        ]
+                    )
             lines.extend(s for row in zip(*columns, strict=True) for s in row if s is not None)
         if not summary:
             continue
@@ -319,13 +347,21 @@ def render_trec(results: Result | Sequence[Result], per_query: bool = False,
 
 
 def _check_format(fmt: str) -> str:
-    hint = " ('parquet' is binary: use save_results)" if str(fmt).lower().strip() == "parquet" \
-        else ""
+    hint = (
+        " ('parquet' is binary: use save_results)" if str(fmt).lower().strip() == "parquet" else ""
+    )
     return check_format(fmt, FORMATS, hint)
 
 
-def render(results: Result | Sequence[Result], fmt: str, per_query: bool = False,
-           runid: bool = False, *, color: bool | None = None, summary: bool = True) -> str:
+def render(
+    results: Result | Sequence[Result],
+    fmt: str,
+    per_query: bool = False,
+    runid: bool = False,
+    *,
+    color: bool | None = None,
+    summary: bool = True,
+) -> str:
     """Render one result or several runs' results in format ``fmt`` (:data:`FORMATS`).
 
     Parameters
@@ -358,9 +394,14 @@ def render(results: Result | Sequence[Result], fmt: str, per_query: bool = False
     return renderers[key]()
 
 
-def save_results(results: Result | Sequence[Result], path: str | os.PathLike[str],
-                 fmt: str | None = None, per_query: bool = False, *,
-                 runid: bool = False) -> None:
+def save_results(
+    results: Result | Sequence[Result],
+    path: str | os.PathLike[str],
+    fmt: str | None = None,
+    per_query: bool = False,
+    *,
+    runid: bool = False,
+) -> None:
     """Write results to ``path``; the format comes from ``fmt`` or else from the
     suffix (:data:`SUFFIXES`: ``.json``, ``.csv``, ``.parquet``, ``.md``,
     ``.tex``, ``.txt`` for the plain-text table).  Parquet holds the same

@@ -54,14 +54,23 @@ def _records(values: Mapping[str, Any]) -> Any:
     import pyarrow as pa
 
     data = [_data(v) for v in values.values()]
-    numeric = all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
-                  for v in data)
-    column = (pa.array(data, type=pa.float64()) if numeric
-              else pa.array([None if v is None else str(v) for v in data], pa.string()))
+    numeric = all(
+        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in data
+    )
+    column = (
+        pa.array(data, type=pa.float64())
+        if numeric
+        else pa.array([None if v is None else str(v) for v in data], pa.string())
+    )
     return pa.table({"metric": pa.array(list(values), pa.string()), "value": column})
 
 
 def render(values: Mapping[str, Any], fmt: str = "table", color: bool | None = None) -> str:
     """Render scores in one of :data:`FORMATS`; the text ends with a newline."""
-    return render_as(fmt, layout=lambda: scores_table(values), records=lambda: _records(values),
-                     document=lambda: dict(values), color=color)
+    return render_as(
+        fmt,
+        layout=lambda: scores_table(values),
+        records=lambda: _records(values),
+        document=lambda: dict(values),
+        color=color,
+    )

@@ -36,8 +36,7 @@ __all__ = ["PALETTE", "Series", "line_chart", "nice_ticks", "step_series"]
 
 #: Line colours (Okabe & Ito's colour-blind safe set, yellow left out); series past
 #: the last colour take the first again with a dashed line.
-PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000",
-           "#999999")
+PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#999999")
 _DASHES = ("", "6 3", "2 3", "8 3 2 3")
 _CHAR = 7.4  # average width of a 12px sans-serif character, for layout only
 
@@ -116,11 +115,18 @@ def _path(px: np.ndarray, py: np.ndarray) -> str:
     return "".join(parts)
 
 
-def line_chart(series: Sequence[Series], *, title: str, x_label: str, y_label: str,
-               x_range: tuple[float, float] | None = None,
-               y_range: tuple[float, float] | None = None,
-               x_ticks: Sequence[tuple[float, str]] | None = None,
-               width: int = 640, height: int = 340) -> str:
+def line_chart(
+    series: Sequence[Series],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    x_range: tuple[float, float] | None = None,
+    y_range: tuple[float, float] | None = None,
+    x_ticks: Sequence[tuple[float, str]] | None = None,
+    width: int = 640,
+    height: int = 340,
+) -> str:
     """One chart as an ``<svg>`` element: axes with round ticks (``x_ticks`` gives
     the x ticks as (value, label) pairs, for a time axis), a grid, every series
     and a legend on the right.  ``x_range`` / ``y_range`` fix an axis (default:
@@ -155,39 +161,55 @@ def line_chart(series: Sequence[Series], *, title: str, x_label: str, y_label: s
     def sy(v: Any) -> Any:
         return top + ph - (v - y_lo) / (y_hi - y_lo) * ph
 
-    out = [f'<svg class="rl-chart" viewBox="0 0 {width} {height}" role="img" '
-           f'xmlns="http://www.w3.org/2000/svg"><title>{_text(title)}</title>',
-           f'<text class="rl-chart-title" x="{left}" y="18">{_text(title)}</text>',
-           '<g class="rl-gridlines">']
+    out = [
+        f'<svg class="rl-chart" viewBox="0 0 {width} {height}" role="img" '
+        f'xmlns="http://www.w3.org/2000/svg"><title>{_text(title)}</title>',
+        f'<text class="rl-chart-title" x="{left}" y="18">{_text(title)}</text>',
+        '<g class="rl-gridlines">',
+    ]
     for t in yt:
         out.append(f'<line x1="{left}" x2="{left + pw}" y1="{sy(t):.1f}" y2="{sy(t):.1f}"/>')
     out.append("</g>")
-    out.append(f'<g class="rl-axis"><line x1="{left}" x2="{left + pw}" y1="{top + ph}" '
-               f'y2="{top + ph}"/><line x1="{left}" x2="{left}" y1="{top}" y2="{top + ph}"/>')
+    out.append(
+        f'<g class="rl-axis"><line x1="{left}" x2="{left + pw}" y1="{top + ph}" '
+        f'y2="{top + ph}"/><line x1="{left}" x2="{left}" y1="{top}" y2="{top + ph}"/>'
+    )
     for t in yt:
-        out.append(f'<text x="{left - 6}" y="{sy(t) + 4:.1f}" text-anchor="end">'
-                   f'{_text(_label(t, y_step))}</text>')
+        out.append(
+            f'<text x="{left - 6}" y="{sy(t) + 4:.1f}" text-anchor="end">'
+            f"{_text(_label(t, y_step))}</text>"
+        )
     for value, text in x_ticks:
         px = sx(value)
-        out.append(f'<line x1="{px:.1f}" x2="{px:.1f}" y1="{top + ph}" y2="{top + ph + 4}"/>'
-                   f'<text x="{px:.1f}" y="{top + ph + 17}" text-anchor="middle">'
-                   f'{_text(text)}</text>')
-    out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 8}" text-anchor="middle">'
-               f'{_text(x_label)}</text>')
-    out.append(f'<text transform="translate(14,{top + ph / 2:.1f}) rotate(-90)" '
-               f'text-anchor="middle">{_text(y_label)}</text></g>')
+        out.append(
+            f'<line x1="{px:.1f}" x2="{px:.1f}" y1="{top + ph}" y2="{top + ph + 4}"/>'
+            f'<text x="{px:.1f}" y="{top + ph + 17}" text-anchor="middle">'
+            f"{_text(text)}</text>"
+        )
+    out.append(
+        f'<text x="{left + pw / 2:.1f}" y="{height - 8}" text-anchor="middle">'
+        f"{_text(x_label)}</text>"
+    )
+    out.append(
+        f'<text transform="translate(14,{top + ph / 2:.1f}) rotate(-90)" '
+        f'text-anchor="middle">{_text(y_label)}</text></g>'
+    )
     for i, (s, x, y) in enumerate(zip(series, xs, ys, strict=True)):
         color, dash = _look(s, i)
         px, py = np.asarray(sx(x)), np.asarray(sy(y))
         attrs = f'stroke="{color}"' + (f' stroke-dasharray="{dash}"' if dash else "")
-        out.append(f'<g class="rl-series" data-series="{_text(s.name)}">'
-                   f'<path class="rl-line" fill="none" {attrs} d="{_path(px, py)}"/>')
+        out.append(
+            f'<g class="rl-series" data-series="{_text(s.name)}">'
+            f'<path class="rl-line" fill="none" {attrs} d="{_path(px, py)}"/>'
+        )
         if s.markers:
             tips = s.tips or [f"{s.name}: {a:g}, {b:.4f}" for a, b in zip(x, y, strict=True)]
             for a, b, tip in zip(px.tolist(), py.tolist(), tips, strict=True):
                 if math.isfinite(a) and math.isfinite(b):
-                    out.append(f'<circle class="rl-point" cx="{a:.1f}" cy="{b:.1f}" r="3" '
-                               f'fill="{color}"><title>{_text(tip)}</title></circle>')
+                    out.append(
+                        f'<circle class="rl-point" cx="{a:.1f}" cy="{b:.1f}" r="3" '
+                        f'fill="{color}"><title>{_text(tip)}</title></circle>'
+                    )
         out.append("</g>")
     out.append(_legend(series, left + pw + 14, top))
     out.append("</svg>")
@@ -213,9 +235,11 @@ def _legend(series: Sequence[Series], x: float, y: float) -> str:
         top = y + 18 * row
         name = _short(s.name, 26)  # as the matplotlib charts shorten it
         attrs = f'stroke="{color}"' + (f' stroke-dasharray="{dash}"' if dash else "")
-        out.append(f'<line x1="{x:.1f}" x2="{x + 22:.1f}" y1="{top + 6:.1f}" y2="{top + 6:.1f}" '
-                   f'{attrs}/><text x="{x + 28:.1f}" y="{top + 10:.1f}">{_text(name)}'
-                   f'<title>{_text(s.name)}</title></text>')
+        out.append(
+            f'<line x1="{x:.1f}" x2="{x + 22:.1f}" y1="{top + 6:.1f}" y2="{top + 6:.1f}" '
+            f'{attrs}/><text x="{x + 28:.1f}" y="{top + 10:.1f}">{_text(name)}'
+            f"<title>{_text(s.name)}</title></text>"
+        )
         row += 1
     out.append("</g>")
     return "".join(out)

@@ -128,23 +128,28 @@ class Table:
         """The table as the layout formats draw it: control characters of every text
         (ids in cells, the header, the lines around) shown by :func:`display_id`, so
         that no id can split a row or restyle a terminal (the data formats keep them)."""
+
         def cell(c: Cell | str) -> Cell:
             c = c if isinstance(c, Cell) else Cell(c)
             return Cell(display_id(c.text), c.style, display_id(c.sup), display_id(c.small))
 
-        return Table([display_id(h) for h in self.header],
-                     [[cell(c) for c in row] for row in self.rows], self.n_labels,
-                     [cell(x) for x in self.preamble], [display_id(n) for n in self.notes])
+        return Table(
+            [display_id(h) for h in self.header],
+            [[cell(c) for c in row] for row in self.rows],
+            self.n_labels,
+            [cell(x) for x in self.preamble],
+            [display_id(n) for n in self.notes],
+        )
 
     def one_value_per_row(self, name: str = "metric") -> Table:
         """The same values, one per row: the label columns, the value's column
         (called ``name``) and the value."""
         n = self.n_labels
         columns = self.header[n:]
-        rows: list[list[Cell | str]] = [[*row[:n], columns[j], row[n + j]]
-                                        for row in self.rows for j in range(len(columns))]
-        return Table([*self.header[:n], name, "value"], rows, n + 1, self.preamble,
-                     self.notes)
+        rows: list[list[Cell | str]] = [
+            [*row[:n], columns[j], row[n + j]] for row in self.rows for j in range(len(columns))
+        ]
+        return Table([*self.header[:n], name, "value"], rows, n + 1, self.preamble, self.notes)
 
 
 # ---------------------------------------------------------------------------- text
@@ -162,8 +167,12 @@ def display_id(text: str) -> str:
     >>> display_id("a\\tb")
     'a\\\\x09b'
     """
-    return _CONTROL.sub(lambda m: (f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                                   else f"\\u{ord(m.group()):04x}"), text)
+    return _CONTROL.sub(
+        lambda m: (
+            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}"
+        ),
+        text,
+    )
 
 
 def number(value: float | None, integer: bool = False) -> str:
@@ -264,8 +273,9 @@ def check_format(fmt: str, formats: Sequence[str], hint: str = "") -> str:
     key = fmt.lower().strip() if isinstance(fmt, str) else fmt
     key = _ALIASES.get(key, key)
     if key not in formats:
-        raise FormatError(f"unknown output format {fmt!r}{hint}; choose one of "
-                          f"{', '.join(map(repr, formats))}.")
+        raise FormatError(
+            f"unknown output format {fmt!r}{hint}; choose one of {', '.join(map(repr, formats))}."
+        )
     return str(key)
 
 
@@ -288,8 +298,7 @@ def terminal_width() -> int | None:
 
 def _natural_width(header: Sequence[str], rows: Sequence[Sequence[str]]) -> int:
     """The width of a table whose columns hold their longest text without wrapping."""
-    return sum(max([len(h), *(len(r[i]) for r in rows)]) + 3
-               for i, h in enumerate(header)) + 4
+    return sum(max([len(h), *(len(r[i]) for r in rows)]) + 3 for i, h in enumerate(header)) + 4
 
 
 def to_text(table: Table, color: bool | None = None, max_width: int | None = None) -> str:
@@ -301,8 +310,11 @@ def to_text(table: Table, color: bool | None = None, max_width: int | None = Non
     table = table.displayed()
     limit = terminal_width() if max_width is None else max_width
     texts = [[c.plain for c in row] for row in table.cells()]
-    if (limit and _natural_width(table.header, texts) > limit
-            and len(table.header) > table.n_labels + 1):
+    if (
+        limit
+        and _natural_width(table.header, texts) > limit
+        and len(table.header) > table.n_labels + 1
+    ):
         table = table.one_value_per_row()
     from rich import box
     from rich.console import Console
@@ -313,16 +325,24 @@ def to_text(table: Table, color: bool | None = None, max_width: int | None = Non
     texts = [[c.plain for c in row] for row in cells]
     grid = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for i, name in enumerate(table.header):
-        grid.add_column(Text(name), justify="left" if i < table.n_labels else "right",
-                        no_wrap=True)
+        grid.add_column(Text(name), justify="left" if i < table.n_labels else "right", no_wrap=True)
     for row, text in zip(cells, texts, strict=True):
         grid.add_row(*(Text(t, style=c.style) for t, c in zip(text, row, strict=True)))
     out = io.StringIO()
     # wide enough that nothing wraps: the table keeps its natural width
-    console = Console(file=out, width=max(_natural_width(table.header, texts), 20), height=25,
-                      force_terminal=color, color_system="standard" if color else None,
-                      no_color=not color, highlight=False, markup=False, emoji=False,
-                      legacy_windows=False, soft_wrap=False)
+    console = Console(
+        file=out,
+        width=max(_natural_width(table.header, texts), 20),
+        height=25,
+        force_terminal=color,
+        color_system="standard" if color else None,
+        no_color=not color,
+        highlight=False,
+        markup=False,
+        emoji=False,
+        legacy_windows=False,
+        soft_wrap=False,
+    )
     for line in table.preamble:  # lines around the table are never wrapped
         cell = line if isinstance(line, Cell) else Cell(line)
         console.print(Text(cell.text, style=cell.style), soft_wrap=True)
@@ -338,6 +358,7 @@ def to_text(table: Table, color: bool | None = None, max_width: int | None = Non
 def to_markdown(table: Table) -> str:
     """A GitHub pipe table: labels left-aligned, values right-aligned; the preamble
     before it and the notes after it as paragraphs."""
+
     def cell(c: Cell) -> str:
         text = markdown_escape(c.text)
         if c.bold and text:
@@ -351,10 +372,12 @@ def to_markdown(table: Table) -> str:
 
     table = table.displayed()
     n = table.n_labels
-    out = [*_paragraphs(table.preamble, markdown_escape),
-           line(markdown_escape(h) for h in table.header),
-           line(":--" if i < n else "--:" for i in range(len(table.header))),
-           *(line(cell(c) for c in row) for row in table.cells())]
+    out = [
+        *_paragraphs(table.preamble, markdown_escape),
+        line(markdown_escape(h) for h in table.header),
+        line(":--" if i < n else "--:" for i in range(len(table.header))),
+        *(line(cell(c) for c in row) for row in table.cells()),
+    ]
     if table.notes:
         out.extend(["", *_paragraphs(table.notes, markdown_escape)[:-1]])
     return "\n".join(out) + "\n"
@@ -368,6 +391,7 @@ def _paragraphs(lines: Sequence[Cell | str], escape: Callable[[str], str]) -> li
 def to_latex(table: Table) -> str:
     r"""A booktabs ``tabular`` (needs ``\usepackage{booktabs}``); the preamble and the
     notes as small full-width rows after the rule."""
+
     def cell(c: Cell) -> str:
         text = latex_escape(c.text)
         if c.bold:
@@ -381,9 +405,10 @@ def to_latex(table: Table) -> str:
     table = table.displayed()
     n = len(table.header)
     spec = "l" * table.n_labels + "r" * (n - table.n_labels)
-    extra = [rf"\multicolumn{{{n}}}{{l}}{{\footnotesize {latex_escape(t)}}} \\"
-             for t in [*(x.text if isinstance(x, Cell) else x for x in table.preamble),
-                       *table.notes]]
+    extra = [
+        rf"\multicolumn{{{n}}}{{l}}{{\footnotesize {latex_escape(t)}}} \\"
+        for t in [*(x.text if isinstance(x, Cell) else x for x in table.preamble), *table.notes]
+    ]
     out = [
         rf"\begin{{tabular}}{{{spec}}}",
         r"\toprule",
@@ -423,17 +448,24 @@ class="num"><strong>1.0000</strong><sup>a</sup></td></tr></tbody></table></div>'
 
     n = table.n_labels
     num = ' class="num"'
-    head = "".join(f'<th scope="col"{num if i >= n else ""}>{text(h)}</th>'
-                   for i, h in enumerate(table.header))
+    head = "".join(
+        f'<th scope="col"{num if i >= n else ""}>{text(h)}</th>' for i, h in enumerate(table.header)
+    )
     rows = "".join(
-        "<tr>" + "".join(f'<th scope="row">{cell(c)}</th>' if i < n else
-                         f"<td{num}>{cell(c)}</td>" for i, c in enumerate(row)) + "</tr>"
-        for row in table.cells())
-    before = "".join(f"<p>{text(x.text if isinstance(x, Cell) else x)}</p>"
-                     for x in table.preamble)
+        "<tr>"
+        + "".join(
+            f'<th scope="row">{cell(c)}</th>' if i < n else f"<td{num}>{cell(c)}</td>"
+            for i, c in enumerate(row)
+        )
+        + "</tr>"
+        for row in table.cells()
+    )
+    before = "".join(f"<p>{text(x.text if isinstance(x, Cell) else x)}</p>" for x in table.preamble)
     after = "".join(f'<p class="rl-note">{text(x)}</p>' for x in table.notes)
-    return (f'<div class="rl-scroll">{before}<table class="rl-table"><thead><tr>{head}</tr>'
-            f"</thead><tbody>{rows}</tbody></table>{after}</div>")
+    return (
+        f'<div class="rl-scroll">{before}<table class="rl-table"><thead><tr>{head}</tr>'
+        f"</thead><tbody>{rows}</tbody></table>{after}</div>"
+    )
 
 
 def render_layout(table: Table, fmt: str, color: bool | None = None) -> str:
@@ -443,8 +475,14 @@ def render_layout(table: Table, fmt: str, color: bool | None = None) -> str:
     return to_markdown(table) if fmt == "markdown" else to_latex(table)
 
 
-def render_as(fmt: str, *, layout: Callable[[], Table], records: Callable[[], Any],
-              document: Callable[[], Any], color: bool | None = None) -> str:
+def render_as(
+    fmt: str,
+    *,
+    layout: Callable[[], Table],
+    records: Callable[[], Any],
+    document: Callable[[], Any],
+    color: bool | None = None,
+) -> str:
     """A result in ``fmt``: one of :data:`LAYOUTS` (its ``layout()`` table), ``csv``
     (its ``records()``, an Arrow table) or ``json`` (its ``document()``)."""
     key = check_format(fmt, (*LAYOUTS, "csv", "json"))
@@ -470,18 +508,17 @@ def to_csv(table: Any) -> str:
 
     for i, column in enumerate(table.columns):  # NaN is missing, as null is
         if pa.types.is_floating(column.type):
-            table = table.set_column(i, table.field(i),
-                                     pc.if_else(pc.is_nan(column), None, column))
+            table = table.set_column(i, table.field(i), pc.if_else(pc.is_nan(column), None, column))
     head = io.StringIO()
     csv.writer(head, lineterminator="\n").writerow(table.column_names)
     body = io.BytesIO()
     try:  # Arrow quotes every text field, or none: none unless one needs it
-        pacsv.write_csv(table, body, pacsv.WriteOptions(include_header=False,
-                                                        quoting_style="none"))
+        pacsv.write_csv(table, body, pacsv.WriteOptions(include_header=False, quoting_style="none"))
     except pa.ArrowInvalid:
         body = io.BytesIO()
-        pacsv.write_csv(table, body, pacsv.WriteOptions(include_header=False,
-                                                        quoting_style="needed"))
+        pacsv.write_csv(
+            table, body, pacsv.WriteOptions(include_header=False, quoting_style="needed")
+        )
     return head.getvalue() + body.getvalue().decode("utf-8")
 
 
@@ -516,5 +553,9 @@ def _json_default(obj: Any) -> Any:
 def to_json(doc: Any) -> str:
     """Strict JSON (:func:`json_ready`), indented by two, non-ASCII text as is; ends
     with a newline."""
-    return json.dumps(json_ready(doc), indent=2, ensure_ascii=False, allow_nan=False,
-                      default=_json_default) + "\n"
+    return (
+        json.dumps(
+            json_ready(doc), indent=2, ensure_ascii=False, allow_nan=False, default=_json_default
+        )
+        + "\n"
+    )

@@ -38,9 +38,22 @@ from ranklens import errors
 from ranklens._shared.deps import needs
 from ranklens.errors import InputError, RanklensError
 
-__all__ = ["SHUFFLES", "Joined", "by_query", "check_frame", "collect_arrow", "column",
-           "functions", "id_column", "in_row_order", "number_column", "quiet", "quoted",
-           "row_order", "values_table"]
+__all__ = [
+    "SHUFFLES",
+    "Joined",
+    "by_query",
+    "check_frame",
+    "collect_arrow",
+    "column",
+    "functions",
+    "id_column",
+    "in_row_order",
+    "number_column",
+    "quiet",
+    "quoted",
+    "row_order",
+    "values_table",
+]
 
 SHUFFLES = ("cogroup", "partition")
 ROW = "_ranklens_row"
@@ -70,8 +83,7 @@ def quiet() -> Iterator[None]:
     warns on every Arrow transfer, even one that does not use pandas) is not ours to
     give."""
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "PySpark does not yet fully support",
-                                FutureWarning)
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
         yield
 
 
@@ -92,16 +104,20 @@ def check_frame(df: Any, what: str, keyword: str) -> None:
     from pyspark.sql import DataFrame
 
     if not isinstance(df, DataFrame):
-        raise InputError(f"{what}: {keyword} must be a pyspark DataFrame, got "
-                         f"{type(df).__name__}; for local tables use the function of the "
-                         "same name in ranklens or ranklens.recsys.")
+        raise InputError(
+            f"{what}: {keyword} must be a pyspark DataFrame, got "
+            f"{type(df).__name__}; for local tables use the function of the "
+            "same name in ranklens or ranklens.recsys."
+        )
 
 
 def _typed(df: Any, name: str, keyword: str, what: str) -> tuple[Any, str]:
     types = dict(df.dtypes)
     if name not in types:
-        raise InputError(f"{what}: no column {name!r} (the {keyword}= column) in "
-                         f"{sorted(types)}; pass {keyword}= the name of that column.")
+        raise InputError(
+            f"{what}: no column {name!r} (the {keyword}= column) in "
+            f"{sorted(types)}; pass {keyword}= the name of that column."
+        )
     return df[quoted(name)], types[name]
 
 
@@ -113,18 +129,19 @@ def id_column(df: Any, name: str, keyword: str, what: str) -> Any:
         return col
     if kind in ("tinyint", "smallint", "int", "bigint"):
         return col.cast("string")
-    raise InputError(f"{what}: the {keyword}={name!r} column holds {kind}; ids must be "
-                     "strings or integers.")
+    raise InputError(
+        f"{what}: the {keyword}={name!r} column holds {kind}; ids must be strings or integers."
+    )
 
 
 def number_column(df: Any, name: str, keyword: str, what: str) -> Any:
     """The numeric column ``name`` as double; other types raise :class:`InputError`."""
     col, kind = _typed(df, name, keyword, what)
-    if kind in ("tinyint", "smallint", "int", "bigint", "float", "double") or \
-            kind.startswith("decimal"):
+    if kind in ("tinyint", "smallint", "int", "bigint", "float", "double") or kind.startswith(
+        "decimal"
+    ):
         return col.cast("double")
-    raise InputError(f"{what}: the {keyword}={name!r} column holds {kind}; it must be "
-                     "numeric.")
+    raise InputError(f"{what}: the {keyword}={name!r} column holds {kind}; it must be numeric.")
 
 
 def row_order(sf: Any) -> Any:
@@ -168,19 +185,23 @@ class Joined:
         return finish_aggregate(count, total, how)
 
 
-def values_table(ids: pa.Array, values: Sequence[np.ndarray], names: Sequence[str]
-                 ) -> pa.Table:
+def values_table(ids: pa.Array, values: Sequence[np.ndarray], names: Sequence[str]) -> pa.Table:
     """A task's per-query values: ``names[0]`` the ids, then one float64 column per
     value array (the columns :func:`by_query` was given)."""
-    cols = [ids.cast(pa.string()), *(pa.array(np.asarray(v, dtype=np.float64),
-                                              type=pa.float64()) for v in values),
-            pa.nulls(len(ids), pa.string())]
+    cols = [
+        ids.cast(pa.string()),
+        *(pa.array(np.asarray(v, dtype=np.float64), type=pa.float64()) for v in values),
+        pa.nulls(len(ids), pa.string()),
+    ]
     return pa.table(cols, names=[*names, INFO])
 
 
 def _info_table(names: Sequence[str], info: dict[str, Any]) -> pa.Table:
-    cols = [pa.nulls(1, pa.string()), *(pa.nulls(1, pa.float64()) for _ in names[1:]),
-            pa.array([json.dumps(info)], type=pa.string())]
+    cols = [
+        pa.nulls(1, pa.string()),
+        *(pa.nulls(1, pa.float64()) for _ in names[1:]),
+        pa.array([json.dumps(info)], type=pa.string()),
+    ]
     return pa.table(cols, names=[*names, INFO])
 
 
@@ -206,8 +227,17 @@ def _raise(info: dict[str, Any]) -> None:
     raise cls(info["message"])
 
 
-def by_query(left: Any, right: Any | None, key: str, task: Task, names: Sequence[str], *,
-             partitions: int | None, shuffle: str, what: str) -> Joined:
+def by_query(
+    left: Any,
+    right: Any | None,
+    key: str,
+    task: Task,
+    names: Sequence[str],
+    *,
+    partitions: int | None,
+    shuffle: str,
+    what: str,
+) -> Joined:
     """Run ``task`` on whole queries of ``left`` and ``right`` (both with the string
     column ``key``) and return its per-query values: a DataFrame with the string column
     ``names[0]`` and a double column for each other name, persisted.  Without ``right``
@@ -225,24 +255,33 @@ def by_query(left: Any, right: Any | None, key: str, task: Task, names: Sequence
     if partitions is None:
         partitions = int(session.conf.get("spark.sql.shuffle.partitions"))
     check_int("partitions", partitions, where=what)
-    schema = StructType([StructField(names[0], StringType(), True),
-                         *(StructField(n, DoubleType(), True) for n in names[1:]),
-                         StructField(INFO, StringType(), True)])
+    schema = StructType(
+        [
+            StructField(names[0], StringType(), True),
+            *(StructField(n, DoubleType(), True) for n in names[1:]),
+            StructField(INFO, StringType(), True),
+        ]
+    )
     with quiet():  # pyspark checks its pandas version on every Arrow function
         run = _guarded(task, names)
         if shuffle == "cogroup" and right is not None:
             bucket = sf.pmod(sf.xxhash64(sf.col(key)), sf.lit(partitions))
-            out = (left.withColumn(BUCKET, bucket).groupBy(BUCKET)
-                   .cogroup(right.withColumn(BUCKET, bucket).groupBy(BUCKET))
-                   .applyInArrow(lambda lt, rt: run(lt.drop_columns([BUCKET]),
-                                                    rt.drop_columns([BUCKET])), schema))
+            out = (
+                left.withColumn(BUCKET, bucket)
+                .groupBy(BUCKET)
+                .cogroup(right.withColumn(BUCKET, bucket).groupBy(BUCKET))
+                .applyInArrow(
+                    lambda lt, rt: run(lt.drop_columns([BUCKET]), rt.drop_columns([BUCKET])), schema
+                )
+            )
         else:
             left_cols = list(left.columns)
             right_cols = list(right.columns) if right is not None else left_cols
             tagged = left.withColumn(SIDE, sf.lit(0))
             if right is not None:
-                tagged = tagged.unionByName(right.withColumn(SIDE, sf.lit(1)),
-                                            allowMissingColumns=True)
+                tagged = tagged.unionByName(
+                    right.withColumn(SIDE, sf.lit(1)), allowMissingColumns=True
+                )
             tagged = tagged.repartition(partitions, sf.col(key))
 
             def per_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -253,20 +292,27 @@ def by_query(left: Any, right: Any | None, key: str, task: Task, names: Sequence
                 if table.num_rows == 0:
                     return
                 side = pc.equal(table[SIDE], 0)
-                yield from run(table.filter(side).select(left_cols),
-                               table.filter(pc.invert(side)).select(right_cols)).to_batches()
+                yield from run(
+                    table.filter(side).select(left_cols),
+                    table.filter(pc.invert(side)).select(right_cols),
+                ).to_batches()
 
             out = tagged.mapInArrow(per_partition, schema)
         out = out.persist(StorageLevel.MEMORY_AND_DISK)
-        infos = [json.loads(r[0]) for r in
-                 out.where(sf.col(INFO).isNotNull()).select(INFO).collect()]
+        infos = [
+            json.loads(r[0]) for r in out.where(sf.col(INFO).isNotNull()).select(INFO).collect()
+        ]
     failed = [i for i in infos if "error" in i]
     if failed:
         out.unpersist()
         _raise(failed[0])
     values = out.where(sf.col(INFO).isNull()).drop(INFO)
-    return Joined(values, sum_reports(i["counts"] for i in infos),
-                  _add_partials([i["partials"] for i in infos]), out)
+    return Joined(
+        values,
+        sum_reports(i["counts"] for i in infos),
+        _add_partials([i["partials"] for i in infos]),
+        out,
+    )
 
 
 def _add_partials(parts: list[dict[str, list[Any]]]) -> Partials:

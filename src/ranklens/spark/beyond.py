@@ -55,8 +55,15 @@ from ranklens.spark._tasks import (
     values_table,
 )
 
-__all__ = ["average_recommendation_popularity", "catalog_coverage", "gini_index",
-           "long_tail_share", "novelty", "personalisation", "shannon_entropy"]
+__all__ = [
+    "average_recommendation_popularity",
+    "catalog_coverage",
+    "gini_index",
+    "long_tail_share",
+    "novelty",
+    "personalisation",
+    "shannon_entropy",
+]
 
 Finish = Callable[[Any], np.ndarray]
 """Per-user values of one task's :class:`Lists`."""
@@ -65,9 +72,18 @@ Finish = Callable[[Any], np.ndarray]
 class _Lists:
     """How the recommendation lists are read: the columns, ``k`` and the tie rule."""
 
-    def __init__(self, recs: Any, what: str, user: str, item: str, score: str,
-                 k: int | None, ties: str | None, profile: str | None,
-                 partitions: int | None) -> None:
+    def __init__(
+        self,
+        recs: Any,
+        what: str,
+        user: str,
+        item: str,
+        score: str,
+        k: int | None,
+        ties: str | None,
+        profile: str | None,
+        partitions: int | None,
+    ) -> None:
         from ranklens.recsys.beyond._lists import list_ties
 
         sf = functions(what)
@@ -76,13 +92,16 @@ class _Lists:
         self.ties = list_ties(ties, profile, what)
         self.partitions = partitions
         order = [row_order(sf)] if self.ties == "input" else []
-        self.frame = recs.select(id_column(recs, user, "user", what).alias("user"),
-                                 id_column(recs, item, "item", what).alias("item"),
-                                 number_column(recs, score, "score", what).alias("score"),
-                                 *order)
+        self.frame = recs.select(
+            id_column(recs, user, "user", what).alias("user"),
+            id_column(recs, item, "item", what).alias("item"),
+            number_column(recs, score, "score", what).alias("score"),
+            *order,
+        )
 
-    def per_task(self, emit: Callable[[Any], tuple[pa.Array, list[np.ndarray]]],
-                 names: list[str]) -> Joined:
+    def per_task(
+        self, emit: Callable[[Any], tuple[pa.Array, list[np.ndarray]]], names: list[str]
+    ) -> Joined:
         """Run ``emit(lists)`` (ids and value columns) on the lists of whole users; the
         partial means of the value columns come with them."""
         what, k, ties = self.what, self.k, self.ties  # the task holds these, not self
@@ -94,12 +113,21 @@ class _Lists:
             run = Run(column(t, "user"), column(t, "item"), column(t, "score"))
             lists = user_lists(run, k, what, ties, None)
             ids, cols = emit(lists)
-            partials = {n: partial_aggregate(c, "mean")
-                        for n, c in zip(names[1:], cols, strict=True)}
+            partials = {
+                n: partial_aggregate(c, "mean") for n, c in zip(names[1:], cols, strict=True)
+            }
             return values_table(ids, cols, names), {"users": lists.n_users}, partials
 
-        return by_query(self.frame, None, "user", task, names, partitions=self.partitions,
-                        shuffle="partition", what=self.what)
+        return by_query(
+            self.frame,
+            None,
+            "user",
+            task,
+            names,
+            partitions=self.partitions,
+            shuffle="partition",
+            what=self.what,
+        )
 
     def per_user(self, finish: Finish, metric: str, reduction: str) -> Any:
         """Per-user values ``finish(lists)``: their mean over users with a defined value
@@ -107,8 +135,7 @@ class _Lists:
         from ranklens.recsys.beyond.values import resolve_reduction
 
         resolve_reduction(self.what, reduction, None)
-        joined = self.per_task(lambda lists: (lists.users, [finish(lists)]),
-                               ["user", metric])
+        joined = self.per_task(lambda lists: (lists.users, [finish(lists)]), ["user", metric])
         if reduction == "none":
             return joined.values
         joined.persisted.unpersist()
@@ -123,9 +150,19 @@ def _item_counts(frame: Any, value: str, what: str) -> tuple[pa.Array, np.ndarra
     return column(table, "item"), np.asarray(column(table, value).to_numpy(), np.float64)
 
 
-def _slots(recs: Any, what: str, user: str, item: str, score: str, k: int | None,
-           ties: str | None, profile: str | None, partitions: int | None, catalog: Any,
-           sort: bool) -> np.ndarray:
+def _slots(
+    recs: Any,
+    what: str,
+    user: str,
+    item: str,
+    score: str,
+    k: int | None,
+    ties: str | None,
+    profile: str | None,
+    partitions: int | None,
+    catalog: Any,
+    sort: bool,
+) -> np.ndarray:
     """Each catalog item's number of top-``k`` slots (see
     :func:`ranklens.recsys.beyond.coverage.catalog_counts`)."""
     spec = _Lists(recs, what, user, item, score, k, ties, profile, partitions)
@@ -139,8 +176,10 @@ def _slots(recs: Any, what: str, user: str, item: str, score: str, k: int | None
     joined.persisted.unpersist()
     if _is_dataframe(catalog):
         name = _single_column(catalog, item, what)
-        catalog = column(collect_arrow(catalog.select(
-            id_column(catalog, name, "catalog", what).alias("item"))), "item")
+        catalog = column(
+            collect_arrow(catalog.select(id_column(catalog, name, "catalog", what).alias("item"))),
+            "item",
+        )
     return catalog_counts(items, counts.astype(np.int64), catalog, what, sort=sort)
 
 
@@ -155,44 +194,108 @@ def _single_column(df: Any, item: str, what: str) -> str:
         return item
     if len(df.columns) == 1:
         return str(df.columns[0])
-    raise InputError(f"{what}: the catalog DataFrame has no {item!r} column (the item= "
-                     f"column) and more than one column: {df.columns}.")
+    raise InputError(
+        f"{what}: the catalog DataFrame has no {item!r} column (the item= "
+        f"column) and more than one column: {df.columns}."
+    )
 
 
-def catalog_coverage(recs: Any, catalog: Any, *, k: int | None = None,
-                     ties: str | None = None, profile: str | None = None,
-                     user: str = "user_id", item: str = "item_id", score: str = "score",
-                     partitions: int | None = None) -> float:
+def catalog_coverage(
+    recs: Any,
+    catalog: Any,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+    user: str = "user_id",
+    item: str = "item_id",
+    score: str = "score",
+    partitions: int | None = None,
+) -> float:
     """:func:`ranklens.recsys.catalog_coverage` of the lists in ``recs`` (a DataFrame);
     ``catalog`` is a list of item ids or a DataFrame (its ``item`` column, or its only
     column)."""
-    return coverage_of(_slots(recs, "catalog_coverage", user, item, score, k, ties, profile,
-                              partitions, catalog, False))
+    return coverage_of(
+        _slots(
+            recs,
+            "catalog_coverage",
+            user,
+            item,
+            score,
+            k,
+            ties,
+            profile,
+            partitions,
+            catalog,
+            False,
+        )
+    )
 
 
-def shannon_entropy(recs: Any, catalog: Any, *, k: int | None = None,
-                    ties: str | None = None, profile: str | None = None,
-                    normalise: bool = False, user: str = "user_id", item: str = "item_id",
-                    score: str = "score", partitions: int | None = None) -> float:
+def shannon_entropy(
+    recs: Any,
+    catalog: Any,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+    normalise: bool = False,
+    user: str = "user_id",
+    item: str = "item_id",
+    score: str = "score",
+    partitions: int | None = None,
+) -> float:
     """:func:`ranklens.recsys.shannon_entropy` of the lists in ``recs`` (see
     :func:`catalog_coverage`)."""
-    return entropy_of(shares_of(_slots(recs, "shannon_entropy", user, item, score, k, ties,
-                                       profile, partitions, catalog, True)), normalise)
+    return entropy_of(
+        shares_of(
+            _slots(
+                recs,
+                "shannon_entropy",
+                user,
+                item,
+                score,
+                k,
+                ties,
+                profile,
+                partitions,
+                catalog,
+                True,
+            )
+        ),
+        normalise,
+    )
 
 
-def gini_index(recs: Any, catalog: Any, *, k: int | None = None, ties: str | None = None,
-               profile: str | None = None, user: str = "user_id", item: str = "item_id",
-               score: str = "score", partitions: int | None = None) -> float:
+def gini_index(
+    recs: Any,
+    catalog: Any,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+    user: str = "user_id",
+    item: str = "item_id",
+    score: str = "score",
+    partitions: int | None = None,
+) -> float:
     """:func:`ranklens.recsys.gini_index` of the lists in ``recs`` (see
     :func:`catalog_coverage`)."""
-    return gini_of(shares_of(_slots(recs, "gini_index", user, item, score, k, ties, profile,
-                                    partitions, catalog, True)))
+    return gini_of(
+        shares_of(
+            _slots(
+                recs, "gini_index", user, item, score, k, ties, profile, partitions, catalog, True
+            )
+        )
+    )
 
 
 def _training(train: Any, user: str, item: str, what: str) -> Any:
     check_frame(train, what, "train")
-    return train.select(id_column(train, user, "user", what).alias("user"),
-                        id_column(train, item, "item", what).alias("item"))
+    return train.select(
+        id_column(train, user, "user", what).alias("user"),
+        id_column(train, item, "item", what).alias("item"),
+    )
 
 
 def _per_item(frame: Any, what: str) -> tuple[pa.Array, np.ndarray]:
@@ -204,10 +307,19 @@ def _per_item(frame: Any, what: str) -> tuple[pa.Array, np.ndarray]:
     return column(table, "item"), np.asarray(column(table, "count").to_numpy(), np.int64)
 
 
-def novelty(recs: Any, train: Any, *, k: int | None = None, ties: str | None = None,
-            profile: str | None = None, reduction: str = "mean", user: str = "user_id",
-            item: str = "item_id", score: str = "score", partitions: int | None = None
-            ) -> Any:
+def novelty(
+    recs: Any,
+    train: Any,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+    reduction: str = "mean",
+    user: str = "user_id",
+    item: str = "item_id",
+    score: str = "score",
+    partitions: int | None = None,
+) -> Any:
     """:func:`ranklens.recsys.novelty` of the lists in ``recs`` against the training log
     ``train`` (a DataFrame of ``user`` and ``item`` columns).  The distinct training users
     of each item and their number come from Spark aggregations."""
@@ -216,55 +328,86 @@ def novelty(recs: Any, train: Any, *, k: int | None = None, ties: str | None = N
     log = _training(train, user, item, what)
     items, users_per_item = _per_item(log.distinct(), what)
     n_users = log.select("user").distinct().count()
-    return spec.per_user(lambda lists: novelty_of(lists, items, users_per_item, n_users),
-                         what, reduction)
+    return spec.per_user(
+        lambda lists: novelty_of(lists, items, users_per_item, n_users), what, reduction
+    )
 
 
 def average_recommendation_popularity(
-        recs: Any, train: Any, *, k: int | None = None, ties: str | None = None,
-        profile: str | None = None, reduction: str = "mean", user: str = "user_id",
-        item: str = "item_id", score: str = "score", partitions: int | None = None) -> Any:
+    recs: Any,
+    train: Any,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+    reduction: str = "mean",
+    user: str = "user_id",
+    item: str = "item_id",
+    score: str = "score",
+    partitions: int | None = None,
+) -> Any:
     """:func:`ranklens.recsys.average_recommendation_popularity` of the lists in ``recs``
     against the training log ``train`` (see :func:`novelty`)."""
     what = "average_recommendation_popularity"
     spec = _Lists(recs, what, user, item, score, k, ties, profile, partitions)
     check_frame(train, what, "train")
     sf = functions(what)
-    table = collect_arrow(train.select(id_column(train, item, "item", what).alias("item"))
-                          .groupBy("item").agg(sf.count(sf.lit(1)).alias("count")))
-    items, counts = column(table, "item"), np.asarray(column(table, "count").to_numpy(),
-                                                      np.int64)
+    table = collect_arrow(
+        train.select(id_column(train, item, "item", what).alias("item"))
+        .groupBy("item")
+        .agg(sf.count(sf.lit(1)).alias("count"))
+    )
+    items, counts = column(table, "item"), np.asarray(column(table, "count").to_numpy(), np.int64)
     return spec.per_user(lambda lists: popularity_of(lists, items, counts), what, reduction)
 
 
-def long_tail_share(recs: Any, train: Any, *, k: int | None = None, ties: str | None = None,
-                    profile: str | None = None, head_share: float = 0.2,
-                    reduction: str = "mean", user: str = "user_id", item: str = "item_id",
-                    score: str = "score", partitions: int | None = None) -> Any:
+def long_tail_share(
+    recs: Any,
+    train: Any,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+    head_share: float = 0.2,
+    reduction: str = "mean",
+    user: str = "user_id",
+    item: str = "item_id",
+    score: str = "score",
+    partitions: int | None = None,
+) -> Any:
     """:func:`ranklens.recsys.long_tail_share` of the lists in ``recs`` against the
     training log ``train`` (see :func:`novelty`)."""
     what = "long_tail_share"
     if not isinstance(head_share, (int, float)) or not 0 < head_share < 1:
         raise InputError(
             f"{what}: the 'head_share' parameter must be a float in the open interval (0, 1). "
-            f"Got {head_share!r} instead.")
+            f"Got {head_share!r} instead."
+        )
     spec = _Lists(recs, what, user, item, score, k, ties, profile, partitions)
     items, counts = _per_item(_training(train, user, item, what), what)
-    return spec.per_user(lambda lists: long_tail_of(lists, items, counts, head_share), what,
-                         reduction)
+    return spec.per_user(
+        lambda lists: long_tail_of(lists, items, counts, head_share), what, reduction
+    )
 
 
-def personalisation(recs: Any, *, k: int | None = None, ties: str | None = None,
-                    profile: str | None = None, reduction: str = "mean",
-                    user: str = "user_id", item: str = "item_id", score: str = "score",
-                    partitions: int | None = None) -> Any:
+def personalisation(
+    recs: Any,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+    reduction: str = "mean",
+    user: str = "user_id",
+    item: str = "item_id",
+    score: str = "score",
+    partitions: int | None = None,
+) -> Any:
     """:func:`ranklens.recsys.personalisation` of the lists in ``recs``: one pass sums
     the users' normalised list vectors per item (tasks, then a Spark aggregation), a
     second finishes per user."""
     what = "personalisation"
     spec = _Lists(recs, what, user, item, score, k, ties, profile, partitions)
-    joined = spec.per_task(lambda lists: (lists.items, [list_vector_sums(lists)]),
-                           ["item", "s"])
+    joined = spec.per_task(lambda lists: (lists.items, [list_vector_sums(lists)]), ["item", "s"])
     items, s = _item_counts(joined.values, "s", what)
     joined.persisted.unpersist()
     n = joined.counts["users"]

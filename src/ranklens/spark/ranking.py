@@ -33,8 +33,13 @@ from ranklens.spark.result import SparkInteractionEvaluation, SparkResult
 __all__ = ["evaluate", "evaluate_interactions"]
 
 
-def _plan(what: str, metrics: Any, conventions: Conventions | None, profile: str | None,
-          single: dict[str, Any]) -> Plan:
+def _plan(
+    what: str,
+    metrics: Any,
+    conventions: Conventions | None,
+    profile: str | None,
+    single: dict[str, Any],
+) -> Plan:
     return Plan.make(metrics, conventions, profile, single)  # checks the keywords too
 
 
@@ -108,13 +113,18 @@ def evaluate(
     check_frame(qrels, what, "qrels")
     check_frame(run, what, "run")
     plan = _plan(what, metrics, conventions, profile, single)
-    left = qrels.select(id_column(qrels, query, "query", what).alias("query"),
-                        id_column(qrels, doc, "doc", what).alias("doc"),
-                        number_column(qrels, relevance, "relevance", what).alias("relevance"))
+    left = qrels.select(
+        id_column(qrels, query, "query", what).alias("query"),
+        id_column(qrels, doc, "doc", what).alias("doc"),
+        number_column(qrels, relevance, "relevance", what).alias("relevance"),
+    )
     order = [row_order(sf)] if _in_input_order(plan) else []
-    right = run.select(id_column(run, query, "query", what).alias("query"),
-                       id_column(run, doc, "doc", what).alias("doc"),
-                       number_column(run, score, "score", what).alias("score"), *order)
+    right = run.select(
+        id_column(run, query, "query", what).alias("query"),
+        id_column(run, doc, "doc", what).alias("doc"),
+        number_column(run, score, "score", what).alias("score"),
+        *order,
+    )
     conv, jobs, keys, partials = plan.conventions, plan.jobs, plan.keys, _partials(plan)
     if conv.missing == "error":
         _check_missing(left, right)
@@ -124,12 +134,26 @@ def evaluate(
         out = compute_jobs(
             Qrels(column(q, "query"), column(q, "doc"), column(q, "relevance")),
             Run(column(r, "query"), column(r, "doc"), column(r, "score")),
-            conv, jobs, batch=True)
-        return (values_table(out.query_ids, [out.values[k] for k in keys], [query, *keys]),
-                out.report, partials(out.values))
+            conv,
+            jobs,
+            batch=True,
+        )
+        return (
+            values_table(out.query_ids, [out.values[k] for k in keys], [query, *keys]),
+            out.report,
+            partials(out.values),
+        )
 
-    joined = by_query(left, right, "query", task, [query, *keys], partitions=partitions,
-                      shuffle=shuffle, what=what)
+    joined = by_query(
+        left,
+        right,
+        "query",
+        task,
+        [query, *keys],
+        partitions=partitions,
+        shuffle=shuffle,
+        what=what,
+    )
     report = dict(joined.counts)
     check_not_empty(report.pop("left_rows", 0), report.pop("right_rows", 0))
     warn_unmatched(report, conv, stacklevel=2)
@@ -141,8 +165,9 @@ def _check_missing(qrels: Any, run: Any) -> None:
     left anti join in Spark, raise the local error (their number, the first five)."""
     from ranklens.spark._tasks import collect_arrow
 
-    absent = (qrels.select("query").distinct()
-              .join(run.select("query").distinct(), "query", "left_anti"))
+    absent = (
+        qrels.select("query").distinct().join(run.select("query").distinct(), "query", "left_anti")
+    )
     total = absent.count()
     if total:
         first = collect_arrow(absent.orderBy("query").limit(5))["query"].to_pylist()
@@ -154,11 +179,18 @@ def evaluate_interactions(
     interactions: Any,
     metrics: Any,
     *,
-    user: str = "user_id", item: str = "item_id",
-    score: str | None = "score", rank: str | None = None, weight: str | None = None,
-    repeats: str = "sum", missing: str = "zero", duplicates: str = "error",
-    unjudged: str = "skip", unjudged_users: str | None = None,
-    partitions: int | None = None, shuffle: str = "cogroup",
+    user: str = "user_id",
+    item: str = "item_id",
+    score: str | None = "score",
+    rank: str | None = None,
+    weight: str | None = None,
+    repeats: str = "sum",
+    missing: str = "zero",
+    duplicates: str = "error",
+    unjudged: str = "skip",
+    unjudged_users: str | None = None,
+    partitions: int | None = None,
+    shuffle: str = "cogroup",
     **conventions: Any,
 ) -> SparkInteractionEvaluation:
     """:func:`ranklens.recsys.evaluate_interactions` on pyspark DataFrames: the same
@@ -181,16 +213,21 @@ def evaluate_interactions(
         raise InputError("give the recommendations' score= or rank= column.")
     conv_obj = conventions.pop("conventions", None)
     profile = conventions.pop("profile", None)
-    plan = _plan(what, metrics, conv_obj, profile,
-                 {**conventions, "missing": missing, "unjudged": unjudged})
+    plan = _plan(
+        what, metrics, conv_obj, profile, {**conventions, "missing": missing, "unjudged": unjudged}
+    )
     value = ("rank", rank) if rank is not None else ("score", str(score))
     order = [row_order(sf)] if _in_input_order(plan) else []
     recs = recommendations.select(
         id_column(recommendations, user, "user", what).alias("user"),
         id_column(recommendations, item, "item", what).alias("item"),
-        number_column(recommendations, value[1], value[0], what).alias(value[0]), *order)
-    held_cols = [id_column(interactions, user, "user", what).alias("user"),
-                 id_column(interactions, item, "item", what).alias("item")]
+        number_column(recommendations, value[1], value[0], what).alias(value[0]),
+        *order,
+    )
+    held_cols = [
+        id_column(interactions, user, "user", what).alias("user"),
+        id_column(interactions, item, "item", what).alias("item"),
+    ]
     if weight is not None:
         held_cols.append(number_column(interactions, weight, "weight", what).alias("weight"))
     held = interactions.select(*held_cols)
@@ -198,22 +235,30 @@ def evaluate_interactions(
 
     def task(h: pa.Table, r: pa.Table) -> tuple[pa.Table, dict[str, int], Partials]:
         qrels, run, merged = interaction_tables(
-            in_row_order(r), h, user="user", item="item",
+            in_row_order(r),
+            h,
+            user="user",
+            item="item",
             score="score" if value[0] == "score" else None,
             rank="rank" if value[0] == "rank" else None,
             weight="weight" if weight is not None else None,
-            repeats=repeats, duplicates=duplicates)
+            repeats=repeats,
+            duplicates=duplicates,
+        )
         out = compute_jobs(qrels, run, conv, jobs, batch=True)
         counts = {**out.report, "_merged": merged, "_dropped": run.dropped_duplicates}
-        return (values_table(out.query_ids, [out.values[k] for k in keys], [user, *keys]),
-                counts, partials(out.values))
+        return (
+            values_table(out.query_ids, [out.values[k] for k in keys], [user, *keys]),
+            counts,
+            partials(out.values),
+        )
 
-    joined = by_query(held, recs, "user", task, [user, *keys], partitions=partitions,
-                      shuffle=shuffle, what=what)
+    joined = by_query(
+        held, recs, "user", task, [user, *keys], partitions=partitions, shuffle=shuffle, what=what
+    )
     report = dict(joined.counts)
     check_not_empty(report.pop("left_rows", 0), report.pop("right_rows", 0))
     merged, dropped = report.pop("_merged", 0), report.pop("_dropped", 0)
     result = SparkResult(plan, joined, report, run_name="recommendations")
     users = report.get("queries_evaluated", 0)
-    return SparkInteractionEvaluation(result, interaction_report(report, users, merged,
-                                                                 dropped))
+    return SparkInteractionEvaluation(result, interaction_report(report, users, merged, dropped))

@@ -43,8 +43,9 @@ class SparkResult:
       reports), collecting the per-query table to the driver.
     """
 
-    def __init__(self, plan: Plan, joined: Joined, report: dict[str, int],
-                 run_name: str | None = None) -> None:
+    def __init__(
+        self, plan: Plan, joined: Joined, report: dict[str, int], run_name: str | None = None
+    ) -> None:
         self._plan = plan
         self._joined = joined
         self.report = report
@@ -70,16 +71,18 @@ class SparkResult:
         """``{metric: aggregate}`` (mean, or sum / geometric mean where the metric says;
         NaN where no query has a defined value), from the partial aggregates the Spark
         tasks computed with the evaluation."""
-        return {m: self._joined.aggregate(m, self.parsed[m].definition.aggregate)
-                for m in self.metrics}
+        return {
+            m: self._joined.aggregate(m, self.parsed[m].definition.aggregate) for m in self.metrics
+        }
 
     def __getitem__(self, metric: str) -> float:
         if metric not in self.parsed:
             want = get_metric(metric)
             found = [m for m, p in self.parsed.items() if p == want]
             if not found:
-                raise MetricNameError(f"metric {metric!r} was not evaluated; the result has "
-                                      f"{list(self.metrics)}.")
+                raise MetricNameError(
+                    f"metric {metric!r} was not evaluated; the result has {list(self.metrics)}."
+                )
             metric = found[0]
         return self.summary()[metric]
 
@@ -95,11 +98,11 @@ class SparkResult:
             raise InputError(
                 f"SparkResult.to_result: {n} queries are more than max_queries="
                 f"{max_queries}; raise max_queries= if the driver has the memory, or use "
-                "summary() and to_frame(), which stay in Spark.")
+                "summary() and to_frame(), which stay in Spark."
+            )
         table = collect_arrow(frame)
         ids = column(table, table.column_names[0])
-        values = {m: np.array(to_numpy(column(table, m)), dtype=np.float64)
-                  for m in self.metrics}
+        values = {m: np.array(to_numpy(column(table, m)), dtype=np.float64) for m in self.metrics}
         return combine(self._plan, [Computed(ids, values, dict(self.report))], self.run_name)
 
     def unpersist(self) -> None:
@@ -125,5 +128,6 @@ class SparkInteractionEvaluation:
     def to_local(self, *, max_queries: int = 20_000_000) -> InteractionEvaluation:
         """The local :class:`~ranklens.recsys.InteractionEvaluation` (see
         :meth:`SparkResult.to_result`)."""
-        return InteractionEvaluation(self.result.to_result(max_queries=max_queries),
-                                     dict(self.report))
+        return InteractionEvaluation(
+            self.result.to_result(max_queries=max_queries), dict(self.report)
+        )

@@ -61,16 +61,22 @@ def first_relevant_prob(prep: Prepared, threshold: float, ties: str) -> np.ndarr
     # relevant documents before the group and inside the group
     before = cum[gs] - b[gs]
     starts = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]]) if len(gs) else gs
-    r_group = np.repeat(np.add.reduceat(b.astype(np.int64), starts),
-                        np.diff(np.append(starts, len(b)))) if len(b) else b.astype(np.int64)
+    r_group = (
+        np.repeat(np.add.reduceat(b.astype(np.int64), starts), np.diff(np.append(starts, len(b))))
+        if len(b)
+        else b.astype(np.int64)
+    )
     t = (np.arange(len(b)) - gs).astype(np.float64)
     r = r_group.astype(np.float64)
     active = (before == 0) & (r_group > 0) & (t <= g - r)
     # log C(g-1-t, r-1) - log C(g, r) via a ratio product:
     # p_t = r/g * prod_{u<t} (g-r-u)/(g-1-u)
     with np.errstate(divide="ignore", invalid="ignore"):
-        step = np.where(active, np.log(np.maximum(g - r - t, 1e-300)) - np.log(
-            np.maximum(g - 1 - t, 1e-300)), 0.0)
+        step = np.where(
+            active,
+            np.log(np.maximum(g - r - t, 1e-300)) - np.log(np.maximum(g - 1 - t, 1e-300)),
+            0.0,
+        )
     # exclusive cumulative sum of `step` within each tie group (groups are short)
     excl = seg_cumsum(step, gs) - step
     logp = np.log(np.where(active, r / np.maximum(g, 1), 1.0)) + excl

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from ranklens.ranking.engine import Prepared
 
 
-
 def _thr(prep: Prepared, params: dict[str, Any]) -> float:
     t = params.get("rel")
     return float(prep.conventions.rel_threshold if t is None else t)
@@ -237,8 +236,10 @@ def r_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     nrel = prep.num_rel(thr)
     if params["ties"] != "expected":
         sp = prep.relevant(thr)
-        return safe_div(np.bincount(sp.seg[sp.pos < nrel[sp.seg]], minlength=prep.n_queries)
-                        .astype(np.float64), nrel)
+        return safe_div(
+            np.bincount(sp.seg[sp.pos < nrel[sp.seg]], minlength=prep.n_queries).astype(np.float64),
+            nrel,
+        )
     b = binary_values(prep, thr, params["ties"])
     return safe_div(prep.seg_sum(b, prep.pos < nrel[prep.seg]), nrel)
 
@@ -265,8 +266,8 @@ def bpref(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     n_nonrel = prep.num_nonrel(thr).astype(np.float64)
     denom = np.minimum(nrel, n_nonrel)[prep.seg]
     contrib = np.where(
-        denom > 0, 1.0 - np.minimum(above, nrel[prep.seg]) / np.where(denom > 0, denom, 1.0),
-        1.0)
+        denom > 0, 1.0 - np.minimum(above, nrel[prep.seg]) / np.where(denom > 0, denom, 1.0), 1.0
+    )
     return safe_div(prep.seg_sum(np.where(b, contrib, 0.0)), nrel)
 
 
@@ -291,8 +292,7 @@ def interpolated_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np
     return _iprec_levels(prep, [float(k)], params)[0]
 
 
-def _iprec_levels(prep: Prepared, levels: list[float], params: dict[str, Any]
-                  ) -> list[np.ndarray]:
+def _iprec_levels(prep: Prepared, levels: list[float], params: dict[str, Any]) -> list[np.ndarray]:
     thr = _thr(prep, params)
     cum = prep.cum_rel(thr)
     prec = cum / (prep.pos + 1.0)

@@ -40,8 +40,9 @@ if TYPE_CHECKING:
     from ranklens.ranking.engine import Prepared
 
 
-def gains(rel: np.ndarray, gain: Any, judged: np.ndarray | None = None,
-          threshold: float = 1.0) -> np.ndarray:
+def gains(
+    rel: np.ndarray, gain: Any, judged: np.ndarray | None = None, threshold: float = 1.0
+) -> np.ndarray:
     """Gain of each grade under the ``gain`` parameter.
 
     Negative grades give 0; where ``judged`` is given, documents not judged give
@@ -138,8 +139,7 @@ def _ideal_dcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
         # the catalogue's rule makes the gains binary and gives a cutoff
         kk = np.atleast_1d(k)
         per_k = np.cumsum(1.0 / np.log2(np.arange(int(kk.max())) + 2.0))[kk - 1]
-        return np.broadcast_to(per_k if is_vector(k) else per_k[0],
-                               value_shape(prep.n_queries, k))
+        return np.broadcast_to(per_k if is_vector(k) else per_k[0], value_shape(prep.n_queries, k))
     if ideal == "retrieved":
         # the retrieved documents' positive gains, best first
         g = np.maximum(run_gains(prep, gain), 0.0)
@@ -226,8 +226,7 @@ def err(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
         stay = np.cumprod(1.0 - mat, axis=1)
         stay = np.hstack([np.ones((n, 1)), stay[:, :-1]])
         sums = np.cumsum(mat * stay / np.arange(1, depth + 1), axis=1)
-        out[first:first + n] = sums[:, np.minimum(k, depth) - 1] if is_vector(k) else \
-            sums[:, -1]
+        out[first : first + n] = sums[:, np.minimum(k, depth) - 1] if is_vector(k) else sums[:, -1]
     return out
 
 

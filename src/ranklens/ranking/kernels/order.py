@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from ranklens.ranking.engine import Prepared
 
 
-
 class _Items:
     """The documents taking part, grouped by query and sorted by score descending."""
 
@@ -63,8 +62,13 @@ class _Items:
             above_hi += np.where(level > code, before, 0)
             above_lo += np.where(level < code, before, 0)
             per_group = np.add.reduceat(is_l, self.gstarts) if n_items else is_l
-            tied_both += np.bincount(seg[self.gstarts], weights=per_group * (per_group - 1) / 2,
-                                     minlength=nq) if n_items else 0.0
+            tied_both += (
+                np.bincount(
+                    seg[self.gstarts], weights=per_group * (per_group - 1) / 2, minlength=nq
+                )
+                if n_items
+                else 0.0
+            )
             per_q = np.bincount(seg, weights=is_l, minlength=nq)
             tied_grade += per_q * (per_q - 1) / 2
         # a higher-scored document with a higher grade makes a concordant pair,
@@ -72,8 +76,11 @@ class _Items:
         conc = np.bincount(seg, weights=above_hi, minlength=nq)
         disc = np.bincount(seg, weights=above_lo, minlength=nq)
         gs = self.gsize.astype(np.float64)
-        tied_score = np.bincount(seg[self.gstarts], weights=gs * (gs - 1) / 2,
-                                 minlength=nq) if n_items else np.zeros(nq)
+        tied_score = (
+            np.bincount(seg[self.gstarts], weights=gs * (gs - 1) / 2, minlength=nq)
+            if n_items
+            else np.zeros(nq)
+        )
         return conc, disc, tied_score - tied_both, tied_grade
 
     def average_ranks(self, values: np.ndarray, sorted_desc: bool) -> np.ndarray:
@@ -129,8 +136,11 @@ def kendall_tau(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     conc, disc, _tied_s_only, tied_g = it.pair_counts()
     n0 = it.n * (it.n - 1) / 2
     gs = it.gsize.astype(np.float64)
-    tied_s = np.bincount(it.seg[it.gstarts], weights=gs * (gs - 1) / 2,
-                         minlength=it.nq) if len(it.seg) else np.zeros(it.nq)
+    tied_s = (
+        np.bincount(it.seg[it.gstarts], weights=gs * (gs - 1) / 2, minlength=it.nq)
+        if len(it.seg)
+        else np.zeros(it.nq)
+    )
     den = np.sqrt((n0 - tied_s) * (n0 - tied_g))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, (conc - disc) / np.where(den > 0, den, 1.0), np.nan)

@@ -87,16 +87,16 @@ def infap(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     thr = _thr(prep, params)
     b = prep.is_rel(thr)
     nonrel = prep.judged & ~b
-    pooled_unjudged = (prep.rel < 0)  # in the qrels with a negative grade
+    pooled_unjudged = prep.rel < 0  # in the qrels with a negative grade
     rel = prep.cum_rel(thr).astype(np.float64)
     nr = (prep.seg_cumsum_int(nonrel.astype(np.int64)) - nonrel).astype(np.float64)
-    u = (prep.seg_cumsum_int(pooled_unjudged.astype(np.int64)) - pooled_unjudged).astype(
-        np.float64)
+    u = (prep.seg_cumsum_int(pooled_unjudged.astype(np.int64)) - pooled_unjudged).astype(np.float64)
     j = prep.pos.astype(np.float64)
     eps = 1e-5
     jj = np.maximum(j, 1.0)
     term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rel - 1 + nr + u) / jj) * (
-        (rel - 1 + eps) / (rel - 1 + nr + 2 * eps))
+        (rel - 1 + eps) / (rel - 1 + nr + 2 * eps)
+    )
     term = np.where(j == 0, 1.0, term)
     return safe_div(prep.seg_sum(np.where(b, term, 0.0)), prep.num_rel(thr))
 
@@ -118,14 +118,16 @@ def _seg_cumsum_float(values: np.ndarray, seg: np.ndarray, n: int) -> np.ndarray
     return seg_cumsum(values, offs[:-1][seg])
 
 
-def _lookup(cum: np.ndarray, seg: np.ndarray, n_queries: int, query: np.ndarray,
-            index: np.ndarray) -> np.ndarray:
+def _lookup(
+    cum: np.ndarray, seg: np.ndarray, n_queries: int, query: np.ndarray, index: np.ndarray
+) -> np.ndarray:
     """``cum`` (CSR by ``seg``) at 0-based ``index`` of each ``query``; 0 for index < 0."""
     counts = np.bincount(seg, minlength=n_queries)
     offs = np.concatenate(([0], np.cumsum(counts)))
     flat = offs[:-1][query] + np.maximum(index, 0)
-    out = np.where(index >= 0, cum[np.minimum(flat, max(len(cum) - 1, 0))] if len(cum) else 0.0,
-                   0.0)
+    out = np.where(
+        index >= 0, cum[np.minimum(flat, max(len(cum) - 1, 0))] if len(cum) else 0.0, 0.0
+    )
     return out
 
 
@@ -150,8 +152,9 @@ def g_measure(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     return safe_div(prep.seg_sum(term), total)
 
 
-def _dcg_curves(prep: Prepared, gain: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                     np.ndarray, np.ndarray]:
+def _dcg_curves(
+    prep: Prepared, gain: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     g = run_gains(prep, gain)
     dcg_cum = _seg_cumsum_float(g * _discount(prep), prep.seg, prep.n_queries)
     ig, iseg, ipos = ideal_gains(prep, gain)
@@ -221,12 +224,17 @@ def _rbp_gains(prep: Prepared, gain: Any) -> np.ndarray:
     # the gain table of a query: levels 0..top (gain = level unless mapped) and mapped levels
     custom = gain if isinstance(gain, dict) else {}
     levels = np.arange(0, int(max(top.max(initial=-1.0), 0)) + 1, dtype=np.float64)
-    table = np.where(levels[None, :] <= top[:, None],
-                     gains(levels, gain)[None, :], np.nan)
-    lo = np.nanmin(np.hstack([table, np.zeros((q, 1)) * np.nan]), axis=1,
-                   initial=np.inf) if table.size else np.full(q, np.inf)
-    hi = np.nanmax(np.hstack([table, np.zeros((q, 1)) * np.nan]), axis=1,
-                   initial=-np.inf) if table.size else np.full(q, -np.inf)
+    table = np.where(levels[None, :] <= top[:, None], gains(levels, gain)[None, :], np.nan)
+    lo = (
+        np.nanmin(np.hstack([table, np.zeros((q, 1)) * np.nan]), axis=1, initial=np.inf)
+        if table.size
+        else np.full(q, np.inf)
+    )
+    hi = (
+        np.nanmax(np.hstack([table, np.zeros((q, 1)) * np.nan]), axis=1, initial=-np.inf)
+        if table.size
+        else np.full(q, -np.inf)
+    )
     if custom:
         cv = np.array(list(custom.values()), dtype=np.float64)
         lo = np.minimum(lo, cv.min())

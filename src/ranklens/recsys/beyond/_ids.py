@@ -20,8 +20,7 @@ from ranklens._shared.columns import as_id_column, id_codes, text_order
 from ranklens._shared.parallel import map_large
 from ranklens.errors import InputError
 
-__all__ = ["distinct_ids", "distinct_keys", "examples", "index_in", "sorted_order",
-           "training_log"]
+__all__ = ["distinct_ids", "distinct_keys", "examples", "index_in", "sorted_order", "training_log"]
 
 
 def _id_array(values: Any, what: str) -> pa.Array:
@@ -34,11 +33,14 @@ def _id_array(values: Any, what: str) -> pa.Array:
     except InputError:
         # Python strings and integers mixed in one list (e.g. the keys of a mapping):
         # compare them as text
-        if isinstance(values, (list, tuple)) or (isinstance(values, np.ndarray)
-                                                 and values.dtype == object):
+        if isinstance(values, (list, tuple)) or (
+            isinstance(values, np.ndarray) and values.dtype == object
+        ):
             seq = list(values)
-            if all(isinstance(x, (str, int, np.integer)) and not isinstance(x, (bool, np.bool_))
-                   for x in seq):
+            if all(
+                isinstance(x, (str, int, np.integer)) and not isinstance(x, (bool, np.bool_))
+                for x in seq
+            ):
                 return as_id_column([str(x) for x in seq], what)
         raise
 
@@ -46,7 +48,7 @@ def _id_array(values: Any, what: str) -> pa.Array:
 def distinct_ids(values: Any, what: str) -> tuple[pa.Array, np.ndarray]:
     """Distinct ids (text, any order) and each entry's int32 code into them."""
     arr = _id_array(values, what)
-    if isinstance(arr, pa.ChunkedArray):   # very large text columns come back chunked
+    if isinstance(arr, pa.ChunkedArray):  # very large text columns come back chunked
         arr = arr.combine_chunks()
     return id_codes(arr, compact=True)  # as_id_column encodes without unused entries
 
@@ -76,8 +78,9 @@ def sorted_order(ids: pa.Array) -> np.ndarray:
     return text_order(ids)
 
 
-def training_log(train_users: Any, train_items: Any, what: str, label: str
-                 ) -> tuple[pa.Array, np.ndarray, pa.Array, np.ndarray]:
+def training_log(
+    train_users: Any, train_items: Any, what: str, label: str
+) -> tuple[pa.Array, np.ndarray, pa.Array, np.ndarray]:
     """The user and item columns of training interactions, checked, as (distinct users,
     user code per row, distinct items, item code per row)."""
     of = f" of {label}" if label else ""
@@ -87,12 +90,15 @@ def training_log(train_users: Any, train_items: Any, what: str, label: str
             f"per training interaction); got {len(train_users)} and {len(train_items)}."
         )
     if len(train_users) == 0:
-        raise InputError(f"{what}: the training interactions{f' ({label})' if label else ''} "
-                         "are empty.")
+        raise InputError(
+            f"{what}: the training interactions{f' ({label})' if label else ''} are empty."
+        )
     prefix = f"{what} {label} " if label else f"{what} "
     (users, ucode), (items, icode) = map_large(
-        distinct_ids, [(train_users, f"{prefix}train_users"),
-                       (train_items, f"{prefix}train_items")], len(train_users))
+        distinct_ids,
+        [(train_users, f"{prefix}train_users"), (train_items, f"{prefix}train_items")],
+        len(train_users),
+    )
     return users, ucode, items, icode
 
 

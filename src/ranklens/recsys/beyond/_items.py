@@ -47,8 +47,10 @@ def _feature_rows(features: Any, what: str) -> tuple[pa.Array, np.ndarray]:
     ids = ids.take(from_numpy(codes))
     bad = ~np.isfinite(mat).all(axis=1).reshape(-1)
     if bad.any():
-        raise InputError(f"{what}: the feature vector(s) of {int(bad.sum())} item(s) contain "
-                         f"NaN or infinite values, e.g. {examples(ids.filter(from_numpy(bad)))}.")
+        raise InputError(
+            f"{what}: the feature vector(s) of {int(bad.sum())} item(s) contain "
+            f"NaN or infinite values, e.g. {examples(ids.filter(from_numpy(bad)))}."
+        )
     return ids, mat
 
 
@@ -59,9 +61,15 @@ def _category_codes(values: list[Any]) -> np.ndarray:
         arr = pa.array(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         arr = None
-    if arr is None or arr.null_count or not (
-            pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)
-            or pa.types.is_integer(arr.type)):
+    if (
+        arr is None
+        or arr.null_count
+        or not (
+            pa.types.is_string(arr.type)
+            or pa.types.is_large_string(arr.type)
+            or pa.types.is_integer(arr.type)
+        )
+    ):
         arr = pa.array([str(v) for v in values], type=pa.string())
     return to_numpy(pc.dictionary_encode(arr).indices).astype(np.int64)
 
@@ -70,40 +78,48 @@ def _category_codes(values: list[Any]) -> np.ndarray:
 class Items:
     """Item descriptions, one row per item id: unit feature vectors or category codes."""
 
-    ids: pa.Array                     # distinct item ids (text), one per row
-    label: str                        # "features" | "categories"
-    unit: np.ndarray | None = None    # unit vectors (all-zero rows stay zero)
+    ids: pa.Array  # distinct item ids (text), one per row
+    label: str  # "features" | "categories"
+    unit: np.ndarray | None = None  # unit vectors (all-zero rows stay zero)
     norm: np.ndarray | None = None
-    cat: np.ndarray | None = None     # category code per item
+    cat: np.ndarray | None = None  # category code per item
 
     def rows_of(self, lists: Lists, what: str) -> np.ndarray:
         """Per kept row of ``lists``, the row of its item here; recommended items
         without a description raise :class:`InputError`."""
-        return lists.positions(self.ids, what, f"have no {self.label}",
-                               f"; add them to {self.label} or remove them from the "
-                               "recommendations.")
+        return lists.positions(
+            self.ids,
+            what,
+            f"have no {self.label}",
+            f"; add them to {self.label} or remove them from the recommendations.",
+        )
 
 
 def item_table(features: Any, categories: Any, what: str) -> Items:
     """The item descriptions given as ``features`` (``{item: vector}`` or ``(item_ids,
     matrix)``) or ``categories`` (``{item: category}``): exactly one of them."""
     if (features is None) == (categories is None):
-        raise InputError(f"{what}: give exactly one of features and categories (what the "
-                         "distance between a recommended item and the profile items is "
-                         "measured on).")
+        raise InputError(
+            f"{what}: give exactly one of features and categories (what the "
+            "distance between a recommended item and the profile items is "
+            "measured on)."
+        )
     if features is not None:
         ids, mat = _feature_rows(features, what)
         norm = np.linalg.norm(mat, axis=1)
         unit = mat / np.where(norm > 0, norm, 1.0)[:, None]
         return Items(ids, "features", unit=unit, norm=norm)
     if not isinstance(categories, Mapping):
-        raise InputError(f"{what}: categories must be a mapping {{item: category}}; got "
-                         f"{type(categories).__name__}.")
+        raise InputError(
+            f"{what}: categories must be a mapping {{item: category}}; got "
+            f"{type(categories).__name__}."
+        )
     ids, codes = distinct_ids(list(categories.keys()), f"{what} category item ids")
     if len(ids) != codes.size:
         raise InputError(f"{what}: item ids in categories are not unique (as text).")
-    return Items(ids.take(from_numpy(codes)), "categories",
-                 cat=_category_codes(list(categories.values())))
+    return Items(
+        ids.take(from_numpy(codes)), "categories", cat=_category_codes(list(categories.values()))
+    )
 
 
 def check_nonzero(items: Items, pos: np.ndarray, what: str) -> None:
@@ -112,5 +128,7 @@ def check_nonzero(items: Items, pos: np.ndarray, what: str) -> None:
     zero = items.norm[pos] == 0
     if zero.any():
         bad = items.ids.take(from_numpy(np.unique(pos[zero])))
-        raise InputError(f"{what}: item(s) {examples(bad)} have an all-zero feature "
-                         "vector, so their cosine distance is undefined.")
+        raise InputError(
+            f"{what}: item(s) {examples(bad)} have an all-zero feature "
+            "vector, so their cosine distance is undefined."
+        )

@@ -28,10 +28,10 @@ class Lists:
     """Top-k lists in CSR form: rows grouped by user (users in sorted id order), rank
     order inside a user; items as int32 codes into ``items``."""
 
-    users: pa.Array        # distinct user ids (text), sorted
-    items: pa.Array        # distinct item ids (text); may hold ids no kept row uses
-    item: np.ndarray       # item code per kept row
-    offsets: np.ndarray    # row offsets per user (len = n_users + 1)
+    users: pa.Array  # distinct user ids (text), sorted
+    items: pa.Array  # distinct item ids (text); may hold ids no kept row uses
+    item: np.ndarray  # item code per kept row
+    offsets: np.ndarray  # row offsets per user (len = n_users + 1)
 
     @cached_property
     def lengths(self) -> np.ndarray:
@@ -80,8 +80,7 @@ class Lists:
         items that are not there raise :class:`InputError` ("{problem}, e.g. [...]{tail}")."""
         return self.item_positions(ids, what, problem, tail)[self.item]
 
-    def item_positions(self, ids: pa.Array, what: str, problem: str, tail: str
-                       ) -> np.ndarray:
+    def item_positions(self, ids: pa.Array, what: str, problem: str, tail: str) -> np.ndarray:
         """:meth:`positions` per distinct item of ``items`` (-1 for the unused ones that
         are not in ``ids``): what a per-item value is looked up with before it is
         spread over the rows in one gather."""
@@ -89,8 +88,10 @@ class Lists:
         bad = (pos < 0) & self.used()
         if bad.any():
             missing = self.items.filter(from_numpy(bad))
-            raise InputError(f"{what}: {len(missing)} recommended item(s) {problem}, e.g. "
-                             f"{examples(missing)}{tail}")
+            raise InputError(
+                f"{what}: {len(missing)} recommended item(s) {problem}, e.g. "
+                f"{examples(missing)}{tail}"
+            )
         return pos
 
     def item_mean(self, per_item: np.ndarray) -> np.ndarray:
@@ -104,7 +105,7 @@ class Lists:
         out = np.empty(len(by_user))
         step = max(1, _SLICE_ROWS // width)
         for a in range(0, len(by_user), step):
-            out[a:a + step] = per_item[by_user[a:a + step]].sum(axis=1)
+            out[a : a + step] = per_item[by_user[a : a + step]].sum(axis=1)
         return out / width
 
     def user_mean(self, per_row: np.ndarray) -> np.ndarray:
@@ -148,8 +149,7 @@ def list_ties(ties: str | None, profile: str | None, what: str) -> str:
             resolve_conventions(None, profile, {})  # an unknown profile is still an error
         source = f"ties={ties!r}"
     if not isinstance(ties, str) or ties not in LIST_TIES:
-        if isinstance(ties, str) and ties in ("optimistic", "pessimistic", "expected",
-                                              "grouped"):
+        if isinstance(ties, str) and ties in ("optimistic", "pessimistic", "expected", "grouped"):
             raise UnsupportedError(
                 f"{what}: {source} needs relevance judgments or averages over tied "
                 "orders, and a recommendation list has neither; pass ties='trec' (item id "
@@ -161,8 +161,9 @@ def list_ties(ties: str | None, profile: str | None, what: str) -> str:
     return ties
 
 
-def user_lists(recs: Run, k: int | None, what: str, ties: str | None = None,
-               profile: str | None = None) -> Lists:
+def user_lists(
+    recs: Run, k: int | None, what: str, ties: str | None = None, profile: str | None = None
+) -> Lists:
     """Each user's top-``k`` list, ordered by :func:`ranklens.ranking.engine.order_rankings`
     (score descending, equal scores by the tie policy); kept on ``recs`` (immutable), so
     several metrics of one run order its lists once."""
@@ -196,6 +197,7 @@ def _user_lists(recs: Run, k: int | None, policy: str) -> Lists:
         ucode = urank[qcode]
     within = None
     if policy == "trec":
+
         def within() -> np.ndarray:
             # the item's rank among its user's items (doc_rank numbers the rows of one
             # user consecutively in item id order): a narrow tie key, read only if two
@@ -203,8 +205,16 @@ def _user_lists(recs: Run, k: int | None, policy: str) -> Lists:
             qstart = np.zeros(n_users + 1, dtype=np.int64)
             np.cumsum(np.bincount(qcode, minlength=n_users), out=qstart[1:])
             return np.asarray(pairs.doc_rank, dtype=np.int64) - qstart[qcode]
-    rows = order_rankings(ucode, n_users, recs.scores, policy, doc_rank=within,
-                          depth=None if k is None else int(k), blocks=width)
+
+    rows = order_rankings(
+        ucode,
+        n_users,
+        recs.scores,
+        policy,
+        doc_rank=within,
+        depth=None if k is None else int(k),
+        blocks=width,
+    )
     if width is not None:  # lists of one length (top-n recommendations)
         cut = width if k is None else min(int(k), width)
         lengths = np.full(n_users, cut, dtype=np.int64)
@@ -218,7 +228,7 @@ def _user_lists(recs: Run, k: int | None, policy: str) -> Lists:
     if pa.types.is_dictionary(d.type):
         items = d.dictionary
         item = to_numpy(d.indices)[rows].astype(np.int32, copy=False)
-    else:   # plain strings: hash the kept rows' ids only
+    else:  # plain strings: hash the kept rows' ids only
         items, item = id_codes(d.take(from_numpy(rows)))
     offsets = np.zeros(n_users + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])

@@ -20,8 +20,14 @@ __all__ = ["catalog_coverage", "gini_index", "shannon_entropy"]
 # gini_of (the same numbers from slot counts gathered elsewhere)
 
 
-def catalog_coverage(recs: Run, catalog: Any, *, k: int | None = None,
-                     ties: str | None = None, profile: str | None = None) -> float:
+def catalog_coverage(
+    recs: Run,
+    catalog: Any,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+) -> float:
     """Share of the catalog that appears in at least one top-``k`` list.
 
     ``coverage = |U_u L_u| / |I|`` (Ge et al. 2010; "prediction coverage" in
@@ -48,8 +54,9 @@ def slot_counts(lists: Lists) -> tuple[pa.Array, np.ndarray]:
     return lists.items, lists.item_counts
 
 
-def catalog_counts(items: pa.Array, counts: np.ndarray, catalog: Any, what: str, *,
-                   sort: bool = False) -> np.ndarray:
+def catalog_counts(
+    items: pa.Array, counts: np.ndarray, catalog: Any, what: str, *, sort: bool = False
+) -> np.ndarray:
     """How often each catalog item fills a top-``k`` slot, from the distinct ``items``
     and their slot ``counts`` (catalog items in sorted id order with ``sort=True``, else
     in any order); recommended items outside the catalog raise :class:`InputError`."""
@@ -63,17 +70,26 @@ def catalog_counts(items: pa.Array, counts: np.ndarray, catalog: Any, what: str,
     bad = used & (pos < 0)
     if bad.any():
         missing = items.filter(from_numpy(bad))
-        raise InputError(f"{what}: {len(missing)} recommended item(s) are not in the catalog, "
-                         f"e.g. {examples(missing)}; add them to the catalog or remove them "
-                         "from the recommendations.")
+        raise InputError(
+            f"{what}: {len(missing)} recommended item(s) are not in the catalog, "
+            f"e.g. {examples(missing)}; add them to the catalog or remove them "
+            "from the recommendations."
+        )
     out = np.zeros(len(cat), dtype=np.int64)
     out[pos[used]] = counts[used]
     return out
 
 
-def _catalog_counts(recs: Run, catalog: Any, k: int | None, what: str,
-                    ties: str | None = None, profile: str | None = None, *,
-                    sort: bool = False) -> np.ndarray:
+def _catalog_counts(
+    recs: Run,
+    catalog: Any,
+    k: int | None,
+    what: str,
+    ties: str | None = None,
+    profile: str | None = None,
+    *,
+    sort: bool = False,
+) -> np.ndarray:
     items, counts = slot_counts(user_lists(recs, k, what, ties, profile))
     return catalog_counts(items, counts, catalog, what, sort=sort)
 
@@ -86,13 +102,21 @@ def shares_of(counts: np.ndarray) -> np.ndarray:
     return c / c.sum()
 
 
-def _shares(recs: Run, catalog: Any, k: int | None, what: str, ties: str | None,
-            profile: str | None) -> np.ndarray:
+def _shares(
+    recs: Run, catalog: Any, k: int | None, what: str, ties: str | None, profile: str | None
+) -> np.ndarray:
     return shares_of(_catalog_counts(recs, catalog, k, what, ties, profile, sort=True))
 
 
-def shannon_entropy(recs: Run, catalog: Any, *, k: int | None = None, ties: str | None = None,
-                    profile: str | None = None, normalise: bool = False) -> float:
+def shannon_entropy(
+    recs: Run,
+    catalog: Any,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+    normalise: bool = False,
+) -> float:
     """Shannon entropy (bits) of the distribution of recommendation slots over items.
 
     ``H = -sum_i p_i log2 p_i`` with ``p_i`` the share of all top-``k`` slots
@@ -117,8 +141,14 @@ def entropy_of(p: np.ndarray, normalise: bool) -> float:
     return h
 
 
-def gini_index(recs: Run, catalog: Any, *, k: int | None = None, ties: str | None = None,
-               profile: str | None = None) -> float:
+def gini_index(
+    recs: Run,
+    catalog: Any,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+) -> float:
     """Gini index of how recommendation slots are spread over the catalog.
 
     With ``p_(1) <= ... <= p_(n)`` the items' shares of the top-``k`` slots

@@ -35,9 +35,9 @@ def _segment_sums(unit: np.ndarray, row: np.ndarray, offsets: np.ndarray) -> np.
         segs = np.flatnonzero(lengths == length)
         per = max(step // length, 1)
         for s0 in range(0, segs.size, per):
-            seg = segs[s0:s0 + per]
-            if seg[-1] - seg[0] + 1 == seg.size:        # consecutive segments: one slice
-                rows = row[offsets[seg[0]]:offsets[seg[-1] + 1]]
+            seg = segs[s0 : s0 + per]
+            if seg[-1] - seg[0] + 1 == seg.size:  # consecutive segments: one slice
+                rows = row[offsets[seg[0]] : offsets[seg[-1] + 1]]
             else:
                 rows = row[(offsets[seg][:, None] + np.arange(length)).ravel()]
             block = np.take(unit, rows, axis=0).reshape(seg.size, length, dim)
@@ -59,20 +59,35 @@ def _same_category_counts(user: np.ndarray, cat: np.ndarray, n_users: int) -> np
 
 
 @overload
-def intra_list_diversity(recs: Run, *, features: Any = ...,
-                         categories: Mapping[Any, Any] | None = ...,
-                         reduction: Literal["mean"] = ..., per_user: None = ...,
-                         **options: Unpack[ListOptions]) -> float: ...
+def intra_list_diversity(
+    recs: Run,
+    *,
+    features: Any = ...,
+    categories: Mapping[Any, Any] | None = ...,
+    reduction: Literal["mean"] = ...,
+    per_user: None = ...,
+    **options: Unpack[ListOptions],
+) -> float: ...
 @overload
-def intra_list_diversity(recs: Run, *, features: Any = ...,
-                         categories: Mapping[Any, Any] | None = ...,
-                         reduction: Literal["none"], per_user: None = ...,
-                         **options: Unpack[ListOptions]) -> UserValues: ...
+def intra_list_diversity(
+    recs: Run,
+    *,
+    features: Any = ...,
+    categories: Mapping[Any, Any] | None = ...,
+    reduction: Literal["none"],
+    per_user: None = ...,
+    **options: Unpack[ListOptions],
+) -> UserValues: ...
 @overload
-def intra_list_diversity(recs: Run, *, features: Any = ...,
-                         categories: Mapping[Any, Any] | None = ...,
-                         reduction: str = ..., per_user: bool | None = ...,
-                         **options: Unpack[ListOptions]) -> float | UserValues: ...
+def intra_list_diversity(
+    recs: Run,
+    *,
+    features: Any = ...,
+    categories: Mapping[Any, Any] | None = ...,
+    reduction: str = ...,
+    per_user: bool | None = ...,
+    **options: Unpack[ListOptions],
+) -> float | UserValues: ...
 def intra_list_diversity(
     recs: Run,
     *,
@@ -127,17 +142,30 @@ def intra_list_diversity(
 
 
 @overload
-def personalisation(recs: Run, *, reduction: Literal["mean"] = ..., per_user: None = ...,
-                    **options: Unpack[ListOptions]) -> float: ...
+def personalisation(
+    recs: Run,
+    *,
+    reduction: Literal["mean"] = ...,
+    per_user: None = ...,
+    **options: Unpack[ListOptions],
+) -> float: ...
 @overload
-def personalisation(recs: Run, *, reduction: Literal["none"], per_user: None = ...,
-                    **options: Unpack[ListOptions]) -> UserValues: ...
+def personalisation(
+    recs: Run, *, reduction: Literal["none"], per_user: None = ..., **options: Unpack[ListOptions]
+) -> UserValues: ...
 @overload
-def personalisation(recs: Run, *, reduction: str = ..., per_user: bool | None = ...,
-                    **options: Unpack[ListOptions]) -> float | UserValues: ...
-def personalisation(recs: Run, *, k: int | None = None, ties: str | None = None,
-                    profile: str | None = None, reduction: str = "mean",
-                    per_user: bool | None = None) -> float | UserValues:
+def personalisation(
+    recs: Run, *, reduction: str = ..., per_user: bool | None = ..., **options: Unpack[ListOptions]
+) -> float | UserValues: ...
+def personalisation(
+    recs: Run,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+    reduction: str = "mean",
+    per_user: bool | None = None,
+) -> float | UserValues:
     """Personalisation: one minus the mean cosine similarity of two users' lists.
 
     With ``x_u`` the 0/1 item vector of user ``u``'s top-``k`` list,
@@ -160,8 +188,7 @@ def personalisation(recs: Run, *, k: int | None = None, ties: str | None = None,
     n = lists.n_users
     if n < 2:
         raise InputError(f"{what}: needs recommendations for at least 2 users, got {n}.")
-    return reduce(what, lists, personalisation_of(lists, list_vector_sums(lists), n),
-                  reduction)
+    return reduce(what, lists, personalisation_of(lists, list_vector_sums(lists), n), reduction)
 
 
 def list_vector_sums(lists: Lists) -> np.ndarray:
@@ -175,6 +202,7 @@ def personalisation_of(lists: Lists, s: np.ndarray, n: int) -> np.ndarray:
     """``P(u)`` for the users of ``lists``, from ``S`` (per item of ``lists.items``,
     :func:`list_vector_sums` over all ``n`` users)."""
     weight = 1.0 / np.sqrt(lists.lengths[lists.user])
-    dot = np.bincount(lists.user, weights=weight * s[lists.item],
-                      minlength=lists.n_users)   # y_u . S
+    dot = np.bincount(
+        lists.user, weights=weight * s[lists.item], minlength=lists.n_users
+    )  # y_u . S
     return 1.0 - (dot - 1.0) / (n - 1)

@@ -25,8 +25,7 @@ __all__ = ["average_recommendation_popularity", "long_tail_share", "novelty"]
 # statistics of the training log gathered elsewhere)
 
 
-def _popularity(train_users: Any, train_items: Any, what: str) -> tuple[pa.Array, np.ndarray,
-                                                                        int]:
+def _popularity(train_users: Any, train_items: Any, what: str) -> tuple[pa.Array, np.ndarray, int]:
     """``(distinct item ids, distinct users per item, number of users)`` of the training
     log."""
     users, ucode, items, icode = training_log(train_users, train_items, what, "")
@@ -43,20 +42,46 @@ def _interactions_per_item(train_items: Any, what: str) -> tuple[pa.Array, np.nd
 
 
 @overload
-def novelty(recs: Run, train_users: Any, train_items: Any, *,
-            reduction: Literal["mean"] = ..., per_user: None = ...,
-            **options: Unpack[ListOptions]) -> float: ...
+def novelty(
+    recs: Run,
+    train_users: Any,
+    train_items: Any,
+    *,
+    reduction: Literal["mean"] = ...,
+    per_user: None = ...,
+    **options: Unpack[ListOptions],
+) -> float: ...
 @overload
-def novelty(recs: Run, train_users: Any, train_items: Any, *,
-            reduction: Literal["none"], per_user: None = ...,
-            **options: Unpack[ListOptions]) -> UserValues: ...
+def novelty(
+    recs: Run,
+    train_users: Any,
+    train_items: Any,
+    *,
+    reduction: Literal["none"],
+    per_user: None = ...,
+    **options: Unpack[ListOptions],
+) -> UserValues: ...
 @overload
-def novelty(recs: Run, train_users: Any, train_items: Any, *,
-            reduction: str = ..., per_user: bool | None = ...,
-            **options: Unpack[ListOptions]) -> float | UserValues: ...
-def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = None,
-            ties: str | None = None, profile: str | None = None, reduction: str = "mean",
-            per_user: bool | None = None) -> float | UserValues:
+def novelty(
+    recs: Run,
+    train_users: Any,
+    train_items: Any,
+    *,
+    reduction: str = ...,
+    per_user: bool | None = ...,
+    **options: Unpack[ListOptions],
+) -> float | UserValues: ...
+def novelty(
+    recs: Run,
+    train_users: Any,
+    train_items: Any,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+    reduction: str = "mean",
+    per_user: bool | None = None,
+) -> float | UserValues:
     """Mean self-information of the recommended items (bits), averaged over users.
 
     ``novelty = mean_u novelty(u)``, ``novelty(u) = (1/|L_u|) sum_{i in L_u}
@@ -79,15 +104,20 @@ def novelty(recs: Run, train_users: Any, train_items: Any, *, k: int | None = No
     return reduce(what, lists, novelty_of(lists, items, users_per_item, n_users), reduction)
 
 
-def novelty_of(lists: Lists, items: pa.Array, users_per_item: np.ndarray, n_users: int
-               ) -> np.ndarray:
+def novelty_of(
+    lists: Lists, items: pa.Array, users_per_item: np.ndarray, n_users: int
+) -> np.ndarray:
     """Per user of ``lists``, the mean self-information of the list's items, from the
     training log's distinct ``items`` (text), the distinct users of each and the number
     of users."""
     what = "novelty"
-    pos = lists.item_positions(items, what, "have no training interaction",
-                               ", so their self-information is infinite; drop cold items "
-                               "from the recommendations or evaluate them separately.")
+    pos = lists.item_positions(
+        items,
+        what,
+        "have no training interaction",
+        ", so their self-information is infinite; drop cold items "
+        "from the recommendations or evaluate them separately.",
+    )
     used = pos >= 0
     info = np.zeros(len(pos))  # per distinct recommended item, then one gather per row
     info[used] = -np.log2(users_per_item[pos[used]] / n_users)
@@ -96,19 +126,40 @@ def novelty_of(lists: Lists, items: pa.Array, users_per_item: np.ndarray, n_user
 
 @overload
 def average_recommendation_popularity(
-    recs: Run, train_items: Any, *, reduction: Literal["mean"] = ..., per_user: None = ...,
-    **options: Unpack[ListOptions]) -> float: ...
+    recs: Run,
+    train_items: Any,
+    *,
+    reduction: Literal["mean"] = ...,
+    per_user: None = ...,
+    **options: Unpack[ListOptions],
+) -> float: ...
 @overload
 def average_recommendation_popularity(
-    recs: Run, train_items: Any, *, reduction: Literal["none"], per_user: None = ...,
-    **options: Unpack[ListOptions]) -> UserValues: ...
+    recs: Run,
+    train_items: Any,
+    *,
+    reduction: Literal["none"],
+    per_user: None = ...,
+    **options: Unpack[ListOptions],
+) -> UserValues: ...
 @overload
 def average_recommendation_popularity(
-    recs: Run, train_items: Any, *, reduction: str = ..., per_user: bool | None = ...,
-    **options: Unpack[ListOptions]) -> float | UserValues: ...
+    recs: Run,
+    train_items: Any,
+    *,
+    reduction: str = ...,
+    per_user: bool | None = ...,
+    **options: Unpack[ListOptions],
+) -> float | UserValues: ...
 def average_recommendation_popularity(
-    recs: Run, train_items: Any, *, k: int | None = None, ties: str | None = None,
-    profile: str | None = None, reduction: str = "mean", per_user: bool | None = None,
+    recs: Run,
+    train_items: Any,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+    reduction: str = "mean",
+    per_user: bool | None = None,
 ) -> float | UserValues:
     """ARP: the mean over users of the mean training popularity of their list.
 
@@ -138,21 +189,46 @@ def popularity_of(lists: Lists, items: pa.Array, counts: np.ndarray) -> np.ndarr
 
 
 @overload
-def long_tail_share(recs: Run, train_items: Any, *, head_share: float = ...,
-                    reduction: Literal["mean"] = ..., per_user: None = ...,
-                    **options: Unpack[ListOptions]) -> float: ...
+def long_tail_share(
+    recs: Run,
+    train_items: Any,
+    *,
+    head_share: float = ...,
+    reduction: Literal["mean"] = ...,
+    per_user: None = ...,
+    **options: Unpack[ListOptions],
+) -> float: ...
 @overload
-def long_tail_share(recs: Run, train_items: Any, *, head_share: float = ...,
-                    reduction: Literal["none"], per_user: None = ...,
-                    **options: Unpack[ListOptions]) -> UserValues: ...
+def long_tail_share(
+    recs: Run,
+    train_items: Any,
+    *,
+    head_share: float = ...,
+    reduction: Literal["none"],
+    per_user: None = ...,
+    **options: Unpack[ListOptions],
+) -> UserValues: ...
 @overload
-def long_tail_share(recs: Run, train_items: Any, *, head_share: float = ...,
-                    reduction: str = ..., per_user: bool | None = ...,
-                    **options: Unpack[ListOptions]) -> float | UserValues: ...
-def long_tail_share(recs: Run, train_items: Any, *, k: int | None = None,
-                    ties: str | None = None, profile: str | None = None,
-                    head_share: float = 0.2, reduction: str = "mean",
-                    per_user: bool | None = None) -> float | UserValues:
+def long_tail_share(
+    recs: Run,
+    train_items: Any,
+    *,
+    head_share: float = ...,
+    reduction: str = ...,
+    per_user: bool | None = ...,
+    **options: Unpack[ListOptions],
+) -> float | UserValues: ...
+def long_tail_share(
+    recs: Run,
+    train_items: Any,
+    *,
+    k: int | None = None,
+    ties: str | None = None,
+    profile: str | None = None,
+    head_share: float = 0.2,
+    reduction: str = "mean",
+    per_user: bool | None = None,
+) -> float | UserValues:
     """APLT: the mean over users of the share of long-tail items in their list.
 
     Items are ranked by training interactions; the short head ``H`` is the
@@ -180,8 +256,9 @@ def long_tail_share(recs: Run, train_items: Any, *, k: int | None = None,
     return reduce(what, lists, long_tail_of(lists, items, counts, head_share), reduction)
 
 
-def long_tail_of(lists: Lists, items: pa.Array, counts: np.ndarray, head_share: float
-                 ) -> np.ndarray:
+def long_tail_of(
+    lists: Lists, items: pa.Array, counts: np.ndarray, head_share: float
+) -> np.ndarray:
     """Per user of ``lists``, the share of long-tail items in the list, from the training
     log's distinct ``items`` (text) and the interactions of each."""
     what = "long_tail_share"
@@ -191,7 +268,7 @@ def long_tail_of(lists: Lists, items: pa.Array, counts: np.ndarray, head_share: 
     # most interactions first, ties by item id (the distinct items only)
     rank = np.empty(len(items), dtype=np.int64)
     rank[sorted_order(items)] = np.arange(len(items))
-    head = np.zeros(len(items) + 1, dtype=bool)          # the last slot: unseen items
+    head = np.zeros(len(items) + 1, dtype=bool)  # the last slot: unseen items
     head[np.lexsort((rank, -counts))[:n_head]] = True
-    in_tail = ~head[lists.lookup(items)]                  # per distinct recommended item
+    in_tail = ~head[lists.lookup(items)]  # per distinct recommended item
     return lists.item_mean(in_tail.astype(np.float64))

@@ -77,7 +77,7 @@ def _pair_rows(lists: Lists, other: Lists) -> np.ndarray:
 def _relevant_rows(lists: Lists, qrels: Qrels, rel_threshold: float) -> tuple[np.ndarray, int]:
     """Whether each recommended row is relevant, and how many users have no judgment."""
     pairs = qrels._pairs
-    user_of = index_in(pairs.query_dict, lists.users)     # per distinct qrels user
+    user_of = index_in(pairs.query_dict, lists.users)  # per distinct qrels user
     rows = np.flatnonzero((qrels.relevance >= rel_threshold) & (user_of[pairs.query_code] >= 0))
     d = qrels._d
     if pa.types.is_dictionary(d.type):
@@ -95,9 +95,9 @@ def _relevant_rows(lists: Lists, qrels: Qrels, rel_threshold: float) -> tuple[np
 class _Profiles:
     """Distinct (recommended user, profile item) pairs in CSR form, grouped by user."""
 
-    pos: np.ndarray       # row of each profile item in the item table
-    size: np.ndarray      # |P_u| per recommended user (0 = no profile)
-    offsets: np.ndarray   # pair offsets per user (len = n_users + 1)
+    pos: np.ndarray  # row of each profile item in the item table
+    size: np.ndarray  # |P_u| per recommended user (0 = no profile)
+    offsets: np.ndarray  # pair offsets per user (len = n_users + 1)
 
 
 def _profiles(profiles: Any, lists: Lists, items: Items, what: str) -> _Profiles:
@@ -110,7 +110,7 @@ def _profiles(profiles: Any, lists: Lists, items: Items, what: str) -> _Profiles
         )
     uids, ucode, iids, icode = training_log(profiles[0], profiles[1], what, "profiles")
     rec_code = index_in(uids, lists.users)[ucode]
-    keep = rec_code >= 0                      # interactions of recommended users only
+    keep = rec_code >= 0  # interactions of recommended users only
     pair_user = rec_code[keep].astype(np.int64)
     pair_item = icode[keep]
     used = np.flatnonzero(np.bincount(pair_item, minlength=len(iids)))
@@ -164,8 +164,9 @@ def _without_profile(lists: Lists, prof: _Profiles, no_profile: str, what: str) 
     return missing
 
 
-def _category_similarity(lists: Lists, rec_pos: np.ndarray, prof: _Profiles, cat: np.ndarray,
-                         how: str) -> np.ndarray:
+def _category_similarity(
+    lists: Lists, rec_pos: np.ndarray, prof: _Profiles, cat: np.ndarray, how: str
+) -> np.ndarray:
     """With categories (cos is 1 for the same category, else 0): per recommended row,
     the share of the user's profile items in its category (``how="mean"``) or whether
     any is (``"min"``); NaN for users without a profile."""
@@ -174,14 +175,14 @@ def _category_similarity(lists: Lists, rec_pos: np.ndarray, prof: _Profiles, cat
     keys, counts = distinct_keys(user_prof * n_cats + cat[prof.pos])
     same = _lookup(keys, counts, lists.user.astype(np.int64) * n_cats + cat[rec_pos])
     with np.errstate(invalid="ignore", divide="ignore"):
-        sim = (same / prof.size[lists.user] if how == "mean"
-               else (same > 0).astype(np.float64))
+        sim = same / prof.size[lists.user] if how == "mean" else (same > 0).astype(np.float64)
     sim[prof.size[lists.user] == 0] = np.nan
     return sim
 
 
-def _profile_similarity(lists: Lists, rec_pos: np.ndarray, prof: _Profiles,
-                        unit: np.ndarray, how: str) -> np.ndarray:
+def _profile_similarity(
+    lists: Lists, rec_pos: np.ndarray, prof: _Profiles, unit: np.ndarray, how: str
+) -> np.ndarray:
     """Mean (``how="mean"``) or largest (``"min"`` distance) cosine similarity of each
     recommended row with its user's profile items; NaN for users without a profile.
 
@@ -209,32 +210,45 @@ def _profile_similarity(lists: Lists, rec_pos: np.ndarray, prof: _Profiles,
                 p0, p1 = int(prof.offsets[a]), int(prof.offsets[b])
                 has = np.flatnonzero(n_prof[a:b] > 0)
                 sums = np.zeros((b - a, unit.shape[1]))
-                sums[has] = np.add.reduceat(np.take(unit, prof.pos[p0:p1], axis=0),
-                                            prof.offsets[a:b][has] - p0, axis=0)
-                sim = np.einsum("ij,ij->i", np.take(unit, pos, axis=0),
-                                np.take(sums, user - a, axis=0)) / cnt
+                sums[has] = np.add.reduceat(
+                    np.take(unit, prof.pos[p0:p1], axis=0), prof.offsets[a:b][has] - p0, axis=0
+                )
+                sim = (
+                    np.einsum(
+                        "ij,ij->i", np.take(unit, pos, axis=0), np.take(sums, user - a, axis=0)
+                    )
+                    / cnt
+                )
             else:
                 # every (recommended item, profile item) pair of the block, then a segment max
                 first = np.cumsum(cnt) - cnt
                 row = np.repeat(np.arange(sel.size), cnt)
                 within = np.arange(row.size) - first[row]
                 other = prof.pos[prof.offsets[user][row] + within]
-                sims = np.einsum("ij,ij->i", np.take(unit, pos[row], axis=0),
-                                 np.take(unit, other, axis=0))
+                sims = np.einsum(
+                    "ij,ij->i", np.take(unit, pos[row], axis=0), np.take(unit, other, axis=0)
+                )
                 sim = np.maximum.reduceat(sims, first)
             out[r0 + sel] = sim
         a = b
     return out
 
 
-def _unexpectedness_rows(lists: Lists, profiles: Any, features: Any, categories: Any,
-                         profile_distance: str, no_profile: str,
-                         what: str) -> tuple[np.ndarray, np.ndarray]:
+def _unexpectedness_rows(
+    lists: Lists,
+    profiles: Any,
+    features: Any,
+    categories: Any,
+    profile_distance: str,
+    no_profile: str,
+    what: str,
+) -> tuple[np.ndarray, np.ndarray]:
     """``unexp(i, u)`` of every recommended row (NaN for users without a profile) and
     the mask of those users."""
     if profile_distance not in ("mean", "min"):
-        raise InputError(f"{what}: profile_distance must be 'mean' or 'min', got "
-                         f"{profile_distance!r}.")
+        raise InputError(
+            f"{what}: profile_distance must be 'mean' or 'min', got {profile_distance!r}."
+        )
     if no_profile not in ("skip", "error"):
         raise InputError(f"{what}: no_profile must be 'skip' or 'error', got {no_profile!r}.")
     items = item_table(features, categories, what)
@@ -259,11 +273,14 @@ def _threshold(threshold: Any, what: str) -> float:
             "when its distance to the user's profile is above it (cosine distances lie in "
             "[0, 2], category distances in [0, 1])."
         )
-    if (isinstance(threshold, (bool, np.bool_))
-            or not isinstance(threshold, (int, float, np.integer, np.floating))
-            or not np.isfinite(threshold)):
-        raise InputError(f"{what}: the 'threshold' parameter must be a finite number. "
-                         f"Got {threshold!r} instead.")
+    if (
+        isinstance(threshold, (bool, np.bool_))
+        or not isinstance(threshold, (int, float, np.integer, np.floating))
+        or not np.isfinite(threshold)
+    ):
+        raise InputError(
+            f"{what}: the 'threshold' parameter must be a finite number. Got {threshold!r} instead."
+        )
     return float(threshold)
 
 
@@ -271,20 +288,38 @@ def _threshold(threshold: Any, what: str) -> float:
 
 
 @overload
-def unexpectedness(recs: Run, profiles: Any, *, features: Any = ...,
-                   categories: Mapping[Any, Any] | None = ...,
-                   reduction: Literal["mean"] = ..., per_user: None = ...,
-                   **options: Unpack[_ProfileOptions]) -> float: ...
+def unexpectedness(
+    recs: Run,
+    profiles: Any,
+    *,
+    features: Any = ...,
+    categories: Mapping[Any, Any] | None = ...,
+    reduction: Literal["mean"] = ...,
+    per_user: None = ...,
+    **options: Unpack[_ProfileOptions],
+) -> float: ...
 @overload
-def unexpectedness(recs: Run, profiles: Any, *, features: Any = ...,
-                   categories: Mapping[Any, Any] | None = ...,
-                   reduction: Literal["none"], per_user: None = ...,
-                   **options: Unpack[_ProfileOptions]) -> UserValues: ...
+def unexpectedness(
+    recs: Run,
+    profiles: Any,
+    *,
+    features: Any = ...,
+    categories: Mapping[Any, Any] | None = ...,
+    reduction: Literal["none"],
+    per_user: None = ...,
+    **options: Unpack[_ProfileOptions],
+) -> UserValues: ...
 @overload
-def unexpectedness(recs: Run, profiles: Any, *, features: Any = ...,
-                   categories: Mapping[Any, Any] | None = ...,
-                   reduction: str = ..., per_user: bool | None = ...,
-                   **options: Unpack[_ProfileOptions]) -> float | UserValues: ...
+def unexpectedness(
+    recs: Run,
+    profiles: Any,
+    *,
+    features: Any = ...,
+    categories: Mapping[Any, Any] | None = ...,
+    reduction: str = ...,
+    per_user: bool | None = ...,
+    **options: Unpack[_ProfileOptions],
+) -> float | UserValues: ...
 def unexpectedness(
     recs: Run,
     profiles: Any,
@@ -358,27 +393,57 @@ def unexpectedness(
     what = "unexpectedness"
     reduction = resolve_reduction(what, reduction, per_user)
     lists = user_lists(recs, k, what, ties, profile)
-    unexp, missing = _unexpectedness_rows(lists, profiles, features, categories,
-                                          profile_distance, no_profile, what)
-    return reduce(what, lists, lists.user_mean(unexp), reduction,
-                  {"users_without_profile": int(missing.sum())})
+    unexp, missing = _unexpectedness_rows(
+        lists, profiles, features, categories, profile_distance, no_profile, what
+    )
+    return reduce(
+        what,
+        lists,
+        lists.user_mean(unexp),
+        reduction,
+        {"users_without_profile": int(missing.sum())},
+    )
 
 
 @overload
-def serendipity(recs: Run, qrels: Qrels, baseline: Run | None = ..., *, profiles: Any = ...,
-                features: Any = ..., categories: Mapping[Any, Any] | None = ...,
-                reduction: Literal["mean"] = ..., per_user: None = ...,
-                **options: Unpack[_SerendipityOptions]) -> float: ...
+def serendipity(
+    recs: Run,
+    qrels: Qrels,
+    baseline: Run | None = ...,
+    *,
+    profiles: Any = ...,
+    features: Any = ...,
+    categories: Mapping[Any, Any] | None = ...,
+    reduction: Literal["mean"] = ...,
+    per_user: None = ...,
+    **options: Unpack[_SerendipityOptions],
+) -> float: ...
 @overload
-def serendipity(recs: Run, qrels: Qrels, baseline: Run | None = ..., *, profiles: Any = ...,
-                features: Any = ..., categories: Mapping[Any, Any] | None = ...,
-                reduction: Literal["none"], per_user: None = ...,
-                **options: Unpack[_SerendipityOptions]) -> UserValues: ...
+def serendipity(
+    recs: Run,
+    qrels: Qrels,
+    baseline: Run | None = ...,
+    *,
+    profiles: Any = ...,
+    features: Any = ...,
+    categories: Mapping[Any, Any] | None = ...,
+    reduction: Literal["none"],
+    per_user: None = ...,
+    **options: Unpack[_SerendipityOptions],
+) -> UserValues: ...
 @overload
-def serendipity(recs: Run, qrels: Qrels, baseline: Run | None = ..., *, profiles: Any = ...,
-                features: Any = ..., categories: Mapping[Any, Any] | None = ...,
-                reduction: str = ..., per_user: bool | None = ...,
-                **options: Unpack[_SerendipityOptions]) -> float | UserValues: ...
+def serendipity(
+    recs: Run,
+    qrels: Qrels,
+    baseline: Run | None = ...,
+    *,
+    profiles: Any = ...,
+    features: Any = ...,
+    categories: Mapping[Any, Any] | None = ...,
+    reduction: str = ...,
+    per_user: bool | None = ...,
+    **options: Unpack[_SerendipityOptions],
+) -> float | UserValues: ...
 def serendipity(
     recs: Run,
     qrels: Qrels,
@@ -444,8 +509,15 @@ def serendipity(
     relevant, unjudged = _relevant_rows(lists, qrels, rel_threshold)
     report = {"users_without_judgments": unjudged}
     if baseline is not None:
-        extra = [name for name, value in (("features", features), ("categories", categories),
-                                          ("threshold", threshold)) if value is not None]
+        extra = [
+            name
+            for name, value in (
+                ("features", features),
+                ("categories", categories),
+                ("threshold", threshold),
+            )
+            if value is not None
+        ]
         if extra:
             raise InputError(
                 f"{what}: {', '.join(extra)} only apply with profiles=...; with baseline=... "
@@ -455,8 +527,9 @@ def serendipity(
         hit = relevant & ~_pair_rows(lists, base)
         return reduce(what, lists, lists.user_mean(hit.astype(np.float64)), reduction, report)
     limit = _threshold(threshold, what)
-    unexp, missing = _unexpectedness_rows(lists, profiles, features, categories,
-                                          profile_distance, no_profile, what)
+    unexp, missing = _unexpectedness_rows(
+        lists, profiles, features, categories, profile_distance, no_profile, what
+    )
     values = lists.user_mean((relevant & (unexp > limit)).astype(np.float64))
     values[missing] = np.nan
     report["users_without_profile"] = int(missing.sum())

@@ -73,8 +73,9 @@ class UserValues:
         """A pyarrow table with columns ``user`` and the metric name."""
         import pyarrow as pa
 
-        return pa.table({"user": pa.array(self.user_ids, type=pa.string()),
-                         self.metric: self.values})
+        return pa.table(
+            {"user": pa.array(self.user_ids, type=pa.string()), self.metric: self.values}
+        )
 
     def to_frame(self) -> Any:
         """Per-user values as a pandas DataFrame indexed by user, one column named
@@ -88,8 +89,10 @@ class UserValues:
 
     def __repr__(self) -> str:
         defined = int((~np.isnan(self.values)).sum())
-        return (f"<UserValues {self.metric}: mean={self.mean:.4f} over {defined} of "
-                f"{len(self.user_ids)} users>")
+        return (
+            f"<UserValues {self.metric}: mean={self.mean:.4f} over {defined} of "
+            f"{len(self.user_ids)} users>"
+        )
 
 
 def resolve_reduction(what: str, reduction: str, per_user: bool | None) -> str:
@@ -97,13 +100,24 @@ def resolve_reduction(what: str, reduction: str, per_user: bool | None) -> str:
     ``"none"``, ``False``: ``"mean"``) with a :class:`RanklensDeprecationWarning`."""
     if per_user is not None and not isinstance(per_user, (bool, np.bool_)):
         raise InputError(f"{what}: per_user must be True or False, got {per_user!r}.")
-    reduction = renamed_keyword(what, "per_user", per_user, "reduction", reduction,
-                                convert=lambda v: "none" if v else "mean")
+    reduction = renamed_keyword(
+        what,
+        "per_user",
+        per_user,
+        "reduction",
+        reduction,
+        convert=lambda v: "none" if v else "mean",
+    )
     return check_choice("reduction", reduction, REDUCTIONS, where=what)
 
 
-def reduce(what: str, lists: Lists, values: np.ndarray, reduction: str,
-           report: Mapping[str, int] | None = None) -> float | UserValues:
+def reduce(
+    what: str,
+    lists: Lists,
+    values: np.ndarray,
+    reduction: str,
+    report: Mapping[str, int] | None = None,
+) -> float | UserValues:
     """What a metric returns from its per-user ``values``: their mean over users with a
     defined value (``reduction="mean"``), or the :class:`UserValues` (``"none"``)."""
     values = np.asarray(values, dtype=np.float64)

@@ -53,8 +53,20 @@ from ranklens.recsys.splitters.temporal import GlobalTimeSplit, TimeRangeCV
 from ranklens.recsys.splitters.two_stage import NestedTwoStageSplit, TwoStageSplit
 
 __all__ = [  # also exported by ranklens.recsys
-    "FoldReport", "GlobalTimeSplit", "GroupKFoldSplit", "KFoldSplit", "LeakageError",
-    "LeaveLastN", "LeaveOneOut", "LeavePOutSplit", "NestedTwoStageSplit", "RandomSplit",
-    "SklearnSplit", "StratifiedKFoldSplit", "TimeRangeCV", "TwoStageSplit", "UserRatioSplit",
+    "FoldReport",
+    "GlobalTimeSplit",
+    "GroupKFoldSplit",
+    "KFoldSplit",
+    "LeakageError",
+    "LeaveLastN",
+    "LeaveOneOut",
+    "LeavePOutSplit",
+    "NestedTwoStageSplit",
+    "RandomSplit",
+    "SklearnSplit",
+    "StratifiedKFoldSplit",
+    "TimeRangeCV",
+    "TwoStageSplit",
+    "UserRatioSplit",
     "check_leakage",
 ]

@@ -15,8 +15,16 @@ from ranklens.errors import InputError
 from ranklens.recsys.splitters._data import Interactions
 from ranklens.recsys.splitters.leakage import check_rows
 
-__all__ = ["FoldReport", "Index", "RawSplits", "Splitter", "check_fraction", "check_int",
-           "group_positions", "share"]
+__all__ = [
+    "FoldReport",
+    "Index",
+    "RawSplits",
+    "Splitter",
+    "check_fraction",
+    "check_int",
+    "group_positions",
+    "share",
+]
 
 Index = np.ndarray
 #: What a splitter's ``_raw_splits`` yields: train rows, test rows and the time cuts
@@ -48,8 +56,10 @@ class FoldReport:
 
 def check_fraction(value: Any, what: str, param: str) -> float:
     """A fraction in the open interval (0, 1)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not (
-        0 < float(value) < 1
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.floating))
+        or not (0 < float(value) < 1)
     ):
         raise InputError(
             f"{what}: the {param!r} parameter must be a float in the open interval (0, 1). "
@@ -111,7 +121,10 @@ class Splitter:
     #: The deprecated keywords (InitVars, in the order of their declaration) and the
     #: fields they are the old spellings of.
     _RENAMED: ClassVar[tuple[tuple[str, str], ...]] = (
-        ("user_col", "user"), ("item_col", "item"), ("time_col", "time"))
+        ("user_col", "user"),
+        ("item_col", "item"),
+        ("time_col", "time"),
+    )
 
     def __post_init__(self, *old_values: str | None) -> None:
         for (old, new), value in zip(self._RENAMED, old_values, strict=True):
@@ -153,15 +166,14 @@ class Splitter:
             reports.append(rep)
             yield train, test
 
-    def split_frames(self, X: Any, y: Any = None, groups: Any = None) -> Iterator[
-        tuple[Any, Any]
-    ]:
+    def split_frames(self, X: Any, y: Any = None, groups: Any = None) -> Iterator[tuple[Any, Any]]:
         """Like :meth:`split`, but yield ``(train_rows, test_rows)`` tables of ``X``'s type."""
         for train, test in self.split(X, y, groups):
             yield take_rows(X, train), take_rows(X, test)
 
-    def _drop_cold(self, data: Interactions, fold: int, train: Index, test: Index
-                   ) -> tuple[Index, int, int, int]:
+    def _drop_cold(
+        self, data: Interactions, fold: int, train: Index, test: Index
+    ) -> tuple[Index, int, int, int]:
         """The test rows left after cold-start filtering, and how many cold users, cold
         items and rows were dropped."""
         cold = np.zeros(test.size, dtype=bool)
@@ -185,8 +197,9 @@ class Splitter:
             )
         return test, counts["users"], counts["items"], dropped
 
-    def _finish(self, data: Interactions, fold: int, train: Index, test: Index,
-                cuts: dict[str, str]) -> tuple[Index, Index, FoldReport]:
+    def _finish(
+        self, data: Interactions, fold: int, train: Index, test: Index, cuts: dict[str, str]
+    ) -> tuple[Index, Index, FoldReport]:
         """Sort a raw fold's rows, check both sides, filter cold rows, check leakage."""
         train = np.sort(np.asarray(train, dtype=np.int64))
         test = np.sort(np.asarray(test, dtype=np.int64))
@@ -207,15 +220,25 @@ class Splitter:
         leakage = self._leakage()
         if leakage is not None:
             check_rows(data, train, test, per_user=leakage == "user")
-        rep = FoldReport(fold, int(train.size), int(test.size), n_users, n_items, dropped,
-                         cuts.get("train_end"), cuts.get("test_start"), cuts.get("test_end"))
+        rep = FoldReport(
+            fold,
+            int(train.size),
+            int(test.size),
+            n_users,
+            n_items,
+            dropped,
+            cuts.get("train_end"),
+            cuts.get("test_start"),
+            cuts.get("test_end"),
+        )
         return train, test, rep
 
     def __repr__(self) -> str:
         """The splitter's own parameters first, then the shared keywords."""
         shared = {f.name for f in fields(Splitter)}
         shown = [f for f in fields(self) if f.init and f.repr]
-        ordered = [f for f in shown if f.name not in shared] + \
-            [f for f in shown if f.name in shared]
+        ordered = [f for f in shown if f.name not in shared] + [
+            f for f in shown if f.name in shared
+        ]
         args = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in ordered)
         return f"{self.name}({args})"

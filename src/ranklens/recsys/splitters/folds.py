@@ -136,8 +136,9 @@ class KFoldSplit(_ScikitLearnSplit):
     random_state: int | None = None
 
     def _build(self, model_selection: Any) -> Any:
-        return model_selection.KFold(self.n_splits, shuffle=self.shuffle,
-                                     random_state=self.random_state)
+        return model_selection.KFold(
+            self.n_splits, shuffle=self.shuffle, random_state=self.random_state
+        )
 
 
 @dataclass(eq=False, repr=False)
@@ -155,8 +156,9 @@ class StratifiedKFoldSplit(_ScikitLearnSplit):
     _RENAMED = (*Splitter._RENAMED, ("y_col", "y"))
 
     def _build(self, model_selection: Any) -> Any:
-        return model_selection.StratifiedKFold(self.n_splits, shuffle=self.shuffle,
-                                               random_state=self.random_state)
+        return model_selection.StratifiedKFold(
+            self.n_splits, shuffle=self.shuffle, random_state=self.random_state
+        )
 
     def _columns(self) -> tuple[str | None, str | None]:
         return self.y, None

@@ -50,8 +50,12 @@ def check_leakage(
     time = renamed_keyword(what, "time_col", time_col, "time", time)
     user = renamed_keyword(what, "user_col", user_col, "user", user)
     data = Interactions(X, what, user=user or "", item="", time=time)
-    check_rows(data, np.asarray(train_idx, dtype=np.int64),
-               np.asarray(test_idx, dtype=np.int64), per_user=user is not None)
+    check_rows(
+        data,
+        np.asarray(train_idx, dtype=np.int64),
+        np.asarray(test_idx, dtype=np.int64),
+        per_user=user is not None,
+    )
 
 
 def check_rows(data: Interactions, train: Index, test: Index, *, per_user: bool) -> None:

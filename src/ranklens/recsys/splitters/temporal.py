@@ -147,8 +147,11 @@ class TimeRangeCV(Splitter):
             stop = start + w
             test = np.flatnonzero((t > start) & (t <= stop))
             train = np.flatnonzero(t <= start - gap)
-            cuts = {"train_end": data.text(start - gap), "test_start": data.text(start),
-                    "test_end": data.text(stop)}
+            cuts = {
+                "train_end": data.text(start - gap),
+                "test_start": data.text(start),
+                "test_end": data.text(stop),
+            }
             if test.size == 0:
                 raise InputError(
                     f"{self.name}: fold {k} tests ({data.text(start)}, {data.text(stop)}], "

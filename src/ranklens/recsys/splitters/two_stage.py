@@ -47,8 +47,17 @@ class TwoStageSplit:
 
     def as_dict(self) -> dict[str, Index]:
         """``{name: row positions}`` of the six index sets."""
-        return {k: getattr(self, k) for k in ("global_train", "global_test", "local_train",
-                                              "local_test", "ranker_train", "ranker_test")}
+        return {
+            k: getattr(self, k)
+            for k in (
+                "global_train",
+                "global_test",
+                "local_train",
+                "local_test",
+                "ranker_train",
+                "ranker_test",
+            )
+        }
 
 
 @dataclass(eq=False, repr=False)
@@ -81,13 +90,14 @@ class NestedTwoStageSplit(Splitter):
         """The global or the local time split, with this splitter's shared keywords."""
         shared = {f.name: getattr(self, f.name) for f in fields(Splitter) if f.init}
         if local:
-            return GlobalTimeSplit(self.local_test_start, test_size=self.local_test_size,
-                                   gap=self.gap, **shared)
-        return GlobalTimeSplit(self.test_start, test_size=self.test_size, gap=self.gap,
-                               **shared)
+            return GlobalTimeSplit(
+                self.local_test_start, test_size=self.local_test_size, gap=self.gap, **shared
+            )
+        return GlobalTimeSplit(self.test_start, test_size=self.test_size, gap=self.gap, **shared)
 
-    def _run_stage(self, data: Interactions, rows: Index, stage: str
-                   ) -> tuple[Index, Index, FoldReport]:
+    def _run_stage(
+        self, data: Interactions, rows: Index, stage: str
+    ) -> tuple[Index, Index, FoldReport]:
         """One time split of ``rows``; its errors say which stage and parameter."""
         local = stage == "local"
         splitter = self._stage(local)
@@ -124,8 +134,11 @@ class NestedTwoStageSplit(Splitter):
         g_train, g_test, g_rep = self._run_stage(data, np.arange(data.n), "global")
         l_train, l_test, l_rep = self._run_stage(data, g_train, "local")
         r_train, r_test = self._ranker_split(data, l_test)
-        reports = {"global": g_rep, "local": l_rep,
-                   "ranker": FoldReport(0, int(r_train.size), int(r_test.size))}
+        reports = {
+            "global": g_rep,
+            "local": l_rep,
+            "ranker": FoldReport(0, int(r_train.size), int(r_test.size)),
+        }
         self.report_ = [g_rep]
         return TwoStageSplit(g_train, g_test, l_train, l_test, r_train, r_test, reports)
 
