@@ -45,8 +45,8 @@ Exclusions, each tested where ranklens documents what it does instead:
 * trec_eval's ``Rndcg`` is 0/0 (nan) for a query with relevant documents but
   no positive gain; ranklens reports 0 (``test_rndcg_without_positive_gain``).
 * ranx's ``rbp`` uses raw grades (no rescaling to [0, 1] as trec_eval does):
-  the ``ranx`` profile's ``rbp(scale=none)``, compared on graded judgments too.  ranx's ``bpref`` is 0/0
-  (nan) without judged non-relevant documents: compared where every query has
+  the ``ranx`` profile's ``rbp(scale=none)``, compared on graded judgments too.  ranx's
+  ``bpref`` is 0/0 (nan) without judged non-relevant documents: compared where every query has
   relevant and judged non-relevant documents.
 * scikit-learn's ``ignore_ties=True`` orders tied scores by an unstable
   argsort: compared on distinct scores.  ``dcg_score(log_base=...)`` other

@@ -87,7 +87,8 @@ def gate(
     >>> v.passed, [o.passed for o in v.outcomes]
     (False, [False, True])
     >>> print(v.outcomes[0].reason)
-    p@1 dropped by 0.5000 (1.0000 -> 0.5000), more than the 0.1000 allowed; 95% CI of the difference [-6.8531, 5.8531]
+    p@1 dropped by 0.5000 (1.0000 -> 0.5000), more than the 0.1000 allowed; 95% CI of the
+    difference [-6.8531, 5.8531]
     """
     from ranklens.comparison import stats as st
 

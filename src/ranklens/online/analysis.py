@@ -601,7 +601,9 @@ def _check_data(
         how = {"exclude": "excluded them", "first": "kept each one's first variant"}
         messages.append(
             f"{uinfo['multiple_variant_units']} unit(s) were exposed to more than one variant "
-            f"(e.g. {format_examples(uinfo['multiple_variant_examples'], uinfo['multiple_variant_units'])}); "
+            "(e.g. "
+            + format_examples(uinfo["multiple_variant_examples"], uinfo["multiple_variant_units"])
+            + "); "
             f"multiple_exposures={multiple_exposures!r} {how[multiple_exposures]}."
         )
     return srm, messages, empty
@@ -643,7 +645,9 @@ def _data_notes(data: _Joined, pre_as_covariate: bool) -> list[str]:
     if einfo["unexposed_event_rows"]:
         notes.append(
             f"{einfo['unexposed_event_rows']} event row(s) of {einfo['unexposed_units']} unit(s) "
-            f"never exposed (e.g. {format_examples(einfo['unexposed_examples'], einfo['unexposed_units'])}) "
+            "never exposed (e.g. "
+            + format_examples(einfo["unexposed_examples"], einfo["unexposed_units"])
+            + ") "
             "were excluded."
         )
     if einfo["pre_exposure_event_rows"]:

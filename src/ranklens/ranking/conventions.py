@@ -49,8 +49,8 @@ trec_eval 10.  Profiles reproduce other tools:
     precision@k divides by k; MAP@k divides by ``min(k, R)``
     (``ap(norm=min_r_k)``); NDCG@k is binary (every ground-truth item has
     gain 1) with the ideal list of ``min(k, R)`` positions of gain 1
-    (``ndcg(gain=binary, ideal=cut)``).  RePlay takes a repeated ground-truth row as another relevant
-    item in the MAP and NDCG normalisers, and counts a repeated
+    (``ndcg(gain=binary, ideal=cut)``).  RePlay takes a repeated ground-truth row as another
+    relevant item in the MAP and NDCG normalisers, and counts a repeated
     recommendation at each of its positions in MAP and NDCG (values above 1);
     give it deduplicated lists, and ranklens ``repeats='binary'``.
 ``spark``

@@ -182,8 +182,8 @@ class Prepared:
     ``offsets[i]:offsets[i+1]`` is query ``query_ids[i]``'s ranked list; at
     each rank: ``rel`` (relevance grade; 0 for documents not in the qrels),
     ``judged`` (in the qrels with a grade >= 0; trec_eval counts negative
-    grades as "pooled but unjudged") and ``score``.  ``ideal_offsets``/``ideal_rel`` hold every judged
-    relevance of each query sorted descending (for ideal DCG and the like).
+    grades as "pooled but unjudged") and ``score``.  ``ideal_offsets``/``ideal_rel`` hold every
+    judged relevance of each query sorted descending (for ideal DCG and the like).
     """
 
     query_ids: pa.Array

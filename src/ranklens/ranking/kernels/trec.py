@@ -60,7 +60,8 @@ def utility(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Linear utility (trec_eval ``utility``):
     ``a RR + b (n - RR) + c (R - RR) + d (N + RR - n - R)`` with ``N`` the
     ``collection_size`` convention (trec_eval ``-N``; default 0, as trec_eval)
-    and defaults ``a, b, c, d = 1, -1, 0, 0``.  Unjudged retrieved documents count as non-relevant retrieved.
+    and defaults ``a, b, c, d = 1, -1, 0, 0``.  Unjudged retrieved documents count as
+    non-relevant retrieved.
     A query absent from the run (``missing='zero'``) scores 0, as with
     trec_eval ``-c``."""
     thr = _thr(prep, params)

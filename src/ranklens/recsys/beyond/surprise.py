@@ -142,8 +142,8 @@ def _without_profile(lists: Lists, prof: _Profiles, no_profile: str, what: str) 
     if missing.all():
         raise InputError(
             f"{what}: none of the {n_users} recommended user(s) has a training profile "
-            f"(e.g. {lists.users.slice(0, 3).to_pylist()}); check that the user ids of recs and profiles "
-            "match."
+            f"(e.g. {lists.users.slice(0, 3).to_pylist()}); check that the user ids of recs "
+            "and profiles match."
         )
     if missing.any():
         m = int(missing.sum())
