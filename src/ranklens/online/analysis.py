@@ -860,16 +860,14 @@ def _data_report(
 def _multipletests(where: str) -> None:
     """Fail early (naming the ``online`` extra) when statsmodels, which the correction
     needs, is missing."""
-    with needs("online", f"ranklens.online.{where}"):
+    with needs("stats", f"ranklens.online.{where}"):
         import statsmodels.stats.multitest  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
 
 
 def _adjust(p: np.ndarray, alpha: float, correction: str) -> np.ndarray:
     """Multiple-comparison correction: the p-values of all (metric, variant) comparisons
     adjusted together (NaN stays NaN and is not counted)."""
-    out: np.ndarray = _corrections.adjust(
-        p, correction, alpha, "online", "ranklens.online.analysis.analyze"
-    )
+    out: np.ndarray = _corrections.adjust(p, correction, alpha, "stats", "ranklens.online.analyze")
     return out
 
 
