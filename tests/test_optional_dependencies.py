@@ -527,10 +527,10 @@ def test_every_needs_call_names_a_known_extra() -> None:
     assert [f for f in found if f[1] not in EXTRAS] == []
 
 
-def _missing(extra: str, what: str) -> str:
-    """The message of needs(extra, what) when scipy is missing, called from here (a test
-    module: not a ranklens function, so ``what`` or user_call names it)."""
-    with pytest.raises(MissingDependencyError) as info, needs(extra, what):
+def _missing(extra: str, what: str, why: str = "") -> str:
+    """The message of needs(extra, what, why) when scipy is missing, called from here (a
+    test module: not a ranklens function, so ``what`` or user_call names it)."""
+    with pytest.raises(MissingDependencyError) as info, needs(extra, what, why):
         raise ModuleNotFoundError("No module named 'scipy'", name="scipy")
     assert info.value.package == "scipy"
     assert info.value.install == f"pip install 'ranklens[{extra}]'"
@@ -542,6 +542,10 @@ def test_user_call_names_what_the_user_ran() -> None:
     message inside it; the outermost one wins; outside, ``what`` does."""
     tail = " needs scipy, which is not installed: pip install 'ranklens[stats]'"
     assert _missing("stats", "the work") == "the work" + tail
+    assert _missing("stats", "the work", "for the t-test") == (
+        "the work needs scipy (for the t-test), which is not installed: "
+        "pip install 'ranklens[stats]'"
+    )
     with user_call("ranklens gate --non-inferiority"):
         with user_call("ranklens.gate()"):
             assert _missing("stats", "the work") == "ranklens gate --non-inferiority" + tail

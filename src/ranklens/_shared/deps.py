@@ -71,11 +71,12 @@ def user_call(name: str) -> Iterator[None]:
 
 
 @contextmanager
-def needs(extra: str, what: str) -> Iterator[None]:
+def needs(extra: str, what: str, why: str = "") -> Iterator[None]:
     """Turn the import of a missing optional library inside the block into
-    :class:`MissingDependencyError`: "``<what the user ran>`` needs ``package``, which is
-    not installed: pip install 'ranklens[extra]'" (``what`` names the work when the
-    user's call cannot be told: see the module docs)."""
+    :class:`MissingDependencyError`: "``<what the user ran>`` needs ``package`` (``why``,
+    when given), which is not installed: pip install 'ranklens[extra]'" (``what`` names the
+    work when the user's call cannot be told: see the module docs; ``why`` says what the
+    library is for when the call alone does not, e.g. only an ungrouped run needs DuckDB)."""
     if extra not in EXTRAS:  # pragma: no cover - a programming error
         raise AssertionError(extra)
     try:
@@ -86,8 +87,9 @@ def needs(extra: str, what: str) -> Iterator[None]:
             raise
         ran = _USER_CALL.get() or _ran(sys._getframe(1)) or what
         install = f"pip install 'ranklens[{extra}]'"
+        because = f" ({why})" if why else ""
         error = MissingDependencyError(
-            f"{ran} needs {PACKAGES[top]}, which is not installed: {install}"
+            f"{ran} needs {PACKAGES[top]}{because}, which is not installed: {install}"
         )
         error.package, error.install = PACKAGES[top], install
         raise error from None
