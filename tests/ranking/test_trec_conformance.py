@@ -130,3 +130,16 @@ def test_iprec_rounding_conventions_differ_on_302() -> None:
     assert new["iprec_at_recall_0.60"] == pytest.approx(0.1528, abs=5e-5)
     assert old["iprec_at_recall_0.60"] == pytest.approx(0.1420, abs=5e-5)
     assert not np.isclose(new["iprec_at_recall_0.60"], old["iprec_at_recall_0.60"])
+
+
+def test_means_add_the_queries_one_after_another_as_trec_eval() -> None:
+    """Eight per-query values whose exact mean, 3.15 / 8 = 0.39375, lies halfway between
+    two printed decimals: trec_eval adds them one after another and prints 0.3937
+    (tests/conformance case ids.aq, Rprec_mult_2.00); numpy's pairwise sum lands one
+    ulp above 0.39375 and would print 0.3938."""
+    from ranklens.ranking.evaluation import aggregate
+
+    values = np.array([0.5, 0.25, 5 / 12, 5 / 12, 5 / 12, 0.25, 0.5, 0.4])
+    assert float(values.sum()) / 8 != 0.39375  # the pairwise sum
+    assert aggregate(values, "mean") == 0.39375
+    assert f"{aggregate(values, 'mean'):.4f}" == "0.3937"
