@@ -215,6 +215,27 @@ def files() -> dict[str, str]:
     return out
 
 
+def read_qrels(path: Path) -> Qrels:
+    """A fixture qrels file as ``{query: {doc: grade}}`` in file order (plain Python, for
+    the peers; ``#`` lines are comments)."""
+    out: Qrels = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            q, _, d, g = line.split()[:4]
+            out.setdefault(q, {})[d] = int(g)
+    return out
+
+
+def read_run(path: Path) -> Run:
+    """A fixture run file as ``{query: {doc: score}}`` in file order (plain Python)."""
+    out: Run = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            q, _, d, _, s = line.split()[:5]
+            out.setdefault(q, {})[d] = float(s)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare, do not write")
