@@ -18,7 +18,8 @@ convention of the profile):
   become ties), ``iprec_at_recall`` / ``11pt_avg`` find the rank for a recall level
   with ``(long)(p * R + 0.9)``, ``gm_map`` / ``gm_bpref`` per query are logarithms,
   a run query given with an empty ranking is evaluated; a query whose judgments
-  are all negative makes trec_eval 9 read out of bounds (query 4 is left out).
+  are all negative makes trec_eval 9 read out of bounds (as
+  tests/ranking/test_reference_pytrec_eval.py notes; query 4 is left out).
 - ranx: ties keep the run's order (numba's insertion sort) only for rankings of
   up to 15 documents and follow no rule beyond (an unstable quicksort), so the
   queries with longer tied rankings are left out; queries in the qrels and not in
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_fixtures import DATA, read_qrels, read_run  # noqa: E402
+from make_fixtures import DATA, read_qrels, read_run
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "peers"
@@ -73,7 +74,7 @@ def _dumps(obj: Any) -> bytes:
             f"    {json.dumps(m)}: {json.dumps(v, ensure_ascii=False, separators=(',', ':'))}"
             for m, v in by_measure.items()
         )
-        head = f'\n  {json.dumps(name)}: {{\n'
+        head = f"\n  {json.dumps(name)}: {{\n"
         at = text.index(head) + len(head)
         text = text[:at] + f'   "values": {{\n{rows}\n   }},\n' + text[at:]
         obj["cases"][name]["values"] = by_measure
@@ -140,9 +141,7 @@ def ranx_outputs() -> dict[str, Any]:
             rq, ranx.Run(r), list(RANX_MEASURES), return_mean=False, make_comparable=True
         )
     order = list(rq.keys())
-    values = {
-        m: dict(zip(order, [float(x) for x in got[m]], strict=True)) for m in RANX_MEASURES
-    }
+    values = {m: dict(zip(order, [float(x) for x in got[m]], strict=True)) for m in RANX_MEASURES}
     return {
         "library": "ranx",
         "version": metadata.version("ranx"),

@@ -66,16 +66,12 @@ CASES: dict[str, str] = {
     # a gain for grade -1, which trec_eval gives every unjudged document (ranklens
     # refuses gains of negative grades)
     "main.gains_negative": f"-q -m ndcg.0=1,1=2,3=10,-1=-2 {M}",
-    "main.params1": (
-        f"-q -m utility.2,-1,0,0 -m set_F.0.5 -m rbp.p=0.5 -m rbp_resid.p=0.5 {M}"
-    ),
+    "main.params1": (f"-q -m utility.2,-1,0,0 -m set_F.0.5 -m rbp.p=0.5 -m rbp_resid.p=0.5 {M}"),
     "main.params2": (
-        f"-q -N 2000 -m utility.1,-1,0.5,0.25 -m set_F.2 -m rbp.p=0.95 "
-        f"-m rbp_resid.p=0.95 {M}"
+        f"-q -N 2000 -m utility.1,-1,0.5,0.25 -m set_F.2 -m rbp.p=0.95 -m rbp_resid.p=0.95 {M}"
     ),
     "main.params_cMl": (
-        f"-q -c -M 100 -l 2 -m ndcg.1=3,2=9 -m P.5,1100 -m iprec_at_recall.0.5 "
-        f"-m rbp.p=0.8 {C}"
+        f"-q -c -M 100 -l 2 -m ndcg.1=3,2=9 -m P.5,1100 -m iprec_at_recall.0.5 -m rbp.p=0.8 {C}"
     ),
     # rbp alone: trec_eval's te_calc_rbp reads its min and max uninitialised, so its
     # value after other gain measures (main.params_cMl) depends on the stack
@@ -123,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     files = outputs(args.trec_eval, args.commit)
     if args.check:
-        differ = [n for n, b in files.items() if not (OUT / n).is_file() or (OUT / n).read_bytes() != b]
+        differ = [
+            n for n, b in files.items() if not (OUT / n).is_file() or (OUT / n).read_bytes() != b
+        ]
         stale = sorted({p.name for p in OUT.iterdir()} - set(files) - {"README.md"})
         if differ or stale:
             print(f"differ: {differ}; not made by this script: {stale}", file=sys.stderr)

@@ -99,7 +99,9 @@ def _params() -> list[Any]:
                 reason = KNOWN.get((library, case, measure))
                 marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
                 params.append(
-                    pytest.param(library, case, measure, marks=marks, id=f"{library}-{case}-{measure}")
+                    pytest.param(
+                        library, case, measure, marks=marks, id=f"{library}-{case}-{measure}"
+                    )
                 )
     return params
 
@@ -132,15 +134,3 @@ def test_known_differences_name_existing_cases() -> None:
     for library, case, measure in KNOWN:
         assert case in _peer(library)["cases"]
         assert measure == EVERY or measure in _names(library, case)
-
-
-@pytest.mark.reference
-def test_peer_files_are_what_the_libraries_give_today() -> None:
-    """Remake the peer files with the installed libraries: the same bytes (run where
-    the test extras are installed; the versions are in the files)."""
-    pytest.importorskip("pytrec_eval", reason="pytrec_eval (test extra) is not installed")
-    pytest.importorskip("ranx", reason="ranx (test extra) is not installed")
-    from tests.conformance import make_peer_outputs
-
-    for name, data in make_peer_outputs.files().items():
-        assert (HERE / "peers" / name).read_bytes() == data, name
