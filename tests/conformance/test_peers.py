@@ -134,3 +134,82 @@ def test_known_differences_name_existing_cases() -> None:
     for library, case, measure in KNOWN:
         assert case in _peer(library)["cases"]
         assert measure == EVERY or measure in _names(library, case)
+
+
+def _cli_params() -> list[Any]:
+    # a TREC run file cannot hold an empty ranking: the empty_ranking case is the
+    # Python API's only
+    return [
+        pytest.param(library, case, id=f"{library}-{case}")
+        for library in PEERS
+        for case in _peer(library)["cases"]
+        if not _peer(library)["cases"][case]["empty_rankings"]
+    ]
+
+
+@pytest.mark.parametrize("library,case", _cli_params())
+def test_command_line_profile_reproduces_the_library(
+    library: str, case: str, tmp_path: Path
+) -> None:
+    """``ranklens evaluate --profile <library> -q --format json`` on the same qrels and
+    run written as TREC files (each query's documents in the order given): every
+    per-query value of every measure not in :data:`KNOWN`."""
+    from click.testing import CliRunner
+
+    from ranklens.cli import main
+    from ranklens.metrics.trec_names import trec_base
+
+    spec = _peer(library)["cases"][case]
+    out = set(spec["left_out"])
+    qrels = {q: j for q, j in read_qrels(DATA / spec["qrels"]).items() if q not in out}
+    run = {q: r for q, r in read_run(DATA / spec["run"]).items() if q not in out}
+    (tmp_path / "qrels").write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, j in qrels.items() for d, g in j.items()),
+        encoding="utf-8",
+    )
+    (tmp_path / "run").write_text(
+        "".join(
+            f"{q} Q0 {d} {i} {s!r} peer\n"
+            for q, r in run.items()
+            for i, (d, s) in enumerate(r.items(), start=1)
+        ),
+        encoding="utf-8",
+    )
+    names = {m: n for m, n in _names(library, case).items() if (library, case, m) not in KNOWN}
+    options = {"rel_threshold": ["-l", "2"], "judged_only": ["-J"]}
+    args = [a for k in spec["conventions"] for a in options[k]]
+    # trec_eval's names as typed on its command line, one -m per measure (P.5,10,...),
+    # as ranklens' CLI (like trec_eval) takes a measure's parameters from its first -m
+    keys, grouped = {}, {}
+    for measure, name in names.items():
+        base = trec_base(name)
+        if base is not None and name.startswith(base + "_"):
+            keys[measure] = f"{base}.{name[len(base) + 1 :]}"
+            grouped.setdefault(base, []).append(name[len(base) + 1 :])
+        else:
+            keys[measure] = name
+            grouped[name] = []
+    for base, suffixes in grouped.items():
+        args += ["-m", f"{base}.{','.join(suffixes)}" if suffixes else base]
+    result = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            str(tmp_path / "qrels"),
+            str(tmp_path / "run"),
+            "--profile",
+            _peer(library)["profile"],
+            "-q",
+            "--format",
+            "json",
+            *args,
+        ],
+    )
+    assert result.exit_code == 0, (result.stderr, result.exception)
+    per_query = json.loads(result.stdout)["runs"][0]["per_query"]
+    for measure in names:
+        want = spec["values"][measure]
+        got = per_query[keys[measure]]
+        assert set(got) == set(want), measure
+        for q, value in want.items():
+            assert got[q] == pytest.approx(value, abs=1e-9, rel=1e-9), (measure, q)
