@@ -37,8 +37,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_fixtures import DATA, read_qrels, read_run
+if __package__:  # imported by the tests (tests.conformance.make_peer_outputs)
+    from .make_fixtures import DATA, read_qrels, read_run
+else:  # run as a script
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from make_fixtures import DATA, read_qrels, read_run
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "peers"
