@@ -13,6 +13,7 @@ from ranklens.io import read_trec_qrels, read_trec_run
 
 # a session in which a `conformance` test was skipped fails (tests/conformance/skip_guard.py)
 from tests.conformance.skip_guard import (  # noqa: F401
+    pytest_make_collect_report,
     pytest_runtest_makereport,
     pytest_sessionfinish,
     pytest_terminal_summary,

@@ -2,7 +2,10 @@
 
 The ``conformance`` tests need nothing beyond the repository (the fixtures and
 expected outputs under ``tests/conformance``), so a skip means the evidence for
-the README's claims was not checked.  ``tests/conftest.py`` loads these hooks.
+the README's claims was not checked.  A test module in a folder named
+``conformance`` that skips as a whole when collected (``pytest.importorskip`` at
+the top) counts too: its tests would otherwise vanish without a skipped test.
+``tests/conftest.py`` loads these hooks.
 """
 
 from __future__ import annotations
@@ -29,8 +32,25 @@ def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Generator[None, A
         item.config.stash.setdefault(SKIPPED, []).append(f"{item.nodeid}: {reason}")
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, None]:
+    outcome = yield
+    report = outcome.get_result()
+    if (
+        report.skipped
+        and isinstance(collector, pytest.Module)
+        and collector.path.parent.name == "conformance"
+    ):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        collector.config.stash.setdefault(SKIPPED, []).append(f"{report.nodeid}: {reason}")
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if session.config.stash.get(SKIPPED, []) and session.exitstatus == pytest.ExitCode.OK:
+    if session.config.stash.get(SKIPPED, []) and session.exitstatus in (
+        pytest.ExitCode.OK,
+        pytest.ExitCode.NO_TESTS_COLLECTED,
+    ):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 

@@ -16,10 +16,11 @@ CONFTEST = "from tests.conformance.skip_guard import *  # noqa: F403\n"
 INI = "[pytest]\nmarkers =\n    conformance: needs only the repository\n"
 
 
-def _run(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
+def _run(tmp_path: Path, body: str, folder: str = "tiny") -> subprocess.CompletedProcess[str]:
     (tmp_path / "conftest.py").write_text(CONFTEST)
     (tmp_path / "pytest.ini").write_text(INI)
-    (tmp_path / "test_tiny.py").write_text("import pytest\n\n" + body)
+    (tmp_path / folder).mkdir()
+    (tmp_path / folder / "test_tiny.py").write_text("import pytest\n\n" + body)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "src")])}
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
@@ -56,6 +57,20 @@ def test_a_skipif_conformance_test_fails_the_session(tmp_path: Path) -> None:
     )
     assert done.returncode == pytest.ExitCode.TESTS_FAILED, done.stdout
     assert "no fixtures" in done.stdout
+
+
+def test_a_conformance_module_skipped_when_collected_fails_the_session(tmp_path: Path) -> None:
+    done = _run(
+        tmp_path,
+        "pytest.importorskip('no_such_module_here')\n\n"
+        "pytestmark = pytest.mark.conformance\n\n"
+        "def test_evidence():\n"
+        "    pass\n",
+        folder="conformance",
+    )
+    assert done.returncode == pytest.ExitCode.TESTS_FAILED, done.stdout
+    assert "no_such_module_here" in done.stdout
+    assert "conformance tests skipped" in done.stdout
 
 
 def test_other_skips_and_xfails_do_not(tmp_path: Path) -> None:
