@@ -10,9 +10,13 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO.parent / "shared" / "conformance" / "trec_eval"
-# skips a test when trec_eval's suite (../shared/conformance) is absent
+# trec_eval's own regression suite, read where it lies beside the repository: an extra
+# check, not the evidence (that is tests/conformance, marked `conformance`, which needs
+# nothing outside the repository); the tests that read it skip, saying why, elsewhere
 NEEDS_CONFORMANCE = pytest.mark.skipif(
-    not CONFORMANCE.is_dir(), reason="../shared/conformance is not present"
+    not CONFORMANCE.is_dir(),
+    reason="trec_eval's own suite (../shared/conformance) is not beside the repository; "
+    "this is an extra check, tests/conformance holds the evidence",
 )
 
 Qrels = dict[str, dict[str, int]]

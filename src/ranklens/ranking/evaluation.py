@@ -40,7 +40,9 @@ def partial_aggregate(values: np.ndarray, how: str) -> tuple[int, float]:
     v = values[~np.isnan(values)]
     if how == "gmean":
         v = np.log(np.maximum(v, GM_FLOOR))
-    return int(v.size), float(v.sum())
+    # added one after another in query order, as trec_eval adds them: numpy's pairwise
+    # sum can round a mean that lies halfway between two printed decimals the other way
+    return int(v.size), float(np.add.accumulate(v)[-1]) if v.size else 0.0
 
 
 def finish_aggregate(count: int, total: float, how: str) -> float:
