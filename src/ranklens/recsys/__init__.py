@@ -22,6 +22,7 @@ from ranklens.recsys.interactions import InteractionEvaluation, evaluate_interac
 from ranklens.recsys.pipeline import PipelineReport, oracle_run, pipeline_report
 from ranklens.recsys.segments import SEGMENTS, SegmentTable, evaluate_by_segment, label_segments
 from ranklens.recsys.splitters import (
+    SPLITTERS,
     FoldReport,
     GlobalTimeSplit,
     GroupKFoldSplit,
@@ -38,10 +39,12 @@ from ranklens.recsys.splitters import (
     TwoStageSplit,
     UserRatioSplit,
     check_leakage,
+    split_to_files,
 )
 
 __all__ = [
     "SEGMENTS",
+    "SPLITTERS",
     "FoldReport",
     "GlobalTimeSplit",
     "GroupKFoldSplit",
@@ -76,5 +79,6 @@ __all__ = [
     "pipeline_report",
     "serendipity",
     "shannon_entropy",
+    "split_to_files",
     "unexpectedness",
 ]
