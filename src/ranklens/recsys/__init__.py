@@ -20,7 +20,13 @@ from ranklens.recsys.beyond import (
 )
 from ranklens.recsys.interactions import InteractionEvaluation, evaluate_interactions
 from ranklens.recsys.pipeline import PipelineReport, oracle_run, pipeline_report
-from ranklens.recsys.segments import SEGMENTS, SegmentTable, evaluate_by_segment, label_segments
+from ranklens.recsys.segments import (
+    SEGMENTS,
+    SegmentTable,
+    evaluate_by_segment,
+    evaluate_segments,
+    label_segments,
+)
 from ranklens.recsys.splitters import (
     SPLITTERS,
     FoldReport,
@@ -69,6 +75,7 @@ __all__ = [
     "check_leakage",
     "evaluate_by_segment",
     "evaluate_interactions",
+    "evaluate_segments",
     "gini_index",
     "intra_list_diversity",
     "label_segments",

@@ -30,6 +30,7 @@ __all__ = [
     "check_inputs",
     "parse_metrics",
     "per_user_values",
+    "read_held_out",
     "read_input",
     "recommendation_columns",
 ]
@@ -54,6 +55,22 @@ def read_input(data: Any, what: str, id_columns: Sequence[str], value: str | Non
             cols[value] = table.column(table.column_names[2])
         return pa.table(cols)
     return read_frame(data, text=id_columns)
+
+
+def read_held_out(
+    interactions: Any, user: str, item: str, weight: str | None
+) -> tuple[Any, str | None]:
+    """The held-out interactions (a frame, or a file read by :func:`read_input`) and
+    the grade column to read: ``weight``, or for a TREC / JSON qrels file without
+    ``weight=`` its grades (``relevance``)."""
+    held = read_input(interactions, "interactions", (user, item), weight or "relevance")
+    if (
+        weight is None
+        and isinstance(interactions, (str, os.PathLike))
+        and detect_format(interactions)[0] in ("trec", "json")
+    ):
+        weight = "relevance"
+    return held, weight
 
 
 def recommendation_columns(

@@ -21,7 +21,6 @@ rank)`` and held-out interactions ``(user, item[, weight])`` as tables and runs
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +36,7 @@ from ranklens._shared.columns import (
     scores_from_ranks,
 )
 from ranklens._shared.deprecation import renamed_choice, renamed_keyword
-from ranklens._shared.frames import column_names, columns_from_frame
+from ranklens._shared.frames import columns_from_frame
 from ranklens._shared.parallel import map_large
 from ranklens.errors import InputError
 from ranklens.metrics import get_metric
@@ -236,10 +235,7 @@ def evaluate_interactions(
     if note:
         notes.append(note)
     if interactions is not None:
-        is_file = isinstance(interactions, (str, os.PathLike))
-        held = inputs.read_input(interactions, "interactions", (user, item), weight or "relevance")
-        if is_file and weight is None and "relevance" in column_names(held, "interactions"):
-            weight = "relevance"  # a TREC / JSON qrels file's grades
+        held, weight = inputs.read_held_out(interactions, user, item, weight)
         qrels, run, merged = interaction_tables(
             recs,
             held,
