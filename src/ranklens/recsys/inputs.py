@@ -179,8 +179,10 @@ def catalog_ids(catalog: Any, item: str) -> Any:
 def item_features(features: Any, item: str) -> Any:
     """Feature vectors: a mapping or ``(ids, matrix)`` as they are; a table (or path)
     of the item column and numeric feature columns as ``(ids, matrix)``."""
-    if features is None or isinstance(features, (Mapping, tuple)):
+    if features is None or isinstance(features, tuple):
         return features
+    if isinstance(features, Mapping) and item not in features:
+        return features  # {item: vector}; a dict of columns has the item column
     table = read_input(features, "item_features", (item,))
     names = column_names(table, "item_features")
     cols = columns_from_frame(table, {n: n for n in names}, "item_features")
@@ -200,8 +202,10 @@ def item_features(features: Any, item: str) -> Any:
 def item_categories(categories: Any, item: str, category: str) -> Mapping[Any, Any] | None:
     """``{item: category}`` from a mapping or a table (or path) with the item and
     ``category`` columns."""
-    if categories is None or isinstance(categories, Mapping):
-        return categories
+    if categories is None:
+        return None
+    if isinstance(categories, Mapping) and not (item in categories and category in categories):
+        return categories  # {item: category}; a dict of columns has both columns
     table = read_input(categories, "categories", (item, category))
     cols = columns_from_frame(table, {"item": item, "category": category}, "categories")
     from ranklens._shared.columns import to_arrow
