@@ -916,7 +916,7 @@ def _recsys_case(seed: int) -> dict[str, Any]:
     ]
     held = list(dict.fromkeys((u, str(rng.choice(items))) for u in users for _ in range(2)))
     # on odd seeds the last user has no training interaction (no profile)
-    train_users = users[: max(1, n_users - seed % 2)] + ["t0", "t1"]
+    train_users = [*users[: max(1, n_users - seed % 2)], "t0", "t1"]
     train = [(str(rng.choice(train_users)), i) for i in items]
     train += [(str(rng.choice(train_users)), str(rng.choice(items))) for _ in range(3 * n_items)]
     return {
@@ -1024,7 +1024,8 @@ def _world() -> dict[str, dict[str, Any]]:
         "catalog": list("abcdefgh"),
         "categories": dict(zip("abcdefgh", "xxxxyyyy", strict=True)),
         "item_features": {
-            i: [1.0, 0.0] if c == "x" else [0.0, 1.0] for i, c in zip("abcdefgh", "xxxxyyyy")
+            i: [1.0, 0.0] if c == "x" else [0.0, 1.0]
+            for i, c in zip("abcdefgh", "xxxxyyyy", strict=True)
         },
     }
     return {
