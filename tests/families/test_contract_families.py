@@ -798,7 +798,12 @@ def test_every_family_metric_is_covered() -> None:
     assert domains == HARNESS_DOMAINS
     # every metric outside ranking is in this harness or in one of its own below
     others = {d.name for d in CATALOGUE if d.domain != "ranking"}
-    assert others == {d.name for d in FAMILIES} | OWN_HARNESS | {d.name for d in RECSYS}
+    assert others == (
+        {d.name for d in FAMILIES}
+        | OWN_HARNESS
+        | {d.name for d in RECSYS}
+        | {d.name for d in ONLINE}
+    )
     for d in FAMILIES:
         assert _data_args(d), f"{d.name}: no data argument found for {d.impl}"
         assert _variants(d)
@@ -1137,3 +1142,50 @@ def test_coco_parameters_checked_and_defaults_agree(defn: MetricDef) -> None:
     bad_box = {**det, "bbox": [[NAN, 0, 1, 1], *det["bbox"][1:]]}
     with pytest.raises(rl.InputError):
         defn.kernel(gt, bad_box)
+
+
+# ------------------------------------------------------------------------- online
+
+ONLINE = [d for d in CATALOGUE if d.domain == "online"]
+
+# catalogue spelling -> the `ranklens ab` / ranklens.online spelling of the same metric
+ONLINE_SPELLINGS = [
+    ("proportion(event=purchase)", "proportion(purchase)"),
+    ("conversion(event=purchase)", "proportion(purchase)"),
+    ("mean(event=purchase)", "mean(purchase)"),
+    ("mean(event=page_view,agg=count)", "mean(count(page_view))"),
+    ("mean(event=purchase,agg=any)", "mean(any(purchase))"),
+    ("ratio(numerator=click,denominator=impression)", "ratio(click, impression)"),
+    (
+        "ratio(numerator=click,denominator=impression,numerator_agg=count,denominator_agg=count)",
+        "ratio(count(click), count(impression))",
+    ),
+]
+
+
+@pytest.mark.parametrize("spec,ab", ONLINE_SPELLINGS)
+def test_online_entries_build_the_metric_the_ab_grammar_reads(spec: str, ab: str) -> None:
+    from ranklens.online.metrics import OnlineMetric
+
+    m = rl.get_metric(spec)
+    assert m.definition.domain == "online"
+    assert m.definition.kernel(**dict(m.params)) == OnlineMetric.parse(ab)
+
+
+@pytest.mark.parametrize("defn", ONLINE, ids=lambda d: d.name)
+def test_online_parameters_checked_and_defaults_agree(defn: MetricDef) -> None:
+    sig = inspect.signature(defn.kernel).parameters
+    assert {p.name for p in defn.params} <= set(sig)
+    for p in defn.params:
+        default = sig[p.name].default
+        # an event type has no default: the kernel requires it
+        assert default == p.default or (p.kind == "text" and default is inspect.Parameter.empty)
+        bad_values: list[Any] = ["", " click", 3, None] if p.kind == "text" else ["median", 3, None]
+        for bad in bad_values:
+            with pytest.raises(rl.MetricParameterError, match=p.name):
+                rl.get_metric(Metric(defn.name, None, ((p.name, bad),)))
+    with pytest.raises(rl.MetricParameterError, match="no cutoff"):
+        rl.get_metric(f"{defn.name}@10")
+    # a missing event type is our error, not a TypeError
+    with pytest.raises(rl.RanklensError):
+        defn.kernel(**{p.name: p.default for p in defn.params})

@@ -39,7 +39,7 @@ class Param:
     default: Any
     doc: str
     choices: tuple[str, ...] | None = None
-    kind: str = "choice"  # choice | number | int | gainmap | numbers
+    kind: str = "choice"  # choice | number | int | gainmap | numbers | text
     minimum: float | None = None
     maximum: float | None = None
     open_minimum: bool = False  # the minimum itself is excluded
@@ -121,6 +121,10 @@ class Param:
                     raise fail(f"numbers in [{lo}, {hi}]")
                 return tuple(float(v) for v in value)
             raise fail("a number or a list of numbers")
+        if self.kind == "text":
+            if not isinstance(value, str) or not value.strip() or value != value.strip():
+                raise fail("a non-empty name without surrounding spaces")
+            return value
         raise AssertionError(self.kind)  # pragma: no cover
 
 
@@ -228,6 +232,8 @@ FAMILIES: dict[str, str] = {
     "clustering": "clusterings against true classes, or of the data alone",
     "entity_resolution": "predicted entities (and blockings) against true entities",
     "detection": "object detection: boxes against ground-truth boxes",
+    "online": "A/B-test metrics per randomised unit, from exposure and event logs "
+    "(ranklens.online.analyze computes them)",
 }
 
 
@@ -278,12 +284,16 @@ class MetricDef:
 
     @property
     def kernel(self) -> Callable[..., Any]:
-        """The function computing the metric (its module is imported on first use)."""
+        """The function computing the metric (its module is imported on first use;
+        ``"module:Class.method"`` names a method)."""
         if callable(self.impl):
             return self.impl
         module, _, func = self.impl.partition(":")
-        fn: Callable[..., Any] = getattr(importlib.import_module(module), func)
-        return fn
+        fn: Any = importlib.import_module(module)
+        for part in func.split("."):
+            fn = getattr(fn, part)
+        out: Callable[..., Any] = fn
+        return out
 
     @property
     def trec_name(self) -> str | None:
@@ -1425,6 +1435,60 @@ DETECTION: tuple[MetricDef, ...] = (
     ),
 )
 
+_AGG = ("sum", "count", "any")
+_AB = "ranklens.online.metrics:OnlineMetric."
+
+
+def _event(name: str, doc: str) -> Param:
+    return Param(name, None, doc, kind="text")
+
+
+# A/B-test metrics: their kernel builds the OnlineMetric that ranklens.online.analyze
+# computes per unit and tests (the same metric `ranklens ab -m proportion(purchase)` reads)
+ONLINE: tuple[MetricDef, ...] = tuple(
+    replace(d, domain="online", cutoff="none", higher_is_better=None)
+    for d in (
+        MetricDef(
+            "proportion",
+            "share of units with at least one event (conversion rate)",
+            _AB + "proportion",
+            aliases=("conversion",),
+            params=(_event("event", "the event type, e.g. purchase"),),
+        ),
+        MetricDef(
+            "mean",
+            "mean over units of a per-unit aggregate of one event type (revenue per user)",
+            _AB + "mean",
+            aliases=("per_unit_mean",),
+            params=(
+                _event("event", "the event type, e.g. purchase"),
+                Param("agg", "sum", "per-unit sum of values, count, or any (0/1)", choices=_AGG),
+            ),
+            range=None,
+        ),
+        MetricDef(
+            "ratio",
+            "sum over units of one aggregate over the sum of another (click-through rate)",
+            _AB + "ratio",
+            aliases=("ratio_metric",),
+            params=(
+                _event("numerator", "the numerator's event type, e.g. click"),
+                _event("denominator", "the denominator's event type, e.g. impression"),
+                Param("numerator_agg", "sum", "sum, count or any per unit", choices=_AGG),
+                Param("denominator_agg", "sum", "sum, count or any per unit", choices=_AGG),
+            ),
+            range=None,
+        ),
+    )
+)
+
 CATALOGUE: tuple[MetricDef, ...] = (
-    RANKING + RECSYS + CLASSIFICATION + REGRESSION + CLUSTERING + ENTITY_RESOLUTION + DETECTION
+    RANKING
+    + RECSYS
+    + CLASSIFICATION
+    + REGRESSION
+    + CLUSTERING
+    + ENTITY_RESOLUTION
+    + DETECTION
+    + ONLINE
 )
