@@ -1005,6 +1005,18 @@ def test_recommender_values_lie_in_the_declared_range(
     assert computed, f"{defn.name}: no input gave a value"
 
 
+def test_an_even_spread_has_gini_zero_not_below() -> None:
+    # 5000 items recommended equally often: the sum of (2j - n - 1) p_j rounds to -4.5e-17
+    n = 5000
+    recs = {
+        "user_id": [f"u{i}" for i in range(n)],
+        "item_id": [f"i{i}" for i in range(n)],
+        "score": [1.0] * n,
+    }
+    ev = rl.recsys.evaluate_interactions(recs, None, ["gini"], catalog=recs["item_id"])
+    assert ev.totals["gini"] == 0.0
+
+
 def _world() -> dict[str, dict[str, Any]]:
     """Four users trained on the popular items a, b (category x); item c, d are x, e-h
     are y and each seen once.  ``conform``: everyone gets a, b (popular, one
