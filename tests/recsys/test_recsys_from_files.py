@@ -118,6 +118,35 @@ def test_every_metric_by_hand_from_one_call() -> None:
     assert any("catalog is the items of the training log" in n for n in ev.notes)
 
 
+def test_every_metric_is_over_the_same_users() -> None:
+    # u4 is recommended to but has no held-out interaction; u5 has one but no list
+    recs = {
+        "user_id": [*RECS["user_id"], "u4"],
+        "item_id": [*RECS["item_id"], "d"],
+        "rank": [*RECS["rank"], 1],
+    }
+    held = {"user_id": [*HELD["user_id"], "u5"], "item_id": [*HELD["item_id"], "a"]}
+    metrics = ["p@2", "arp@2", "coverage@2"]
+    skip = evaluate_interactions(recs, held, metrics, train=TRAIN)
+    # u4 is not judged, so not evaluated: its list is left out of arp and coverage too
+    assert skip.result.query_ids == ("u1", "u2", "u3", "u5")
+    arp = skip.result.per_query("arp@2")
+    assert arp["u1"] == 3.0 and math.isnan(arp["u5"])  # no list: undefined
+    assert skip.summary()["arp@2"] == pytest.approx((3 + 1.5 + 4) / 3)
+    assert skip.summary()["coverage@2"] == pytest.approx(3 / 4)  # a, b, d of a-d
+    zero = evaluate_interactions(recs, held, metrics, train=TRAIN, unjudged="zero")
+    assert zero.result.query_ids == ("u1", "u2", "u3", "u4", "u5")
+    assert zero.result.per_query("arp@2")["u4"] == 1.0  # d: 1 training interaction
+    assert zero.result.per_query("p@2")["u4"] == 0.0
+    assert zero.summary()["arp@2"] == pytest.approx((3 + 1.5 + 4 + 1) / 4)
+    direct = average_recommendation_popularity(
+        ranklens.Run(recs["user_id"], recs["item_id"], [-r for r in recs["rank"]]),
+        TRAIN["item_id"],
+        k=2,
+    )
+    assert zero.summary()["arp@2"] == direct
+
+
 def test_k_applies_to_metrics_without_a_cutoff() -> None:
     ev = evaluate_interactions(RECS, HELD, ["p", "arp", "mrr@1"], train=TRAIN, k=2)
     assert ev.result.metrics == ("p@2", "mrr@1", "arp@2")

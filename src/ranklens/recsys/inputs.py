@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ranklens._shared.frames import column_names, columns_from_frame
+from ranklens._shared.frames import column_names, columns_from_frame, is_table
 from ranklens.errors import InputError, MetricNameError
 from ranklens.io import detect_format, read_frame, read_qrels, read_run
 from ranklens.metrics import Metric, get_metric
@@ -168,12 +168,9 @@ def catalog_ids(catalog: Any, item: str) -> Any:
         return None
     if isinstance(catalog, (str, os.PathLike)):
         catalog = read_input(catalog, "catalog", (item,))
-    try:
-        names = column_names(catalog, "catalog")
-    except InputError:
-        return catalog  # a sequence of ids
-    del names
-    return columns_from_frame(catalog, {"item": item}, "catalog")["item"]
+    if is_table(catalog) and not isinstance(catalog, (set, frozenset)):
+        return columns_from_frame(catalog, {"item": item}, "catalog")["item"]
+    return catalog  # a sequence of ids
 
 
 def item_features(features: Any, item: str) -> Any:

@@ -288,12 +288,8 @@ def evaluate_interactions(
         )
         if catalog is None and any(m.definition.inputs == ("catalog|train",) for _, m in beyond):
             notes.append("the catalog is the items of the training log (train=).")
-        listed = set(run.query_ids)
-        lists = (
-            run
-            if listed <= set(evaluated)
-            else run.take_queries([u for u in evaluated if u in listed])
-        )
+        # the lists of the evaluated users (every metric is over the same users)
+        lists = run if qrels is None else run.take_queries(list(evaluated))
         per_user, totals, rules = inputs.per_user_values(
             beyond, lists, evaluated, data, {"ties": conv.ties}
         )
