@@ -486,7 +486,10 @@ def write_frame(
     folder, name = os.path.split(target)
     tmp = os.path.join(folder, f".{os.getpid()}.tmp.{name}")  # keeps the suffixes
     try:
-        _write_table(table, tmp, fmt)
+        try:
+            _write_table(table, tmp, fmt)
+        except pa.ArrowException as exc:
+            raise InputError(f"{target}: cannot write this table as {fmt}: {exc}") from None
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
