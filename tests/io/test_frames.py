@@ -33,7 +33,7 @@ def test_a_round_trip_keeps_ids_and_values(tmp_path: Path, name: str) -> None:
 
 def test_a_failed_write_leaves_no_file(tmp_path: Path) -> None:
     bad = pa.table({"user_id": ["u"], "nested": [[1, 2]]})  # CSV cannot hold a list
-    with pytest.raises(ranklens.InputError, match="out.csv: cannot write"):
+    with pytest.raises(ranklens.InputError, match=r"out\.csv: cannot write"):
         write_frame(bad, tmp_path / "out.csv")
     assert list(tmp_path.iterdir()) == []
 
