@@ -537,3 +537,14 @@ def test_split_params_convert_option_text() -> None:
     assert {p.name: p for p in SPLITTERS["kfold"].params}["shuffle"].convert("true") is True
     with pytest.raises(ranklens.InputError, match="--n-splits"):
         {p.name: p for p in SPLITTERS["kfold"].params}["n_splits"].convert("two")
+
+
+def test_missing_inputs_name_the_command_line_options() -> None:
+    from ranklens.recsys.inputs import missing_inputs, parse_metrics
+
+    _, beyond = parse_metrics(["ndcg@10", "coverage", "ild", "novelty", "personalisation"], None)
+    missing = missing_inputs(beyond, {"held_out": True, "categories": True})
+    assert [(key, [i.option for i in group]) for key, group in missing] == [
+        ("coverage", ["--catalog", "--train"]),
+        ("novelty", ["--train"]),
+    ]

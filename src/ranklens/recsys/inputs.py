@@ -22,12 +22,13 @@ from ranklens._shared.frames import column_names, columns_from_frame, is_table
 from ranklens.errors import InputError, MetricNameError
 from ranklens.io import detect_format, read_frame, read_qrels, read_run
 from ranklens.metrics import Metric, get_metric
-from ranklens.metrics.catalogue import MetricDef
+from ranklens.metrics.catalogue import Input, MetricDef
 from ranklens.ranking.data import Qrels, Run
 
 __all__ = [
     "BeyondInputs",
     "check_inputs",
+    "missing_inputs",
     "parse_metrics",
     "per_user_values",
     "read_held_out",
@@ -130,15 +131,26 @@ def parse_metrics(
     return ranking, beyond
 
 
+def missing_inputs(
+    beyond: list[tuple[str, Metric]], given: Mapping[str, bool]
+) -> list[tuple[str, tuple[Input, ...]]]:
+    """``(metric key, group of inputs)`` for every input group a metric needs (its
+    catalogue entry's ``inputs``) of which none is ``given`` (``{input name: given}``),
+    in metric order: a command line names its options from the group's ``option``s."""
+    return [
+        (key, group)
+        for key, m in beyond
+        for group in m.definition.required_inputs
+        if not any(given.get(i.name, False) for i in group)
+    ]
+
+
 def check_inputs(beyond: list[tuple[str, Metric]], given: Mapping[str, bool]) -> None:
-    """Every input the metrics need (their catalogue entries' ``inputs``) is given;
-    else an :class:`InputError` that names the metric and the keyword to pass."""
-    for key, m in beyond:
-        for group in m.definition.required_inputs:
-            if any(given[i.name] for i in group):
-                continue
-            what = " or ".join(f"{i.keyword}= ({i.doc})" for i in group)
-            raise InputError(f"metric {key!r} needs {what}; pass {group[0].keyword}=.")
+    """Every input the metrics need is given; else an :class:`InputError` that names
+    the metric and the keyword to pass."""
+    for key, group in missing_inputs(beyond, given)[:1]:
+        what = " or ".join(f"{i.keyword}= ({i.doc})" for i in group)
+        raise InputError(f"metric {key!r} needs {what}; pass {group[0].keyword}=.")
 
 
 @dataclass(frozen=True)
