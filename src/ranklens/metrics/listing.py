@@ -121,7 +121,7 @@ def describe(name: str) -> dict[str, Any]:
             "names": [i.name for i in group],
             "keywords": [i.keyword for i in group],
             "options": [i.option for i in group if i.option is not None],
-            "doc": " Or: ".join(i.doc for i in group),
+            "doc": "; or ".join(i.doc for i in group),
         }
         for group in defn.required_inputs
     ]
