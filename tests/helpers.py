@@ -176,3 +176,20 @@ def one_line_error(result: Any, code: int, *fragments: str, message: str | None 
         assert lines[0] == f"ranklens: error: {message}"
     line: str = lines[0]
     return line
+
+
+def doc_gaps(doc: str | None) -> list[str]:
+    """What a metric kernel's docstring lacks of the catalogue's contract: a
+    ``formula`` (an equation, a sum or a ratio), a ``source`` (a year, "et al." or
+    the reference tool it reproduces) and a ``doctest`` (an example, ``>>>``)."""
+    import re
+
+    text = doc or ""
+    gaps = []
+    if not re.search(r"=|\bsum\b|/", text):
+        gaps.append("formula")
+    if not re.search(r"\b(19|20)\d\d\b|et al\.|Source|trec_eval|scikit-learn|pycocotools", text):
+        gaps.append("source")
+    if ">>>" not in text:
+        gaps.append("doctest")
+    return gaps

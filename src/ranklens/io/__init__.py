@@ -6,22 +6,34 @@ compression suffix ``.gz``/``.bz2``/``.zst``): ``.csv``, ``.tsv``,
 users keep them), anything else TREC.  ``write_qrels`` / ``write_run`` write
 every format they read; a round trip is exact.  ``evaluate_files`` evaluates a
 run file within a memory budget, streaming runs larger than memory
-(:mod:`ranklens.io.stream`).
+(:mod:`ranklens.io.stream`).  ``read_frame`` / ``write_frame`` read and write any
+other table (interactions, item features, split files) with every column.
 """
 
 from ranklens.io._files import FORMATS, detect_format
 from ranklens.io.stream import evaluate_files
-from ranklens.io.tables import read_qrels, read_run, write_qrels, write_run
+from ranklens.io.tables import (
+    TABLE_FORMATS,
+    read_frame,
+    read_qrels,
+    read_run,
+    write_frame,
+    write_qrels,
+    write_run,
+)
 from ranklens.io.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 
 __all__ = [
     "FORMATS",
+    "TABLE_FORMATS",
     "detect_format",
     "evaluate_files",
+    "read_frame",
     "read_qrels",
     "read_run",
     "read_trec_qrels",
     "read_trec_run",
+    "write_frame",
     "write_qrels",
     "write_run",
     "write_trec_qrels",
