@@ -188,7 +188,7 @@ def evaluate_by_segment(
             order.append(UNLABELLED)
         values: dict[str, dict[str, float]] = {}
         for key in res.metrics:
-            how = res.parsed[key].definition.aggregate
+            how = res.aggregation(key)
             v = res.values[key]
             values[key] = {"all": aggregate(v, how)}
             for s in order:
