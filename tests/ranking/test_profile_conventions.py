@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -192,3 +193,15 @@ def test_profiles_set_the_conventions() -> None:
     assert np.isclose(
         rl.get_metric("gm_map").definition.value_range({"values": "log"})[0], LOG_FLOOR
     )
+
+
+def test_files_keep_empty_rankings_only_in_json(tmp_path: Path) -> None:
+    from ranklens.io.tables import read_run, write_run
+
+    run = rl.Run.from_dict(RUN_B)
+    write_run(run, tmp_path / "run.json")
+    assert read_run(tmp_path / "run.json") == run  # {'b': {}} read back
+    for name in ("run.trec", "run.parquet"):
+        with pytest.warns(rl.RanklensWarning, match=r"1 queries without any document \('b'\)"):
+            write_run(run, tmp_path / name)
+        assert read_run(tmp_path / name).to_dict() == {"a": {"d": 1.0}}
