@@ -196,6 +196,9 @@ class Prepared:
     conventions: Conventions
     report: dict[str, int] = field(default_factory=dict)
     unjudged_ids: pa.Array | None = None  # run queries without any judgment
+    # per query: the run ranks it (or names it, empty_rankings='evaluate'); False for a
+    # query absent from the run that missing='zero' scores (None: not known)
+    in_run: np.ndarray | None = None
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     # --- shape helpers ------------------------------------------------------------------
@@ -823,7 +826,7 @@ def prepare(
     if conventions.judged_only:
         ranked = _judged_only(ranked, report)
     selected = _select_queries(present, idx, conventions, report)
-    return _restrict(ranked, selected, idx, conventions, report, rows.unjudged_ids)
+    return _restrict(ranked, selected, idx, conventions, report, rows.unjudged_ids, present)
 
 
 def check_not_empty(qrels_rows: int, run_rows: int) -> None:
@@ -1104,8 +1107,10 @@ def _restrict(
     conventions: Conventions,
     report: dict[str, int],
     unjudged_ids: pa.Array,
+    present: np.ndarray,
 ) -> Prepared:
-    """The :class:`Prepared` table of the selected queries (renumbered densely)."""
+    """The :class:`Prepared` table of the selected queries (renumbered densely);
+    ``present``: which of all judged queries the run ranks or names."""
     counts = r.counts
     score, rel, judged = r.score, r.rel, r.judged
     icounts = np.diff(idx.offsets)
@@ -1135,4 +1140,5 @@ def _restrict(
         conventions=conventions,
         report=report,
         unjudged_ids=unjudged_ids,
+        in_run=present if selected.all() else present[selected],
     )

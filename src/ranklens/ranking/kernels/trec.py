@@ -62,9 +62,22 @@ def utility(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Linear utility (trec_eval ``utility``):
     ``a RR + b (n - RR) + c (R - RR) + d (N + RR - n - R)`` with ``N`` the
     ``collection_size`` convention (trec_eval ``-N``; default 0, as trec_eval)
-    and defaults ``a, b, c, d = 1, -1, 0, 0``.  Unjudged retrieved documents count as non-relevant retrieved.
-    A query absent from the run (``missing='zero'``) scores 0, as with
-    trec_eval ``-c``."""
+    and defaults ``a, b, c, d = 1, -1, 0, 0``.  Unjudged retrieved documents count as
+    non-relevant retrieved.  A query absent from the run (``missing='zero'``) scores 0,
+    as with trec_eval ``-c``; a ranking with nothing retrieved (an empty ranking under
+    ``empty_rankings='evaluate'``, as pytrec_eval, or every document thrown out by
+    ``judged_only``) takes the formula with ``n = RR = 0``: ``c R - d (R - N)``.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"a": {"d": 1}, "b": {"e": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"a": {"d": 1.0}, "b": {}})
+    >>> res = ranklens.evaluate(q, r, "utility(c=-1)", missing="zero")
+    >>> res.per_query("utility(c=-1)")  # b is missing: 0
+    {'a': 1.0, 'b': 0.0}
+    >>> res = ranklens.evaluate(q, r, "utility(c=-1)", empty_rankings="evaluate")
+    >>> res.per_query("utility(c=-1)")  # b retrieved nothing: -1 * 2
+    {'a': 1.0, 'b': -2.0}
+    """
     thr = _thr(prep, params)
     n = prep.lengths.astype(np.float64)
     rr = prep.seg_sum(prep.is_rel(thr).astype(np.float64))
@@ -72,7 +85,7 @@ def utility(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     a, b, c, d = (float(params[x]) for x in "abcd")
     size = float(prep.conventions.collection_size)
     val = a * rr + b * (n - rr) + c * (r - rr) + d * (size + rr - n - r)
-    return np.where(n > 0, val, 0.0)
+    return np.where(n > 0 if prep.in_run is None else prep.in_run, val, 0.0)
 
 
 def infap(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
