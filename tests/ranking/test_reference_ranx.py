@@ -15,7 +15,9 @@ scores.  Grades run from -1 to 3: ranx judges a negative grade non-relevant
 ranx's ``bpref`` returns NaN without judged non-relevant documents and zeroes
 later queries after a query without relevant ones, so it is compared on cases
 where every query judges both; the relevance levels (ranx's ``-l``) are
-ranklens' ``rel=`` parameter, and ``rbp.P`` is ``rbp(p=P)`` (raw grades).
+ranklens' ``rel=`` parameter, and ``rbp.P`` is ``rbp(p=P)`` (raw grades).  Some runs
+name a query with no document: ranx scores it 0, as the profile does (an empty
+ranking is missing, and missing queries score 0).
 """
 
 from __future__ import annotations
@@ -66,6 +68,8 @@ BOTH = {"bpref": "bpref", "bpref-l2": "bpref(rel=2)"}
 @pytest.mark.parametrize("seed", range(15))
 def test_agrees_with_ranx(seed: int, ties: bool) -> None:
     qrels_d, run_d = graded_case(1000 + seed, longest=15 if ties else 40, ties=ties, negative=True)
+    if seed % 3 == 0 and len(run_d) > 1:  # an empty ranking: ranx scores it 0, as missing
+        run_d[sorted(run_d)[-1]] = {}
     _compare(qrels_d, run_d, MEASURES)
 
 
