@@ -33,13 +33,16 @@ def graded_case(
     binary: bool = False,
     every_query_both: bool = False,
     stray_query: bool = False,
+    negative: bool = False,
 ) -> tuple[Qrels, RunDict]:
     """Random graded qrels and a run as dicts, in the shape peers such as ranx read.
 
     Queries ``q0..``; each ranks up to ``longest`` of 40 documents, judges up to
     ``max_judged`` of them and 8 unretrieved ones (grades 0-3, or 0-1 with
     ``binary``); 15% of queries have no relevant judgment (unless
-    ``every_query_both``), 15% are missing from the run.  Scores tie often with
+    ``every_query_both``), 15% are missing from the run; ``negative``: grades -1-3,
+    and with ``every_query_both`` every query judges a document non-relevant (grade
+    0 or -1) as well as a relevant one.  Scores tie often with
     ``ties`` (quarter steps), else are distinct.  ``stray_query`` adds, half the
     time, a run query without judgments.  The run shares a query with the qrels.
     """
@@ -55,9 +58,16 @@ def graded_case(
         judged = rng.choice(
             pool, size=int(rng.integers(1, min(max_judged, len(pool)))), replace=False
         )
-        grades = rng.choice([0, 1] if binary else [0, 0, 1, 1, 2, 3], size=len(judged))
+        levels = [0, 1] if binary else [0, 0, 1, 1, 2, 3]
+        grades = rng.choice([-1, *levels] if negative else levels, size=len(judged))
         if rng.random() < 0.15 and not every_query_both:
             grades[:] = 0
+        if negative and every_query_both:
+            if len(grades) < 2:
+                judged = np.append(judged, "x7" if judged[0] != "x7" else "x6")
+                grades = np.append(grades, 0)
+            grades[0] = max(grades[0], 1)
+            grades[1] = min(grades[1], int(rng.choice([0, -1])))
         qrels[q] = {str(d): int(g) for d, g in zip(judged, grades, strict=True)}
         if rng.random() < 0.85:
             scores = (

@@ -140,7 +140,7 @@ def gate(
     tests: list[tuple[int, float]] = []  # (outcome index, raw p) of the NI rules
     for rule in ruleset.rules:
         key = _key(cand, rule.metric, "candidate")
-        how = cand.parsed[key].definition.aggregate
+        how = cand.aggregation(key)
         value = aggregate(np.asarray(cand.values[key]), how)
         if rule.kind == "min":
             outcomes.append(_floor(rule, value))

@@ -437,8 +437,20 @@ def write_qrels(qrels: Qrels, path: str | os.PathLike[str], *, format: str | Non
 def write_run(
     run: Run, path: str | os.PathLike[str], *, format: str | None = None, tag: str | None = None
 ) -> None:
-    """Write a run in any supported format (chosen by suffix unless ``format``)."""
+    """Write a run in any supported format (chosen by suffix unless ``format``).
+
+    Only ``json`` (``{query: {doc: score}}``) holds the run's empty rankings
+    (:attr:`Run.empty_queries <ranklens.Run.empty_queries>`); the formats of one row
+    per document leave them out, with a :class:`~ranklens.RanklensWarning`."""
     fmt, _ = detect_format(path, format)
+    if run.empty_queries and fmt != "json":
+        warnings.warn(
+            f"{path}: the run names {len(run.empty_queries)} queries without any document "
+            f"({', '.join(map(repr, run.empty_queries[:5]))}), which a {fmt} file (one row "
+            "per document) cannot hold; they are left out. Write json to keep them.",
+            RanklensWarning,
+            stacklevel=2,
+        )
     if fmt == "trec":
         write_trec_run(run, path, tag=tag)
     elif fmt == "json":

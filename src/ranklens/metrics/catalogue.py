@@ -15,6 +15,7 @@ labels and the trec_eval names (:mod:`ranklens.metrics.trec_names`) all read
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -248,7 +249,9 @@ class MetricDef:
     cutoff: str = "optional"  # optional | required | none | level (0..1) | multiple (> 0)
     params: tuple[Param, ...] = ()
     rules: tuple[Rule, ...] = ()
-    aggregate: str = "mean"  # mean | gmean | sum
+    aggregate: str = "mean"  # mean | gmean | sum | expmean (values that are logs)
+    # the aggregate under other parameter values: ((param, value), aggregate), first match
+    aggregate_when: tuple[tuple[tuple[str, Any], str], ...] = ()
     ties: frozenset[str] = ORDERED
     binary: bool = False  # takes the rel= threshold parameter
     trec: tuple[TrecName, ...] = ()
@@ -257,6 +260,9 @@ class MetricDef:
     signed_range: tuple[float, float] | None = None
     # ranges under other parameter values: ((param, value), range or None), first match
     range_when: tuple[tuple[tuple[str, Any], tuple[float, float] | None], ...] = ()
+    # parameter values under which the range is that of the judgments' gains (and 0):
+    # see value_range
+    range_from_gains: tuple[tuple[str, Any], ...] = ()
     higher_is_better: bool | None = True  # None: a count or diagnostic, not a score
     # the kernel takes a sorted vector of cutoffs for k and returns queries x cutoffs
     # (evaluate_cutoffs calls it once; otherwise once per cutoff)
@@ -325,8 +331,28 @@ class MetricDef:
             )
         return self.params + tuple(extra)
 
-    def value_range(self, params: dict[str, Any]) -> tuple[float, float] | None:
-        """The range of the metric's values under ``params`` (None: unbounded)."""
+    def aggregate_for(self, params: dict[str, Any]) -> str:
+        """How the per-query values aggregate under ``params`` (``aggregate`` unless a
+        parameter value of ``aggregate_when`` holds)."""
+        for (name, value), how in self.aggregate_when:
+            if params.get(name) == value:
+                return how
+        return self.aggregate
+
+    def value_range(
+        self, params: dict[str, Any], gain_bounds: tuple[float, float] | None = None
+    ) -> tuple[float, float] | None:
+        """The range of the metric's values under ``params`` (None: unbounded).
+
+        Under a parameter value of ``range_from_gains`` the values are weighted sums of
+        raw gains and lie between the lowest and the highest gain of the judgments (and
+        0): ``gain_bounds`` gives those gains (None: the range is unbounded, not knowing
+        them; e.g. ``rbp(scale=none)``, ranx's graded RBP, lies in [0, the top grade])."""
+        for name, value in self.range_from_gains:
+            if params.get(name) == value:
+                if gain_bounds is None:
+                    return None
+                return (min(gain_bounds[0], 0.0), max(gain_bounds[1], 0.0))
         for (name, value), rng in self.range_when:
             if params.get(name) == value:
                 return rng
@@ -397,6 +423,19 @@ _TREC_GAIN = Param(
     "gain of a grade: linear, exp2 or a mapping {grade: gain} (trec_eval's grade=gain pairs)",
     kind="gainmap",
     choices=("linear", "exp2"),
+)
+GM_FLOOR = 1e-5  # trec_eval's floor for geometric means (gm_map, gm_bpref)
+_GM_VALUES = Param(
+    "values",
+    "value",
+    "what each query reports: its value (trec_eval's per-query lines) or "
+    "log(max(value, 1e-5)) (log; pytrec_eval), whose mean exponentiated is the "
+    "geometric mean",
+    choices=("value", "log"),
+)
+_GM_LOG_AGGREGATE = ((("values", "log"), "expmean"),)
+_GM_LOG_RANGE: tuple[tuple[tuple[str, Any], tuple[float, float] | None], ...] = (
+    (("values", "log"), (math.log(GM_FLOOR), 0.0)),
 )
 _UNJ = Param(
     "unjudged",
@@ -824,7 +863,7 @@ _RANKING: tuple[MetricDef, ...] = (
         ),
         trec=(TrecName("rbp", (("scale", "trec"),), "pairs"),),
         signed_range=(0.0, 1.0),
-        range_when=((("scale", "none"), None),),
+        range_from_gains=(("scale", "none"),),
     ),
     MetricDef(
         "rbp_resid",
@@ -848,9 +887,11 @@ _RANKING: tuple[MetricDef, ...] = (
         _T + "gm_map",
         binary=True,
         aggregate="gmean",
+        aggregate_when=_GM_LOG_AGGREGATE,
         cutoff="none",
         trec=(TrecName("gm_map"),),
-        params=(Param("norm", "r", "AP normaliser", choices=("r",)),),
+        params=(Param("norm", "r", "AP normaliser", choices=("r",)), _GM_VALUES),
+        range_when=_GM_LOG_RANGE,
     ),
     MetricDef(
         "gm_bpref",
@@ -858,8 +899,11 @@ _RANKING: tuple[MetricDef, ...] = (
         _T + "gm_bpref",
         binary=True,
         aggregate="gmean",
+        aggregate_when=_GM_LOG_AGGREGATE,
         cutoff="none",
         trec=(TrecName("gm_bpref"),),
+        params=(_GM_VALUES,),
+        range_when=_GM_LOG_RANGE,
     ),
 )
 

@@ -170,7 +170,7 @@ def user_segments(res: Result, seg_map: Mapping[str, str], order: list[str]) -> 
         order.append(UNLABELLED)
     values: dict[str, dict[str, float]] = {}
     for key in res.metrics:
-        how = res.parsed[key].definition.aggregate
+        how = res.aggregation(key)
         v = res.values[key]
         values[key] = {"all": aggregate(v, how)}
         for s in order:
