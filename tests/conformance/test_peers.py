@@ -4,9 +4,8 @@ the fixtures of ``data/``; see ``README.md``).  Every per-query value of every
 measure must agree to 1e-9, on the same set of queries.  The libraries need not be
 installed: their numbers are data.
 
-:data:`KNOWN` lists the differences ranklens does not reproduce today (issue 22
-part 1 is fixing them), each a strict xfail of exactly the measure or case it
-affects.
+:data:`KNOWN` lists the differences ranklens does not reproduce, each a strict
+xfail of exactly the measure or case it affects.
 """
 
 from __future__ import annotations
@@ -32,18 +31,6 @@ EVERY = "*"  # a whole case compared as one
 #: (library, case, measure or EVERY) -> why ranklens differs today
 KNOWN = {
     **{
-        ("pytrec_eval", case, measure): (
-            f"issue 22 part 1: pytrec_eval's per-query {measure} is log(max(v, 1e-5)); "
-            "ranklens gives v"
-        )
-        for case in ("default", "l2", "J")
-        for measure in ("gm_map", "gm_bpref")
-    },
-    ("pytrec_eval", "empty_ranking", EVERY): (
-        "issue 22 part 1: pytrec_eval evaluates a query given in the run with an empty "
-        "ranking (query 5); ranklens' Run drops it and skips the query"
-    ),
-    **{
         ("pytrec_eval", "J", measure): (
             "pytrec_eval (trec_eval 9) gives NaN for the iprec_at_recall_0.00 and 11pt_avg "
             "of query 8, whose ranking judged_docs_only empties (0 / 0, as trec_eval 10 "
@@ -52,9 +39,6 @@ KNOWN = {
         )
         for measure in ("iprec_at_recall_0.00", "11pt_avg")
     },
-    ("ranx", "default", "bpref"): (
-        "issue 22 part 1: ranx's bpref counts negative grades as judged non-relevant"
-    ),
 }
 
 
