@@ -1,4 +1,4 @@
-"""Object detection metrics (seed 001): IoU, greedy matching, AP and mAP,
+"""Object detection metrics (Everingham et al. 2010, PASCAL VOC): IoU, greedy matching, AP and mAP,
 COCO evaluation (:func:`coco_evaluate`).
 
 >>> from ranklens.detection import iou
