@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from ranklens._shared.files import atomic_path
 from ranklens._shared.frames import pick_column
 from ranklens.errors import FormatError, InputError, RanklensWarning
 from ranklens.io._files import (
@@ -382,8 +383,13 @@ def table_run(
 
 
 def _write_table(table: pa.Table, path: str, fmt: str) -> None:
+    with atomic_path(path) as tmp:
+        _write_table_to(table, tmp, fmt, output_compression(path))
+
+
+def _write_table_to(table: pa.Table, path: str, fmt: str, compression: str | None) -> None:
     if fmt in ("csv", "tsv"):
-        with pa.output_stream(path, compression=output_compression(path)) as out:
+        with pa.output_stream(path, compression=compression) as out:
             pacsv.write_csv(
                 table,
                 out,
@@ -397,7 +403,7 @@ def _write_table(table: pa.Table, path: str, fmt: str) -> None:
         names = table.column_names
         rows = zip(*(table.column(n).to_pylist() for n in names), strict=True)
         text = "".join(json.dumps(dict(zip(names, r, strict=True))) + "\n" for r in rows)
-        with pa.output_stream(path, compression=output_compression(path)) as out:
+        with pa.output_stream(path, compression=compression) as out:
             out.write(text.encode("utf-8"))
     else:  # pragma: no cover
         raise AssertionError(fmt)
@@ -406,7 +412,10 @@ def _write_table(table: pa.Table, path: str, fmt: str) -> None:
 def _write_json(data: dict[str, dict[str, float]], path: str) -> None:
     buf = io.StringIO()
     json.dump(data, buf)
-    with pa.output_stream(path, compression=output_compression(path)) as out:
+    with (
+        atomic_path(path) as tmp,
+        pa.output_stream(tmp, compression=output_compression(path)) as out,
+    ):
         out.write(buf.getvalue().encode("utf-8"))
 
 

@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._shared.files import atomic_write
 from ranklens._shared.validate import check_int
 from ranklens.errors import InputError, OutputPathError, RanklensWarning
 from ranklens.ranking.data import Qrels, Run
@@ -181,10 +182,7 @@ def html_report(
     )
     page = _page(title, systems, names, cmp, body)
     if out is not None:
-        try:
-            out.write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise OutputPathError(f"path {str(out)!r}: cannot write it: {exc.strerror}.") from None
+        atomic_write(out, page)
     return page
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._shared.deps import needs
+from ranklens._shared.files import atomic_path
 from ranklens.errors import InputError, UnsupportedError
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result
@@ -65,7 +66,8 @@ def _check_path(path: PathLike | None) -> Path | None:
 
 def _save(fig: Any, path: Path | None) -> Any:
     if path is not None:
-        fig.savefig(path, format=path.suffix.lower()[1:], dpi=150)
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=path.suffix.lower()[1:], dpi=150)
     return fig
 
 
