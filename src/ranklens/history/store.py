@@ -529,9 +529,17 @@ class Store:
             conv = Conventions(**rec.conventions)
             parsed = {m: get_metric(m) for m in rec.metrics}
             query_ids = _ids_from_blob(ids)
-        except (KeyError, ValueError, TypeError, OSError) as exc:
-            raise self._fail(f"record {rec.id} is damaged ({exc}).") from None
-        prov = None if rec.provenance is None else Provenance.from_dict(rec.provenance)
+            prov = None if rec.provenance is None else Provenance.from_dict(rec.provenance)
+        except (KeyError, ValueError, TypeError, AttributeError, OSError) as exc:
+            why = f"missing values of {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise self._damaged(rec.id, why) from None
+        for m, v in values.items():
+            if v.ndim != 1 or len(v) != len(query_ids) or len(query_ids) != rec.n_queries:
+                raise self._damaged(
+                    rec.id,
+                    f"{m} has {v.size} per-query values for {len(query_ids)} query ids; "
+                    f"the record says {rec.n_queries} queries",
+                )
         return Result(
             metrics=rec.metrics,
             query_ids=query_ids,
@@ -541,6 +549,12 @@ class Store:
             report=rec.report,
             run_name=rec.run,
             provenance=prov,
+        )
+
+    def _damaged(self, record_id: int, why: str) -> StoreError:
+        return self._fail(
+            f"record {record_id} is damaged ({why}); the store was changed outside ranklens "
+            "or cut short. Restore the store from a copy, or record the run again."
         )
 
     def trend(

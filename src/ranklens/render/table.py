@@ -155,17 +155,26 @@ class Table:
 # ---------------------------------------------------------------------------- text
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# control characters (C0, DEL, C1, line and paragraph separators); the bidirectional
+# controls (LRM, RLM, ALM, the embeddings and overrides U+202A-202E and the isolates
+# U+2066-2069), which reorder the text around them; the code points XML 1.0 forbids
+# (lone surrogates, U+FFFE, U+FFFF)
+_CONTROL = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+    "\ud800-\udfff\ufffe\uffff]"
+)
 
 
 def display_id(text: str) -> str:
     """An id as shown in a table or report: control characters (newlines, tabs, ANSI
-    escapes) written as ``\\xNN`` / ``\\uNNNN`` so that one id stays one cell and
-    cannot restyle a terminal.  For display only: data formats (CSV, JSON, Parquet)
-    keep ids exactly.
+    escapes), bidirectional controls (a right-to-left override U+202E would show the
+    rest of a line backwards) and code points XML cannot hold (U+FFFE, lone
+    surrogates) written as ``\\xNN`` / ``\\uNNNN``, so that one id stays one cell,
+    reads as it is and cannot restyle a terminal.  For display only: data formats
+    (CSV, JSON, Parquet) keep ids exactly.
 
-    >>> display_id("a\\tb")
-    'a\\\\x09b'
+    >>> display_id("a\\tb"), display_id("doc\\u202egpj.exe")
+    ('a\\\\x09b', 'doc\\\\u202egpj.exe')
     """
     return _CONTROL.sub(
         lambda m: (
