@@ -6,6 +6,7 @@ import contextlib
 import os
 import stat
 import sys
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,30 @@ def _as_path(path: Any) -> Path:
 
 
 STDIN = "-"
+# the standard inputs (sys.stdin objects) read already: each can be read only once (a
+# test runner that swaps in a new sys.stdin may read that one)
+_STDIN_READ: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def stdin_buffer() -> Any:
+    """``sys.stdin.buffer``, for one reader: a second read of the same standard input
+    (``evaluate - -``: qrels and run both from it) is an :class:`InputError` instead of
+    an "empty file"."""
+    stdin = sys.stdin
+    try:
+        again = stdin in _STDIN_READ
+        _STDIN_READ.add(stdin)
+    except TypeError:  # an object without weak references: not tracked
+        again = False
+    if again:
+        raise InputError(
+            "standard input ('-') can be read only once, and another input already read "
+            "it: two inputs are both '-' (e.g. the qrels and the run); give all but one "
+            "of them as files."
+        )
+    return stdin.buffer
+
+
 # the first bytes of a compressed stream, for input that has no suffix to go by
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\x28\xb5\x2f\xfd", "zstd"))
 
@@ -116,7 +141,7 @@ def _read_stream(path: str | os.PathLike[str], compression: str | None) -> pa.Bu
     name = "standard input" if str(path) == STDIN else str(path)
     try:
         if str(path) == STDIN:
-            data = sys.stdin.buffer.read()
+            data = stdin_buffer().read()
         else:
             with open(path, "rb") as fh:
                 data = fh.read()
