@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 import ranklens
+from ranklens.errors import MetricNameError
 
 SRC = Path(ranklens.__file__).parent
 
@@ -21,3 +24,55 @@ def test_docs_cite_sources_not_internal_seed_numbers() -> None:
         if pattern.search(line)
     ]
     assert found == []
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        (
+            "ndcg(gain=exp2",
+            "cannot parse metric 'ndcg(gain=exp2': missing ')' at the end (position 14); "
+            "write ndcg(gain=exp2).\n    ndcg(gain=exp2\n                  ^",
+        ),
+        (
+            "ndcg(gain={1:3",
+            "cannot parse metric 'ndcg(gain={1:3': missing '})' at the end (position 14); "
+            "write ndcg(gain={1:3}).\n    ndcg(gain={1:3\n                  ^",
+        ),
+        (
+            "ndcg(gain={1:3,2:9,1:4})",
+            "cannot parse metric 'ndcg(gain={1:3,2:9,1:4})': grade 1 is given twice in the "
+            "mapping (gains 3 and 4) (position 19); give each grade once.\n"
+            "    ndcg(gain={1:3,2:9,1:4})\n                       ^",
+        ),
+        (
+            "p(rel 1)",
+            "cannot parse metric 'p(rel 1)': expected '=' after 'rel', found '1' (position 6)."
+            "\n    p(rel 1)\n          ^",
+        ),
+        (
+            "p@",
+            "cannot parse metric 'p@': the name ends where a cutoff after '@' (e.g. @10) "
+            "belongs (position 2).\n    p@\n      ^",
+        ),
+    ],
+)
+def test_metric_syntax_errors_say_what_is_missing_where(name: str, message: str) -> None:
+    with pytest.raises(MetricNameError) as info:
+        ranklens.get_metric(name)
+    assert str(info.value) == message
+    assert "punct" not in message and "the end," not in message
+
+
+def test_a_grade_given_twice_is_refused_on_the_command_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ranklens.cli import main
+
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 d1 2\n")
+    run.write_text("q1 Q0 d1 1 1.0 r\n")
+    metric = "ndcg(gain={1:3,2:9,1:4})"
+    res = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "-m", metric])
+    assert res.exit_code == 2, res.output
+    assert "grade 1 is given twice" in res.output and "Traceback" not in res.output
