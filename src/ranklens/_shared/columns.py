@@ -17,6 +17,7 @@ from ranklens._shared.arrow import from_numpy, to_numpy
 from ranklens.errors import InputError
 
 __all__ = [
+    "NUMBER_TEXT",
     "as_float_column",
     "as_id_column",
     "decimal_text_order",
@@ -393,6 +394,11 @@ def sorted_id_codes(values: Any, what: str) -> tuple[pa.Array, np.ndarray]:
     return ids.take(from_numpy(order)), rank[codes].astype(np.int64)
 
 
+#: The decimal text Arrow reads as a float64 (ASCII digits, optional sign, point,
+#: exponent; inf and nan), matched case-insensitively.
+NUMBER_TEXT = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$|^[+-]?(?:inf|infinity|nan)$"
+
+
 def as_float_column(values: Any, what: str) -> np.ndarray:
     """Return ``values`` as a new float64 numpy array (never a view of the
     caller's data).  Non-numeric values and nulls are rejected."""
@@ -419,8 +425,8 @@ def as_float_column(values: Any, what: str) -> np.ndarray:
     ):
         example = ""
         if pa.types.is_string(t) or pa.types.is_large_string(t):
-            bad = pc.utf8_is_numeric(arr)
-            idx = np.flatnonzero(~to_numpy(bad, fill=False))
+            ok = pc.match_substring_regex(arr, NUMBER_TEXT, ignore_case=True)
+            idx = np.flatnonzero(~to_numpy(ok, fill=True))  # the first that is no number
             if idx.size:
                 example = f" (row {int(idx[0])}: {arr[int(idx[0])].as_py()!r})"
         raise InputError(

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ranklens._shared.columns import NUMBER_TEXT
 from ranklens.errors import FormatError, InputError
 
 __all__ = [
@@ -163,10 +164,6 @@ def output_compression(path: str | os.PathLike[str]) -> str | None:
     return _suffixes(Path(path))[1]
 
 
-# the decimal text Arrow reads as a float64 (ASCII digits, optional sign, point, exponent)
-_NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$|^[+-]?(?:inf|infinity|nan)$"
-
-
 def numbers(text: pa.Array, where: Callable[[int], str], what: str) -> np.ndarray:
     """Parse a text column as float64; on failure (not a number, NaN or infinite) name
     the first bad row.
@@ -210,7 +207,7 @@ def numbers(text: pa.Array, where: Callable[[int], str], what: str) -> np.ndarra
     # (a CSV column that is not UTF-8 text is binary: matched as it is, not cast to text)
     ok = to_numpy(
         pc.match_substring_regex(
-            text if binary else text.cast(pa.large_string()), _NUMBER, ignore_case=True
+            text if binary else text.cast(pa.large_string()), NUMBER_TEXT, ignore_case=True
         ),
         fill=False,
     )
