@@ -372,7 +372,7 @@ def _provenance(
     same = all(c == conv[0] for c in conv)
     cols = ["all runs"] if same else names
     rows: list[list[Cell | str]] = [
-        [f.name, *(str(getattr(c, f.name)) for c in (conv[:1] if same else conv))]
+        [f.name, *(convention_text(getattr(c, f.name)) for c in (conv[:1] if same else conv))]
         for f in fields(conv[0])
     ]
     keys = list(dict.fromkeys(k for s in systems for k in s.result.report))
@@ -393,6 +393,35 @@ def _provenance(
         + to_html(Table(["metric", "definition"], [[m, d] for m, d in metrics.items()], n_labels=2))
         + (f"<h3>Warnings</h3><ul>{warned}</ul>" if notes else "")
     )
+
+
+def convention_text(value: Any) -> str:
+    """A convention's value as a user writes it (an option's value), not as Python
+    prints it: ``None`` and an empty mapping are ``none``, booleans ``yes`` / ``no``,
+    a whole number without a decimal point, per-metric defaults as ``metric:
+    name=value``.
+
+    >>> [convention_text(v) for v in (None, False, {}, 1.0, "trec")]
+    ['none', 'no', 'none', '1', 'trec']
+    >>> convention_text({"ndcg": {"ideal": "retrieved"}, "rbp": {"scale": "none"}})
+    'ndcg: ideal=retrieved; rbp: scale=none'
+    """
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, Mapping):
+        if not value:
+            return "none"
+        return "; ".join(
+            f"{k}: " + ", ".join(f"{n}={convention_text(v)}" for n, v in sub.items())
+            if isinstance(sub, Mapping)
+            else f"{k}={convention_text(sub)}"
+            for k, sub in value.items()
+        )
+    return str(value)
 
 
 def _fingerprints(systems: list[System]) -> Table:

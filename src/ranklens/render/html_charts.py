@@ -74,7 +74,7 @@ class Charts:
         for m in self.metrics:
             parsed = get_metric(m)
             if parsed.name in CUTOFF_FAMILIES:
-                fam = str(replace(parsed, k=None))
+                fam = _family_as_written(m, replace(parsed, k=None))
                 if fam not in families:
                     families.append(fam)
                 if self.max_k is None and isinstance(parsed.k, int):
@@ -116,6 +116,7 @@ class Charts:
                     x_label="cutoff k",
                     y_label=f"mean {fam}@k",
                     x_range=(1, max(k, 2)),
+                    y_bounds=svg.declared_range(fam),
                 )
             )
         return grid(charts)
@@ -231,6 +232,22 @@ def wide(items: Sequence[str]) -> str:
 # ------------------------------------------------------------------------- history
 
 
+def _family_as_written(metric: str, family: Any) -> str:
+    """The metric without its cutoff in the user's spelling (``map@10`` -> ``map``,
+    not the canonical ``ap``), when it parses to ``family``; else the canonical
+    name (a trec_eval name such as ``P.10`` has no cutoff to cut off)."""
+    from ranklens.errors import MetricNameError
+    from ranklens.metrics import get_metric
+
+    text = metric.rsplit("@", 1)[0].strip() if "@" in metric else metric.strip()
+    try:
+        if get_metric(text) == family:
+            return text
+    except MetricNameError:
+        pass
+    return str(family)
+
+
 def trend_section(trend: Mapping[str, list[TrendPoint]], runs: Sequence[str] = ()) -> str:
     """A chart per metric of its stored values over time, a line per run name; a run
     of the report (``runs``) keeps its colour."""
@@ -282,6 +299,7 @@ def trend_section(trend: Mapping[str, list[TrendPoint]], runs: Sequence[str] = (
                 y_label=metric,
                 x_ticks=ticks,
                 x_range=(lo, hi) if span else (lo - 1, lo + 1),
+                y_bounds=svg.declared_range(metric),
                 width=760,
             )
         )

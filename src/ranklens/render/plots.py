@@ -104,6 +104,24 @@ def _title(ax: Any, text: str) -> None:
     ax.set_title(_literal("\n".join(textwrap.wrap(text, TITLE_CHARS, break_long_words=True))))
 
 
+def _clamp_y(ax: Any, metric: str) -> None:
+    """Keep the y axis within the metric's declared range (and a small margin for the
+    markers): matplotlib's margins would otherwise draw a [0, 1] metric from -0.05, a
+    constant one from -0.4."""
+    from ranklens.render.svg import declared_range
+
+    rng = declared_range(metric)
+    if rng is None:
+        return
+    lo, hi = ax.get_ylim()
+    width = rng[1] - rng[0] if np.isfinite(rng).all() else hi - lo
+    pad = 0.03 * width
+    lo, hi = max(lo, rng[0] - pad), min(hi, rng[1] + pad)
+    if hi <= lo:
+        lo, hi = rng[0] - pad, rng[1] + pad
+    ax.set_ylim(lo, hi)
+
+
 def _shared_queries(names: Sequence[str], query_sets: Sequence[set[str]]) -> None:
     """Several runs must have a query in common, or their charts do not compare."""
     if len(query_sets) > 1 and not set.intersection(*query_sets):
@@ -166,6 +184,7 @@ def plot_cutoffs(
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("cutoff k")
     ax.set_ylabel(f"mean {metric}@k")
+    _clamp_y(ax, metric)
     _title(ax, f"{metric} at every cutoff")
     ax.grid(alpha=0.3)
     ax.legend()
@@ -311,6 +330,7 @@ def plot_distribution(
     if kind == "box":
         ax.boxplot(data, tick_labels=names, showmeans=True)
         ax.set_ylabel(metric)
+        _clamp_y(ax, metric)
     else:
         for name, v in zip(names, data, strict=True):
             ax.hist(v, bins=20, alpha=0.5, label=name)
