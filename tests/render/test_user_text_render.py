@@ -132,3 +132,22 @@ def test_plot_axes_stay_in_the_metrics_range(tmp_path: object) -> None:
     lo, hi = fig.axes[0].get_ylim()
     assert lo >= -0.03 - 1e-9 and hi <= 1.03 + 1e-9
     assert np.isfinite([lo, hi]).all()
+
+
+def test_plot_warnings_are_one_line_without_ranklens_source() -> None:
+    pytest.importorskip("matplotlib")
+    import warnings
+
+    from ranklens.render import plots
+
+    run = ranklens.Run.from_dict({"q0": {"a": 1.0}, "zz": {"a": 1.0}}, name="r")  # zz: unjudged
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plots.plot_cutoffs(QRELS, {"r": run}, "p", max_k=2)
+    ours = [w for w in caught if issubclass(w.category, ranklens.RanklensWarning)]
+    assert ours, "the unjudged query is still said"
+    shown = warnings.formatwarning(
+        ours[0].message, ours[0].category, ours[0].filename, ours[0].lineno, ours[0].line
+    )
+    assert shown.count("\n") == 1 and ".py" not in shown
+    assert shown.startswith("ranklens:0: RanklensWarning: 1 run queries have no judgments")

@@ -52,7 +52,7 @@ import numpy as np
 
 from ranklens._shared.files import atomic_write
 from ranklens._shared.validate import check_int
-from ranklens.errors import InputError, OutputPathError, RanklensWarning
+from ranklens.errors import InputError, OutputPathError, RanklensWarning, warn_plainly
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result
 from ranklens.render.html_charts import Charts, System, TrendPoint, trend_section
@@ -172,7 +172,10 @@ def html_report(
             body.append(_section("history", "History", trend_section(trend, runs_shown)))
     notes = [str(w.message) for w in caught if issubclass(w.category, RanklensWarning)]
     for w in caught:  # still said to the caller (the command line prints them)
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if issubclass(w.category, RanklensWarning):
+            warn_plainly(w.message, w.category)  # not at a line of ranklens' source
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     body.append(
         _section(
             "provenance",

@@ -17,16 +17,18 @@ and returns it.
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
 from ranklens._shared.deps import needs
 from ranklens._shared.files import atomic_path
-from ranklens.errors import InputError, UnsupportedError
+from ranklens.errors import InputError, RanklensWarning, UnsupportedError, warn_plainly
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result
 
@@ -40,6 +42,35 @@ __all__ = [
 
 IMAGE_SUFFIXES: tuple[str, ...] = (".png", ".svg")
 PathLike = str | os.PathLike[str]
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _plain_warnings(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Our warnings raised while a chart is made (a run with unjudged queries, ...)
+    told on one line without ranklens' file and line (:func:`ranklens.errors.
+    warn_plainly`); other warnings (matplotlib's) as they were."""
+
+    @functools.wraps(fn)
+    def plotted(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        told: list[warnings.WarningMessage] = []
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    told = list(caught)
+        finally:  # outside the block: the caller's filters decide
+            for w in told:
+                if issubclass(w.category, RanklensWarning):
+                    warn_plainly(w.message, w.category)
+                else:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+    return plotted
 
 
 def _figure(width: float = 6.4, height: float = 4.2) -> Any:
@@ -153,6 +184,7 @@ def _longest(run: Run) -> int:
     return int(np.bincount(run._pairs.query_code).max(initial=0))
 
 
+@_plain_warnings
 def plot_cutoffs(
     qrels: Qrels,
     runs: Mapping[str, Run] | Sequence[Run],
@@ -209,6 +241,7 @@ def _raw_pr(curve: Any, n_queries: int, max_rank: int) -> tuple[np.ndarray, np.n
     return rec[rows, idx].mean(axis=0), prec[rows, idx].mean(axis=0)
 
 
+@_plain_warnings
 def plot_pr_curves(
     qrels: Qrels,
     runs: Mapping[str, Run] | Sequence[Run],
@@ -269,6 +302,7 @@ def _aligned(a: Result, b: Result, metric: str) -> tuple[list[str], np.ndarray]:
     return [q for q, k in zip(ids, keep, strict=True) if k], d[keep]
 
 
+@_plain_warnings
 def plot_differences(
     a: Result,
     b: Result,
@@ -299,6 +333,7 @@ def plot_differences(
     return _save(fig, out)
 
 
+@_plain_warnings
 def plot_distribution(
     results: Mapping[str, Result] | Sequence[Result],
     metric: str,
