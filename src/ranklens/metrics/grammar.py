@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from ranklens.errors import MetricNameError
 
@@ -67,7 +67,7 @@ class _Parser:
             i = m.end()
         self.i = 0
 
-    def fail(self, at: int, why: str, fix: str = "") -> None:
+    def fail(self, at: int, why: str, fix: str = "") -> NoReturn:
         """Raise the error ``why`` at column ``at`` (0-based; a caret under the metric
         string), with the ``fix`` if one is known."""
         raise MetricNameError(
@@ -75,7 +75,7 @@ class _Parser:
             f"{'; ' + fix if fix else ''}.\n    {self.text}\n    {' ' * at}^"
         )
 
-    def at_end(self, want: str) -> None:
+    def at_end(self, want: str) -> NoReturn:
         """Raise the error of a name that ends where ``want`` belongs."""
         closing = "".join(reversed(self.closers))
         if want in ("',' or ')'", "',' or ']'", "',' or '}'"):
@@ -96,7 +96,6 @@ class _Parser:
         tok = self.peek()
         if tok is None:
             self.at_end(want)
-            raise AssertionError  # pragma: no cover - at_end raises
         if tok[0] != kind or (value and tok[1] != value):
             self.fail(tok[2], f"expected {want}, found {tok[1]!r}")
         self.i += 1
@@ -117,7 +116,6 @@ class _Parser:
         tok = self.peek()
         if tok is None:
             self.at_end("a value")
-            raise AssertionError  # pragma: no cover - at_end raises
         if tok[0] == "num":
             self.i += 1
             return _number(tok[1])
@@ -159,7 +157,6 @@ class _Parser:
                 if self.separator("}"):
                     return out
         self.fail(tok[2], f"unexpected {tok[1]!r} where a value belongs")
-        raise AssertionError  # pragma: no cover - fail raises
 
     def parse(self) -> ParsedName:
         family = self.take("word", "a metric name such as ndcg")[1].lower()

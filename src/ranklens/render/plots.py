@@ -34,6 +34,7 @@ from ranklens.ranking.evaluation import Result
 
 __all__ = [
     "IMAGE_SUFFIXES",
+    "declared_range",
     "plot_cutoffs",
     "plot_differences",
     "plot_distribution",
@@ -135,12 +136,28 @@ def _title(ax: Any, text: str) -> None:
     ax.set_title(_literal("\n".join(textwrap.wrap(text, TITLE_CHARS, break_long_words=True))))
 
 
+def declared_range(metric: str) -> tuple[float, float] | None:
+    """The catalogue's range of ``metric``'s values, for clamping a chart's axis (None:
+    unbounded, or not a metric string).
+
+    >>> declared_range("ndcg@10"), declared_range("dcg@10"), declared_range("nosuch")
+    ((0.0, 1.0), (0.0, inf), None)
+    """
+    from ranklens.errors import MetricNameError
+    from ranklens.metrics import get_metric
+
+    try:
+        m = get_metric(metric)
+    except MetricNameError:
+        return None
+    rng = m.definition.value_range(m.resolved_params())
+    return None if rng is None else (float(rng[0]), float(rng[1]))
+
+
 def _clamp_y(ax: Any, metric: str) -> None:
     """Keep the y axis within the metric's declared range (and a small margin for the
     markers): matplotlib's margins would otherwise draw a [0, 1] metric from -0.05, a
     constant one from -0.4."""
-    from ranklens.render.svg import declared_range
-
     rng = declared_range(metric)
     if rng is None:
         return

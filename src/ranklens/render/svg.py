@@ -32,7 +32,7 @@ import numpy as np
 from ranklens.render.plots import _short
 from ranklens.render.table import display_id
 
-__all__ = ["PALETTE", "Series", "declared_range", "line_chart", "nice_ticks", "step_series"]
+__all__ = ["PALETTE", "Series", "line_chart", "nice_ticks", "step_series"]
 
 #: Line colours (Okabe & Ito's colour-blind safe set, yellow left out); series past
 #: the last colour take the first again with a dashed line.
@@ -100,24 +100,6 @@ def _finite_range(values: list[np.ndarray]) -> tuple[float, float]:
     if not finite:
         return 0.0, 1.0
     return float(min(v.min() for v in finite)), float(max(v.max() for v in finite))
-
-
-def declared_range(metric: str) -> tuple[float, float] | None:
-    """The catalogue's range of ``metric``'s values, for clamping a chart's axis (None:
-    unbounded, or not a metric string).
-
-    >>> declared_range("ndcg@10"), declared_range("dcg@10"), declared_range("nosuch")
-    ((0.0, 1.0), (0.0, inf), None)
-    """
-    from ranklens.errors import MetricNameError
-    from ranklens.metrics import get_metric
-
-    try:
-        m = get_metric(metric)
-    except MetricNameError:
-        return None
-    rng = m.definition.value_range(m.resolved_params())
-    return None if rng is None else (float(rng[0]), float(rng[1]))
 
 
 def _clamp(lo: float, hi: float, bounds: tuple[float, float]) -> tuple[float, float]:
