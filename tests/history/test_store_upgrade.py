@@ -94,6 +94,8 @@ def test_a_read_only_store_is_read_and_refuses_writes_by_name(
         assert rec.verdict is None and rec.result().per_query("p@1")["q1"] == 1.0
         with pytest.raises(StoreError, match=r"is read-only.*chmod u\+w") as info:
             store.record(_result())
+        with pytest.raises(StoreError, match="is read-only"):
+            store.check_writable()  # before any work, as --store checks it
     assert "corrupt" not in str(info.value)
     assert "verdict" not in _columns(path)
 

@@ -350,6 +350,12 @@ class Store:
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open the results store ({exc}).") from None
 
+    def check_writable(self) -> None:
+        """Raise the :class:`~ranklens.errors.StoreError` that :meth:`record` would
+        raise in a read-only store, before any work is done."""
+        if self.read_only:
+            raise self._read_only_error()
+
     def _read_only_error(self) -> StoreError:
         return self._fail(
             "the results store is read-only (no write permission on the file or its "
@@ -514,8 +520,7 @@ class Store:
         """
         if not isinstance(result, Result):
             raise InputError(f"Store.record takes a ranklens.Result, got {type(result).__name__}.")
-        if self.read_only:
-            raise self._read_only_error()
+        self.check_writable()
         if not isinstance(command, str) or not command.strip():
             raise InputError(f"command must be non-empty text, got {command!r}.")
         verdict_json = _verdict_json(verdict)
