@@ -68,11 +68,13 @@ class _Parser:
         self.i = 0
 
     def fail(self, at: int, why: str, fix: str = "") -> NoReturn:
-        """Raise the error ``why`` at column ``at`` (0-based; a caret under the metric
-        string), with the ``fix`` if one is known."""
+        """Raise the error ``why`` at column ``at`` (0-based), shown by a caret in the
+        metric string (one line: errors are one line on the command line), with the
+        ``fix`` if one is known."""
+        marked = self.text[:at] + "^" + self.text[at:]
         raise MetricNameError(
-            f"cannot parse metric {self.text!r}: {why} (position {at})"
-            f"{'; ' + fix if fix else ''}.\n    {self.text}\n    {' ' * at}^"
+            f"cannot parse metric {self.text!r}: {why} at position {at}, marked ^ in "
+            f"{marked!r}{'; ' + fix if fix else ''}."
         )
 
     def at_end(self, want: str) -> NoReturn:
