@@ -46,3 +46,14 @@ def test_a_difference_is_named() -> None:
     assert "differ in their conventions" in message
     assert "ties='trec' here, 'input' there" in message
     assert "metric_defaults" not in message  # only what differs
+
+
+def test_metrics_with_a_gain_mapping_merge() -> None:
+    metric = "ndcg(gain={1:3})@2"  # its parameters hold a dict: not hashable
+    a, b = ranklens.Evaluator([metric, "p@1"]), ranklens.Evaluator(["p@1", metric])
+    a.update(QRELS["q1"], RUNS["q1"])
+    b.update(QRELS["q2"], RUNS["q2"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ranklens.RanklensWarning)
+        res = a.merge(b).compute()
+    assert res.per_query("p@1") == {"q1": 0.0, "q2": 1.0}

@@ -190,8 +190,11 @@ class Evaluator:
     def _same_plan(self, other: Evaluator) -> dict[str, str]:
         """``{other's metric key: this one's key}``; a ProvenanceError naming what
         differs when the metrics or the conventions differ."""
-        mine = {metric: key for key, metric in self._plan.parsed.items()}
-        keys = {k: mine.get(m) for k, m in other._plan.parsed.items()}
+        mine = list(self._plan.parsed.items())  # Metric values may hold dicts: unhashable
+        keys = {
+            k: next((key for key, metric in mine if metric == m), None)
+            for k, m in other._plan.parsed.items()
+        }
         found = {v for v in keys.values() if v is not None}
         differ = []
         only_mine = [k for k in self._plan.keys if k not in found]
