@@ -56,7 +56,8 @@ Where a value is undefined rather than a 0/0 ratio (ROC-AUC with a single
 class, average precision without a positive sample) an ``InputError`` says
 so; scikit-learn returns NaN or 0.0 with a warning there.
 
-The recommender-system framing (seed 003): an item is *predicted positive* when
+The recommender-system framing (the "Validation and Metrics" chapter on
+recommender systems): an item is *predicted positive* when
 it was recommended and *truly positive* when the user interacted with it, so
 TP = recommended and interacted, FP = recommended, not interacted, FN = not
 recommended but interacted, TN = neither::
@@ -881,7 +882,7 @@ def log_likelihood(
       two classes of ``labels`` or ``y_true`` (scikit-learn's convention; 1 for
       0/1 outcomes, also when ``y_true`` holds only one of them).  An outcome
       equal to it contributes ``log p``, the other ``log(1 - p)``.  Used for
-      implicit-feedback latent factor models (seed 000).
+      implicit-feedback latent factor models (the "Evaluation Frameworks" notes).
     * categorical: ``y_prob`` is ``(n, n_classes)``, columns in ``labels``
       order (default: sorted classes of ``y_true``); rows must sum to 1 (or
       ``renormalize=True``).

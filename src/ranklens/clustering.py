@@ -1,4 +1,5 @@
-"""Clustering metrics (seed 004's definitions are the spec).
+"""Clustering metrics (definitions as in S. Alla, "Evaluation Metrics for Machine
+Learning Models", part two: clustering and ranking).
 
 Internal (need the data ``X``): silhouette, Davies-Bouldin, Calinski-Harabasz
 (scikit-learn) and the Dunn index (here: the classic form and torchmetrics'
@@ -117,14 +118,14 @@ def pair_f1(labels_true: Any, labels_pred: Any, *, zero_division: float = 0.0) -
 
 
 def jaccard(labels_true: Any, labels_pred: Any, *, zero_division: float = 0.0) -> float:
-    """Pair-counting Jaccard index TP / (TP + FP + FN) (seed 004)."""
+    """Pair-counting Jaccard index TP / (TP + FP + FN)."""
     tp, fp, fn, _ = pairs(labels_true, labels_pred)
     return ratio(tp, tp + fp + fn, zero_division)
 
 
 def purity(labels_true: Any, labels_pred: Any) -> float:
     """Purity = (1/N) sum over predicted clusters of the size of its most
-    frequent true class (seed 004).  1 when every point is its own cluster."""
+    frequent true class.  1 when every point is its own cluster."""
     c = cells(labels_true, labels_pred)
     best = np.zeros(len(c.pred_sizes), dtype=np.int64)
     np.maximum.at(best, c.pred, c.counts)
@@ -166,7 +167,7 @@ def adjusted_rand_index(labels_true: Any, labels_pred: Any) -> float:
 
 def nmi(labels_true: Any, labels_pred: Any, *, average_method: str = "arithmetic") -> float:
     """Normalized mutual information I(T; P) / mean(H(T), H(P)); ``average_method``
-    arithmetic (seed 004's (H+H)/2, the default), geometric, min or max."""
+    arithmetic ((H(C) + H(K)) / 2, the default), geometric, min or max."""
     with needs("ml", "ranklens.clustering.nmi"):
         from sklearn.metrics import normalized_mutual_info_score
 
@@ -225,7 +226,7 @@ def silhouette(
     reduction: str = "mean",
     per_sample: bool | None = None,
 ) -> Any:
-    """Mean silhouette coefficient (b - a) / max(a, b) (seed 004), scikit-learn's.
+    """Mean silhouette coefficient (b - a) / max(a, b) (Rousseeuw 1987), scikit-learn's.
 
     Exact by default (O(n^2) time, scikit-learn computes it in chunks).  For
     large n pass ``sample_size`` to average over a random subset of that many
@@ -324,7 +325,7 @@ def dunn_index(
 ) -> float:
     """Dunn index: smallest between-cluster separation over largest cluster size.
 
-    ``variant="classic"`` (seed 004, Dunn 1974): min over pairs of points in
+    ``variant="classic"`` (Dunn 1974): min over pairs of points in
     different clusters of their distance, divided by the max over clusters of
     the cluster diameter (largest distance between two of its points).  It is
     computed in row chunks of ``chunk_size`` x n distances (scipy's ``cdist``

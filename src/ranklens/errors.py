@@ -10,6 +10,7 @@ how to fix it.
 from __future__ import annotations
 
 import sys
+import warnings
 
 __all__ = [
     "ConventionError",
@@ -25,6 +26,7 @@ __all__ = [
     "RanklensWarning",
     "StoreError",
     "UnsupportedError",
+    "warn_plainly",
 ]
 
 
@@ -106,3 +108,12 @@ class RanklensDeprecationWarning(FutureWarning):
     A :class:`FutureWarning` (shown by default), not a :class:`DeprecationWarning`
     (hidden outside ``__main__``), because those who must change are the users.
     """
+
+
+def warn_plainly(message: Warning | str, category: type[Warning] = RanklensWarning) -> None:
+    """Warn without a source location: Python shows it on one line,
+    ``ranklens:0: RanklensWarning: <message>``, with no path or line of ranklens'
+    source and no source line under it (for what work inside a chart or a report
+    found; the command line prints our warnings as ``ranklens: warning: ...``).
+    Warning filters apply as to any warning."""
+    warnings.warn_explicit(str(message), category, "ranklens", 0, module="ranklens")

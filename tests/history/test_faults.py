@@ -185,10 +185,10 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "results.db"
     _valid_store(path)
     con = sqlite3.connect(path)
-    con.execute("UPDATE ranklens_schema SET version = 2")
+    con.execute("UPDATE ranklens_schema SET version = 3")
     con.commit()
     con.close()
-    with pytest.raises(StoreError, match="schema version 2; this ranklens reads version 1"):
+    with pytest.raises(StoreError, match="schema version 3; this ranklens reads versions 1, 2"):
         Store(path)
 
 

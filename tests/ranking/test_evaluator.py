@@ -103,7 +103,7 @@ def test_merge_workers_and_refusals() -> None:
             one.update(q, r)
         want = one.compute()
     assert merged.summary() == want.summary()
-    with pytest.raises(ranklens.RanklensError, match="differ in their metrics or conventions"):
+    with pytest.raises(ranklens.RanklensError, match="differ in their conventions"):
         a.merge(ranklens.Evaluator(METRICS, ties="input"))
     with pytest.raises(ranklens.InputError, match="evaluated by both evaluators"):
         a.merge(b)

@@ -40,10 +40,11 @@ def test_text_plain_and_styles() -> None:
     text = to_text(_table(), color=False)
     assert text.splitlines() == [
         "before",
-        "run                     map      P.5",
-        "────────────────────────────────────",
-        "a|<b>   0.5000 [0.4, 0.6] b   0.1000",
-        "c_d                  0.2500      NaN",
+        "run                   map          P.5",
+        "──────────────────────────────────────",
+        # the means line up (the interval and the letters have columns of their own)
+        "a|<b>   0.5000 [0.4, 0.6]   b   0.1000",
+        "c_d     0.2500                     NaN",
         "",
         "after 5%",
     ]
@@ -148,14 +149,11 @@ def test_comparison_table_follows_the_width_rule() -> None:
     wide = to_text(comparison_table(cmp), color=False)  # piped: no limit
     assert wide.splitlines()[0].split() == [
         "system",
-        "map",
-        "map",
-        "W/T/L",
-        "ndcg@5",
-        "ndcg@5",
-        "W/T/L",
+        *("map", "map", "diff", "map", "p", "map", "W/T/L"),
+        *("ndcg@5", "ndcg@5", "diff", "ndcg@5", "p", "ndcg@5", "W/T/L"),
     ]
     narrow = to_text(comparison_table(cmp), color=False, max_width=40)
     assert narrow.splitlines()[0].split() == ["system", "metric", "value"]
-    assert narrow.splitlines()[-1].startswith("Letters: ")
+    assert narrow.splitlines()[-2].startswith("Letters: ")
+    assert narrow.splitlines()[-1].startswith("diff: mean difference from the baseline")
     assert cmp.render("table", color=False) == wide

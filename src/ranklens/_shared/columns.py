@@ -17,6 +17,7 @@ from ranklens._shared.arrow import from_numpy, to_numpy
 from ranklens.errors import InputError
 
 __all__ = [
+    "NUMBER_TEXT",
     "as_float_column",
     "as_id_column",
     "decimal_text_order",
@@ -53,7 +54,9 @@ def to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
                 return pa.array(values.to_numpy())
             out = pa.Array.from_pandas(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
-            raise InputError(f"{what}: cannot read the column ({exc}).") from exc
+            raise _mixed_types(values, what) or InputError(
+                f"{what}: cannot read the column ({exc})."
+            ) from None
         # pandas 3 string columns can be several Arrow chunks (e.g. after a concat)
         return to_arrow(out, what) if isinstance(out, pa.ChunkedArray) else out
     if isinstance(values, np.ndarray):
@@ -63,9 +66,9 @@ def to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
             try:
                 return pa.array(values, from_pandas=True)
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-                raise InputError(
+                raise _mixed_types(values, what) or InputError(
                     f"{what}: the values are of mixed or unsupported types ({exc})."
-                ) from exc
+                ) from None
         if values.dtype.kind == "c":
             raise InputError(
                 f"{what}: the values are complex numbers; pass real numbers (e.g. the real "
@@ -82,12 +85,54 @@ def to_arrow(values: Any, what: str, nan_is_null: bool = True) -> pa.Array:
         try:
             return pa.array(list(values), from_pandas=nan_is_null)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise InputError(
+            raise _mixed_types(values, what) or InputError(
                 f"{what}: the values are of mixed or unsupported types ({exc})."
-            ) from exc
+            ) from None
     raise InputError(
         f"{what}: expected a list, numpy array, pandas/polars Series or pyarrow Array, "
         f"got {type(values).__name__}."
+    )
+
+
+_KINDS = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "text"))
+
+
+def _kind(value: Any) -> str:
+    value = value.item() if isinstance(value, np.generic) else value
+    for kind, name in _KINDS:
+        if isinstance(value, kind):
+            return name
+    return f"a {type(value).__name__}"
+
+
+def _mixed_types(values: Any, what: str) -> InputError | None:
+    """The error of a column whose values mix types (text and integers): the first row
+    of each type, and how to make it one type; None when it does not mix types.  Only
+    on the error path (a pass over the values in Python)."""
+    is_pandas = type(values).__module__.split(".")[0] == "pandas"
+    items = values.tolist() if isinstance(values, np.ndarray) else values
+    firsts: dict[str, int] = {}
+    for i, v in enumerate(items.to_numpy() if is_pandas else items):
+        if v is None or (isinstance(v, float) and v != v):
+            continue  # missing: not a type of its own
+        firsts.setdefault(_kind(v), i)
+        if len(firsts) > 3:
+            break
+    if len(firsts) < 2:
+        return None
+
+    def row(i: int) -> str:
+        label = values.index[i] if is_pandas else i
+        label = label.item() if isinstance(label, np.generic) else label
+        value = items.iloc[i] if is_pandas else items[i]
+        value = value.item() if isinstance(value, np.generic) else value
+        return f"row {label!r} is {_kind(value)} ({value!r})"
+
+    name = getattr(values, "name", None) if is_pandas else None
+    fix = f"df[{name!r}].astype(str)" if name is not None else "[str(v) for v in values]"
+    shown = "; ".join(row(i) for i in sorted(firsts.values()))
+    return InputError(
+        f"{what}: the column mixes types ({shown}); make it one type, e.g. text ids with {fix}."
     )
 
 
@@ -349,6 +394,11 @@ def sorted_id_codes(values: Any, what: str) -> tuple[pa.Array, np.ndarray]:
     return ids.take(from_numpy(order)), rank[codes].astype(np.int64)
 
 
+#: The decimal text Arrow reads as a float64 (ASCII digits, optional sign, point,
+#: exponent; inf and nan), matched case-insensitively.
+NUMBER_TEXT = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$|^[+-]?(?:inf|infinity|nan)$"
+
+
 def as_float_column(values: Any, what: str) -> np.ndarray:
     """Return ``values`` as a new float64 numpy array (never a view of the
     caller's data).  Non-numeric values and nulls are rejected."""
@@ -375,8 +425,8 @@ def as_float_column(values: Any, what: str) -> np.ndarray:
     ):
         example = ""
         if pa.types.is_string(t) or pa.types.is_large_string(t):
-            bad = pc.utf8_is_numeric(arr)
-            idx = np.flatnonzero(~to_numpy(bad, fill=False))
+            ok = pc.match_substring_regex(arr, NUMBER_TEXT, ignore_case=True)
+            idx = np.flatnonzero(~to_numpy(ok, fill=True))  # the first that is no number
             if idx.size:
                 example = f" (row {int(idx[0])}: {arr[int(idx[0])].as_py()!r})"
         raise InputError(

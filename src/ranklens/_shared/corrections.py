@@ -41,7 +41,15 @@ from typing import Any
 
 from ranklens._shared.deprecation import renamed_choice
 
-__all__ = ["CORRECTIONS", "DEPRECATED", "NAMES", "STATSMODELS", "adjust", "canonical"]
+__all__ = [
+    "CORRECTIONS",
+    "DEPRECATED",
+    "NAMES",
+    "STATSMODELS",
+    "adjust",
+    "canonical",
+    "correction_phrase",
+]
 
 #: Display names (for reports), keyed by the one spelling each correction has.
 NAMES: dict[str, str] = {
@@ -107,3 +115,18 @@ def adjust(p: Any, correction: str, alpha: float, extra: str, where: str) -> Any
     with np.errstate(divide="ignore", invalid="ignore"):
         out[ok] = multipletests(out[ok], alpha=alpha, method=STATSMODELS[correction])[1]
     return out
+
+
+def correction_phrase(correction: str, n_tests: int) -> str:
+    """How the tests were corrected, in words: ``Holm correction over 3 tests``; ``one
+    test, so no correction``; ``no correction over 3 tests``.
+
+    >>> correction_phrase("holm", 3), correction_phrase("holm", 1), correction_phrase("none", 2)
+    ('Holm correction over 3 tests', 'one test, so no correction', 'no correction over 2 tests')
+    """
+    if n_tests == 0:
+        return "no test"
+    if n_tests == 1:
+        return "one test, so no correction"
+    name = NAMES[correction]
+    return f"{name if correction == 'none' else name + ' correction'} over {n_tests} tests"

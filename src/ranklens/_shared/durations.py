@@ -46,11 +46,13 @@ import numpy as np
 from ranklens._shared.frames import TimeKind
 from ranklens.errors import InputError
 
-__all__ = ["EXAMPLES", "as_duration", "parse_duration"]
+__all__ = ["EXAMPLES", "MAX_NANOSECONDS", "as_duration", "parse_duration"]
 
 EXAMPLES = "'7D', '7 days', '2 weeks', '12h', '90min', '30s' or a datetime.timedelta"
 
 _SECOND = 10**9
+#: The longest duration a timestamp column can hold (int64 nanoseconds: about 292 years).
+MAX_NANOSECONDS = 2**63 - 1
 _UNITS: dict[str, int] = {}
 for _names, _ns in (
     (("w", "week", "weeks"), 604_800 * _SECOND),
@@ -122,6 +124,11 @@ def as_duration(
         if ns is None:
             raise InputError(
                 f"{p}{param}: cannot read {value!r} as a duration; use e.g. {EXAMPLES}."
+            )
+        if ns > MAX_NANOSECONDS:
+            raise InputError(
+                f"{p}{param}: {value!r} is longer than the longest duration a timestamp can "
+                "hold (about 292 years); give a shorter one."
             )
         out = ns
     else:

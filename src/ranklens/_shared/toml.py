@@ -28,6 +28,11 @@ def loads(text: str, path: str, what: str = "file") -> dict[str, Any]:
 
     try:
         return tomllib.loads(text)
+    except RecursionError:  # arrays or inline tables nested thousands deep
+        raise InputError(
+            f"{path}: the {what} is nested too deeply to read (arrays or tables inside "
+            "one another thousands of times); write it flat, as its documentation shows."
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         found = _WHERE.search(message)

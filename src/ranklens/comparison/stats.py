@@ -94,6 +94,7 @@ __all__ = [
     "CI_METHODS",
     "CORRECTIONS",
     "CORRECTION_NAMES",
+    "MAX_RESAMPLES",
     "TESTS",
     "bootstrap_test",
     "cohens_d_paired",
@@ -148,11 +149,24 @@ def check_alpha(alpha: float, name: str = "alpha") -> float:
     )
 
 
+#: The most resamples a test or interval draws: ten million already takes minutes on
+#: many queries, and 10,000 gives a p-value to about +-0.005.
+MAX_RESAMPLES = 10_000_000
+
+
 def check_resamples(n: int) -> int:
-    """``n`` as a positive int, else :class:`MetricParameterError`."""
-    return validate.check_int(
+    """``n`` as a positive int up to :data:`MAX_RESAMPLES`, else
+    :class:`MetricParameterError`."""
+    out = validate.check_int(
         "the 'n_resamples' parameter", n, hint="e.g. 10000", error=MetricParameterError
     )
+    if out > MAX_RESAMPLES:
+        raise MetricParameterError(
+            f"n_resamples must be at most {MAX_RESAMPLES:,}, got {out:,}; "
+            "10,000 resamples give a p-value to about +-0.005 and 1,000,000 to about "
+            "+-0.0005."
+        )
+    return out
 
 
 def check_correction(method: str, where: str = "correct") -> str:

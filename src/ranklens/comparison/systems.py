@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._shared.corrections import correction_phrase
 from ranklens._shared.deps import needs
 from ranklens.comparison import stats as st
 from ranklens.errors import InputError, MetricNameError, RanklensWarning
@@ -156,15 +157,20 @@ class Comparison:
         """One sentence naming the test, correction, alpha and interval."""
         scope = f"against {self.baseline}" if self.baseline is not None else "pairwise"
         ci = {"t": "t", "percentile": "bootstrap percentile", "bca": "bootstrap BCa"}[self.ci]
+        seed = (
+            f"seed {self.seed}"
+            if self.seed is not None
+            else "no fixed seed (the resampled numbers vary from run to run)"
+        )
         res = (
-            f", {self.n_resamples} resamples, seed {self.seed}"
+            f", {self.n_resamples} resamples, {seed}"
             if self.test in ("randomization", "bootstrap") or self.ci != "t"
             else ""
         )
+        corrected = correction_phrase(self.correction, len(self.pairs))
         return (
-            f"{_TEST_NAMES[self.test]} ({scope}), {_CORRECTION_NAMES[self.correction]} "
-            f"correction over {len(self.pairs)} tests, alpha {self.alpha:g}; "
-            f"{self.ci_level:.0%} {ci} intervals{res}."
+            f"{_TEST_NAMES[self.test]} ({scope}), {corrected}"
+            f", alpha {self.alpha:g}; {self.ci_level:.0%} {ci} intervals{res}."
         )
 
     # ------------------------------------------------------------------ tables

@@ -1,5 +1,5 @@
-"""Object detection metrics (seed 001): IoU, greedy matching, AP and mAP,
-COCO evaluation (:func:`coco_evaluate`; one number of it: :func:`coco_ap`,
+"""Object detection metrics (Everingham et al. 2010, PASCAL VOC): IoU, greedy matching,
+AP and mAP, COCO evaluation (:func:`coco_evaluate`; one number of it: :func:`coco_ap`,
 :func:`coco_ar`).
 
 >>> from ranklens.detection import iou

@@ -65,6 +65,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._shared.frames import column_names, columns_from_frame, is_table, materialise
+from ranklens._shared.validate import py_value
 from ranklens.errors import InputError
 
 __all__ = ["DEFAULT_AREA_RANGES", "CocoResult", "coco_ap", "coco_ar", "coco_evaluate"]
@@ -476,8 +477,9 @@ def _code_ids(g: _Table, d: _Table, images: Any, cat_list: Any) -> _Ids:
             img_ids = np.unique(np.asarray(images))
             unknown = ~np.isin(d.image, img_ids)
             if unknown.any():
+                first = py_value(d.image[np.flatnonzero(unknown)[0]])
                 raise InputError(
-                    f"det['image_id'] {d.image[np.flatnonzero(unknown)[0]]!r} is not among "
+                    f"det['image_id'] {first!r} is not among "
                     "gt['images'] (pycocotools refuses such results too)."
                 )
         else:

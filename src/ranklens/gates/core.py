@@ -147,6 +147,8 @@ def gate(
             continue
         assert base is not None
         c, b, left = _paired(cand, key, base, _key(base, rule.metric, "baseline"))
+        if len(c) == 0:
+            raise _nothing_in_common(cand, base, rule.metric)
         if left:
             notes.append(
                 f"{rule.metric}: {left} queries without a value in both systems were "
@@ -162,12 +164,9 @@ def gate(
         adjusted = st.correct([p for _, p in tests], correction, alpha)
         for (i, p), padj in zip(tests, adjusted, strict=True):
             outcomes[i] = _decide_ni(outcomes[i], p, float(padj), alpha, correction)
-    settings = {
-        "alpha": alpha,
-        "correction": correction,
-        "ci": ci,
-        "test": "paired t-test, one-sided (non-inferiority)",
-    }
+    settings: dict[str, Any] = {"alpha": alpha, "ci": ci}
+    if any(r.kind == "non_inferiority" for r in ruleset.rules):  # only what was used
+        settings.update(correction=correction, test="paired t-test, one-sided (non-inferiority)")
     if ci != "t":
         settings.update(n_resamples=n_resamples, seed=seed if isinstance(seed, int) else None)
     return Verdict(
@@ -249,6 +248,25 @@ def _paired(cand: Result, ck: str, base: Result, bk: str) -> tuple[np.ndarray, n
     ok = ~(np.isnan(c) | np.isnan(b))
     total = len(np.union1d(cq, bq))
     return c[ok], b[ok], int(total - ok.sum())
+
+
+def _nothing_in_common(cand: Result, base: Result, metric: str) -> InputError:
+    """The data error of a comparison with no query to compare: the two results share
+    no query, or none with a value of ``metric`` in both."""
+    names = (
+        f"the candidate ({cand.run_name or 'candidate'}, {len(cand.query_ids)} queries) and "
+        f"the baseline ({base.run_name or 'baseline'}, {len(base.query_ids)} queries)"
+    )
+    if not set(cand.query_ids) & set(base.query_ids):
+        return InputError(
+            f"gate: {names} have no query in common, so there is nothing to compare; "
+            "check that both runs answer the same queries (the same qrels and topics)."
+        )
+    return InputError(
+        f"gate: {names} have no query with a value of {metric} in both (it is undefined "
+        "wherever they overlap), so there is nothing to compare; check the qrels and "
+        "the conventions for queries without relevant documents."
+    )
 
 
 def _prov(res: Result) -> dict[str, Any] | None:
@@ -355,17 +373,6 @@ def _compared(
     from ranklens.comparison.stats import mean_ci, paired_ttest
 
     n = len(c)
-    if n == 0:
-        return (
-            RuleOutcome(
-                rule,
-                False,
-                f"no query has a value of {rule.metric} in both systems; nothing to compare.",
-                value,
-            ),
-            None,
-            None,
-        )
     cm, bm = aggregate(c, how), aggregate(b, how)
     diff = cm - bm
     lo = hi = float("nan")

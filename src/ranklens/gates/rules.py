@@ -85,7 +85,7 @@ class Rule:
             raise MetricParameterError(
                 f"a rule's metric must be a metric string such as 'ndcg@10', got {self.metric!r}."
             )
-        get_metric(self.metric)  # an unknown metric fails here, before any data is read
+        metric = get_metric(self.metric)  # an unknown metric fails here, before any data is read
         t = self.threshold
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
             raise MetricParameterError(
@@ -101,6 +101,48 @@ class Rule:
                 "relative threshold (a percentage)."
             )
         object.__setattr__(self, "threshold", float(t))
+        self._check_reachable(metric)
+
+    def _check_reachable(self, metric: Any) -> None:
+        """Refuse a rule that can never pass or never fail, by the metric's declared
+        range (the catalogue's ``range``: ``ndcg`` is in [0, 1])."""
+        defn = metric.definition
+        rng = defn.value_range(metric.resolved_params())
+        if rng is None:
+            return
+        lo, hi = float(rng[0]), float(rng[1])
+        t, width = self.threshold, hi - lo
+        span = f"{self.metric} is in [{lo:g}, {hi:g}]"
+        why = ""
+        if self.kind == "min" and t > hi:
+            why = f"{span}, so no system can reach a floor of {t:g}: the rule can never pass"
+        elif self.kind == "min" and t < lo:
+            why = f"{span}, so every system is above a floor of {t:g}: the rule can never fail"
+        elif self.kind == "max_drop" and not self.relative and t > width:
+            why = (
+                f"{span}, so it can drop by at most {width:g}: allowing {t:g} means the "
+                "rule can never fail"
+            )
+        elif (
+            self.kind == "max_drop"
+            and self.relative
+            and t > 1
+            and lo >= 0
+            and defn.higher_is_better
+        ):
+            why = (
+                f"{span}, so it can drop by at most 100% of the baseline: allowing "
+                f"{t * 100:g}% means the rule can never fail"
+            )
+        elif self.kind == "non_inferiority" and t > width:
+            why = (
+                f"{span}, so no system is worse than another by more than {width:g}: a "
+                f"margin of {t:g} means the rule can never fail"
+            )
+        if why:
+            raise MetricParameterError(
+                f"{self.kind} {self.metric}: {why}; give a threshold within the metric's range."
+            )
 
     @classmethod
     def parse(cls, kind: str, text: str) -> Rule:
@@ -112,7 +154,16 @@ class Rule:
                 f"{KINDS.get(kind, kind)} {text!r}: write METRIC=VALUE, "
                 "e.g. ndcg@10=0.01 (or map=2% for a relative drop)."
             )
-        return cls.of(kind, metric.strip(), value.strip())
+        try:
+            return cls.of(kind, metric.strip(), value.strip())
+        except MetricParameterError as exc:  # named as the command line wrote the rule
+            said = f"{kind} {metric.strip()}: "
+            message = str(exc)
+            if not message.startswith(said):
+                raise
+            raise MetricParameterError(
+                f"{KINDS.get(kind, kind)} {text}: {message[len(said) :]}"
+            ) from None
 
     @classmethod
     def of(cls, kind: str, metric: str, value: Any) -> Rule:

@@ -181,6 +181,13 @@ class Verdict:
         rule; a failed rule carries a ``failure`` whose message is the reason."""
         import xml.etree.ElementTree as ET
 
+        shown: list[bool] = []
+
+        def text(value: str) -> str:  # as tables show it, noting that it was changed
+            out = display_id(value)
+            shown.append(out != value)
+            return out
+
         suite = ET.Element(
             "testsuite",
             name="ranklens gate",
@@ -195,12 +202,12 @@ class Verdict:
             ("baseline", self.baseline or ""),
             *((k, str(v)) for k, v in self.settings.items()),
         ):
-            ET.SubElement(props, "property", name=k, value=display_id(str(v)))
+            ET.SubElement(props, "property", name=k, value=text(str(v)))
         for o in self.outcomes:
             # ids and names with control characters would make the XML invalid
-            reason = display_id(o.reason)
+            reason = text(o.reason)
             case = ET.SubElement(
-                suite, "testcase", classname=f"ranklens.gate.{o.kind}", name=display_id(str(o.rule))
+                suite, "testcase", classname=f"ranklens.gate.{o.kind}", name=text(str(o.rule))
             )
             if not o.passed:
                 fail = ET.SubElement(case, "failure", message=reason, type="regression")
@@ -214,8 +221,14 @@ class Verdict:
             failures=str(len(self.failures)),
         )
         root.append(suite)
-        if self.notes:
-            ET.SubElement(suite, "system-err").text = "\n".join(map(display_id, self.notes))
+        notes = [text(n) for n in self.notes]
+        if any(shown):
+            notes.append(
+                "some names or reasons held control characters, bidirectional controls or "
+                "code points XML cannot carry (U+FFFE); they are written as \\uNNNN."
+            )
+        if notes:
+            ET.SubElement(suite, "system-err").text = "\n".join(notes)
         ET.indent(root)
         return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 

@@ -2,8 +2,9 @@
 
 Each record is one evaluation of one run: its summary, every per-query value,
 its provenance (:mod:`ranklens.ranking.provenance`), the time (UTC), the git
-commit of the working directory when there is one, the command that made it and
-the user's tags.
+commit of the working directory when there is one, the command that made it
+(``evaluate``, ``gate``, ...), the verdict of a gate that recorded it, and the
+user's tags.
 
 The file is SQLite in WAL mode (readers never wait for a writer).  A record is
 written in one transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``): a writer killed
@@ -14,17 +15,24 @@ it is: SQLite's ``application_id`` is ranklens' own and the table
 file that is not one, is refused with a :class:`~ranklens.errors.StoreError`
 naming the file.
 
-Layout (schema version 1)::
+Layout (schema version 2)::
 
     ranklens_schema(version, created)
     records(id, created, run, command, git_commit, version, n_queries, metrics,
-            conventions, report, provenance, query_ids)   -- ids: Arrow IPC blob
+            conventions, report, provenance, query_ids,   -- ids: Arrow IPC blob
+            verdict)                                      -- JSON, or NULL
     metric_values(record_id, position, metric, value, per_query)  -- values: .npy blob
     tags(record_id, key, value)
 
 Per-query values are stored compactly: one ``.npy`` blob (float64) per
 (record, metric) and one Arrow IPC blob of the query ids per record, so 100,000
 queries x 10 metrics is one small transaction of 11 blobs.
+
+A store of schema version 1 (ranklens before the ``verdict`` column) is upgraded
+in place when it is opened for writing (one transaction adds the column), and is
+read as it is when it is read-only (its records have no verdict).  A read-only
+store (no write permission on the file or its folder) opens for reading; writing a
+record into it is a :class:`~ranklens.errors.StoreError` that says so.
 
 >>> import ranklens, tempfile, os
 >>> from ranklens.history import Store
@@ -67,10 +75,14 @@ __all__ = [
     "split_ref",
 ]
 
-#: The schema version this ranklens writes and reads.
-SCHEMA_VERSION = 1
+#: The schema version this ranklens writes and reads (it also reads, and upgrades,
+#: the versions in :data:`READS`).
+SCHEMA_VERSION = 2
+READS = (1, 2)
 #: SQLite ``application_id`` of a ranklens store ("RkLH").
 APPLICATION_ID = 0x526B4C48
+#: The largest record id (SQLite's largest integer).
+MAX_RECORD_ID = 2**63 - 1
 #: Seconds a writer waits for another writer's transaction.
 TIMEOUT = 60.0
 #: Test hook: seconds to sleep inside the write transaction, after half the values
@@ -91,7 +103,8 @@ CREATE TABLE records (
     conventions TEXT NOT NULL,
     report TEXT NOT NULL,
     provenance TEXT,
-    query_ids BLOB NOT NULL
+    query_ids BLOB NOT NULL,
+    verdict TEXT
 );
 CREATE TABLE metric_values (
     record_id INTEGER NOT NULL REFERENCES records(id) ON DELETE CASCADE,
@@ -138,9 +151,24 @@ def split_ref(text: str) -> tuple[str, int] | None:
     import re
 
     found = re.fullmatch(r"(.+)#(\d+)", str(text))
-    if found is None or Path(text).exists():
+    if found is None or _exists(text):
         return None
-    return found.group(1), int(found.group(2))
+    path, digits = found.group(1), found.group(2).lstrip("0") or "0"
+    if len(digits) > len(str(MAX_RECORD_ID)) or int(digits) > MAX_RECORD_ID:
+        shown = digits if len(digits) <= 30 else f"{digits[:30]}... ({len(digits)} digits)"
+        raise StoreError(
+            f"{path}: no record {shown}: record ids are whole numbers from 1 to "
+            f"{MAX_RECORD_ID} (see 'ranklens history {path}')."
+        )
+    return path, int(digits)
+
+
+def _exists(path: str) -> bool:
+    """Whether ``path`` exists (a name too long to be a file's does not)."""
+    try:
+        return Path(path).exists()
+    except OSError:
+        return False
 
 
 def load_ref(text: str) -> StoredRecord:
@@ -176,7 +204,13 @@ def parse_time(value: Any, name: str) -> dt.datetime:
         except ValueError:
             pass
         else:
-            return dt.datetime.now(dt.UTC) - dt.timedelta(microseconds=ns / 1000)
+            try:
+                return dt.datetime.now(dt.UTC) - dt.timedelta(microseconds=ns // 1000)
+            except OverflowError:
+                raise InputError(
+                    f"{name}={value!r} reaches back before the year 1; give a shorter "
+                    "duration ('30d', '2 weeks') or a date ('2026-11-01')."
+                ) from None
     raise InputError(
         f"{name}={value!r} is not a time; give a date or time "
         "('2026-11-01', '2026-11-01T12:00'), a duration back from now ('30d', "
@@ -234,6 +268,14 @@ class StoredRecord:
     report: dict[str, int]
     provenance: dict[str, Any] | None
     path: str = field(repr=False, default="")
+    #: the verdict of the gate that recorded this result (``Verdict.as_dict()``: its
+    #: ``passed``, ``headline``, ``rules`` ...); None when no gate recorded it
+    verdict: dict[str, Any] | None = field(repr=False, default=None)
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether the gate that recorded this result passed (None: no gate did)."""
+        return None if self.verdict is None else bool(self.verdict.get("passed"))
 
     def result(self) -> Result:
         """The stored evaluation as a :class:`ranklens.Result` (per-query values,
@@ -259,6 +301,7 @@ class Store:
     ) -> None:
         self.path = str(path)
         self._timeout = timeout
+        self._verdicts = True  # the records table has the verdict column (schema 2)
         p = Path(self.path)
         if p.is_dir():
             raise StoreError(
@@ -271,15 +314,54 @@ class Store:
                 )
             if not p.parent.is_dir():
                 raise StoreError(f"{self.path}: the folder {str(p.parent)!r} does not exist.")
-        try:
-            self._con = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot open the results store ({exc}).") from None
+        #: the store can be read but not written (no write permission on the file or
+        #: its folder): it is opened read-only, and :meth:`record` says so
+        self.read_only = p.exists() and not (
+            os.access(p, os.W_OK) and os.access(p.resolve().parent, os.W_OK | os.X_OK)
+        )
+        self._con = self._connect(immutable=False)
         try:
             self._prepare()
+        except StoreError:
+            self._con.close()
+            if not self.read_only:
+                raise
+            # a read-only WAL database whose folder cannot hold its -shm file: read it
+            # as a snapshot
+            self._con = self._connect(immutable=True)
+            try:
+                self._prepare()
+            except BaseException:
+                self._con.close()
+                raise
         except BaseException:
             self._con.close()
             raise
+
+    def _connect(self, immutable: bool) -> sqlite3.Connection:
+        try:
+            if not self.read_only:
+                return sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None)
+            from urllib.parse import quote
+
+            uri = f"file:{quote(os.path.abspath(self.path))}?mode=ro"
+            uri += "&immutable=1" if immutable else ""
+            return sqlite3.connect(uri, uri=True, timeout=self._timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the results store ({exc}).") from None
+
+    def check_writable(self) -> None:
+        """Raise the :class:`~ranklens.errors.StoreError` that :meth:`record` would
+        raise in a read-only store, before any work is done."""
+        if self.read_only:
+            raise self._read_only_error()
+
+    def _read_only_error(self) -> StoreError:
+        return self._fail(
+            "the results store is read-only (no write permission on the file or its "
+            f"folder), so nothing can be recorded in it; make it writable (chmod u+w "
+            f"{self.path}, and its folder) or record into another store."
+        )
 
     # -- opening ----------------------------------------------------------------------
     def _fail(self, why: str) -> StoreError:
@@ -296,6 +378,8 @@ class Store:
                 self._prepare_once()
                 return
             except sqlite3.OperationalError as exc:
+                if _read_only(exc):
+                    raise self._read_only_error() from None
                 if "locked" not in str(exc) or time.monotonic() >= deadline:
                     raise self._fail(
                         f"the results store is corrupt or unreadable ({exc})."
@@ -314,7 +398,7 @@ class Store:
             finally:
                 con.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
-            if _locked(exc):
+            if _locked(exc) or _read_only(exc):
                 raise
             raise self._fail(
                 f"not a ranklens results store: the file is not a SQLite "
@@ -327,16 +411,24 @@ class Store:
                 f"{shown}), not a ranklens results store; give another file "
                 "name."
             )
+        if app != APPLICATION_ID and self.read_only:
+            raise self._fail(
+                "the file is empty and read-only, so it cannot become a results store; "
+                "give another file name."
+            )
         try:
             con.execute("PRAGMA foreign_keys = ON")
             con.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
-            if con.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            if (
+                not self.read_only
+                and con.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal"
+            ):
                 con.execute("PRAGMA journal_mode = WAL")
             if app != APPLICATION_ID:
                 self._create()
             self._check_schema()
         except sqlite3.DatabaseError as exc:
-            if _locked(exc):
+            if _locked(exc) or _read_only(exc):
                 raise
             raise self._fail(f"the results store is corrupt or unreadable ({exc}).") from None
 
@@ -366,12 +458,32 @@ class Store:
             raise self._fail("the results store lacks its tables (damaged); start a new file.")
         row = self._con.execute("SELECT max(version) FROM ranklens_schema").fetchone()
         version = row[0] if row else None
-        if version != SCHEMA_VERSION:
+        if version not in READS:
             raise self._fail(
                 f"the results store has schema version {version}; this ranklens "
-                f"reads version {SCHEMA_VERSION}. Upgrade ranklens (or use a new "
-                "file)."
+                f"reads versions {', '.join(map(str, READS))}. Upgrade ranklens (or use a "
+                "new file)."
             )
+        if version < SCHEMA_VERSION and not self.read_only:
+            self._upgrade()
+        columns = {r[1] for r in self._con.execute("PRAGMA table_info(records)")}
+        self._verdicts = "verdict" in columns
+
+    def _upgrade(self) -> None:
+        """Schema 1 -> 2 in one transaction: the records' verdict column (another
+        process may be doing the same)."""
+        con = self._con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            if con.execute("SELECT max(version) FROM ranklens_schema").fetchone()[0] == 1:
+                con.execute("ALTER TABLE records ADD COLUMN verdict TEXT")
+                con.execute(
+                    "INSERT INTO ranklens_schema VALUES (?, ?)", (SCHEMA_VERSION, _stamp(_now()))
+                )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         self._con.close()
@@ -394,15 +506,24 @@ class Store:
         command: str = "python",
         commit: str | None = "auto",
         run: str | None = None,
+        verdict: Any = None,
     ) -> int:
         """Store ``result`` (one transaction) and return its record id.
 
-        ``tags`` are the user's labels (``{"model": "v2"}``); ``commit`` is the git
-        commit to record (``"auto"``: that of the current directory, if any; None:
-        none); ``run`` names the run (default: ``result.run_name``).
+        ``tags`` are the user's labels (``{"model": "v2"}``); ``command`` what made
+        the record (``"evaluate"``, ``"gate"``; shown by ``ranklens history``);
+        ``commit`` is the git commit to record (``"auto"``: that of the current
+        directory, if any; None: none); ``run`` names the run (default:
+        ``result.run_name``); ``verdict`` the :class:`ranklens.gates.Verdict` (or its
+        ``as_dict()``) of the gate that judged ``result``, kept with the record
+        (:attr:`StoredRecord.verdict`).
         """
         if not isinstance(result, Result):
             raise InputError(f"Store.record takes a ranklens.Result, got {type(result).__name__}.")
+        self.check_writable()
+        if not isinstance(command, str) or not command.strip():
+            raise InputError(f"command must be non-empty text, got {command!r}.")
+        verdict_json = _verdict_json(verdict)
         clean = _check_tags(tags)
         sha = git_commit() if commit == "auto" else commit
         prov = None if result.provenance is None else json.dumps(result.provenance.as_dict())
@@ -416,8 +537,8 @@ class Store:
             try:
                 cur = con.execute(
                     "INSERT INTO records (created, run, command, git_commit, version, n_queries,"
-                    " metrics, conventions, report, provenance, query_ids) VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " metrics, conventions, report, provenance, query_ids, verdict) VALUES "
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         _stamp(_now()),
                         run if run is not None else result.run_name,
@@ -430,6 +551,7 @@ class Store:
                         json.dumps({k: int(v) for k, v in result.report.items()}),
                         prov,
                         ids,
+                        verdict_json,
                     ),
                 )
                 rid = int(cur.lastrowid or 0)
@@ -450,6 +572,8 @@ class Store:
                     con.execute("ROLLBACK")
                 raise
         except sqlite3.DatabaseError as exc:
+            if _read_only(exc):
+                raise self._read_only_error() from None
             raise self._fail(f"cannot write the record ({exc}).") from None
         return rid
 
@@ -491,7 +615,8 @@ class Store:
                 args.append(_stamp(t))
         sql = (
             "SELECT r.id, r.created, r.run, r.command, r.git_commit, r.version, "
-            "r.n_queries, r.metrics, r.conventions, r.report, r.provenance FROM records r"
+            f"r.n_queries, r.metrics, r.conventions, r.report, r.provenance, {self._verdict} "
+            "FROM records r"
         )
         if where:
             sql += " WHERE " + " AND ".join(where)
@@ -503,9 +628,16 @@ class Store:
         """The record ``record_id``; :class:`~ranklens.errors.StoreError` if there is none."""
         if isinstance(record_id, bool) or not isinstance(record_id, (int, np.integer)):
             raise InputError(f"record_id must be an integer, got {record_id!r}.")
+        if not 1 <= int(record_id) <= MAX_RECORD_ID:
+            rid = int(record_id)
+            shown = str(rid) if rid.bit_length() < 100 else f"of {rid.bit_length()} bits"
+            raise self._fail(
+                f"no record {shown}: record ids are whole numbers from 1 to "
+                f"{MAX_RECORD_ID} (see 'ranklens history {self.path}')."
+            )
         rows = self._query(
             "SELECT id, created, run, command, git_commit, version, n_queries, metrics, "
-            "conventions, report, provenance FROM records WHERE id = ?",
+            f"conventions, report, provenance, {self._verdict} FROM records r WHERE id = ?",
             [int(record_id)],
         )
         if not rows:
@@ -529,9 +661,17 @@ class Store:
             conv = Conventions(**rec.conventions)
             parsed = {m: get_metric(m) for m in rec.metrics}
             query_ids = _ids_from_blob(ids)
-        except (KeyError, ValueError, TypeError, OSError) as exc:
-            raise self._fail(f"record {rec.id} is damaged ({exc}).") from None
-        prov = None if rec.provenance is None else Provenance.from_dict(rec.provenance)
+            prov = None if rec.provenance is None else Provenance.from_dict(rec.provenance)
+        except (KeyError, ValueError, TypeError, AttributeError, OSError) as exc:
+            why = f"missing values of {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise self._damaged(rec.id, why) from None
+        for m, v in values.items():
+            if v.ndim != 1 or len(v) != len(query_ids) or len(query_ids) != rec.n_queries:
+                raise self._damaged(
+                    rec.id,
+                    f"{m} has {v.size} per-query values for {len(query_ids)} query ids; "
+                    f"the record says {rec.n_queries} queries",
+                )
         return Result(
             metrics=rec.metrics,
             query_ids=query_ids,
@@ -541,6 +681,12 @@ class Store:
             report=rec.report,
             run_name=rec.run,
             provenance=prov,
+        )
+
+    def _damaged(self, record_id: int, why: str) -> StoreError:
+        return self._fail(
+            f"record {record_id} is damaged ({why}); the store was changed outside ranklens "
+            "or cut short. Restore the store from a copy, or record the run again."
         )
 
     def trend(
@@ -592,7 +738,7 @@ class Store:
         ):
             tags[rid][k] = v
         out = []
-        for rid, created, run, command, sha, version, nq, metrics, conv, report, prov in rows:
+        for rid, created, run, command, sha, version, nq, metrics, conv, report, prov, ver in rows:
             out.append(
                 StoredRecord(
                     id=int(rid),
@@ -609,9 +755,15 @@ class Store:
                     report=self._json(rid, "report", report, dict),
                     provenance=None if prov is None else self._json(rid, "provenance", prov, dict),
                     path=self.path,
+                    verdict=None if ver is None else self._json(rid, "verdict", ver, dict),
                 )
             )
         return out
+
+    @property
+    def _verdict(self) -> str:
+        """The verdict column in a query (NULL in a read-only store of schema 1)."""
+        return "r.verdict" if self._verdicts else "NULL"
 
     def _json(self, record: Any, column: str, text: Any, kind: type) -> Any:
         """A record's JSON column read back; a value changed outside ranklens (not JSON,
@@ -635,6 +787,31 @@ class Store:
                 "outside ranklens. Restore the store from a copy."
             )
         return value
+
+
+def _verdict_json(verdict: Any) -> str | None:
+    """A gate's verdict as stored: JSON of ``verdict.as_dict()`` (or of the mapping)."""
+    if verdict is None:
+        return None
+    doc = verdict.as_dict() if hasattr(verdict, "as_dict") else verdict
+    if not isinstance(doc, Mapping) or "passed" not in doc:
+        raise InputError(
+            "verdict must be the ranklens.gates.Verdict of a gate (or its as_dict()), "
+            f"got {type(verdict).__name__}."
+        )
+    try:
+        return json.dumps(doc, default=_plain)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"verdict: cannot store it as JSON ({exc}).") from None
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and other values a verdict holds, as JSON takes them."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (tuple, set, frozenset)):
+        return list(value)
+    return str(value)
 
 
 def _check_tags(tags: Mapping[str, str] | None) -> dict[str, str]:
@@ -672,6 +849,11 @@ def _stamp(t: dt.datetime) -> str:
 def _parse_utc(text: str) -> dt.datetime:
     t = dt.datetime.fromisoformat(text)
     return t if t.tzinfo else t.replace(tzinfo=dt.UTC)
+
+
+def _read_only(exc: sqlite3.DatabaseError) -> bool:
+    """SQLite refused to write: the file or its folder is read-only."""
+    return "readonly" in str(exc) or "read-only" in str(exc)
 
 
 def _locked(exc: sqlite3.DatabaseError) -> bool:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import io
 import os
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -31,7 +30,14 @@ import pyarrow.csv as pacsv
 
 from ranklens._shared.arrow import to_numpy
 from ranklens.errors import InputError, RanklensError
-from ranklens.io._files import _MAGIC, STDIN, _suffixes, check_readable, is_stream
+from ranklens.io._files import (
+    _MAGIC,
+    STDIN,
+    _suffixes,
+    check_readable,
+    is_stream,
+    stdin_buffer,
+)
 from ranklens.io._trec_format import BOM
 from ranklens.io.tables import Roles, _csv_header, csv_field_problem, pick_roles
 
@@ -63,7 +69,7 @@ class Source(io.RawIOBase):
         self._raw: BinaryIO | None = None
         try:
             if self.stream:
-                fh: Any = sys.stdin.buffer if self.path == STDIN else open(p, "rb")  # noqa: SIM115
+                fh: Any = stdin_buffer() if self.path == STDIN else open(p, "rb")  # noqa: SIM115
                 if not hasattr(fh, "peek"):  # e.g. a test's in-memory standard input
                     fh = io.BufferedReader(fh)
                 self._raw = fh

@@ -6,6 +6,7 @@ import contextlib
 import os
 import stat
 import sys
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ranklens._shared.columns import NUMBER_TEXT
 from ranklens.errors import FormatError, InputError
 
 __all__ = [
@@ -67,6 +69,30 @@ def _as_path(path: Any) -> Path:
 
 
 STDIN = "-"
+# the standard inputs (sys.stdin objects) read already: each can be read only once (a
+# test runner that swaps in a new sys.stdin may read that one)
+_STDIN_READ: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def stdin_buffer() -> Any:
+    """``sys.stdin.buffer``, for one reader: a second read of the same standard input
+    (``evaluate - -``: qrels and run both from it) is an :class:`InputError` instead of
+    an "empty file"."""
+    stdin = sys.stdin
+    try:
+        again = stdin in _STDIN_READ
+        _STDIN_READ.add(stdin)
+    except TypeError:  # an object without weak references: not tracked
+        again = False
+    if again:
+        raise InputError(
+            "standard input ('-') can be read only once, and another input already read "
+            "it: two inputs are both '-' (e.g. the qrels and the run); give all but one "
+            "of them as files."
+        )
+    return stdin.buffer
+
+
 # the first bytes of a compressed stream, for input that has no suffix to go by
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\x28\xb5\x2f\xfd", "zstd"))
 
@@ -116,7 +142,7 @@ def _read_stream(path: str | os.PathLike[str], compression: str | None) -> pa.Bu
     name = "standard input" if str(path) == STDIN else str(path)
     try:
         if str(path) == STDIN:
-            data = sys.stdin.buffer.read()
+            data = stdin_buffer().read()
         else:
             with open(path, "rb") as fh:
                 data = fh.read()
@@ -136,10 +162,6 @@ def _read_stream(path: str | os.PathLike[str], compression: str | None) -> pa.Bu
 def output_compression(path: str | os.PathLike[str]) -> str | None:
     """The compression to write ``path`` with, from its suffix (None: plain)."""
     return _suffixes(Path(path))[1]
-
-
-# the decimal text Arrow reads as a float64 (ASCII digits, optional sign, point, exponent)
-_NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$|^[+-]?(?:inf|infinity|nan)$"
 
 
 def numbers(text: pa.Array, where: Callable[[int], str], what: str) -> np.ndarray:
@@ -185,7 +207,7 @@ def numbers(text: pa.Array, where: Callable[[int], str], what: str) -> np.ndarra
     # (a CSV column that is not UTF-8 text is binary: matched as it is, not cast to text)
     ok = to_numpy(
         pc.match_substring_regex(
-            text if binary else text.cast(pa.large_string()), _NUMBER, ignore_case=True
+            text if binary else text.cast(pa.large_string()), NUMBER_TEXT, ignore_case=True
         ),
         fill=False,
     )

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, scalar, strings, to_numpy
+from ranklens._shared.files import atomic_path
 from ranklens.errors import InputError
 from ranklens.io._files import output_compression
 from ranklens.ranking.data import Qrels, Run
@@ -104,5 +105,8 @@ def write_lines(path: str | os.PathLike[str], columns: list[pa.Array]) -> None:
     )
     data = lines.buffers()[2]
     body = data.slice(int(offsets[0]), int(offsets[-1] - offsets[0])) if n else b""
-    with pa.output_stream(str(path), compression=output_compression(path)) as out:
+    with (
+        atomic_path(path) as tmp,
+        pa.output_stream(tmp, compression=output_compression(path)) as out,
+    ):
         out.write(body)

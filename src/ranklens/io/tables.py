@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from ranklens._shared.files import atomic_path
 from ranklens._shared.frames import pick_column
 from ranklens.errors import FormatError, InputError, RanklensWarning
 from ranklens.io._files import (
@@ -210,6 +211,7 @@ def read_table(
         buf = read_bytes(path)
         if len(buf) == 0:
             raise InputError(f"{path}: the file is empty; expected one JSON object per line.")
+        _check_nesting(path, buf)
         try:
             table = pajson.read_json(pa.BufferReader(buf))
         except pa.ArrowInvalid as exc:
@@ -220,18 +222,59 @@ def read_table(
     raise FormatError(f"{path}: {fmt!r} is not a table format; use csv, tsv, parquet or jsonl.")
 
 
+#: Lines at least this long are checked for nesting before Arrow reads the file (its
+#: JSON reader recurses per level and crashes the process some thousands deep); a
+#: shorter line cannot nest deeper than Python's JSON reader goes.
+_LONG_LINE = 900
+
+
+def _check_nesting(path: str, buf: Any) -> None:
+    """Refuse a JSON Lines file with a line nested too deeply to read, naming the line.
+    Only lines of :data:`_LONG_LINE` bytes or more are parsed here (rare in a run)."""
+    data = np.frombuffer(buf, dtype=np.uint8)
+    ends = np.flatnonzero(data == 10)
+    starts = np.concatenate(([0], ends + 1))
+    stops = np.concatenate((ends, [len(data)]))
+    for i in np.flatnonzero(stops - starts >= _LONG_LINE).tolist():
+        line = bytes(data[starts[i] : stops[i]])
+        try:
+            json.loads(line)
+        except RecursionError:
+            raise InputError(
+                f"{path}:{i + 1}: not valid JSON Lines (nested too deeply to read); write "
+                "one flat JSON object per line."
+            ) from None
+        except ValueError:
+            pass  # not JSON: Arrow's error names it
+
+
+def _json_kind(value: Any) -> str | None:
+    """The JSON type of a value as Arrow reads a column (None: null, fits any)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    return "a list" if isinstance(value, list) else "an object"
+
+
 def _json_lines_error(path: str, data: bytes, exc: Exception) -> InputError:
-    """The error of a JSON Lines file Arrow cannot read, naming the first line that is
-    not a JSON object (1-based), else Arrow's reason (e.g. a column whose type
-    changes)."""
+    """The error of a JSON Lines file Arrow cannot read, naming the first line (1-based)
+    that is not a JSON object, or whose field changes type (a score that turns into
+    text), else Arrow's reason.  Only on the error path: one pass over the lines."""
+    first: dict[str, tuple[str, int]] = {}  # field -> (its JSON type, the line it came from)
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
-        except ValueError as err:  # JSONDecodeError and UnicodeDecodeError too
+        except (ValueError, RecursionError) as err:  # JSONDecodeError, UnicodeDecodeError
+            why = "nested too deeply" if isinstance(err, RecursionError) else str(err)
             return InputError(
-                f"{path}:{number}: not valid JSON Lines ({err}); write one JSON object per line."
+                f"{path}:{number}: not valid JSON Lines ({why}); write one JSON object per line."
             )
         if not isinstance(value, dict):
             return InputError(
@@ -239,6 +282,20 @@ def _json_lines_error(path: str, data: bytes, exc: Exception) -> InputError:
                 f"{type(value).__name__}, not an object); write one JSON object "
                 "per line."
             )
+        for key, item in value.items():
+            kind = _json_kind(item)
+            if kind is None:
+                continue
+            was = first.setdefault(key, (kind, number))
+            if was[0] != kind:
+                shown = json.dumps(item)
+                shown = shown if len(shown) <= 40 else shown[:37] + "..."
+                return InputError(
+                    f"{path}:{number}: the field {key!r} is {kind} here ({shown}) but "
+                    f"{was[0]} on line {was[1]}; give it the same type on every line"
+                    + (" (a number: no quotes)" if was[0] == "a number" else "")
+                    + "."
+                )
     return InputError(
         f"{path}: not valid JSON Lines ({exc}); give every line the same "
         "fields with values of the same type."
@@ -295,6 +352,11 @@ def _read_json_dict(path: str) -> dict[str, Any]:
     buf = read_bytes(path)
     try:
         data = json.loads(bytes(buf).decode("utf-8"))
+    except RecursionError:
+        raise InputError(
+            f"{path}: the JSON is nested too deeply to read; expected an object "
+            "{query: {doc: value}}."
+        ) from None
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: the file is not valid UTF-8 text ({exc.reason}).") from None
     except json.JSONDecodeError as exc:
@@ -395,8 +457,13 @@ def table_run(
 
 
 def _write_table(table: pa.Table, path: str, fmt: str) -> None:
+    with atomic_path(path) as tmp:
+        _write_table_to(table, tmp, fmt, output_compression(path))
+
+
+def _write_table_to(table: pa.Table, path: str, fmt: str, compression: str | None) -> None:
     if fmt in ("csv", "tsv"):
-        with pa.output_stream(path, compression=output_compression(path)) as out:
+        with pa.output_stream(path, compression=compression) as out:
             pacsv.write_csv(
                 table,
                 out,
@@ -410,7 +477,7 @@ def _write_table(table: pa.Table, path: str, fmt: str) -> None:
         names = table.column_names
         rows = zip(*(table.column(n).to_pylist() for n in names), strict=True)
         text = "".join(json.dumps(dict(zip(names, r, strict=True))) + "\n" for r in rows)
-        with pa.output_stream(path, compression=output_compression(path)) as out:
+        with pa.output_stream(path, compression=compression) as out:
             out.write(text.encode("utf-8"))
     else:  # pragma: no cover
         raise AssertionError(fmt)
@@ -419,7 +486,10 @@ def _write_table(table: pa.Table, path: str, fmt: str) -> None:
 def _write_json(data: dict[str, dict[str, float]], path: str) -> None:
     buf = io.StringIO()
     json.dump(data, buf)
-    with pa.output_stream(path, compression=output_compression(path)) as out:
+    with (
+        atomic_path(path) as tmp,
+        pa.output_stream(tmp, compression=output_compression(path)) as out,
+    ):
         out.write(buf.getvalue().encode("utf-8"))
 
 

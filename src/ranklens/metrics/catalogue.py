@@ -412,7 +412,7 @@ _NORM = Param(
     "norm",
     "r",
     "AP normaliser: r = number relevant (trec_eval), "
-    "min_r_k = min(R, k) (seed 000), retrieved = relevant retrieved (sklearn), "
+    "min_r_k = min(R, k) (ml_metrics apk), retrieved = relevant retrieved (sklearn), "
     "k = the cutoff (RecTools divide_by_k)",
     choices=("r", "min_r_k", "retrieved", "k"),
 )

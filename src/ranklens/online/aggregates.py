@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 
 from ranklens._shared.columns import as_float_column
 from ranklens._shared.frames import column_names, columns_from_frame, materialise
+from ranklens._shared.validate import py_value
 from ranklens.errors import InputError, RanklensWarning
 from ranklens.online._data import _no_blank, as_ids
 from ranklens.online._moments import Moments, metric_stats
@@ -436,7 +437,7 @@ def analyze_stats(
     bad = np.flatnonzero((n < 0) | (n != np.round(n)))
     if bad.size:
         raise InputError(
-            f"stats column {count!r}: variant {variants[int(bad[0])]!r} has "
+            f"stats column {count!r}: variant {py_value(variants[int(bad[0])])!r} has "
             f"{n[bad[0]]:g} units; a count is a whole number >= 0."
         )
     moments = [_moments_of(m, sums[m.name], per_variant, n, variants) for m in mets]
@@ -469,7 +470,8 @@ def _moments_of(
         bad = np.flatnonzero((s < 0) | (s > n) | (s != np.round(s)))
         if bad.size:
             raise InputError(
-                f"stats column {cols[('y', '')]!r}: variant {variants[int(bad[0])]!r} has "
+                f"stats column {cols[('y', '')]!r}: variant "
+                f"{py_value(variants[int(bad[0])])!r} has "
                 f"{s[bad[0]]:g} successes out of {n[bad[0]]:g} units; metric {m.name!r} is a "
                 "proportion, so the sum counts units with a 1 (a whole number from 0 to the "
                 "count)."
@@ -483,7 +485,8 @@ def _moments_of(
         if bad.size:
             col = cols.get((a, a), cols[(a, "")])
             raise InputError(
-                f"stats column {col!r}: variant {variants[int(bad[0])]!r}: the sum of squares "
+                f"stats column {col!r}: variant {py_value(variants[int(bad[0])])!r}: the sum of "
+                "squares "
                 "is smaller than sum^2 / count, which no set of values gives; check that it "
                 "is SUM(x * x) over the same units as the sum and the count."
             )

@@ -52,7 +52,7 @@ from ranklens._shared import corrections as _corrections
 from ranklens._shared.deps import needs
 from ranklens._shared.durations import as_duration
 from ranklens._shared.frames import TimeKind, check_same_time_kind
-from ranklens._shared.validate import check_alpha
+from ranklens._shared.validate import check_alpha, py_value
 from ranklens.errors import InputError, RanklensWarning
 from ranklens.online._data import Events, Exposures, blank_rows, read_events, read_exposures
 from ranklens.online._logs import (
@@ -144,7 +144,8 @@ def _resolve_plan(
     if plan is None:
         if len(observed) == 1:
             raise InputError(
-                f"{what}: every unit is in variant {observed[0]!r}; an A/B test needs at "
+                f"{what}: every unit is in variant {py_value(observed[0])!r}; an A/B test "
+                "needs at "
                 "least two variants (check the variant column, or give the plan)."
             )
         if control is None:
@@ -875,7 +876,7 @@ def _why_not(m: OnlineMetric, st: Stats, ti: int, variants: list[str]) -> str:
     """Why the comparison of treatment ``ti`` with the control has no p-value."""
     for gi in (0, ti):
         if st.n[gi] == 0:
-            return f"no units in variant {variants[gi]!r}"
+            return f"no units in variant {py_value(variants[gi])!r}"
     if m.kind == "mean" and (st.n[0] < 2 or st.n[ti] < 2):
         return "fewer than two units in a group"
     if m.kind == "ratio" and not (np.isfinite(st.estimate[0]) and np.isfinite(st.estimate[ti])):

@@ -19,8 +19,9 @@ the unit id and the plan, so every process on every machine agrees):
    name): variant ``i`` owns the buckets ``[c(i-1), c(i))`` with
    ``c(i) = floor(B * (w_1 + ... + w_i) / sum(w) + 1/2)``.
 
-``hash`` is :func:`ranklens.online.hash_units` (SHA-256 by default) and ``B``
-is ``Plan.buckets`` (10,000 by default).  The variant hash is separate from
+``hash`` is :func:`ranklens.online.hash_units` (``Plan.algorithm``: FNV-1a 64 with
+the MurmurHash3 ``fmix64`` finaliser, ``"fnv1a-fmix64"``, by default; ``"sha256"``
+on request) and ``B`` is ``Plan.buckets`` (10,000 by default).  The variant hash is separate from
 the layer and holdout hashes, so ramping an experiment's traffic up only adds
 units (nobody switches variant), and assignments of experiments with
 different salts are statistically independent.
@@ -124,7 +125,8 @@ class Experiment:
         Salt of the variant hash; defaults to ``name``.  Give a new experiment
         a new salt (re-using a salt re-uses the same split of users).
     traffic
-        Fraction of the layer's units that take part, in ``(0, 1]``.
+        Fraction of the layer's units that take part, in ``(0, 1]`` (default 1:
+        all of them).
     layer
         Name of the layer; experiments of one layer never share a unit.
         ``None``: a private layer named after the experiment.
@@ -343,12 +345,13 @@ class Plan:
     experiments
         The experiments; names and salts must be unique.
     holdout
-        Fraction of all units held out of every experiment, in ``[0, 1)``.
+        Fraction of all units held out of every experiment, in ``[0, 1)``
+        (default 0: none).
     holdout_salt
-        Salt of the holdout hash.
+        Salt of the holdout hash (default ``"holdout"``).
     buckets
-        Number of hash buckets ``B``; weights, traffic and offsets are rounded
-        to multiples of ``1/B``.
+        Number of hash buckets ``B`` (default 10,000); weights, traffic and offsets
+        are rounded to multiples of ``1/B``.
     algorithm
         Hash algorithm, ``"fnv1a-fmix64"`` (default, vectorised) or ``"sha256"``.
 

@@ -62,6 +62,7 @@ from ranklens._shared.validate import (
     check_number,
     floats,
     is_number,
+    py_value,
 )
 from ranklens.errors import InputError
 from ranklens.online.metrics import MetricKind
@@ -459,7 +460,7 @@ def ratio_unit_std(numerator: Any, denominator: Any) -> float:
         bad = np.flatnonzero(~np.isfinite(arr))
         if bad.size:
             raise InputError(
-                f"ratio_unit_std: {name}[{int(bad[0])}] is {arr[bad[0]]!r}; the "
+                f"ratio_unit_std: {name}[{int(bad[0])}] is {py_value(arr[bad[0]])!r}; the "
                 "per-unit values must be finite numbers (drop units without "
                 "data)."
             )

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from ranklens._shared.deps import needs
-from ranklens._shared.validate import check_alpha, floats
+from ranklens._shared.validate import check_alpha, floats, py_value
 from ranklens.errors import InputError
 
 __all__ = [
@@ -590,7 +590,7 @@ def sample_ratio_mismatch(
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"{w}: observed[{names[i]!r}] is {observed[names[i]]!r}; observed "
+            f"{w}: observed[{py_value(names[i])!r}] is {py_value(observed[names[i]])!r}; observed "
             "values must be unit counts (whole numbers >= 0)."
         )
     share = floats([expected_share[v] for v in names], "expected_share", w)
@@ -598,7 +598,8 @@ def sample_ratio_mismatch(
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"{w}: expected_share[{names[i]!r}] is {expected_share[names[i]]!r}; "
+            f"{w}: expected_share[{py_value(names[i])!r}] is "
+            f"{py_value(expected_share[names[i]])!r}; "
             "planned shares must be positive numbers (weights, normalised to sum "
             "to 1)."
         )

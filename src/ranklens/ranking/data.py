@@ -32,6 +32,7 @@ from ranklens._shared.duplicates import format_pairs, resolve_duplicates
 from ranklens._shared.frames import columns_from_frame
 from ranklens._shared.parallel import LARGE_ROWS, map_large
 from ranklens._shared.sorting import PairIndex, pair_index
+from ranklens._shared.validate import py_value
 from ranklens.errors import DuplicateError, InputError
 
 __all__ = ["Qrels", "Run"]
@@ -234,8 +235,8 @@ class _Table:
         except (TypeError, ValueError):
             i = next(i for i, x in enumerate(vs) if not _is_number(x))
             raise InputError(
-                f"{cls.__name__}.from_dict: the {cls._value_name} of (query {qs[i]!r}, doc "
-                f"{ds[i]!r}) is {vs[i]!r}, which is not a number."
+                f"{cls.__name__}.from_dict: the {cls._value_name} of (query {py_value(qs[i])!r}, "
+                f"doc {py_value(ds[i])!r}) is {py_value(vs[i])!r}, which is not a number."
             ) from None
         qa = strings([str(x) for x in qs])
         da = strings([str(x) for x in ds])

@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, to_numpy
-from ranklens.errors import InputError, RanklensError
+from ranklens.errors import InputError, ProvenanceError
 from ranklens.metrics import Metric
 from ranklens.ranking.conventions import Conventions
 from ranklens.ranking.data import Qrels, Run
@@ -164,27 +164,65 @@ class Evaluator:
         self._run_name = self._run_name or run.name
 
     def merge(self, other: Evaluator) -> Evaluator:
-        """Add ``other``'s batches to this evaluator and return it."""
+        """Add ``other``'s batches to this evaluator and return it.  Both evaluate the
+        same metrics (in any order or spelling that parses to the same metric) under
+        the same conventions; otherwise a :class:`~ranklens.errors.ProvenanceError`
+        says what differs."""
         if not isinstance(other, Evaluator):
             raise InputError(f"merge() takes an Evaluator, got {type(other).__name__}.")
-        if other._plan.keys != self._plan.keys or other._plan.conventions != self._plan.conventions:
-            raise RanklensError(
-                "merge(): the evaluators differ in their metrics or conventions "
-                f"({list(self._plan.keys)} under {self._plan.conventions} vs "
-                f"{list(other._plan.keys)} under {other._plan.conventions})."
-            )
+        keys = self._same_plan(other)
         again = sorted(self._seen & other._seen)
         if again:
             raise InputError(
                 f"merge(): queries {again[:5]} were evaluated by both evaluators; each "
                 "query must be in the batches of one of them."
             )
-        self._batches += other._batches
+        self._batches += [
+            Computed(b.query_ids, {keys[k]: v for k, v in b.values.items()}, b.report)
+            for b in other._batches
+        ]
         self._fingerprints += other._fingerprints
         self._seen |= other._seen
         self._rows = [a + b for a, b in zip(self._rows, other._rows, strict=True)]
         self._run_name = self._run_name or other._run_name
         return self
+
+    def _same_plan(self, other: Evaluator) -> dict[str, str]:
+        """``{other's metric key: this one's key}``; a ProvenanceError naming what
+        differs when the metrics or the conventions differ."""
+        mine = list(self._plan.parsed.items())  # Metric values may hold dicts: unhashable
+        keys = {
+            k: next((key for key, metric in mine if metric == m), None)
+            for k, m in other._plan.parsed.items()
+        }
+        found = {v for v in keys.values() if v is not None}
+        differ = []
+        only_mine = [k for k in self._plan.keys if k not in found]
+        only_theirs = [k for k, v in keys.items() if v is None]
+        if only_mine or only_theirs:
+            differ.append(
+                "metrics: "
+                + "; ".join(
+                    f"{', '.join(ks)} only in {who}"
+                    for ks, who in ((only_mine, "this one"), (only_theirs, "the other"))
+                    if ks
+                )
+            )
+        a, b = self._plan.conventions.as_dict(), other._plan.conventions.as_dict()
+        changed = [k for k in a if a[k] != b.get(k)]
+        if changed:
+            differ.append(
+                "conventions: "
+                + ", ".join(f"{k}={a[k]!r} here, {b.get(k)!r} there" for k in changed)
+            )
+        if differ:
+            what = " and ".join(d.split(":")[0] for d in differ)
+            raise ProvenanceError(
+                f"merge(): the evaluators differ in their {what} "
+                f"({'; '.join(differ)}); evaluators that are merged must evaluate the same "
+                "metrics under the same conventions."
+            )
+        return {k: v for k, v in keys.items() if v is not None}
 
     # -- the result --------------------------------------------------------------------
     def compute(self) -> Result:

@@ -26,7 +26,16 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from ranklens.render.table import LAYOUTS, Cell, Table, best_mask, json_ready, number, render_as
+from ranklens.render.table import (
+    LAYOUTS,
+    Cell,
+    Table,
+    best_mask,
+    json_ready,
+    number,
+    p_value,
+    render_as,
+)
 
 if TYPE_CHECKING:  # the renderer does not import the result class at runtime
     from ranklens.comparison.systems import Comparison
@@ -49,7 +58,7 @@ def comparison_table(cmp: Comparison) -> Table:
     for m in cmp.metrics:
         header.append(m)
         if cmp.baseline is not None:
-            header.append(f"{m} W/T/L")
+            header += [f"{m} diff", f"{m} p", f"{m} W/T/L"]
     letters = cmp.letters
     best = best_mask(cmp.means, _families(cmp))
     rows: list[list[Cell | str]] = []
@@ -66,10 +75,21 @@ def comparison_table(cmp: Comparison) -> Table:
             )
             if cmp.baseline is not None:
                 p = None if s == cmp.baseline else cmp.pair(s, cmp.baseline, m)
-                row.append("baseline" if p is None else f"{p.wins}/{p.ties}/{p.losses}")
+                if p is None:
+                    row += ["", "", "baseline"]
+                else:
+                    diff = "NaN" if p.mean_diff != p.mean_diff else f"{p.mean_diff:+.4f}"
+                    row += [diff, p_value(p.p_adjusted), f"{p.wins}/{p.ties}/{p.losses}"]
         rows.append(row)
-    note = "Letters: significantly better than that system; " + cmp.description
-    return Table(header, rows, notes=[note])
+    notes = ["Letters: significantly better than that system; " + cmp.description]
+    if cmp.baseline is not None:
+        adjusted = "" if len(cmp.pairs) < 2 or cmp.correction == "none" else " (adjusted)"
+        notes.append(
+            f"diff: mean difference from the baseline ({letters[cmp.baseline]}) "
+            f"{cmp.baseline}; p: the test's p-value{adjusted}; W/T/L: queries won, tied "
+            "and lost against the baseline."
+        )
+    return Table(header, rows, notes=notes)
 
 
 def _document(cmp: Comparison) -> dict[str, Any]:

@@ -50,8 +50,9 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._shared.files import atomic_write
 from ranklens._shared.validate import check_int
-from ranklens.errors import InputError, OutputPathError, RanklensWarning
+from ranklens.errors import InputError, OutputPathError, RanklensWarning, warn_plainly
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result
 from ranklens.render.html_charts import Charts, System, TrendPoint, trend_section
@@ -171,7 +172,10 @@ def html_report(
             body.append(_section("history", "History", trend_section(trend, runs_shown)))
     notes = [str(w.message) for w in caught if issubclass(w.category, RanklensWarning)]
     for w in caught:  # still said to the caller (the command line prints them)
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if issubclass(w.category, RanklensWarning):
+            warn_plainly(w.message, w.category)  # not at a line of ranklens' source
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     body.append(
         _section(
             "provenance",
@@ -181,10 +185,7 @@ def html_report(
     )
     page = _page(title, systems, names, cmp, body)
     if out is not None:
-        try:
-            out.write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise OutputPathError(f"path {str(out)!r}: cannot write it: {exc.strerror}.") from None
+        atomic_write(out, page)
     return page
 
 
@@ -374,7 +375,7 @@ def _provenance(
     same = all(c == conv[0] for c in conv)
     cols = ["all runs"] if same else names
     rows: list[list[Cell | str]] = [
-        [f.name, *(str(getattr(c, f.name)) for c in (conv[:1] if same else conv))]
+        [f.name, *(convention_text(getattr(c, f.name)) for c in (conv[:1] if same else conv))]
         for f in fields(conv[0])
     ]
     keys = list(dict.fromkeys(k for s in systems for k in s.result.report))
@@ -395,6 +396,35 @@ def _provenance(
         + to_html(Table(["metric", "definition"], [[m, d] for m, d in metrics.items()], n_labels=2))
         + (f"<h3>Warnings</h3><ul>{warned}</ul>" if notes else "")
     )
+
+
+def convention_text(value: Any) -> str:
+    """A convention's value as a user writes it (an option's value), not as Python
+    prints it: ``None`` and an empty mapping are ``none``, booleans ``yes`` / ``no``,
+    a whole number without a decimal point, per-metric defaults as ``metric:
+    name=value``.
+
+    >>> [convention_text(v) for v in (None, False, {}, 1.0, "trec")]
+    ['none', 'no', 'none', '1', 'trec']
+    >>> convention_text({"ndcg": {"ideal": "retrieved"}, "rbp": {"scale": "none"}})
+    'ndcg: ideal=retrieved; rbp: scale=none'
+    """
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, Mapping):
+        if not value:
+            return "none"
+        return "; ".join(
+            f"{k}: " + ", ".join(f"{n}={convention_text(v)}" for n, v in sub.items())
+            if isinstance(sub, Mapping)
+            else f"{k}={convention_text(sub)}"
+            for k, sub in value.items()
+        )
+    return str(value)
 
 
 def _fingerprints(systems: list[System]) -> Table:

@@ -19,6 +19,7 @@ from ranklens.errors import UnsupportedError
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result
 from ranklens.render import svg
+from ranklens.render.plots import declared_range
 from ranklens.render.table import number
 
 __all__ = ["Charts", "System", "TrendPoint", "grid", "trend_section", "wide"]
@@ -48,12 +49,12 @@ class Charts:
     max_k: int | None
     conventions: dict[str, Any]
 
-    def _ranked(self) -> list[tuple[int, System]]:
-        return [
-            (i, s)
-            for i, s in enumerate(self.systems)
-            if s.run is not None and self.qrels is not None
-        ]
+    def _ranked(self) -> list[tuple[int, Qrels, Run]]:
+        """(index, qrels, run) of every system given as a run (its ranking is known)."""
+        qrels = self.qrels
+        if qrels is None:
+            return []
+        return [(i, qrels, s.run) for i, s in enumerate(self.systems) if s.run is not None]
 
     def _none(self, what: str) -> str:
         return (
@@ -74,24 +75,18 @@ class Charts:
         for m in self.metrics:
             parsed = get_metric(m)
             if parsed.name in CUTOFF_FAMILIES:
-                fam = str(replace(parsed, k=None))
+                fam = _family_as_written(m, replace(parsed, k=None))
                 if fam not in families:
                     families.append(fam)
                 if self.max_k is None and isinstance(parsed.k, int):
                     ks.append(parsed.k)
         if not families:
             return '<p class="rl-note">None of the metrics takes a cutoff k.</p>'
-        longest = max(_longest(s.run) for _, s in ranked if s.run is not None)
+        longest = max(_longest(run) for _, _, run in ranked)
         k = max(1, min(max(ks), longest))
         curves = {
-            i: evaluate_cutoffs(
-                self.qrels,  # type: ignore[arg-type]  # not None in _ranked()
-                s.run,  # type: ignore[arg-type]
-                families,
-                k,
-                **self.conventions,
-            )
-            for i, s in ranked
+            i: evaluate_cutoffs(qrels, run, families, k, **self.conventions)
+            for i, qrels, run in ranked
         }
         charts = []
         for fam in families:
@@ -116,6 +111,7 @@ class Charts:
                     x_label="cutoff k",
                     y_label=f"mean {fam}@k",
                     x_range=(1, max(k, 2)),
+                    y_bounds=declared_range(fam),
                 )
             )
         return grid(charts)
@@ -129,13 +125,10 @@ class Charts:
             return self._none("precision-recall curves")
         series = []
         depth = 0
-        for i, s in ranked:
+        for i, qrels, run in ranked:
+            s = self.systems[i]
             try:
-                cur = precision_recall_curve(
-                    self.qrels,  # type: ignore[arg-type]  # not None in _ranked()
-                    s.run,  # type: ignore[arg-type]
-                    **self.conventions,
-                )
+                cur = precision_recall_curve(qrels, run, **self.conventions)
             except UnsupportedError as exc:
                 return f'<p class="rl-note">No precision-recall curves: {escape(str(exc))}</p>'
             mean = cur.mean_interpolated
@@ -231,6 +224,22 @@ def wide(items: Sequence[str]) -> str:
 # ------------------------------------------------------------------------- history
 
 
+def _family_as_written(metric: str, family: Any) -> str:
+    """The metric without its cutoff in the user's spelling (``map@10`` -> ``map``,
+    not the canonical ``ap``), when it parses to ``family``; else the canonical
+    name (a trec_eval name such as ``P.10`` has no cutoff to cut off)."""
+    from ranklens.errors import MetricNameError
+    from ranklens.metrics import get_metric
+
+    text = metric.rsplit("@", 1)[0].strip() if "@" in metric else metric.strip()
+    try:
+        if get_metric(text) == family:
+            return text
+    except MetricNameError:
+        pass
+    return str(family)
+
+
 def trend_section(trend: Mapping[str, list[TrendPoint]], runs: Sequence[str] = ()) -> str:
     """A chart per metric of its stored values over time, a line per run name; a run
     of the report (``runs``) keeps its colour."""
@@ -282,6 +291,7 @@ def trend_section(trend: Mapping[str, list[TrendPoint]], runs: Sequence[str] = (
                 y_label=metric,
                 x_ticks=ticks,
                 x_range=(lo, hi) if span else (lo - 1, lo + 1),
+                y_bounds=declared_range(metric),
                 width=760,
             )
         )

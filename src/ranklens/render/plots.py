@@ -17,20 +17,24 @@ and returns it.
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
 from ranklens._shared.deps import needs
-from ranklens.errors import InputError, UnsupportedError
+from ranklens._shared.files import atomic_path
+from ranklens.errors import InputError, RanklensWarning, UnsupportedError, warn_plainly
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result
 
 __all__ = [
     "IMAGE_SUFFIXES",
+    "declared_range",
     "plot_cutoffs",
     "plot_differences",
     "plot_distribution",
@@ -39,6 +43,35 @@ __all__ = [
 
 IMAGE_SUFFIXES: tuple[str, ...] = (".png", ".svg")
 PathLike = str | os.PathLike[str]
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _plain_warnings(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Our warnings raised while a chart is made (a run with unjudged queries, ...)
+    told on one line without ranklens' file and line (:func:`ranklens.errors.
+    warn_plainly`); other warnings (matplotlib's) as they were."""
+
+    @functools.wraps(fn)
+    def plotted(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        told: list[warnings.WarningMessage] = []
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    told = list(caught)
+        finally:  # outside the block: the caller's filters decide
+            for w in told:
+                if issubclass(w.category, RanklensWarning):
+                    warn_plainly(w.message, w.category)
+                else:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+    return plotted
 
 
 def _figure(width: float = 6.4, height: float = 4.2) -> Any:
@@ -65,7 +98,8 @@ def _check_path(path: PathLike | None) -> Path | None:
 
 def _save(fig: Any, path: Path | None) -> Any:
     if path is not None:
-        fig.savefig(path, format=path.suffix.lower()[1:], dpi=150)
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=path.suffix.lower()[1:], dpi=150)
     return fig
 
 
@@ -102,6 +136,40 @@ def _title(ax: Any, text: str) -> None:
     ax.set_title(_literal("\n".join(textwrap.wrap(text, TITLE_CHARS, break_long_words=True))))
 
 
+def declared_range(metric: str) -> tuple[float, float] | None:
+    """The catalogue's range of ``metric``'s values, for clamping a chart's axis (None:
+    unbounded, or not a metric string).
+
+    >>> declared_range("ndcg@10"), declared_range("dcg@10"), declared_range("nosuch")
+    ((0.0, 1.0), (0.0, inf), None)
+    """
+    from ranklens.errors import MetricNameError
+    from ranklens.metrics import get_metric
+
+    try:
+        m = get_metric(metric)
+    except MetricNameError:
+        return None
+    rng = m.definition.value_range(m.resolved_params())
+    return None if rng is None else (float(rng[0]), float(rng[1]))
+
+
+def _clamp_y(ax: Any, metric: str) -> None:
+    """Keep the y axis within the metric's declared range (and a small margin for the
+    markers): matplotlib's margins would otherwise draw a [0, 1] metric from -0.05, a
+    constant one from -0.4."""
+    rng = declared_range(metric)
+    if rng is None:
+        return
+    lo, hi = ax.get_ylim()
+    width = rng[1] - rng[0] if np.isfinite(rng).all() else hi - lo
+    pad = 0.03 * width
+    lo, hi = max(lo, rng[0] - pad), min(hi, rng[1] + pad)
+    if hi <= lo:
+        lo, hi = rng[0] - pad, rng[1] + pad
+    ax.set_ylim(lo, hi)
+
+
 def _shared_queries(names: Sequence[str], query_sets: Sequence[set[str]]) -> None:
     """Several runs must have a query in common, or their charts do not compare."""
     if len(query_sets) > 1 and not set.intersection(*query_sets):
@@ -133,6 +201,7 @@ def _longest(run: Run) -> int:
     return int(np.bincount(run._pairs.query_code).max(initial=0))
 
 
+@_plain_warnings
 def plot_cutoffs(
     qrels: Qrels,
     runs: Mapping[str, Run] | Sequence[Run],
@@ -164,6 +233,7 @@ def plot_cutoffs(
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("cutoff k")
     ax.set_ylabel(f"mean {metric}@k")
+    _clamp_y(ax, metric)
     _title(ax, f"{metric} at every cutoff")
     ax.grid(alpha=0.3)
     ax.legend()
@@ -188,6 +258,7 @@ def _raw_pr(curve: Any, n_queries: int, max_rank: int) -> tuple[np.ndarray, np.n
     return rec[rows, idx].mean(axis=0), prec[rows, idx].mean(axis=0)
 
 
+@_plain_warnings
 def plot_pr_curves(
     qrels: Qrels,
     runs: Mapping[str, Run] | Sequence[Run],
@@ -248,6 +319,7 @@ def _aligned(a: Result, b: Result, metric: str) -> tuple[list[str], np.ndarray]:
     return [q for q, k in zip(ids, keep, strict=True) if k], d[keep]
 
 
+@_plain_warnings
 def plot_differences(
     a: Result,
     b: Result,
@@ -278,6 +350,7 @@ def plot_differences(
     return _save(fig, out)
 
 
+@_plain_warnings
 def plot_distribution(
     results: Mapping[str, Result] | Sequence[Result],
     metric: str,
@@ -309,6 +382,7 @@ def plot_distribution(
     if kind == "box":
         ax.boxplot(data, tick_labels=names, showmeans=True)
         ax.set_ylabel(metric)
+        _clamp_y(ax, metric)
     else:
         for name, v in zip(names, data, strict=True):
             ax.hist(v, bins=20, alpha=0.5, label=name)

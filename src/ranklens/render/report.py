@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens._shared.files import atomic_path, atomic_write
 from ranklens.errors import FormatError, InputError
 from ranklens.metrics.trec_names import trec_output_name
 from ranklens.ranking.evaluation import Result
@@ -422,8 +423,8 @@ def save_results(
     if key == "parquet":
         import pyarrow.parquet as pq
 
-        pq.write_table(_arrow_table(items, per_query), target)
+        table = _arrow_table(items, per_query)
+        with atomic_path(target) as tmp:
+            pq.write_table(table, tmp)
         return
-    text = render(items, key, per_query, runid, color=False)
-    with open(target, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
+    atomic_write(target, render(items, key, per_query, runid, color=False))

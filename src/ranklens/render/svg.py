@@ -102,6 +102,20 @@ def _finite_range(values: list[np.ndarray]) -> tuple[float, float]:
     return float(min(v.min() for v in finite)), float(max(v.max() for v in finite))
 
 
+def _clamp(lo: float, hi: float, bounds: tuple[float, float]) -> tuple[float, float]:
+    """``[lo, hi]`` cut to ``bounds`` (infinite bounds cut nothing); an axis left
+    empty (every value at a bound) takes the bound's side of a unit."""
+    b_lo, b_hi = float(bounds[0]), float(bounds[1])
+    lo, hi = max(lo, b_lo), min(hi, b_hi)
+    if hi <= lo:
+        if math.isfinite(b_hi) and lo >= b_hi:
+            lo = max(b_lo, b_hi - 1.0) if math.isfinite(b_lo) else b_hi - 1.0
+            hi = b_hi
+        else:
+            hi = min(b_hi, lo + 1.0)
+    return lo, hi
+
+
 def _path(px: np.ndarray, py: np.ndarray) -> str:
     """An SVG path through the points; a NaN starts a new piece."""
     parts: list[str] = []
@@ -124,13 +138,16 @@ def line_chart(
     x_range: tuple[float, float] | None = None,
     y_range: tuple[float, float] | None = None,
     x_ticks: Sequence[tuple[float, str]] | None = None,
+    y_bounds: tuple[float, float] | None = None,
     width: int = 640,
     height: int = 340,
 ) -> str:
     """One chart as an ``<svg>`` element: axes with round ticks (``x_ticks`` gives
     the x ticks as (value, label) pairs, for a time axis), a grid, every series
     and a legend on the right.  ``x_range`` / ``y_range`` fix an axis (default:
-    the data's range, rounded out to ticks)."""
+    the data's range, rounded out to ticks); ``y_bounds`` is the range the values
+    can take (a metric's declared range, e.g. [0, 1]): the y axis never reaches
+    beyond it, however it is rounded out."""
     xs = [np.asarray(s.x, dtype=np.float64) for s in series]
     ys = [np.asarray(s.y, dtype=np.float64) for s in series]
     shown = [s for s in series if s.legend]
@@ -142,8 +159,9 @@ def line_chart(
     yt = nice_ticks(y_lo, y_hi)
     if y_range is None:
         y_lo, y_hi = yt[0], yt[-1]
-    else:
-        yt = [t for t in yt if y_lo - 1e-9 <= t <= y_hi + 1e-9]
+        if y_bounds is not None:  # rounded out, but not past what the values can be
+            y_lo, y_hi = _clamp(y_lo, y_hi, y_bounds)
+    yt = [t for t in yt if y_lo - 1e-9 <= t <= y_hi + 1e-9] or [y_lo, y_hi]
     x_lo, x_hi = x_range if x_range is not None else _finite_range(xs)
     if x_hi <= x_lo:
         x_lo, x_hi = x_lo - 0.5, x_hi + 0.5

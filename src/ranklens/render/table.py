@@ -155,17 +155,26 @@ class Table:
 # ---------------------------------------------------------------------------- text
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# control characters (C0, DEL, C1, line and paragraph separators); the bidirectional
+# controls (LRM, RLM, ALM, the embeddings and overrides U+202A-202E and the isolates
+# U+2066-2069), which reorder the text around them; the code points XML 1.0 forbids
+# (lone surrogates, U+FFFE, U+FFFF)
+_CONTROL = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+    "\ud800-\udfff\ufffe\uffff]"
+)
 
 
 def display_id(text: str) -> str:
     """An id as shown in a table or report: control characters (newlines, tabs, ANSI
-    escapes) written as ``\\xNN`` / ``\\uNNNN`` so that one id stays one cell and
-    cannot restyle a terminal.  For display only: data formats (CSV, JSON, Parquet)
-    keep ids exactly.
+    escapes), bidirectional controls (a right-to-left override U+202E would show the
+    rest of a line backwards) and code points XML cannot hold (U+FFFE, lone
+    surrogates) written as ``\\xNN`` / ``\\uNNNN``, so that one id stays one cell,
+    reads as it is and cannot restyle a terminal.  For display only: data formats
+    (CSV, JSON, Parquet) keep ids exactly.
 
-    >>> display_id("a\\tb")
-    'a\\\\x09b'
+    >>> display_id("a\\tb"), display_id("doc\\u202egpj.exe")
+    ('a\\\\x09b', 'doc\\\\u202egpj.exe')
     """
     return _CONTROL.sub(
         lambda m: (
@@ -321,18 +330,20 @@ def to_text(table: Table, color: bool | None = None, max_width: int | None = Non
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    cells = table.cells()
-    texts = [[c.plain for c in row] for row in cells]
+    columns = _columns(table)
+    header = [name for name, _, _ in columns]
+    rows = list(zip(*(cells for _, _, cells in columns), strict=True))
     grid = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    for i, name in enumerate(table.header):
-        grid.add_column(Text(name), justify="left" if i < table.n_labels else "right", no_wrap=True)
-    for row, text in zip(cells, texts, strict=True):
-        grid.add_row(*(Text(t, style=c.style) for t, c in zip(text, row, strict=True)))
+    for name, justify, _ in columns:
+        grid.add_column(Text(name), justify="left" if justify == "left" else "right", no_wrap=True)
+    for row in rows:
+        grid.add_row(*(Text(text, style=style) for text, style in row))
+    texts = [[text for text, _ in row] for row in rows]
     out = io.StringIO()
     # wide enough that nothing wraps: the table keeps its natural width
     console = Console(
         file=out,
-        width=max(_natural_width(table.header, texts), 20),
+        width=max(_natural_width(header, texts), 20),
         height=25,
         force_terminal=color,
         color_system="standard" if color else None,
@@ -353,6 +364,36 @@ def to_text(table: Table, color: bool | None = None, max_width: int | None = Non
             console.print(Text(note), soft_wrap=True)
     # rich pads nothing past the table, but keep lines free of trailing blanks
     return "\n".join(line.rstrip() for line in out.getvalue().splitlines()) + "\n"
+
+
+def _columns(table: Table) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """The terminal table's columns: (header, justification, (text, style) per row).
+    In a value column the value and its annotation (an interval) are each
+    right-aligned to the column's widest (a cell is padded to the column's width, as
+    the terminal table would strip trailing blanks), and the marks (letters) get a
+    left-aligned column of their own, so that values line up whether or not a cell
+    has an interval or marks."""
+    cells = table.cells()
+    out: list[tuple[str, str, list[tuple[str, str]]]] = []
+    for j, name in enumerate(table.header):
+        column = [row[j] for row in cells]
+        if j < table.n_labels:
+            out.append((name, "left", [(c.plain, c.style) for c in column]))
+            continue
+        small = max((len(c.small) for c in column), default=0)
+        if not small:
+            out.append((name, "right", [(c.text, c.style) for c in column]))
+        else:  # every cell as wide as the widest, so that nothing is stripped or moved
+            value = max(len(c.text) for c in column)
+            width = max(value + 1 + small, len(name))
+            texts = [
+                (f"{c.text.rjust(value)} {c.small.rjust(small)}".rjust(width), c.style)
+                for c in column
+            ]
+            out.append((name.rjust(width), "left", texts))
+        if any(c.sup for c in column):
+            out.append(("", "left", [(c.sup, c.style) for c in column]))
+    return out
 
 
 def to_markdown(table: Table) -> str:

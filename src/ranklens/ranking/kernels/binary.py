@@ -48,7 +48,7 @@ def precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     ``num_rel_ret / num_ret`` (trec_eval ``set_P``; 0 for an empty ranking).
     Ties: any ordering policy, and ``expected`` (linear in ``b``).
 
-    >>> # seed 002: relevance by rank 1,0,1,1,0,1,0,0 -> P@4 = 3/4
+    >>> # worked example: relevance by rank 1,0,1,1,0,1,0,0 -> P@4 = 3/4
     """
     hits = _hits(prep, k, params)
     if k is None:
@@ -86,7 +86,7 @@ def average_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndar
 
     ``AP@k = (1/N) * sum_{i<=k} b_i * P@i`` where the normaliser ``N`` is
     ``norm=r``: ``R`` (trec_eval ``map``/``map_cut``, ranx ``map``);
-    ``norm=min_r_k``: ``min(R, k)`` (seed 000, ml_metrics ``apk``);
+    ``norm=min_r_k``: ``min(R, k)`` (ml_metrics ``apk``);
     ``norm=retrieved``: the number of relevant documents in the top k
     (scikit-learn's ``average_precision_score`` over the ranked documents);
     ``norm=k``: k (RecTools ``MAP(divide_by_k=True)``; needs a cutoff).
@@ -190,7 +190,7 @@ def success(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 def arhr(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Average reciprocal hit rank at k: ``sum_{i<=k} b_i / i`` per query
-    (seed 000: the sum of the reciprocal ranks of all hits; its mean over
+    (Karypis 2001: the sum of the reciprocal ranks of all hits; its mean over
     queries is ARHR).  Ties: ordering policies and ``expected``.
     """
     if params["ties"] != "expected":
@@ -203,8 +203,9 @@ def arhr(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 def average_recall(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Average recall at k (MAR@k is its mean over queries).
 
-    ``mode=relevant`` (seed 000): ``AR@k = (sum_{i<=k} b_i * R@i) / n_k`` with
-    ``n_k`` the number of relevant documents in the top k (0 if none): recall
+    ``mode=relevant`` (the definition in the "Evaluation Frameworks" notes on
+    recommender metrics): ``AR@k = (sum_{i<=k} b_i * R@i) / n_k`` with ``n_k``
+    the number of relevant documents in the top k (0 if none): recall
     averaged over the ranks that hold a hit.
     ``mode=all``: ``AR@k = (1/k) sum_{i=1..k} R@i``, recall averaged over every
     rank 1..k (ranks beyond the end of the ranking keep the final recall).

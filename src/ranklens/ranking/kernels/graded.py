@@ -4,7 +4,7 @@
 The gain of a judged document is chosen by the ``gain`` parameter:
 
 * ``linear`` (default; trec_eval ``ndcg``, ranx ``ndcg``): ``g = rel``;
-* ``exp2`` (Burges et al. 2005, seeds 002/003, ranx ``ndcg_burges``):
+* ``exp2`` (Burges et al. 2005, ranx ``ndcg_burges``):
   ``g = 2^rel - 1``;
 * ``binary``: ``g = 1`` when ``rel`` reaches the relevance threshold
   (conventions' ``rel_threshold``), else 0 (RecTools, RePlay, Spark's
@@ -160,7 +160,7 @@ def ndcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     taken from ``ideal=cut`` (default; trec_eval ``ndcg_cut``, ranx): every
     judgment of the query, ideal list cut at k;
     ``ideal=full``: every judgment, ideal list not cut (``DCG@k / IDCG``);
-    ``ideal=retrieved`` (scikit-learn ``ndcg_score``, seed 003): only the
+    ``ideal=retrieved`` (scikit-learn ``ndcg_score``): only the
     retrieved documents' grades, cut at k;
     ``ideal=k`` (RecTools ``NDCG``): k positions of gain 1, as if every one
     of the top k could be relevant (needs a cutoff; gains are binary).

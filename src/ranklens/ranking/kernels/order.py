@@ -103,7 +103,7 @@ class _Items:
 
 
 def fcp(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Fraction of concordant pairs (Koren & Sill 2011; seed 000).
+    """Fraction of concordant pairs (Koren & Sill 2011).
 
     Over the pairs of documents of a query with different grades:
     ``FCP = n_c / (n_c + n_d)`` where a pair is concordant when the higher-graded

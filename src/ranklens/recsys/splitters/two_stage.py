@@ -1,4 +1,4 @@
-"""The nested two-stage split for candidate generation + re-ranking (seed 003)."""
+"""The nested two-stage split for candidate generation + re-ranking."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ class TwoStageSplit:
 
 @dataclass(eq=False, repr=False)
 class NestedTwoStageSplit(Splitter):
-    """The nested split for candidate generation + re-ranking (seed 003).
+    """The nested split for candidate generation + re-ranking.
 
     The global split is a :class:`GlobalTimeSplit` with ``test_start`` /
     ``test_size`` / ``gap``; the local split applies ``local_test_start`` /
