@@ -160,3 +160,66 @@ def test_a_command_loads_only_its_own_module() -> None:
         "online",
     ):
         assert f"ranklens.{other}" not in loaded, loaded
+
+
+def test_import_ranklens_loads_nothing_heavy() -> None:
+    """``import ranklens`` (the package and its exception types) loads neither numpy,
+    pyarrow nor any other package (not even ``typing``): every other public name is
+    imported on first use."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import ranklens; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} - set(sys.builtin_module_names)))"
+    )
+    bare = "import sys; print(sorted({m.split('.')[0] for m in sys.modules}))"
+    run = [sys.executable, "-c"]
+    loaded = set(
+        eval(subprocess.run([*run, code], capture_output=True, text=True, check=True).stdout)
+    )
+    before = set(
+        eval(subprocess.run([*run, bare], capture_output=True, text=True, check=True).stdout)
+    )
+    assert loaded - before <= {"ranklens", "__future__"}, loaded - before
+
+
+def _lazy_packages() -> list[str]:
+    return [
+        m
+        for m in ["ranklens", *MODULES]
+        if _module_file(m).name == "__init__.py" and "lazy_exports(" in _module_file(m).read_text()
+    ]
+
+
+@pytest.mark.parametrize("package", _lazy_packages())
+def test_lazy_names_are_their_modules_objects(package: str) -> None:
+    """Every name a package lists in ``__all__`` resolves (in a fresh process, so the
+    lazy path is the one tested), is the object its ``if TYPE_CHECKING:`` import names,
+    and is listed by ``dir()``."""
+    import subprocess
+    import sys
+
+    tree = ast.parse(_module_file(package).read_text())
+    checked = [
+        (node.module, alias.name)
+        for block in tree.body
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    ]
+    code = (
+        f"import importlib, sys; pkg = importlib.import_module({package!r}); "
+        f"names = {checked!r}; "
+        "bad = [n for m, n in names if getattr(pkg, n) is not "
+        "getattr(importlib.import_module(m), n)]; "
+        "bad += [n for n in pkg.__all__ if n not in dir(pkg) or getattr(pkg, n) is None]; "
+        "print(bad)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+    exported = {n for _, n in checked}
+    module = importlib.import_module(package)
+    assert set(module.__all__) - set(ranklens.FAMILIES) - exported <= set(vars(module))

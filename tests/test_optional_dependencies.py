@@ -415,7 +415,6 @@ NEEDS = {
         "clustering.dunn_index",
     },
     "statsmodels": {
-        "comparison.correct",
         "online.sample_size",
         "online.analyze",
         "online.analyze_units",

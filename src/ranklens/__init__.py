@@ -7,10 +7,8 @@
 {'p@1': 1.0, 'mrr': 1.0}
 """
 
-from typing import TYPE_CHECKING
-
+from ranklens._shared.lazy import lazy_exports
 from ranklens._version import __version__ as __version__
-from ranklens.comparison import Comparison, compare
 from ranklens.errors import (
     ConventionError,
     DuplicateError,
@@ -23,12 +21,6 @@ from ranklens.errors import (
     RanklensWarning,
     UnsupportedError,
 )
-from ranklens.metrics import REGISTRY, Metric, get_metric
-from ranklens.ranking.conventions import PROFILES, Conventions
-from ranklens.ranking.cutoffs import CutoffResult, PRCurve, evaluate_cutoffs, precision_recall_curve
-from ranklens.ranking.data import Qrels, Run
-from ranklens.ranking.evaluation import Result, evaluate
-from ranklens.ranking.evaluator import Evaluator
 
 # metric families outside ranking, imported on first use (they load scikit-learn/scipy)
 FAMILIES = (
@@ -41,29 +33,52 @@ FAMILIES = (
     "recsys",
 )
 
-
-if TYPE_CHECKING:  # for type checkers; at run time they come from __getattr__
-    from ranklens.gates import gate
+# ``typing`` is not imported for this (it costs a few ms): type checkers take any name
+# TYPE_CHECKING as true
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for type checkers and readers; at run time they come from __getattr__
+    from ranklens.comparison.systems import Comparison, compare
+    from ranklens.gates.core import gate
     from ranklens.io.stream import evaluate_files
+    from ranklens.metrics.registry import REGISTRY, Metric, get_metric
+    from ranklens.ranking.conventions import PROFILES, Conventions
+    from ranklens.ranking.cutoffs import (
+        CutoffResult,
+        PRCurve,
+        evaluate_cutoffs,
+        precision_recall_curve,
+    )
+    from ranklens.ranking.data import Qrels, Run
+    from ranklens.ranking.evaluation import Result, evaluate
+    from ranklens.ranking.evaluator import Evaluator
     from ranklens.render.html import html_report
 
-# functions whose modules are imported on first use (importing ranklens stays light)
-_LAZY = {
-    "evaluate_files": "ranklens.io.stream",  # reading (and streaming) files
-    "gate": "ranklens.gates",  # regression gates
-    "html_report": "ranklens.render.html",  # the HTML report
-}
-
-
-def __getattr__(name: str) -> object:
-    import importlib
-
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    if name in FAMILIES:
-        return importlib.import_module(f"ranklens.{name}")
-    raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
-
+# Every public name but the exception types is imported on first use, from its module
+# (PEP 562), so that ``import ranklens`` loads neither numpy nor pyarrow: a command or a
+# script pays only for what it uses.  ``dir(ranklens)`` and ``__all__`` list them all.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "ranklens.comparison.systems": ("Comparison", "compare"),
+        "ranklens.gates.core": ("gate",),
+        "ranklens.io.stream": ("evaluate_files",),
+        "ranklens.metrics.registry": ("REGISTRY", "Metric", "get_metric"),
+        "ranklens.ranking.conventions": ("PROFILES", "Conventions"),
+        "ranklens.ranking.cutoffs": (
+            "CutoffResult",
+            "PRCurve",
+            "evaluate_cutoffs",
+            "precision_recall_curve",
+        ),
+        "ranklens.ranking.data": ("Qrels", "Run"),
+        "ranklens.ranking.evaluation": ("Result", "evaluate"),
+        "ranklens.ranking.evaluator": ("Evaluator",),
+        "ranklens.render.html": ("html_report",),
+    },
+    # the subpackages, as ``ranklens.comparison``, ``ranklens.online`` etc. (imported on
+    # first use too; the metric families outside ranking load scikit-learn/scipy)
+    (*FAMILIES, "comparison", "gates", "history", "io", "metrics", "ranking", "render", "spark"),
+)
 
 __all__ = [
     "FAMILIES",

@@ -92,6 +92,81 @@ def test_corrections_agree_with_statsmodels(method: str) -> None:
     assert np.isnan(out[-1]) and np.allclose(out[:-1], ref)
 
 
+# p = (0.01, 0.04, 0.03, 0.2), n = 4; sorted 0.01, 0.03, 0.04, 0.2 (positions 0, 2, 1, 3)
+HAND_P = [0.01, 0.04, 0.03, 0.2]
+HAND = {
+    # p * n
+    "bonferroni": [0.04, 0.16, 0.12, 0.8],
+    # p * (n - i) over the sorted p: .04, .09, .08, .2, then running max: .04, .09, .09, .2
+    "holm": [0.04, 0.09, 0.09, 0.2],
+    # (n - i) p over the sorted p: .04, .09, .08, .2; running min from the largest down:
+    # .04, .08, .08, .2
+    "simes-hochberg": [0.04, 0.08, 0.08, 0.2],
+    # p n / rank: .04, .06, .0533.., .2, running min from the top: .04, .0533.., .0533.., .2
+    "bh": [0.04, 0.16 / 3, 0.16 / 3, 0.2],
+    # bh times the harmonic number 1 + 1/2 + 1/3 + 1/4 = 25/12
+    "by": [0.04 * 25 / 12, 0.16 / 3 * 25 / 12, 0.16 / 3 * 25 / 12, 0.2 * 25 / 12],
+    # 1 - (1 - p)^n
+    "sidak": [1 - 0.99**4, 1 - 0.96**4, 1 - 0.97**4, 1 - 0.8**4],
+    # 1 - (1 - p)^(n - i) over the sorted p: .0394, .0873, .0784, .2; running max
+    "holm-sidak": [1 - 0.99**4, 1 - 0.97**3, 1 - 0.97**3, 0.2],
+    # closed Simes tests: the largest Simes p-value min_j |I| p_(j) / j over the sets I
+    # holding the hypothesis; 0.04's is {0.04, 0.2}: min(2 * 0.04, 0.2) = 0.08
+    "hommel": [0.04, 0.08, 0.06, 0.2],
+    # alpha 0.05: the first stage (BH at 0.05) rejects 0.01 only (0.03 > 0.025), so the
+    # BH values are scaled by (n - 1) / n = 3/4
+    "tsbh": [0.03, 0.04, 0.04, 0.15],
+    # BKY: first stage at 0.05 / 1.05 rejects 0.01 (0.01 <= 0.0119), not 0.03; scaled by
+    # 3/4 * 1.05
+    "tsbky": [0.0315, 0.042, 0.042, 0.1575],
+}
+
+
+@pytest.mark.parametrize("method", sorted(HAND))
+def test_corrections_by_hand(method: str) -> None:
+    np.testing.assert_allclose(st.correct(HAND_P, method), HAND[method], rtol=1e-12, atol=0)
+    with_nan = [np.nan, *HAND_P]
+    out = st.correct(with_nan, method)
+    assert np.isnan(out[0])
+    np.testing.assert_allclose(out[1:], HAND[method], rtol=1e-12, atol=0)
+
+
+def test_corrections_are_statsmodels_bit_for_bit() -> None:
+    """Ties, p-values of 0 and 1, families of one to 40 tests, several alphas (the
+    two-stage methods depend on alpha): the same bits as multipletests."""
+    rng = np.random.default_rng(7)
+    for case in range(120):
+        n = int(rng.integers(1, 41))
+        p = rng.uniform(0, 1, n) ** 3
+        if case % 3 == 0:
+            p = np.round(p, 2)  # ties
+        if case % 5 == 0:
+            p[rng.integers(0, n)] = 0.0
+        if case % 7 == 0:
+            p[rng.integers(0, n)] = 1.0
+        alpha = float(rng.choice([0.01, 0.05, 0.1, 0.3]))
+        for ours, theirs in corrections.STATSMODELS.items():
+            with np.errstate(divide="ignore", invalid="ignore"):
+                want = multitest.multipletests(p, alpha=alpha, method=theirs)[1]
+            np.testing.assert_array_equal(st.correct(p, ours, alpha), want, err_msg=ours)
+
+
+def test_compare_imports_no_statsmodels_and_no_scipy_stats() -> None:
+    """The default compare (randomization test, t interval, Holm) needs scipy.special for
+    the t quantile only: scipy.stats and statsmodels take seconds to import."""
+    code = (
+        "import sys, ranklens; "
+        "q = ranklens.Qrels.from_dict({f'q{i}': {'d1': 1} for i in range(4)}); "
+        "a = ranklens.Run.from_dict({f'q{i}': {'d1': 1.0, 'd2': 2.0} for i in range(4)}); "
+        "b = ranklens.Run.from_dict({f'q{i}': {'d1': 2.0 - i % 2, 'd2': 1.0} for i in range(4)}); "
+        "ranklens.compare(q, {'a': a, 'b': b}, ['p@1', 'map'], seed=0); "
+        "print(sorted(m for m in ('scipy.stats', 'statsmodels', 'pandas') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
 def test_cohens_d_paired() -> None:
     a, b = _pair(50, 1)
     d = b - a

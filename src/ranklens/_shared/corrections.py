@@ -3,8 +3,9 @@
 :func:`ranklens.compare`, the online A/B analysis
 (:func:`ranklens.online.analyze`) and the command line (``--correction`` of
 ``ranklens compare`` and ``ranklens ab analyze``) take the same names.  The
-adjusted p-values are statsmodels' ``multipletests`` (the method named in
-:data:`STATSMODELS`); ``none`` leaves the p-values as they are.
+adjusted p-values are those of statsmodels' ``multipletests`` (the method named in
+:data:`STATSMODELS`), computed here with numpy (:func:`adjust`); ``none`` leaves
+the p-values as they are.
 
 ========================  ===================================================
 ``holm``                  Holm (1979) step-down, family-wise error rate
@@ -67,7 +68,8 @@ NAMES: dict[str, str] = {
 }
 #: The corrections, by their one spelling.
 CORRECTIONS: tuple[str, ...] = tuple(NAMES)
-#: statsmodels ``multipletests`` method of each correction (``none`` has none).
+#: statsmodels ``multipletests`` method of each correction (``none`` has none): the
+#: reference the tests check :func:`adjust` against.
 STATSMODELS: dict[str, str] = {
     "holm": "holm",
     "bonferroni": "bonferroni",
@@ -99,21 +101,25 @@ def canonical(where: str, correction: Any) -> Any:
 def adjust(p: Any, correction: str, alpha: float, extra: str, where: str) -> Any:
     """The p-values ``p`` (a float array, checked by the caller) adjusted together by
     ``correction`` (one of :data:`CORRECTIONS`): NaN p-values (tests not made) are left
-    out of the family and stay NaN, as R's ``p.adjust`` does.  statsmodels comes from
-    the ``extra`` (named, with ``where``, when it is missing).  p-values of 0 or 1 are
-    fine (Sidak's ``log1p(-p)`` is infinite there; no warning leaks)."""
-    import numpy as np
+    out of the family and stay NaN, as R's ``p.adjust`` does.  The numbers are those of
+    statsmodels' ``multipletests`` (the method named in :data:`STATSMODELS`; the tests
+    check them against it), computed here with numpy so that no statistics package is
+    imported (``extra`` and ``where`` are kept for the callers' signature).  p-values of
+    0 or 1 are fine (Sidak's ``log1p(-p)`` is infinite there; no warning leaks).
 
-    from ranklens._shared.deps import needs
+    >>> adjust([0.01, 0.04, 0.03], "holm", 0.05, "", "")
+    array([0.03, 0.06, 0.06])
+    >>> adjust([0.01, 0.04, 0.03, float("nan")], "bh", 0.05, "", "").round(12)
+    array([0.03, 0.04, 0.04,  nan])
+    """
+    import numpy as np
 
     out = np.array(p, dtype=np.float64)
     ok = np.isfinite(out)
     if correction == "none" or not ok.any():
         return out
-    with needs(extra, where):
-        from statsmodels.stats.multitest import multipletests  # type: ignore[import-untyped, unused-ignore]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out[ok] = multipletests(out[ok], alpha=alpha, method=STATSMODELS[correction])[1]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out[ok] = _adjusted(out[ok], correction, alpha)
     return out
 
 
@@ -130,3 +136,61 @@ def correction_phrase(correction: str, n_tests: int) -> str:
         return "one test, so no correction"
     name = NAMES[correction]
     return f"{name if correction == 'none' else name + ' correction'} over {n_tests} tests"
+
+
+def _adjusted(p: Any, correction: str, alpha: float) -> Any:
+    """``p`` (finite, at least one) adjusted by ``correction``: the formulas, and the
+    order of the floating-point operations, of statsmodels' ``multipletests`` (default
+    ``maxiter=1`` for the two-stage FDR methods), so the numbers are the same bits."""
+    import numpy as np
+
+    order = np.argsort(p)  # statsmodels' sort (ties give the same numbers in any order)
+    ps = p[order]
+    n = ps.size
+    down = np.arange(n, 0, -1)  # n, n-1, ..., 1
+    if correction == "bonferroni":
+        adj = ps * float(n)
+    elif correction == "sidak":
+        adj = -np.expm1(n * np.log1p(-ps))
+    elif correction == "holm":
+        adj = np.maximum.accumulate(ps * down)
+    elif correction == "holm-sidak":
+        adj = np.maximum.accumulate(-np.expm1(down * np.log1p(-ps)))
+    elif correction == "simes-hochberg":
+        adj = np.minimum.accumulate((down * ps)[::-1])[::-1]
+    elif correction == "hommel":
+        adj = ps.copy()
+        for m in range(n, 1, -1):  # over the tests (a family is small), as statsmodels
+            cim = np.min(m * ps[-m:] / np.arange(1, m + 1.0))
+            adj[-m:] = np.maximum(adj[-m:], cim)
+            adj[:-m] = np.maximum(adj[:-m], np.minimum(m * ps[:-m], cim))
+    elif correction in ("bh", "by"):
+        adj = _step_up(ps, 1.0 if correction == "bh" else float(np.sum(1.0 / np.arange(1, n + 1))))
+    else:  # two-stage FDR (Benjamini, Krieger & Yekutieli 2006): tsbh, tsbky
+        fact = 1.0 + alpha if correction == "tsbky" else 1.0
+        ecdf = np.arange(1, n + 1) / float(n)
+        below = np.flatnonzero(ps <= ecdf * (alpha / fact))  # the first stage's rejections
+        rejected = 0 if below.size == 0 else int(below[-1]) + 1
+        adj = _step_up(ps, 1.0)
+        if rejected in (0, n):
+            adj *= fact
+        else:
+            adj *= (1.0 * n - rejected) * 1.0 / n
+            if correction == "tsbky":
+                adj *= 1.0 + alpha
+    adj[adj > 1] = 1
+    out = np.empty_like(adj)
+    out[order] = adj
+    return out
+
+
+def _step_up(ps: Any, cm: float) -> Any:
+    """Benjamini-Hochberg adjusted p-values of the sorted ``ps`` (Benjamini-Yekutieli with
+    ``cm`` = the harmonic number of the family's size), capped at 1."""
+    import numpy as np
+
+    n = ps.size
+    ecdf = np.arange(1, n + 1) / float(n)
+    adj = np.minimum.accumulate((ps / (ecdf if cm == 1.0 else ecdf / cm))[::-1])[::-1]
+    adj[adj > 1] = 1
+    return adj

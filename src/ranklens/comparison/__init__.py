@@ -17,19 +17,42 @@ statsmodels are imported only when a test or interval needs them.
 
 from __future__ import annotations
 
-from ranklens.comparison.stats import (
-    CI_METHODS,
-    CORRECTIONS,
-    TESTS,
-    bootstrap_test,
-    cohens_d_paired,
-    correct,
-    mean_ci,
-    paired_ttest,
-    randomization_test,
-    wilcoxon_test,
+from ranklens._shared.lazy import lazy_exports
+
+TYPE_CHECKING = False  # type checkers take any name TYPE_CHECKING as true
+if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__)
+    from ranklens.comparison.stats import (
+        CI_METHODS,
+        CORRECTIONS,
+        TESTS,
+        bootstrap_test,
+        cohens_d_paired,
+        correct,
+        mean_ci,
+        paired_ttest,
+        randomization_test,
+        wilcoxon_test,
+    )
+    from ranklens.comparison.systems import Comparison, PairTest, compare
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "ranklens.comparison.stats": (
+            "CI_METHODS",
+            "CORRECTIONS",
+            "TESTS",
+            "bootstrap_test",
+            "cohens_d_paired",
+            "correct",
+            "mean_ci",
+            "paired_ttest",
+            "randomization_test",
+            "wilcoxon_test",
+        ),
+        "ranklens.comparison.systems": ("Comparison", "PairTest", "compare"),
+    },
 )
-from ranklens.comparison.systems import Comparison, PairTest, compare
 
 __all__ = [
     "CI_METHODS",

@@ -257,7 +257,9 @@ def paired_ttest(a: Any, b: Any, alternative: str = "two-sided") -> float:
     """
     _check_choice("alternative", alternative, ALTERNATIVES)
     with needs("stats", "ranklens.comparison.stats.paired_ttest"):
-        from scipy import stats
+        # scipy.stats.t's sf and cdf are these functions; scipy.special loads in a
+        # fraction of scipy.stats' time
+        from scipy.special import stdtr
 
     d, fixed = _differences(a, b, "paired_ttest")
     if fixed is not None:
@@ -269,10 +271,10 @@ def paired_ttest(a: Any, b: Any, alternative: str = "two-sided") -> float:
         return float("nan")
     t = float(d.mean()) / (sd / np.sqrt(d.size))
     if alternative == "greater":
-        return float(stats.t.sf(t, d.size - 1))
+        return float(stdtr(d.size - 1, -t))
     if alternative == "less":
-        return float(stats.t.cdf(t, d.size - 1))
-    return float(2.0 * stats.t.sf(abs(t), d.size - 1))
+        return float(stdtr(d.size - 1, t))
+    return float(2.0 * stdtr(d.size - 1, -abs(t)))
 
 
 def wilcoxon_test(a: Any, b: Any) -> float:
@@ -474,11 +476,11 @@ def mean_ci(
     mean = arr.mean(axis=0)
     alpha = 1.0 - level
     with needs("stats", "ranklens.comparison.stats.mean_ci"):
-        from scipy import special, stats
+        from scipy import special  # not scipy.stats: t.ppf is special.stdtrit
 
     if method == "t":
         se = arr.std(axis=0, ddof=1) / np.sqrt(n)
-        h = stats.t.ppf(1 - alpha / 2, n - 1) * se
+        h = special.stdtrit(n - 1, 1 - alpha / 2) * se
         return (
             _out(np.where(good, mean - h, np.nan), one),
             _out(np.where(good, mean + h, np.nan), one),
@@ -534,7 +536,9 @@ def cohens_d_paired(a: Any, b: Any) -> Any:
 
 
 def correct(pvalues: Any, method: str = "holm", alpha: float = 0.05) -> np.ndarray:
-    """Adjusted p-values for a family of tests (:func:`statsmodels.stats.multitest.multipletests`).
+    """Adjusted p-values for a family of tests (the numbers of
+    :func:`statsmodels.stats.multitest.multipletests`, computed with numpy:
+    :func:`ranklens._shared.corrections.adjust`).
 
     ``method`` is one of :data:`CORRECTIONS`: ``holm`` (Holm 1979),
     ``bonferroni``, ``bh`` (Benjamini & Hochberg 1995, false discovery rate),

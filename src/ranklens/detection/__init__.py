@@ -7,10 +7,36 @@ AP and mAP, COCO evaluation (:func:`coco_evaluate`; one number of it: :func:`coc
 [[0.1429]]
 """
 
-from ranklens.detection.ap import average_precision, interpolated_ap, mean_average_precision
-from ranklens.detection.boxes import box_convert, iou
-from ranklens.detection.coco import CocoResult, coco_ap, coco_ar, coco_evaluate
-from ranklens.detection.matching import match_detections
+from ranklens._shared.lazy import lazy_exports
+
+TYPE_CHECKING = False  # type checkers take any name TYPE_CHECKING as true
+if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__)
+    from ranklens.detection.ap import average_precision, interpolated_ap, mean_average_precision
+    from ranklens.detection.boxes import box_convert, iou
+    from ranklens.detection.coco import CocoResult, coco_ap, coco_ar, coco_evaluate
+    from ranklens.detection.matching import match_detections
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "ranklens.detection.ap": (
+            "average_precision",
+            "interpolated_ap",
+            "mean_average_precision",
+        ),
+        "ranklens.detection.boxes": (
+            "box_convert",
+            "iou",
+        ),
+        "ranklens.detection.coco": (
+            "CocoResult",
+            "coco_ap",
+            "coco_ar",
+            "coco_evaluate",
+        ),
+        "ranklens.detection.matching": ("match_detections",),
+    },
+)
 
 __all__ = [
     "CocoResult",

@@ -11,9 +11,22 @@ behind the function ``ranklens.gate``.
 
 from __future__ import annotations
 
-from ranklens.gates.core import gate
-from ranklens.gates.rules import KINDS, Rule, RuleSet, read_rules, rules_from_mapping
-from ranklens.gates.verdict import FORMATS, RuleOutcome, Verdict
+from ranklens._shared.lazy import lazy_exports
+
+TYPE_CHECKING = False  # type checkers take any name TYPE_CHECKING as true
+if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__)
+    from ranklens.gates.core import gate
+    from ranklens.gates.rules import KINDS, Rule, RuleSet, read_rules, rules_from_mapping
+    from ranklens.gates.verdict import FORMATS, RuleOutcome, Verdict
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "ranklens.gates.core": ("gate",),
+        "ranklens.gates.rules": ("KINDS", "Rule", "RuleSet", "read_rules", "rules_from_mapping"),
+        "ranklens.gates.verdict": ("FORMATS", "RuleOutcome", "Verdict"),
+    },
+)
 
 __all__ = [
     "FORMATS",

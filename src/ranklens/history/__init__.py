@@ -17,14 +17,33 @@ Layout, atomicity and concurrency: :mod:`ranklens.history.store`.
 
 from __future__ import annotations
 
-from ranklens.history.store import (
-    SCHEMA_VERSION,
-    Store,
-    StoredRecord,
-    git_commit,
-    load_ref,
-    parse_time,
-    split_ref,
+from ranklens._shared.lazy import lazy_exports
+
+TYPE_CHECKING = False  # type checkers take any name TYPE_CHECKING as true
+if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__)
+    from ranklens.history.store import (
+        SCHEMA_VERSION,
+        Store,
+        StoredRecord,
+        git_commit,
+        load_ref,
+        parse_time,
+        split_ref,
+    )
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "ranklens.history.store": (
+            "SCHEMA_VERSION",
+            "Store",
+            "StoredRecord",
+            "git_commit",
+            "load_ref",
+            "parse_time",
+            "split_ref",
+        ),
+    },
 )
 
 __all__ = [

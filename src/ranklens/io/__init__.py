@@ -10,18 +10,48 @@ run file within a memory budget, streaming runs larger than memory
 other table (interactions, item features, split files) with every column.
 """
 
-from ranklens.io._files import FORMATS, detect_format
-from ranklens.io.stream import evaluate_files
-from ranklens.io.tables import (
-    TABLE_FORMATS,
-    read_frame,
-    read_qrels,
-    read_run,
-    write_frame,
-    write_qrels,
-    write_run,
+from ranklens._shared.lazy import lazy_exports
+
+TYPE_CHECKING = False  # type checkers take any name TYPE_CHECKING as true
+if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__)
+    from ranklens.io._files import FORMATS, detect_format
+    from ranklens.io.stream import evaluate_files
+    from ranklens.io.tables import (
+        TABLE_FORMATS,
+        read_frame,
+        read_qrels,
+        read_run,
+        write_frame,
+        write_qrels,
+        write_run,
+    )
+    from ranklens.io.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "ranklens.io._files": (
+            "FORMATS",
+            "detect_format",
+        ),
+        "ranklens.io.stream": ("evaluate_files",),
+        "ranklens.io.tables": (
+            "TABLE_FORMATS",
+            "read_frame",
+            "read_qrels",
+            "read_run",
+            "write_frame",
+            "write_qrels",
+            "write_run",
+        ),
+        "ranklens.io.trec": (
+            "read_trec_qrels",
+            "read_trec_run",
+            "write_trec_qrels",
+            "write_trec_run",
+        ),
+    },
 )
-from ranklens.io.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 
 __all__ = [
     "FORMATS",

@@ -5,9 +5,31 @@ parse a name and :data:`REGISTRY` to list them; :func:`metric_table` lists every
 family as records and :func:`describe` documents one.  Kernels load on first use.
 """
 
-from ranklens.metrics.listing import describe, metric_table
-from ranklens.metrics.registry import REGISTRY, Metric, MetricDef, Param, get_metric
-from ranklens.metrics.trec_names import expand_trec_name
+from ranklens._shared.lazy import lazy_exports
+
+TYPE_CHECKING = False  # type checkers take any name TYPE_CHECKING as true
+if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__)
+    from ranklens.metrics.listing import describe, metric_table
+    from ranklens.metrics.registry import REGISTRY, Metric, MetricDef, Param, get_metric
+    from ranklens.metrics.trec_names import expand_trec_name
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "ranklens.metrics.listing": (
+            "describe",
+            "metric_table",
+        ),
+        "ranklens.metrics.registry": (
+            "REGISTRY",
+            "Metric",
+            "MetricDef",
+            "Param",
+            "get_metric",
+        ),
+        "ranklens.metrics.trec_names": ("expand_trec_name",),
+    },
+)
 
 __all__ = [
     "REGISTRY",

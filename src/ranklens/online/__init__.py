@@ -17,50 +17,103 @@
   (:mod:`ranklens.online.power_analysis`).
 
 scipy and statsmodels (the ``online`` extra) are imported only when a
-statistic is computed; importing this package needs numpy and pyarrow only.
+statistic is computed; each name here is imported on first use (a function of
+the assignment needs numpy and pyarrow only).
 """
 
-from ranklens.online._hashing import HASH_ALGORITHMS, HashAlgorithm, hash_units
-from ranklens.online.aggregates import analyze_stats, analyze_units, stats_columns
-from ranklens.online.analysis import (
-    CORRECTIONS,
-    DataReport,
-    ExperimentAnalysis,
-    GroupEstimate,
-    MetricComparison,
-    SequentialTrace,
-    analyze,
-)
-from ranklens.online.assignment import (
-    HOLDOUT,
-    NOT_ENROLLED,
-    Assignment,
-    Assignments,
-    Experiment,
-    Plan,
-    assign,
-    bucket_units,
-)
-from ranklens.online.metrics import EventAggregate, OnlineMetric, parse_metric
-from ranklens.online.power_analysis import (
-    MDEResult,
-    SampleSizeResult,
-    minimum_detectable_effect,
-    power,
-    ratio_unit_std,
-    sample_size,
-)
-from ranklens.online.sequential import SequentialTest, mixture_tau, msprt
-from ranklens.online.stats import (
-    Comparison,
-    SRMResult,
-    cuped_theta,
-    delta_method_ratio,
-    normal_comparison,
-    relative_difference,
-    sample_ratio_mismatch,
-    two_proportion_ztest,
-    welch_ttest,
+from ranklens._shared.lazy import lazy_exports
+
+TYPE_CHECKING = False  # type checkers take any name TYPE_CHECKING as true
+if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__)
+    from ranklens.online._hashing import HASH_ALGORITHMS, HashAlgorithm, hash_units
+    from ranklens.online.aggregates import analyze_stats, analyze_units, stats_columns
+    from ranklens.online.analysis import (
+        CORRECTIONS,
+        DataReport,
+        ExperimentAnalysis,
+        GroupEstimate,
+        MetricComparison,
+        SequentialTrace,
+        analyze,
+    )
+    from ranklens.online.assignment import (
+        HOLDOUT,
+        NOT_ENROLLED,
+        Assignment,
+        Assignments,
+        Experiment,
+        Plan,
+        assign,
+        bucket_units,
+    )
+    from ranklens.online.metrics import EventAggregate, OnlineMetric, parse_metric
+    from ranklens.online.power_analysis import (
+        MDEResult,
+        SampleSizeResult,
+        minimum_detectable_effect,
+        power,
+        ratio_unit_std,
+        sample_size,
+    )
+    from ranklens.online.sequential import SequentialTest, mixture_tau, msprt
+    from ranklens.online.stats import (
+        Comparison,
+        SRMResult,
+        cuped_theta,
+        delta_method_ratio,
+        normal_comparison,
+        relative_difference,
+        sample_ratio_mismatch,
+        two_proportion_ztest,
+        welch_ttest,
+    )
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "ranklens.online._hashing": ("HASH_ALGORITHMS", "HashAlgorithm", "hash_units"),
+        "ranklens.online.aggregates": ("analyze_stats", "analyze_units", "stats_columns"),
+        "ranklens.online.analysis": (
+            "CORRECTIONS",
+            "DataReport",
+            "ExperimentAnalysis",
+            "GroupEstimate",
+            "MetricComparison",
+            "SequentialTrace",
+            "analyze",
+        ),
+        "ranklens.online.assignment": (
+            "HOLDOUT",
+            "NOT_ENROLLED",
+            "Assignment",
+            "Assignments",
+            "Experiment",
+            "Plan",
+            "assign",
+            "bucket_units",
+        ),
+        "ranklens.online.metrics": ("EventAggregate", "OnlineMetric", "parse_metric"),
+        "ranklens.online.power_analysis": (
+            "MDEResult",
+            "SampleSizeResult",
+            "minimum_detectable_effect",
+            "power",
+            "ratio_unit_std",
+            "sample_size",
+        ),
+        "ranklens.online.sequential": ("SequentialTest", "mixture_tau", "msprt"),
+        "ranklens.online.stats": (
+            "Comparison",
+            "SRMResult",
+            "cuped_theta",
+            "delta_method_ratio",
+            "normal_comparison",
+            "relative_difference",
+            "sample_ratio_mismatch",
+            "two_proportion_ztest",
+            "welch_ttest",
+        ),
+    },
 )
 
 __all__ = [

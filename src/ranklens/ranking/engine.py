@@ -533,30 +533,28 @@ def _merge_block(
     rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.Array
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One sort of a block of run rows together with the qrels rows of the same queries,
-    by (query code, doc, qrels first).  A run row right after a qrels row of the same
-    pair is judged; right after a run row of the same pair, it repeats that pair.
+    by (query code, doc), the qrels rows first among equal pairs (they come first in the
+    sorted table and Arrow's sort is stable: no third key).  A run row right after a
+    qrels row of the same pair is judged; right after a run row of the same pair, it
+    repeats that pair.
 
     Returns, for the run rows (indices local to the block): the judged rows with their
     qrels rows, the rows in (query, doc) order and which of them repeat their
     predecessor."""
     nr, nq = len(rcode), len(qcode)
+    qcode = qcode.astype(rcode.dtype)
     table = pa.table(
         {
-            "q": pa.chunked_array([from_numpy(rcode), from_numpy(qcode.astype(rcode.dtype))]),
-            "d": pa.chunked_array([rdoc, qdoc]),
-            "s": pa.chunked_array(
-                [from_numpy(np.ones(nr, np.int8)), from_numpy(np.zeros(nq, np.int8))]
-            ),
+            "q": pa.chunked_array([from_numpy(qcode), from_numpy(rcode)]),
+            "d": pa.chunked_array([qdoc, rdoc]),
         }
     )
     table = table.combine_chunks()  # Arrow sorts one chunk faster than two
     m = nr + nq
     order: np.ndarray = _np(
-        pc.sort_indices(
-            table, sort_keys=[("q", "ascending"), ("d", "ascending"), ("s", "ascending")]
-        )
+        pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")])
     ).astype(np.int32 if m < 2**31 - 1 else np.int64)
-    codes = np.concatenate([rcode, qcode.astype(rcode.dtype)])[order]
+    codes = np.concatenate([qcode, rcode])[order]
     same = codes[1:] == codes[:-1]
     del codes
     doc = table.column("d")
@@ -565,14 +563,14 @@ def _merge_block(
         stop = min(start + step, m - 1)
         block = doc.take(from_numpy(order[start : stop + 1])).chunk(0)
         same[start:stop] &= _np(pc.equal(block[1:], block[:-1]))
-    is_run = order < nr
+    is_run = order >= nq
     follows = np.flatnonzero(same & is_run[1:]) + 1  # run rows that repeat a predecessor
     judged = follows[~is_run[follows - 1]]
     repeats = follows[is_run[follows - 1]]
     run_pos = np.flatnonzero(is_run)
     repeat = np.zeros(m, dtype=bool)
     repeat[repeats] = True
-    return order[judged], order[judged - 1] - nr, order[run_pos], repeat[run_pos]
+    return order[judged] - nq, order[judged - 1], order[run_pos] - nq, repeat[run_pos]
 
 
 def _merge_join(

@@ -27,17 +27,38 @@ aggregations and finish per user in the tasks, with the local code.
 pyspark is imported on first use, never by ``import ranklens``.
 """
 
-from ranklens.spark.beyond import (
-    average_recommendation_popularity,
-    catalog_coverage,
-    gini_index,
-    long_tail_share,
-    novelty,
-    personalisation,
-    shannon_entropy,
+from ranklens._shared.lazy import lazy_exports
+
+TYPE_CHECKING = False  # type checkers take any name TYPE_CHECKING as true
+if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__)
+    from ranklens.spark.beyond import (
+        average_recommendation_popularity,
+        catalog_coverage,
+        gini_index,
+        long_tail_share,
+        novelty,
+        personalisation,
+        shannon_entropy,
+    )
+    from ranklens.spark.ranking import evaluate, evaluate_interactions
+    from ranklens.spark.result import SparkInteractionEvaluation, SparkResult
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "ranklens.spark.beyond": (
+            "average_recommendation_popularity",
+            "catalog_coverage",
+            "gini_index",
+            "long_tail_share",
+            "novelty",
+            "personalisation",
+            "shannon_entropy",
+        ),
+        "ranklens.spark.ranking": ("evaluate", "evaluate_interactions"),
+        "ranklens.spark.result": ("SparkInteractionEvaluation", "SparkResult"),
+    },
 )
-from ranklens.spark.ranking import evaluate, evaluate_interactions
-from ranklens.spark.result import SparkInteractionEvaluation, SparkResult
 
 __all__ = [
     "SparkInteractionEvaluation",
