@@ -329,6 +329,8 @@ CALLS: dict[str, str] = {
     "detection.average_precision": "rl.detection.average_precision([1, 0], [0.9, 0.8], 1)",
     "detection.box_convert": "rl.detection.box_convert([[0, 0, 1, 1]], 'xywh')",
     "detection.coco_evaluate": "rl.detection.coco_evaluate(COCO_GT, COCO_DET)",
+    "detection.coco_ap": "rl.detection.coco_ap(COCO_GT, COCO_DET, iou=0.5)",
+    "detection.coco_ar": "rl.detection.coco_ar(COCO_GT, COCO_DET, max_dets=10)",
     "detection.interpolated_ap": "rl.detection.interpolated_ap(np.array([1.0, 0.5]), "
     "np.array([0.5, 0.5]), 'coco')",
     "detection.iou": "rl.detection.iou([[0, 0, 2, 2]], [[1, 1, 3, 3]])",

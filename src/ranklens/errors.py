@@ -10,7 +10,6 @@ how to fix it.
 from __future__ import annotations
 
 import sys
-import warnings
 
 __all__ = [
     "ConventionError",
@@ -116,4 +115,6 @@ def warn_plainly(message: Warning | str, category: type[Warning] = RanklensWarni
     source and no source line under it (for what work inside a chart or a report
     found; the command line prints our warnings as ``ranklens: warning: ...``).
     Warning filters apply as to any warning."""
+    import warnings  # here: ``import ranklens`` loads nothing it does not need
+
     warnings.warn_explicit(str(message), category, "ranklens", 0, module="ranklens")
