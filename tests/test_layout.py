@@ -160,3 +160,83 @@ def test_a_command_loads_only_its_own_module() -> None:
         "online",
     ):
         assert f"ranklens.{other}" not in loaded, loaded
+
+
+# ------------------------------------------------------------------ the command line
+
+CLI = "ranklens.cli"
+COMMAND_MODULES = sorted(
+    m for m in MODULES if m.startswith(f"{CLI}.") and not m.split(".")[-1].startswith("_")
+)
+SHARED_CLI = sorted(m for m in MODULES if m.startswith(f"{CLI}._"))
+
+
+def _cli_imports(module: str) -> set[str]:
+    """The ranklens.cli modules ``module`` imports (inside functions too)."""
+    return {
+        m
+        for src, names in _imports(module, lazy=True)
+        for m in _resolve(src, names)
+        if m.startswith(f"{CLI}.")
+    }
+
+
+def test_the_command_modules_are_found() -> None:
+    assert {"ranklens.cli.evaluate", "ranklens.cli.gate", "ranklens.cli.ab"} <= set(COMMAND_MODULES)
+    assert "ranklens.cli._options" in SHARED_CLI
+
+
+@pytest.mark.parametrize("module", COMMAND_MODULES)
+def test_no_command_imports_another(module: str) -> None:
+    """A command module imports the shared layer (``ranklens.cli._*``) and the library,
+    never another command's module (whose private helpers drifted apart before)."""
+    others = sorted(m for m in _cli_imports(module) if m in COMMAND_MODULES and m != module)
+    assert others == [], f"{module} imports other commands: {others}"
+
+
+@pytest.mark.parametrize("module", SHARED_CLI)
+def test_the_shared_layer_imports_no_command(module: str) -> None:
+    found = sorted(m for m in _cli_imports(module) if m in COMMAND_MODULES)
+    assert found == [], f"{module} imports commands: {found}"
+
+
+def test_the_group_imports_no_command_module() -> None:
+    """``ranklens.cli`` names its commands' modules as text (imported when one runs)."""
+    assert sorted(m for m in _cli_imports(CLI) if m in COMMAND_MODULES) == []
+
+
+def _private_module(name: str) -> bool:
+    return any(part.startswith("_") for part in name.split(".")[1:])
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m.startswith(f"{CLI}")] + [CLI])
+def test_the_command_line_uses_only_public_library_modules(module: str) -> None:
+    """The command line reaches the library through its public modules (and the shared
+    ``ranklens._shared`` layer): no private module or name of another package."""
+    bad = sorted(
+        src
+        for src, _ in _imports(module, lazy=True)
+        if not src.startswith(CLI)
+        and _private_module(src)
+        and _package(src) != "ranklens._shared"
+        and not src.startswith("ranklens._shared")
+    )
+    assert bad == [], f"{module} imports private modules of the library: {bad}"
+
+
+def test_the_command_line_uses_no_private_attribute_of_the_library() -> None:
+    """``plots._check_path`` and the like: a private attribute of a library module used
+    from the command line (read in the source, as the imports are)."""
+    found = []
+    for module in [CLI, *(m for m in MODULES if m.startswith(f"{CLI}."))]:
+        tree = ast.parse(_module_file(module).read_text())
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name)
+                and node.value.id not in ("self", "cls", "sys", "os", "exc", "defn")
+            ):
+                found.append(f"{module}: {ast.unparse(node)}")
+    assert found == []

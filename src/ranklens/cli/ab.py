@@ -25,14 +25,19 @@ from ranklens.cli._common import (
     GuardedGroup,
     InputTable,
     check_output,
-    correction_option,
     progress,
-    quiet_option,
     read_document,
     read_input_table,
     stage,
     warnings_to_stderr,
     write_output,
+)
+from ranklens.cli._options import (
+    alpha_option,
+    correction_option,
+    format_option,
+    output_option,
+    quiet_option,
 )
 from ranklens.errors import InputError, RanklensError
 from ranklens.render.online import FORMATS as ANALYSIS_FORMATS
@@ -165,7 +170,9 @@ ab = GuardedGroup(
     default=None,
     help="Output format (default: from --output's extension, else csv).",
 )
-@click.option("--quiet", "-q", is_flag=True, help="Do not print the counts to stderr.")
+@click.option(
+    "--quiet", is_flag=True, help="Do not print the counts of each variant on standard error."
+)
 def assign_cmd(
     units: str,
     unit_column: str,
@@ -320,8 +327,8 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
 
 
 @ab.command("analyze")
-@click.argument("exposures", metavar="EXPOSURES", required=False)
-@click.argument("events", metavar="EVENTS", required=False)
+@click.argument("exposures", metavar="[EXPOSURES", required=False)
+@click.argument("events", metavar="EVENTS]", required=False)
 @click.option(
     "--units",
     "units_path",
@@ -367,12 +374,7 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
     help="Planned variants and weights instead of a plan, e.g. control=1,treatment=1.",
 )
 @click.option("--control", help="Control variant.")
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.05,
-    show_default=True,
-)
+@alpha_option
 @correction_option
 @click.option(
     "--cuped", is_flag=True, help="CUPED with each metric's pre-exposure value as the covariate."
@@ -413,6 +415,7 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
     default=0.001,
     show_default=True,
+    help="p-value of the sample ratio mismatch test below which the split is flagged.",
 )
 @click.option(
     "--sequential",
@@ -430,7 +433,7 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
     default=None,
     help="mSPRT mixing scale in metric units (default: tuned per metric).",
 )
-@click.option("--unit-column", default="unit", show_default=True)
+@click.option("--unit-column", default="unit", show_default=True, help="Column of the unit ids.")
 @click.option(
     "--variant-column", default=None, help="[default: variant, else the --experiment name]"
 )
@@ -440,7 +443,9 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
     help="[default: time] Exposures without a 'time' column are an assignment "
     "table (ranklens ab assign's output): every event counts.",
 )
-@click.option("--event-column", default="event", show_default=True)
+@click.option(
+    "--event-column", default="event", show_default=True, help="Column of the event names."
+)
 @click.option(
     "--value-column",
     default=None,
@@ -452,21 +457,8 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
     show_default=True,
     help="With --stats: the column of units per variant.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(ANALYSIS_FORMATS),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write to this file instead of standard output.",
-)
+@format_option(ANALYSIS_FORMATS)
+@output_option
 @quiet_option
 def analyze_cmd(
     exposures: str | None,

@@ -11,11 +11,11 @@ import click
 from ranklens.cli._common import (
     check_output,
     progress,
-    quiet_option,
     read_document,
     stage,
     write_output,
 )
+from ranklens.cli._options import format_option, output_option, quiet_option
 from ranklens.errors import InputError
 from ranklens.render.scores import FORMATS
 
@@ -67,14 +67,8 @@ def _files_named(paths: dict[str, str]) -> Iterator[None]:
     "--iou", "iou", default=None, help="IoU thresholds, comma separated (default 0.50:0.05:0.95)."
 )
 @click.option("--per-class", is_flag=True, help="Also print the AP of every category.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", help="Output format.")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write to this file instead of standard output.",
-)
+@format_option(FORMATS)
+@output_option
 @quiet_option
 def detect_cmd(
     ground_truth: str,

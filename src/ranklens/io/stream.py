@@ -157,6 +157,7 @@ def evaluate_files(
     score: str | None = None,
     name: str | None = None,
     duplicates: str = "error",
+    rank: str | None = None,
     profile: str | None = None,
     conventions: Any = None,
     **single: Any,
@@ -181,7 +182,7 @@ def evaluate_files(
     temp_dir:
         Where an ungrouped run is spilled while it is grouped (default: the system's
         temporary folder).
-    qrels_format, run_format, query, doc, relevance, score, name, duplicates:
+    qrels_format, run_format, query, doc, relevance, score, name, duplicates, rank:
         As :func:`ranklens.io.read_qrels` / :func:`ranklens.io.read_run`
         (``format=`` is ``qrels_format=`` / ``run_format=`` here); the column names
         apply to the files that are tables (a TREC file's columns are fixed).
@@ -209,7 +210,7 @@ def evaluate_files(
     trec_qrels = isinstance(qrels, Qrels) or detect_format(qrels, qrels_format)[0] == "trec"
     given = {
         k: v
-        for k, v in dict(query=query, doc=doc, relevance=relevance, score=score).items()
+        for k, v in dict(query=query, doc=doc, relevance=relevance, score=score, rank=rank).items()
         if v is not None
     }
     if given and trec_qrels and fmt == "trec":
@@ -224,7 +225,7 @@ def evaluate_files(
         columns = {} if trec_qrels else dict(query=query, doc=doc, relevance=relevance)
         judged = read_qrels(qrels, format=qrels_format, duplicates=duplicates, **columns)
     if fmt == "trec":
-        query = doc = score = None  # the names are the qrels table's
+        query = doc = score = rank = None  # the names are the qrels table's
     fits = fits_in_memory(run, budget, qrels_bytes, fmt)
     if fmt not in STREAMED and not fits and not is_stream(run) and output_compression(run) is None:
         need = format_size(qrels_bytes + memory_needed(run, fmt))
@@ -242,6 +243,7 @@ def evaluate_files(
             score=score,
             name=name,
             duplicates=duplicates,
+            rank=rank,
         )
         return evaluate(judged, whole, names, conventions=conv)
     relaxed = dataclasses.replace(conv, no_relevant="zero") if conv.no_relevant == "error" else conv
@@ -249,7 +251,8 @@ def evaluate_files(
     if fmt != "trec":
         table = {
             "format": fmt,
-            "roles": run_roles(query, doc, score),
+            "roles": run_roles(query, doc, score, rank),
+            "ranks": rank is not None,
             "label": name or os.path.basename(str(run)),
         }
     stream = _Stream(
@@ -406,6 +409,7 @@ class _Stream:
                     cols.lines,
                     opts["label"],
                     self.duplicates,
+                    ranks=opts["ranks"],
                 )
 
         tables = (

@@ -1,0 +1,463 @@
+"""The one seam between the command line and the library (issue 27): ranks read as
+ranks, one vocabulary of options, one table of exit codes for every subcommand, the
+same numbers as the Python API over the whole catalogue, and a start that imports
+only what the command needs."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+
+import ranklens
+from ranklens.cli import _COMMANDS, main
+from ranklens.errors import ConventionError, InputError, StoreError
+
+SRC = Path(ranklens.__file__).resolve().parents[1]
+
+
+def invoke(*args: Any, input: str | None = None) -> Result:
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def recs(tmp_path: Path) -> dict[str, Path]:
+    """The issue's case: held-out items and a top-2 list per user, ranked by position
+    (rank 1 = best).  Hand-computed: u1's relevant b is at rank 2 (RR 1/2, AP@2 1/2),
+    u2's relevant d at rank 2 too, so mrr = map@2 = 0.5 (as rank numbers read as scores,
+    higher first, would make both 1.0)."""
+    return {
+        "held": _write(tmp_path / "held.csv", "user_id,item_id,rel\nu1,b,1\nu2,d,1\n"),
+        "recs": _write(
+            tmp_path / "recs.csv", "user_id,item_id,rank\nu1,a,1\nu1,b,2\nu2,c,1\nu2,d,2\n"
+        ),
+    }
+
+
+def _summary(result: Result) -> dict[str, float]:
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    return dict(doc["runs"][0]["summary"]) if "runs" in doc else dict(doc["summary"])
+
+
+# ------------------------------------------------------------------------------ ranks
+
+
+def test_rank_col_reads_ranks_as_the_python_api_does(recs: dict[str, Path]) -> None:
+    from ranklens.recsys import evaluate_interactions
+
+    res = invoke(
+        "evaluate", recs["held"], recs["recs"], "--rank-col", "rank", "-m", "mrr", "-m", "map@2",
+        "--format", "json",
+    )  # fmt: skip
+    assert _summary(res) == {"mrr": 0.5, "map@2": 0.5}
+    import pyarrow.csv as pacsv
+
+    held = pacsv.read_csv(recs["held"])
+    table = pacsv.read_csv(recs["recs"])
+    py = evaluate_interactions(held, table, ["mrr", "map@2"], rank="rank", relevance="rel")
+    assert py.summary() == {"mrr": 0.5, "map@2": 0.5}
+
+
+def test_a_rank_column_without_a_score_column_is_read_as_ranks_and_said(
+    recs: dict[str, Path],
+) -> None:
+    res = invoke("evaluate", recs["held"], recs["recs"], "-m", "mrr", "--format", "json")
+    assert _summary(res) == {"mrr": 0.5}
+    notes = [line for line in res.stderr.splitlines() if "as ranks" in line]
+    assert len(notes) == 1 and "--rank-col" in notes[0], res.stderr
+    quiet = invoke(
+        "evaluate", recs["held"], recs["recs"], "-m", "mrr", "--format", "json", "--quiet"
+    )
+    assert _summary(quiet) == {"mrr": 0.5} and quiet.stderr == ""
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare", "gate", "report", "plot"])
+def test_score_col_rank_is_refused_in_every_command_that_reads_runs(
+    command: str, recs: dict[str, Path], tmp_path: Path
+) -> None:
+    args: list[Any] = [recs["held"], recs["recs"], recs["recs"], "--score-col", "rank"]
+    if command == "plot":
+        args = ["dist", *args, "-o", tmp_path / "x.png"]
+    if command == "report":
+        args += ["-o", tmp_path / "x.html"]
+    if command == "gate":
+        args = [recs["held"], recs["recs"], "--min", "mrr=0.1", "--score-col", "rank"]
+    res = invoke(command, *args)
+    assert res.exit_code == 2, res.output
+    assert "--rank-col rank" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_rank_col_in_compare_and_gate(recs: dict[str, Path], tmp_path: Path) -> None:
+    other = _write(tmp_path / "other.csv", "user_id,item_id,rank\nu1,b,1\nu1,a,2\nu2,d,1\nu2,c,2\n")
+    res = invoke(
+        "compare", recs["held"], recs["recs"], other, "-m", "mrr", "--rank-col", "rank",
+        "--format", "json", "--seed", "1",
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    means = {s["name"]: s["means"]["mrr"] for s in doc["systems"]} if "systems" in doc else None
+    if means is not None:
+        assert means == {"recs": 0.5, "other": 1.0}
+    else:
+        assert '"mrr"' in res.stdout
+    # the candidate's mrr is 1.0 (other), a floor of 0.75 passes; recs (0.5) fails it
+    ok = invoke("gate", recs["held"], other, "--min", "mrr=0.75", "--rank-col", "rank")
+    bad = invoke("gate", recs["held"], recs["recs"], "--min", "mrr=0.75", "--rank-col", "rank")
+    assert (ok.exit_code, bad.exit_code) == (0, 1), (ok.output, bad.output)
+
+
+def test_score_col_and_rank_col_exclude_each_other(recs: dict[str, Path]) -> None:
+    res = invoke("evaluate", recs["held"], recs["recs"], "--score-col", "s", "--rank-col", "r")
+    assert res.exit_code == 2 and "--rank-col" in res.stderr
+
+
+def test_standard_input_twice_is_a_usage_error(recs: dict[str, Path]) -> None:
+    res = invoke("evaluate", "-", "-", "-", input="q1 0 d1 1\n")
+    assert res.exit_code == 2 and "standard input" in res.stderr
+    assert "empty" not in res.stderr
+
+
+# ------------------------------------------------------------------------- vocabulary
+
+
+def _commands() -> Iterator[tuple[str, click.Command]]:
+    for name in sorted(_COMMANDS):
+        cmd = main.get_command(click.Context(main), name)
+        assert cmd is not None
+        if isinstance(cmd, click.Group):
+            for sub in sorted(cmd.commands):
+                yield f"{name} {sub}", cmd.commands[sub]
+        else:
+            yield name, cmd
+
+
+COMMANDS = [name for name, _ in _commands()]
+
+
+def _options(cmd: click.Command) -> dict[str, click.Option]:
+    return {
+        o: p
+        for p in cmd.params
+        if isinstance(p, click.Option)
+        for o in [*p.opts, *p.secondary_opts]
+    }
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_option_has_help_text(name: str) -> None:
+    cmd = dict(_commands())[name]
+    missing = [
+        p.opts[0] for p in cmd.params if isinstance(p, click.Option) and not p.hidden and not p.help
+    ]
+    assert missing == [], f"{name}: options without help: {missing}"
+    assert "%%" not in (cmd.help or "") + "".join(
+        p.help or "" for p in cmd.params if isinstance(p, click.Option)
+    )
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_one_vocabulary(name: str) -> None:
+    """-q is per-query wherever it exists; --format offers table (the human table) where
+    the command prints one; --store records (report reads a history with --history)."""
+    opts = _options(dict(_commands())[name])
+    if "-q" in opts:
+        assert opts["-q"].name == "per_query", name
+    fmt = opts.get("--format")
+    if fmt is not None and name not in ("ab assign",):  # assign writes data only
+        assert isinstance(fmt.type, click.Choice) and "table" in fmt.type.choices, name
+    if "--store" in opts and not opts["--store"].hidden:
+        assert "Record" in (opts["--store"].help or ""), name
+    if "--quiet" in opts:
+        assert opts["--quiet"].is_flag and "-q" not in opts["--quiet"].opts, name
+
+
+@pytest.mark.parametrize(
+    "name", ["evaluate", "compare", "gate", "report", "plot", "score", "detect", "history"]
+)
+def test_quiet_and_format_where_inputs_are_read(name: str) -> None:
+    opts = _options(dict(_commands())[name])
+    assert "--quiet" in opts
+    if name in ("evaluate", "compare", "gate", "report", "plot"):
+        assert {"--memory", "--rank-col", "--store" if name in ("evaluate", "compare", "gate")
+                else "--quiet"} <= set(opts)  # fmt: skip
+
+
+def test_the_convention_options_are_the_fields_of_conventions() -> None:
+    """Generated from the library: one option per field (a profile sets the others),
+    with the library's choices."""
+    import dataclasses
+
+    from ranklens.ranking.conventions import TIE_POLICIES, Conventions
+
+    for name in ("evaluate", "compare", "gate", "report", "plot"):
+        cmd = dict(_commands())[name]
+        params = {p.name: p for p in cmd.params}
+        for f in dataclasses.fields(Conventions):
+            if f.name not in ("metric_defaults", "profile"):
+                assert f.name in params, (name, f.name)
+        ties = params["ties"]
+        assert isinstance(ties.type, click.Choice) and tuple(ties.type.choices) == TIE_POLICIES
+
+
+def test_gate_format_text_is_a_deprecated_table(recs: dict[str, Path]) -> None:
+    new = invoke("gate", recs["held"], recs["recs"], "--min", "mrr=0.25", "--format", "table")
+    old = invoke("gate", recs["held"], recs["recs"], "--min", "mrr=0.25", "--format", "text")
+    assert new.exit_code == old.exit_code == 0
+    assert new.stdout == old.stdout
+    assert "deprecated" in old.stderr and "--format table" in old.stderr
+
+
+def test_report_store_is_a_deprecated_history(recs: dict[str, Path], tmp_path: Path) -> None:
+    store = tmp_path / "r.db"
+    rec = invoke("evaluate", recs["held"], recs["recs"], "-m", "mrr", "--store", store, "--quiet")
+    assert rec.exit_code == 0, rec.output
+    for option in ("--history", "--store"):
+        out = tmp_path / f"r{option}.html"
+        res = invoke(
+            "report",
+            recs["held"],
+            recs["recs"],
+            "-m",
+            "mrr",
+            option,
+            store,
+            "-o",
+            out,
+            "--seed",
+            "1",
+        )
+        assert res.exit_code == 0, res.output
+        assert ("deprecated" in res.stderr) == (option == "--store")
+
+
+def test_metrics_has_formats() -> None:
+    res = invoke("metrics", "--format", "json")
+    assert res.exit_code == 0
+    names = {m["name"] for m in json.loads(res.stdout)["metrics"]}
+    assert {"ap", "ndcg"} <= names
+    csv = invoke("metrics", "--format", "csv")
+    assert csv.exit_code == 0 and csv.stdout.splitlines()[0].startswith("name,")
+
+
+def test_ab_assign_quiet_is_quiet_only(tmp_path: Path) -> None:
+    units = _write(tmp_path / "u.txt", "a\nb\n")
+    loud = invoke("ab", "assign", units, "-e", "x", "--variants", "c,t")
+    quiet = invoke("ab", "assign", units, "-e", "x", "--variants", "c,t", "--quiet")
+    assert loud.exit_code == quiet.exit_code == 0
+    assert loud.stderr and quiet.stderr == ""
+    assert invoke("ab", "assign", units, "-e", "x", "--variants", "c,t", "-q").exit_code == 2
+
+
+# ------------------------------------------------------------------------- exit codes
+
+
+def _raiser(error: BaseException) -> Any:
+    def callback(*args: Any, **kwargs: Any) -> None:
+        raise error
+
+    return callback
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        (InputError("x.run:3: bad data"), 3),
+        (StoreError("r.db: damaged"), 3),
+        (ConventionError("ties='x' is not a convention"), 2),
+        (click.UsageError("bad usage"), 2),
+        (KeyboardInterrupt(), 130),
+        (RuntimeError("a bug"), 4),
+        (OSError(28, "No space left on device"), 3),
+    ],
+    ids=["input", "store", "convention", "usage", "interrupt", "internal", "oserror"],
+)
+def test_every_subcommand_maps_every_fault_to_its_exit_code(
+    name: str, error: BaseException, code: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The one table of exit codes applies to every subcommand: 1 is never a fault."""
+    cmd = dict(_commands())[name]
+    monkeypatch.setattr(cmd, "callback", _raiser(error))
+    args = [*name.split(), *(["x"] * sum(1 for p in cmd.params if isinstance(p, click.Argument)))]
+    if name == "plot":
+        args[1] = "dist"
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == code, (name, res.output)
+    assert "Traceback" not in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_an_unknown_option_is_a_usage_error_everywhere(name: str) -> None:
+    res = invoke(*name.split(), "--no-such-option")
+    assert res.exit_code == 2 and res.stderr.startswith("ranklens: error:")
+
+
+def _run(*args: str, stdout: Any = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    return subprocess.run(
+        [sys.executable, "-m", "ranklens", *args], stdout=stdout, stderr=subprocess.PIPE,
+        text=True, env=env, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_output_to_a_full_device_is_one_line_not_a_traceback() -> None:
+    with open("/dev/full", "w") as full:
+        proc = _run("metrics", stdout=full)
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr.strip().startswith("ranklens: error: cannot write")
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_python_m_ranklens_is_named_ranklens() -> None:
+    proc = _run("--version")
+    assert proc.returncode == 0 and proc.stdout.startswith("ranklens, version ")
+
+
+# ----------------------------------------------------------- the same numbers as Python
+
+
+def _catalogue_metrics() -> list[str]:
+    """Every ranking metric of the catalogue at a cutoff it takes (generated)."""
+    from ranklens.metrics import REGISTRY
+
+    out = []
+    for defn in sorted(REGISTRY.values(), key=lambda d: d.name):
+        if defn.domain != "ranking":
+            continue
+        suffix = {"required": "@3", "optional": "@3", "level": "@0.5", "multiple": "@1"}.get(
+            defn.cutoff, ""
+        )
+        out.append(defn.name + suffix)
+    return out
+
+
+@pytest.fixture
+def trec(tmp_path: Path) -> dict[str, Path]:
+    qrels = "q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 1\nq1 0 d9 1\nq2 0 d4 1\nq2 0 d5 0\nq3 0 d6 3\n"
+    a = "q1 Q0 d1 1 0.9 a\nq1 Q0 d2 2 0.8 a\nq1 Q0 d7 3 0.7 a\nq1 Q0 d3 4 0.6 a\n"
+    a += "q2 Q0 d5 1 0.9 a\nq2 Q0 d4 2 0.5 a\nq3 Q0 d8 1 0.4 a\nq3 Q0 d6 2 0.3 a\n"
+    b = "q1 Q0 d3 1 0.9 b\nq1 Q0 d1 2 0.8 b\nq2 Q0 d4 1 0.9 b\nq3 Q0 d6 1 0.7 b\n"
+    return {
+        "qrels": _write(tmp_path / "qrels.txt", qrels),
+        "a": _write(tmp_path / "a.run", a),
+        "b": _write(tmp_path / "b.run", b),
+    }
+
+
+def _close(x: float | None, y: float) -> bool:
+    if x is None:
+        return math.isnan(y)
+    return x == y or (math.isnan(x) and math.isnan(y))
+
+
+def test_evaluate_gives_the_python_numbers_for_every_metric(trec: dict[str, Path]) -> None:
+    names = _catalogue_metrics()
+    qrels, run = ranklens.io.read_qrels(trec["qrels"]), ranklens.io.read_run(trec["a"])
+    expected = ranklens.evaluate(qrels, run, names).summary()
+    args = [a for m in names for a in ("-m", m)]
+    got = _summary(invoke("evaluate", trec["qrels"], trec["a"], *args, "--format", "json"))
+    assert set(got) == set(expected)
+    bad = {m: (got[m], expected[m]) for m in expected if not _close(got[m], expected[m])}
+    assert bad == {}
+
+
+def test_compare_gives_the_python_numbers_for_every_metric(trec: dict[str, Path]) -> None:
+    names = _catalogue_metrics()
+    qrels = ranklens.io.read_qrels(trec["qrels"])
+    runs = {n: ranklens.io.read_run(trec[n]) for n in ("a", "b")}
+    args = [a for m in names for a in ("-m", m)]
+    res = invoke("compare", trec["qrels"], trec["a"], trec["b"], *args, "--format", "json",
+                 "--test", "t")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    text = res.stdout
+    doc = json.loads(text)
+    for n, run in runs.items():
+        expected = ranklens.evaluate(qrels, run, names).summary()
+        found = _means_of(doc, n)
+        bad = {m: (found.get(m), v) for m, v in expected.items() if not _close(found.get(m), v)}
+        assert bad == {}, n
+
+
+def _means_of(doc: Any, run: str) -> dict[str, float | None]:
+    """A run's means in compare's JSON, wherever its layout keeps them."""
+    out: dict[str, float | None] = {}
+
+    def walk(node: Any, inside: bool) -> None:
+        if isinstance(node, dict):
+            here = inside or node.get("name") == run or node.get("run") == run
+            if here and isinstance(node.get("means"), dict):
+                out.update(node["means"])
+            if here and isinstance(node.get("summary"), dict):
+                out.update(node["summary"])
+            if here and "metric" in node and "mean" in node:
+                out[node["metric"]] = node["mean"]
+            for key, value in node.items():
+                walk(value, here or key == run)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, inside)
+
+    walk(doc, False)
+    return out
+
+
+def test_gate_gives_the_python_numbers_for_every_metric(trec: dict[str, Path]) -> None:
+    """A floor at each metric's Python value passes (the CLI's value is at least it);
+    the same floor raised by 1e-9 on one metric fails: the CLI's value is exactly the
+    Python one."""
+    from ranklens.metrics import get_metric
+
+    qrels, run = ranklens.io.read_qrels(trec["qrels"]), ranklens.io.read_run(trec["a"])
+    names = [m for m in _catalogue_metrics() if get_metric(m).definition.higher_is_better is True]
+    expected = ranklens.evaluate(qrels, run, names).summary()
+    usable = {m: v for m, v in expected.items() if not math.isnan(v) and v > 0}
+    floors = [a for m, v in usable.items() for a in ("--min", f"{m}={v!r}")]
+    res = invoke("gate", trec["qrels"], trec["a"], *floors, "--format", "json")
+    assert res.exit_code == 0, res.output
+    first, value = next(iter(usable.items()))
+    higher = invoke("gate", trec["qrels"], trec["a"], "--min", f"{first}={value + 1e-9!r}")
+    assert higher.exit_code == 1, higher.output
+
+
+# -------------------------------------------------------------------------- start-up
+
+
+@pytest.mark.parametrize("args", [["--help"], ["metrics"], ["metrics", "ndcg"], ["gate", "--help"]])
+def test_the_start_imports_only_what_the_command_needs(args: list[str]) -> None:
+    """``ranklens --help`` and ``ranklens metrics`` load no subcommand's heavy
+    dependencies (no numpy, pyarrow, scipy); ``--help`` loads no command module."""
+    code = (
+        "import sys\nfrom ranklens.cli import main\n"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+        "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('numpy', 'pyarrow', 'scipy', 'statsmodels', 'pandas') or m.startswith('ranklens.cli.')))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout
+    loaded = eval(out.rsplit("LOADED", 1)[1])
+    heavy = [m for m in loaded if m.split(".")[0] in ("numpy", "pyarrow", "scipy", "statsmodels")]
+    if args[0] != "gate":
+        assert heavy == [], heavy
+    else:
+        assert [m for m in heavy if m.split(".")[0] in ("scipy", "statsmodels")] == []
+    if args == ["--help"]:
+        assert [m for m in loaded if m.startswith("ranklens.cli.")] == ["ranklens.cli._common"]
