@@ -240,3 +240,25 @@ def test_the_command_line_uses_no_private_attribute_of_the_library() -> None:
             ):
                 found.append(f"{module}: {ast.unparse(node)}")
     assert found == []
+
+
+# ---------------------------------------------------------------------------------- io
+
+#: What ``io`` may use of the engine: the data model, and ``index_ahead`` (qrels read
+#: from a file start building their judgment index in the background).
+IO_MAY_USE = {"ranklens.ranking.data": None, "ranklens.ranking.engine": {"index_ahead"}}
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m.startswith("ranklens.io")])
+def test_io_reads_and_writes_and_does_not_evaluate(module: str) -> None:
+    """``io`` is below the engine: no evaluation, evaluator, metric or driver (the
+    streaming driver, :func:`ranklens.evaluate_files`, lives in ``ranking.files``)."""
+    bad = []
+    for src, names in _imports(module, lazy=True):
+        for target in _resolve(src, names):
+            pkg = _package(target)
+            if pkg in ("ranklens.ranking", "ranklens.metrics", "ranklens.recsys"):
+                allowed = IO_MAY_USE.get(target, set())
+                if target not in IO_MAY_USE or (allowed is not None and not set(names) <= allowed):
+                    bad.append(f"{target} ({', '.join(names)})")
+    assert bad == [], f"{module} uses the engine: {bad}"

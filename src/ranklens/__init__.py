@@ -45,12 +45,12 @@ FAMILIES = (
 
 if TYPE_CHECKING:  # for type checkers; at run time they come from __getattr__
     from ranklens.gates import gate
-    from ranklens.io.stream import evaluate_files
+    from ranklens.ranking.files import evaluate_files
     from ranklens.render.html import html_report
 
 # functions whose modules are imported on first use (importing ranklens stays light)
 _LAZY = {
-    "evaluate_files": "ranklens.io.stream",  # reading (and streaming) files
+    "evaluate_files": "ranklens.ranking.files",  # reading (and streaming) files
     "gate": "ranklens.gates",  # regression gates
     "html_report": "ranklens.render.html",  # the HTML report
 }

@@ -128,8 +128,8 @@ def evaluate_runs(request: Request, qrels: Any, metrics: Sequence[str]) -> dict[
     """``{run name: Result}``: each run file evaluated on ``metrics`` under the request's
     conventions, in memory when it fits the memory budget, else streamed in blocks of
     whole queries (said on stderr when the budget is the default one)."""
-    from ranklens import evaluate
-    from ranklens.io.stream import default_memory, evaluate_files, fits_in_memory, memory_needed
+    from ranklens import evaluate, evaluate_files
+    from ranklens.io.stream import default_memory, fits_in_memory, memory_needed
 
     inputs = request.inputs
     results = []

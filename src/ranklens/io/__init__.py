@@ -4,13 +4,15 @@
 compression suffix ``.gz``/``.bz2``/``.zst``): ``.csv``, ``.tsv``,
 ``.parquet``, ``.jsonl``, ``.json`` (dict of dicts, as ranx and pytrec_eval
 users keep them), anything else TREC.  ``write_qrels`` / ``write_run`` write
-every format they read; a round trip is exact.  ``evaluate_files`` evaluates a
-run file within a memory budget, streaming runs larger than memory
-(:mod:`ranklens.io.stream`).
+every format they read; a round trip is exact.  :mod:`ranklens.io.stream` reads runs
+larger than memory in blocks of whole queries; the evaluation driver built on it is
+:func:`ranklens.evaluate_files` (``io`` reads and writes, and does not import the
+engine; ``ranklens.io.evaluate_files`` is a deprecated spelling of it).
 """
 
+from typing import Any
+
 from ranklens.io._files import COMPRESSIONS, FORMATS, detect_format, numbers, read_bytes
-from ranklens.io.stream import evaluate_files
 from ranklens.io.tables import read_qrels, read_run, write_qrels, write_run
 from ranklens.io.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 
@@ -18,7 +20,6 @@ __all__ = [
     "COMPRESSIONS",
     "FORMATS",
     "detect_format",
-    "evaluate_files",
     "numbers",
     "read_bytes",
     "read_qrels",
@@ -30,3 +31,22 @@ __all__ = [
     "write_trec_qrels",
     "write_trec_run",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``ranklens.io.evaluate_files``: the deprecated spelling of
+    :func:`ranklens.evaluate_files` (the driver lives above ``io``)."""
+    if name == "evaluate_files":
+        import warnings
+
+        import ranklens  # the public API above io (io itself does not import the engine)
+        from ranklens.errors import RanklensDeprecationWarning
+
+        warnings.warn(
+            "ranklens.io.evaluate_files is deprecated and goes in the next release; use "
+            "ranklens.evaluate_files",
+            RanklensDeprecationWarning,
+            stacklevel=2,
+        )
+        return ranklens.evaluate_files
+    raise AttributeError(f"module 'ranklens.io' has no attribute {name!r}")
