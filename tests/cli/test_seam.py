@@ -452,3 +452,21 @@ def test_the_start_imports_only_what_the_command_needs(args: list[str]) -> None:
         assert heavy - base == set(), heavy - base
     if args == ["--help"]:
         assert [m for m in loaded if m.startswith("ranklens.cli.")] == ["ranklens.cli._common"]
+
+
+def test_try_next_names_a_command_that_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ranklens example``'s suggestions start with ``ranklens`` only when that is the
+    program on PATH; else with the path of the running script (a venv not activated),
+    else ``python -m ranklens``."""
+    from ranklens.cli import example
+
+    script = "/opt/venv/bin/ranklens"
+    monkeypatch.setattr(example.sys, "argv", [script, "example"])
+    monkeypatch.setattr(example.shutil, "which", lambda name: None)
+    assert example.command_name() == script
+    monkeypatch.setattr(example.shutil, "which", lambda name: script)
+    monkeypatch.setattr(example.os.path, "realpath", lambda p: p)
+    assert example.command_name() == "ranklens"
+    monkeypatch.setattr(example.sys, "argv", ["-c"])
+    monkeypatch.setattr(example.shutil, "which", lambda name: None)
+    assert example.command_name() == f"{example.sys.executable} -m ranklens"

@@ -19,9 +19,12 @@ import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:  # the library is imported when a command runs, not to declare it
+    from ranklens.ranking.conventions import Conventions
 
 __all__ = [
     "Inputs",
@@ -94,7 +97,7 @@ class Request:
 
     inputs: Inputs
     metrics: tuple[str, ...] = ()  # expanded, in the order to report them
-    conventions: Any = None  # a ranklens Conventions, or None: none given (the defaults)
+    conventions: Conventions | None = None  # None: no convention option given (defaults)
     output: Output = field(default_factory=Output)
     metric_args: tuple[str, ...] = ()  # the -m arguments as given
 
@@ -242,7 +245,7 @@ def convention_options(fn: Any) -> Any:
     return fn
 
 
-def take_conventions(params: dict[str, Any]) -> Any:
+def take_conventions(params: dict[str, Any]) -> Conventions | None:
     """The :class:`Conventions` the options in ``params`` give (taken out of it), or
     None when none was given; checked before any file is read."""
     from ranklens.ranking.conventions import resolve_conventions
