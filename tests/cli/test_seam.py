@@ -470,3 +470,30 @@ def test_try_next_names_a_command_that_runs_here(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(example.sys, "argv", ["-c"])
     monkeypatch.setattr(example.shutil, "which", lambda name: None)
     assert example.command_name() == f"{example.sys.executable} -m ranklens"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/wchan"), reason="needs Linux /proc")
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
+    """Ctrl-C while a command waits for its input (standard input, a pipe kept open):
+    'ranklens: interrupted', exit 130, no traceback.  The signal is sent once the
+    process is blocked reading the pipe (seen in /proc), not after a delay."""
+    import signal
+
+    qrels = _write(tmp_path / "qrels.txt", "q1 0 d1 1\n")
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ranklens", "evaluate", str(qrels), "-"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        text=True,
+    )  # fmt: skip
+    try:
+        wchan = Path(f"/proc/{proc.pid}/wchan")
+        while proc.poll() is None and "pipe_read" not in wchan.read_text():
+            pass  # started and importing: not yet reading standard input
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    # (click ends the terminal's ^C echo with a blank line first)
+    assert err.strip() == "ranklens: interrupted" and out == ""
