@@ -270,6 +270,12 @@ def take_conventions(params: dict[str, Any]) -> Conventions | None:
 # -------------------------------------------------------------------- input options
 
 
+def _duplicate_policies() -> tuple[str, ...]:
+    from ranklens._shared.duplicates import DUPLICATE_POLICIES
+
+    return DUPLICATE_POLICIES
+
+
 def _input_formats() -> tuple[str, ...]:
     from ranklens.io import FORMATS
 
@@ -355,7 +361,7 @@ def input_options(fn: Any) -> Any:
             ),
             click.option(
                 "--duplicates",
-                type=click.Choice(("error", "max", "first", "last")),
+                type=click.Choice(_duplicate_policies()),
                 default="error",
                 show_default=True,
                 help="A (query, doc) pair given twice: an error, or keep the highest "

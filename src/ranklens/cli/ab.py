@@ -47,6 +47,22 @@ __all__ = ["ab"]
 ASSIGN_FORMATS = ("csv", "parquet", "json")
 
 
+def _library_choices(what: str) -> tuple[str, ...]:
+    """A choice list as the library declares it (hash algorithms, the policies of
+    :func:`ranklens.online.analyze`)."""
+    from typing import get_args
+
+    from ranklens.online import HASH_ALGORITHMS, analysis
+
+    if what == "hash":
+        return tuple(HASH_ALGORITHMS)
+    kind = {
+        "multiple_exposures": analysis.MultipleExposures,
+        "unknown_variants": analysis.UnknownVariants,
+    }
+    return tuple(str(c) for c in get_args(kind[what]))
+
+
 def _parse_weights(text: str | None, param: str) -> dict[str, float] | None:
     """``control=50,treatment=50`` or ``control,treatment`` (equal weights)."""
     if text is None:
@@ -152,7 +168,7 @@ ab = GuardedGroup(
 @click.option(
     "--hash",
     "algorithm",
-    type=click.Choice(["sha256", "fnv1a-fmix64"]),
+    type=click.Choice(_library_choices("hash")),
     default=None,
     help="Hash algorithm (default fnv1a-fmix64, vectorised).",
 )
@@ -398,14 +414,14 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
 )
 @click.option(
     "--multiple-exposures",
-    type=click.Choice(["exclude", "first", "error"]),
+    type=click.Choice(_library_choices("multiple_exposures")),
     default="exclude",
     show_default=True,
     help="Units exposed to several variants.",
 )
 @click.option(
     "--unknown-variants",
-    type=click.Choice(["error", "exclude"]),
+    type=click.Choice(_library_choices("unknown_variants")),
     default="error",
     show_default=True,
     help="Variants the plan does not know, and blank variants (units outside the experiment).",
