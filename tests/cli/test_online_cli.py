@@ -457,7 +457,15 @@ def test_assign_output_joins_events_and_feeds_analyze(tmp_path: Path) -> None:
     ids.write_text("\n".join(f"u{i}" for i in range(300)) + "\n")
     out = tmp_path / "assign.csv"
     res = run(
-        "assign", str(ids), "-e", "exp", "--variants", "control=1,treatment=1", "-o", str(out), "--quiet"
+        "assign",
+        str(ids),
+        "-e",
+        "exp",
+        "--variants",
+        "control=1,treatment=1",
+        "-o",
+        str(out),
+        "--quiet",
     )
     assert res.exit_code == 0, res.output
     assigned = pd.read_csv(out)
