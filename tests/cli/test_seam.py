@@ -184,14 +184,25 @@ def test_one_vocabulary(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["evaluate", "compare", "gate", "report", "plot", "score", "detect", "history"]
-)
-def test_quiet_and_format_where_inputs_are_read(name: str) -> None:
+    "name",
+    ["evaluate", "compare", "gate", "report", "plot", "score", "detect", "ab assign",
+     "ab analyze"],
+)  # fmt: skip
+def test_quiet_and_memory_wherever_inputs_are_read(name: str) -> None:
     opts = _options(dict(_commands())[name])
-    assert "--quiet" in opts
+    assert {"--quiet", "--memory"} <= set(opts), name
     if name in ("evaluate", "compare", "gate", "report", "plot"):
-        assert {"--memory", "--rank-col", "--store" if name in ("evaluate", "compare", "gate")
-                else "--quiet"} <= set(opts)  # fmt: skip
+        assert "--rank-col" in opts
+    if name in ("evaluate", "compare", "gate"):
+        assert "--store" in opts
+
+
+def test_memory_refuses_an_input_that_would_not_fit(tmp_path: Path) -> None:
+    table = _write(tmp_path / "t.csv", "y_true,y_pred\n1,1\n0,1\n")
+    small = invoke("score", table, "-m", "accuracy", "--memory", "1KB")
+    assert small.exit_code == 3 and "--memory 1KB" in small.stderr
+    big = invoke("score", table, "-m", "accuracy", "--memory", "8GB", "--format", "json")
+    assert big.exit_code == 0 and json.loads(big.stdout) == {"accuracy": 0.5}
 
 
 def test_the_convention_options_are_the_fields_of_conventions() -> None:

@@ -30,6 +30,8 @@ __all__ = [
     "Inputs",
     "Output",
     "Request",
+    "budget_option",
+    "check_budget",
     "convention_options",
     "format_option",
     "input_options",
@@ -322,6 +324,42 @@ def memory_options(fn: Any) -> Any:
         "A run that does not fit is streamed in blocks of whole queries, with the same "
         "numbers.",
     )(fn)
+
+
+def budget_option(fn: Any) -> Any:
+    """``--memory SIZE`` of a command that reads its inputs whole (score, detect, ab): an
+    input that would not fit is refused before it is read (:func:`check_budget`)."""
+    return click.option(
+        "--memory",
+        metavar="SIZE",
+        callback=check_memory,
+        default=None,
+        help="Memory budget, e.g. 500MB, 2GB (default: none): an input that would not fit "
+        "is refused before it is read (this command reads its inputs whole).",
+    )(fn)
+
+
+def check_budget(paths: Sequence[str | None], memory: str | None) -> None:
+    """Refuse, before any reading, an input file whose estimated size in memory exceeds
+    ``--memory`` (the library's estimate for its format: ``memory_needed``)."""
+    if memory is None:
+        return
+    import os
+
+    from ranklens._shared.sizes import format_size, parse_size
+    from ranklens.errors import InputError
+    from ranklens.io.stream import memory_needed
+
+    budget = parse_size(memory, "memory")
+    for path in paths:
+        if path is None or not os.path.isfile(path):
+            continue
+        need = memory_needed(path)
+        if need > budget:
+            raise InputError(
+                f"{path}: reading it would take about {format_size(need)} in memory, more "
+                f"than --memory {memory}; give a larger --memory, or a smaller input."
+            )
 
 
 def input_options(fn: Any) -> Any:

@@ -34,6 +34,8 @@ from ranklens.cli._common import (
 )
 from ranklens.cli._options import (
     alpha_option,
+    budget_option,
+    check_budget,
     correction_option,
     format_option,
     output_option,
@@ -189,6 +191,7 @@ ab = GuardedGroup(
 @click.option(
     "--quiet", is_flag=True, help="Do not print the counts of each variant on standard error."
 )
+@budget_option
 def assign_cmd(
     units: str,
     unit_column: str,
@@ -205,10 +208,12 @@ def assign_cmd(
     output: str | None,
     fmt: str | None,
     quiet: bool,
+    memory: str | None,
 ) -> None:
     """Assign every unit id in UNITS (a table, a .txt file of ids, or - for stdin)
     to a variant, deterministically (salted hashing)."""
     check_output(output)
+    check_budget([units], memory)
     fmt = _assign_format(output, fmt)
     settings = {
         k: v
@@ -476,6 +481,7 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
 @format_option(ANALYSIS_FORMATS)
 @output_option
 @quiet_option
+@budget_option
 def analyze_cmd(
     exposures: str | None,
     events: str | None,
@@ -507,6 +513,7 @@ def analyze_cmd(
     fmt: str,
     output: str | None,
     quiet: bool,
+    memory: str | None,
 ) -> None:
     """Analyse an A/B test from its EXPOSURES (unit, variant, time) and EVENTS
     (unit, time, event, value) tables, or from a table of units (--units) or of
@@ -539,6 +546,7 @@ def analyze_cmd(
             "use --cuped or --covariates FILE."
         )
     check_output(output)
+    check_budget([exposures, events, units_path, stats_path, covariates], memory)
     named = experiment if experiment is not None else getattr(plan, "name", None)
     options = dict(
         plan=plan, control=control, alpha=alpha, correction=correction, srm_threshold=srm_threshold

@@ -15,7 +15,13 @@ from ranklens.cli._common import (
     stage,
     write_output,
 )
-from ranklens.cli._options import format_option, output_option, quiet_option
+from ranklens.cli._options import (
+    budget_option,
+    check_budget,
+    format_option,
+    output_option,
+    quiet_option,
+)
 from ranklens.errors import InputError
 from ranklens.render.scores import FORMATS
 
@@ -70,6 +76,7 @@ def _files_named(paths: dict[str, str]) -> Iterator[None]:
 @format_option(FORMATS)
 @output_option
 @quiet_option
+@budget_option
 def detect_cmd(
     ground_truth: str,
     detections: str,
@@ -79,6 +86,7 @@ def detect_cmd(
     fmt: str,
     output: str | None,
     quiet: bool,
+    memory: str | None,
 ) -> None:
     """COCO mAP@[.5:.95] and the other COCO summary numbers of DETECTIONS (a COCO
     results list, JSON) against GROUND_TRUTH (a COCO annotations file, JSON);
@@ -90,6 +98,7 @@ def detect_cmd(
 
     dets, thresholds = _numbers(max_dets, iou)
     check_output(output)
+    check_budget([ground_truth, detections], memory)
     with progress(quiet):
         with stage(f"reading {ground_truth}"):
             gt = read_document(ground_truth, "ground-truth")

@@ -44,7 +44,13 @@ from ranklens.cli._common import (
     stage,
     write_output,
 )
-from ranklens.cli._options import format_option, output_option, quiet_option
+from ranklens.cli._options import (
+    budget_option,
+    check_budget,
+    format_option,
+    output_option,
+    quiet_option,
+)
 from ranklens.errors import (
     InputError,
     MetricNameError,
@@ -432,6 +438,7 @@ def _compute(job: _Job, t: InputTable, cols: dict[str, Sequence[str]]) -> tuple[
     help="Format of TABLE when its suffix does not say.",
 )
 @quiet_option
+@budget_option
 def score_cmd(
     table: str,
     metrics: tuple[str, ...],
@@ -445,6 +452,7 @@ def score_cmd(
     output: str | None,
     input_format: str | None,
     quiet: bool,
+    memory: str | None,
 ) -> None:
     """Compute classification, regression, clustering or entity-resolution METRICs
     from the columns of TABLE (CSV, TSV, Parquet or JSON Lines, optionally
@@ -460,6 +468,7 @@ def score_cmd(
 
     jobs = _plan(metrics, params)
     check_output(output)
+    check_budget([table], memory)
     cols: dict[str, Sequence[str]] = {
         "true": true_col,
         "pred": pred_col,
