@@ -40,7 +40,7 @@ def read_qrels(request: Request) -> Any:
     with warnings_to_stderr(), stage(f"reading {inputs.qrels}"):
         return io.read_qrels(
             inputs.qrels,
-            format=inputs.qrels_format,
+            format=inputs.format_of(inputs.qrels),
             duplicates=inputs.duplicates,
             **inputs.qrels_columns(),
         )
@@ -61,7 +61,7 @@ def _read_run(request: Request, path: str, staged: bool = True) -> Any:
         _quiet_notes(request)
         return io.read_run(
             path,
-            format=inputs.run_format,
+            format=inputs.format_of(path),
             duplicates=inputs.duplicates,
             **inputs.run_columns(path),
         )
@@ -74,11 +74,12 @@ def _check_fits(request: Request, path: str) -> None:
         return
     from ranklens.io.stream import fits_in_memory, memory_needed
 
-    if os.path.isfile(path) and not fits_in_memory(path, memory, fmt=request.inputs.run_format):
+    fmt = request.inputs.format_of(path)
+    if os.path.isfile(path) and not fits_in_memory(path, memory, fmt=fmt):
         from ranklens._shared.sizes import format_size
         from ranklens.errors import InputError
 
-        need = format_size(memory_needed(path, request.inputs.run_format))
+        need = format_size(memory_needed(path, fmt))
         raise InputError(
             f"{path}: the run would take about {need} in memory, more than --memory {memory}; "
             "this command reads runs whole: give a larger --memory, or evaluate the run with "
@@ -135,8 +136,9 @@ def evaluate_runs(request: Request, qrels: Any, metrics: Sequence[str]) -> dict[
     results = []
     for path in inputs.runs:
         budget = inputs.memory
-        plain = os.path.isfile(path) and not _compressed(path)
-        if plain and fits_in_memory(path, budget, fmt=inputs.run_format):
+        fmt = inputs.format_of(path)
+        plain = os.path.isfile(path) and not inputs.compressed(path)
+        if plain and fits_in_memory(path, budget, fmt=fmt):
             with warnings_to_stderr(prefix=f"{path}: "), stage(f"evaluating {path}"):
                 run = _read_run(request, path, staged=False)  # read when its turn comes
                 results.append(evaluate(qrels, run, list(metrics), **request.convention_kwargs()))
@@ -144,7 +146,7 @@ def evaluate_runs(request: Request, qrels: Any, metrics: Sequence[str]) -> dict[
         if plain and budget is None:
             from ranklens._shared.sizes import format_size
 
-            need, limit = memory_needed(path, inputs.run_format), default_memory()
+            need, limit = memory_needed(path, fmt), default_memory()
             echo_warning(
                 f"{path} would take about {format_size(need)} in memory, more than half the "
                 f"available memory ({format_size(limit)}): evaluating it in a stream of whole "
@@ -163,19 +165,13 @@ def evaluate_runs(request: Request, qrels: Any, metrics: Sequence[str]) -> dict[
                     list(metrics),
                     memory=budget,
                     temp_dir=inputs.temp_dir,
-                    run_format=inputs.run_format,
+                    run_format=fmt,
                     duplicates=inputs.duplicates,
                     **inputs.run_columns(path),
                     **request.convention_kwargs(),
                 )
             )
     return _named(results, inputs.runs)
-
-
-def _compressed(path: str) -> bool:
-    from ranklens.io import detect_format
-
-    return detect_format(path)[1] is not None
 
 
 def record_results(

@@ -62,11 +62,20 @@ class Inputs:
     memory: str | None = None
     temp_dir: str | None = None
 
+    detected: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)
+    """Each input's (format, compression), detected once when the request is built."""
+
+    def format_of(self, path: str) -> str:
+        """The format of the input ``path`` (``--qrels-format``/``--run-format``, else
+        its suffix)."""
+        return self.detected[path][0]
+
+    def compressed(self, path: str) -> bool:
+        return self.detected[path][1] is not None
+
     def run_columns(self, path: str) -> dict[str, Any]:
         """The column keywords of ``read_run`` for the run file ``path`` (none for TREC)."""
-        from ranklens.io import detect_format
-
-        if detect_format(path, self.run_format)[0] == "trec":
+        if self.format_of(path) == "trec":
             return {}
         return {"query": self.query_col, "doc": self.doc_col, "score": self.score_col} | (
             {"rank": self.rank_col} if self.rank_col is not None else {}
@@ -74,9 +83,7 @@ class Inputs:
 
     def qrels_columns(self) -> dict[str, Any]:
         """The column keywords of ``read_qrels`` (none for TREC)."""
-        from ranklens.io import detect_format
-
-        if detect_format(self.qrels, self.qrels_format)[0] == "trec":
+        if self.format_of(self.qrels) == "trec":
             return {}
         return {"query": self.query_col, "doc": self.doc_col, "relevance": self.relevance_col}
 
@@ -430,7 +437,11 @@ def _take_inputs(qrels: str, runs: Sequence[str], params: dict[str, Any]) -> Inp
     given = {k: params.pop(k, None) for k in _INPUT_PARAMS}
     given["duplicates"] = given["duplicates"] or "error"
     memory, temp_dir = params.pop("memory", None), params.pop("temp_dir", None)
-    inputs = Inputs(qrels, tuple(runs), memory=memory, temp_dir=temp_dir, **given)
+    detected = {qrels: detect_format(qrels, given["qrels_format"])}
+    detected |= {p: detect_format(p, given["run_format"]) for p in runs if p not in detected}
+    inputs = Inputs(
+        qrels, tuple(runs), memory=memory, temp_dir=temp_dir, detected=detected, **given
+    )
     paths = [qrels, *runs]
     if paths.count("-") > 1:
         raise click.UsageError(
@@ -449,10 +460,10 @@ def _take_inputs(qrels: str, runs: Sequence[str], params: dict[str, Any]) -> Inp
             f"document first; pass --rank-col {inputs.score_col} (or rename the column if it "
             "really holds scores)."
         )
-    tables = [(qrels, inputs.qrels_format)] + [(p, inputs.run_format) for p in runs]
+    files = [p for p in paths if "#" not in p or p == qrels]  # (not stored records)
     for name in ("query", "doc", "score", "rank", "relevance"):
         if getattr(inputs, f"{name}_col") is not None and all(
-            detect_format(p, f)[0] == "trec" for p, f in tables if "#" not in p or p == qrels
+            inputs.format_of(p) == "trec" for p in files
         ):
             raise click.UsageError(
                 f"--{name}-col names a column, but every input is a TREC file, whose columns "
