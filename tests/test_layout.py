@@ -223,3 +223,105 @@ def test_lazy_names_are_their_modules_objects(package: str) -> None:
     exported = {n for _, n in checked}
     module = importlib.import_module(package)
     assert set(module.__all__) - set(ranklens.FAMILIES) - exported <= set(vars(module))
+
+
+# ------------------------------------------------------------------ the command line
+
+CLI = "ranklens.cli"
+COMMAND_MODULES = sorted(
+    m for m in MODULES if m.startswith(f"{CLI}.") and not m.split(".")[-1].startswith("_")
+)
+SHARED_CLI = sorted(m for m in MODULES if m.startswith(f"{CLI}._"))
+
+
+def _cli_imports(module: str) -> set[str]:
+    """The ranklens.cli modules ``module`` imports (inside functions too)."""
+    return {
+        m
+        for src, names in _imports(module, lazy=True)
+        for m in _resolve(src, names)
+        if m.startswith(f"{CLI}.")
+    }
+
+
+def test_the_command_modules_are_found() -> None:
+    assert {"ranklens.cli.evaluate", "ranklens.cli.gate", "ranklens.cli.ab"} <= set(COMMAND_MODULES)
+    assert "ranklens.cli._options" in SHARED_CLI
+
+
+@pytest.mark.parametrize("module", COMMAND_MODULES)
+def test_no_command_imports_another(module: str) -> None:
+    """A command module imports the shared layer (``ranklens.cli._*``) and the library,
+    never another command's module (whose private helpers drifted apart before)."""
+    others = sorted(m for m in _cli_imports(module) if m in COMMAND_MODULES and m != module)
+    assert others == [], f"{module} imports other commands: {others}"
+
+
+@pytest.mark.parametrize("module", SHARED_CLI)
+def test_the_shared_layer_imports_no_command(module: str) -> None:
+    found = sorted(m for m in _cli_imports(module) if m in COMMAND_MODULES)
+    assert found == [], f"{module} imports commands: {found}"
+
+
+def test_the_group_imports_no_command_module() -> None:
+    """``ranklens.cli`` names its commands' modules as text (imported when one runs)."""
+    assert sorted(m for m in _cli_imports(CLI) if m in COMMAND_MODULES) == []
+
+
+def _private_module(name: str) -> bool:
+    return any(part.startswith("_") for part in name.split(".")[1:])
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m.startswith(f"{CLI}")] + [CLI])
+def test_the_command_line_uses_only_public_library_modules(module: str) -> None:
+    """The command line reaches the library through its public modules (and the shared
+    ``ranklens._shared`` layer): no private module or name of another package."""
+    bad = sorted(
+        src
+        for src, _ in _imports(module, lazy=True)
+        if not src.startswith(CLI)
+        and _private_module(src)
+        and _package(src) != "ranklens._shared"
+        and not src.startswith("ranklens._shared")
+    )
+    assert bad == [], f"{module} imports private modules of the library: {bad}"
+
+
+def test_the_command_line_uses_no_private_attribute_of_the_library() -> None:
+    """``plots._check_path`` and the like: a private attribute of a library module used
+    from the command line (read in the source, as the imports are)."""
+    found = []
+    for module in [CLI, *(m for m in MODULES if m.startswith(f"{CLI}."))]:
+        tree = ast.parse(_module_file(module).read_text())
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name)
+                and node.value.id not in ("self", "cls", "sys", "os", "exc", "defn")
+            ):
+                found.append(f"{module}: {ast.unparse(node)}")
+    assert found == []
+
+
+# ---------------------------------------------------------------------------------- io
+
+#: What ``io`` may use of the engine: the data model, and ``index_ahead`` (qrels read
+#: from a file start building their judgment index in the background).
+IO_MAY_USE = {"ranklens.ranking.data": None, "ranklens.ranking.engine": {"index_ahead"}}
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m.startswith("ranklens.io")])
+def test_io_reads_and_writes_and_does_not_evaluate(module: str) -> None:
+    """``io`` is below the engine: no evaluation, evaluator, metric or driver (the
+    streaming driver, :func:`ranklens.evaluate_files`, lives in ``ranking.files``)."""
+    bad = []
+    for src, names in _imports(module, lazy=True):
+        for target in _resolve(src, names):
+            pkg = _package(target)
+            if pkg in ("ranklens.ranking", "ranklens.metrics", "ranklens.recsys"):
+                allowed = IO_MAY_USE.get(target, set())
+                if target not in IO_MAY_USE or (allowed is not None and not set(names) <= allowed):
+                    bad.append(f"{target} ({', '.join(names)})")
+    assert bad == [], f"{module} uses the engine: {bad}"

@@ -39,7 +39,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # for type checkers and readers; at run time they come from __getattr__
     from ranklens.comparison.systems import Comparison, compare
     from ranklens.gates.core import gate
-    from ranklens.io.stream import evaluate_files
+    from ranklens.ranking.files import evaluate_files
     from ranklens.metrics.registry import REGISTRY, Metric, get_metric
     from ranklens.ranking.conventions import PROFILES, Conventions
     from ranklens.ranking.cutoffs import (
@@ -61,7 +61,7 @@ __getattr__, __dir__ = lazy_exports(
     {
         "ranklens.comparison.systems": ("Comparison", "compare"),
         "ranklens.gates.core": ("gate",),
-        "ranklens.io.stream": ("evaluate_files",),
+        "ranklens.ranking.files": ("evaluate_files",),
         "ranklens.metrics.registry": ("REGISTRY", "Metric", "get_metric"),
         "ranklens.ranking.conventions": ("PROFILES", "Conventions"),
         "ranklens.ranking.cutoffs": (

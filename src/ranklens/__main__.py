@@ -1,5 +1,17 @@
-"""``python -m ranklens`` runs the command line."""
+"""``python -m ranklens`` runs the command line (as ``ranklens``)."""
 
-from ranklens.cli import main
+import sys
 
-main()
+
+def run() -> None:
+    """The command line; Ctrl-C while it is being imported is one line and exit 130."""
+    try:
+        from ranklens.cli import main
+    except KeyboardInterrupt:
+        sys.stderr.write("ranklens: interrupted\n")
+        sys.exit(130)
+    main(prog_name="ranklens")
+
+
+if __name__ == "__main__":
+    run()

@@ -92,7 +92,7 @@ def test_assign_from_stdin_and_json_output() -> None:
         "a,b",
         "--format",
         "json",
-        "-q",
+        "--quiet",
         input="u1\nu2\n\nu3\n",
     )
     assert res.exit_code == 0
@@ -129,7 +129,7 @@ def test_assign_with_a_plan_file(tmp_path: Path) -> None:
     assert table.column_names == ["unit", "holdout", "rank", "ui"]
     assert table.column("rank").to_pylist() == want["rank"].labels().to_pylist()
     assert table.column("holdout").to_pylist() == want.held_out.tolist()
-    only = run("assign", str(src), "--plan", str(plan_path), "-e", "ui", "-q")
+    only = run("assign", str(src), "--plan", str(plan_path), "-e", "ui", "--quiet")
     assert only.stdout.splitlines()[0] == "unit,holdout,ui"  # the one CSV writer
 
 
@@ -457,7 +457,15 @@ def test_assign_output_joins_events_and_feeds_analyze(tmp_path: Path) -> None:
     ids.write_text("\n".join(f"u{i}" for i in range(300)) + "\n")
     out = tmp_path / "assign.csv"
     res = run(
-        "assign", str(ids), "-e", "exp", "--variants", "control=1,treatment=1", "-o", str(out), "-q"
+        "assign",
+        str(ids),
+        "-e",
+        "exp",
+        "--variants",
+        "control=1,treatment=1",
+        "-o",
+        str(out),
+        "--quiet",
     )
     assert res.exit_code == 0, res.output
     assigned = pd.read_csv(out)
@@ -522,7 +530,7 @@ def test_assign_output_joins_events_and_feeds_analyze(tmp_path: Path) -> None:
         "0.5",
         "-o",
         str(out),
-        "-q",
+        "--quiet",
     )
     res = run("analyze", str(out), str(ev_path), "-m", "revenue=mean(purchase)", "-e", "exp")
     assert res.exit_code == 3

@@ -184,7 +184,7 @@ def test_without_scipy_names_the_extra(files: dict[str, Path], tmp_path: Path) -
 def test_store_adds_each_metrics_history_and_stored_records_are_runs(
     files: dict[str, Path], tmp_path: Path
 ) -> None:
-    """``--store`` draws the history of every metric the store recorded (nothing is
+    """``--history`` draws the history of every metric the store recorded (nothing is
     recorded by the report itself); a stored record ``STORE#ID`` is a run of the report;
     a missing store is refused with one line before any input is read (exit 3)."""
     store = tmp_path / "results.db"
@@ -201,7 +201,7 @@ def test_store_adds_each_metrics_history_and_stored_records_are_runs(
         out,
         "-m",
         "ndcg@10",
-        "--store",
+        "--history",
         store,
         "--seed",
         "1",
@@ -223,7 +223,7 @@ def test_store_adds_each_metrics_history_and_stored_records_are_runs(
         files["bm25"],
         "-o",
         tmp_path / "x.html",
-        "--store",
+        "--history",
         tmp_path / "missing.db",
     )
     assert res.exit_code == 3 and len(res.stderr.splitlines()) == 1, res.output

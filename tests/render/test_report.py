@@ -310,15 +310,28 @@ def test_latex_escapes_metric_and_run_names(qrels: ranklens.Qrels) -> None:
 
 
 def test_latex_best_lower_is_better_and_nan(qrels: ranklens.Qrels) -> None:
-    # unj (unjudged fraction): lower is better; a NaN never wins
+    # num_nonrel_judged_ret: lower is better, as the catalogue declares (a retrieves the
+    # judged non-relevant d2: 1; b none: 0); P.2 higher (a 1/2, b 2/2)
+    names = ["num_nonrel_judged_ret", "P.2"]
     a = ranklens.evaluate(
-        qrels, ranklens.Run.from_dict({"q1": {"d1": 1.0, "x": 0.5}}, name="a"), ["unj.2", "P.2"]
+        qrels, ranklens.Run.from_dict({"q1": {"d1": 1.0, "d2": 0.5}}, name="a"), names
     )
     b = ranklens.evaluate(
-        qrels, ranklens.Run.from_dict({"q1": {"d1": 1.0, "d3": 0.5}}, name="b"), ["unj.2", "P.2"]
+        qrels, ranklens.Run.from_dict({"q1": {"d1": 1.0, "d3": 0.5}}, name="b"), names
     )
     rows = render([a, b], "latex").splitlines()[4:6]
-    assert rows == [r"a & 0.5000 & 0.5000 \\", r"b & \textbf{0.0000} & \textbf{1.0000} \\"]
+    assert rows == [r"a & 1 & 0.5000 \\", r"b & \textbf{0} & \textbf{1.0000} \\"]
+
+
+def test_a_diagnostic_has_no_best(qrels: ranklens.Qrels) -> None:
+    """unj (the fraction unjudged) is a diagnostic in the catalogue: no value is bold."""
+    a = ranklens.evaluate(
+        qrels, ranklens.Run.from_dict({"q1": {"d1": 1.0, "x": 0.5}}, name="a"), ["unj.2"]
+    )
+    b = ranklens.evaluate(
+        qrels, ranklens.Run.from_dict({"q1": {"d1": 1.0, "d3": 0.5}}, name="b"), ["unj.2"]
+    )
+    assert "textbf" not in render([a, b], "latex")
 
 
 # ----------------------------------------------------------------------------- trec

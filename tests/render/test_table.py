@@ -103,10 +103,25 @@ def test_csv_and_json() -> None:
 
 
 def test_best_mask_directions() -> None:
-    values = np.array([[0.5, 0.2, 3.0], [0.7, 0.1, 4.0]])
-    mask = best_mask(values, ["map", "unj", "num_ret"])
+    """The direction of each column is the catalogue's: map larger, the count of judged
+    non-relevant documents retrieved smaller, a count (num_ret) none."""
+    values = np.array([[0.5, 2.0, 3.0], [0.7, 1.0, 4.0]])
+    families = ["map", "num_nonrel_judged_ret", "num_ret"]
+    mask = best_mask(values, families)
     assert mask.tolist() == [[False, False, False], [True, True, False]]
-    assert not best_mask(values[:1], ["map", "unj", "num_ret"]).any()
+    assert not best_mask(values[:1], families).any()
+
+
+def test_best_mask_follows_the_catalogue_for_every_metric() -> None:
+    """No list of directions of its own: every family of the catalogue is marked as its
+    higher_is_better says (the smaller of 0.2 and 0.4 for lower-is-better, none for
+    counts and diagnostics)."""
+    from ranklens.metrics import REGISTRY
+
+    values = np.array([[0.2], [0.4]])
+    for name, defn in REGISTRY.items():
+        expected = {True: [[False], [True]], False: [[True], [False]], None: [[False], [False]]}
+        assert best_mask(values, [name]).tolist() == expected[defn.higher_is_better], name
 
 
 def test_check_format() -> None:

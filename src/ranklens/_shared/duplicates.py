@@ -10,7 +10,11 @@ from ranklens._shared.arrow import from_numpy
 from ranklens._shared.sorting import PairIndex, pair_index
 from ranklens.errors import DuplicateError, InputError
 
-__all__ = ["duplicate_error", "format_pairs", "resolve_duplicates"]
+__all__ = ["DUPLICATE_POLICIES", "duplicate_error", "format_pairs", "resolve_duplicates"]
+
+#: What to do with a (query, doc) pair given twice: refuse it, or keep the highest value,
+#: the first or the last row (the ``duplicates=`` of every reader and table).
+DUPLICATE_POLICIES: tuple[str, ...] = ("error", "max", "first", "last")
 
 _MAX_LISTED = 5
 
@@ -55,10 +59,10 @@ def resolve_duplicates(
 ) -> tuple[pa.Array, pa.Array, np.ndarray, int, PairIndex]:
     """Apply the duplicate policy; return the columns, how many rows were dropped
     and the pair index of the rows kept (``compact``: as for :func:`pair_index`)."""
-    if policy not in ("error", "max", "first", "last"):
+    if policy not in DUPLICATE_POLICIES:
         raise InputError(
-            f"{what}: duplicates={policy!r} is not a known policy; use 'error', 'max', 'first' "
-            "or 'last'."
+            f"{what}: duplicates={policy!r} is not a known policy; use "
+            f"{', '.join(map(repr, DUPLICATE_POLICIES[:-1]))} or {DUPLICATE_POLICIES[-1]!r}."
         )
     index = pair_index(query, doc, compact)
     dups = index.dup_rows

@@ -1,26 +1,43 @@
 """The ``ranklens`` command line.
 
-Sub-commands live in modules of this package and are mounted on :data:`main`.
-Errors are printed to stderr as one sentence, never a traceback (``--debug``
-shows it); exit codes: 0 success, 2 usage error, 3 bad input data, 1 any
-other failure.
+Sub-commands live in modules of this package and are mounted on :data:`main`; a
+command's module is imported only when that command runs (``ranklens --help``
+lists them from :data:`_COMMANDS` without importing any).  Command modules import
+the shared layer (``ranklens.cli._*``: options, the typed request, reading and
+writing) and the library's public API, never each other.
+
+Errors are one line on stderr, never a traceback (``--debug`` shows it); the exit
+codes are those of :func:`ranklens.cli._common.exit_code`: 0 success, 1 a
+regression (``gate``) and nothing else, 2 usage error, 3 bad input data, 4
+internal error, 130 interrupted.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
-from typing import Any
 
-import click
 
-from ranklens.cli._common import EXIT_BAD_INPUT, EXIT_USAGE, GuardedGroup
+def _interrupted_early(signum: int, frame: object) -> None:  # pragma: no cover - timing
+    """Ctrl-C while the command line is still being imported: one line, exit 130."""
+    os.write(2, b"ranklens: interrupted\n")
+    os._exit(130)
+
+
+if os.path.basename(sys.argv[0] if sys.argv else "") == "ranklens":  # the console script
+    signal.signal(signal.SIGINT, _interrupted_early)
+
+import click  # noqa: E402
+
+from ranklens.cli._common import EXIT_BAD_INPUT, GuardedGroup  # noqa: E402
 
 __all__ = ["EXIT_BAD_INPUT", "main"]
 
 
 class _Group(GuardedGroup):
-    """A group whose sub-commands turn our exceptions into one-line errors, and
-    whose usage errors are one line too (``ranklens: error: ...``, exit 2)."""
+    """The ``ranklens`` group: sub-commands imported on first use (its ``main``, where
+    an error becomes one line on stderr and an exit code, is :class:`GuardedGroup`'s)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(_COMMANDS))
@@ -31,35 +48,21 @@ class _Group(GuardedGroup):
         if found is None and cmd_name in _COMMANDS:
             import importlib
 
-            module, attribute = _COMMANDS[cmd_name]
+            module, attribute, _ = _COMMANDS[cmd_name]
             found = getattr(importlib.import_module(module), attribute)
             self.add_command(found, cmd_name)
         return found
 
-    def main(self, *args: Any, **kwargs: Any) -> Any:
-        standalone = kwargs.pop("standalone_mode", True)
-        try:
-            rv = click.Group.main(self, *args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
-        except click.exceptions.UsageError as exc:
-            hint = ""
-            if exc.ctx is not None and exc.ctx.command_path:
-                hint = f" (see '{exc.ctx.command_path} --help')"
-            click.echo(f"ranklens: error: {exc.format_message()}{hint}", err=True)
-            rv = EXIT_USAGE
-        except click.exceptions.ClickException as exc:
-            click.echo(f"ranklens: error: {exc.format_message()}", err=True)
-            rv = exc.exit_code
-        except click.exceptions.Abort:
-            click.echo("ranklens: aborted", err=True)
-            rv = 1
-        if not standalone:
-            return rv
-        sys.exit(rv if isinstance(rv, int) else 0)
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The list of commands with their one-line summaries, without importing them."""
+        rows = [(name, _COMMANDS[name][2]) for name in sorted(_COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(name="ranklens", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show the full traceback of an error.")
-@click.version_option(package_name="ranklens")
+@click.version_option(package_name="ranklens", prog_name="ranklens")
 @click.pass_context
 def main(ctx: click.Context, debug: bool) -> None:
     """ranklens: exact, fast evaluation of ranking and other ML systems."""
@@ -67,21 +70,53 @@ def main(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
-# sub-commands: name -> (module, attribute).  A command's module is imported when the
-# command runs (or when --help lists them all), so `ranklens evaluate` loads neither
-# the statistics of compare nor the store of history.
+# sub-commands: name -> (module, attribute, summary).  A command's module is imported
+# when the command runs, so `ranklens evaluate` loads neither the statistics of compare
+# nor the store of history, and `ranklens --help` none of them.
 _COMMANDS = {
-    "evaluate": ("ranklens.cli.evaluate", "evaluate_cmd"),
-    "metrics": ("ranklens.cli.evaluate", "metrics_cmd"),
-    "example": ("ranklens.cli.evaluate", "example_cmd"),
-    "compare": ("ranklens.cli.compare", "compare_cmd"),
-    "plot": ("ranklens.cli.compare", "plot_cmd"),
-    "report": ("ranklens.cli.report", "report_cmd"),
-    "score": ("ranklens.cli.score", "score_cmd"),
-    "detect": ("ranklens.cli.detect", "detect_cmd"),
-    "ab": ("ranklens.cli.ab", "ab"),
-    "gate": ("ranklens.cli.gate", "gate_cmd"),
-    "history": ("ranklens.cli.history", "history_cmd"),
+    "evaluate": (
+        "ranklens.cli.evaluate",
+        "evaluate_cmd",
+        "Evaluate one or more RUNS against QRELS.",
+    ),
+    "metrics": (
+        "ranklens.cli.metrics",
+        "metrics_cmd",
+        "List every metric, or show the full definition of NAME.",
+    ),
+    "example": (
+        "ranklens.cli.example",
+        "example_cmd",
+        "Evaluate the example run shipped with ranklens (checks an installation).",
+    ),
+    "compare": (
+        "ranklens.cli.compare",
+        "compare_cmd",
+        "Compare two or more RUNS on QRELS: means, confidence intervals, paired tests.",
+    ),
+    "plot": ("ranklens.cli.compare", "plot_cmd", "Draw a chart of RUNS on QRELS into -o FILE."),
+    "report": (
+        "ranklens.cli.report",
+        "report_cmd",
+        "Write an HTML report of RUNS on QRELS to -o FILE.",
+    ),
+    "score": (
+        "ranklens.cli.score",
+        "score_cmd",
+        "Classification, regression, clustering or entity-resolution metrics of a table.",
+    ),
+    "detect": ("ranklens.cli.detect", "detect_cmd", "COCO mAP and the other COCO numbers."),
+    "ab": ("ranklens.cli.ab", "ab", "A/B tests: assign units to variants and analyse them."),
+    "gate": (
+        "ranklens.cli.gate",
+        "gate_cmd",
+        "Check a CANDIDATE run against rules and a baseline (exit 1: a regression).",
+    ),
+    "history": (
+        "ranklens.cli.history",
+        "history_cmd",
+        "List the records of a results store, or show one.",
+    ),
 }
 
 

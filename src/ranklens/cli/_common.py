@@ -3,12 +3,17 @@
 :func:`read_document`), warnings on stderr (:func:`warnings_to_stderr`) and the
 one writer of output (:func:`check_output`, :func:`write_output`).
 
-Exit codes: 0 success, 2 usage error, 3 bad input data, 1 any other failure.
+Exit codes: see :func:`exit_code` (the one table; the group's ``main`` applies it).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
 import re
+import signal
+import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -21,9 +26,11 @@ import click
 
 from ranklens.errors import FormatError, InputError, OutputPathError, RanklensError, RanklensWarning
 
-EXIT_FAILURE = 1
+EXIT_REGRESSION = 1
 EXIT_USAGE = 2
 EXIT_BAD_INPUT = 3
+EXIT_INTERNAL = 4
+EXIT_INTERRUPTED = 130
 
 
 def _command(ctx: click.Context) -> click.Command:
@@ -78,31 +85,119 @@ def cli_advice(message: str, command: click.Command) -> str:
     return re.sub(r"\b([a-z][a-z_]*)( must be\b)", name_only, message)
 
 
+class Reported(Exception):
+    """A ranklens error, its message already in the command's own words (the group's
+    ``main`` prints it and picks the exit code from :func:`exit_code`)."""
+
+    def __init__(self, text: str, error: BaseException) -> None:
+        super().__init__(text)
+        self.text = text
+        self.error = error
+
+
+def exit_code(error: BaseException) -> int:
+    """The exit code of an error: the one table of exit codes.
+
+    0 success; 1 a regression (``gate``'s verdict, and nothing else); 2 a usage error
+    (options, metric names, conventions, formats, output paths, a missing extra); 3 bad
+    input data (:class:`~ranklens.errors.InputError` and every subclass: malformed
+    files, stores, results that do not compare) or a file that cannot be read or
+    written; 4 an internal error (a bug); 130 interrupted (Ctrl-C)."""
+    if isinstance(error, Reported):
+        return exit_code(error.error)
+    if isinstance(error, (KeyboardInterrupt, click.exceptions.Abort)):
+        return EXIT_INTERRUPTED
+    if isinstance(error, click.exceptions.UsageError):
+        return EXIT_USAGE
+    if isinstance(error, InputError):
+        return EXIT_BAD_INPUT
+    if isinstance(error, RanklensError):
+        return EXIT_USAGE
+    if isinstance(error, OSError):
+        return EXIT_BAD_INPUT
+    return EXIT_INTERNAL
+
+
 def run_guarded(fn: Callable[[], Any], ctx: click.Context) -> Any:
-    """Run ``fn``; turn ranklens errors into one line on stderr and an exit code."""
+    """Run ``fn`` with every warning as one line on stderr; a ranklens error becomes
+    :class:`Reported` (its advice in the command's own options)."""
     try:
-        return fn()
-    except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
-        raise
+        with warnings_to_stderr():
+            return fn()
     except RanklensError as exc:
-        debug = bool((ctx.obj or {}).get("debug"))
-        if debug:
+        if bool((ctx.obj or {}).get("debug")):
             traceback.print_exc()
-        click.echo(f"ranklens: error: {cli_advice(str(exc), _command(ctx))}", err=True)
-        code = EXIT_BAD_INPUT if isinstance(exc, InputError) else EXIT_USAGE
-        ctx.exit(code)
-    except KeyboardInterrupt:  # pragma: no cover
-        click.echo("ranklens: interrupted", err=True)
-        ctx.exit(130)
-    return None
+        raise Reported(cli_advice(str(exc), _command(ctx)), exc) from exc
 
 
 class GuardedGroup(click.Group):
-    """A group whose sub-commands run under :func:`run_guarded` (one line on stderr
-    and an exit code for our errors, never a traceback)."""
+    """A group whose sub-commands run under :func:`run_guarded`, and whose ``main`` is
+    the one place where an error becomes one line on stderr and an exit code
+    (:func:`exit_code`), never a traceback."""
 
     def invoke(self, ctx: click.Context) -> Any:
         return run_guarded(lambda: super(GuardedGroup, self).invoke(ctx), ctx)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        with contextlib.suppress(ValueError):  # (ValueError: not the main thread)
+            # from here on, Ctrl-C is a KeyboardInterrupt, caught below
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        standalone = kwargs.pop("standalone_mode", True)
+        if self.name == "ranklens":  # also for python -m ranklens
+            kwargs.setdefault("prog_name", "ranklens")
+        given = kwargs.get("args", args[0] if args else None)
+        debug = "--debug" in (given if given is not None else sys.argv[1:])
+        try:
+            rv = click.Group.main(self, *args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
+            sys.stdout.flush()  # a full device or a closed pipe fails here, not at exit
+        except click.exceptions.UsageError as exc:
+            hint = ""
+            if exc.ctx is not None and exc.ctx.command_path:
+                hint = f" (see '{exc.ctx.command_path} --help')"
+            click.echo(f"ranklens: error: {exc.format_message()}{hint}", err=True)
+            rv = EXIT_USAGE
+        except click.exceptions.ClickException as exc:
+            click.echo(f"ranklens: error: {exc.format_message()}", err=True)
+            rv = exc.exit_code
+        except Reported as exc:
+            click.echo(f"ranklens: error: {exc.text}", err=True)
+            rv = exit_code(exc)
+        except (KeyboardInterrupt, click.exceptions.Abort) as exc:
+            click.echo("ranklens: interrupted", err=True)
+            rv = exit_code(exc)
+        except OSError as exc:
+            rv = _os_error(exc, debug)
+        except Exception as exc:  # a bug: say so, in one line unless --debug
+            if debug:
+                traceback.print_exc()
+            where = "" if debug else " (--debug shows the traceback)"
+            click.echo(
+                f"ranklens: internal error: {type(exc).__name__}: {exc}{where}; please report it.",
+                err=True,
+            )
+            rv = EXIT_INTERNAL
+        if not standalone:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _os_error(exc: OSError, debug: bool) -> int:
+    """A file that cannot be read or written outside our readers (one line naming it),
+    or standard output that cannot take the output (a full device: one line; a closed
+    pipe: silent)."""
+    if debug:
+        traceback.print_exc()
+    if exc.filename:
+        click.echo(f"ranklens: error: cannot use {exc.filename}: {exc.strerror or exc}.", err=True)
+        return exit_code(exc)
+    try:  # nothing more can be written to standard output: let the exit not try
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - no real stdout
+        pass
+    if exc.errno != errno.EPIPE:
+        click.echo(f"ranklens: error: cannot write the output: {exc.strerror or exc}.", err=True)
+    return exit_code(exc)
 
 
 # --------------------------------------------------------------------------- warnings
@@ -141,41 +236,6 @@ def warnings_to_stderr(
         echo_warning(text, loud=loud is not None and loud(text))
 
 
-# --------------------------------------------------------------------------- options
-
-
-def correction_option(fn: Any, default: str | None = "holm", over: str = "all tests") -> Any:
-    """``--correction``: the one list of multiple-comparison corrections
-    (:mod:`ranklens._shared.corrections`), the same for ``compare``, ``ab analyze`` and
-    ``gate`` (``default=None``: the rules file decides); statsmodels' deprecated
-    spellings (``fdr_bh`` ...) still pass, and warn."""
-    from ranklens._shared.corrections import CORRECTIONS, DEPRECATED
-
-    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-        if value is not None and value not in CORRECTIONS and value not in DEPRECATED:
-            import difflib
-
-            close = difflib.get_close_matches(value, [*CORRECTIONS, *DEPRECATED], n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise click.BadParameter(
-                f"{value!r} is not one of {', '.join(CORRECTIONS)}.{hint}", ctx, param
-            )
-        return value
-
-    return click.option(
-        "--correction",
-        default=default,
-        show_default=default is not None,
-        callback=check,
-        metavar="|".join(CORRECTIONS),
-        help=f"Multiple-comparison correction over {over}: {', '.join(CORRECTIONS)} "
-        "(fdr_bh, fdr_by, fdr_tsbh, fdr_tsbky are deprecated spellings).",
-    )(fn)
-
-
-# --------------------------------------------------------------------------- progress
-
-
 def stderr_is_terminal() -> bool:
     """Whether standard error is a terminal (progress is drawn only there)."""
     import sys
@@ -211,15 +271,6 @@ class _Bar:
 
 
 _BAR: _Bar | None = None
-
-
-def quiet_option(fn: Any) -> Any:
-    """The ``--quiet`` option: no progress on standard error."""
-    return click.option(
-        "--quiet",
-        is_flag=True,
-        help="Do not show progress on standard error (shown only when it is a terminal).",
-    )(fn)
 
 
 @contextmanager
@@ -280,7 +331,7 @@ class InputTable:
 
 
 def _table_format(path: str, fmt: str | None, option: str | None, lines: bool) -> str:
-    from ranklens.io._files import COMPRESSIONS, detect_format
+    from ranklens.io import COMPRESSIONS, detect_format
 
     if fmt is not None:
         return fmt
@@ -319,7 +370,7 @@ def read_input_table(
     command's option ``option``).  Errors name the file and the 1-based line."""
     import pyarrow as pa
 
-    from ranklens.io._files import read_bytes
+    from ranklens.io import read_bytes
     from ranklens.io.tables import read_table
 
     kind = _table_format(path, fmt, option, lines)
@@ -372,7 +423,7 @@ def read_document(path: str, what: str) -> Any:
     file and the 1-based line."""
     import json
 
-    from ranklens.io._files import read_bytes
+    from ranklens.io import read_bytes
 
     data = bytes(read_bytes(path))
     try:

@@ -25,14 +25,21 @@ from ranklens.cli._common import (
     GuardedGroup,
     InputTable,
     check_output,
-    correction_option,
     progress,
-    quiet_option,
     read_document,
     read_input_table,
     stage,
     warnings_to_stderr,
     write_output,
+)
+from ranklens.cli._options import (
+    alpha_option,
+    budget_option,
+    check_budget,
+    correction_option,
+    format_option,
+    output_option,
+    quiet_option,
 )
 from ranklens.errors import InputError, RanklensError
 from ranklens.render.online import FORMATS as ANALYSIS_FORMATS
@@ -40,6 +47,22 @@ from ranklens.render.online import FORMATS as ANALYSIS_FORMATS
 __all__ = ["ab"]
 
 ASSIGN_FORMATS = ("csv", "parquet", "json")
+
+
+def _library_choices(what: str) -> tuple[str, ...]:
+    """A choice list as the library declares it (hash algorithms, the policies of
+    :func:`ranklens.online.analyze`)."""
+    from typing import get_args
+
+    from ranklens.online import HASH_ALGORITHMS, analysis
+
+    if what == "hash":
+        return tuple(HASH_ALGORITHMS)
+    kind = {
+        "multiple_exposures": analysis.MultipleExposures,
+        "unknown_variants": analysis.UnknownVariants,
+    }
+    return tuple(str(c) for c in get_args(kind[what]))
 
 
 def _parse_weights(text: str | None, param: str) -> dict[str, float] | None:
@@ -147,7 +170,7 @@ ab = GuardedGroup(
 @click.option(
     "--hash",
     "algorithm",
-    type=click.Choice(["sha256", "fnv1a-fmix64"]),
+    type=click.Choice(_library_choices("hash")),
     default=None,
     help="Hash algorithm (default fnv1a-fmix64, vectorised).",
 )
@@ -165,7 +188,10 @@ ab = GuardedGroup(
     default=None,
     help="Output format (default: from --output's extension, else csv).",
 )
-@click.option("--quiet", "-q", is_flag=True, help="Do not print the counts to stderr.")
+@click.option(
+    "--quiet", is_flag=True, help="Do not print the counts of each variant on standard error."
+)
+@budget_option
 def assign_cmd(
     units: str,
     unit_column: str,
@@ -182,10 +208,12 @@ def assign_cmd(
     output: str | None,
     fmt: str | None,
     quiet: bool,
+    memory: str | None,
 ) -> None:
     """Assign every unit id in UNITS (a table, a .txt file of ids, or - for stdin)
     to a variant, deterministically (salted hashing)."""
     check_output(output)
+    check_budget([units], memory)
     fmt = _assign_format(output, fmt)
     settings = {
         k: v
@@ -320,8 +348,8 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
 
 
 @ab.command("analyze")
-@click.argument("exposures", metavar="EXPOSURES", required=False)
-@click.argument("events", metavar="EVENTS", required=False)
+@click.argument("exposures", metavar="[EXPOSURES", required=False)
+@click.argument("events", metavar="EVENTS]", required=False)
 @click.option(
     "--units",
     "units_path",
@@ -367,12 +395,7 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
     help="Planned variants and weights instead of a plan, e.g. control=1,treatment=1.",
 )
 @click.option("--control", help="Control variant.")
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.05,
-    show_default=True,
-)
+@alpha_option
 @correction_option
 @click.option(
     "--cuped", is_flag=True, help="CUPED with each metric's pre-exposure value as the covariate."
@@ -396,14 +419,14 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
 )
 @click.option(
     "--multiple-exposures",
-    type=click.Choice(["exclude", "first", "error"]),
+    type=click.Choice(_library_choices("multiple_exposures")),
     default="exclude",
     show_default=True,
     help="Units exposed to several variants.",
 )
 @click.option(
     "--unknown-variants",
-    type=click.Choice(["error", "exclude"]),
+    type=click.Choice(_library_choices("unknown_variants")),
     default="error",
     show_default=True,
     help="Variants the plan does not know, and blank variants (units outside the experiment).",
@@ -413,6 +436,7 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
     default=0.001,
     show_default=True,
+    help="p-value of the sample ratio mismatch test below which the split is flagged.",
 )
 @click.option(
     "--sequential",
@@ -430,7 +454,7 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
     default=None,
     help="mSPRT mixing scale in metric units (default: tuned per metric).",
 )
-@click.option("--unit-column", default="unit", show_default=True)
+@click.option("--unit-column", default="unit", show_default=True, help="Column of the unit ids.")
 @click.option(
     "--variant-column", default=None, help="[default: variant, else the --experiment name]"
 )
@@ -440,7 +464,9 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
     help="[default: time] Exposures without a 'time' column are an assignment "
     "table (ranklens ab assign's output): every event counts.",
 )
-@click.option("--event-column", default="event", show_default=True)
+@click.option(
+    "--event-column", default="event", show_default=True, help="Column of the event names."
+)
 @click.option(
     "--value-column",
     default=None,
@@ -452,22 +478,10 @@ def _assignments(table: Any, fmt: str) -> str | bytes:
     show_default=True,
     help="With --stats: the column of units per variant.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(ANALYSIS_FORMATS),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write to this file instead of standard output.",
-)
+@format_option(ANALYSIS_FORMATS)
+@output_option
 @quiet_option
+@budget_option
 def analyze_cmd(
     exposures: str | None,
     events: str | None,
@@ -499,6 +513,7 @@ def analyze_cmd(
     fmt: str,
     output: str | None,
     quiet: bool,
+    memory: str | None,
 ) -> None:
     """Analyse an A/B test from its EXPOSURES (unit, variant, time) and EVENTS
     (unit, time, event, value) tables, or from a table of units (--units) or of
@@ -531,6 +546,7 @@ def analyze_cmd(
             "use --cuped or --covariates FILE."
         )
     check_output(output)
+    check_budget([exposures, events, units_path, stats_path, covariates], memory)
     named = experiment if experiment is not None else getattr(plan, "name", None)
     options = dict(
         plan=plan, control=control, alpha=alpha, correction=correction, srm_threshold=srm_threshold

@@ -2,138 +2,41 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
 
-from ranklens.cli._common import (
-    check_output,
-    correction_option,
-    progress,
-    quiet_option,
-    run_names,
-    stage,
-    warnings_to_stderr,
-    write_output,
-)
-from ranklens.cli.evaluate import (
-    DEFAULT_METRICS,
-    _conventions,
-    _conventions_options,
-    _read_inputs,
-    check_measures,
-    expand_measures,
-    file_options,
-)
-from ranklens.cli.history import read_systems, record_results, store_options, take_store
-from ranklens.ranking.evaluation import Result
-from ranklens.render.comparison import FORMATS
+from ranklens.cli._common import progress, stage, warnings_to_stderr, write_output
+from ranklens.cli._inputs import read_qrels, read_systems, record_results
+from ranklens.cli._measures import DEFAULT_METRICS, expand_measures
+from ranklens.cli._options import Request, baseline_name, request_options, stats_options
 
-__all__ = ["compare_cmd", "plot_cmd", "read_named", "stats_options"]
+__all__ = ["compare_cmd", "plot_cmd"]
 
-_TESTS = ("randomization", "t", "wilcoxon", "bootstrap")
-_CIS = ("t", "percentile", "bca")
 _PLOTS = ("cutoffs", "pr", "diff", "dist")
 
 
-def read_named(
-    qrels: str, runs: Sequence[str], baseline: str | None, cols: dict[str, Any]
-) -> tuple[Any, dict[str, Any]]:
-    """The qrels and ``{run name: run}`` (:func:`run_names`) read from the files (a
-    ``STORE#ID`` is a stored result); ``--baseline`` must name one of the runs."""
-    qrels_t, run_ts = read_systems(qrels, runs, cols, _read_inputs)
-    names = run_names(runs, run_ts)
-    if baseline is not None and baseline not in names:
-        raise click.UsageError(
-            f"--baseline {baseline!r} is not a run name; the runs are {', '.join(names)}."
-        )
-    return qrels_t, dict(zip(names, run_ts, strict=True))
+def _comparison_formats() -> tuple[str, ...]:
+    from ranklens.render.comparison import FORMATS
+
+    return tuple(FORMATS)
 
 
-def stats_options(fn: Any) -> Any:
-    """The options of the paired tests and intervals (compare, report): ``test``,
-    ``correction``, ``alpha``, ``ci``, ``n_resamples`` and ``seed``."""
-    options: list[Callable[[Any], Any]] = [
-        click.option(
-            "--test",
-            type=click.Choice(_TESTS),
-            default="randomization",
-            show_default=True,
-            help="Paired significance test.",
-        ),
-        correction_option,
-        click.option(
-            "--alpha",
-            type=click.FloatRange(0, 1, min_open=True, max_open=True),
-            default=0.05,
-            show_default=True,
-            help="Significance level.",
-        ),
-        click.option(
-            "--ci",
-            type=click.Choice(_CIS),
-            default="t",
-            show_default=True,
-            help="Confidence interval method.",
-        ),
-        click.option(
-            "--n-resamples",
-            type=click.IntRange(min=1),
-            default=10_000,
-            show_default=True,
-            help="Permutations / bootstrap resamples.",
-        ),
-        click.option(
-            "--seed",
-            type=click.IntRange(min=0),
-            default=None,
-            help="Random seed (reproducible p-values).",
-        ),
-    ]
-    for opt in reversed(options):
-        fn = opt(fn)
-    return fn
+def _metrics(given: Any, fmt: str) -> list[str]:
+    return expand_measures(given or DEFAULT_METRICS)
 
 
 @click.command("compare")
 @click.argument("qrels", type=click.Path(dir_okay=True))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=True))
 @click.option(
-    "-m",
-    "--metric",
-    "metrics",
-    multiple=True,
-    help="A metric (repeatable). Default: ndcg@10 map mrr p@10 recall@100.",
-)
-@click.option(
     "--baseline", default=None, help="Run name to test the others against (default: the first run)."
 )
 @click.option("--pairwise", is_flag=True, help="Test every pair of runs, not a baseline.")
 @stats_options
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write to this file instead of standard output.",
-)
-@_conventions_options
-@file_options
-@store_options
-@quiet_option
+@request_options(formats=_comparison_formats(), expand=_metrics)
 def compare_cmd(
-    qrels: str,
-    runs: tuple[str, ...],
-    metrics: tuple[str, ...],
+    request: Request,
     baseline: str | None,
     pairwise: bool,
     test: str,
@@ -142,53 +45,29 @@ def compare_cmd(
     ci: str,
     n_resamples: int,
     seed: int | None,
-    fmt: str,
-    output: str | None,
-    profile: str | None,
-    ties: str | None,
-    missing: str | None,
-    complete: bool,
-    no_relevant: str | None,
-    unjudged: str | None,
-    rel_threshold: float | None,
-    depth: int | None,
-    iprec_rounding: str | None,
-    **cols: Any,
 ) -> None:
     """Compare two or more RUNS on QRELS: means, confidence intervals, paired
     significance tests against a baseline (or pairwise), win/tie/loss counts.
 
     A RUN may be a stored record PATH#ID (see 'ranklens history'): its stored
     per-query values are compared."""
+    from ranklens import Result
     from ranklens.comparison import compare
 
-    if len(runs) < 2:
+    if len(request.inputs.runs) < 2:
         raise click.UsageError("compare needs at least two run files.")
-    check_measures(metrics)
     if pairwise and baseline is not None:
         raise click.UsageError("--pairwise and --baseline exclude each other.")
-    store, tags = take_store(cols)
-    conv = _conventions(
-        profile,
-        ties,
-        missing,
-        complete,
-        no_relevant,
-        unjudged,
-        rel_threshold,
-        depth,
-        iprec_rounding,
-        cols,
-    )
-    check_output(output)
-    with progress(cols.pop("quiet", False)):
-        qrels_t, named = read_named(qrels, runs, baseline, cols)
+    with progress(request.output.quiet):
+        qrels = read_qrels(request)
+        named = read_systems(request, qrels)
+        baseline_name(request, list(named), baseline)
         base = None if pairwise else (baseline or next(iter(named)))
         with warnings_to_stderr(), stage(f"comparing ({test})"):
             cmp = compare(
-                qrels_t,
+                qrels,
                 named,
-                expand_measures(metrics or DEFAULT_METRICS),
+                list(request.metrics),
                 baseline=base,
                 test=test,
                 correction=correction,
@@ -196,11 +75,11 @@ def compare_cmd(
                 n_resamples=n_resamples,
                 seed=seed,
                 ci=ci,
-                **conv,
+                **request.convention_kwargs(),
             )
-    write_output(cmp.render(fmt), output)
+    write_output(cmp.render(request.output.fmt), request.output.path)
     made = [n for n, r in named.items() if not isinstance(r, Result)]
-    record_results(store, tags, "compare", [cmp.results[n] for n in made], made)
+    record_results(request, "compare", [cmp.results[n] for n in made], made)
 
 
 @click.command("plot")
@@ -212,13 +91,6 @@ def compare_cmd(
     "--metric",
     default=None,
     help="cutoffs: a family without @k (default ndcg); diff/dist: a metric (default ndcg@10).",
-)
-@click.option(
-    "-o",
-    "--output",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="Image file: .png or .svg.",
 )
 @click.option(
     "--max-k",
@@ -243,74 +115,61 @@ def compare_cmd(
     show_default=True,
     help="dist: box plot or histograms.",
 )
-@_conventions_options
-@file_options
-@quiet_option
+@request_options(
+    metrics=False, store=False, output_required=True, output_text="Image file: .png or .svg."
+)
 def plot_cmd(
+    request: Request,
     kind: str,
-    qrels: str,
-    runs: tuple[str, ...],
     metric: str | None,
-    output: str,
     max_k: int,
     pr_kind: str,
     dist_kind: str,
-    profile: str | None,
-    ties: str | None,
-    missing: str | None,
-    complete: bool,
-    no_relevant: str | None,
-    unjudged: str | None,
-    rel_threshold: float | None,
-    depth: int | None,
-    iprec_rounding: str | None,
-    **cols: Any,
 ) -> None:
     """Draw a chart of RUNS on QRELS into -o FILE (.png or .svg).
 
     KIND: cutoffs (metric at k = 1..K), pr (precision-recall), diff (per-query
     difference of the second run minus the first), dist (per-query values).
     """
-    from ranklens.ranking.evaluation import evaluate
+    from ranklens import Result, evaluate
     from ranklens.render import plots
 
-    plots._check_path(output)
-    check_output(output)
+    output = request.output.path
+    assert output is not None  # a required option
+    if not output.lower().endswith(plots.IMAGE_SUFFIXES):
+        raise click.BadParameter(
+            f"{output!r}: a chart is saved as {' or '.join(plots.IMAGE_SUFFIXES)}; name the "
+            "file so.",
+            param_hint="-o",
+        )
+    runs = request.inputs.runs
     if kind == "diff" and len(runs) != 2:
         raise click.UsageError("plot diff needs exactly two runs (the difference is RUN2 - RUN1).")
-    conv = _conventions(
-        profile,
-        ties,
-        missing,
-        complete,
-        no_relevant,
-        unjudged,
-        rel_threshold,
-        depth,
-        iprec_rounding,
-        cols,
-    )
-    with progress(cols.pop("quiet", False)):
-        qrels_t, named = read_named(qrels, runs, None, cols)
+    conv = request.convention_kwargs()
+    with progress(request.output.quiet):
+        qrels = read_qrels(request)
+        named = read_systems(request, qrels)
     stored = [n for n, r in named.items() if isinstance(r, Result)]
     if stored and kind in ("cutoffs", "pr"):
         raise click.UsageError(
             f"plot {kind} draws rankings, and {stored[0]!r} is a stored result (per-query "
             "values only); give its run file, or use plot diff / plot dist."
         )
-    if kind == "cutoffs":
-        plots.plot_cutoffs(qrels_t, named, metric or "ndcg", max_k, output, **conv)
-    elif kind == "pr":
-        plots.plot_pr_curves(qrels_t, named, pr_kind, path=output, **conv)
-    else:
-        m = metric or "ndcg@10"
-        res = {
-            n: r if isinstance(r, Result) else evaluate(qrels_t, r, [m], **conv)
-            for n, r in named.items()
-        }  # a stored result has its per-query values
-        if kind == "diff":
-            (na, ra), (nb, rb) = res.items()
-            plots.plot_differences(ra, rb, m, output, labels=(na, nb))
+    with warnings_to_stderr():
+        if kind == "cutoffs":
+            plots.plot_cutoffs(qrels, named, metric or "ndcg", max_k, output, **conv)
+        elif kind == "pr":
+            plots.plot_pr_curves(qrels, named, pr_kind, path=output, **conv)
         else:
-            plots.plot_distribution(res, m, dist_kind, output)
-    click.echo(f"wrote {output}")
+            m = metric or "ndcg@10"
+            res = {
+                n: r if isinstance(r, Result) else evaluate(qrels, r, [m], **conv)
+                for n, r in named.items()
+            }  # a stored result has its per-query values
+            if kind == "diff":
+                (na, ra), (nb, rb) = res.items()
+                plots.plot_differences(ra, rb, m, output, labels=(na, nb))
+            else:
+                plots.plot_distribution(res, m, dist_kind, output)
+    if not request.output.quiet:
+        click.echo(f"wrote {output}")

@@ -11,10 +11,16 @@ import click
 from ranklens.cli._common import (
     check_output,
     progress,
-    quiet_option,
     read_document,
     stage,
     write_output,
+)
+from ranklens.cli._options import (
+    budget_option,
+    check_budget,
+    format_option,
+    output_option,
+    quiet_option,
 )
 from ranklens.errors import InputError
 from ranklens.render.scores import FORMATS
@@ -67,15 +73,10 @@ def _files_named(paths: dict[str, str]) -> Iterator[None]:
     "--iou", "iou", default=None, help="IoU thresholds, comma separated (default 0.50:0.05:0.95)."
 )
 @click.option("--per-class", is_flag=True, help="Also print the AP of every category.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", help="Output format.")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write to this file instead of standard output.",
-)
+@format_option(FORMATS)
+@output_option
 @quiet_option
+@budget_option
 def detect_cmd(
     ground_truth: str,
     detections: str,
@@ -85,6 +86,7 @@ def detect_cmd(
     fmt: str,
     output: str | None,
     quiet: bool,
+    memory: str | None,
 ) -> None:
     """COCO mAP@[.5:.95] and the other COCO summary numbers of DETECTIONS (a COCO
     results list, JSON) against GROUND_TRUTH (a COCO annotations file, JSON);
@@ -96,6 +98,7 @@ def detect_cmd(
 
     dets, thresholds = _numbers(max_dets, iou)
     check_output(output)
+    check_budget([ground_truth, detections], memory)
     with progress(quiet):
         with stage(f"reading {ground_truth}"):
             gt = read_document(ground_truth, "ground-truth")

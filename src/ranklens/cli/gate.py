@@ -7,30 +7,48 @@ conventions, unless ``--allow-different-qrels`` / ``--allow-different-convention
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import Any
 
 import click
 
-from ranklens.cli._common import (
-    check_output,
+from ranklens.cli._common import progress, warnings_to_stderr, write_output
+from ranklens.cli._inputs import read_qrels, read_systems, record_results
+from ranklens.cli._options import (
+    Request,
+    alpha_option,
     correction_option,
-    run_names,
-    warnings_to_stderr,
-    write_output,
+    interval_options,
+    request_options,
 )
-from ranklens.cli.evaluate import _conventions, _conventions_options, _read_inputs, file_options
-from ranklens.cli.history import read_systems, record_results, store_options, take_store
-from ranklens.errors import MetricParameterError
-from ranklens.ranking.evaluation import Result
 
 __all__ = ["gate_cmd"]
+
+
+def _gate_formats() -> tuple[str, ...]:
+    """The verdict's formats, ``table`` (the human table, as in every command) for the
+    library's ``text``."""
+    from ranklens.gates import FORMATS
+
+    return tuple("table" if f == "text" else f for f in FORMATS)
+
+
+def _library_format(fmt: str) -> str:
+    from ranklens.gates import FORMATS
+
+    return "text" if fmt == "table" and "table" not in FORMATS else fmt
+
+
+def _runs_of(params: dict[str, Any]) -> tuple[str, ...]:
+    """The runs of a gate: the candidate, and the baseline when given."""
+    baseline = params.get("baseline")
+    return (params["candidate"],) if baseline is None else (params["candidate"], baseline)
 
 
 def _rules(
     mins: tuple[str, ...], drops: tuple[str, ...], nis: tuple[str, ...], rules_file: str | None
 ) -> Any:
+    from ranklens.errors import MetricParameterError
     from ranklens.gates import KINDS, Rule, RuleSet, read_rules
 
     given = []
@@ -73,7 +91,7 @@ def _rules(
     multiple=True,
     metavar="METRIC=VALUE",
     help="Largest drop allowed from the baseline: absolute (ndcg@10=0.01) or "
-    "relative (map=2%%) (repeatable).",
+    "relative (map=2%) (repeatable).",
 )
 @click.option(
     "--non-inferiority",
@@ -91,32 +109,15 @@ def _rules(
     help="A TOML file of rules: [min], [max_drop], [non_inferiority] tables of "
     "metric = value, and [settings] alpha, correction.",
 )
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=None,
-    help="Level of the non-inferiority tests (default 0.05).",
+@functools.partial(
+    alpha_option, default=None, text="Level of the non-inferiority tests (default 0.05)."
 )
 @functools.partial(
     correction_option,
     default=None,
     over="the non-inferiority tests (default: the rules file's, else holm)",
 )
-@click.option(
-    "--ci",
-    type=click.Choice(("t", "percentile", "bca")),
-    default="t",
-    show_default=True,
-    help="Confidence interval of the differences.",
-)
-@click.option(
-    "--n-resamples",
-    type=click.IntRange(min=1),
-    default=10_000,
-    show_default=True,
-    help="Bootstrap resamples (--ci percentile or bca).",
-)
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed (bootstrap).")
+@functools.partial(interval_options, resamples="Bootstrap resamples (--ci percentile or bca).")
 @click.option(
     "--allow-different-qrels", is_flag=True, help="Compare with a baseline computed on other qrels."
 )
@@ -125,26 +126,14 @@ def _rules(
     is_flag=True,
     help="Compare with a baseline computed under other conventions.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "json", "junit", "markdown")),
-    default="text",
-    show_default=True,
-    help="Output format.",
+@request_options(
+    formats=_gate_formats(),
+    deprecated_formats={"text": "table"},
+    metrics=False,
+    runs_of=_runs_of,
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write to this file instead of standard output.",
-)
-@_conventions_options
-@file_options
-@store_options
 def gate_cmd(
-    qrels: str,
+    request: Request,
     candidate: str,
     baseline: str | None,
     mins: tuple[str, ...],
@@ -158,69 +147,40 @@ def gate_cmd(
     seed: int | None,
     allow_different_qrels: bool,
     allow_different_conventions: bool,
-    fmt: str,
-    output: str | None,
-    profile: str | None,
-    ties: str | None,
-    missing: str | None,
-    complete: bool,
-    no_relevant: str | None,
-    unjudged: str | None,
-    rel_threshold: float | None,
-    depth: int | None,
-    iprec_rounding: str | None,
-    **cols: Any,
 ) -> None:
     """Check the CANDIDATE run on QRELS against rules and a --baseline.
 
-    Exit code 0 when every rule passes, 1 when one fails (a regression), 2 on
-    a usage error, 3 on bad input data.  For example:
+    Exit code 0 when every rule passes, 1 when one fails (a regression) and only
+    then, 2 on a usage error, 3 on bad input data.  For example:
 
       ranklens gate qrels.txt new.run --baseline old.run --non-inferiority ndcg@10=0.005
     """
     from ranklens.gates import gate
 
-    store, tags = take_store(cols)
     ruleset = _rules(mins, drops, nis, rules_file)
-    conv = _conventions(
-        profile,
-        ties,
-        missing,
-        complete,
-        no_relevant,
-        unjudged,
-        rel_threshold,
-        depth,
-        iprec_rounding,
-        cols,
-    )
-    check_output(output)
-    paths = [candidate] if baseline is None else [candidate, baseline]
-    qrels_t, systems = read_systems(qrels, paths, cols, _read_inputs)
-    # named as evaluate and compare name runs: the TREC tag, else the file name; a
-    # repeated name gets -2 (a candidate and a baseline often share a tag)
-    for i, name in enumerate(run_names(paths, systems)):
-        if isinstance(systems[i], Result):
-            systems[i] = dataclasses.replace(systems[i], run_name=name)
-        else:
-            systems[i].name = name  # a Run this command read
-    with warnings_to_stderr():  # ProvenanceError's advice: cli_advice names the flags
-        verdict = gate(
-            qrels_t,
-            systems[0],
-            None if baseline is None else systems[1],
-            ruleset,
-            alpha=alpha,
-            correction=correction,
-            ci=ci,
-            n_resamples=n_resamples,
-            seed=seed,
-            allow_different_qrels=allow_different_qrels,
-            allow_different_conventions=allow_different_conventions,
-            **conv,
-        )
-    write_output(verdict.render(fmt), output)
-    if output is not None and output != "-":
+    with progress(request.output.quiet):
+        qrels = read_qrels(request)
+        # named as evaluate and compare name runs: the TREC tag, else the file name; a
+        # repeated name gets -2 (a candidate and a baseline often share a tag)
+        systems = list(read_systems(request, qrels).values())
+        with warnings_to_stderr():  # ProvenanceError's advice: cli_advice names the flags
+            verdict = gate(
+                qrels,
+                systems[0],
+                None if baseline is None else systems[1],
+                ruleset,
+                alpha=alpha,
+                correction=correction,
+                ci=ci,
+                n_resamples=n_resamples,
+                seed=seed,
+                allow_different_qrels=allow_different_qrels,
+                allow_different_conventions=allow_different_conventions,
+                **request.convention_kwargs(),
+            )
+    output = request.output.path
+    write_output(verdict.render(_library_format(request.output.fmt)), output)
+    if output is not None and output != "-" and not request.output.quiet:
         click.echo(verdict.headline, err=True)
-    record_results(store, tags, "gate", [verdict.results["candidate"]])
+    record_results(request, "gate", [verdict.results["candidate"]])
     click.get_current_context().exit(verdict.exit_code)

@@ -1,124 +1,18 @@
-"""``ranklens history`` and the ``--store`` / ``--tag`` options of ``evaluate``,
-``compare`` and ``gate`` (recording every evaluation in a results store), and
-stored records as inputs (``results.db#ID``)."""
+"""``ranklens history``: the records of a results store (made by ``--store`` on
+``evaluate``, ``compare`` and ``gate``), listed, filtered, or one shown."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
 
 from ranklens.cli._common import check_output, echo_warning, write_output
+from ranklens.cli._options import format_option, output_option, quiet_option, tag_pairs
 
-__all__ = ["history_cmd", "read_systems", "record_results", "store_options", "take_store"]
+__all__ = ["history_cmd"]
 
 FORMATS = ("table", "markdown", "csv", "json")
-
-
-def _tag_pairs(texts: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for text in texts:
-        key, eq, value = text.partition("=")
-        if not eq or not key.strip():
-            raise click.BadParameter(
-                f"{text!r}: write KEY=VALUE, e.g. --tag model=bm25.", param_hint="--tag"
-            )
-        out[key.strip()] = value.strip()
-    return out
-
-
-def store_options(fn: Any) -> Any:
-    """``--store PATH`` and ``--tag KEY=VALUE`` (repeatable)."""
-    fn = click.option(
-        "--tag",
-        "tags",
-        multiple=True,
-        metavar="KEY=VALUE",
-        help="A tag recorded with each result (repeatable; with --store).",
-    )(fn)
-    return click.option(
-        "--store",
-        "store",
-        default=None,
-        metavar="PATH",
-        help="Record every evaluation in this results store (SQLite; made "
-        "if missing): see 'ranklens history'.",
-    )(fn)
-
-
-def take_store(cols: dict[str, Any]) -> tuple[str | None, dict[str, str]]:
-    """The ``--store`` path and ``--tag`` pairs (taken out of ``cols``), checked before
-    any input is read: the store must open (a foreign or corrupt file is refused)."""
-    path, tags = cols.pop("store", None), _tag_pairs(cols.pop("tags", ()))
-    if tags and path is None:
-        raise click.UsageError("--tag labels what --store records; give --store PATH too.")
-    if path is not None:
-        import os
-
-        from ranklens.errors import StoreError
-        from ranklens.history import Store
-
-        if os.path.exists(path):
-            Store(path, create=False).close()  # a foreign or corrupt file fails here
-        elif not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            raise StoreError(f"--store {path}: the folder does not exist; create it first.")
-    return path, tags
-
-
-def record_results(
-    path: str | None,
-    tags: dict[str, str],
-    command: str,
-    results: Sequence[Any],
-    names: Sequence[str] | None = None,
-) -> None:
-    """Record ``results`` (named ``names``, default their run names) in the store at
-    ``path`` (nothing without one); say so on stderr."""
-    if path is None or not results:
-        return
-    from ranklens.history import Store, git_commit
-
-    sha = git_commit()
-    runs = names if names is not None else [r.run_name for r in results]
-    with Store(path) as store:
-        ids = [
-            store.record(r, tags=tags, command=command, commit=sha, run=n)
-            for r, n in zip(results, runs, strict=True)
-        ]
-    click.echo(
-        f"ranklens: recorded {len(ids)} result(s) in {path} (id {', '.join(map(str, ids))})",
-        err=True,
-    )
-
-
-def read_systems(
-    qrels_path: str,
-    paths: Sequence[str],
-    cols: dict[str, Any],
-    reader: Callable[..., tuple[Any, list[Any]]],
-) -> tuple[Any, list[Any]]:
-    """The qrels and, for each of ``paths``, a Run read from the file or the
-    :class:`~ranklens.Result` of a stored record ``PATH#ID``."""
-    from ranklens.history import load_ref, split_ref
-
-    refs = [split_ref(p) for p in paths]
-    qrels, runs = reader(
-        qrels_path, [p for p, r in zip(paths, refs, strict=True) if r is None], cols
-    )
-    files = iter(runs)
-    out = [
-        next(files) if r is None else load_ref(p).result() for p, r in zip(paths, refs, strict=True)
-    ]
-    for path, ref, system in zip(paths, refs, out, strict=True):
-        prov = None if ref is None else system.provenance
-        if prov is not None and prov.same_qrels(fingerprint=qrels.fingerprint()) is False:
-            echo_warning(
-                f"{path} was evaluated on other qrels than {qrels_path} (content "
-                f"fingerprints {str(prov.qrels)[:12]} and {qrels.fingerprint()[:12]}); "
-                "its numbers may not compare with the others'."
-            )
-    return qrels, out
 
 
 # --------------------------------------------------------------------------- history
@@ -165,21 +59,9 @@ def _time(value: str | None, option: str) -> Any:
     "--until", default=None, help="Only records made at or before this time (a date: its end)."
 )
 @click.option("-q", "--per-query", is_flag=True, help="show: every query's values too.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write to this file instead of standard output.",
-)
+@format_option(FORMATS)
+@output_option
+@quiet_option
 def history_cmd(
     path: str,
     action: tuple[str, ...],
@@ -191,6 +73,7 @@ def history_cmd(
     per_query: bool,
     fmt: str,
     output: str | None,
+    quiet: bool,
 ) -> None:
     """List the records of the results store PATH, or show one: PATH show ID.
 
@@ -210,7 +93,7 @@ def history_cmd(
     filters = dict(
         run=run,
         metric=metric,
-        tags=_tag_pairs(tags),
+        tags=tag_pairs(tags),
         since=_time(since, "--since"),
         until=_time(until, "--until"),
     )
@@ -225,7 +108,7 @@ def history_cmd(
             text = _render_record(rec, store.load_result(rec), per_query, fmt)
         else:
             records = store.records(**filters)
-            if not records:
+            if not records and not quiet:
                 echo_warning(f"{path}: no record matches.")
             text = _render_list(records, metric, fmt)
     write_output(text, output)

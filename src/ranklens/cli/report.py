@@ -6,36 +6,30 @@ from typing import Any
 
 import click
 
-from ranklens.cli._common import check_output, warnings_to_stderr, write_output
-from ranklens.cli.compare import read_named, stats_options
-from ranklens.cli.evaluate import (
-    DEFAULT_METRICS,
-    _conventions,
-    _conventions_options,
-    expand_measures,
-    file_options,
-)
+from ranklens.cli._common import echo_warning, progress, warnings_to_stderr, write_output
+from ranklens.cli._inputs import read_qrels, read_systems
+from ranklens.cli._measures import DEFAULT_METRICS, expand_measures
+from ranklens.cli._options import Request, baseline_name, request_options, stats_options
 
 __all__ = ["report_cmd"]
+
+
+def _metrics(given: Any, fmt: str) -> list[str]:
+    return expand_measures(given or DEFAULT_METRICS)
+
+
+def _history(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and param.name == "old_store":
+        echo_warning(
+            f"report --store {value} is deprecated and goes in the next release (--store "
+            f"records into a store in every other command); pass --history {value}."
+        )
+    return value
 
 
 @click.command("report")
 @click.argument("qrels", type=click.Path(dir_okay=True))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=True))
-@click.option(
-    "-o",
-    "--output",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="The HTML file to write (e.g. report.html); - for standard output.",
-)
-@click.option(
-    "-m",
-    "--metric",
-    "metrics",
-    multiple=True,
-    help="A metric (repeatable). Default: ndcg@10 map mrr p@10 recall@100.",
-)
 @click.option(
     "--baseline", default=None, help="Run name to test the others against (default: the first run)."
 )
@@ -48,40 +42,43 @@ __all__ = ["report_cmd"]
     "the metrics, at least 20).",
 )
 @click.option(
-    "--store",
+    "--history",
+    "history",
     default=None,
     metavar="PATH",
     help="A results store (see 'ranklens history'): the report adds each "
     "metric's history from it (nothing is recorded).",
 )
+@click.option(
+    "--store",
+    "old_store",
+    default=None,
+    metavar="PATH",
+    callback=_history,
+    hidden=True,
+    help="Deprecated spelling of --history.",
+)
 @stats_options
-@_conventions_options
-@file_options
+@request_options(
+    formats=None,
+    store=False,
+    expand=_metrics,
+    output_required=True,
+    output_text="The HTML file to write (e.g. report.html); - for standard output.",
+)
 def report_cmd(
-    qrels: str,
-    runs: tuple[str, ...],
-    output: str,
-    metrics: tuple[str, ...],
+    request: Request,
     baseline: str | None,
     title: str,
     max_k: int | None,
-    store: str | None,
+    history: str | None,
+    old_store: str | None,
     test: str,
     correction: str,
     alpha: float,
     ci: str,
     n_resamples: int,
     seed: int | None,
-    profile: str | None,
-    ties: str | None,
-    missing: str | None,
-    complete: bool,
-    no_relevant: str | None,
-    unjudged: str | None,
-    rel_threshold: float | None,
-    depth: int | None,
-    iprec_rounding: str | None,
-    **cols: Any,
 ) -> None:
     """Write an HTML report of RUNS on QRELS to -o FILE: one file that works offline.
 
@@ -91,29 +88,27 @@ def report_cmd(
     """
     from ranklens.render.html import html_report
 
-    conv = _conventions(
-        profile,
-        ties,
-        missing,
-        complete,
-        no_relevant,
-        unjudged,
-        rel_threshold,
-        depth,
-        iprec_rounding,
-        cols,
-    )
-    check_output(output)
-    names = expand_measures(metrics or DEFAULT_METRICS)
+    if history is not None and old_store is not None:
+        raise click.UsageError("--store is the old spelling of --history; give one of them.")
+    store = history if history is not None else old_store
+    output = request.output.path
+    assert output is not None  # a required option
+    names = list(request.metrics)
     trend = None if store is None else _trends(store, names)
-    qrels_t, named = read_named(qrels, runs, baseline, cols)
-    sources = {"qrels": qrels, **{f"run {n}": p for n, p in zip(named, runs, strict=True)}}
+    with progress(request.output.quiet):
+        qrels = read_qrels(request)
+        named = read_systems(request, qrels)
+    baseline_name(request, list(named), baseline)
+    sources = {
+        "qrels": request.inputs.qrels,
+        **{f"run {n}": p for n, p in zip(named, request.inputs.runs, strict=True)},
+    }
     if store is not None:
         sources["history"] = store
     to_stdout = output == "-"
     with warnings_to_stderr():
         page = html_report(
-            qrels_t,
+            qrels,
             named,
             names,
             baseline=baseline,
@@ -128,11 +123,11 @@ def report_cmd(
             n_resamples=n_resamples,
             seed=seed,
             ci=ci,
-            **conv,
+            **request.convention_kwargs(),
         )
     if to_stdout:
         write_output(page, output)
-    else:
+    elif not request.output.quiet:
         click.echo(f"wrote {output}")
 
 

@@ -40,10 +40,16 @@ from ranklens.cli._common import (
     check_output,
     echo_warning,
     progress,
-    quiet_option,
     read_input_table,
     stage,
     write_output,
+)
+from ranklens.cli._options import (
+    budget_option,
+    check_budget,
+    format_option,
+    output_option,
+    quiet_option,
 )
 from ranklens.errors import (
     InputError,
@@ -52,10 +58,9 @@ from ranklens.errors import (
     RanklensError,
     UnsupportedError,
 )
+from ranklens.render.scores import FORMATS as OUTPUT_FORMATS
 
 __all__ = ["DOMAINS", "ROLES", "score_cmd"]
-
-OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "latex")
 
 
 @dataclass(frozen=True)
@@ -294,7 +299,7 @@ def _find(t: InputTable, role: str, given: Sequence[str], who: str) -> list[str]
 def _column(t: InputTable, name: str, numeric: bool) -> np.ndarray:
     import pyarrow as pa
 
-    from ranklens.io._files import numbers
+    from ranklens.io import numbers
 
     col = t.table.column(name)
     arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
@@ -424,16 +429,8 @@ def _compute(job: _Job, t: InputTable, cols: dict[str, Sequence[str]]) -> tuple[
     help="A parameter for every metric that takes it (repeatable), e.g. "
     "average=macro, beta=2, pos_label=spam.",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="table", help="Output format."
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write to this file instead of standard output.",
-)
+@format_option(OUTPUT_FORMATS)
+@output_option
 @click.option(
     "--input-format",
     type=click.Choice(TABLE_FORMATS),
@@ -441,6 +438,7 @@ def _compute(job: _Job, t: InputTable, cols: dict[str, Sequence[str]]) -> tuple[
     help="Format of TABLE when its suffix does not say.",
 )
 @quiet_option
+@budget_option
 def score_cmd(
     table: str,
     metrics: tuple[str, ...],
@@ -454,6 +452,7 @@ def score_cmd(
     output: str | None,
     input_format: str | None,
     quiet: bool,
+    memory: str | None,
 ) -> None:
     """Compute classification, regression, clustering or entity-resolution METRICs
     from the columns of TABLE (CSV, TSV, Parquet or JSON Lines, optionally
@@ -469,6 +468,7 @@ def score_cmd(
 
     jobs = _plan(metrics, params)
     check_output(output)
+    check_budget([table], memory)
     cols: dict[str, Sequence[str]] = {
         "true": true_col,
         "pred": pred_col,

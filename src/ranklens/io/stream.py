@@ -1,4 +1,7 @@
-"""Evaluating run files larger than memory: :func:`evaluate_files`.
+"""Reading run files larger than memory in blocks of whole queries (:func:`stream_run`),
+and the memory budget that decides it; the evaluation driver built on it is
+:func:`ranklens.evaluate_files` (:mod:`ranklens.ranking.files`: ``io`` reads and does
+not import the engine).
 
 The run is read in blocks of whole queries and each block is evaluated by a
 :class:`~ranklens.Evaluator`, so that only one block and the per-query values are in
@@ -38,13 +41,12 @@ few hundred bytes each), not with the number of rows.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import shutil
 import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -57,21 +59,24 @@ from ranklens.errors import DuplicateError, InputError, RanklensWarning
 from ranklens.io._blocks import Block, Source, csv_tables, parquet_tables, trec_blocks
 from ranklens.io._files import detect_format, is_stream, output_compression
 from ranklens.io._trec_format import RUN, Columns, one_tag
-from ranklens.io.tables import named_errors, read_qrels, read_run, run_roles, table_run
+from ranklens.io.tables import named_errors, run_roles, table_run
 from ranklens.io.trec import _columns, checked_columns, table_from_columns
-from ranklens.metrics import Metric
 from ranklens.ranking.data import Qrels, Run
-from ranklens.ranking.engine import no_relevant_error
-from ranklens.ranking.evaluation import Result, evaluate, metric_list
-from ranklens.ranking.evaluator import Evaluator
 
 __all__ = [
     "RUN_FACTOR",
+    "STREAMED",
+    "Batches",
+    "RunStream",
+    "block_size",
+    "budget_bytes",
     "default_memory",
-    "evaluate_files",
     "fits_in_memory",
+    "is_stream",
     "memory_needed",
+    "output_compression",
     "qrels_memory",
+    "stream_run",
 ]
 
 RUN_FACTOR = 4.0
@@ -102,7 +107,7 @@ def default_memory() -> int:
     return 2 * 2**30 if free is None else max(free // 2, 512 * 2**20)
 
 
-def _budget(memory: str | int | float | None) -> int:
+def budget_bytes(memory: str | int | float | None) -> int:
     return default_memory() if memory is None else parse_size(memory, "memory")
 
 
@@ -117,7 +122,7 @@ def fits_in_memory(
     or a compressed file is read in blocks (one block when it is small)."""
     if is_stream(run) or output_compression(run) is not None:
         return False
-    return qrels_bytes + memory_needed(run, fmt) <= _budget(memory)
+    return qrels_bytes + memory_needed(run, fmt) <= budget_bytes(memory)
 
 
 def memory_needed(run: str | os.PathLike[str], fmt: str | None = None) -> int:
@@ -142,138 +147,10 @@ def _text_size(path: str | os.PathLike[str], fmt: str | None) -> int:
     return os.path.getsize(path)
 
 
-def evaluate_files(
-    qrels: str | os.PathLike[str] | Qrels,
-    run: str | os.PathLike[str],
-    metrics: str | Metric | Iterable[str | Metric],
-    *,
-    memory: str | int | float | None = None,
-    temp_dir: str | os.PathLike[str] | None = None,
-    qrels_format: str | None = None,
-    run_format: str | None = None,
-    query: str | None = None,
-    doc: str | None = None,
-    relevance: str | None = None,
-    score: str | None = None,
-    name: str | None = None,
-    duplicates: str = "error",
-    profile: str | None = None,
-    conventions: Any = None,
-    **single: Any,
-) -> Result:
-    """Evaluate a run file against qrels within a memory budget, with exactly the
-    numbers of :func:`ranklens.evaluate` on the whole files.
-
-    Parameters
-    ----------
-    qrels:
-        A qrels file (any format :func:`ranklens.io.read_qrels` reads) or a
-        :class:`~ranklens.Qrels`.
-    run:
-        A run file, ``-`` (standard input) or a pipe (``/dev/stdin``,
-        ``<(zcat run.gz)``); TREC, CSV, TSV and Parquet runs larger than the budget
-        are streamed, JSON and JSON Lines runs are read whole.
-    metrics, profile, conventions, single conventions:
-        As :func:`ranklens.evaluate`.
-    memory:
-        The budget: bytes or a size such as ``"500MB"``, ``"2GB"``, ``"1.5 GiB"``
-        (default: half the memory available, :func:`default_memory`).
-    temp_dir:
-        Where an ungrouped run is spilled while it is grouped (default: the system's
-        temporary folder).
-    qrels_format, run_format, query, doc, relevance, score, name, duplicates:
-        As :func:`ranklens.io.read_qrels` / :func:`ranklens.io.read_run`
-        (``format=`` is ``qrels_format=`` / ``run_format=`` here); the column names
-        apply to the files that are tables (a TREC file's columns are fixed).
-
-    Examples
-    --------
-    >>> import os, tempfile, ranklens
-    >>> folder = tempfile.mkdtemp()
-    >>> qrels, run = os.path.join(folder, "qrels"), os.path.join(folder, "run")
-    >>> with open(qrels, "w") as fh:
-    ...     _ = fh.write("q1 0 d1 1\\nq2 0 d3 1\\n")
-    >>> with open(run, "w") as fh:
-    ...     _ = fh.write("q1 Q0 d1 1 0.9 sys\\nq1 Q0 d2 2 0.5 sys\\nq2 Q0 d3 1 0.7 sys\\n")
-    >>> res = ranklens.evaluate_files(qrels, run, ["p@1", "map"], memory="1MB")
-    >>> res.summary()
-    {'p@1': 1.0, 'map': 1.0}
-    >>> res.run_name
-    'sys'
-    """
-    names = metric_list(metrics)
-    ev = Evaluator(names, profile=profile, conventions=conventions, **single)
-    conv = ev.conventions
-    budget = _budget(memory)
-    fmt = detect_format(run, run_format)[0]
-    trec_qrels = isinstance(qrels, Qrels) or detect_format(qrels, qrels_format)[0] == "trec"
-    given = {
-        k: v
-        for k, v in dict(query=query, doc=doc, relevance=relevance, score=score).items()
-        if v is not None
-    }
-    if given and trec_qrels and fmt == "trec":
-        raise InputError(
-            f"{next(iter(given))}=<column> names a column, but the qrels and the "
-            "run are TREC files, whose columns are fixed; leave it out."
-        )
-    if isinstance(qrels, Qrels):
-        judged, qrels_bytes = qrels, len(qrels) * QRELS_ROW
-    else:
-        qrels_bytes = qrels_memory(qrels, memory)
-        columns = {} if trec_qrels else dict(query=query, doc=doc, relevance=relevance)
-        judged = read_qrels(qrels, format=qrels_format, duplicates=duplicates, **columns)
-    if fmt == "trec":
-        query = doc = score = None  # the names are the qrels table's
-    fits = fits_in_memory(run, budget, qrels_bytes, fmt)
-    if fmt not in STREAMED and not fits and not is_stream(run) and output_compression(run) is None:
-        need = format_size(qrels_bytes + memory_needed(run, fmt))
-        raise InputError(
-            f"{run}: a {fmt.upper()} run is read whole, which would take about {need}, more "
-            f"than the memory budget ({format_size(budget)}); give a larger budget "
-            "(memory='...') or write the run as TREC, CSV, TSV or Parquet, which stream."
-        )
-    if fmt not in STREAMED or fits:
-        whole = read_run(
-            run,
-            format=run_format,
-            query=query,
-            doc=doc,
-            score=score,
-            name=name,
-            duplicates=duplicates,
-        )
-        return evaluate(judged, whole, names, conventions=conv)
-    relaxed = dataclasses.replace(conv, no_relevant="zero") if conv.no_relevant == "error" else conv
-    table = None
-    if fmt != "trec":
-        table = {
-            "format": fmt,
-            "roles": run_roles(query, doc, score),
-            "label": name or os.path.basename(str(run)),
-        }
-    stream = _Stream(
-        Evaluator(names, conventions=relaxed),
-        judged,
-        str(run),
-        duplicates,
-        _block_size(budget, qrels_bytes),
-        table,
-    )
-    with _spill_folder(temp_dir) as folder, contextlib.ExitStack() as opened:
-        source = opened.enter_context(Source(run))
-        if source.stream:  # what is read is kept, should it have to be read again
-            source.spill_to(os.path.join(folder, "run.txt"))
-        if not stream.grouped(stream.pieces(source)):
-            again = opened.enter_context(source.replay() if source.stream else Source(run))
-            stream.regroup(again, budget, folder)
-    return stream.result(conv, name)
-
-
 def qrels_memory(path: str | os.PathLike[str], memory: str | int | float | None) -> int:
     """The estimated memory of the qrels file ``path`` (0 for a stream: unknown), refused
     (:class:`InputError` naming ``memory=``) if over half the budget ``memory``."""
-    budget = _budget(memory)
+    budget = budget_bytes(memory)
     if is_stream(path) or not os.path.isfile(path):
         return 0
     need = int(os.path.getsize(path) * QRELS_FACTOR)
@@ -288,7 +165,7 @@ def qrels_memory(path: str | os.PathLike[str], memory: str | int | float | None)
     return need
 
 
-def _block_size(budget: int, qrels_bytes: int) -> int:
+def block_size(budget: int, qrels_bytes: int) -> int:
     free = budget - BASE - qrels_bytes
     return int(min(max(free / STREAM_FACTOR, MIN_BLOCK), LARGEST_BLOCK))
 
@@ -320,18 +197,29 @@ def _first_tag(data: bytes) -> str | None:
     return None
 
 
+class Batches(Protocol):
+    """Where a streamed run's batches of whole queries go (a
+    :class:`~ranklens.Evaluator`): ``update`` with each batch's judgments and rankings,
+    ``reset`` to start again (an ungrouped run, read a second time)."""
+
+    def update(self, qrels: Qrels, run: Run) -> Any: ...
+
+    def reset(self) -> Any: ...
+
+
 Piece = tuple[Columns, Callable[[Columns], Run]]
 """Rows of whole queries (columns with their lines, for grouping) and how their run is
 made from them (with the errors and names of the one-file reader)."""
 
 
-class _Stream:
-    """The state of one streamed evaluation: the evaluator, the queries seen and the
-    run tags (the run is named after the tag of its last line, as trec_eval does)."""
+class RunStream:
+    """The state of one streamed run: where its batches of whole queries go
+    (``batches``), the queries seen and the run tags (the run is named after the tag of
+    its last line, as trec_eval does)."""
 
     def __init__(
         self,
-        ev: Evaluator,
+        ev: Batches,
         qrels: Qrels,
         name: str,
         duplicates: str,
@@ -406,6 +294,7 @@ class _Stream:
                     cols.lines,
                     opts["label"],
                     self.duplicates,
+                    ranks=opts["ranks"],
                 )
 
         tables = (
@@ -495,35 +384,58 @@ class _Stream:
         finally:
             parts.close()
 
-    # -- the result ----------------------------------------------------------------------------
-    def result(self, conv: Any, name: str | None) -> Result:
-        """The evaluation's :class:`Result` under ``conv`` (the conventions asked for)."""
+    # -- the end -------------------------------------------------------------------------------
+    def finish(self, name: str | None) -> tuple[list[str], str | None]:
+        """After the last block: the judged queries the run lacks (given to the batches
+        as one batch of empty rankings: the ``missing`` rule applies to them) and the
+        run's name (``name``, else the table's label, else the tag of its last line;
+        several tags warn, as for one file)."""
         judged = set(self.qrels.query_ids)
         missing = sorted(judged - self.seen)
         if missing:  # one batch of judged queries absent from the run: the missing rule
             self.ev.update(self.qrels.take_queries(missing), Run.from_arrays([], [], []))
-        if conv.no_relevant == "error":
-            self._no_relevant(judged, missing, conv)
         if name is None and self.last_tag is not None and len(self.tags) > 1:
             one_tag(self.name, min(self.tags - {self.last_tag}), self.last_tag)
-        res = self.ev.compute()
         if self.table is not None:
             name = self.table["label"]
-        return dataclasses.replace(
-            res, conventions=conv, run_name=name if name is not None else self.last_tag
-        )
+        return missing, name if name is not None else self.last_tag
 
-    def _no_relevant(self, judged: set[str], missing: list[str], conv: Any) -> None:
-        """``no_relevant='error'``: the error of one evaluation, naming every query."""
-        t = self.qrels.to_arrow()
-        relevant = set(
-            pc.unique(
-                t.column("query").filter(
-                    pc.greater_equal(t.column("relevance"), conv.rel_threshold)
-                )
-            ).to_pylist()
-        )
-        chosen = (judged & self.seen) | (set(missing) if conv.missing == "zero" else set())
-        ids = sorted(chosen - relevant)
-        if ids:
-            raise no_relevant_error(ids, conv.rel_threshold)
+
+def stream_run(
+    batches: Batches,
+    qrels: Qrels,
+    run: str | os.PathLike[str],
+    *,
+    budget: int,
+    qrels_bytes: int,
+    temp_dir: str | os.PathLike[str] | None,
+    fmt: str,
+    query: str | None,
+    doc: str | None,
+    score: str | None,
+    rank: str | None,
+    name: str | None,
+    duplicates: str,
+) -> RunStream:
+    """Read the run file ``run`` (format ``fmt``: one of :data:`STREAMED`) in blocks of
+    whole queries and give each block, with the judgments of its queries, to
+    ``batches.update(qrels, run)``; an ungrouped run is grouped first (within
+    ``budget`` bytes, spilling to ``temp_dir``).  Returns the stream, whose
+    :meth:`RunStream.finish` ends it."""
+    table = None
+    if fmt != "trec":
+        table = {
+            "format": fmt,
+            "roles": run_roles(query, doc, score, rank),
+            "ranks": rank is not None,
+            "label": name or os.path.basename(str(run)),
+        }
+    stream = RunStream(batches, qrels, str(run), duplicates, block_size(budget, qrels_bytes), table)
+    with _spill_folder(temp_dir) as folder, contextlib.ExitStack() as opened:
+        source = opened.enter_context(Source(run))
+        if source.stream:  # what is read is kept, should it have to be read again
+            source.spill_to(os.path.join(folder, "run.txt"))
+        if not stream.grouped(stream.pieces(source)):
+            again = opened.enter_context(source.replay() if source.stream else Source(run))
+            stream.regroup(again, budget, folder)
+    return stream

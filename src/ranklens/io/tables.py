@@ -23,8 +23,9 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from ranklens._shared.files import atomic_path
+from ranklens._shared.columns import scores_from_ranks
 from ranklens._shared.frames import pick_column
-from ranklens.errors import FormatError, InputError, RanklensWarning
+from ranklens.errors import FormatError, InputError, RanklensWarning, user_stacklevel
 from ranklens.io._files import (
     check_readable,
     detect_format,
@@ -315,13 +316,43 @@ def pick_roles(path: str, columns: list[str], roles: Roles) -> dict[str, str]:
     }
 
 
-def run_roles(query: str | None, doc: str | None, score: str | None) -> Roles:
-    """The roles of a run table's columns."""
+def run_roles(
+    query: str | None, doc: str | None, score: str | None, rank: str | None = None
+) -> Roles:
+    """The roles of a run table's columns; with ``rank`` (a column of 1-based ranks) the
+    ``score`` role is that column, and :func:`table_run` turns its ranks into scores."""
+    if rank is not None:
+        if score is not None:
+            raise InputError(
+                f"score={score!r} and rank={rank!r} both order the run; give one of them."
+            )
+        return {
+            "query": (query, QUERY_NAMES, "query"),
+            "doc": (doc, DOC_NAMES, "doc"),
+            "score": (rank, (), "rank"),
+        }
     return {
         "query": (query, QUERY_NAMES, "query"),
         "doc": (doc, DOC_NAMES, "doc"),
         "score": (score, SCORE_NAMES, "score"),
     }
+
+
+#: The column a run table without a score column is read from as ranks (1 = best).
+RANK_NAME = "rank"
+
+
+def rank_column(columns: list[str], score: str | None, rank: str | None) -> str | None:
+    """The column of ranks of a run table whose header is ``columns``: ``rank``, or (none
+    given, and no score column of a known name) a column named ``rank``, which a
+    recommender's top-n list holds (1 = best): reading it as a score would put the worst
+    item first."""
+    if rank is not None or score is not None:
+        return rank
+    lower = {c.lower(): c for c in columns}
+    if any(name in lower for name in SCORE_NAMES):
+        return None
+    return lower.get(RANK_NAME)
 
 
 @contextmanager
@@ -422,13 +453,20 @@ def read_run(
     score: str | None = None,
     name: str | None = None,
     duplicates: str = "error",
+    rank: str | None = None,
 ) -> Run:
     """Read a run from any supported format (chosen by suffix unless ``format``).
-    The run's name is ``name``, else the TREC tag, else the file name."""
+    The run's name is ``name``, else the TREC tag, else the file name.
+
+    ``rank``: a column of 1-based ranks (1 = best) instead of scores, as recommenders
+    write their top-n lists (the scores are ``-rank``, as :meth:`Run.from_frame`'s
+    ``rank=``).  A table with no score column (none named, none of a known name) and
+    a column named ``rank`` is read as ranks, with a :class:`RanklensWarning` saying so.
+    """
     fmt, _ = detect_format(path, format)
     text = str(path)
     if fmt == "trec":
-        _no_columns_for_trec(text, query=query, doc=doc, score=score)
+        _no_columns_for_trec(text, query=query, doc=doc, score=score, rank=rank)
         with warnings.catch_warnings():
             if name is not None:  # named by the caller: the file's tags do not matter
                 warnings.filterwarnings(
@@ -441,18 +479,57 @@ def read_run(
     label = name or os.path.basename(text)
     with named_errors(text):
         if fmt == "json":
+            if rank is not None:
+                raise InputError(
+                    f"rank={rank!r} names a column, but a JSON run {{query: {{doc: score}}}} "
+                    "holds scores; leave it out."
+                )
             return Run.from_dict(_read_json_dict(text), name=label)
-        cols, first = _read_table(text, fmt, run_roles(query, doc, score))
-        return table_run(text, cols, first, label, duplicates)
+        found: list[str] = []
+        names: dict[str, str] = {}
+
+        def pick(columns: list[str]) -> dict[str, str]:
+            ranks = rank_column(columns, score, rank)
+            if ranks is not None:
+                found.append(ranks)
+            names.update(pick_roles(text, columns, run_roles(query, doc, score, ranks)))
+            return names
+
+        table, first = read_table(text, fmt, pick, text=("query", "doc"))
+        cols = {role: table.column(n) for role, n in names.items()}
+        if found and rank is None:
+            warnings.warn(
+                f"{text}: no score column; reading column {found[0]!r} as ranks (1 = best; "
+                f"pass rank=<column name> to say so, or score=<column name> to read scores).",
+                RanklensWarning,
+                stacklevel=user_stacklevel(),
+            )
+        return table_run(text, cols, first, label, duplicates, ranks=bool(found))
 
 
 def table_run(
-    path: str, cols: dict[str, Any], first: int | np.ndarray, name: str, duplicates: str
+    path: str,
+    cols: dict[str, Any],
+    first: int | np.ndarray,
+    name: str,
+    duplicates: str,
+    *,
+    ranks: bool = False,
 ) -> Run:
     """The run of a table's columns (roles query, doc, score; ``first``: the file line
     of the first row, or the line of every row, for messages), checked now, so that a
-    repeated pair is reported against this file."""
-    sc = _to_float(path, cols["score"], "score", first)
+    repeated pair is reported against this file.  With ``ranks`` the score column holds
+    1-based ranks (1 = best), which become the scores ``-rank``."""
+    if not ranks:
+        sc = _to_float(path, cols["score"], "score", first)
+        return Run(cols["query"], cols["doc"], sc, name=name, duplicates=duplicates).validate()
+    values = _to_float(path, cols["score"], "rank", first)
+    low = np.flatnonzero(values < 1)
+    if low.size:
+        i = int(low[0])
+        line = int(first[i]) if isinstance(first, np.ndarray) else first + i
+        raise InputError(f"{path}:{line}: the rank is {values[i]:g}; ranks start at 1 (1 = best).")
+    sc = scores_from_ranks(values, f"{path} rank")
     return Run(cols["query"], cols["doc"], sc, name=name, duplicates=duplicates).validate()
 
 

@@ -22,8 +22,8 @@ The data formats write a result's own records in full precision: ``csv``
 
 Shared by every result: :func:`display_id` (control characters shown as
 ``\xNN``), :func:`number` (four decimals, ``NaN``), :func:`best_mask` (the
-best value of each column, :data:`LOWER_IS_BETTER` and :data:`NO_BEST`
-families) and :func:`check_format`.
+best value of each column, in the direction the catalogue declares: :func:`better`)
+and :func:`check_format`.
 
     >>> t = Table(["run", "map"], [["bm25", Cell("0.5000", "bold")], ["dense", "0.2500"]])
     >>> print(to_markdown(t), end="")
@@ -50,12 +50,11 @@ from ranklens.errors import FormatError
 
 __all__ = [
     "LAYOUTS",
-    "LOWER_IS_BETTER",
     "NAN_TEXT",
-    "NO_BEST",
     "Cell",
     "Table",
     "best_mask",
+    "better",
     "check_format",
     "display_id",
     "json_ready",
@@ -79,10 +78,6 @@ __all__ = [
 
 #: The layout formats every table has (the data formats are ``csv`` and ``json``).
 LAYOUTS: tuple[str, ...] = ("table", "markdown", "latex")
-#: Metric families whose larger value is not "better" (counts) ...
-NO_BEST = frozenset({"num_q", "num_ret", "num_rel", "num_nonrel_judged_ret"})
-#: ... and those whose smaller value is.
-LOWER_IS_BETTER = frozenset({"unj", "rbp_resid"})
 #: A missing value (NaN) in the human-readable formats.
 NAN_TEXT = "NaN"
 _ALIASES = {"md": "markdown", "tex": "latex"}
@@ -257,19 +252,35 @@ def latex_escape(text: str) -> str:
 # ---------------------------------------------------------------------------- best
 
 
+def better(family: str) -> bool | None:
+    """The direction the metric catalogue declares for a metric family (or alias):
+    True when a larger value is better, False when a smaller one is, None for a count
+    or diagnostic (no value is "best"); a name the catalogue does not know (a column of
+    another kind) counts as larger-is-better.
+
+    >>> better("map"), better("num_ret"), better("num_nonrel_judged_ret")
+    (True, None, False)
+    """
+    from ranklens.metrics.registry import lookup
+
+    defn = lookup(family)
+    return True if defn is None else defn.higher_is_better
+
+
 def best_mask(values: np.ndarray, families: Sequence[str]) -> np.ndarray:
-    """Cells holding the best value of their column (as printed, four decimals):
-    the largest, the smallest for :data:`LOWER_IS_BETTER` families, none for
-    :data:`NO_BEST` families, all-NaN columns or a single row."""
+    """Cells holding the best value of their column (as printed, four decimals): the
+    largest, or the smallest, as the catalogue declares the family's direction
+    (:func:`better`); none for counts and diagnostics, all-NaN columns or a single row."""
     best = np.zeros(values.shape, dtype=bool)
     if values.shape[0] < 2:
         return best
     shown = np.round(values, 4)
     for j, family in enumerate(families):
         col = shown[:, j]
-        if family in NO_BEST or np.isnan(col).all():
+        direction = better(family)
+        if direction is None or np.isnan(col).all():
             continue
-        best[:, j] = col == (np.nanmin(col) if family in LOWER_IS_BETTER else np.nanmax(col))
+        best[:, j] = col == (np.nanmax(col) if direction else np.nanmin(col))
     return best
 
 

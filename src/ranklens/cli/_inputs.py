@@ -1,0 +1,198 @@
+"""Reading a :class:`~ranklens.cli._options.Request`'s inputs, once, the same way in
+every command: the qrels, each run (a file, or a stored record ``STORE#ID``), every
+run named the one way (:func:`ranklens.cli._common.run_names`), and evaluated in
+memory when it fits the budget, streamed when it does not
+(:func:`ranklens.evaluate_files`); recording results in a store."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from ranklens.cli._common import echo_warning, run_names, stage, warnings_to_stderr
+from ranklens.cli._options import Request
+
+__all__ = ["evaluate_runs", "read_qrels", "read_systems", "record_results"]
+
+#: The note the library gives when it reads a column named ``rank`` as ranks.
+_RANKS_NOTE = r".*reading column .* as ranks"
+
+
+def _quiet_notes(request: Request) -> None:
+    """Under ``--quiet``, the notes that are not warnings about the data are not shown."""
+    if request.output.quiet:
+        warnings.filterwarnings("ignore", message=_RANKS_NOTE)
+
+
+def read_qrels(request: Request) -> Any:
+    """The request's qrels (a large file refused before it is read)."""
+    from ranklens import io
+    from ranklens.io.stream import qrels_memory
+
+    inputs = request.inputs
+    qrels_memory(inputs.qrels, inputs.memory)  # large qrels refused before they are read
+    with warnings_to_stderr(), stage(f"reading {inputs.qrels}"):
+        return io.read_qrels(
+            inputs.qrels,
+            format=inputs.format_of(inputs.qrels),
+            duplicates=inputs.duplicates,
+            **inputs.qrels_columns(),
+        )
+
+
+def _read_run(request: Request, path: str, staged: bool = True) -> Any:
+    """The run file ``path``, read whole (its own stage of the progress, or part of the
+    caller's)."""
+    from ranklens import io
+
+    inputs = request.inputs
+    _check_fits(request, path)
+    with (
+        warnings_to_stderr(),
+        warnings.catch_warnings(),
+        stage(f"reading {path}") if staged else contextlib.nullcontext(),
+    ):
+        _quiet_notes(request)
+        return io.read_run(
+            path,
+            format=inputs.format_of(path),
+            duplicates=inputs.duplicates,
+            **inputs.run_columns(path),
+        )
+
+
+def _check_fits(request: Request, path: str) -> None:
+    """A run read whole (compare, gate, report, plot) must fit ``--memory`` when given."""
+    memory = request.inputs.memory
+    if memory is None or "#" in path:
+        return
+    from ranklens.io.stream import fits_in_memory, memory_needed
+
+    fmt = request.inputs.format_of(path)
+    if os.path.isfile(path) and not fits_in_memory(path, memory, fmt=fmt):
+        from ranklens._shared.sizes import format_size
+        from ranklens.errors import InputError
+
+        need = format_size(memory_needed(path, fmt))
+        raise InputError(
+            f"{path}: the run would take about {need} in memory, more than --memory {memory}; "
+            "this command reads runs whole: give a larger --memory, or evaluate the run with "
+            "'ranklens evaluate --memory' (which streams it) and --store, and use the stored "
+            "record STORE#ID."
+        )
+
+
+def _named(systems: Sequence[Any], paths: Sequence[str]) -> dict[str, Any]:
+    """``{name: system}``, each run or result named as every command names them."""
+    from ranklens import Result
+
+    out: dict[str, Any] = {}
+    for system, name in zip(systems, run_names(paths, systems), strict=True):
+        if isinstance(system, Result):
+            system = dataclasses.replace(system, run_name=name)  # frozen: a renamed copy
+        else:
+            system.name = name  # a Run read here
+        out[name] = system
+    return out
+
+
+def read_systems(request: Request, qrels: Any, stored: bool = True) -> dict[str, Any]:
+    """``{run name: Run or Result}`` for the request's runs, in order: a run file is
+    read whole, a stored record ``STORE#ID`` (with ``stored``) is its Result."""
+    from ranklens.history import load_ref, split_ref
+
+    systems: list[Any] = []
+    for path in request.inputs.runs:
+        ref = split_ref(path) if stored else None
+        if ref is None:
+            systems.append(_read_run(request, path))
+            continue
+        result = load_ref(path).result()
+        prov = result.provenance
+        if prov is not None and prov.same_qrels(fingerprint=qrels.fingerprint()) is False:
+            echo_warning(
+                f"{path} was evaluated on other qrels than {request.inputs.qrels} (content "
+                f"fingerprints {str(prov.qrels)[:12]} and {qrels.fingerprint()[:12]}); "
+                "its numbers may not compare with the others'."
+            )
+        systems.append(result)
+    return _named(systems, request.inputs.runs)
+
+
+def evaluate_runs(request: Request, qrels: Any, metrics: Sequence[str]) -> dict[str, Any]:
+    """``{run name: Result}``: each run file evaluated on ``metrics`` under the request's
+    conventions, in memory when it fits the memory budget, else streamed in blocks of
+    whole queries (said on stderr when the budget is the default one)."""
+    from ranklens import evaluate, evaluate_files
+    from ranklens.io.stream import default_memory, fits_in_memory, memory_needed
+
+    inputs = request.inputs
+    results = []
+    for path in inputs.runs:
+        budget = inputs.memory
+        fmt = inputs.format_of(path)
+        plain = os.path.isfile(path) and not inputs.compressed(path)
+        if plain and fits_in_memory(path, budget, fmt=fmt):
+            with warnings_to_stderr(prefix=f"{path}: "), stage(f"evaluating {path}"):
+                run = _read_run(request, path, staged=False)  # read when its turn comes
+                results.append(evaluate(qrels, run, list(metrics), **request.convention_kwargs()))
+            continue
+        if plain and budget is None:
+            from ranklens._shared.sizes import format_size
+
+            need, limit = memory_needed(path, fmt), default_memory()
+            echo_warning(
+                f"{path} would take about {format_size(need)} in memory, more than half the "
+                f"available memory ({format_size(limit)}): evaluating it in a stream of whole "
+                "queries (same numbers); --memory SIZE sets the budget."
+            )
+        with (
+            warnings_to_stderr(prefix=f"{path}: "),
+            warnings.catch_warnings(),
+            stage(f"evaluating {path}"),
+        ):
+            _quiet_notes(request)
+            results.append(
+                evaluate_files(
+                    qrels,
+                    path,
+                    list(metrics),
+                    memory=budget,
+                    temp_dir=inputs.temp_dir,
+                    run_format=fmt,
+                    duplicates=inputs.duplicates,
+                    **inputs.run_columns(path),
+                    **request.convention_kwargs(),
+                )
+            )
+    return _named(results, inputs.runs)
+
+
+def record_results(
+    request: Request, command: str, results: Sequence[Any], names: Sequence[str] | None = None
+) -> None:
+    """Record ``results`` (named ``names``, default their run names) in the request's
+    ``--store`` (nothing without one); say so on stderr unless ``--quiet``."""
+    path, tags = request.output.store, dict(request.output.tags)
+    if path is None or not results:
+        return
+    from ranklens.history import Store, git_commit
+
+    sha = git_commit()
+    runs = names if names is not None else [r.run_name for r in results]
+    with Store(path) as store:
+        ids = [
+            store.record(r, tags=tags, command=command, commit=sha, run=n)
+            for r, n in zip(results, runs, strict=True)
+        ]
+    if not request.output.quiet:
+        click.echo(
+            f"ranklens: recorded {len(ids)} result(s) in {path} (id {', '.join(map(str, ids))})",
+            err=True,
+        )
