@@ -39,7 +39,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # for type checkers and readers; at run time they come from __getattr__
     from ranklens.comparison.systems import Comparison, compare
     from ranklens.gates.core import gate
-    from ranklens.ranking.files import evaluate_files
     from ranklens.metrics.registry import REGISTRY, Metric, get_metric
     from ranklens.ranking.conventions import PROFILES, Conventions
     from ranklens.ranking.cutoffs import (
@@ -51,6 +50,7 @@ if TYPE_CHECKING:  # for type checkers and readers; at run time they come from _
     from ranklens.ranking.data import Qrels, Run
     from ranklens.ranking.evaluation import Result, evaluate
     from ranklens.ranking.evaluator import Evaluator
+    from ranklens.ranking.files import evaluate_files
     from ranklens.render.html import html_report
 
 # Every public name but the exception types is imported on first use, from its module

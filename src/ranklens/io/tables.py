@@ -22,8 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from ranklens._shared.files import atomic_path
 from ranklens._shared.columns import scores_from_ranks
+from ranklens._shared.files import atomic_path
 from ranklens._shared.frames import pick_column
 from ranklens.errors import FormatError, InputError, RanklensWarning, user_stacklevel
 from ranklens.io._files import (
