@@ -476,7 +476,8 @@ COLD_START: dict[str, tuple[str, str]] = {  # name -> (import only, import + fir
     "pytrec_eval": (
         "import pytrec_eval",
         "import numpy, pytrec_eval\n"
-        f"e = pytrec_eval.RelevanceEvaluator({_TINY_QRELS}, {sorted(m.pytrec_eval for m in METRICS)!r})\n"
+        f"e = pytrec_eval.RelevanceEvaluator({_TINY_QRELS}, "
+        f"{sorted(m.pytrec_eval for m in METRICS)!r})\n"
         f"out = e.evaluate({_TINY_RUN})\n"
         "{m: numpy.mean([v[m] for v in out.values()]) for m in next(iter(out.values()))}\n",
     ),

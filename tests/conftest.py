@@ -6,27 +6,27 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
 import pytest
 
 import ranklens
 from ranklens.io import read_trec_qrels, read_trec_run
-from tests.helpers import CONFORMANCE
+
+# a session in which a `conformance` test was skipped fails (tests/conformance/skip_guard.py)
+from tests.conformance.skip_guard import (  # noqa: F401
+    pytest_make_collect_report,
+    pytest_runtest_makereport,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+)
+from tests.helpers import REPO
 
 
 @pytest.fixture(scope="session")
 def trec_case() -> tuple[ranklens.Qrels, ranklens.Run]:
-    """trec_eval's graded test case (``qrels.rel_level``, ``results.test``), or a random
-    graded case with tied scores where ``../shared/conformance`` is absent."""
-    if CONFORMANCE.is_dir():
-        return (
-            read_trec_qrels(CONFORMANCE / "qrels.rel_level"),
-            read_trec_run(CONFORMANCE / "results.test"),
-        )
-    rng = np.random.default_rng(5)
-    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 4)) for j in range(30)} for i in range(5)}
-    run = {f"q{i}": {f"d{j}": float(rng.integers(0, 9)) for j in range(40)} for i in range(5)}
-    return ranklens.Qrels.from_dict(qrels), ranklens.Run.from_dict(run)
+    """The graded conformance case with odd ids and tied scores
+    (``tests/conformance/data/ids.qrels``, ``ids.run``; every run query is judged)."""
+    data = REPO / "tests" / "conformance" / "data"
+    return read_trec_qrels(data / "ids.qrels"), read_trec_run(data / "ids.run")
 
 
 @pytest.fixture(scope="session")

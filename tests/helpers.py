@@ -10,9 +10,13 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO.parent / "shared" / "conformance" / "trec_eval"
-# skips a test when trec_eval's suite (../shared/conformance) is absent
+# trec_eval's own regression suite, read where it lies beside the repository: an extra
+# check, not the evidence (that is tests/conformance, marked `conformance`, which needs
+# nothing outside the repository); the tests that read it skip, saying why, elsewhere
 NEEDS_CONFORMANCE = pytest.mark.skipif(
-    not CONFORMANCE.is_dir(), reason="../shared/conformance is not present"
+    not CONFORMANCE.is_dir(),
+    reason="trec_eval's own suite (../shared/conformance) is not beside the repository; "
+    "this is an extra check, tests/conformance holds the evidence",
 )
 
 Qrels = dict[str, dict[str, int]]
@@ -29,13 +33,16 @@ def graded_case(
     binary: bool = False,
     every_query_both: bool = False,
     stray_query: bool = False,
+    negative: bool = False,
 ) -> tuple[Qrels, RunDict]:
     """Random graded qrels and a run as dicts, in the shape peers such as ranx read.
 
     Queries ``q0..``; each ranks up to ``longest`` of 40 documents, judges up to
     ``max_judged`` of them and 8 unretrieved ones (grades 0-3, or 0-1 with
     ``binary``); 15% of queries have no relevant judgment (unless
-    ``every_query_both``), 15% are missing from the run.  Scores tie often with
+    ``every_query_both``), 15% are missing from the run; ``negative``: grades -1-3,
+    and with ``every_query_both`` every query judges a document non-relevant (grade
+    0 or -1) as well as a relevant one.  Scores tie often with
     ``ties`` (quarter steps), else are distinct.  ``stray_query`` adds, half the
     time, a run query without judgments.  The run shares a query with the qrels.
     """
@@ -51,9 +58,16 @@ def graded_case(
         judged = rng.choice(
             pool, size=int(rng.integers(1, min(max_judged, len(pool)))), replace=False
         )
-        grades = rng.choice([0, 1] if binary else [0, 0, 1, 1, 2, 3], size=len(judged))
+        levels = [0, 1] if binary else [0, 0, 1, 1, 2, 3]
+        grades = rng.choice([-1, *levels] if negative else levels, size=len(judged))
         if rng.random() < 0.15 and not every_query_both:
             grades[:] = 0
+        if negative and every_query_both:
+            if len(grades) < 2:
+                judged = np.append(judged, "x7" if judged[0] != "x7" else "x6")
+                grades = np.append(grades, 0)
+            grades[0] = max(grades[0], 1)
+            grades[1] = min(grades[1], int(rng.choice([0, -1])))
         qrels[q] = {str(d): int(g) for d, g in zip(judged, grades, strict=True)}
         if rng.random() < 0.85:
             scores = (
@@ -172,3 +186,20 @@ def one_line_error(result: Any, code: int, *fragments: str, message: str | None 
         assert lines[0] == f"ranklens: error: {message}"
     line: str = lines[0]
     return line
+
+
+def doc_gaps(doc: str | None) -> list[str]:
+    """What a metric kernel's docstring lacks of the catalogue's contract: a
+    ``formula`` (an equation, a sum or a ratio), a ``source`` (a year, "et al." or
+    the reference tool it reproduces) and a ``doctest`` (an example, ``>>>``)."""
+    import re
+
+    text = doc or ""
+    gaps = []
+    if not re.search(r"=|\bsum\b|/", text):
+        gaps.append("formula")
+    if not re.search(r"\b(19|20)\d\d\b|et al\.|Source|trec_eval|scikit-learn|pycocotools", text):
+        gaps.append("source")
+    if ">>>" not in text:
+        gaps.append("doctest")
+    return gaps

@@ -12,18 +12,24 @@ cannot be forgotten.  With each optional library hidden, every call either works
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 import re
 import subprocess
 import sys
 import textwrap
+import tomllib
 from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
 
 import pytest
 
-from ranklens._shared.deps import EXTRAS, PACKAGES
+import ranklens
+from ranklens._shared.deps import EXTRAS, PACKAGES, needs, user_call
+from ranklens.errors import MissingDependencyError
+
+ROOT = Path(__file__).resolve().parents[1]
 
 BLOCKER = textwrap.dedent("""
     import sys, json, traceback
@@ -113,7 +119,7 @@ CASES: dict[str, list[tuple[str, str]]] = {
 EXTRA = {
     "sklearn": "ml",
     "scipy": "",
-    "statsmodels": "online",
+    "statsmodels": "stats",
     "pandas": "pandas",
     "matplotlib": "plot",
     "pyspark": "spark",
@@ -154,35 +160,114 @@ def test_the_ranking_core_runs_on_the_base_install() -> None:
     assert got == {"evaluate": "no error", "cutoffs": "no error", "beyond": "no error"}
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        ["compare", "QRELS", "RUN", "RUN", "-m", "p@1"],
-        ["gate", "QRELS", "RUN", "--baseline", "RUN", "--max-drop", "p@1=0.1"],
-        ["report", "QRELS", "RUN", "RUN", "-m", "p@1", "-o", "OUT"],
-    ],
-)
-def test_cli_without_scipy_is_one_line_and_exit_2(tmp_path, command: list[str]) -> None:
-    """The commands that need the statistics (compare, gate against a baseline, report)
-    say in one line which extra to install."""
+def _cli(tmp_path: Path, hidden: str, command: list[str]) -> subprocess.CompletedProcess[str]:
+    """``ranklens COMMAND`` with the libraries ``hidden``, on three queries: RUN puts the
+    relevant document first everywhere, WORSE on q0 only (p@1 0.6667 instead of 1)."""
     qrels = tmp_path / "qrels.txt"
     run = tmp_path / "run.txt"
+    worse = tmp_path / "worse.txt"
     qrels.write_text("".join(f"q{i} 0 a 1\nq{i} 0 b 0\n" for i in range(3)))
     run.write_text("".join(f"q{i} Q0 a 1 2.0 x\nq{i} Q0 b 2 1.0 x\n" for i in range(3)))
-    files = {"QRELS": str(qrels), "RUN": str(run), "OUT": str(tmp_path / "r.html")}
+    worse.write_text(
+        "q0 Q0 b 1 2.0 y\nq0 Q0 a 2 1.0 y\n"
+        + "".join(f"q{i} Q0 a 1 2.0 y\nq{i} Q0 b 2 1.0 y\n" for i in (1, 2))
+    )
+    files = {"QRELS": qrels, "RUN": run, "WORSE": worse, "OUT": tmp_path / "r.html"}
     code = BLOCKER.split("import ranklens as rl")[0] + (
         "from ranklens.cli import main\nsys.argv = ['ranklens'] + sys.argv[2:]\nmain()\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code, "scipy", *[files.get(a, a) for a in command]],
+    return subprocess.run(
+        [sys.executable, "-c", code, hidden, *[str(files.get(a, a)) for a in command]],
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["compare", "QRELS", "RUN", "RUN", "-m", "p@1"],
+        ["gate", "QRELS", "RUN", "--baseline", "RUN", "--non-inferiority", "p@1=0.1"],
+        ["report", "QRELS", "RUN", "RUN", "-m", "p@1", "-o", "OUT"],
+    ],
+)
+def test_cli_without_scipy_is_one_line_and_exit_2(tmp_path: Path, command: list[str]) -> None:
+    """The commands that need the statistics (compare, a non-inferiority gate, report)
+    say in one line the command that needs it and the line that installs the extra."""
+    done = _cli(tmp_path, "scipy", command)
     assert done.returncode == 2, (done.stdout, done.stderr)
-    assert done.stderr.count("\n") == 1, done.stderr
-    assert "pip install 'ranklens[stats]'" in done.stderr
+    assert done.stderr == (
+        f"ranklens: error: ranklens {command[0]} needs scipy, which is not installed: "
+        "pip install 'ranklens[stats]'\n"
+    )
+
+
+NO_CI = "CI not computed (scipy is not installed): pip install 'ranklens[stats]'"
+
+
+@pytest.mark.parametrize(
+    ("rules", "code", "reason"),
+    [
+        # WORSE drops p@1 by 1/3 from RUN: within 0.5, beyond 0.1; its own p@1 is 2/3
+        (["--max-drop", "p@1=0.5", "--min", "p@1=0.6"], 0, None),
+        (["--max-drop", "p@1=0.1"], 1, "p@1 dropped by 0.3333 (1.0000 -> 0.6667), more than"),
+        (["--min", "p@1=0.7"], 1, "p@1 = 0.6667 is below the floor 0.7"),
+    ],
+)
+def test_cli_threshold_gate_runs_on_the_base_install(
+    tmp_path: Path, rules: list[str], code: int, reason: str | None
+) -> None:
+    """A gate of floors and maximum drops needs no statistics: without scipy (and the
+    other optional libraries) it decides, and says that the intervals were not computed."""
+    hidden = "sklearn,scipy,statsmodels,pandas,polars,matplotlib,pyspark,duckdb"
+    done = _cli(tmp_path, hidden, ["gate", "QRELS", "WORSE", "--baseline", "RUN", *rules])
+    assert done.returncode == code, (done.stdout, done.stderr)
+    assert ("PASSED" if code == 0 else "FAILED") in done.stdout
+    if reason is not None:
+        assert reason in done.stdout
+    assert (NO_CI in done.stdout) == ("--max-drop" in rules), done.stdout
     assert "Traceback" not in done.stderr
+
+
+def _python(hidden: str, code: str) -> str:
+    """The output of ``code`` run in a fresh interpreter where ``hidden`` cannot be
+    imported."""
+    program = BLOCKER.split("import ranklens as rl")[0] + textwrap.dedent(code)
+    done = subprocess.run(
+        [sys.executable, "-c", program, hidden], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_python_threshold_gate_runs_on_the_base_install() -> None:
+    """The README's Python gate (a max_drop and a min rule) without scipy: it passes, and
+    its verdict says the interval was not computed; a non-inferiority rule needs the
+    statistics and names the function called."""
+    out = _python(
+        "sklearn,scipy,statsmodels,pandas,polars,matplotlib,pyspark,duckdb",
+        """
+        import ranklens
+        qrels = ranklens.Qrels.from_dict({"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d4": 1}})
+        run = ranklens.Run.from_dict({"q1": {"d1": 0.9, "d2": 0.5, "d3": 0.4}, "q2": {"d4": 0.3}})
+        verdict = ranklens.gate(
+            qrels, run, baseline=run, rules={"max_drop": {"ndcg@10": 0.01}, "min": {"map": 0.5}}
+        )
+        print(verdict.passed, verdict.exit_code, verdict.notes)
+        print(verdict.render("text", color=False))
+        try:
+            ranklens.gate(qrels, run, run, {"non_inferiority": {"ndcg@10": 0.01}})
+        except ranklens.errors.MissingDependencyError as exc:
+            print(exc)
+        """,
+    )
+    lines = out.splitlines()
+    assert lines[0].startswith("True 0 (") and NO_CI in lines[0]
+    assert NO_CI in out.split("\n", 1)[1]  # in the rendered verdict too
+    assert lines[-1] == (
+        "ranklens.gate() needs scipy, which is not installed: pip install 'ranklens[stats]'"
+    )
 
 
 # --------------------------------------------------------------------------- every function
@@ -366,23 +451,121 @@ def _name(requirement: str) -> str:
     return re.split(r"[<>=!~ ;\[]", requirement.strip(), maxsplit=1)[0].lower()
 
 
+def _optional() -> dict[str, list[str]]:
+    """pyproject.toml's extras: name -> requirements."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    return dict(tomllib.loads(text)["project"]["optional-dependencies"])
+
+
+def _self(requirement: str) -> list[str]:
+    """The extras of a requirement of ranklens itself (``ranklens[stats]`` -> [stats]),
+    else []."""
+    if _name(requirement) != "ranklens":
+        return []
+    return [e.strip() for e in requirement.split("[", 1)[1].split("]", 1)[0].split(",")]
+
+
 def _installs() -> dict[str, set[str]]:
-    """extra -> the distributions it installs (pyproject.toml's optional dependencies and,
-    as installed, their own dependencies: statsmodels brings pandas)."""
-    text = (Path(__file__).parents[1] / "pyproject.toml").read_text()
-    section = text.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    """extra -> the distributions it installs (pyproject.toml's optional dependencies,
+    ranklens' own extras they name, and, as installed, their own dependencies:
+    statsmodels brings pandas)."""
+    extras = _optional()
     out = {}
-    for m in re.finditer(r"^([\w-]+)\s*=\s*\[(.*?)\]", section, re.M | re.S):
-        todo = [_name(req) for req in re.findall(r'"([^"]+)"', m.group(2))]
+    for extra, requirements in extras.items():
+        todo = list(requirements)
         seen: set[str] = set()
         while todo:
-            dist = todo.pop()
+            req = todo.pop()
+            if _self(req):
+                todo += [r for e in _self(req) for r in extras[e]]
+                continue
+            dist = _name(req)
             if dist not in seen:
                 seen.add(dist)
                 with contextlib.suppress(PackageNotFoundError):  # not installed here
-                    todo += [_name(r) for r in requires(dist) or [] if "extra ==" not in r]
-        out[m.group(1)] = seen
+                    todo += [r for r in requires(dist) or [] if "extra ==" not in r]
+        out[extra] = seen
     return out
+
+
+def test_one_extra_per_purpose() -> None:
+    """The extras the errors name (EXTRAS) are pyproject's runtime extras, no two the
+    same; ``online`` is only an alias of ``stats`` (its 0.1.0 name); ``all`` installs every
+    runtime extra and ``test`` installs ``all``."""
+    extras = _optional()
+    aliases = {k: _self(v[0]) for k, v in extras.items() if len(v) == 1 and _self(v[0])}
+    assert aliases == {"online": ["stats"], "all": sorted(EXTRAS)}
+    runtime = set(extras) - {"all", "test", "bench", "online"}
+    assert runtime == set(EXTRAS)
+    assert extras["all"] == [f"ranklens[{','.join(sorted(EXTRAS))}]"]
+    assert "ranklens[all]" in extras["test"]
+    lists = [tuple(sorted(extras[e])) for e in sorted(runtime)]
+    assert len(set(lists)) == len(lists), "two extras install the same packages"
+    installs = _installs()
+    assert installs["all"] == set().union(*(installs[e] for e in EXTRAS))
+    assert installs["online"] == installs["stats"]
+    assert installs["all"] <= installs["test"]
+    # every optional library is installed by some extra
+    assert all(any(PACKAGES[top] in installs[e] for e in EXTRAS) for top in PACKAGES)
+
+
+def test_every_needs_call_names_a_known_extra() -> None:
+    """needs("extra", ...) with a literal extra, everywhere in src/, names one of EXTRAS
+    (needs() itself checks only when the library is missing)."""
+    found = []
+    for path in (ROOT / "src" / "ranklens").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "needs"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                found.append((path.name, node.args[0].value))
+    assert len(found) > 40
+    assert [f for f in found if f[1] not in EXTRAS] == []
+
+
+def _missing(extra: str, what: str, why: str = "") -> str:
+    """The message of needs(extra, what, why) when scipy is missing, called from here (a
+    test module: not a ranklens function, so ``what`` or user_call names it)."""
+    with pytest.raises(MissingDependencyError) as info, needs(extra, what, why):
+        raise ModuleNotFoundError("No module named 'scipy'", name="scipy")
+    assert info.value.package == "scipy"
+    assert info.value.install == f"pip install 'ranklens[{extra}]'"
+    return str(info.value)
+
+
+def test_user_call_names_what_the_user_ran() -> None:
+    """user_call() (the command line's one line) names what the user ran in every
+    message inside it; the outermost one wins; outside, ``what`` does."""
+    tail = " needs scipy, which is not installed: pip install 'ranklens[stats]'"
+    assert _missing("stats", "the work") == "the work" + tail
+    assert _missing("stats", "the work", "for the t-test") == (
+        "the work needs scipy (for the t-test), which is not installed: "
+        "pip install 'ranklens[stats]'"
+    )
+    with user_call("ranklens gate --non-inferiority"):
+        with user_call("ranklens.gate()"):
+            assert _missing("stats", "the work") == "ranklens gate --non-inferiority" + tail
+        assert _missing("stats", "x") == "ranklens gate --non-inferiority" + tail
+    assert _missing("stats", "the work") == "the work" + tail
+
+
+def _subject(message: str) -> str:
+    """What a missing-dependency message says the user ran."""
+    return message.removeprefix("MissingDependencyError: ").split(" needs ", 1)[0]
+
+
+def _public_call(subject: str) -> bool:
+    """``ranklens.a.b()``: a public name reached from ``ranklens`` by attributes."""
+    if not re.fullmatch(r"ranklens(\.[A-Za-z]\w*)+\(\)", subject):
+        return False
+    obj: object = ranklens
+    for part in subject.removesuffix("()").split(".")[1:]:
+        obj = getattr(obj, part)
+    return callable(obj)
 
 
 def test_every_public_function_has_a_case() -> None:
@@ -411,5 +594,17 @@ def test_every_function_without_its_library_names_the_extra(hidden: str) -> None
         extras = re.findall(r"pip install 'ranklens\[(\w+)\]'", message)
         assert len(extras) == 1, (name, message)
         assert extras[0] in EXTRAS and PACKAGES[hidden] in installs[extras[0]], (name, message)
+        # it names the public function the user called (a direct call: that one)
+        subject = _subject(message)
+        assert _public_call(subject), (name, message)
+        family, _, function = name.partition(".")
+        if CALLS[name].startswith(f"rl.{family}.{function}("):
+            top = getattr(ranklens, function, None) is getattr(ranklens, family).__dict__.get(
+                function
+            )
+            assert subject == f"ranklens.{function}()" if top else f"ranklens.{name}()", (
+                name,
+                message,
+            )
     # the blocker works: functions known to need the library are among those that failed
     assert NEEDS.get(hidden, set()) <= set(needing), needing

@@ -9,6 +9,7 @@
 
 from typing import TYPE_CHECKING
 
+from ranklens._version import __version__ as __version__
 from ranklens.comparison import Comparison, compare
 from ranklens.errors import (
     ConventionError,
@@ -28,8 +29,6 @@ from ranklens.ranking.cutoffs import CutoffResult, PRCurve, evaluate_cutoffs, pr
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result, evaluate
 from ranklens.ranking.evaluator import Evaluator
-
-__version__ = "0.1.0"
 
 # metric families outside ranking, imported on first use (they load scikit-learn/scipy)
 FAMILIES = (

@@ -154,9 +154,9 @@ def _label_array(name: str, x: Any) -> np.ndarray:
         if len(frac):
             i = int(frac[0])
             raise InputError(
-                f"{name} holds numbers with a fractional part ({py_value(a[i])!r} at index {i}), which "
-                "are scores, not class labels; threshold them into classes first (e.g. "
-                "y_pred = (y_score >= 0.5).astype(int)), or use ranklens.regression for "
+                f"{name} holds numbers with a fractional part ({py_value(a[i])!r} at index "
+                f"{i}), which are scores, not class labels; threshold them into classes first "
+                "(e.g. y_pred = (y_score >= 0.5).astype(int)), or use ranklens.regression for "
                 "continuous targets."
             )
     return a

@@ -73,7 +73,11 @@ class UnsupportedError(RanklensError, ValueError):
 
 class MissingDependencyError(RanklensError, ImportError):
     """An optional dependency is not installed; the message names the extra to
-    install (``pip install 'ranklens[EXTRA]'``)."""
+    install (``pip install 'ranklens[EXTRA]'``), also held by ``package`` (the missing
+    distribution) and ``install`` (that line)."""
+
+    package: str = ""
+    install: str = ""
 
 
 class OutputPathError(RanklensError, ValueError):

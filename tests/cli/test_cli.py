@@ -1,5 +1,7 @@
 """The ``ranklens`` command line: trec_eval's own regression outputs reproduced
-line for line through ``ranklens evaluate --format trec``, several runs in one
+line for line through ``ranklens evaluate --format trec`` (where
+``../shared/conformance`` lies beside the repository; the evidence from a plain
+clone is ``tests/conformance/test_trec_eval.py``), several runs in one
 table, every output format parseable, ``ranklens metrics`` / ``example``, exit
 codes, one-line errors and warnings on stderr, ``--debug`` and ``-o``.
 
@@ -97,8 +99,7 @@ def _cli_args(args: list[str]) -> list[str]:
     return [str(CONFORMANCE / a) if (CONFORMANCE / a).is_file() else a for a in args]
 
 
-@pytest.mark.conformance
-@pytest.mark.skipif(not CASES, reason="../shared/conformance is not present")
+@NEEDS_CONFORMANCE
 def test_manifest_cases_cover_the_expected_outputs() -> None:
     names = {name for name, _ in CASES}
     assert names == {
@@ -115,7 +116,7 @@ def test_manifest_cases_cover_the_expected_outputs() -> None:
     assert ("out.test", ["qrels.test.with-comments", "results.test"]) in CASES
 
 
-@pytest.mark.conformance
+@NEEDS_CONFORMANCE
 @pytest.mark.parametrize("name,args", CASES, ids=[f"{n}:{' '.join(a)}" for n, a in CASES] or None)
 def test_trec_eval_output_line_for_line(name: str, args: list[str]) -> None:
     result = invoke("evaluate", *_cli_args(args), "--format", "trec")
@@ -128,7 +129,6 @@ def test_trec_eval_output_line_for_line(name: str, args: list[str]) -> None:
         assert result.stderr == ""
 
 
-@pytest.mark.conformance
 @NEEDS_CONFORMANCE
 @pytest.mark.parametrize(
     "args",
@@ -151,7 +151,6 @@ def test_spelled_out_options_give_the_same_output(args: list[str]) -> None:
     assert result.stdout.splitlines() == _expected_lines("out.test.aqcM")
 
 
-@pytest.mark.conformance
 @NEEDS_CONFORMANCE
 def test_several_cutoffs_and_separate_rel_threshold() -> None:
     result = invoke(

@@ -52,7 +52,7 @@ def test_round_trip_is_exact(tmp_path: Path) -> None:
     assert back.provenance == res.provenance
     assert back.summary() == pytest.approx(res.summary(), nan_ok=True)
     assert rec.created.tzinfo is not None
-    assert abs(rec.created - dt.datetime.now(dt.timezone.utc)) < dt.timedelta(minutes=5)
+    assert abs(rec.created - dt.datetime.now(dt.UTC)) < dt.timedelta(minutes=5)
 
 
 def test_odd_ids_round_trip(tmp_path: Path) -> None:
@@ -101,7 +101,7 @@ def test_filters_and_trend(tmp_path: Path) -> None:
         assert [r.id for r in store.records(until=t)] == [a1, b1]
         assert len(store.records(since="30d")) == 3
         assert store.records(until="2000-01-01") == []
-        today = dt.datetime.now(dt.timezone.utc).date().isoformat()
+        today = dt.datetime.now(dt.UTC).date().isoformat()
         assert len(store.records(until=today)) == 3  # a date: up to its end
         trend = store.trend("ndcg@10")
         assert [p[3] for p in trend] == [a1, b1, a2]
@@ -140,7 +140,7 @@ def test_refs_and_times(tmp_path: Path) -> None:
     assert load_ref(f"{path}#{rid}").id == rid
     with pytest.raises(InputError, match="PATH#ID"):
         load_ref("run.txt")
-    assert parse_time("2026-11-01", "since") == dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
+    assert parse_time("2026-11-01", "since") == dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
     assert parse_time(dt.date(2026, 11, 1), "since").day == 1
 
 

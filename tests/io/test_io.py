@@ -526,7 +526,6 @@ def test_fast_and_slow_paths_agree(
 
 
 @NEEDS_CONFORMANCE
-@pytest.mark.conformance
 @pytest.mark.parametrize(
     "name,kind",
     [
@@ -566,7 +565,6 @@ def test_conformance_files_read_the_same_on_both_paths(name: str, kind: str) -> 
 
 
 @NEEDS_CONFORMANCE
-@pytest.mark.conformance
 def test_conformance_comment_and_hash_files() -> None:
     plain = read_trec_qrels(CONFORMANCE / "qrels.test")
     commented = read_trec_qrels(CONFORMANCE / "qrels.test.with-comments")

@@ -71,8 +71,9 @@ def _evaluate(
 def test_two_core_paths_match_one_core(
     monkeypatch: pytest.MonkeyPatch, shuffle: bool, ties: str, deferred: bool, cores: int
 ) -> None:
-    """Input cut into one piece per core gives the one-core values.  Also the join of a run whose pairs are checked on first use (one sort of the run
-    and the qrels together) against the hash-and-search join."""
+    """Input cut into one piece per core gives the one-core values.  Also the join of a run
+    whose pairs are checked on first use (one sort of the run and the qrels together) against
+    the hash-and-search join."""
     qrels, run = _data(7, shuffle)
     serial = _evaluate(qrels, run, ties=ties, missing="zero")
     monkeypatch.setattr(threads, "LARGE_ROWS", 10)

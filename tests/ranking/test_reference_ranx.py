@@ -10,9 +10,14 @@ that is an insertion sort, so tied documents keep their input order (the
 ``ranx`` profile's ``ties='input'``); for longer rankings it is an unstable
 quicksort whose order of tied documents follows no rule.  The tied cases
 therefore use rankings of at most 15 documents; longer rankings use distinct
-scores.  ranx's ``bpref`` is left out: it returns NaN without judged
-non-relevant documents and zeroes later queries after a query without
-relevant ones (see the notes).
+scores.  Grades run from -1 to 3: ranx judges a negative grade non-relevant
+(the profile's ``negative_grades='nonrelevant'``), which ``bpref`` reads.
+ranx's ``bpref`` returns NaN without judged non-relevant documents and zeroes
+later queries after a query without relevant ones, so it is compared on cases
+where every query judges both; the relevance levels (ranx's ``-l``) are
+ranklens' ``rel=`` parameter, and ``rbp.P`` is ``rbp(p=P)`` (raw grades).  Some runs
+name a query with no document: ranx scores it 0, as the profile does (an empty
+ranking is missing, and missing queries score 0).
 """
 
 from __future__ import annotations
@@ -45,30 +50,59 @@ MEASURES = {
     "ndcg_burges@10": "ndcg(gain=exp2)@10",
     "dcg@5": "dcg@5",
     "dcg_burges@5": "dcg(gain=exp2)@5",
+    "precision@5-l2": "p(rel=2)@5",
+    "recall@10-l2": "r(rel=2)@10",
+    "map-l2": "map(rel=2)",
+    "mrr-l3": "mrr(rel=3)",
+    "r-precision-l2": "rprec(rel=2)",
+    "hits@5-l2": "hits(rel=2)@5",
+    "f1@5-l2": "f1(rel=2)@5",
+    "rbp.9": "rbp",
+    "rbp.5": "rbp(p=0.5)",
 }
+# compared on cases where every query judges a relevant and a non-relevant document
+BOTH = {"bpref": "bpref", "bpref-l2": "bpref(rel=2)"}
 
 
 @pytest.mark.parametrize("ties", [True, False], ids=["ties", "distinct"])
 @pytest.mark.parametrize("seed", range(15))
 def test_agrees_with_ranx(seed: int, ties: bool) -> None:
-    qrels_d, run_d = graded_case(1000 + seed, longest=15 if ties else 40, ties=ties)
+    qrels_d, run_d = graded_case(1000 + seed, longest=15 if ties else 40, ties=ties, negative=True)
+    if seed % 3 == 0 and len(run_d) > 1:  # an empty ranking: ranx scores it 0, as missing
+        run_d[sorted(run_d)[-1]] = {}
+    _compare(qrels_d, run_d, MEASURES)
+
+
+@pytest.mark.parametrize("ties", [True, False], ids=["ties", "distinct"])
+@pytest.mark.parametrize("seed", range(10))
+def test_bpref_agrees_with_ranx(seed: int, ties: bool) -> None:
+    qrels_d, run_d = graded_case(
+        2000 + seed, longest=15 if ties else 40, ties=ties, negative=True, every_query_both=True
+    )
+    for judged in qrels_d.values():  # a relevant judgment at level 2 too (bpref-l2)
+        top = max(judged, key=judged.__getitem__)
+        judged[top] = max(judged[top], 2)
+    _compare(qrels_d, run_d, BOTH)
+
+
+def _compare(qrels_d: dict, run_d: dict, measures: dict[str, str]) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = ranx.evaluate(
             ranx.Qrels(qrels_d),
             ranx.Run(run_d),
-            list(MEASURES),
+            list(measures),
             return_mean=False,
             make_comparable=True,
         )
     qrels = ranklens.Qrels.from_dict(qrels_d)
     run = ranklens.Run.from_dict(run_d)
-    res = ranklens.evaluate(qrels, run, list(MEASURES.values()), profile="ranx")
+    res = ranklens.evaluate(qrels, run, list(measures.values()), profile="ranx")
     # ranx orders queries as its Qrels does
     order = list(ranx.Qrels(qrels_d).keys())
     assert sorted(order) == sorted(res.query_ids)
-    for measure, name in MEASURES.items():
+    for measure, name in measures.items():
         got = res.per_query(name)
         want = dict(zip(order, np.asarray(expected[measure]).tolist(), strict=True))
         for q in order:
-            assert got[q] == pytest.approx(want[q], abs=1e-9, rel=1e-9), (seed, measure, q)
+            assert got[q] == pytest.approx(want[q], abs=1e-9, rel=1e-9), (measure, q)

@@ -520,8 +520,8 @@ def test_cold_users_dropped_reported_and_all_cold():
         (lambda: rs.GlobalTimeSplit(), "GlobalTimeSplit: give exactly one of test_start"),
         (
             lambda: rs.GlobalTimeSplit(test_size=1.5),
-            "GlobalTimeSplit: the 'test_size' parameter must be a float in the open interval (0, 1)."
-            " Got 1.5 instead.",
+            "GlobalTimeSplit: the 'test_size' parameter must be a float in the open interval "
+            "(0, 1). Got 1.5 instead.",
         ),
         (
             lambda: rs.GlobalTimeSplit(5),
@@ -531,8 +531,8 @@ def test_cold_users_dropped_reported_and_all_cold():
         (
             lambda: rs.TimeRangeCV(2, test_size="7 parsecs"),
             "TimeRangeCV: test_size: cannot read "
-            "'7 parsecs' as a duration; use e.g. '7D', '7 days', '2 weeks', '12h', '90min', '30s' or a "
-            "datetime.timedelta.",
+            "'7 parsecs' as a duration; use e.g. '7D', '7 days', '2 weeks', '12h', '90min', "
+            "'30s' or a datetime.timedelta.",
         ),
         (
             lambda: rs.TimeRangeCV(2, test_size=7),

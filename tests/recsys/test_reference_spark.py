@@ -2,9 +2,9 @@
 
 The hand-computed tests need only pandas.  The reference tests need pyspark
 (test extra) and a Java runtime; they use the one local Spark session of the
-test run (the ``spark`` fixture of ``tests/conftest.py``) and evaluate the union of all random cases (users named by case) in one
-Spark job per metric and cutoff, so the whole module takes seconds.  A
-mismatch is then narrowed down to the cases that cause it.
+test run (the ``spark`` fixture of ``tests/conftest.py``) and evaluate the union of all
+random cases (users named by case) in one Spark job per metric and cutoff, so the whole
+module takes seconds.  A mismatch is then narrowed down to the cases that cause it.
 
 Spark is reached two ways:
 

@@ -7,7 +7,7 @@ import base64
 import hashlib
 import json
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -320,7 +320,7 @@ def test_tie_policy_without_curves(case: Any) -> None:
 
 def test_trend(case: Any) -> None:
     qrels, runs = case
-    t0 = datetime(2026, 10, 1, tzinfo=timezone.utc)
+    t0 = datetime(2026, 10, 1, tzinfo=UTC)
     points = [
         (t0 + timedelta(days=i), "bm25" if i % 3 else HOSTILE_RUN, 0.3 + 0.01 * i, 100 + i)
         for i in range(9)

@@ -491,7 +491,6 @@ def _evaluate(
 
 
 @NEEDS_CONFORMANCE
-@pytest.mark.conformance
 @pytest.mark.parametrize("name", sorted(OUTPUTS))
 def test_trec_format_is_trec_eval_output(name: str) -> None:
     """Metrics named as trec_eval prints them, in its order: every line identical."""
@@ -541,7 +540,6 @@ def _measures_of(command: str) -> list[str]:
 
 
 @NEEDS_CONFORMANCE
-@pytest.mark.conformance
 def test_trec_format_meas_params_from_the_command_line() -> None:
     """The measure names exactly as typed on trec_eval's command line."""
     metrics = _measures_of(_manifest_command("out.test.meas_params"))

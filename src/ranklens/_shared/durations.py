@@ -30,7 +30,8 @@ True
 >>> as_duration("7 parsecs", day, "test_size", "TimeRangeCV")
 Traceback (most recent call last):
 ...
-ranklens.errors.InputError: TimeRangeCV: test_size: cannot read '7 parsecs' as a duration; use e.g. '7D', '7 days', '2 weeks', '12h', '90min', '30s' or a datetime.timedelta.
+ranklens.errors.InputError: TimeRangeCV: test_size: cannot read '7 parsecs' as a duration;
+use e.g. '7D', '7 days', '2 weeks', '12h', '90min', '30s' or a datetime.timedelta.
 """
 
 from __future__ import annotations

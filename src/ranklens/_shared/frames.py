@@ -19,7 +19,8 @@ Nothing here imports pandas or polars: the tables' own methods are used.
 >>> columns_from_frame(table, {"item": "item_id"}, "log")
 Traceback (most recent call last):
 ...
-ranklens.errors.InputError: log: no column named 'item_id' for the item; the table has columns ['user', 't']. Pass item=<column name>.
+ranklens.errors.InputError: log: no column named 'item_id' for the item; the table has
+columns ['user', 't']. Pass item=<column name>.
 """
 
 from __future__ import annotations
@@ -302,7 +303,8 @@ def as_instant(value: Any, kind: TimeKind, param: str, where: str | None = None)
     >>> as_instant(5, TimeKind("timestamp"), "test_start", "split")
     Traceback (most recent call last):
     ...
-    ranklens.errors.InputError: split: test_start=5 is a number but the time column holds datetimes; pass a date such as '2024-01-31' or a datetime.
+    ranklens.errors.InputError: split: test_start=5 is a number but the time column holds
+    datetimes; pass a date such as '2024-01-31' or a datetime.
     """
     p = _prefix(where)
     is_number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(

@@ -1,5 +1,5 @@
-"""Reading TOML (``tomllib``; the ``tomli`` package on Python 3.10) with errors that
-name the file and the 1-based line.
+"""Reading TOML (the standard library's ``tomllib``) with errors that name the file and
+the 1-based line.
 
 >>> loads('[min]\\nmap = 0.3\\n', "gate.toml")
 {'min': {'map': 0.3}}
@@ -12,7 +12,6 @@ ranklens.errors.InputError: gate.toml:2: not valid TOML (Invalid value, column 7
 from __future__ import annotations
 
 import re
-import sys
 from typing import Any
 
 from ranklens.errors import InputError
@@ -25,10 +24,8 @@ _WHERE = re.compile(r"\(at line (\d+), column (\d+)\)")
 def loads(text: str, path: str, what: str = "file") -> dict[str, Any]:
     """The TOML document ``text`` read from ``path``; :class:`InputError` naming
     ``path:line`` when it is not valid TOML."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10: the tomli package (a dependency there)
-        import tomli as tomllib
+    import tomllib  # on first use: a command that reads no TOML file does not load it
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -27,11 +27,13 @@ ranklens.errors.InputError: y_true must be a 1-d array, got shape (1, 2).
 >>> same_length(y_true=as_array("y_true", [1, 2]), y_pred=as_array("y_pred", [3]))
 Traceback (most recent call last):
 ...
-ranklens.errors.InputError: inconsistent numbers of samples: y_true has 2, y_pred has 1; they must be equal.
+ranklens.errors.InputError: inconsistent numbers of samples: y_true has 2, y_pred has 1;
+they must be equal.
 >>> floats([1, "x"], "estimate", "normal_comparison")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ranklens.errors.InputError: normal_comparison: estimate must be numbers; cannot read it as floats (...).
+ranklens.errors.InputError: normal_comparison: estimate must be numbers; cannot read it as
+floats (...).
 """
 
 from __future__ import annotations
@@ -136,7 +138,8 @@ def check_number(
     >>> check_number("null", float("inf"), where="msprt", hint="the difference under H0")
     Traceback (most recent call last):
     ...
-    ranklens.errors.InputError: msprt: null must be a finite number, got inf; the difference under H0.
+    ranklens.errors.InputError: msprt: null must be a finite number, got inf; the difference
+    under H0.
     """
     v = float(value) if is_number(value) else math.nan
     good = (

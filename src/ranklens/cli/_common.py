@@ -53,7 +53,8 @@ def cli_advice(message: str, command: click.Command) -> str:
     """A library message with its Python advice in the command's own words: a keyword
     the command has an option for becomes that option (``duplicates='max'`` ->
     ``--duplicates max``, ``missing='zero'`` -> ``--missing zero``, ``score=<column
-    name>`` -> ``--score-col NAME``, ``time=<column name>`` -> ``--time-column NAME``; a flag's ``name=True`` -> ``--flag``)."""
+    name>`` -> ``--score-col NAME``, ``time=<column name>`` -> ``--time-column NAME``; a
+    flag's ``name=True`` -> ``--flag``)."""
     options: dict[str, str] = {}
     metavars: dict[str, str] = {}
     flags: dict[str, str] = {}

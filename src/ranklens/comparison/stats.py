@@ -47,7 +47,8 @@ Confidence intervals for a mean (of one system, or of paired differences):
     same definition as :func:`scipy.stats.bootstrap`): with
     :math:`z_0 = \Phi^{-1}(\text{share of bootstrap means below } \bar x)` and
     the jackknife acceleration
-    :math:`a = \sum (\bar x_{(.)} - \bar x_{(i)})^3 / (6 [\sum (\bar x_{(.)} - \bar x_{(i)})^2]^{3/2})`,
+    :math:`a = \sum_i (\bar x_{(.)} - \bar x_{(i)})^3 / (6 S^{3/2})` with
+    :math:`S = \sum_i (\bar x_{(.)} - \bar x_{(i)})^2`,
     the interval is the bootstrap quantiles at
     :math:`\Phi(z_0 + (z_0 + z_q) / (1 - a (z_0 + z_q)))`, ``q`` in
     :math:`\{\alpha/2, 1-\alpha/2\}`.

@@ -67,7 +67,7 @@ import numpy as np
 from ranklens._shared.frames import column_names, columns_from_frame, is_table, materialise
 from ranklens.errors import InputError
 
-__all__ = ["DEFAULT_AREA_RANGES", "CocoResult", "coco_evaluate"]
+__all__ = ["DEFAULT_AREA_RANGES", "CocoResult", "coco_ap", "coco_ar", "coco_evaluate"]
 
 DEFAULT_AREA_RANGES: dict[str, tuple[float, float]] = {
     "all": (0.0, 1e10),
@@ -753,3 +753,89 @@ def _summarize(
         area_labels=labels,
         max_dets=mdets,
     )
+
+
+# --------------------------------------------------------------------------- one number
+
+
+def _defined_mean(x: np.ndarray) -> float:
+    """The mean of the entries that are not -1 (pycocotools' "undefined"), NaN if none."""
+    v = x[x > -1]
+    return float(np.mean(v)) if v.size else float("nan")
+
+
+def _area_index(result: CocoResult, area: Any) -> int:
+    if not isinstance(area, str) or area not in result.area_labels:
+        raise InputError(
+            f"the 'area' parameter must be one of {', '.join(map(repr, result.area_labels))}. "
+            f"Got {area!r} instead."
+        )
+    return result.area_labels.index(area)
+
+
+def coco_ap(gt: Any, det: Any, *, iou: Any = "mean", area: str = "all") -> float:
+    """COCO average precision: one number of the COCO summary, by its parameters.
+
+    ``AP = mean over categories c and thresholds t of (1/101) sum_{r in 0, 0.01, ...,
+    1} p_interp(r)``, ``p_interp(r)`` the largest precision at a recall ``>= r``, with
+    the 100 best detections per image (the third ``max_dets``) and the ground truth
+    of the ``area`` range (``all``, ``small`` < 32^2, ``medium``, ``large`` > 96^2);
+    ``iou="mean"`` averages the thresholds 0.50, 0.55, ..., 0.95 (COCO's headline
+    AP), ``iou=0.5`` / ``0.75`` take one (AP50, AP75).  Exactly the numbers of
+    :func:`coco_evaluate` (``AP``, ``AP50``, ``AP75``, ``AP_small``, ...) and of
+    pycocotools' ``COCOeval.summarize()``, except that a number without any
+    category with ground truth in the range is NaN here (pycocotools: -1).  Source:
+    Lin et al., "Microsoft COCO: common objects in context", ECCV 2014;
+    the conventions are those of :mod:`ranklens.detection.coco`.
+
+    >>> gt = {"image_id": [1, 1], "category_id": [1, 1],
+    ...       "bbox": [[0, 0, 10, 10], [20, 20, 10, 10]]}
+    >>> det = {"image_id": [1, 1], "category_id": [1, 1],
+    ...        "bbox": [[0, 0, 10, 10], [50, 50, 10, 10]], "score": [0.9, 0.8]}
+    >>> round(coco_ap(gt, det, iou=0.5), 4)  # recall 1/2 at precision 1: 51 of 101 levels
+    0.505
+    """
+    if iou == "mean":
+        sel: Any = slice(None)
+    elif isinstance(iou, (int, float)) and not isinstance(iou, bool) and iou in (0.5, 0.75):
+        sel = None
+    else:
+        raise InputError(f"the 'iou' parameter must be 0.5, 0.75 or 'mean'. Got {iou!r} instead.")
+    r = coco_evaluate(gt, det)
+    a = _area_index(r, area)
+    if sel is None:
+        sel = np.flatnonzero(np.abs(r.iou_thresholds - float(iou)) < 1e-12)
+    return _defined_mean(r.precision[sel, :, :, a, 2])
+
+
+def coco_ar(gt: Any, det: Any, *, max_dets: int = 100, area: str = "all") -> float:
+    """COCO average recall: one number of the COCO summary, by its parameters.
+
+    ``AR = mean over categories c and thresholds t in 0.50, 0.55, ..., 0.95 of
+    recall_{c,t}``, the share of the ground truth of the ``area`` range (``all``,
+    ``small`` < 32^2, ``medium``, ``large`` > 96^2) matched by the ``max_dets`` (1, 10
+    or 100) best detections per image.  Exactly the numbers ``AR_1``, ``AR_10``,
+    ``AR_100``, ``AR_small``, ... of :func:`coco_evaluate` and of pycocotools'
+    ``COCOeval.summarize()``, except that a number without any category with
+    ground truth in the range is NaN here (pycocotools: -1).  Source: Lin et al.,
+    "Microsoft COCO: common objects in context", ECCV 2014; Hosang et al., "What
+    makes for effective detection proposals?", TPAMI 2016.
+
+    >>> gt = {"image_id": [1, 1], "category_id": [1, 1],
+    ...       "bbox": [[0, 0, 10, 10], [20, 20, 10, 10]]}
+    >>> det = {"image_id": [1, 1], "category_id": [1, 1],
+    ...        "bbox": [[0, 0, 10, 10], [20, 20, 10, 10]], "score": [0.9, 0.8]}
+    >>> coco_ar(gt, det), coco_ar(gt, det, max_dets=1)  # one box per image finds half
+    (1.0, 0.5)
+    """
+    if (
+        isinstance(max_dets, bool)
+        or not isinstance(max_dets, (int, np.integer))
+        or int(max_dets) not in (1, 10, 100)
+    ):
+        raise InputError(
+            f"the 'max_dets' parameter must be 1, 10 or 100. Got {max_dets!r} instead."
+        )
+    r = coco_evaluate(gt, det)
+    a = _area_index(r, area)
+    return _defined_mean(r.recall[:, :, a, r.max_dets.index(int(max_dets))])

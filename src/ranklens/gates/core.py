@@ -7,7 +7,13 @@ from typing import Any
 import numpy as np
 
 from ranklens._shared.validate import check_choice
-from ranklens.errors import InputError, MetricNameError, MetricParameterError, ProvenanceError
+from ranklens.errors import (
+    InputError,
+    MetricNameError,
+    MetricParameterError,
+    MissingDependencyError,
+    ProvenanceError,
+)
 from ranklens.gates.rules import Rule, as_rules
 from ranklens.gates.verdict import RuleOutcome, Verdict
 from ranklens.metrics import get_metric
@@ -87,7 +93,8 @@ def gate(
     >>> v.passed, [o.passed for o in v.outcomes]
     (False, [False, True])
     >>> print(v.outcomes[0].reason)
-    p@1 dropped by 0.5000 (1.0000 -> 0.5000), more than the 0.1000 allowed; 95% CI of the difference [-6.8531, 5.8531]
+    p@1 dropped by 0.5000 (1.0000 -> 0.5000), more than the 0.1000 allowed; 95% CI of the
+    difference [-6.8531, 5.8531]
     """
     from ranklens.comparison import stats as st
 
@@ -133,7 +140,7 @@ def gate(
     tests: list[tuple[int, float]] = []  # (outcome index, raw p) of the NI rules
     for rule in ruleset.rules:
         key = _key(cand, rule.metric, "candidate")
-        how = cand.parsed[key].definition.aggregate
+        how = cand.aggregation(key)
         value = aggregate(np.asarray(cand.values[key]), how)
         if rule.kind == "min":
             outcomes.append(_floor(rule, value))
@@ -145,7 +152,9 @@ def gate(
                 f"{rule.metric}: {left} queries without a value in both systems were "
                 f"left out of the comparison ({len(c)} compared)."
             )
-        outcome, p = _compared(rule, value, c, b, how, alpha, ci, n_resamples, rng)
+        outcome, p, no_ci = _compared(rule, value, c, b, how, alpha, ci, n_resamples, rng)
+        if no_ci and no_ci not in notes:
+            notes.append(no_ci)
         if p is not None:
             tests.append((len(outcomes), p))
         outcomes.append(outcome)
@@ -338,24 +347,36 @@ def _compared(
     ci: str,
     n_resamples: int,
     rng: np.random.Generator,
-) -> tuple[RuleOutcome, float | None]:
+) -> tuple[RuleOutcome, float | None, str | None]:
     """The outcome of a max_drop rule, or a non-inferiority rule's values and raw p-value
-    (decided after the correction: :func:`_decide_ni`)."""
+    (decided after the correction: :func:`_decide_ni`); and, when the interval of the
+    difference was not computed (only a max_drop rule, which is decided without it, goes
+    on without the statistics extra), a note that says so."""
     from ranklens.comparison.stats import mean_ci, paired_ttest
 
     n = len(c)
     if n == 0:
-        return RuleOutcome(
-            rule,
-            False,
-            f"no query has a value of {rule.metric} in both systems; nothing to compare.",
-            value,
-        ), None
+        return (
+            RuleOutcome(
+                rule,
+                False,
+                f"no query has a value of {rule.metric} in both systems; nothing to compare.",
+                value,
+            ),
+            None,
+            None,
+        )
     cm, bm = aggregate(c, how), aggregate(b, how)
     diff = cm - bm
-    lo, hi = (
-        mean_ci(c - b, ci, 1 - alpha, n_resamples, rng) if n >= 2 else (float("nan"), float("nan"))
-    )
+    lo = hi = float("nan")
+    no_ci = None
+    if n >= 2:
+        try:
+            lo, hi = mean_ci(c - b, ci, 1 - alpha, n_resamples, rng)
+        except MissingDependencyError as exc:
+            if rule.kind != "max_drop":  # the non-inferiority test needs the statistics
+                raise
+            no_ci = f"CI not computed ({exc.package} is not installed): {exc.install}"
     sign = 1.0 if get_metric(rule.metric).definition.higher_is_better else -1.0
     fields = dict(
         candidate=value,
@@ -383,11 +404,11 @@ def _compared(
                 + (f" ({moved})" if drop > 0 else "")
                 + f", within the {limit}"
             )
-            return RuleOutcome(rule, True, text, **fields), None  # type: ignore[arg-type]
+            return RuleOutcome(rule, True, text, **fields), None, no_ci  # type: ignore[arg-type]
         text = f"{rule.metric} dropped by {number(drop)} ({moved}), more than the {limit}"
-        if n >= 2:
+        if n >= 2 and no_ci is None:  # else the verdict's note says it was not computed
             text += f"; {ci_text}"
-        return RuleOutcome(rule, False, text, **fields), None  # type: ignore[arg-type]
+        return RuleOutcome(rule, False, text, **fields), None, no_ci  # type: ignore[arg-type]
     x = sign * (c - b) + rule.threshold
     if n < 2:
         p = float("nan")
@@ -395,7 +416,7 @@ def _compared(
         p = 0.0 if x[0] > 0 else 1.0  # no variance: decided by the sign (t = +-inf)
     else:
         p = paired_ttest(np.zeros(n), x, alternative="greater")
-    return RuleOutcome(rule, False, ci_text, **fields), p  # type: ignore[arg-type]
+    return RuleOutcome(rule, False, ci_text, **fields), p, None  # type: ignore[arg-type]
 
 
 def _decide_ni(o: RuleOutcome, p: float, padj: float, alpha: float, correction: str) -> RuleOutcome:

@@ -161,9 +161,9 @@ def parse_time(value: Any, name: str) -> dt.datetime:
     text (``2026-11-01``, ``2026-11-01T12:00``) or a duration back from now (``30d``,
     ``2 weeks``: see :mod:`ranklens._shared.durations`)."""
     if isinstance(value, dt.datetime):
-        return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+        return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
     if isinstance(value, dt.date):
-        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
+        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC)
     if isinstance(value, str):
         try:
             return parse_time(dt.datetime.fromisoformat(value.strip()), name)
@@ -176,7 +176,7 @@ def parse_time(value: Any, name: str) -> dt.datetime:
         except ValueError:
             pass
         else:
-            return dt.datetime.now(dt.timezone.utc) - dt.timedelta(microseconds=ns / 1000)
+            return dt.datetime.now(dt.UTC) - dt.timedelta(microseconds=ns / 1000)
     raise InputError(
         f"{name}={value!r} is not a time; give a date or time "
         "('2026-11-01', '2026-11-01T12:00'), a duration back from now ('30d', "
@@ -661,17 +661,17 @@ def _version(result: Result) -> str:
 
 
 def _now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 def _stamp(t: dt.datetime) -> str:
     """A time as stored: UTC ISO 8601 with microseconds (text order is time order)."""
-    return t.astimezone(dt.timezone.utc).isoformat(timespec="microseconds")
+    return t.astimezone(dt.UTC).isoformat(timespec="microseconds")
 
 
 def _parse_utc(text: str) -> dt.datetime:
     t = dt.datetime.fromisoformat(text)
-    return t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)
+    return t if t.tzinfo else t.replace(tzinfo=dt.UTC)
 
 
 def _locked(exc: sqlite3.DatabaseError) -> bool:

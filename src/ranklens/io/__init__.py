@@ -8,24 +8,37 @@ every format they read; a round trip is exact.  :mod:`ranklens.io.stream` reads 
 larger than memory in blocks of whole queries; the evaluation driver built on it is
 :func:`ranklens.evaluate_files` (``io`` reads and writes, and does not import the
 engine; ``ranklens.io.evaluate_files`` is a deprecated spelling of it).
+``read_frame`` / ``write_frame`` read and write any other table (interactions, item
+features, split files) with every column.
 """
 
 from typing import Any
 
 from ranklens.io._files import COMPRESSIONS, FORMATS, detect_format, numbers, read_bytes
-from ranklens.io.tables import read_qrels, read_run, write_qrels, write_run
+from ranklens.io.tables import (
+    TABLE_FORMATS,
+    read_frame,
+    read_qrels,
+    read_run,
+    write_frame,
+    write_qrels,
+    write_run,
+)
 from ranklens.io.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 
 __all__ = [
     "COMPRESSIONS",
     "FORMATS",
+    "TABLE_FORMATS",
     "detect_format",
     "numbers",
     "read_bytes",
+    "read_frame",
     "read_qrels",
     "read_run",
     "read_trec_qrels",
     "read_trec_run",
+    "write_frame",
     "write_qrels",
     "write_run",
     "write_trec_qrels",

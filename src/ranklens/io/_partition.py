@@ -39,7 +39,7 @@ class Partitioner:
     within a share of the memory budget ``budget`` (bytes), spilling into ``folder``."""
 
     def __init__(self, budget: int, folder: str, what: str) -> None:
-        with needs("large", what):
+        with needs("large", what, why=what):
             import duckdb
         self._budget = budget
         memory = budget // SHARE

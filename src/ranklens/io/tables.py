@@ -9,6 +9,7 @@ Ids are always read as text, so ``007`` stays ``007``.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -35,7 +36,19 @@ from ranklens.io.trec import read_trec_qrels, read_trec_run, write_trec_qrels, w
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.engine import index_ahead
 
-__all__ = ["read_qrels", "read_run", "read_table", "write_qrels", "write_run"]
+__all__ = [
+    "TABLE_FORMATS",
+    "read_frame",
+    "read_qrels",
+    "read_run",
+    "read_table",
+    "write_frame",
+    "write_qrels",
+    "write_run",
+]
+
+#: The formats :func:`read_frame` and :func:`write_frame` take.
+TABLE_FORMATS = ("csv", "tsv", "parquet", "jsonl")
 
 QUERY_NAMES = (
     "query",
@@ -166,7 +179,7 @@ def read_table(
         delimiter = "," if fmt == "csv" else "\t"
         columns = _csv_header(path, buf, delimiter)
         names = pick(columns) if pick is not None else None
-        types = {names[r]: pa.string() for r in text} if names is not None else {}
+        types = {names[r]: pa.string() for r in text if r in names} if names is not None else {}
         include = list(dict.fromkeys(names.values())) if names is not None else None
         try:
             table = pacsv.read_csv(
@@ -501,11 +514,73 @@ def write_qrels(qrels: Qrels, path: str | os.PathLike[str], *, format: str | Non
 def write_run(
     run: Run, path: str | os.PathLike[str], *, format: str | None = None, tag: str | None = None
 ) -> None:
-    """Write a run in any supported format (chosen by suffix unless ``format``)."""
+    """Write a run in any supported format (chosen by suffix unless ``format``).
+
+    Only ``json`` (``{query: {doc: score}}``) holds the run's empty rankings
+    (:attr:`Run.empty_queries <ranklens.Run.empty_queries>`); the formats of one row
+    per document leave them out, with a :class:`~ranklens.RanklensWarning`."""
     fmt, _ = detect_format(path, format)
+    if run.empty_queries and fmt != "json":
+        warnings.warn(
+            f"{path}: the run names {len(run.empty_queries)} queries without any document "
+            f"({', '.join(map(repr, run.empty_queries[:5]))}), which a {fmt} file (one row "
+            "per document) cannot hold; they are left out. Write json to keep them.",
+            RanklensWarning,
+            stacklevel=2,
+        )
     if fmt == "trec":
         write_trec_run(run, path, tag=tag)
     elif fmt == "json":
         _write_json(run.to_dict(), str(path))
     else:
         _write_table(run.to_arrow(), str(path), fmt)
+
+
+def _table_format(path: str | os.PathLike[str], format: str | None, what: str) -> str:
+    fmt, _ = detect_format(path, format)
+    if fmt not in TABLE_FORMATS:
+        raise FormatError(
+            f"{path}: {what} must be a table ({', '.join(TABLE_FORMATS)}; chosen by the "
+            f"suffix or format=), not {fmt!r}."
+        )
+    return fmt
+
+
+def read_frame(
+    path: str | os.PathLike[str], *, format: str | None = None, text: Iterable[str] = ()
+) -> pa.Table:
+    """Every column of a CSV, TSV, Parquet or JSON Lines file, as a pyarrow Table.
+
+    The columns named in ``text`` (ids) are read as strings from CSV / TSV, so
+    ``007`` stays ``007`` (names not in the file are ignored here; the caller
+    says which columns it needs).  The format comes from the suffix (after
+    ``.gz`` / ``.bz2`` / ``.zst``) unless ``format`` is given.  :func:`write_frame`
+    writes what this reads, exactly.
+    """
+    fmt = _table_format(path, format, "the file")
+    wanted = list(text)
+    table, _ = read_table(str(path), fmt, lambda columns: {c: c for c in columns}, text=wanted)
+    return table
+
+
+def write_frame(
+    table: pa.Table, path: str | os.PathLike[str], *, format: str | None = None
+) -> None:
+    """Write a pyarrow Table as CSV, TSV, Parquet or JSON Lines (by suffix unless
+    ``format``), to a temporary file in the same folder renamed over ``path`` at the
+    end, so that a failed write leaves no partial file.  Text columns stay text:
+    :func:`read_frame` with them in ``text`` gives the same values back."""
+    fmt = _table_format(path, format, "the output")
+    target = os.fspath(path)
+    folder, name = os.path.split(target)
+    tmp = os.path.join(folder, f".{os.getpid()}.tmp.{name}")  # keeps the suffixes
+    try:
+        try:
+            _write_table(table, tmp, fmt)
+        except pa.ArrowException as exc:
+            raise InputError(f"{target}: cannot write this table as {fmt}: {exc}") from None
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise

@@ -15,6 +15,7 @@ labels and the trec_eval names (:mod:`ranklens.metrics.trec_names`) all read
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 from ranklens._shared.deprecation import renamed_choice
 from ranklens.errors import MetricParameterError, UnsupportedError
 
-__all__ = ["CATALOGUE", "MetricDef", "Param", "Rule", "TrecName"]
+__all__ = ["CATALOGUE", "FAMILIES", "INPUTS", "Input", "MetricDef", "Param", "Rule", "TrecName"]
 
 INF = float("inf")
 
@@ -39,10 +40,11 @@ class Param:
     default: Any
     doc: str
     choices: tuple[str, ...] | None = None
-    kind: str = "choice"  # choice | number | int | gainmap | numbers
+    kind: str = "choice"  # choice | number | int | gainmap | numbers | text
     minimum: float | None = None
     maximum: float | None = None
     open_minimum: bool = False  # the minimum itself is excluded
+    open_maximum: bool = False  # the maximum itself is excluded
     values: tuple[float, ...] | None = None  # the only numbers allowed (besides choices)
     renamed: tuple[tuple[str, str], ...] = ()  # deprecated choice -> its current spelling
 
@@ -84,10 +86,11 @@ class Param:
                 return value
             lo, hi = self.minimum, self.maximum
             low = lo is not None and (value <= lo if self.open_minimum else value < lo)
-            if low or (hi is not None and value > hi):
+            high = hi is not None and (value >= hi if self.open_maximum else value > hi)
+            if low or high:
                 rng = (
                     f"in {'(' if self.open_minimum else '['}{'-inf' if lo is None else lo}"
-                    f", {'inf' if hi is None else hi}]"
+                    f", {'inf' if hi is None else hi}{')' if self.open_maximum else ']'}"
                 )
                 raise fail(f"a number {rng}{extra}")
             return int(value) if self.kind == "int" else value
@@ -119,6 +122,10 @@ class Param:
                     raise fail(f"numbers in [{lo}, {hi}]")
                 return tuple(float(v) for v in value)
             raise fail("a number or a list of numbers")
+        if self.kind == "text":
+            if not isinstance(value, str) or not value.strip() or value != value.strip():
+                raise fail("a non-empty name without surrounding spaces")
+            return value
         raise AssertionError(self.kind)  # pragma: no cover
 
 
@@ -164,6 +171,74 @@ class TrecName:
 
 
 @dataclass(frozen=True)
+class Input:
+    """A table a metric needs besides its family's main inputs (for recommender
+    metrics: the recommendations, and the held-out interactions where relevance is
+    read).  ``keyword`` is the keyword of the entry point that takes it
+    (:func:`ranklens.recsys.evaluate_interactions`), ``option`` the command-line
+    option that gives it (None: a positional argument)."""
+
+    name: str
+    keyword: str
+    option: str | None
+    doc: str
+
+
+#: Every input a :class:`MetricDef` may name in ``inputs``.
+INPUTS: dict[str, Input] = {
+    i.name: i
+    for i in (
+        Input(
+            "held_out",
+            "interactions",
+            None,
+            "the held-out interactions (user, item[, grade]): which recommended items are "
+            "relevant; rows without a grade column are relevant (implicit feedback)",
+        ),
+        Input(
+            "train",
+            "train",
+            "--train",
+            "the training interactions (user, item): item popularity and user profiles",
+        ),
+        Input(
+            "catalog",
+            "catalog",
+            "--catalog",
+            "every recommendable item id (a table with the item column, or a list of ids)",
+        ),
+        Input(
+            "item_features",
+            "item_features",
+            "--item-features",
+            "item feature vectors (the item column and numeric feature columns): "
+            "distances are cosine distances",
+        ),
+        Input(
+            "categories",
+            "categories",
+            "--categories",
+            "one category per item (the item column and a category column): items of "
+            "different categories are at distance 1, of the same at 0",
+        ),
+    )
+}
+
+#: The metric families in the order they are listed, with a one-line description.
+FAMILIES: dict[str, str] = {
+    "ranking": "ranked lists against relevance judgments (qrels and runs)",
+    "recsys": "beyond-accuracy metrics of recommendation lists",
+    "classification": "predicted classes or scores against true classes",
+    "regression": "predicted values against true values",
+    "clustering": "clusterings against true classes, or of the data alone",
+    "entity_resolution": "predicted entities (and blockings) against true entities",
+    "detection": "object detection: boxes against ground-truth boxes",
+    "online": "A/B-test metrics per randomised unit, from exposure and event logs "
+    "(ranklens.online.analyze computes them)",
+}
+
+
+@dataclass(frozen=True)
 class MetricDef:
     """The declaration of one metric family."""
 
@@ -174,7 +249,9 @@ class MetricDef:
     cutoff: str = "optional"  # optional | required | none | level (0..1) | multiple (> 0)
     params: tuple[Param, ...] = ()
     rules: tuple[Rule, ...] = ()
-    aggregate: str = "mean"  # mean | gmean | sum
+    aggregate: str = "mean"  # mean | gmean | sum | expmean (values that are logs)
+    # the aggregate under other parameter values: ((param, value), aggregate), first match
+    aggregate_when: tuple[tuple[tuple[str, Any], str], ...] = ()
     ties: frozenset[str] = ORDERED
     binary: bool = False  # takes the rel= threshold parameter
     trec: tuple[TrecName, ...] = ()
@@ -183,6 +260,9 @@ class MetricDef:
     signed_range: tuple[float, float] | None = None
     # ranges under other parameter values: ((param, value), range or None), first match
     range_when: tuple[tuple[tuple[str, Any], tuple[float, float] | None], ...] = ()
+    # parameter values under which the range is that of the judgments' gains (and 0):
+    # see value_range
+    range_from_gains: tuple[tuple[str, Any], ...] = ()
     higher_is_better: bool | None = True  # None: a count or diagnostic, not a score
     # the kernel takes a sorted vector of cutoffs for k and returns queries x cutoffs
     # (evaluate_cutoffs calls it once; otherwise once per cutoff)
@@ -193,18 +273,33 @@ class MetricDef:
     top_k: bool = False
     top_k_unless: tuple[tuple[str, Any], ...] = ()
     # "ranking" metrics take a Prepared ranking; the other families ("classification",
-    # "regression", "clustering", "entity_resolution", "detection") define their own
-    # kernel signature and entry point, and share the names, docs and parameters
+    # "regression", "clustering", "entity_resolution", "detection", "recsys") define their
+    # own kernel signature and entry point, and share the names, docs and parameters
     domain: str = "ranking"
+    # the data the metric needs besides its family's main inputs: names of INPUTS; one
+    # entry "a|b" means either of them
+    inputs: tuple[str, ...] = ()
+    # False: one value of the whole evaluation (e.g. catalog coverage), no value per
+    # query or user
+    per_query: bool = True
+
+    @property
+    def required_inputs(self) -> tuple[tuple[Input, ...], ...]:
+        """The inputs the metric needs, as groups of which any one will do."""
+        return tuple(tuple(INPUTS[n] for n in group.split("|")) for group in self.inputs)
 
     @property
     def kernel(self) -> Callable[..., Any]:
-        """The function computing the metric (its module is imported on first use)."""
+        """The function computing the metric (its module is imported on first use;
+        ``"module:Class.method"`` names a method)."""
         if callable(self.impl):
             return self.impl
         module, _, func = self.impl.partition(":")
-        fn: Callable[..., Any] = getattr(importlib.import_module(module), func)
-        return fn
+        fn: Any = importlib.import_module(module)
+        for part in func.split("."):
+            fn = getattr(fn, part)
+        out: Callable[..., Any] = fn
+        return out
 
     @property
     def trec_name(self) -> str | None:
@@ -236,8 +331,28 @@ class MetricDef:
             )
         return self.params + tuple(extra)
 
-    def value_range(self, params: dict[str, Any]) -> tuple[float, float] | None:
-        """The range of the metric's values under ``params`` (None: unbounded)."""
+    def aggregate_for(self, params: dict[str, Any]) -> str:
+        """How the per-query values aggregate under ``params`` (``aggregate`` unless a
+        parameter value of ``aggregate_when`` holds)."""
+        for (name, value), how in self.aggregate_when:
+            if params.get(name) == value:
+                return how
+        return self.aggregate
+
+    def value_range(
+        self, params: dict[str, Any], gain_bounds: tuple[float, float] | None = None
+    ) -> tuple[float, float] | None:
+        """The range of the metric's values under ``params`` (None: unbounded).
+
+        Under a parameter value of ``range_from_gains`` the values are weighted sums of
+        raw gains and lie between the lowest and the highest gain of the judgments (and
+        0): ``gain_bounds`` gives those gains (None: the range is unbounded, not knowing
+        them; e.g. ``rbp(scale=none)``, ranx's graded RBP, lies in [0, the top grade])."""
+        for name, value in self.range_from_gains:
+            if params.get(name) == value:
+                if gain_bounds is None:
+                    return None
+                return (min(gain_bounds[0], 0.0), max(gain_bounds[1], 0.0))
         for (name, value), rng in self.range_when:
             if params.get(name) == value:
                 return rng
@@ -308,6 +423,19 @@ _TREC_GAIN = Param(
     "gain of a grade: linear, exp2 or a mapping {grade: gain} (trec_eval's grade=gain pairs)",
     kind="gainmap",
     choices=("linear", "exp2"),
+)
+GM_FLOOR = 1e-5  # trec_eval's floor for geometric means (gm_map, gm_bpref)
+_GM_VALUES = Param(
+    "values",
+    "value",
+    "what each query reports: its value (trec_eval's per-query lines) or "
+    "log(max(value, 1e-5)) (log; pytrec_eval), whose mean exponentiated is the "
+    "geometric mean",
+    choices=("value", "log"),
+)
+_GM_LOG_AGGREGATE = ((("values", "log"), "expmean"),)
+_GM_LOG_RANGE: tuple[tuple[tuple[str, Any], tuple[float, float] | None], ...] = (
+    (("values", "log"), (math.log(GM_FLOOR), 0.0)),
 )
 _UNJ = Param(
     "unjudged",
@@ -735,7 +863,7 @@ _RANKING: tuple[MetricDef, ...] = (
         ),
         trec=(TrecName("rbp", (("scale", "trec"),), "pairs"),),
         signed_range=(0.0, 1.0),
-        range_when=((("scale", "none"), None),),
+        range_from_gains=(("scale", "none"),),
     ),
     MetricDef(
         "rbp_resid",
@@ -759,9 +887,11 @@ _RANKING: tuple[MetricDef, ...] = (
         _T + "gm_map",
         binary=True,
         aggregate="gmean",
+        aggregate_when=_GM_LOG_AGGREGATE,
         cutoff="none",
         trec=(TrecName("gm_map"),),
-        params=(Param("norm", "r", "AP normaliser", choices=("r",)),),
+        params=(Param("norm", "r", "AP normaliser", choices=("r",)), _GM_VALUES),
+        range_when=_GM_LOG_RANGE,
     ),
     MetricDef(
         "gm_bpref",
@@ -769,8 +899,11 @@ _RANKING: tuple[MetricDef, ...] = (
         _T + "gm_bpref",
         binary=True,
         aggregate="gmean",
+        aggregate_when=_GM_LOG_AGGREGATE,
         cutoff="none",
         trec=(TrecName("gm_bpref"),),
+        params=(_GM_VALUES,),
+        range_when=_GM_LOG_RANGE,
     ),
 )
 
@@ -1141,6 +1274,144 @@ ENTITY_RESOLUTION = _family(
     ],
 )
 
+
+_R = "ranklens.recsys.beyond."
+_CATALOG = "catalog|train"  # a catalog, else the items of the training log
+_ITEMS = "item_features|categories"
+_DISTANCE = Param(
+    "profile_distance",
+    "mean",
+    "mean: mean distance to the profile's items; min: distance to the closest one",
+    choices=("mean", "min"),
+)
+_NO_PROFILE = Param(
+    "no_profile",
+    "skip",
+    "a recommended user without training interactions: skip (left out, with a warning) or error",
+    choices=("skip", "error"),
+)
+
+# beyond-accuracy metrics of recommendation lists: the cutoff @k is each user's top k
+# (default: the whole list); evaluated by ranklens.recsys.evaluate_interactions
+RECSYS: tuple[MetricDef, ...] = tuple(
+    replace(d, domain="recsys")
+    for d in (
+        MetricDef(
+            "novelty",
+            "mean self-information -log2(share of training users) of the recommended items",
+            _R + "popularity:novelty",
+            aliases=("self_information",),
+            inputs=("train",),
+            range=(0.0, INF),
+        ),
+        MetricDef(
+            "arp",
+            "average recommendation popularity: mean training interactions of the "
+            "recommended items (lower: less popularity bias)",
+            _R + "popularity:average_recommendation_popularity",
+            aliases=("average_recommendation_popularity", "popularity"),
+            inputs=("train",),
+            range=(0.0, INF),
+            higher_is_better=False,
+        ),
+        MetricDef(
+            "long_tail_share",
+            "APLT: share of each list outside the training log's most popular items",
+            _R + "popularity:long_tail_share",
+            aliases=("aplt", "long_tail"),
+            params=(
+                Param(
+                    "head_share",
+                    0.2,
+                    "share of the training log's items that form the popular head",
+                    kind="number",
+                    minimum=0.0,
+                    maximum=1.0,
+                    open_minimum=True,
+                    open_maximum=True,
+                ),
+            ),
+            inputs=("train",),
+        ),
+        MetricDef(
+            "catalog_coverage",
+            "share of the catalog recommended to at least one user",
+            _R + "coverage:catalog_coverage",
+            aliases=("coverage", "item_coverage"),
+            inputs=(_CATALOG,),
+            per_query=False,
+        ),
+        MetricDef(
+            "entropy",
+            "Shannon entropy (bits) of the recommendation slots over the catalog",
+            _R + "coverage:shannon_entropy",
+            aliases=("shannon_entropy",),
+            inputs=(_CATALOG,),
+            per_query=False,
+            range=(0.0, INF),
+        ),
+        MetricDef(
+            "gini",
+            "Gini index of the recommendation slots over the catalog (0: even)",
+            _R + "coverage:gini_index",
+            aliases=("gini_index",),
+            inputs=(_CATALOG,),
+            per_query=False,
+            higher_is_better=False,
+        ),
+        MetricDef(
+            "ild",
+            "intra-list diversity: mean distance of two items of a list",
+            _R + "diversity:intra_list_diversity",
+            aliases=("intra_list_diversity", "diversity"),
+            inputs=(_ITEMS,),
+            range=(0.0, 2.0),
+        ),
+        MetricDef(
+            "personalisation",
+            "one minus the mean cosine similarity of two users' lists",
+            _R + "diversity:personalisation",
+            aliases=("personalization",),
+        ),
+        MetricDef(
+            "unexpectedness",
+            "mean distance of the recommended items from the user's training profile",
+            _R + "surprise:unexpectedness",
+            aliases=("surprise",),
+            params=(_DISTANCE, _NO_PROFILE),
+            inputs=("train", _ITEMS),
+            range=(0.0, 2.0),
+        ),
+        MetricDef(
+            "serendipity",
+            "share of each list both relevant and unexpected (farther than threshold "
+            "from the user's training profile)",
+            _R + "surprise:serendipity",
+            params=(
+                Param(
+                    "threshold",
+                    None,
+                    "distance from the profile above which an item is unexpected "
+                    "(cosine distances lie in [0, 2], category distances in [0, 1])",
+                    kind="number",
+                    minimum=0.0,
+                    maximum=2.0,
+                ),
+                _DISTANCE,
+                _NO_PROFILE,
+            ),
+            inputs=("held_out", "train", _ITEMS),
+        ),
+    )
+)
+
+_AREA = Param(
+    "area",
+    "all",
+    "object sizes: all, small (< 32^2), medium or large (> 96^2 pixels)",
+    choices=("all", "small", "medium", "large"),
+)
+
 DETECTION: tuple[MetricDef, ...] = (
     MetricDef(
         "iou",
@@ -1170,8 +1441,98 @@ DETECTION: tuple[MetricDef, ...] = (
         cutoff="none",
         domain="detection",
     ),
+    MetricDef(
+        "coco_ap",
+        "COCO average precision over categories (101-point interpolation)",
+        "ranklens.detection.coco:coco_ap",
+        aliases=("coco_map",),
+        params=(
+            Param(
+                "iou",
+                "mean",
+                "IoU threshold: 0.5, 0.75, or mean (the mean over 0.50, 0.55, ..., 0.95)",
+                kind="number",
+                values=(0.5, 0.75),
+                choices=("mean",),
+            ),
+            _AREA,
+        ),
+        cutoff="none",
+        domain="detection",
+    ),
+    MetricDef(
+        "coco_ar",
+        "COCO average recall over categories and IoU thresholds 0.50, ..., 0.95",
+        "ranklens.detection.coco:coco_ar",
+        params=(
+            Param(
+                "max_dets",
+                100,
+                "detections kept per image: 1, 10 or 100",
+                kind="int",
+                values=(1, 10, 100),
+            ),
+            _AREA,
+        ),
+        cutoff="none",
+        domain="detection",
+    ),
+)
+
+_AGG = ("sum", "count", "any")
+_AB = "ranklens.online.metrics:OnlineMetric."
+
+
+def _event(name: str, doc: str) -> Param:
+    return Param(name, None, doc, kind="text")
+
+
+# A/B-test metrics: their kernel builds the OnlineMetric that ranklens.online.analyze
+# computes per unit and tests (the same metric `ranklens ab -m proportion(purchase)` reads)
+ONLINE: tuple[MetricDef, ...] = tuple(
+    replace(d, domain="online", cutoff="none", higher_is_better=None)
+    for d in (
+        MetricDef(
+            "proportion",
+            "share of units with at least one event (conversion rate)",
+            _AB + "proportion",
+            aliases=("conversion",),
+            params=(_event("event", "the event type, e.g. purchase"),),
+        ),
+        MetricDef(
+            "mean",
+            "mean over units of a per-unit aggregate of one event type (revenue per user)",
+            _AB + "mean",
+            aliases=("per_unit_mean",),
+            params=(
+                _event("event", "the event type, e.g. purchase"),
+                Param("agg", "sum", "per-unit sum of values, count, or any (0/1)", choices=_AGG),
+            ),
+            range=None,
+        ),
+        MetricDef(
+            "ratio",
+            "sum over units of one aggregate over the sum of another (click-through rate)",
+            _AB + "ratio",
+            aliases=("ratio_metric",),
+            params=(
+                _event("numerator", "the numerator's event type, e.g. click"),
+                _event("denominator", "the denominator's event type, e.g. impression"),
+                Param("numerator_agg", "sum", "sum, count or any per unit", choices=_AGG),
+                Param("denominator_agg", "sum", "sum, count or any per unit", choices=_AGG),
+            ),
+            range=None,
+        ),
+    )
 )
 
 CATALOGUE: tuple[MetricDef, ...] = (
-    RANKING + CLASSIFICATION + REGRESSION + CLUSTERING + ENTITY_RESOLUTION + DETECTION
+    RANKING
+    + RECSYS
+    + CLASSIFICATION
+    + REGRESSION
+    + CLUSTERING
+    + ENTITY_RESOLUTION
+    + DETECTION
+    + ONLINE
 )

@@ -89,6 +89,12 @@ class Metric:
         k = self.k if cutoff is None else cutoff
         return self.definition.apply_rules(str(self), params, {n for n, _ in self.params}, k)
 
+    def aggregation(self, conventions: Conventions) -> str:
+        """How the per-query values of this metric aggregate over queries under
+        ``conventions`` (whose profile may set a parameter that changes it, e.g.
+        ``gm_map(values=log)``): see :meth:`MetricDef.aggregate_for`."""
+        return self.definition.aggregate_for(self.resolved_params(conventions.metric_defaults))
+
     def _raw(self) -> str:
         """The spelling of a possibly unvalidated metric, for error messages."""
         params = ",".join(f"{n}={format_value(v)}" for n, v in self.params)

@@ -601,7 +601,9 @@ def _check_data(
         how = {"exclude": "excluded them", "first": "kept each one's first variant"}
         messages.append(
             f"{uinfo['multiple_variant_units']} unit(s) were exposed to more than one variant "
-            f"(e.g. {format_examples(uinfo['multiple_variant_examples'], uinfo['multiple_variant_units'])}); "
+            "(e.g. "
+            + format_examples(uinfo["multiple_variant_examples"], uinfo["multiple_variant_units"])
+            + "); "
             f"multiple_exposures={multiple_exposures!r} {how[multiple_exposures]}."
         )
     return srm, messages, empty
@@ -643,7 +645,9 @@ def _data_notes(data: _Joined, pre_as_covariate: bool) -> list[str]:
     if einfo["unexposed_event_rows"]:
         notes.append(
             f"{einfo['unexposed_event_rows']} event row(s) of {einfo['unexposed_units']} unit(s) "
-            f"never exposed (e.g. {format_examples(einfo['unexposed_examples'], einfo['unexposed_units'])}) "
+            "never exposed (e.g. "
+            + format_examples(einfo["unexposed_examples"], einfo["unexposed_units"])
+            + ") "
             "were excluded."
         )
     if einfo["pre_exposure_event_rows"]:
@@ -856,16 +860,14 @@ def _data_report(
 def _multipletests(where: str) -> None:
     """Fail early (naming the ``online`` extra) when statsmodels, which the correction
     needs, is missing."""
-    with needs("online", f"ranklens.online.{where}"):
+    with needs("stats", f"ranklens.online.{where}"):
         import statsmodels.stats.multitest  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
 
 
 def _adjust(p: np.ndarray, alpha: float, correction: str) -> np.ndarray:
     """Multiple-comparison correction: the p-values of all (metric, variant) comparisons
     adjusted together (NaN stays NaN and is not counted)."""
-    out: np.ndarray = _corrections.adjust(
-        p, correction, alpha, "online", "ranklens.online.analysis.analyze"
-    )
+    out: np.ndarray = _corrections.adjust(p, correction, alpha, "stats", "ranklens.online.analyze")
     return out
 
 

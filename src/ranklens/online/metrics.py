@@ -125,13 +125,32 @@ class OnlineMetric:
     # -- constructors ------------------------------------------------------------
     @classmethod
     def proportion(cls, event: str, *, name: str | None = None) -> OnlineMetric:
-        """Share of units with at least one ``event`` (conversion rate)."""
+        """Share of units with at least one ``event`` (conversion rate).
+
+        ``p = (1/n) sum_u 1[u has an event]`` over the ``n`` units of a variant;
+        :func:`ranklens.online.analyze` compares two variants' ``p`` with the
+        two-proportion z-test.  Source: Kohavi, Tang & Xu, "Trustworthy Online
+        Controlled Experiments", Cambridge University Press, 2020.
+
+        >>> str(OnlineMetric.proportion("purchase", name="conversion"))
+        'conversion=proportion(purchase)'
+        """
         agg = EventAggregate(event, "any")
         return cls(name or f"proportion({event})", "proportion", agg)
 
     @classmethod
     def mean(cls, event: str, *, agg: Aggregate = "sum", name: str | None = None) -> OnlineMetric:
-        """Mean over units of the per-unit ``agg`` of ``event``."""
+        """Mean over units of the per-unit ``agg`` of ``event``.
+
+        ``m = (1/n) sum_u a_u`` with ``a_u`` the unit's ``sum`` of event values
+        (1 per event without a value column), ``count`` of events or ``any``
+        (0/1); :func:`ranklens.online.analyze` compares two variants with Welch's
+        t-test.  Source: Kohavi, Tang & Xu, "Trustworthy Online Controlled
+        Experiments", Cambridge University Press, 2020.
+
+        >>> str(OnlineMetric.mean("purchase", agg="count"))
+        'mean(count(purchase))'
+        """
         a = EventAggregate(event, agg)
         return cls(name or f"mean({a})", "mean", a)
 
@@ -145,7 +164,17 @@ class OnlineMetric:
         denominator_agg: Aggregate = "sum",
         name: str | None = None,
     ) -> OnlineMetric:
-        """``sum(numerator) / sum(denominator)`` over units (e.g. CTR)."""
+        """``sum(numerator) / sum(denominator)`` over units (e.g. CTR).
+
+        ``r = sum_u x_u / sum_u y_u`` of the per-unit aggregates of the two event
+        types, for a unit of analysis (impression) finer than the unit of
+        randomisation (user); :func:`ranklens.online.analyze` tests it with the
+        delta method.  Source: Deng, Knoblich & Lu, "Applying the delta method in
+        metric analytics", KDD 2018.
+
+        >>> str(OnlineMetric.ratio("click", "impression", numerator_agg="count"))
+        'ratio(count(click), impression)'
+        """
         n = EventAggregate(numerator, numerator_agg)
         d = EventAggregate(denominator, denominator_agg)
         return cls(name or f"ratio({n}, {d})", "ratio", n, d)

@@ -203,7 +203,7 @@ def _effect_to_abs(kind: str, baseline: float, sigma: float, es: float) -> float
 
 def _abs_to_effect(kind: str, baseline: float, sigma: float, delta: float) -> float:
     if kind == "proportion":
-        with needs("online", "ranklens.online power analysis"):
+        with needs("stats", "ranklens.online power analysis"):
             from statsmodels.stats.proportion import proportion_effectsize  # type: ignore[import-untyped, unused-ignore]
 
         target = baseline + delta
@@ -217,7 +217,7 @@ def _abs_to_effect(kind: str, baseline: float, sigma: float, delta: float) -> fl
 
 
 def _solver(kind: str) -> Any:
-    with needs("online", "ranklens.online power analysis"):
+    with needs("stats", "ranklens.online power analysis"):
         from statsmodels.stats.power import NormalIndPower  # type: ignore[import-untyped, unused-ignore]
 
     return NormalIndPower()
@@ -241,7 +241,7 @@ def _power_at(
                 effect_size=es, nobs1=n1, alpha=alpha, ratio=ratio, alternative=alternative
             )
         )
-    with needs("online", "ranklens.online power analysis"):
+    with needs("stats", "ranklens.online power analysis"):
         from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
     n2 = n1 * ratio
@@ -260,7 +260,7 @@ def _power_at(
 def _increasing_root(f: Any, x0: float, low: float) -> float:
     """The root of an increasing function ``f`` on ``(low, inf)``, bracketed from ``x0``
     (Brent's method to machine precision); ``low`` when ``f(low) >= 0``."""
-    with needs("online", "ranklens.online power analysis"):
+    with needs("stats", "ranklens.online power analysis"):
         from scipy.optimize import brentq  # type: ignore[import-untyped, unused-ignore]
 
     lo, hi = max(x0 / 2, low), max(x0 * 2, low * 2)
@@ -278,7 +278,7 @@ def _increasing_root(f: Any, x0: float, low: float) -> float:
 
 
 def _z(q: float) -> float:
-    with needs("online", "ranklens.online power analysis"):
+    with needs("stats", "ranklens.online power analysis"):
         from scipy.special import ndtri  # type: ignore[import-untyped, unused-ignore]
 
     return float(ndtri(q))

@@ -95,7 +95,7 @@ def mixture_tau(variance: Any, *, alpha: float = 0.05) -> np.ndarray:
     Pass the variance of the difference expected at the planned end of the
     experiment (e.g. ``2 sigma**2 / n`` for ``n`` units per group).
     """
-    with needs("online", "ranklens.online.sequential.mixture_tau"):
+    with needs("stats", "ranklens.online.sequential.mixture_tau"):
         from scipy.special import lambertw  # type: ignore[import-untyped, unused-ignore]
 
     alpha = check_alpha(alpha, where="mixture_tau")

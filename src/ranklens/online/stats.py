@@ -201,7 +201,7 @@ def normal_comparison(
     is NaN or both variances are 0; negative variances raise
     :class:`~ranklens.errors.InputError`.
     """
-    with needs("online", "ranklens.online.stats.normal_comparison"):
+    with needs("stats", "ranklens.online.stats.normal_comparison"):
         from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
     w = "normal_comparison"
@@ -272,7 +272,7 @@ def two_proportion_ztest(
     more successes than units, an empty group) raises
     :class:`~ranklens.errors.InputError` naming the argument.
     """
-    with needs("online", "ranklens.online.stats.two_proportion_ztest"):
+    with needs("stats", "ranklens.online.stats.two_proportion_ztest"):
         from scipy import stats  # type: ignore[import-untyped, unused-ignore]
         from statsmodels.stats.proportion import (  # type: ignore[import-untyped, unused-ignore]
             confint_proportions_2indep,
@@ -368,7 +368,7 @@ def welch_ttest(
     be whole numbers >= 1 and variances >= 0, else
     :class:`~ranklens.errors.InputError`.  Reference: Welch (1947).
     """
-    with needs("online", "ranklens.online.stats.welch_ttest"):
+    with needs("stats", "ranklens.online.stats.welch_ttest"):
         from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
     w = "welch_ttest"
@@ -566,7 +566,7 @@ def sample_ratio_mismatch(
     count, a non-positive or NaN weight, a variant observed but not planned
     or a ``threshold`` outside (0, 1) raise :class:`~ranklens.errors.InputError`.
     """
-    with needs("online", "ranklens.online.stats.sample_ratio_mismatch"):
+    with needs("stats", "ranklens.online.stats.sample_ratio_mismatch"):
         from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
     w = "sample_ratio_mismatch"

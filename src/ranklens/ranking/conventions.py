@@ -11,8 +11,13 @@ trec_eval 10.  Profiles reproduce other tools:
     relevance threshold 1; no depth limit; iprec with ``lround``.
 ``pytrec_eval``
     as ``trec_eval`` but scores are rounded to float32 first (pytrec_eval
-    passes scores to trec_eval as C floats, turning near-ties into ties) and
-    iprec uses trec_eval 9's ``(long)(p*R + 0.9)`` rounding.
+    passes scores to trec_eval as C floats, turning near-ties into ties),
+    iprec uses trec_eval 9's ``(long)(p*R + 0.9)`` rounding, a query given in
+    the run with no document (``{"q": {}}``) is evaluated with nothing
+    retrieved (``empty_rankings='evaluate'``: ``num_ret`` 0, ``map`` 0, ...)
+    and the geometric-mean metrics report each query's logarithm
+    ``log(max(v, 1e-5))`` (``gm_map(values=log)``, ``gm_bpref(values=log)``),
+    whose mean, exponentiated, is trec_eval's ``gm_map``.
 ``ranx``
     ranx sorts by score descending and keeps documents with equal scores in
     the order they were given (``ties='input'``); queries in the qrels but
@@ -22,8 +27,12 @@ trec_eval 10.  Profiles reproduce other tools:
     order of tied documents follows no rule; on longer rankings with tied
     scores ranx's values can differ from any rule, including this profile
     (they always lie within ``ties='optimistic'`` / ``'pessimistic'``).
-    ranx's ``rbp`` sums the raw grades (``rbp(scale=none)``), where trec_eval
-    rescales each query's gains to [0, 1].
+    ranx's ``rbp`` sums the raw grades (``rbp(scale=none)``, values in [0, the
+    highest grade]), where trec_eval rescales each query's gains to [0, 1].
+    ranx counts a judgment with a negative grade as judged non-relevant
+    (``negative_grades='nonrelevant'``: in ``bpref`` it ranks above relevant
+    documents and counts in N), where trec_eval takes it as pooled but
+    unjudged.
 ``sklearn``
     ``ndcg_score``/``dcg_score`` average over tied scores (``ties='expected'``)
     and build the ideal list from the scored documents only
@@ -49,8 +58,8 @@ trec_eval 10.  Profiles reproduce other tools:
     precision@k divides by k; MAP@k divides by ``min(k, R)``
     (``ap(norm=min_r_k)``); NDCG@k is binary (every ground-truth item has
     gain 1) with the ideal list of ``min(k, R)`` positions of gain 1
-    (``ndcg(gain=binary, ideal=cut)``).  RePlay takes a repeated ground-truth row as another relevant
-    item in the MAP and NDCG normalisers, and counts a repeated
+    (``ndcg(gain=binary, ideal=cut)``).  RePlay takes a repeated ground-truth row as another
+    relevant item in the MAP and NDCG normalisers, and counts a repeated
     recommendation at each of its positions in MAP and NDCG (values above 1);
     give it deduplicated lists, and ranklens ``repeats='binary'``.
 ``spark``
@@ -97,6 +106,8 @@ MISSING_POLICIES = ("zero", "skip", "error")
 NO_RELEVANT_POLICIES = ("zero", "skip", "nan", "error")
 UNJUDGED_POLICIES = ("skip", "zero")
 IPREC_ROUNDING = ("lround", "legacy")
+EMPTY_RANKINGS = ("missing", "evaluate")
+NEGATIVE_GRADES = ("unjudged", "nonrelevant")
 SCORE_PRECISION = ("float64", "float32")
 
 
@@ -147,6 +158,20 @@ class Conventions:
         as trec_eval's).  Only ``utility`` reads it: its fourth term weighs the
         non-relevant documents not retrieved, ``N + RR - n - R``, which is
         negative unless the collection size is given.
+    empty_rankings:
+        A query the run names with no document (``Run.from_dict({"q": {}})``;
+        see :attr:`Run.empty_queries <ranklens.Run.empty_queries>`): ``missing``
+        takes it as absent from the run, so the ``missing`` rule applies (trec_eval,
+        which reads run files, where a query without rows cannot be written), or
+        ``evaluate`` scores it as a ranking with nothing retrieved (pytrec_eval:
+        ``num_ret`` 0, ``map`` 0, ``P@k`` 0, ``gm_map`` ``log(1e-5)``).
+    negative_grades:
+        What a judgment with a negative grade is where judged-ness matters
+        (``bpref``, ``infAP``, ``unj``, ``num_nonrel_judged_ret``, ``rbp_resid``,
+        ``judged_only``): ``unjudged``, pooled but unjudged (trec_eval: skipped by
+        bpref, not counted in its N), or ``nonrelevant``, judged non-relevant
+        (ranx: it counts in bpref's N and as a non-relevant document above
+        relevant ones).  Either way it is not relevant and has gain 0.
     iprec_rounding:
         How interpolated precision finds the rank for a recall level:
         ``lround`` (trec_eval 10) or ``legacy`` (trec_eval 9 and
@@ -166,6 +191,8 @@ class Conventions:
     depth: int | None = None
     judged_only: bool = False
     collection_size: int = 0
+    empty_rankings: str = "missing"
+    negative_grades: str = "unjudged"
     iprec_rounding: str = "lround"
     score_precision: str = "float64"
     metric_defaults: dict[str, dict[str, Any]] = field(
@@ -179,6 +206,8 @@ class Conventions:
             ("missing", MISSING_POLICIES),
             ("no_relevant", NO_RELEVANT_POLICIES),
             ("unjudged", UNJUDGED_POLICIES),
+            ("empty_rankings", EMPTY_RANKINGS),
+            ("negative_grades", NEGATIVE_GRADES),
             ("iprec_rounding", IPREC_ROUNDING),
             ("score_precision", SCORE_PRECISION),
         ):
@@ -219,10 +248,18 @@ class Conventions:
 PROFILES: dict[str, Conventions] = {
     "trec_eval": Conventions(profile="trec_eval"),
     "pytrec_eval": Conventions(
-        iprec_rounding="legacy", score_precision="float32", profile="pytrec_eval"
+        iprec_rounding="legacy",
+        score_precision="float32",
+        empty_rankings="evaluate",
+        metric_defaults={"gm_map": {"values": "log"}, "gm_bpref": {"values": "log"}},
+        profile="pytrec_eval",
     ),
     "ranx": Conventions(
-        ties="input", missing="zero", metric_defaults={"rbp": {"scale": "none"}}, profile="ranx"
+        ties="input",
+        missing="zero",
+        negative_grades="nonrelevant",
+        metric_defaults={"rbp": {"scale": "none"}},
+        profile="ranx",
     ),
     "rectools": Conventions(
         missing="zero",

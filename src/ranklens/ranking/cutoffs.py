@@ -70,7 +70,7 @@ class CutoffResult:
 
     def curve(self, metric: str) -> np.ndarray:
         """Aggregate over queries of ``metric`` at k = 1..K."""
-        how = self.parsed[metric].definition.aggregate if self.parsed else "mean"
+        how = self.parsed[metric].aggregation(self.conventions) if self.parsed else "mean"
         values = self.values[metric]
         return np.array([aggregate(values[:, j], how) for j in range(values.shape[1])])
 

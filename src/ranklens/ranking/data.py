@@ -44,7 +44,17 @@ class _Table:
 
     _value_name: ClassVar[str] = "value"
     _defer_pairs: ClassVar[bool] = False
-    __slots__ = ("__weakref__", "_cache", "_d", "_q", "_values", "dropped_duplicates", "name")
+    __slots__ = (
+        "__weakref__",
+        "_cache",
+        "_d",
+        "_empty",
+        "_q",
+        "_values",
+        "dropped_duplicates",
+        "name",
+    )
+    _empty: tuple[str, ...]  # queries named without rows (a run's empty rankings)
 
     def __init__(
         self,
@@ -161,7 +171,13 @@ class _Table:
                 if form == "canonical"
                 else input_digest(self._query, self._doc, self._values)
             )
-        return str(self._cache[key])
+        digest = str(self._cache[key])
+        if self._no_rows():  # the empty rankings are part of the content
+            import hashlib
+
+            named = "\x00".join(("empty", digest, *self._no_rows())).encode()
+            digest = hashlib.sha256(named).hexdigest()
+        return digest
 
     def _check_values(self, q: pa.Array, d: pa.Array, v: np.ndarray) -> None:
         with np.errstate(over="ignore", invalid="ignore"):
@@ -231,12 +247,17 @@ class _Table:
 
     @property
     def query_ids(self) -> list[str]:
-        """Distinct query ids, sorted."""
-        return sorted(self._distinct_queries().to_pylist())
+        """Distinct query ids, sorted (a run's include its :attr:`~Run.empty_queries`)."""
+        return sorted(self._distinct_queries().to_pylist() + list(self._no_rows()))
 
     @property
     def num_queries(self) -> int:
-        return len(self._distinct_queries())
+        return len(self._distinct_queries()) + len(self._no_rows())
+
+    def _no_rows(self) -> tuple[str, ...]:
+        """The queries named without rows (a run's empty rankings)."""
+        empty: tuple[str, ...] = getattr(self, "_empty", ())
+        return empty
 
     def _distinct_queries(self) -> pa.Array:
         pairs = self._cache.get("pairs")
@@ -254,10 +275,14 @@ class _Table:
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query: {doc: value}}``; values are floats."""
         out: dict[str, dict[str, float]] = {}
+        if len(self) == 0:
+            return {q: {} for q in self._no_rows()}
         for q, d, v in zip(
             self._query.to_pylist(), self._doc.to_pylist(), self._values.tolist(), strict=True
         ):
             out.setdefault(q, {})[d] = v
+        for q in self._no_rows():
+            out[q] = {}
         return out
 
     def __iter__(self) -> Iterator[tuple[str, str, float]]:
@@ -281,7 +306,9 @@ class _Table:
                 }
             ).sort_by(keys)
 
-        return bool(canonical(self).equals(canonical(other)))
+        return self._no_rows() == other._no_rows() and bool(
+            canonical(self).equals(canonical(other))
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -301,6 +328,9 @@ class _Table:
         new.name = self.name
         new.dropped_duplicates = 0
         new._cache = {"pairs": pair_index(new._q, new._d)}
+        if self._no_rows():
+            wanted = set(as_id_column(queries, "queries").cast(pa.large_string()).to_pylist())
+            new._empty = tuple(q for q in self._no_rows() if q in wanted)
         return new
 
     @property
@@ -449,6 +479,46 @@ class Run(_Table):
     _defer_pairs = True
     __slots__ = ()
 
+    @property
+    def empty_queries(self) -> tuple[str, ...]:
+        """The queries this run names without any document (sorted): ``{"q": {}}`` given
+        to :meth:`from_dict`, or ``empty_queries`` given to :meth:`from_arrays`.
+
+        They have no rows, so :meth:`to_arrow` and a TREC run file (one line per
+        document) cannot hold them; :attr:`query_ids`, :meth:`to_dict`, equality and
+        the fingerprint do.  An evaluation takes them as absent from the run, or as
+        rankings with nothing retrieved, by the ``empty_rankings`` convention
+        (:class:`~ranklens.Conventions`; pytrec_eval evaluates them).
+
+        >>> run = Run.from_dict({"a": {"d1": 1.0}, "b": {}})
+        >>> run.empty_queries, run.query_ids, run.to_dict()
+        (('b',), ['a', 'b'], {'a': {'d1': 1.0}, 'b': {}})
+        """
+        return self._no_rows()
+
+    def _keeping_empty(self, ids: Any) -> Run:
+        """This run, also naming the queries ``ids`` that have no rows (those that have
+        rows are rankings already)."""
+        names = [str(q) for q in ids]
+        if names:
+            ranked = set(pc.unique(self._query).to_pylist()) if len(self) else set()
+            self._empty = tuple(sorted(set(names) - ranked))
+        return self
+
+    @classmethod
+    def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]], *, name: str | None = None) -> Run:
+        """Build from ``{query: {doc: score}}`` (the pytrec_eval / ranx layout); a query
+        mapped to ``{}`` is kept as an empty ranking (:attr:`empty_queries`)."""
+        run = super().from_dict(data, name=name)
+        empty = [q for q, docs in data.items() if isinstance(docs, Mapping) and not docs]
+        bad = next((q for q in empty if not isinstance(q, (str, int)) or isinstance(q, bool)), None)
+        if bad is not None:
+            raise InputError(
+                f"Run.from_dict: query ids must be strings (or integers), got {bad!r} of "
+                f"type {type(bad).__name__}."
+            )
+        return run._keeping_empty(empty)
+
     @classmethod
     def from_frame(
         cls,
@@ -489,10 +559,25 @@ class Run(_Table):
 
     @classmethod
     def from_arrays(
-        cls, query: Any, doc: Any, score: Any, *, name: str | None = None, duplicates: str = "error"
+        cls,
+        query: Any,
+        doc: Any,
+        score: Any,
+        *,
+        name: str | None = None,
+        duplicates: str = "error",
+        empty_queries: Any = None,
     ) -> Run:
-        """Build from three equally long arrays (numpy, lists, pyarrow, Series)."""
-        return cls(query, doc, score, name=name, duplicates=duplicates)
+        """Build from three equally long arrays (numpy, lists, pyarrow, Series).
+
+        ``empty_queries``: ids of queries the run names without any document (empty
+        rankings, see :attr:`empty_queries`); ids that have rows are rankings already.
+        """
+        run = cls(query, doc, score, name=name, duplicates=duplicates)
+        if empty_queries is None:
+            return run
+        ids = as_id_column(empty_queries, "Run.from_arrays empty_queries")
+        return run._keeping_empty(pc.cast(ids, pa.large_string()).to_pylist())
 
     @property
     def scores(self) -> np.ndarray:

@@ -182,8 +182,8 @@ class Prepared:
     ``offsets[i]:offsets[i+1]`` is query ``query_ids[i]``'s ranked list; at
     each rank: ``rel`` (relevance grade; 0 for documents not in the qrels),
     ``judged`` (in the qrels with a grade >= 0; trec_eval counts negative
-    grades as "pooled but unjudged") and ``score``.  ``ideal_offsets``/``ideal_rel`` hold every judged
-    relevance of each query sorted descending (for ideal DCG and the like).
+    grades as "pooled but unjudged") and ``score``.  ``ideal_offsets``/``ideal_rel`` hold every
+    judged relevance of each query sorted descending (for ideal DCG and the like).
     """
 
     query_ids: pa.Array
@@ -196,6 +196,9 @@ class Prepared:
     conventions: Conventions
     report: dict[str, int] = field(default_factory=dict)
     unjudged_ids: pa.Array | None = None  # run queries without any judgment
+    # per query: the run ranks it (or names it, empty_rankings='evaluate'); False for a
+    # query absent from the run that missing='zero' scores (None: not known)
+    in_run: np.ndarray | None = None
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     # --- shape helpers ------------------------------------------------------------------
@@ -289,10 +292,13 @@ class Prepared:
         return self._memo[key]
 
     def num_nonrel(self, threshold: float) -> np.ndarray:
-        """Number of judged non-relevant documents (0 <= grade < threshold) per query."""
+        """Number of judged non-relevant documents (0 <= grade < threshold; any grade
+        below the threshold under ``negative_grades='nonrelevant'``) per query."""
         key = ("num_nonrel", threshold)
         if key not in self._memo:
-            m = (self.ideal_rel >= 0) & (self.ideal_rel < threshold)
+            m = self.ideal_rel < threshold
+            if self.conventions.negative_grades == "unjudged":
+                m &= self.ideal_rel >= 0
             self._memo[key] = np.bincount(self.ideal_seg[m], minlength=self.n_queries).astype(
                 np.int64
             )
@@ -803,19 +809,24 @@ def prepare(
     (:func:`ranklens.ranking.evaluation.top_depth`), so only those are ordered and
     judged; the values are those of the whole rankings.
     """
+    empty = run.empty_queries if conventions.empty_rankings == "evaluate" else ()
     if not batch:
-        check_not_empty(len(qrels), len(run))
+        check_not_empty(len(qrels), len(run) + len(empty))
     idx = _judgment_index(qrels)
     report: dict[str, int] = {}
     rows = _judged_run_rows(qrels, run, idx, conventions, report)
-    ranked = _order_and_judge(rows, idx, conventions.ties, top, run._pairs.blocks)
+    ranked = _order_and_judge(
+        rows, idx, conventions.ties, top, run._pairs.blocks, conventions.negative_grades
+    )
     if conventions.depth is not None:
         ranked = _apply_depth(ranked, conventions.depth, report)
     present = ranked.counts > 0
+    if empty:
+        present = _with_empty_rankings(present, empty, idx, rows, report)
     if conventions.judged_only:
         ranked = _judged_only(ranked, report)
     selected = _select_queries(present, idx, conventions, report)
-    return _restrict(ranked, selected, idx, conventions, report, rows.unjudged_ids)
+    return _restrict(ranked, selected, idx, conventions, report, rows.unjudged_ids, present)
 
 
 def check_not_empty(qrels_rows: int, run_rows: int) -> None:
@@ -886,6 +897,29 @@ def _judged_run_rows(
     return out
 
 
+def _with_empty_rankings(
+    present: np.ndarray,
+    empty: tuple[str, ...],
+    idx: _JudgmentIndex,
+    rows: _RunRows,
+    report: dict[str, int],
+) -> np.ndarray:
+    """``empty_rankings='evaluate'``: the run's empty rankings (queries it names with no
+    document) count as present in the run, with nothing retrieved; those without
+    judgments join the run queries without judgments (``rows.unjudged_ids``)."""
+    ids = pa.array(empty, type=pa.large_string())
+    judged = to_numpy(pc.is_in(ids, value_set=idx.query_ids.cast(pa.large_string())))
+    at = to_numpy(pc.index_in(ids.filter(from_numpy(judged)), value_set=idx.query_ids), fill=-1)
+    present = present.copy()
+    present[at] = True
+    report["run_queries_empty"] = len(empty)
+    if not judged.all():
+        unjudged = ids.filter(from_numpy(~judged))
+        rows.unjudged_ids = pa.concat_arrays([rows.unjudged_ids.cast(pa.large_string()), unjudged])
+        report["run_queries_without_judgments"] += len(unjudged)
+    return present
+
+
 def _doc_rank_of(pairs: PairIndex, rows: np.ndarray | None = None) -> Callable[[], np.ndarray]:
     """A function giving the doc-id rank of ``rows`` (None: all), read when called."""
     return lambda: pairs.doc_rank if rows is None else pairs.doc_rank[rows]
@@ -907,13 +941,15 @@ def _order_and_judge(
     ties: str,
     top: int | None = None,
     blocks: int | None = None,
+    negative_grades: str = "unjudged",
 ) -> _Ranked:
     """One sort by query, score descending and the tie rule, and the judgments of the
     retrieved documents (from the merge join, or one hash lookup and one binary
     search).  The lookup and the sort are independent (unless the tie rule needs the
     grades), so large inputs run them on two cores.  ``top``: only the first rows of
     each ranking are kept (and, with dictionary-encoded doc ids, looked up);
-    ``blocks``: the run's block width (:attr:`PairIndex.blocks`)."""
+    ``blocks``: the run's block width (:attr:`PairIndex.blocks`); ``negative_grades``:
+    the convention of that name (whether a negative grade is judged)."""
     nq_all = len(idx.query_ids)
     d_run = rows.doc
     coded = pa.types.is_dictionary(d_run.type)  # then of every run row (see rows.rows)
@@ -981,8 +1017,10 @@ def _order_and_judge(
             idx, np.repeat(np.arange(nq_all, dtype=np.int64), counts), ordered_codes
         )
     # a negative grade is a judgment of non-relevance that trec_eval treats as
-    # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj)
-    return _Ranked(score=rows.score[order], rel=rel, judged=in_qrels & (rel >= 0), counts=counts)
+    # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj); ranx as
+    # judged non-relevant (negative_grades='nonrelevant')
+    judged = in_qrels if negative_grades == "nonrelevant" else in_qrels & (rel >= 0)
+    return _Ranked(score=rows.score[order], rel=rel, judged=judged, counts=counts)
 
 
 def _apply_depth(r: _Ranked, depth: int, report: dict[str, int]) -> _Ranked:
@@ -1069,8 +1107,10 @@ def _restrict(
     conventions: Conventions,
     report: dict[str, int],
     unjudged_ids: pa.Array,
+    present: np.ndarray,
 ) -> Prepared:
-    """The :class:`Prepared` table of the selected queries (renumbered densely)."""
+    """The :class:`Prepared` table of the selected queries (renumbered densely);
+    ``present``: which of all judged queries the run ranks or names."""
     counts = r.counts
     score, rel, judged = r.score, r.rel, r.judged
     icounts = np.diff(idx.offsets)
@@ -1100,4 +1140,5 @@ def _restrict(
         conventions=conventions,
         report=report,
         unjudged_ids=unjudged_ids,
+        in_run=present if selected.all() else present[selected],
     )

@@ -16,7 +16,7 @@ from ranklens._shared.deps import needs
 from ranklens._shared.progress import report as report_progress
 from ranklens.errors import InputError, MetricNameError, RanklensWarning
 from ranklens.metrics import Metric, get_metric
-from ranklens.metrics.catalogue import ORDERED
+from ranklens.metrics.catalogue import GM_FLOOR, ORDERED
 from ranklens.ranking.conventions import Conventions, resolve_conventions
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.engine import Prepared, prepare
@@ -25,11 +25,11 @@ from ranklens.ranking.provenance import Provenance
 
 __all__ = ["Result", "evaluate"]
 
-GM_FLOOR = 1e-5  # trec_eval's floor for geometric means (gm_map, gm_bpref)
-
 
 def aggregate(values: np.ndarray, how: str) -> float:
-    """Mean, geometric mean (trec_eval: floor 1e-5) or sum; NaN entries are excluded."""
+    """Mean, geometric mean (trec_eval: floor 1e-5), the exponential of the mean
+    (``expmean``: a geometric mean of values that are logarithms already, as
+    ``gm_map(values=log)`` gives them) or sum; NaN entries are excluded."""
     return finish_aggregate(*partial_aggregate(values, how), how)
 
 
@@ -40,7 +40,9 @@ def partial_aggregate(values: np.ndarray, how: str) -> tuple[int, float]:
     v = values[~np.isnan(values)]
     if how == "gmean":
         v = np.log(np.maximum(v, GM_FLOOR))
-    return int(v.size), float(v.sum())
+    # added one after another in query order, as trec_eval adds them: numpy's pairwise
+    # sum can round a mean that lies halfway between two printed decimals the other way
+    return int(v.size), float(np.add.accumulate(v)[-1]) if v.size else 0.0
 
 
 def finish_aggregate(count: int, total: float, how: str) -> float:
@@ -49,7 +51,7 @@ def finish_aggregate(count: int, total: float, how: str) -> float:
         return float("nan")
     if how == "sum":
         return float(total)
-    if how == "gmean":
+    if how in ("gmean", "expmean"):
         return float(np.exp(total / count))
     return float(total / count)
 
@@ -75,13 +77,16 @@ class Result:
 
     def summary(self) -> dict[str, float]:
         """``{metric: aggregate}`` (mean, or sum / geometric mean where the metric says)."""
-        return {
-            m: aggregate(self.values[m], self.parsed[m].definition.aggregate) for m in self.metrics
-        }
+        return {m: aggregate(self.values[m], self.aggregation(m)) for m in self.metrics}
 
     def __getitem__(self, metric: str) -> float:
         key = self._key(metric)
-        return aggregate(self.values[key], self.parsed[key].definition.aggregate)
+        return aggregate(self.values[key], self.aggregation(key))
+
+    def aggregation(self, metric: str) -> str:
+        """How ``metric``'s per-query values aggregate under this result's conventions
+        (``mean``, ``gmean``, ``expmean`` or ``sum``; see :func:`aggregate`)."""
+        return self.parsed[self._key(metric)].aggregation(self.conventions)
 
     def metric_key(self, metric: str) -> str:
         """The key under which this result holds ``metric``: the string itself, or the
@@ -173,6 +178,8 @@ def evaluate(
     depth: int | None = None,
     judged_only: bool | None = None,
     collection_size: int | None = None,
+    empty_rankings: str | None = None,
+    negative_grades: str | None = None,
     iprec_rounding: str | None = None,
     score_precision: str | None = None,
 ) -> Result:
@@ -221,6 +228,8 @@ def evaluate(
             depth=depth,
             judged_only=judged_only,
             collection_size=collection_size,
+            empty_rankings=empty_rankings,
+            negative_grades=negative_grades,
             iprec_rounding=iprec_rounding,
             score_precision=score_precision,
         ),
@@ -378,7 +387,13 @@ def compute_jobs(
     n = report.get("run_queries_without_judgments", 0)
     query_ids = prep.query_ids
     if n and conv.unjudged == "zero" and prep.unjudged_ids is not None:
-        query_ids, values = _with_zero_queries(query_ids, values, prep.unjudged_ids)
+        # "0" of a metric whose per-query values are logarithms is log(1e-5)
+        floor = {
+            job.key: np.log(GM_FLOOR)
+            for job in jobs
+            if job.metric.definition.aggregate_for(job.params) == "expmean"
+        }
+        query_ids, values = _with_zero_queries(query_ids, values, prep.unjudged_ids, floor)
         report["run_queries_scored_zero_without_judgments"] = n
         report["queries_evaluated"] = len(query_ids)
     for key in values:
@@ -434,16 +449,20 @@ def warn_unmatched(report: Mapping[str, int], conv: Conventions, stacklevel: int
 
 
 def _with_zero_queries(
-    query_ids: pa.Array, values: dict[str, np.ndarray], extra: pa.Array
+    query_ids: pa.Array,
+    values: dict[str, np.ndarray],
+    extra: pa.Array,
+    fill: Mapping[str, float] | None = None,
 ) -> tuple[pa.Array, dict[str, np.ndarray]]:
-    """Add the ``extra`` queries (none of them in ``query_ids``) at 0 for every metric,
-    keeping the ids in byte order."""
+    """Add the ``extra`` queries (none of them in ``query_ids``) at 0 for every metric
+    (``fill``: another value for some metrics), keeping the ids in byte order."""
     ids = pa.concat_arrays([query_ids.cast(pa.large_string()), extra.cast(pa.large_string())])
     order = to_numpy(pc.array_sort_indices(ids))
+    fill = fill or {}
     return (
         ids.take(from_numpy(order)),
         {
-            k: np.concatenate([v, np.zeros((len(extra), *v.shape[1:]))])[order]
+            k: np.concatenate([v, np.full((len(extra), *v.shape[1:]), fill.get(k, 0.0))])[order]
             for k, v in values.items()
         },
     )

@@ -67,7 +67,16 @@ def conventions_document(conv: Conventions) -> dict[str, Any]:
     1.0 are one convention)."""
     doc = dict(conv.as_dict())
     doc["rel_threshold"] = float(doc["rel_threshold"])
+    for name, default in _LATER_CONVENTIONS.items():
+        if doc.get(name) == default:
+            del doc[name]
     return doc
+
+
+# conventions added after results were first stored: at their default (the behaviour
+# before they existed) they are left out of the document, so that the fingerprint of
+# the same conventions stays what it was
+_LATER_CONVENTIONS = {"empty_rankings": "missing", "negative_grades": "unjudged"}
 
 
 class Provenance:

@@ -20,8 +20,15 @@ from ranklens.recsys.beyond import (
 )
 from ranklens.recsys.interactions import InteractionEvaluation, evaluate_interactions
 from ranklens.recsys.pipeline import PipelineReport, oracle_run, pipeline_report
-from ranklens.recsys.segments import SEGMENTS, SegmentTable, evaluate_by_segment, label_segments
+from ranklens.recsys.segments import (
+    SEGMENTS,
+    SegmentTable,
+    evaluate_by_segment,
+    evaluate_segments,
+    label_segments,
+)
 from ranklens.recsys.splitters import (
+    SPLITTERS,
     FoldReport,
     GlobalTimeSplit,
     GroupKFoldSplit,
@@ -38,10 +45,12 @@ from ranklens.recsys.splitters import (
     TwoStageSplit,
     UserRatioSplit,
     check_leakage,
+    split_to_files,
 )
 
 __all__ = [
     "SEGMENTS",
+    "SPLITTERS",
     "FoldReport",
     "GlobalTimeSplit",
     "GroupKFoldSplit",
@@ -66,6 +75,7 @@ __all__ = [
     "check_leakage",
     "evaluate_by_segment",
     "evaluate_interactions",
+    "evaluate_segments",
     "gini_index",
     "intra_list_diversity",
     "label_segments",
@@ -76,5 +86,6 @@ __all__ = [
     "pipeline_report",
     "serendipity",
     "shannon_entropy",
+    "split_to_files",
     "unexpectedness",
 ]

@@ -22,7 +22,7 @@ rank)`` and held-out interactions ``(user, item[, weight])`` as tables and runs
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -39,23 +39,31 @@ from ranklens._shared.deprecation import renamed_choice, renamed_keyword
 from ranklens._shared.frames import columns_from_frame
 from ranklens._shared.parallel import map_large
 from ranklens.errors import InputError
-from ranklens.ranking.conventions import UNJUDGED_POLICIES
+from ranklens.metrics import get_metric
+from ranklens.ranking.conventions import UNJUDGED_POLICIES, resolve_conventions
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.engine import index_ahead
 from ranklens.ranking.evaluation import Result, evaluate
+from ranklens.ranking.provenance import Provenance, conventions_document
 
-__all__ = ["InteractionEvaluation", "evaluate_interactions"]
+__all__ = ["InteractionEvaluation", "evaluate_interactions", "recommendation_run"]
 
 
 @dataclass(frozen=True)
 class InteractionEvaluation:
-    """The :class:`~ranklens.Result` over users and what the conventions did."""
+    """The :class:`~ranklens.Result` over users, the values of the metrics of all lists
+    together (``totals``: catalog coverage, entropy, Gini) and what the conventions did
+    (``report``: counts; ``notes``: how the inputs were read, in words)."""
 
     result: Result
     report: dict[str, int]
+    totals: Mapping[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     def summary(self) -> dict[str, float]:
-        return self.result.summary()
+        """``{metric: value}`` of every metric: the aggregate over users, or the value
+        of all lists together."""
+        return {**self.result.summary(), **self.totals}
 
 
 def _judgments(user: pa.Array, item: pa.Array, weight: np.ndarray, how: str) -> tuple[Qrels, int]:
@@ -104,6 +112,13 @@ def evaluate_interactions(
     score: str | None = "score",
     rank: str | None = None,
     weight: str | None = None,
+    # what beyond-accuracy metrics read
+    train: Any = None,
+    catalog: Any = None,
+    item_features: Any = None,
+    categories: Any = None,
+    category: str = "category",
+    k: int | None = None,
     # the recommender conventions
     repeats: str = "sum",
     missing: str = "zero",
@@ -112,62 +127,194 @@ def evaluate_interactions(
     unjudged_users: str | None = None,
     **conventions: Any,
 ) -> InteractionEvaluation:
-    """Evaluate recommendation lists against held-out interactions.
+    """Evaluate recommendation lists against held-out interactions, with ranking and
+    beyond-accuracy metrics in one call.
+
+    Every table may be a frame (pandas, polars, pyarrow, dict of columns) or a file
+    path: CSV, TSV, Parquet or JSON Lines (ids read as text, so ``007`` stays
+    ``007``), or a TREC / JSON run (recommendations) or qrels (interactions).
 
     Parameters
     ----------
     recommendations:
-        Table (pandas, polars, pyarrow) with ``user``, ``item`` and either a
-        ``score`` column (higher is better) or a ``rank`` column (1 = best).
+        Table with ``user``, ``item`` and either a ``score`` column (higher is
+        better) or a ``rank`` column (1 = best).  With neither ``rank=`` nor another
+        ``score=`` given, a table without a ``score`` column but with a ``rank``
+        column is read by rank, and ``notes`` says so.
     interactions:
-        Held-out table with ``user``, ``item`` and optionally ``weight``
-        (default 1 per interaction).
+        Held-out table with ``user``, ``item`` and optionally a grade column
+        ``weight``; without one every row is a relevant interaction of grade 1
+        (implicit feedback).  A TREC / JSON qrels file keeps its grades.  None:
+        only metrics that need no held-out interactions (e.g. novelty, coverage).
     metrics:
-        Ranking metric names, as for :func:`ranklens.evaluate`.
+        Metric names: ranking metrics (as for :func:`ranklens.evaluate`) and
+        beyond-accuracy (``recsys``) metrics of the catalogue (``novelty@10``,
+        ``ild@10``, ``catalog_coverage@10``, ...) mixed in one list; ``@k`` on a
+        beyond-accuracy metric is each user's top ``k``.
+    train, catalog, item_features, categories:
+        What the beyond-accuracy metrics read besides the lists, as their catalogue
+        entries declare (:attr:`ranklens.metrics.MetricDef.inputs`; a metric whose
+        input is missing is an :class:`~ranklens.errors.InputError` naming the
+        keyword, before any data is read): ``train``, the training interactions
+        (columns ``user`` and ``item``: popularity and user profiles); ``catalog``,
+        every recommendable item (ids, or a table with the ``item`` column;
+        default: the items of ``train``); ``item_features``, a table of the ``item``
+        column and numeric feature columns (or ``{item: vector}``, or ``(ids,
+        matrix)``); ``categories``, a table of the ``item`` and ``category``
+        columns (or ``{item: category}``).
+    k:
+        The cutoff of every metric given without one that takes one
+        (``ndcg`` becomes ``ndcg@10``: its key too).
     repeats:
         Grade of a pair interacted with several times: ``sum`` of weights,
         ``max`` weight, or ``binary`` (1).
     missing:
         Users with interactions but no recommendations: ``zero`` (default; they
-        count as 0) or ``skip``.
+        count as 0 on ranking metrics; beyond-accuracy metrics, undefined
+        without a list, are NaN for them and left out of their means) or ``skip``.
     duplicates:
         A user-item pair recommended twice: ``error`` (default) or ``first``
         (keep the best position).
     unjudged:
         Users with recommendations but no held-out interactions: ``skip``
         (default; they cannot be judged) or ``zero`` (they are listed in the
-        per-user results with 0 for every metric, also counts such as
+        per-user results with 0 for every ranking metric, also counts such as
         ``num_ret``, and count in the mean, as in Spark's ``RankingMetrics``).
         Either way ``report["users_without_interactions"]`` counts them.
         (``unjudged_users=`` and the choice ``exclude`` are the deprecated
         spellings of ``unjudged=`` and ``skip``.)
     conventions:
         Further conventions for :func:`ranklens.evaluate` (``ties``,
-        ``rel_threshold``, ...).
+        ``rel_threshold``, ``profile``, ...); the beyond-accuracy metrics order
+        tied items by the same tie rule.
+
+    Returns
+    -------
+    InteractionEvaluation
+        ``result``: one :class:`~ranklens.Result` with a value per evaluated user
+        for every ranking metric and every per-user beyond-accuracy metric;
+        ``totals``: the metrics of all lists together (coverage, entropy, Gini);
+        ``report`` and ``notes``.  Every metric is computed over the same users:
+        the users of the ranking evaluation (with ``interactions``), else every
+        recommended user.  A beyond-accuracy metric's mean is exactly what its
+        function in :mod:`ranklens.recsys.beyond` returns on those users' lists.
+
+    Examples
+    --------
+    >>> recs = {"user_id": ["u1", "u1", "u2", "u2"], "item_id": ["a", "b", "a", "c"],
+    ...         "rank": [1, 2, 1, 2]}
+    >>> held = {"user_id": ["u1", "u2"], "item_id": ["b", "c"]}
+    >>> train = {"user_id": ["u3", "u3", "u4", "u4", "u5"], "item_id": ["a", "b", "a", "c", "d"]}
+    >>> ev = evaluate_interactions(recs, held, ["mrr", "arp", "catalog_coverage"], train=train)
+    >>> ev.summary()  # mrr: hits at rank 2; arp: a 2, b 1, c 1 times in train; a, b, c of 4
+    {'mrr': 0.5, 'arp': 1.5, 'catalog_coverage': 0.75}
+    >>> ev.notes[0][:44]
+    "the recommendations have no 'score' column; "
     """
+    from ranklens.recsys import inputs
+
     unjudged = check_options(repeats, missing, duplicates, unjudged, unjudged_users)
-    qrels, run, merged = interaction_tables(
-        recommendations,
-        interactions,
-        user=user,
-        item=item,
-        score=score,
-        rank=rank,
-        weight=weight,
-        repeats=repeats,
-        duplicates=duplicates,
+    ranking, beyond = inputs.parse_metrics(metrics, k)
+    if ranking and interactions is None:
+        raise InputError(
+            f"metric {ranking[0][0]!r} needs the held-out interactions; pass interactions=."
+        )
+    inputs.check_inputs(
+        beyond,
+        {
+            "held_out": interactions is not None,
+            "train": train is not None,
+            "catalog": catalog is not None,
+            "item_features": item_features is not None,
+            "categories": categories is not None,
+        },
     )
+    notes: list[str] = []
+    recs = inputs.read_input(recommendations, "recommendations", (user, item), "score")
+    score, rank, note = inputs.recommendation_columns(recs, score, rank)
+    if note:
+        notes.append(note)
+    if interactions is not None:
+        held, weight = inputs.read_held_out(interactions, user, item, weight)
+        qrels, run, merged = interaction_tables(
+            recs,
+            held,
+            user=user,
+            item=item,
+            score=score,
+            rank=rank,
+            weight=weight,
+            repeats=repeats,
+            duplicates=duplicates,
+        )
+        import warnings
 
-    import warnings
+        from ranklens.errors import RanklensWarning
 
-    from ranklens.errors import RanklensWarning
-
-    with warnings.catch_warnings():
-        # users without interactions are the documented rule here, counted below
-        warnings.simplefilter("ignore", RanklensWarning)
-        res = evaluate(qrels, run, metrics, missing=missing, unjudged=unjudged, **conventions)
-    report = interaction_report(res.report, len(res.query_ids), merged, run.dropped_duplicates)
-    return InteractionEvaluation(res, report)
+        # without ranking metrics, one cheap one finds the evaluated users
+        asked = [m for _, m in ranking] or [get_metric("num_ret")]
+        with warnings.catch_warnings():
+            # users without interactions are the documented rule here, counted below
+            warnings.simplefilter("ignore", RanklensWarning)
+            res = evaluate(qrels, run, asked, missing=missing, unjudged=unjudged, **conventions)
+        report = interaction_report(res.report, len(res.query_ids), merged, run.dropped_duplicates)
+        conv = res.conventions
+        evaluated = res.query_ids
+        values = {key: res.values[str(m)] for key, m in ranking}
+        run_report: Mapping[str, int] = res.report
+    else:
+        qrels = None
+        run = recommendation_run(
+            recs, user=user, item=item, score=score, rank=rank, duplicates=duplicates
+        )
+        conv = resolve_conventions(
+            conventions.pop("conventions", None), conventions.pop("profile", None), conventions
+        )
+        evaluated = tuple(run.query_ids)
+        values = {}
+        report = {
+            "users_evaluated": len(evaluated),
+            "duplicate_recommendations_dropped": run.dropped_duplicates,
+        }
+        run_report = {}
+    totals: dict[str, float] = {}
+    if beyond:
+        data = inputs.BeyondInputs(
+            qrels,
+            inputs.train_columns(train, user, item),
+            inputs.catalog_ids(catalog, item),
+            inputs.item_features(item_features, item),
+            inputs.item_categories(categories, item, category),
+        )
+        if catalog is None and any(m.definition.inputs == ("catalog|train",) for _, m in beyond):
+            notes.append("the catalog is the items of the training log (train=).")
+        # the lists of the evaluated users (every metric is over the same users)
+        lists = run if qrels is None else run.take_queries(list(evaluated))
+        per_user, totals, rules = inputs.per_user_values(
+            beyond, lists, evaluated, data, {"ties": conv.ties}
+        )
+        values.update(per_user)
+        report.update(rules)
+    keys = tuple(key for key, m in ranking + beyond if m.definition.per_query)
+    parsed = {key: m for key, m in ranking + beyond if m.definition.per_query}
+    canonical = tuple(str(m) for _, m in ranking + beyond)
+    result = Result(
+        metrics=keys,
+        query_ids=tuple(evaluated),
+        values={key: values[key] for key in keys},
+        parsed=parsed,
+        conventions=conv,
+        report=dict(run_report),
+        run_name=run.name,
+        provenance=Provenance(
+            qrels=qrels,
+            run=run,
+            run_form="input" if conv.ties == "input" else "canonical",
+            metrics=canonical,
+            conventions=conventions_document(conv),
+        ),
+    )
+    return InteractionEvaluation(result, report, totals, tuple(notes))
 
 
 def check_options(
@@ -210,23 +357,14 @@ def interaction_tables(
     """The held-out interactions as :class:`Qrels` (repeats merged) and the
     recommendations as a :class:`Run` (ranks turned into scores ``-rank``), and how many
     interaction rows were merged; options checked by :func:`check_options`."""
-    use_rank = rank is not None
-    if not use_rank and score is None:
-        raise InputError("give the recommendations' score= or rank= column.")
-    rec_cols: dict[str, str] = {"user": user, "item": item}
-    rec_cols["rank" if use_rank else "score"] = str(rank if use_rank else score)
-    rec = columns_from_frame(recommendations, rec_cols, "recommendations")
+    rec, use_rank = _rec_columns(recommendations, user, item, score, rank)
     inter_cols = {"user": user, "item": item}
     if weight is not None:
         inter_cols["weight"] = weight
     held = columns_from_frame(interactions, inter_cols, "interactions")
 
     def values() -> np.ndarray:  # made while the Run codes its ids
-        return (
-            scores_from_ranks(rec["rank"], "recommendations")
-            if use_rank
-            else as_float_column(rec["score"], "recommendations score")
-        )
+        return _rec_values(rec, use_rank)
 
     hu, hi = map_large(
         lambda column, what: as_id_column(column, what, encode=True),
@@ -242,7 +380,12 @@ def interaction_tables(
     # the qrels first: a large one indexes itself on another thread meanwhile
     qrels, merged = _judgments(hu, hi, w, repeats)
     index_ahead(qrels, doc_keys=pa.types.is_dictionary(hi.type))
-    run = Run(
+    run = _run(rec, values, duplicates)
+    return qrels, run, merged
+
+
+def _run(rec: dict[str, Any], values: Any, duplicates: str) -> Run:
+    return Run(
         rec["user"],
         rec["item"],
         values,
@@ -250,7 +393,40 @@ def interaction_tables(
         duplicates="max" if duplicates == "first" else duplicates,
         _own_values=True,
     )
-    return qrels, run, merged
+
+
+def _rec_columns(
+    recommendations: Any, user: str, item: str, score: str | None, rank: str | None
+) -> tuple[dict[str, Any], bool]:
+    """The recommendations' columns (roles user, item and rank or score)."""
+    use_rank = rank is not None
+    if not use_rank and score is None:
+        raise InputError("give the recommendations' score= or rank= column.")
+    rec_cols: dict[str, str] = {"user": user, "item": item}
+    rec_cols["rank" if use_rank else "score"] = str(rank if use_rank else score)
+    return columns_from_frame(recommendations, rec_cols, "recommendations"), use_rank
+
+
+def _rec_values(rec: dict[str, Any], use_rank: bool) -> np.ndarray:
+    return (
+        scores_from_ranks(rec["rank"], "recommendations")
+        if use_rank
+        else as_float_column(rec["score"], "recommendations score")
+    )
+
+
+def recommendation_run(
+    recommendations: Any,
+    *,
+    user: str,
+    item: str,
+    score: str | None,
+    rank: str | None,
+    duplicates: str,
+) -> Run:
+    """The recommendations as a :class:`Run` (ranks turned into scores ``-rank``)."""
+    rec, use_rank = _rec_columns(recommendations, user, item, score, rank)
+    return _run(rec, lambda: _rec_values(rec, use_rank), duplicates)
 
 
 def interaction_report(

@@ -9,7 +9,9 @@ threshold there are only cold and warm.
 :func:`ranklens.evaluate` and averages the per-query values inside each user
 segment (``by="user"``), or restricts the judgments to each item segment and
 evaluates again (``by="item"``: e.g. recall on cold items), and returns one
-table.
+table.  :func:`evaluate_segments` does the same from recommendation, held-out
+and training tables or files (labelling the segments from the training log),
+with the keywords of :func:`ranklens.recsys.evaluate_interactions`.
 """
 
 from __future__ import annotations
@@ -24,11 +26,19 @@ import pyarrow.compute as pc
 
 from ranklens._shared.columns import as_id_column
 from ranklens._shared.deps import needs
+from ranklens._shared.frames import columns_from_frame
 from ranklens.errors import InputError
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result, aggregate, evaluate
 
-__all__ = ["SEGMENTS", "SegmentTable", "evaluate_by_segment", "label_segments"]
+__all__ = [
+    "SEGMENTS",
+    "SegmentTable",
+    "evaluate_by_segment",
+    "evaluate_segments",
+    "label_segments",
+    "user_segments",
+]
 
 SEGMENTS = ("cold", "warm", "hot")
 UNLABELLED = "unlabelled"
@@ -141,6 +151,34 @@ def _restrict_qrels(qrels: Qrels, keep_docs: np.ndarray) -> Qrels:
     )
 
 
+def _segment_order(segments: Mapping[Any, str]) -> tuple[dict[str, str], list[str]]:
+    """The segments as ``{id as text: label}`` and the labels in order (cold, warm, hot,
+    then the others sorted)."""
+    seg_map = {str(k): str(v) for k, v in segments.items()}
+    order = [s for s in SEGMENTS if s in seg_map.values()]
+    order += sorted(set(seg_map.values()) - set(order))
+    return seg_map, order
+
+
+def user_segments(res: Result, seg_map: Mapping[str, str], order: list[str]) -> SegmentTable:
+    """The :class:`SegmentTable` of one evaluation's per-user values: each metric's
+    aggregate over the users of each segment (users without a label form
+    ``"unlabelled"``)."""
+    order = list(order)
+    labels = np.array([seg_map.get(q, UNLABELLED) for q in res.query_ids], dtype=object)
+    if (labels == UNLABELLED).any():
+        order.append(UNLABELLED)
+    values: dict[str, dict[str, float]] = {}
+    for key in res.metrics:
+        how = res.aggregation(key)
+        v = res.values[key]
+        values[key] = {"all": aggregate(v, how)}
+        for s in order:
+            values[key][s] = aggregate(v[labels == s], how)
+    counts = {"all": len(res.query_ids), **{s: int((labels == s).sum()) for s in order}}
+    return SegmentTable("user", ("all", *order), tuple(res.metrics), values, counts, {"all": res})
+
+
 def evaluate_by_segment(
     qrels: Qrels,
     run: Run,
@@ -178,25 +216,9 @@ def evaluate_by_segment(
             f"label_segments; got {type(segments).__name__}."
         )
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    seg_map = {str(k): str(v) for k, v in segments.items()}
-    order = [s for s in SEGMENTS if s in seg_map.values()]
-    order += sorted(set(seg_map.values()) - set(order))
+    seg_map, order = _segment_order(segments)
     if by == "user":
-        res = evaluate(qrels, run, names, **evaluate_kwargs)
-        labels = np.array([seg_map.get(q, UNLABELLED) for q in res.query_ids], dtype=object)
-        if (labels == UNLABELLED).any():
-            order.append(UNLABELLED)
-        values: dict[str, dict[str, float]] = {}
-        for key in res.metrics:
-            how = res.parsed[key].definition.aggregate
-            v = res.values[key]
-            values[key] = {"all": aggregate(v, how)}
-            for s in order:
-                values[key][s] = aggregate(v[labels == s], how)
-        counts = {"all": len(res.query_ids), **{s: int((labels == s).sum()) for s in order}}
-        return SegmentTable(
-            "user", ("all", *order), tuple(res.metrics), values, counts, {"all": res}
-        )
+        return user_segments(evaluate(qrels, run, names, **evaluate_kwargs), seg_map, order)
     docs = np.asarray(qrels.to_arrow().column("doc").to_pylist(), dtype=object).astype(str)
     judged = np.unique(docs)
     doc_labels = np.array([seg_map.get(d, UNLABELLED) for d in judged], dtype=object)
@@ -216,3 +238,121 @@ def evaluate_by_segment(
     }
     counts = {s: (len(results[s].query_ids) if s in results else 0) for s in ("all", *order)}
     return SegmentTable("item", ("all", *order), tuple(keys), values, counts, results)
+
+
+def evaluate_segments(
+    recommendations: Any,
+    interactions: Any,
+    metrics: Any,
+    *,
+    train: Any,
+    by: str = "user",
+    hot_threshold: int | None = None,
+    hot_quantile: float | None = None,
+    user: str = "user_id",
+    item: str = "item_id",
+    **options: Any,
+) -> SegmentTable:
+    """Evaluate recommendations per cold / warm / hot segment of users or items, the
+    segments taken from the training log: the one call for tables and files.
+
+    The tables and every keyword are those of
+    :func:`ranklens.recsys.evaluate_interactions` (``score=``, ``rank=``,
+    ``weight=``, ``k=``, ``item_features=``, conventions, ...); ``train`` (a table or
+    path with the ``user`` and ``item`` columns) labels each user (``by="user"``) or
+    held-out item (``by="item"``) cold (no training interaction), warm or hot (more
+    than ``hot_threshold`` interactions, or above the ``hot_quantile`` of the warm
+    counts), as :func:`label_segments`.
+
+    ``by="user"``: one evaluation, then each metric's aggregate over each segment's
+    users (ranking and per-user beyond-accuracy metrics).  ``by="item"``: the
+    held-out interactions restricted to each item segment and evaluated again
+    (ranking metrics only: "how well do we find the cold items users went on to
+    like"), as :func:`evaluate_by_segment`.  Metrics of all lists together
+    (coverage, entropy, Gini) have no per-user values and are refused.
+
+    >>> recs = {"user_id": ["u1", "u2"], "item_id": ["a", "b"], "score": [1.0, 1.0]}
+    >>> held = {"user_id": ["u1", "u2"], "item_id": ["a", "c"]}
+    >>> train = {"user_id": ["u1"], "item_id": ["x"]}
+    >>> evaluate_segments(recs, held, ["p@1"], train=train).values["p@1"]
+    {'all': 0.5, 'cold': 0.0, 'warm': 1.0}
+    """
+    from ranklens.recsys.inputs import (
+        parse_metrics,
+        read_held_out,
+        read_input,
+        recommendation_columns,
+    )
+    from ranklens.recsys.interactions import (
+        check_options,
+        evaluate_interactions,
+        interaction_tables,
+    )
+
+    if by not in ("user", "item"):
+        raise InputError(f"evaluate_segments: by must be 'user' or 'item', got {by!r}.")
+    ranking, beyond = parse_metrics(metrics, options.get("k"))
+    whole = [key for key, m in beyond if not m.definition.per_query]
+    if whole:
+        raise InputError(
+            f"evaluate_segments: {', '.join(map(repr, whole))} describe all lists together "
+            "and have no per-user values to split by segment; evaluate them with "
+            "evaluate_interactions."
+        )
+    if by == "item" and beyond:
+        raise InputError(
+            f"evaluate_segments: by='item' restricts the held-out interactions, which "
+            f"beyond-accuracy metrics such as {beyond[0][0]!r} do not read; use by='user'."
+        )
+    if train is None:
+        raise InputError("evaluate_segments: pass train= (the training log) to label segments.")
+    log = columns_from_frame(
+        read_input(train, "train", (user, item)), {"user": user, "item": item}, "train"
+    )
+    if by == "user":
+        ev = evaluate_interactions(
+            recommendations, interactions, metrics, train=train, user=user, item=item, **options
+        )
+        labels = label_segments(
+            log["user"], ev.result.query_ids, hot_threshold=hot_threshold, hot_quantile=hot_quantile
+        )
+        return user_segments(ev.result, *_segment_order(labels))
+    if interactions is None:
+        raise InputError("evaluate_segments: by='item' needs the held-out interactions.")
+    recs = read_input(recommendations, "recommendations", (user, item), "score")
+    score, rank, _ = recommendation_columns(
+        recs, options.pop("score", "score"), options.pop("rank", None)
+    )
+    weight = options.pop("weight", None)
+    repeats, duplicates = options.pop("repeats", "sum"), options.pop("duplicates", "error")
+    missing = options.pop("missing", "zero")
+    unjudged = check_options(repeats, missing, duplicates, options.pop("unjudged", "skip"))
+    options.pop("k", None)  # applied by parse_metrics
+    held, weight = read_held_out(interactions, user, item, weight)
+    qrels, run, _ = interaction_tables(
+        recs,
+        held,
+        user=user,
+        item=item,
+        score=score,
+        rank=rank,
+        weight=weight,
+        repeats=repeats,
+        duplicates=duplicates,
+    )
+    labels = label_segments(
+        log["item"],
+        qrels.to_arrow().column("doc"),
+        hot_threshold=hot_threshold,
+        hot_quantile=hot_quantile,
+    )
+    return evaluate_by_segment(
+        qrels,
+        run,
+        [key for key, _ in ranking],
+        labels,
+        by="item",
+        missing=missing,
+        unjudged=unjudged,
+        **options,
+    )

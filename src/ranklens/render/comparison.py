@@ -4,8 +4,8 @@ Formats (:data:`FORMATS`):
 
 ``table``
     a terminal table (:func:`ranklens.render.table.to_text`: wider than the
-    terminal, one value per row; piped, no width limit): a row per system (with its letter), a column per
-    metric holding ``mean [low, high]`` and the letters of the systems it is
+    terminal, one value per row; piped, no width limit): a row per system (with its letter), a
+    column per metric holding ``mean [low, high]`` and the letters of the systems it is
     significantly better than; with a baseline, a ``W/T/L`` column per metric
     (queries won, tied, lost against the baseline).  The best mean of each
     metric is bold; a footnote names the test, correction, alpha and interval.

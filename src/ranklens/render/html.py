@@ -42,7 +42,7 @@ import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from html import escape
 from importlib import resources
 from pathlib import Path
@@ -361,7 +361,7 @@ def _provenance(
 ) -> str:
     import ranklens
 
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = datetime.now(UTC).isoformat(timespec="seconds")
     lines = [
         ("ranklens", ranklens.__version__),
         ("generated", now),

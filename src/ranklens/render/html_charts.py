@@ -85,10 +85,10 @@ class Charts:
         k = max(1, min(max(ks), longest))
         curves = {
             i: evaluate_cutoffs(
-                self.qrels,
-                s.run,
+                self.qrels,  # type: ignore[arg-type]  # not None in _ranked()
+                s.run,  # type: ignore[arg-type]
                 families,
-                k,  # type: ignore[arg-type]
+                k,
                 **self.conventions,
             )
             for i, s in ranked
@@ -132,7 +132,7 @@ class Charts:
         for i, s in ranked:
             try:
                 cur = precision_recall_curve(
-                    self.qrels,
+                    self.qrels,  # type: ignore[arg-type]  # not None in _ranked()
                     s.run,  # type: ignore[arg-type]
                     **self.conventions,
                 )

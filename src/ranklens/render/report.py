@@ -300,8 +300,8 @@ def render_trec(
     not printed per query, and a query whose value is NaN is left out, as
     trec_eval leaves out queries it did not evaluate); then the summary
     block (query ``all``), starting with ``runid`` when ``runid=True``, unless
-    ``summary=False`` (trec_eval ``-n``).  Summed counts (num_ret, num_rel, ...) print as integers.  Several runs
-    print one block after another.
+    ``summary=False`` (trec_eval ``-n``).  Summed counts (num_ret, num_rel, ...) print as
+    integers.  Several runs print one block after another.
     """
     items = _as_results(results)
     lines: list[str] = []

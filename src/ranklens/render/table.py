@@ -442,9 +442,9 @@ def to_html(table: Table) -> str:
     and the notes as paragraphs around it.
 
     >>> to_html(Table(["q", "v"], [["<b>", Cell("1.0000", "bold", sup="a")]]))
-    '<div class="rl-scroll"><table class="rl-table"><thead><tr><th scope="col">q</th><th scope="col" \
-class="num">v</th></tr></thead><tbody><tr><th scope="row">&lt;b&gt;</th><td \
-class="num"><strong>1.0000</strong><sup>a</sup></td></tr></tbody></table></div>'
+    '<div class="rl-scroll"><table class="rl-table"><thead><tr><th scope="col">q</th>\
+<th scope="col" class="num">v</th></tr></thead><tbody><tr><th scope="row">&lt;b&gt;</th>\
+<td class="num"><strong>1.0000</strong><sup>a</sup></td></tr></tbody></table></div>'
     """
     from html import escape
 

@@ -45,7 +45,7 @@ def _plan(
 
 def _partials(plan: Plan) -> Callable[[dict[str, np.ndarray]], Partials]:
     """A task's partial aggregates of its values (each metric's own aggregate)."""
-    how = {k: plan.parsed[k].definition.aggregate for k in plan.keys}
+    how = {k: plan.parsed[k].aggregation(plan.conventions) for k in plan.keys}
 
     def partials(values: dict[str, np.ndarray]) -> Partials:
         return {k: partial_aggregate(values[k], how[k]) for k in how}

@@ -72,7 +72,8 @@ class SparkResult:
         NaN where no query has a defined value), from the partial aggregates the Spark
         tasks computed with the evaluation."""
         return {
-            m: self._joined.aggregate(m, self.parsed[m].definition.aggregate) for m in self.metrics
+            m: self._joined.aggregate(m, self.parsed[m].aggregation(self.conventions))
+            for m in self.metrics
         }
 
     def __getitem__(self, metric: str) -> float:

@@ -251,8 +251,19 @@ def bpref(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     where ``n_d`` is the number of judged non-relevant documents (grade 0 <= g
     < threshold) ranked above ``d`` and ``N`` the number of such judgments of
     the query; when ``n_d = 0`` (or ``min(R, N) = 0``) a relevant document
-    contributes 1.  Unjudged documents and negative grades are skipped, as in
-    trec_eval.  0 when R = 0.  Ties: ordering policies.
+    contributes 1.  Unjudged documents are skipped.  A negative grade is skipped
+    too under ``negative_grades='unjudged'`` (trec_eval's pooled but unjudged, the
+    default), and is a judged non-relevant document (counted in ``n_d`` and ``N``)
+    under ``negative_grades='nonrelevant'`` (ranx's ``bpref``, the ``ranx``
+    profile).  0 when R = 0.  Ties: ordering policies.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 2, "n": -1, "r": 2, "z": 0}})
+    >>> r = ranklens.Run.from_dict({"q": {"n": 0.5, "a": 0.2}})
+    >>> ranklens.evaluate(q, r, "bpref")["bpref"]  # n is skipped: a counts 1, r 0
+    0.5
+    >>> ranklens.evaluate(q, r, "bpref", negative_grades="nonrelevant")["bpref"]
+    0.25
     """
     thr = _thr(prep, params)
     b = prep.is_rel(thr)

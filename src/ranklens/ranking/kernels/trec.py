@@ -4,7 +4,8 @@ Each reproduces trec_eval's definition exactly (``-m all_trec``); the
 docstrings give the formulas.  Notation as in :mod:`ranklens.ranking.kernels.binary`:
 ``R`` relevant judgments, ``n`` documents retrieved, ``RR`` relevant
 retrieved, ``rel@k`` relevant documents in the top k.  "Unjudged" means not
-in the qrels or judged with a negative grade (trec_eval's pooled-but-unjudged).
+in the qrels or judged with a negative grade (trec_eval's pooled-but-unjudged;
+``negative_grades='nonrelevant'``, ranx's reading, judges the latter non-relevant).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ranklens.metrics.catalogue import GM_FLOOR
 from ranklens.ranking._sums import col, cutoff_array, seg_cumsum
 from ranklens.ranking.kernels._segments import safe_div
 from ranklens.ranking.kernels.binary import _thr, average_precision, bpref
@@ -60,9 +62,22 @@ def utility(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Linear utility (trec_eval ``utility``):
     ``a RR + b (n - RR) + c (R - RR) + d (N + RR - n - R)`` with ``N`` the
     ``collection_size`` convention (trec_eval ``-N``; default 0, as trec_eval)
-    and defaults ``a, b, c, d = 1, -1, 0, 0``.  Unjudged retrieved documents count as non-relevant retrieved.
-    A query absent from the run (``missing='zero'``) scores 0, as with
-    trec_eval ``-c``."""
+    and defaults ``a, b, c, d = 1, -1, 0, 0``.  Unjudged retrieved documents count as
+    non-relevant retrieved.  A query absent from the run (``missing='zero'``) scores 0,
+    as with trec_eval ``-c``; a ranking with nothing retrieved (an empty ranking under
+    ``empty_rankings='evaluate'``, as pytrec_eval, or every document thrown out by
+    ``judged_only``) takes the formula with ``n = RR = 0``: ``c R - d (R - N)``.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"a": {"d": 1}, "b": {"e": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"a": {"d": 1.0}, "b": {}})
+    >>> res = ranklens.evaluate(q, r, "utility(c=-1)", missing="zero")
+    >>> res.per_query("utility(c=-1)")  # b is missing: 0
+    {'a': 1.0, 'b': 0.0}
+    >>> res = ranklens.evaluate(q, r, "utility(c=-1)", empty_rankings="evaluate")
+    >>> res.per_query("utility(c=-1)")  # b retrieved nothing: -1 * 2
+    {'a': 1.0, 'b': -2.0}
+    """
     thr = _thr(prep, params)
     n = prep.lengths.astype(np.float64)
     rr = prep.seg_sum(prep.is_rel(thr).astype(np.float64))
@@ -70,7 +85,7 @@ def utility(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     a, b, c, d = (float(params[x]) for x in "abcd")
     size = float(prep.conventions.collection_size)
     val = a * rr + b * (n - rr) + c * (r - rr) + d * (size + rr - n - r)
-    return np.where(n > 0, val, 0.0)
+    return np.where(n > 0 if prep.in_run is None else prep.in_run, val, 0.0)
 
 
 def infap(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
@@ -79,7 +94,8 @@ def infap(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     Walking the ranking (0-based index j counts every document), for each
     relevant document with ``rel`` relevant documents up to and including it,
     ``nr`` judged non-relevant and ``u`` negatively-graded ("pooled but
-    unjudged") documents above it, add 1 if j = 0, else
+    unjudged"; judged non-relevant under ``negative_grades='nonrelevant'``)
+    documents above it, add 1 if j = 0, else
     ``1/(j+1) + (j/(j+1)) ((rel-1+nr+u)/j) ((rel-1+eps)/(rel-1+nr+2 eps))``
     with ``eps = 1e-5``.  Documents not in the qrels only take up ranks.
     infAP = sum / R (0 when R = 0).  Equals AP when nothing is unjudged.
@@ -87,7 +103,8 @@ def infap(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     thr = _thr(prep, params)
     b = prep.is_rel(thr)
     nonrel = prep.judged & ~b
-    pooled_unjudged = prep.rel < 0  # in the qrels with a negative grade
+    # in the qrels with a negative grade, unless negative_grades='nonrelevant' judges it
+    pooled_unjudged = (prep.rel < 0) & ~prep.judged
     rel = prep.cum_rel(thr).astype(np.float64)
     nr = (prep.seg_cumsum_int(nonrel.astype(np.int64)) - nonrel).astype(np.float64)
     u = (prep.seg_cumsum_int(pooled_unjudged.astype(np.int64)) - pooled_unjudged).astype(np.float64)
@@ -294,12 +311,37 @@ def unjudged(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     return cnt / cutoff_array(k) if k is not None else safe_div(cnt, prep.lengths)
 
 
+def _per_query_gm(values: np.ndarray, params: dict[str, Any]) -> np.ndarray:
+    """A geometric-mean metric's per-query values: the values themselves
+    (``values=value``) or ``log(max(v, 1e-5))`` (``values=log``)."""
+    if params.get("values") == "log":
+        return np.log(np.maximum(values, GM_FLOOR))
+    return values
+
+
 def gm_map(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Average precision aggregated by geometric mean (GMAP; trec_eval
-    ``gm_map``): ``exp(mean(log(max(AP, 1e-5))))``."""
-    return average_precision(prep, k, params)
+    """Average precision aggregated by geometric mean (GMAP, Robertson 2006; trec_eval
+    ``gm_map``): ``exp(mean(log(max(AP, 1e-5))))`` over the queries.
+
+    Per query, ``values=value`` (the default; trec_eval's per-query lines) reports AP,
+    ``values=log`` reports ``log(max(AP, 1e-5))`` in [log 1e-5, 0], as pytrec_eval
+    does (the ``pytrec_eval`` profile); the aggregate is the same: the geometric mean
+    of the floored values, or the exponential of the mean of the logarithms.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"a": {"d": 1}, "b": {"e": 1}})
+    >>> r = ranklens.Run.from_dict({"a": {"d": 1.0, "x": 0.5}, "b": {"x": 1.0, "e": 0.5}})
+    >>> res = ranklens.evaluate(q, r, ["gm_map", "gm_map(values=log)"])
+    >>> res.per_query("gm_map")["b"], round(res.per_query("gm_map(values=log)")["b"], 4)
+    (0.5, -0.6931)
+    >>> round(res["gm_map"], 4), round(res["gm_map(values=log)"], 4)  # sqrt(1 * 0.5)
+    (0.7071, 0.7071)
+    """
+    return _per_query_gm(average_precision(prep, k, params), params)
 
 
 def gm_bpref(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """bpref aggregated by geometric mean (trec_eval ``gm_bpref``), floor 1e-5."""
-    return bpref(prep, k, params)
+    """bpref aggregated by geometric mean (trec_eval ``gm_bpref``), floor 1e-5:
+    ``exp(mean(log(max(bpref, 1e-5))))``; per query the bpref (``values=value``) or
+    ``log(max(bpref, 1e-5))`` (``values=log``, pytrec_eval), as for :func:`gm_map`."""
+    return _per_query_gm(bpref(prep, k, params), params)

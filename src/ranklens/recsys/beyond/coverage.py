@@ -172,4 +172,5 @@ def gini_of(shares: np.ndarray) -> float:
     if n == 1:
         return 0.0
     j = np.arange(1, n + 1)
-    return float(((2 * j - n - 1) * p).sum() / (n - 1))
+    # in [0, 1] up to rounding (an even spread sums to about +-1e-17): clipped there
+    return float(np.clip(((2 * j - n - 1) * p).sum() / (n - 1), 0.0, 1.0))

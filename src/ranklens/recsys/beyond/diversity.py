@@ -137,7 +137,8 @@ def intra_list_diversity(
     if not ok.any():
         raise InputError(f"{what}: no list has two or more items, so ILD is undefined.")
     ild = np.full(n.size, np.nan)
-    ild[ok] = 1.0 - pair_sim[ok] / (n[ok] * (n[ok] - 1))
+    # mean distances of unit vectors lie in [0, 2] up to rounding: clipped there
+    ild[ok] = np.clip(1.0 - pair_sim[ok] / (n[ok] * (n[ok] - 1)), 0.0, 2.0)
     return reduce(what, lists, ild, reduction, {"users_with_one_item": int((~ok).sum())})
 
 
@@ -205,4 +206,5 @@ def personalisation_of(lists: Lists, s: np.ndarray, n: int) -> np.ndarray:
     dot = np.bincount(
         lists.user, weights=weight * s[lists.item], minlength=lists.n_users
     )  # y_u . S
-    return 1.0 - (dot - 1.0) / (n - 1)
+    # one minus a mean cosine of non-negative vectors: in [0, 1] up to rounding
+    return np.clip(1.0 - (dot - 1.0) / (n - 1), 0.0, 1.0)

@@ -142,8 +142,8 @@ def _without_profile(lists: Lists, prof: _Profiles, no_profile: str, what: str) 
     if missing.all():
         raise InputError(
             f"{what}: none of the {n_users} recommended user(s) has a training profile "
-            f"(e.g. {lists.users.slice(0, 3).to_pylist()}); check that the user ids of recs and profiles "
-            "match."
+            f"(e.g. {lists.users.slice(0, 3).to_pylist()}); check that the user ids of recs "
+            "and profiles match."
         )
     if missing.any():
         m = int(missing.sum())
@@ -263,7 +263,8 @@ def _unexpectedness_rows(
     else:
         assert items.unit is not None
         sim = _profile_similarity(lists, rec_pos, prof, items.unit, profile_distance)
-    return 1.0 - sim, missing
+    # a cosine of unit vectors is in [-1, 1] up to rounding: the distance stays in [0, 2]
+    return np.clip(1.0 - sim, 0.0, 2.0), missing
 
 
 def _threshold(threshold: Any, what: str) -> float:

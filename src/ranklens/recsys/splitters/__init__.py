@@ -34,11 +34,24 @@ compared as UTC instants), dates, ISO-8601 text or numbers (e.g. Unix
 seconds); anything else is an :class:`~ranklens.errors.InputError`.  Durations
 (windows, gaps) follow the one grammar of :mod:`ranklens._shared.durations`.
 
+:data:`SPLITTERS` declares every splitter (command name, parameters with types,
+defaults and docs) and :func:`split_to_files` runs one on a table or file and
+writes the split files (:mod:`~ranklens.recsys.splitters.files`).
+
 Everything is vectorised: per-user positions come from one stable sort and
 group offsets, never from a loop over users.
 """
 
 from ranklens.recsys.splitters._base import FoldReport
+from ranklens.recsys.splitters.files import (
+    SHARED_PARAMS,
+    SPLITTERS,
+    SplitFiles,
+    SplitParam,
+    SplitterDef,
+    WrittenFile,
+    split_to_files,
+)
 from ranklens.recsys.splitters.folds import (
     GroupKFoldSplit,
     KFoldSplit,
@@ -53,6 +66,8 @@ from ranklens.recsys.splitters.temporal import GlobalTimeSplit, TimeRangeCV
 from ranklens.recsys.splitters.two_stage import NestedTwoStageSplit, TwoStageSplit
 
 __all__ = [  # also exported by ranklens.recsys
+    "SHARED_PARAMS",
+    "SPLITTERS",
     "FoldReport",
     "GlobalTimeSplit",
     "GroupKFoldSplit",
@@ -64,9 +79,14 @@ __all__ = [  # also exported by ranklens.recsys
     "NestedTwoStageSplit",
     "RandomSplit",
     "SklearnSplit",
+    "SplitFiles",
+    "SplitParam",
+    "SplitterDef",
     "StratifiedKFoldSplit",
     "TimeRangeCV",
     "TwoStageSplit",
     "UserRatioSplit",
+    "WrittenFile",
     "check_leakage",
+    "split_to_files",
 ]

@@ -44,7 +44,8 @@ def check_leakage(
     >>> check_leakage(df, [0, 2], [1])
     Traceback (most recent call last):
     ...
-    ranklens.recsys.splitters.leakage.LeakageError: check_leakage: 1 test interaction(s) precede the training cut 3 (the earliest at 2); the split puts future data into training.
+    ranklens.recsys.splitters.leakage.LeakageError: check_leakage: 1 test interaction(s)
+    precede the training cut 3 (the earliest at 2); the split puts future data into training.
     """
     what = "check_leakage"
     time = renamed_keyword(what, "time_col", time_col, "time", time)
