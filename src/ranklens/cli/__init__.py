@@ -82,7 +82,7 @@ _COMMANDS = {
     "metrics": (
         "ranklens.cli.metrics",
         "metrics_cmd",
-        "List every metric, or show the full definition of NAME.",
+        "List every metric of every family, or show the full definition of NAME.",
     ),
     "example": (
         "ranklens.cli.example",
