@@ -84,6 +84,17 @@ _COMMANDS = {
         "metrics_cmd",
         "List every metric of every family, or show the full definition of NAME.",
     ),
+    "recsys": (
+        "ranklens.cli.recsys",
+        "recsys_cmd",
+        "Evaluate RECOMMENDATIONS against HELD_OUT interactions: ranking and beyond-accuracy "
+        "metrics, per segment.",
+    ),
+    "split": (
+        "ranklens.cli.split",
+        "split_group",
+        "Split an interaction log into train and test files (every splitter of ranklens.recsys).",
+    ),
     "example": (
         "ranklens.cli.example",
         "example_cmd",
