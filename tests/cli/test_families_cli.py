@@ -72,12 +72,23 @@ def small(tmp_path: Path) -> dict[str, Path]:
 def test_evaluate_reads_held_out_rows_without_a_grade_as_relevant(small: dict[str, Path]) -> None:
     """The issue's journey: `ranklens evaluate held.csv recs.csv`, the held-out rows
     with no grade column relevant (said on stderr), the rank column read as ranks."""
-    res = invoke("evaluate", small["held"], small["recs"], "-m", "mrr", "-m", "p@2",
-                 "--format", "json")  # fmt: skip
+    res = invoke(
+        "evaluate", small["held"], small["recs"], "-m", "mrr", "-m", "p@2", "--format", "json"
+    )
     assert _summary(res) == {"mrr": 0.5, "p@2": 0.5}
     assert "no relevance column" in res.stderr and "--relevance-col" in res.stderr
-    graded = invoke("evaluate", small["graded"], small["recs"], "-m", "mrr", "-m", "p@2",
-                    "--format", "json", "--quiet")  # fmt: skip
+    graded = invoke(
+        "evaluate",
+        small["graded"],
+        small["recs"],
+        "-m",
+        "mrr",
+        "-m",
+        "p@2",
+        "--format",
+        "json",
+        "--quiet",
+    )
     assert _summary(graded) == _summary(res)
     quiet = invoke("evaluate", small["held"], small["recs"], "-m", "mrr", "--quiet")
     assert quiet.exit_code == 0 and quiet.stderr == ""
@@ -107,32 +118,76 @@ def test_evaluate_points_beyond_accuracy_metrics_to_recsys(small: dict[str, Path
 
 def test_recsys_hand_computed(small: dict[str, Path]) -> None:
     res = invoke(
-        "recsys", small["held"], small["recs"], "-m", "mrr", "-m", "arp", "-m",
-        "catalog_coverage", "--train", small["train"], "--format", "json",
-    )  # fmt: skip
+        "recsys",
+        small["held"],
+        small["recs"],
+        "-m",
+        "mrr",
+        "-m",
+        "arp",
+        "-m",
+        "catalog_coverage",
+        "--train",
+        small["train"],
+        "--format",
+        "json",
+    )
     assert _summary(res) == {"mrr": 0.5, "arp": 1.5, "catalog_coverage": 0.75}
     assert "'rank' column is read as ranks" in res.stderr
     assert "--train" in res.stderr  # the catalog is the training items, said in options
 
 
 def test_recsys_table_has_the_totals_as_summary_columns(small: dict[str, Path]) -> None:
-    res = invoke("recsys", small["held"], small["recs"], "-m", "mrr", "-m", "catalog_coverage",
-                 "--train", small["train"], "--quiet")  # fmt: skip
+    res = invoke(
+        "recsys",
+        small["held"],
+        small["recs"],
+        "-m",
+        "mrr",
+        "-m",
+        "catalog_coverage",
+        "--train",
+        small["train"],
+        "--quiet",
+    )
     assert res.exit_code == 0, res.output
     header, _, row = res.stdout.strip().splitlines()
     assert header.split() == ["run", "mrr", "catalog_coverage"]
     assert row.split() == ["recs", "0.5000", "0.7500"]
     assert res.stderr == ""
-    per_user = invoke("recsys", small["held"], small["recs"], "-m", "mrr", "-m",
-                      "catalog_coverage", "--train", small["train"], "-q", "--format", "csv")  # fmt: skip
+    per_user = invoke(
+        "recsys",
+        small["held"],
+        small["recs"],
+        "-m",
+        "mrr",
+        "-m",
+        "catalog_coverage",
+        "--train",
+        small["train"],
+        "-q",
+        "--format",
+        "csv",
+    )
     assert per_user.exit_code == 2 and "catalog_coverage" in per_user.stderr
 
 
 def test_recsys_implicit_equals_explicit_grade_one_and_ranks_equal_scores(
     small: dict[str, Path],
 ) -> None:
-    args = ["-m", "mrr", "-m", "ndcg@2", "-m", "novelty", "--train", small["train"],
-            "--format", "json", "--quiet"]  # fmt: skip
+    args = [
+        "-m",
+        "mrr",
+        "-m",
+        "ndcg@2",
+        "-m",
+        "novelty",
+        "--train",
+        small["train"],
+        "--format",
+        "json",
+        "--quiet",
+    ]
     implicit = _summary(invoke("recsys", small["held"], small["recs"], *args))
     graded = _summary(
         invoke("recsys", small["graded"], small["recs"], "--relevance-col", "rel", *args)
@@ -234,7 +289,7 @@ def test_every_recsys_metric_gives_the_python_numbers(
             "--format",
             "json",
             "--quiet",
-        )  # fmt: skip
+        )
     )
     assert cli.keys() == py.keys()
     for key, value in py.items():
@@ -255,8 +310,19 @@ def test_recsys_conventions_reach_the_library(random_case: dict[str, Path]) -> N
         (["--rank-col", "position"], {"rank": "position", "score": None}),
     ]:
         py = evaluate_interactions(str(c["recs"]), str(c["held"]), ["ndcg", "mrr"], **kw)
-        cli = invoke("recsys", c["held"], c["recs"], "-m", "ndcg", "-m", "mrr", *args,
-                     "--format", "json", "--quiet")  # fmt: skip
+        cli = invoke(
+            "recsys",
+            c["held"],
+            c["recs"],
+            "-m",
+            "ndcg",
+            "-m",
+            "mrr",
+            *args,
+            "--format",
+            "json",
+            "--quiet",
+        )
         assert _summary(cli) == py.summary(), args
     # skip and zero differ on this case (users without a list; users without held-out)
     assert (
@@ -271,11 +337,30 @@ def test_segments_give_the_python_numbers(by: str, random_case: dict[str, Path])
     with warnings.catch_warnings():  # users without held-out interactions: said, and left out
         warnings.simplefilter("ignore", RanklensWarning)
         py = evaluate_segments(
-            str(c["recs"]), str(c["held"]), ["mrr", "recall@5"], train=str(c["train"]), by=by,
+            str(c["recs"]),
+            str(c["held"]),
+            ["mrr", "recall@5"],
+            train=str(c["train"]),
+            by=by,
             hot_threshold=8,
-        )  # fmt: skip
-    res = invoke("recsys", c["held"], c["recs"], "-m", "mrr", "-m", "recall@5", "--train",
-                 c["train"], "--segments", by, "--hot-threshold", "8", "--format", "json")  # fmt: skip
+        )
+    res = invoke(
+        "recsys",
+        c["held"],
+        c["recs"],
+        "-m",
+        "mrr",
+        "-m",
+        "recall@5",
+        "--train",
+        c["train"],
+        "--segments",
+        by,
+        "--hot-threshold",
+        "8",
+        "--format",
+        "json",
+    )
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert doc["by"] == by and doc["segments"] == py.rows()
@@ -357,8 +442,21 @@ def test_split_columns_format_and_overwrite(tmp_path: Path) -> None:
     log = _write(tmp_path / "log.tsv", "who\twhat\twhen", [])
     log.write_text("who\twhat\twhen\nu1\ta\t1\nu1\tb\t2\nu2\ta\t3\nu2\tc\t4\n")
     out = tmp_path / "out"
-    args = ["split", "leave-one-out", log, "-o", out, "--query-col", "who", "--doc-col", "what",
-            "--time-col", "when", "--format", "jsonl"]  # fmt: skip
+    args = [
+        "split",
+        "leave-one-out",
+        log,
+        "-o",
+        out,
+        "--query-col",
+        "who",
+        "--doc-col",
+        "what",
+        "--time-col",
+        "when",
+        "--format",
+        "jsonl",
+    ]
     res = invoke(*args)
     assert res.exit_code == 0, res.output
     test = [json.loads(line) for line in (out / "test.jsonl").read_text().splitlines()]
