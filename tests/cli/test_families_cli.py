@@ -331,6 +331,13 @@ def test_recsys_conventions_reach_the_library(random_case: dict[str, Path]) -> N
     )
 
 
+def test_recsys_help_says_its_own_defaults(small: dict[str, Path]) -> None:
+    res = invoke("recsys", "--help")
+    assert "zero (default; they score 0" in res.stdout and "skip (default; they" in res.stdout
+    bad = invoke("recsys", small["held"], small["recs"], "--missing", "error")
+    assert bad.exit_code == 2 and "'zero', 'skip'" in bad.stderr
+
+
 @pytest.mark.parametrize("by", ["user", "item"])
 def test_segments_give_the_python_numbers(by: str, random_case: dict[str, Path]) -> None:
     c = random_case

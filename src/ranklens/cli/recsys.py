@@ -405,3 +405,23 @@ def _segment_output(table: Any, fmt: str) -> str:
     return render_as(
         fmt, layout=layout, records=records, document=lambda: {"by": table.by, "segments": rows}
     )
+
+
+def _recommender_defaults(command: click.Command) -> None:
+    """The help of ``--missing`` and ``--unjudged`` says this command's defaults (the
+    recommender conventions of :func:`ranklens.recsys.evaluate_interactions`), not
+    those of ``evaluate``."""
+    texts = {
+        "missing": "Users with held-out interactions but no list: zero (default; they "
+        "score 0 and count in the mean) or skip (left out); trec_eval -c is zero.",
+        "unjudged": "Users with a list but no held-out interaction: skip (default; they "
+        "cannot be judged) or zero (0 on every metric, counted in the mean, as Spark).",
+    }
+    for p in command.params:
+        if isinstance(p, click.Option) and p.name in texts:
+            p.help = texts[p.name]
+            if p.name == "missing":  # evaluate_interactions' choices
+                p.type = click.Choice(("zero", "skip"))
+
+
+_recommender_defaults(recsys_cmd)
