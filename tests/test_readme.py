@@ -93,6 +93,26 @@ def _scratch() -> None:
     Path("sums.csv").write_text(
         "variant,count,revenue_sum,revenue_sum_sq\ncontrol,1000,5000,60000\nnew,1000,5400,66000\n"
     )
+    # the recommender journey: top-3 lists by rank, implicit held-out, a training log
+    users, items = [f"u{i}" for i in range(8)], [f"i{i}" for i in range(12)]
+    Path("recs.csv").write_text(
+        "user_id,item_id,rank\n"
+        + "".join(
+            f"{u},{items[(3 * n + r) % 12]},{r + 1}\n"
+            for n, u in enumerate(users)
+            for r in range(3)
+        )
+    )
+    Path("held.csv").write_text(
+        "user_id,item_id\n" + "".join(f"{u},{items[(2 * n) % 12]}\n" for n, u in enumerate(users))
+    )
+    Path("train.csv").write_text(
+        "user_id,item_id\n" + "".join(f"{users[n % 5]},{items[n % 12]}\n" for n in range(36))
+    )
+    Path("log.csv").write_text(
+        "user_id,item_id,timestamp\n"
+        + "".join(f"{users[n % 8]},{items[n % 12]},{n}\n" for n in range(40))
+    )
 
 
 _RUNNABLE = [(lang, number) for lang in ("console", "yaml") for number in range(len(_blocks(lang)))]

@@ -82,7 +82,18 @@ _COMMANDS = {
     "metrics": (
         "ranklens.cli.metrics",
         "metrics_cmd",
-        "List every metric, or show the full definition of NAME.",
+        "List every metric of every family, or show the full definition of NAME.",
+    ),
+    "recsys": (
+        "ranklens.cli.recsys",
+        "recsys_cmd",
+        "Evaluate RECOMMENDATIONS against HELD_OUT interactions: ranking and beyond-accuracy "
+        "metrics, per segment.",
+    ),
+    "split": (
+        "ranklens.cli.split",
+        "split_group",
+        "Split an interaction log into train and test files (every splitter of ranklens.recsys).",
     ),
     "example": (
         "ranklens.cli.example",

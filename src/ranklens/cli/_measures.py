@@ -136,18 +136,21 @@ def expand_measures(given: Sequence[str]) -> list[str]:
     names = [
         n for text in given for item in split_measures(text) for n in NICKNAMES.get(item, (item,))
     ]
-    # as trec_eval: a measure given several times takes the parameters of the first -m
-    # that gives some (-m P.5,10 -m P.10,20 is P_5 and P_10; -m P -m P.7 is P_7); given
-    # bare only, a list measure takes trec_eval's default cutoffs
+    # as trec_eval: a measure given several times in trec_eval's own spelling takes the
+    # parameters of the first -m that gives some (-m P.5,10 -m P.10,20 is P_5 and P_10;
+    # -m P -m P.7 is P_7); given bare only, a list measure takes trec_eval's default
+    # cutoffs.  ranklens' printed names (P_5, ndcg_cut_10) are measures of their own:
+    # -m P_5 -m P_10 is both.
     first: dict[str, str] = {}
     for name in names:
         base = trec_base(name)
-        if base is not None and name.lower() != base.lower() and base not in first:
+        if base is not None and _with_trec_params(name, base) and base not in first:
             first[base] = name  # a trec_eval spelling with parameters
     out: list[str] = []
+    seen: set[str] = set()
     for name in names:
         base = trec_base(name)
-        if base is not None and name.lower() != base.lower():
+        if base is not None and _with_trec_params(name, base):
             name = first[base]
         elif base is not None and name == base:  # bare, in trec_eval's own spelling
             name = first.get(
@@ -158,9 +161,28 @@ def expand_measures(given: Sequence[str]) -> list[str]:
         if len(parts) > 1:
             parts = sorted(parts, key=_cutoff_value)
         for p in parts:
-            if p not in out:
+            if p not in out and _parsed(p) not in seen:
                 out.append(p)
+                seen.add(_parsed(p))
     return out
+
+
+def _parsed(name: str) -> str:
+    """The metric ``name`` parses to (``P_5`` and ``P.5`` are one), or the name itself
+    when it is not one (the evaluation names the error)."""
+    from ranklens.errors import RanklensError
+    from ranklens.metrics import get_metric
+
+    try:
+        return repr(get_metric(name))  # (a metric's parameters may not be hashable)
+    except RanklensError:
+        return name
+
+
+def _with_trec_params(name: str, base: str) -> bool:
+    """``name`` is trec_eval's measure ``base`` with parameters, as trec_eval's ``-m``
+    takes them (``P.5,10``, ``ndcg.1=3``), not a printed name such as ``P_5``."""
+    return name.lower().startswith(base.lower() + ".")
 
 
 def trec_position(name: str) -> int:

@@ -65,6 +65,7 @@ def evaluate_cmd(request: Request, per_query: bool, no_summary: bool) -> None:
             "-n leaves out the summary, so give -q too (each query's "
             "values), or there is nothing to print."
         )
+    _point_to_recsys(request)
     fmt = request.output.fmt
     given = request.metric_args
     # trec_eval prints its runid line with its default measures, all_trec or -m runid
@@ -80,6 +81,28 @@ def evaluate_cmd(request: Request, per_query: bool, no_summary: bool) -> None:
         request.output.path,
     )
     record_results(request, "evaluate", results)
+
+
+def _point_to_recsys(request: Request) -> None:
+    """A beyond-accuracy metric is ``ranklens recsys``'s (it reads more than qrels and
+    runs): a usage error that says the command to run, before any file is read."""
+    from ranklens.errors import RanklensError
+    from ranklens.metrics import get_metric
+
+    for name in request.metrics:
+        try:
+            defn = get_metric(name).definition
+        except RanklensError:  # the evaluation names it
+            continue
+        if defn.domain == "recsys":
+            needs = " ".join(
+                f"{group[0].option} FILE" for group in defn.required_inputs if group[0].option
+            )
+            raise click.UsageError(
+                f"{name} is a beyond-accuracy metric of recommendation lists; evaluate it "
+                f"with 'ranklens recsys {request.inputs.qrels} {' '.join(request.inputs.runs)} "
+                f"-m {name}{' ' + needs if needs else ''}' (ranking metrics too)."
+            )
 
 
 def _warn_different_queries(results: list[Any]) -> None:

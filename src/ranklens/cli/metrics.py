@@ -1,5 +1,6 @@
-"""``ranklens metrics``: the catalogue of metrics (every family), or one metric's
-definition."""
+"""``ranklens metrics``: the catalogue of metrics (every family, grouped), or one
+metric's definition (:func:`ranklens.metrics.metric_table` and
+:func:`ranklens.metrics.describe` are the data; this module only lays them out)."""
 
 from __future__ import annotations
 
@@ -15,119 +16,148 @@ __all__ = ["metrics_cmd"]
 #: ``table`` (the default) needs no numpy: ``ranklens metrics`` starts fast.
 FORMATS = ("table", "markdown", "csv", "json")
 
+#: The columns of a listing, in the order a CSV or Markdown table shows them.
+_COLUMNS = (
+    "name",
+    "family",
+    "summary",
+    "aliases",
+    "cutoff",
+    "params",
+    "inputs",
+    "per_query",
+    "min",
+    "max",
+    "better",
+    "trec_eval",
+)
 
-def _rows() -> list[dict[str, Any]]:
-    from ranklens.metrics import REGISTRY
 
-    defs = sorted(REGISTRY.values(), key=lambda d: (d.domain != "ranking", d.domain, d.name))
-    return [
-        {
-            "name": d.name,
-            "summary": d.summary,
-            "family": d.domain,
-            "aliases": [a for a in d.aliases if a != d.name],
-            "trec_eval": d.trec_name,
-            "higher_is_better": d.higher_is_better,
-        }
-        for d in defs
-    ]
+def _families() -> list[str]:
+    from ranklens.metrics.catalogue import FAMILIES
+
+    return list(FAMILIES)
 
 
-def _listing(fmt: str) -> str:
-    rows = _rows()
+def _options_of(inputs: str) -> str:
+    """A record's ``inputs`` (``catalog or train``) in the command's options
+    (``--catalog or --train``)."""
+    from ranklens.metrics.catalogue import INPUTS
+
+    def option(name: str) -> str:
+        i = INPUTS.get(name)
+        return name if i is None else (i.option or i.name.replace("_", "-").upper())
+
+    return "; ".join(
+        " or ".join(option(n.strip()) for n in group.split(" or "))
+        for group in inputs.split(";")
+        if group.strip()
+    )
+
+
+def _listing(fmt: str, family: str | None) -> str:
+    from ranklens.metrics import metric_table
+    from ranklens.metrics.catalogue import FAMILIES
+
+    rows = metric_table(family)
     if fmt == "table":
         width = max(len(r["name"]) for r in rows) + 2
-        lines = []
-        for r in rows:
-            extra = f"  (aliases: {', '.join(r['aliases'])})" if r["aliases"] else ""
-            trec = f"  [trec_eval: {r['trec_eval']}]" if r["trec_eval"] else ""
-            domain = "" if r["family"] == "ranking" else f"  [{r['family']}]"
-            lines.append(f"{r['name']:<{width}}{r['summary']}{extra}{trec}{domain}")
+        lines: list[str] = []
+        for fam in FAMILIES:
+            members = [r for r in rows if r["family"] == fam]
+            if not members:
+                continue
+            if lines:
+                lines.append("")
+            lines.append(f"{fam}: {FAMILIES[fam]}")
+            for r in members:
+                extra = f"  (aliases: {r['aliases']})" if r["aliases"] else ""
+                trec = f"  [trec_eval: {r['trec_eval']}]" if r["trec_eval"] else ""
+                needs = f"  [needs {_options_of(r['inputs'])}]" if r["inputs"] else ""
+                lines.append(f"  {r['name']:<{width}}{r['summary']}{extra}{trec}{needs}")
         return "\n".join(lines)
     from ranklens.render.table import Table, render_as
 
     def layout() -> Table:
         body: list[list[Any]] = [
-            [r["name"], r["family"], r["summary"], ", ".join(r["aliases"]), r["trec_eval"] or ""]
+            [r["name"], r["family"], r["summary"], r["aliases"], r["inputs"], r["trec_eval"]]
             for r in rows
         ]
-        return Table(["metric", "family", "summary", "aliases", "trec_eval"], body, n_labels=1)
+        header = ["metric", "family", "summary", "aliases", "inputs", "trec_eval"]
+        return Table(header, body, n_labels=len(header))  # text only: every column left
 
     def records() -> Any:
         import pyarrow as pa
 
-        return pa.Table.from_pylist([{**r, "aliases": " ".join(r["aliases"])} for r in rows])
+        return pa.Table.from_pylist(
+            [{c: (str(r[c]) if c in ("min", "max") else r[c]) for c in _COLUMNS} for r in rows]
+        )
 
-    return render_as(fmt, layout=layout, records=records, document=lambda: {"metrics": rows})
+    def document() -> Any:
+        shown = [f for f in FAMILIES if family is None or f == family]
+        return {
+            "families": [{"name": f, "summary": FAMILIES[f]} for f in shown],
+            "metrics": [{c: r[c] for c in _COLUMNS} for r in rows],
+        }
+
+    return render_as(fmt, layout=layout, records=records, document=document)
 
 
 def _definition(name: str, fmt: str) -> str:
-    from ranklens.metrics import get_metric
-    from ranklens.metrics.registry import lookup
+    from ranklens.metrics import describe
 
-    found = lookup(name)
-    # otherwise a full metric string or a trec_eval name
-    defn = found if found is not None else get_metric(name).definition
-    lo, hi = defn.range if defn.range is not None else (float("-inf"), float("inf"))
+    d = describe(name)
     if fmt == "json":
         from ranklens.render.table import to_json
 
-        return to_json(
-            {
-                "name": defn.name,
-                "summary": defn.summary,
-                "aliases": list(defn.aliases),
-                "trec_eval": defn.trec_name,
-                "family": defn.domain,
-                "cutoff": defn.cutoff,
-                "aggregate": defn.aggregate,
-                "range": [lo, hi],
-                "higher_is_better": defn.higher_is_better,
-                "parameters": [
-                    {"name": p.name, "default": p.default, "choices": p.choices, "doc": p.doc}
-                    for p in defn.all_params
-                ],
-                "doc": defn.doc,
-            }
-        )
+        return to_json(d)
     if fmt not in ("table", "markdown"):
         raise click.UsageError(
             f"--format {fmt} lists the catalogue; a metric's definition is shown as table, "
             "markdown or json."
         )
-    lines = [f"{defn.name}: {defn.summary}"]
-    if defn.aliases:
-        lines.append(f"aliases: {', '.join(defn.aliases)}")
-    if defn.trec_name:
-        lines.append(f"trec_eval name: {defn.trec_name}")
-    cutoff = {
-        "optional": "@k optional",
-        "required": "@k required",
-        "none": "no cutoff",
-        "level": "@level (a recall level in [0, 1]) required",
-        "multiple": "@x (a multiple of R) required",
-    }.get(defn.cutoff, defn.cutoff)
-    lines.append(f"cutoff: {cutoff}; aggregate over queries: {defn.aggregate}")
-    better = {True: "higher is better", False: "lower is better", None: "a count or diagnostic"}[
-        defn.higher_is_better
-    ]
-    lines.append(f"family: {defn.domain}; values in [{lo:g}, {hi:g}]; {better}")
-    lines.append("parameters:")
-    for p in defn.all_params:
-        choices = f" one of {', '.join(p.choices)}" if p.choices else ""
-        lines.append(f"  {p.name} (default {p.default!r}){choices}: {p.doc}")
+    lines = [f"{d['name']}: {d['summary']}"]
+    if d["aliases"]:
+        lines.append(f"aliases: {', '.join(d['aliases'])}")
+    if d["trec_eval"]:
+        lines.append(f"trec_eval name: {d['trec_eval']}")
+    lines.append(f"cutoff: {d['cutoff']}; aggregate over queries: {d['aggregate']}")
+    better = {"higher": "higher is better", "lower": "lower is better"}.get(
+        d["better"], "a count or diagnostic"
+    )
+    whole = "" if d["per_query"] else "; one value of all lists together"
+    lo, hi = (f"{x:g}" if isinstance(x, float) else str(x) for x in (d["min"], d["max"]))
+    lines.append(f"family: {d['family']}; values in [{lo}, {hi}]; {better}{whole}")
+    for group in d["inputs"]:
+        how = " or ".join(group["options"] or group["keywords"])
+        lines.append(f"needs: {how} ({group['doc']})")
+    lines.append("parameters:" if d["parameters"] else "parameters: none")
+    for p in d["parameters"]:
+        choices = f" one of {', '.join(p['choices'])}" if p["choices"] else ""
+        lines.append(f"  {p['name']} (default {p['default']!r}){choices}: {p['doc']}")
     lines.append("")
-    lines.append(defn.doc)
+    lines.append(d["doc"])
     return "\n".join(lines)
 
 
 @click.command("metrics")
 @click.argument("name", required=False)
+@click.option(
+    "--family",
+    type=click.Choice(_families()),
+    default=None,
+    help="List only the metrics of this family (default: every family, grouped).",
+)
 @format_option(FORMATS)
 @output_option
-def metrics_cmd(name: str | None, fmt: str, output: str | None) -> None:
-    """List every metric, or show the full definition of NAME."""
+def metrics_cmd(name: str | None, family: str | None, fmt: str, output: str | None) -> None:
+    """List every metric of every family, or show the full definition of NAME (a name,
+    an alias, a metric string such as ndcg@10, or a trec_eval name)."""
     from ranklens.cli._common import check_output
 
     check_output(output)
-    write_output(_listing(fmt) if name is None else _definition(name, fmt), output)
+    if name is not None and family is not None:
+        raise click.UsageError(
+            "--family filters the list of metrics; with a metric NAME leave it out."
+        )
+    write_output(_listing(fmt, family) if name is None else _definition(name, fmt), output)
