@@ -61,7 +61,7 @@ def test_list_and_filters(stored: tuple[dict[str, Path], Path]) -> None:
     empty = cli("history", store, "--until", "2001-01-01")
     assert empty.exit_code == 0 and "no record matches" in empty.output
     csv = cli("history", store, "--format", "csv").output
-    assert csv.splitlines()[0].startswith("id,time,run,command,git_commit,tags,n_queries")
+    assert csv.splitlines()[0].startswith("id,time,run,command,verdict,git_commit,tags,n_queries")
 
 
 def test_show(stored: tuple[dict[str, Path], Path]) -> None:
@@ -199,3 +199,37 @@ def test_plot_takes_stored_records_where_per_query_values_suffice(
     )
     assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1
     assert "is a stored result" in res.stderr and "plot diff" in res.stderr
+
+
+def test_a_gate_keeps_its_verdict_and_history_shows_it(tmp_path: Path) -> None:
+    """``gate --store`` keeps the gate's verdict with the record; ``history`` shows which
+    command made each record and the verdict of those a gate judged."""
+    files = system_files(tmp_path)
+    store = tmp_path / "results.db"
+    passed = cli("gate", files["qrels"], files["good"], "--baseline", files["bad"],
+                 "--min", "map=0", "--store", store, "--quiet")  # fmt: skip
+    failed = cli("gate", files["qrels"], files["bad"], "--baseline", files["good"],
+                 "--max-drop", "map=0", "--store", store, "--quiet")  # fmt: skip
+    assert (passed.exit_code, failed.exit_code) == (0, 1), passed.output + failed.output
+    assert (
+        cli("evaluate", files["qrels"], files["good"], "--store", store, "--quiet").exit_code == 0
+    )
+    with Store(store, create=False) as s:
+        records = s.records()
+    assert [(r.command, r.passed) for r in records] == [
+        ("gate", True),
+        ("gate", False),
+        ("evaluate", None),
+    ]
+    assert records[1].verdict is not None and records[1].verdict["passed"] is False
+    listing = cli("history", store, "--format", "json")
+    assert listing.exit_code == 0, listing.output
+    rows = json.loads(listing.output)
+    rows = rows["records"] if isinstance(rows, dict) else rows
+    assert [(r["command"], r["verdict"]) for r in rows] == [
+        ("gate", "passed"),
+        ("gate", "failed"),
+        ("evaluate", None),
+    ]
+    table = cli("history", store)
+    assert "verdict" in table.output and "failed" in table.output, table.output

@@ -468,29 +468,30 @@ def check_output(path: str | None, option: str = "-o") -> None:
 
 def write_output(data: str | bytes, path: str | None) -> None:
     """``data`` to the file ``path`` (text ending in a newline), or to standard
-    output (bytes only to a file)."""
+    output (bytes only to a file).  A file is written to a temporary file beside it
+    and renamed (:func:`ranklens._shared.files.atomic_write`), so a failed write
+    leaves the previous file as it was."""
     if isinstance(data, bytes):
         if path is None or path == "-":
             raise click.UsageError("a binary format needs -o FILE.")
-        _write(path, lambda: Path(path).write_bytes(data))
+        _write(path, data)
         return
     if path is None or path == "-":
         click.echo(data.rstrip("\n"), color=True)  # never strip bytes of the ids
         return
     check_output(path)
-    _write(
-        path,
-        lambda: Path(path).write_text(
-            data if data.endswith("\n") else data + "\n", encoding="utf-8"
-        ),
-    )
+    _write(path, data if data.endswith("\n") else data + "\n")
 
 
-def _write(path: str, write: Callable[[], Any]) -> None:
+def _write(path: str, data: str | bytes) -> None:
+    """``data`` written atomically to ``path``; a failure names the ``-o`` option."""
+    from ranklens._shared.files import atomic_write
+
     try:
-        write()
-    except OSError as exc:
-        raise OutputPathError(f"-o {path}: cannot write it: {exc.strerror}.") from None
+        atomic_write(path, data)
+    except OutputPathError as exc:
+        why = str(exc).split(": cannot write it: ", 1)[-1]
+        raise OutputPathError(f"-o {path}: cannot write it: {why}") from None
 
 
 # ------------------------------------------------------------------------ run names

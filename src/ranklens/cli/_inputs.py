@@ -230,10 +230,15 @@ def evaluate_runs(request: Request, qrels: Any, metrics: Sequence[str]) -> dict[
 
 
 def record_results(
-    request: Request, command: str, results: Sequence[Any], names: Sequence[str] | None = None
+    request: Request,
+    command: str,
+    results: Sequence[Any],
+    names: Sequence[str] | None = None,
+    verdict: Any = None,
 ) -> None:
     """Record ``results`` (named ``names``, default their run names) in the request's
-    ``--store`` (nothing without one); say so on stderr unless ``--quiet``."""
+    ``--store`` (nothing without one), with the ``verdict`` of the gate that judged
+    them; say so on stderr unless ``--quiet``."""
     path, tags = request.output.store, dict(request.output.tags)
     if path is None or not results:
         return
@@ -243,7 +248,7 @@ def record_results(
     runs = names if names is not None else [r.run_name for r in results]
     with Store(path) as store:
         ids = [
-            store.record(r, tags=tags, command=command, commit=sha, run=n)
+            store.record(r, tags=tags, command=command, commit=sha, run=n, verdict=verdict)
             for r, n in zip(results, runs, strict=True)
         ]
     if not request.output.quiet:

@@ -562,7 +562,8 @@ def store_options(fn: Any) -> Any:
 
 def take_store(params: dict[str, Any]) -> tuple[str | None, dict[str, str]]:
     """The ``--store`` path and ``--tag`` pairs (taken out of ``params``), checked before
-    any input is read: the store must open (a foreign or corrupt file is refused)."""
+    any input is read: the store must open (a foreign or corrupt file is refused) and
+    take a record (a read-only one is refused)."""
     path, tags = params.pop("store", None), tag_pairs(params.pop("tags", ()) or ())
     if tags and path is None:
         raise click.UsageError("--tag labels what --store records; give --store PATH too.")
@@ -573,7 +574,8 @@ def take_store(params: dict[str, Any]) -> tuple[str | None, dict[str, str]]:
         from ranklens.history import Store
 
         if os.path.exists(path):
-            Store(path, create=False).close()  # a foreign or corrupt file fails here
+            with Store(path, create=False) as store:  # a foreign or corrupt file fails here
+                store.check_writable()  # and a read-only one, before any work
         elif not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             raise StoreError(f"--store {path}: the folder does not exist; create it first.")
     return path, tags

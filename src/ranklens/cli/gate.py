@@ -182,5 +182,5 @@ def gate_cmd(
     write_output(verdict.render(_library_format(request.output.fmt)), output)
     if output is not None and output != "-" and not request.output.quiet:
         click.echo(verdict.headline, err=True)
-    record_results(request, "gate", [verdict.results["candidate"]])
+    record_results(request, "gate", [verdict.results["candidate"]], verdict=verdict)
     click.get_current_context().exit(verdict.exit_code)

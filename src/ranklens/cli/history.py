@@ -114,6 +114,12 @@ def history_cmd(
     write_output(text, output)
 
 
+def _verdict_word(passed: bool | None) -> str | None:
+    """A gate's verdict kept with a record: ``passed`` / ``failed``; None when no gate
+    judged it."""
+    return None if passed is None else ("passed" if passed else "failed")
+
+
 def _render_list(records: list[Any], metric: str | None, fmt: str) -> str:
     from ranklens.render.table import Table, display_id, number, render_as
 
@@ -126,6 +132,7 @@ def _render_list(records: list[Any], metric: str | None, fmt: str) -> str:
                 "time": r.created.isoformat(),
                 "run": r.run,
                 "command": r.command,
+                "verdict": _verdict_word(r.passed),
                 "git_commit": r.git_commit,
                 "tags": r.tags,
                 "n_queries": r.n_queries,
@@ -140,13 +147,16 @@ def _render_list(records: list[Any], metric: str | None, fmt: str) -> str:
                 str(r.id),
                 r.created.strftime("%Y-%m-%d %H:%M:%S"),
                 display_id(r.run or ""),
+                r.command,
+                _verdict_word(r.passed) or "",
                 (r.git_commit or "")[:8],
                 display_id(" ".join(f"{k}={v}" for k, v in r.tags.items())),
                 *(number(r.summary[m]) if m in r.summary else "" for m in metrics),
             ]
             for r in records
         ]
-        return Table(["id", "time (UTC)", "run", "commit", "tags", *metrics], body, n_labels=5)
+        head = ["id", "time (UTC)", "run", "command", "verdict", "commit", "tags"]
+        return Table([*head, *metrics], body, n_labels=len(head))
 
     def flat() -> Any:
         import pyarrow as pa
