@@ -25,17 +25,7 @@ TREC_OFFICIAL = (
 )
 # the -m all_trec list in trec_eval's output order (relstring, runid are not metrics)
 ALL_TREC = (
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
+    *TREC_OFFICIAL,
     "recall",
     "infAP",
     "gm_bpref",
