@@ -54,10 +54,6 @@ TOL = 5e-5
 Cell = tuple[str, str]  # (measure as printed, query or 'all')
 
 
-def _empty_after_j(case: str, cell: Cell, want: float) -> bool:
-    return math.isnan(want)
-
-
 def _num_rel_c_l(case: str, cell: Cell, want: float) -> bool:
     cmd = _command(case)
     return (
@@ -70,12 +66,6 @@ def _num_rel_c_l(case: str, cell: Cell, want: float) -> bool:
 #: differences from trec_eval 10 that ranklens does not reproduce (yet): name ->
 #: (which cells, reason); each is a strict xfail of its own
 KNOWN: dict[str, tuple[Callable[[str, Cell, float], bool], str]] = {
-    "nan_after_J": (
-        _empty_after_j,
-        "trec_eval 10 prints -nan for iprec_at_recall and 11pt_avg of a query whose "
-        "ranking -J empties (m_iprec_at_recall.c, m_11pt_avg.c: num_rel_ret / num_ret "
-        "with num_ret = 0), and so a -nan mean; ranklens scores the empty ranking 0",
-    ),
     "num_rel_summary_c_l": (
         _num_rel_c_l,
         "with -c, trec_eval 10's summary num_rel (m_num_rel.c te_calc_avg_num_rel) counts "
@@ -227,16 +217,6 @@ def test_known_differences(name: str) -> None:
 
 def test_known_differences_are_where_they_are_said_to_be() -> None:
     """The strict xfails above fail for the reason given, on the cells expected."""
-    nan_cells = _known_cells("nan_after_J")
-    assert {c for c, _, _ in nan_cells} == {"main.aqJ", "main.qncJ", "main.acJMNl"}
-    # queries 4 (all judgments negative), 8 (nothing retrieved is judged), 5 and 6
-    # (not in the run: -c gives them a one-document ranking that -J empties), means
-    assert {q for _, (_, q), _ in nan_cells} == {"4", "5", "6", "8", "all"}
-    measures = {m for _, (m, _), _ in nan_cells}
-    assert "11pt_avg" in measures and "iprec_at_recall_0.50" in measures
-    assert all(m == "11pt_avg" or m.startswith("iprec_at_recall_") for m in measures)
-    got, _ = _api_values("main.aqJ")
-    assert got["iprec_at_recall_0.50"]["8"] == 0.0
     num_rel = _known_cells("num_rel_summary_c_l")
     assert [(c, v) for c, _, v in num_rel] == [("main.aqcMl", 149.0), ("main.acJMNl", 149.0)]
     # trec_eval's own per-query num_rel at -l2 add up to what ranklens prints
@@ -245,6 +225,49 @@ def test_known_differences_are_where_they_are_said_to_be() -> None:
         sum(v for q, v in per_query.items() if q != "all")
         == _api_values("main.aqcMl")[0]["num_rel"]["all"]
     )
+
+
+def _nan_cells() -> list[tuple[str, Cell]]:
+    return [
+        (c, (m, q))
+        for c in IDS
+        for m, values in _expected(c).items()
+        for q, v in values.items()
+        if math.isnan(v)
+    ]
+
+
+def test_zero_by_zero_is_nan_where_trec_eval_prints_nan() -> None:
+    """trec_eval 10 prints -nan for iprec_at_recall and 11pt_avg of a ranking with
+    nothing retrieved (num_rel_ret / num_ret = 0/0) and for their means; ranklens'
+    undefined='nan' (the trec_eval profile) gives NaN on exactly those cells (the
+    tests above compare every cell, NaN only equal to NaN), and 0 under
+    undefined='zero'."""
+    cells = _nan_cells()
+    assert {c for c, _ in cells} == {"main.aqJ", "main.qncJ", "main.acJMNl"}
+    # queries 4 (all judgments negative), 8 (nothing retrieved is judged), 5 and 6
+    # (not in the run: -c ranks one unjudged stand-in document that -J throws out)
+    assert {q for _, (_, q) in cells} == {"4", "5", "6", "8", "all"}
+    measures = {m for _, (m, _) in cells}
+    assert "11pt_avg" in measures and "iprec_at_recall_0.50" in measures
+    assert all(m == "11pt_avg" or m.startswith("iprec_at_recall_") for m in measures)
+    got, _ = _api_values("main.aqJ")
+    # query 8 has 2 relevant judgments: lround(0.2 * 2) = 0 needs no relevant document
+    # (0/0), lround(0.3 * 2) = 1 does (0)
+    assert math.isnan(got["iprec_at_recall_0.20"]["8"]) and got["iprec_at_recall_0.30"]["8"] == 0
+    cmd = _command("main.aqJ")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ranklens.RanklensWarning)
+        zero = ranklens.evaluate(
+            read_trec_qrels(DATA / cmd.qrels),
+            read_trec_run(DATA / cmd.run),
+            ["iprec_at_recall_0.20", "11pt_avg"],
+            profile="trec_eval",
+            undefined="zero",
+            **cmd.conventions,
+        )
+    assert zero.per_query("iprec_at_recall_0.20")["8"] == 0.0
+    assert not math.isnan(zero["11pt_avg"])
 
 
 def test_undefined_rbp_is_checked_on_its_own() -> None:

@@ -29,15 +29,19 @@ __all__ = ["Result", "evaluate"]
 def aggregate(values: np.ndarray, how: str) -> float:
     """Mean, geometric mean (trec_eval: floor 1e-5), the exponential of the mean
     (``expmean``: a geometric mean of values that are logarithms already, as
-    ``gm_map(values=log)`` gives them) or sum; NaN entries are excluded."""
+    ``gm_map(values=log)`` gives them) or sum; NaN entries are excluded, unless ``how``
+    ends in ``+nan`` (``mean+nan``: a metric's value 0/0 under ``undefined='nan'``),
+    where a NaN makes the aggregate NaN, as trec_eval's, pytrec_eval's and ranx's."""
     return finish_aggregate(*partial_aggregate(values, how), how)
 
 
 def partial_aggregate(values: np.ndarray, how: str) -> tuple[int, float]:
     """What :func:`aggregate` needs of some of the values: how many are defined (not
-    NaN) and their sum (of logarithms, floored at ``GM_FLOOR``, for ``gmean``).  The
-    parts of several batches add up (counts exactly, sums to rounding)."""
-    v = values[~np.isnan(values)]
+    NaN; all of them for a ``+nan`` aggregate, whose sum is then NaN) and their sum (of
+    logarithms, floored at ``GM_FLOOR``, for ``gmean``).  The parts of several batches
+    add up (counts exactly, sums to rounding)."""
+    how, keep_nan = _base(how)
+    v = values if keep_nan else values[~np.isnan(values)]
     if how == "gmean":
         v = np.log(np.maximum(v, GM_FLOOR))
     # added one after another in query order, as trec_eval adds them: numpy's pairwise
@@ -47,6 +51,7 @@ def partial_aggregate(values: np.ndarray, how: str) -> tuple[int, float]:
 
 def finish_aggregate(count: int, total: float, how: str) -> float:
     """The aggregate from :func:`partial_aggregate`'s count and sum (NaN if no value)."""
+    how = _base(how)[0]
     if count == 0:
         return float("nan")
     if how == "sum":
@@ -54,6 +59,12 @@ def finish_aggregate(count: int, total: float, how: str) -> float:
     if how in ("gmean", "expmean"):
         return float(np.exp(total / count))
     return float(total / count)
+
+
+def _base(how: str) -> tuple[str, bool]:
+    """``how`` without its ``+nan`` suffix, and whether it had one."""
+    base = how.removesuffix("+nan")
+    return base, base != how
 
 
 @dataclass(frozen=True)
@@ -85,7 +96,8 @@ class Result:
 
     def aggregation(self, metric: str) -> str:
         """How ``metric``'s per-query values aggregate under this result's conventions
-        (``mean``, ``gmean``, ``expmean`` or ``sum``; see :func:`aggregate`)."""
+        (``mean``, ``gmean``, ``expmean`` or ``sum``, with ``+nan`` where a NaN value
+        makes the aggregate NaN; see :func:`aggregate`)."""
         return self.parsed[self._key(metric)].aggregation(self.conventions)
 
     def metric_key(self, metric: str) -> str:
@@ -180,6 +192,7 @@ def evaluate(
     collection_size: int | None = None,
     empty_rankings: str | None = None,
     negative_grades: str | None = None,
+    undefined: str | None = None,
     iprec_rounding: str | None = None,
     score_precision: str | None = None,
 ) -> Result:
@@ -230,6 +243,7 @@ def evaluate(
             collection_size=collection_size,
             empty_rankings=empty_rankings,
             negative_grades=negative_grades,
+            undefined=undefined,
             iprec_rounding=iprec_rounding,
             score_precision=score_precision,
         ),
