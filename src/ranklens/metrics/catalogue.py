@@ -637,6 +637,16 @@ _RANKING: tuple[MetricDef, ...] = (
         "number of relevant judgments (summed)",
         _B + "num_rel",
         binary=True,
+        params=(
+            Param(
+                "summary",
+                "sum",
+                "the summary: the sum of the per-query values (sum), or under "
+                "missing='zero' every judgment with a grade > 0 whatever the threshold "
+                "(trec: trec_eval 10 -c; the trec_eval profile)",
+                choices=("sum", "trec"),
+            ),
+        ),
         aggregate="sum",
         range=(0.0, INF),
         cutoff="none",

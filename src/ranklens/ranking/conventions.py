@@ -8,7 +8,9 @@ trec_eval 10.  Profiles reproduce other tools:
     ties broken by score descending then document id descending (byte
     order); queries in the qrels but absent from the run are skipped
     (trec_eval without ``-c``); queries with no relevant judgment score 0;
-    relevance threshold 1; no depth limit; iprec with ``lround``; a value whose
+    relevance threshold 1; no depth limit; iprec with ``lround``; with
+    ``missing='zero'`` (``-c``) the summary ``num_rel`` counts every judgment with a
+    grade > 0 whatever the threshold (``num_rel(summary=trec)``); a value whose
     formula divides zero by zero is NaN (``undefined='nan'``), printed ``-nan``, and
     so is its mean.
 ``pytrec_eval``
@@ -202,7 +204,12 @@ class Conventions:
         ``float64`` (exact) or ``float32`` (round scores first, as pytrec_eval).
     metric_defaults:
         Per-metric parameter defaults a profile sets, e.g.
-        ``{"ndcg": {"ideal": "retrieved"}}``; explicit metric parameters win.
+        ``{"ndcg": {"ideal": "retrieved"}}``; explicit metric parameters win.  The
+        default, trec_eval 10's, is ``{"num_rel": {"summary": "trec"}}``: under
+        ``missing='zero'`` (trec_eval ``-c``) the summary ``num_rel`` counts every
+        judgment with a grade > 0, whatever ``rel_threshold`` says
+        (``te_calc_avg_num_rel`` in trec_eval's ``m_num_rel.c``); the per-query
+        values, and every other profile's summary, count at the threshold.
     """
 
     ties: str = "trec"
@@ -219,7 +226,7 @@ class Conventions:
     iprec_rounding: str = "lround"
     score_precision: str = "float64"
     metric_defaults: dict[str, dict[str, Any]] = field(
-        default_factory=dict, hash=False, compare=True
+        default_factory=lambda: {"num_rel": {"summary": "trec"}}, hash=False, compare=True
     )
     profile: str | None = None
 

@@ -85,14 +85,17 @@ class Result:
     report: Mapping[str, int] = field(default_factory=dict)
     run_name: str | None = None
     provenance: Provenance | None = field(default=None, compare=False, repr=False)
+    # per-query values the aggregate of a metric reads where they are not its per-query
+    # values (num_rel(summary=trec) under missing='zero': trec_eval -c's summary)
+    summary_values: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def summary(self) -> dict[str, float]:
         """``{metric: aggregate}`` (mean, or sum / geometric mean where the metric says)."""
-        return {m: aggregate(self.values[m], self.aggregation(m)) for m in self.metrics}
+        return {m: self[m] for m in self.metrics}
 
     def __getitem__(self, metric: str) -> float:
         key = self._key(metric)
-        return aggregate(self.values[key], self.aggregation(key))
+        return aggregate(self.summary_values.get(key, self.values[key]), self.aggregation(key))
 
     def aggregation(self, metric: str) -> str:
         """How ``metric``'s per-query values aggregate under this result's conventions
@@ -301,6 +304,7 @@ class Plan:
             report=out.report,
             run_name=run_name,
             provenance=provenance,
+            summary_values=out.summary_values,
         )
 
     @property
@@ -346,6 +350,7 @@ class Computed:
     query_ids: pa.Array
     values: dict[str, np.ndarray]
     report: dict[str, int]
+    summary_values: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def run_jobs(
@@ -398,6 +403,7 @@ def compute_jobs(
         for key in values:
             values[key][none] = np.nan
     report = dict(prep.report)
+    summary_values = _trec_summaries(prep, conv, jobs)
     n = report.get("run_queries_without_judgments", 0)
     query_ids = prep.query_ids
     if n and conv.unjudged == "zero" and prep.unjudged_ids is not None:
@@ -407,12 +413,32 @@ def compute_jobs(
             for job in jobs
             if job.metric.definition.aggregate_for(job.params) == "expmean"
         }
-        query_ids, values = _with_zero_queries(query_ids, values, prep.unjudged_ids, floor)
+        ids = query_ids
+        query_ids, values = _with_zero_queries(ids, values, prep.unjudged_ids, floor)
+        summary_values = _with_zero_queries(ids, summary_values, prep.unjudged_ids)[1]
         report["run_queries_scored_zero_without_judgments"] = n
         report["queries_evaluated"] = len(query_ids)
     for key in values:
         values[key].setflags(write=False)
-    return Computed(query_ids, values, report)
+    return Computed(query_ids, values, report, summary_values)
+
+
+def _trec_summaries(prep: Prepared, conv: Conventions, jobs: list[Job]) -> dict[str, np.ndarray]:
+    """The per-query values the summaries of ``num_rel(summary=trec)`` read under
+    ``missing='zero'``: each query's judgments with a grade > 0, whatever the threshold
+    (trec_eval 10 ``-c``: ``te_calc_avg_num_rel`` counts them in the whole qrels)."""
+    if conv.missing != "zero":
+        return {}
+    keys = [
+        j.key
+        for j in jobs
+        if j.metric.definition.name == "num_rel" and j.params.get("summary") == "trec"
+    ]
+    if not keys:
+        return {}
+    positive = prep.ideal_seg[prep.ideal_rel > 0]
+    counts = np.bincount(positive, minlength=prep.n_queries).astype(np.float64)
+    return {key: counts for key in keys}
 
 
 def top_depth(jobs: list[Job], conv: Conventions) -> int | None:

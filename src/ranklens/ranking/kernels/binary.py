@@ -400,7 +400,22 @@ def num_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 
 def num_rel(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Number of relevant judgments of the query (retrieved or not); summed."""
+    """Number of relevant judgments of the query (retrieved or not); summed.
+
+    ``summary=trec`` (trec_eval 10; the default conventions' and the trec_eval
+    profile's): under ``missing='zero'`` (trec_eval ``-c``) the summary counts every
+    judgment with a grade > 0 whatever the relevance threshold, as trec_eval's
+    ``te_calc_avg_num_rel`` does; the per-query values count at the threshold.
+    ``summary=sum``: the sum of the per-query values.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"a": {"d": 1, "e": 2}, "b": {"f": 1}})
+    >>> r = ranklens.Run.from_dict({"a": {"d": 1.0}})
+    >>> res = ranklens.evaluate(q, r, ["num_rel", "num_rel(summary=sum)"], missing="zero",
+    ...                         rel_threshold=2)
+    >>> res.per_query("num_rel"), res.summary()
+    ({'a': 1.0, 'b': 0.0}, {'num_rel': 3.0, 'num_rel(summary=sum)': 1.0})
+    """
     return prep.num_rel(_thr(prep, params)).astype(np.float64)
 
 
