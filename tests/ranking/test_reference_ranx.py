@@ -18,8 +18,8 @@ zeroes later queries after a query without relevant ones (its numba loop stops
 there), so it is compared on cases where every query judges a relevant document
 (and, in half the queries of one test, no non-relevant one); NaN equals NaN only,
 and ranx's mean (numpy's) of a NaN is NaN, as the profile's; the relevance levels
-(ranx's ``-l``) are ranklens' ``rel=`` parameter, and ``rbp.P`` is ``rbp(p=P)`` (raw grades).  Some runs
-name a query with no document: ranx scores it 0, as the profile does (an empty
+(ranx's ``-l``) are ranklens' ``rel=`` parameter, and ``rbp.P`` is ``rbp(p=P)`` (raw
+grades).  Some runs name a query with no document: ranx scores it 0, as the profile does (an empty
 ranking is missing, and missing queries score 0).
 """
 
