@@ -9,10 +9,12 @@ within 5e-5 (it prints four decimals); the command line must print the same
 (measure, query) lines in the same order, each line identical.  Nothing here
 needs a file outside the repository.
 
-The differences found are listed in :data:`KNOWN` (each one checked by a strict
-xfail, so that fixing it shows) and :data:`UNDEFINED` (trec_eval's value there is
-undefined behaviour and not compared); the string measures (``runid``,
-``relstring``) are not ranklens metrics.
+The differences found would be listed in :data:`KNOWN` (each one checked by a strict
+xfail, so that fixing it shows; none today) and :data:`UNDEFINED` (trec_eval's value
+there is undefined behaviour and not compared); the string measures (``runid``,
+``relstring``) are not ranklens metrics.  One deliberate difference is a plain test:
+a qrels query without results and without ``-c`` (trec_eval 10 exits 4; ranklens
+skips it, ``missing='skip'``, or refuses it with ``missing='error'``).
 """
 
 from __future__ import annotations
@@ -54,35 +56,11 @@ TOL = 5e-5
 Cell = tuple[str, str]  # (measure as printed, query or 'all')
 
 
-def _empty_after_j(case: str, cell: Cell, want: float) -> bool:
-    return math.isnan(want)
-
-
-def _num_rel_c_l(case: str, cell: Cell, want: float) -> bool:
-    cmd = _command(case)
-    return (
-        cell == ("num_rel", "all")
-        and cmd.conventions.get("missing") == "zero"
-        and cmd.conventions.get("rel_threshold", 1) > 1
-    )
-
-
-#: differences from trec_eval 10 that ranklens does not reproduce (yet): name ->
-#: (which cells, reason); each is a strict xfail of its own
-KNOWN: dict[str, tuple[Callable[[str, Cell, float], bool], str]] = {
-    "nan_after_J": (
-        _empty_after_j,
-        "trec_eval 10 prints -nan for iprec_at_recall and 11pt_avg of a query whose "
-        "ranking -J empties (m_iprec_at_recall.c, m_11pt_avg.c: num_rel_ret / num_ret "
-        "with num_ret = 0), and so a -nan mean; ranklens scores the empty ranking 0",
-    ),
-    "num_rel_summary_c_l": (
-        _num_rel_c_l,
-        "with -c, trec_eval 10's summary num_rel (m_num_rel.c te_calc_avg_num_rel) counts "
-        "every judgment with a grade > 0 whatever -l says; ranklens sums the per-query "
-        "num_rel at the -l threshold",
-    ),
-}
+#: differences from trec_eval 10 that ranklens does not reproduce: name -> (which
+#: cells, reason), each a strict xfail of its own (none today: every printed value is
+#: reproduced, the 0/0 cells by undefined='nan', the -c summary num_rel by
+#: num_rel(summary=trec))
+KNOWN: dict[str, tuple[Callable[[str, Cell, float], bool], str]] = {}
 
 #: cells whose trec_eval value is undefined behaviour: not compared (case -> measures)
 UNDEFINED = {
@@ -209,12 +187,13 @@ def _known_cells(name: str) -> list[tuple[str, Cell, float]]:
 
 @pytest.mark.parametrize(
     "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=r))
-        for n, (_, r) in KNOWN.items()
-    ],
+    [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=r)) for n, (_, r) in KNOWN.items()]
+    or [pytest.param(None, id="none")],
 )
-def test_known_differences(name: str) -> None:
+def test_known_differences(name: str | None) -> None:
+    if name is None:  # nothing is known to differ
+        assert KNOWN == {}
+        return
     cells = _known_cells(name)
     assert cells, f"no cell of the fixtures shows {name!r} any more: drop it from KNOWN"
     wrong = []
@@ -225,26 +204,79 @@ def test_known_differences(name: str) -> None:
     assert wrong == []
 
 
-def test_known_differences_are_where_they_are_said_to_be() -> None:
-    """The strict xfails above fail for the reason given, on the cells expected."""
-    nan_cells = _known_cells("nan_after_J")
-    assert {c for c, _, _ in nan_cells} == {"main.aqJ", "main.qncJ", "main.acJMNl"}
+def test_summary_num_rel_under_c_counts_every_positive_grade() -> None:
+    """With -c, trec_eval 10's summary num_rel (m_num_rel.c te_calc_avg_num_rel) counts
+    every judgment with a grade > 0 whatever -l says, not the sum of its per-query
+    num_rel at -l; the default conventions (num_rel(summary=trec)) print the same,
+    num_rel(summary=sum) the sum."""
+    per_query = _expected("main.aqcMl")["num_rel"]
+    by_query = sum(v for q, v in per_query.items() if q != "all")
+    assert per_query["all"] == 149.0 and by_query < 149.0  # -l2: 149 is grade > 0
+    qrels = read_trec_qrels(DATA / "main_c.qrels")
+    assert sum(1 for row in qrels if row[2] > 0) == 149
+    assert _api_values("main.aqcMl")[0]["num_rel"]["all"] == 149.0
+    assert (
+        _api_values("main.acJMNl")[0]["num_rel"]["all"]
+        == _expected("main.acJMNl")["num_rel"]["all"]
+    )
+    cmd = _command("main.aqcMl")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ranklens.RanklensWarning)
+        res = ranklens.evaluate(
+            qrels,
+            read_trec_run(DATA / cmd.run),
+            ["num_rel(summary=sum)"],
+            profile="trec_eval",
+            **cmd.conventions,
+        )
+    assert res["num_rel(summary=sum)"] == by_query
+    # without -c the summary is the sum of the per-query values, as trec_eval's
+    without_c = _expected("main.aql2")["num_rel"]
+    assert without_c["all"] == sum(v for q, v in without_c.items() if q != "all")
+    assert _api_values("main.aql2")[0]["num_rel"]["all"] == without_c["all"]
+
+
+def _nan_cells() -> list[tuple[str, Cell]]:
+    return [
+        (c, (m, q))
+        for c in IDS
+        for m, values in _expected(c).items()
+        for q, v in values.items()
+        if math.isnan(v)
+    ]
+
+
+def test_zero_by_zero_is_nan_where_trec_eval_prints_nan() -> None:
+    """trec_eval 10 prints -nan for iprec_at_recall and 11pt_avg of a ranking with
+    nothing retrieved (num_rel_ret / num_ret = 0/0) and for their means; ranklens'
+    undefined='nan' (the trec_eval profile) gives NaN on exactly those cells (the
+    tests above compare every cell, NaN only equal to NaN), and 0 under
+    undefined='zero'."""
+    cells = _nan_cells()
+    assert {c for c, _ in cells} == {"main.aqJ", "main.qncJ", "main.acJMNl"}
     # queries 4 (all judgments negative), 8 (nothing retrieved is judged), 5 and 6
-    # (not in the run: -c gives them a one-document ranking that -J empties), means
-    assert {q for _, (_, q), _ in nan_cells} == {"4", "5", "6", "8", "all"}
-    measures = {m for _, (m, _), _ in nan_cells}
+    # (not in the run: -c ranks one unjudged stand-in document that -J throws out)
+    assert {q for _, (_, q) in cells} == {"4", "5", "6", "8", "all"}
+    measures = {m for _, (m, _) in cells}
     assert "11pt_avg" in measures and "iprec_at_recall_0.50" in measures
     assert all(m == "11pt_avg" or m.startswith("iprec_at_recall_") for m in measures)
     got, _ = _api_values("main.aqJ")
-    assert got["iprec_at_recall_0.50"]["8"] == 0.0
-    num_rel = _known_cells("num_rel_summary_c_l")
-    assert [(c, v) for c, _, v in num_rel] == [("main.aqcMl", 149.0), ("main.acJMNl", 149.0)]
-    # trec_eval's own per-query num_rel at -l2 add up to what ranklens prints
-    per_query = _expected("main.aqcMl")["num_rel"]
-    assert (
-        sum(v for q, v in per_query.items() if q != "all")
-        == _api_values("main.aqcMl")[0]["num_rel"]["all"]
-    )
+    # query 8 has 2 relevant judgments: lround(0.2 * 2) = 0 needs no relevant document
+    # (0/0), lround(0.3 * 2) = 1 does (0)
+    assert math.isnan(got["iprec_at_recall_0.20"]["8"]) and got["iprec_at_recall_0.30"]["8"] == 0
+    cmd = _command("main.aqJ")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ranklens.RanklensWarning)
+        zero = ranklens.evaluate(
+            read_trec_qrels(DATA / cmd.qrels),
+            read_trec_run(DATA / cmd.run),
+            ["iprec_at_recall_0.20", "11pt_avg"],
+            profile="trec_eval",
+            undefined="zero",
+            **cmd.conventions,
+        )
+    assert zero.per_query("iprec_at_recall_0.20")["8"] == 0.0
+    assert not math.isnan(zero["11pt_avg"])
 
 
 def test_undefined_rbp_is_checked_on_its_own() -> None:
@@ -258,21 +290,29 @@ def test_undefined_rbp_is_checked_on_its_own() -> None:
         assert close(got[q], want, TOL), q
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="trec_eval 10 exits with status 4 ('result qid ... not found in qrels') when a "
-    "qrels query has no results and -c is not given; ranklens' trec_eval profile skips "
-    "the query (trec_eval 9's behaviour, --missing skip) and exits 0",
-)
 def test_qrels_query_without_results_and_without_c() -> None:
+    """A deliberate difference: trec_eval 10 exits with status 4 ("result qid '5' not
+    found in qrels") when a qrels query has no results and -c is not given; ranklens'
+    trec_eval profile skips the query (trec_eval 9's and pytrec_eval's behaviour,
+    ``--missing skip``) and evaluates the others; ``--missing error`` refuses the
+    input instead, naming the queries, with the bad-data exit status 3."""
     case = _case("main.missing")
     assert case.exit_status == 4
     assert (OUT / "main.missing.stderr").read_text().startswith("trec_eval: result qid '5'")
     cmd = parse_command(case.command)
-    result = CliRunner().invoke(
-        main, ["evaluate", *(str(DATA / a) for a in cmd.args), "--format", "trec"]
+    args = ["evaluate", *(str(DATA / a) for a in cmd.args), "--format", "trec"]
+    skipped = CliRunner().invoke(main, [*args, "-q"])
+    assert skipped.exit_code == 0, skipped.stderr
+    queries = {q for _, q, _ in output_lines(skipped.stdout)}
+    assert "1" in queries and not {"5", "6"} & queries
+    # the summary is that of trec_eval on the run's queries (main.qrels lacks 5 and 6)
+    assert (
+        skipped.stdout.splitlines()[-30:]
+        == (OUT / "out.main.q").read_text(encoding="utf-8").splitlines()[-30:]
     )
-    assert result.exit_code != 0
+    refused = CliRunner().invoke(main, [*args, "--missing", "error"])
+    assert refused.exit_code == 3
+    assert "'5', '6'" in refused.stderr and "Traceback" not in refused.stderr
 
 
 def test_gains_of_negative_grades_are_refused() -> None:

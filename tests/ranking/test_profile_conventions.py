@@ -205,3 +205,144 @@ def test_files_keep_empty_rankings_only_in_json(tmp_path: Path) -> None:
         with pytest.warns(rl.RanklensWarning, match=r"1 queries without any document \('b'\)"):
             write_run(run, tmp_path / name)
         assert read_run(tmp_path / name).to_dict() == {"a": {"d": 1.0}}
+
+
+# ------------------------------------------------------------- undefined (0/0) values
+
+# 'b' has 2 relevant judgments and (pytrec_eval) an empty ranking
+QRELS_U = {"a": {"d": 1, "n": 0}, "b": {"e": 1, "f": 1, "g": 0}}
+RUN_U = {"a": {"d": 1.0, "n": 0.5}, "b": {}}
+LEVELS = ["iprec@0", "iprec@0.1", "iprec@0.2", "iprec@0.3", "iprec@1"]
+
+
+def test_iprec_of_an_empty_ranking_is_zero_by_zero() -> None:
+    """Nothing retrieved: trec_eval's precision num_rel_ret / num_ret is 0/0 at the levels
+    needing no relevant document.  R = 2: lround(x R) = 0 for x = 0, 0.1 (0.2), 0.2
+    (0.4); 1 at 0.3 (0.6), 2 at 1.  pytrec_eval's floor(x R + 0.9): 0 only at x = 0."""
+    res = _evaluate(QRELS_U, RUN_U, [*LEVELS, "11pt_avg"], empty_rankings="evaluate")
+    b = [res.per_query(m)["b"] for m in LEVELS]
+    assert [math.isnan(v) for v in b] == [True, True, True, False, False]
+    assert b[3:] == [0.0, 0.0]
+    assert math.isnan(res.per_query("11pt_avg")["b"])
+    assert res.per_query("11pt_avg")["a"] == 1.0  # d first: precision 1 at every level
+    # a NaN makes the mean NaN (trec_eval's, pytrec_eval's and numpy's mean)
+    assert math.isnan(res["iprec@0"]) and res["iprec@0.3"] == 0.5
+    assert res.aggregation("iprec@0") == "mean+nan"
+    py = _evaluate(QRELS_U, RUN_U, LEVELS, profile="pytrec_eval")
+    assert [math.isnan(py.per_query(m)["b"]) for m in LEVELS] == [True, False, False, False, False]
+    zero = _evaluate(QRELS_U, RUN_U, [*LEVELS, "11pt_avg"], profile="pytrec_eval", undefined="zero")
+    assert [zero.per_query(m)["b"] for m in [*LEVELS, "11pt_avg"]] == [0.0] * 6
+    assert zero["iprec@0"] == 0.5 and zero.aggregation("iprec@0") == "mean"
+
+
+def test_judged_only_empties_a_ranking_and_missing_queries_keep_a_stand_in() -> None:
+    """-J throws out b's unjudged document: 0/0.  A query absent from the run scored by
+    missing='zero' (trec_eval -c) is ranked as one unjudged document: precision 0/1 = 0,
+    unless judged_only throws that document out too (trec_eval -c -J: -nan)."""
+    run = {"a": {"d": 1.0, "n": 0.5}, "b": {"x": 1.0}}
+    j = _evaluate(QRELS_U, run, ["iprec@0", "iprec@0.3"], judged_only=True)
+    assert math.isnan(j.per_query("iprec@0")["b"]) and j.per_query("iprec@0.3")["b"] == 0.0
+    absent = {"a": {"d": 1.0, "n": 0.5}}
+    c = _evaluate(QRELS_U, absent, ["iprec@0", "num_ret"], missing="zero")
+    assert c.per_query("iprec@0") == {"a": 1.0, "b": 0.0} and c.per_query("num_ret")["b"] == 0
+    cj = _evaluate(QRELS_U, absent, ["iprec@0"], missing="zero", judged_only=True)
+    assert math.isnan(cj.per_query("iprec@0")["b"]) and math.isnan(cj["iprec@0"])
+
+
+def test_no_relevant_nan_queries_stay_out_of_the_mean() -> None:
+    """no_relevant='nan' marks the queries without relevant judgments NaN and leaves them
+    out of every mean, the 0/0 metrics' too."""
+    qrels = {"a": {"d": 1}, "z": {"y": 0}}
+    run = {"a": {"d": 1.0}, "z": {"y": 1.0}}
+    res = _evaluate(qrels, run, ["iprec@0"], no_relevant="nan")
+    assert math.isnan(res.per_query("iprec@0")["z"]) and res["iprec@0"] == 1.0
+    assert res.aggregation("iprec@0") == "mean"
+
+
+def test_ranx_bpref_is_zero_by_zero_without_judged_nonrelevant() -> None:
+    """R = 2 (a, r), N = 0, a retrieved: trec_eval special-cases n_d = 0 and counts a 1,
+    bpref = 1/2; ranx computes 1 - min(0, 2) / min(2, 0) = 1 - 0/0: NaN."""
+    qrels = {"q": {"a": 1, "r": 1}, "p": {"a": 1, "z": 0}}
+    run = {"q": {"a": 0.5, "x": 0.2}, "p": {"z": 0.9, "a": 0.5}}
+    trec = _evaluate(qrels, run, ["bpref"])
+    assert trec.per_query("bpref") == {"p": 0.0, "q": 0.5}  # p: 1 - 1/1
+    ranx = _evaluate(qrels, run, ["bpref"], profile="ranx")
+    assert math.isnan(ranx.per_query("bpref")["q"]) and ranx.per_query("bpref")["p"] == 0.0
+    assert math.isnan(ranx["bpref"])  # ranx's np.mean
+    zero = _evaluate(qrels, run, ["bpref"], profile="ranx", undefined="zero")
+    assert zero.per_query("bpref") == {"p": 0.0, "q": 0.0}
+    # nothing relevant retrieved: no 0/0 (the sum over no document is 0)
+    none = _evaluate({"q": {"a": 1}}, {"q": {"x": 1.0}}, ["bpref(no_nonrel=undefined)"])
+    assert none.per_query("bpref(no_nonrel=undefined)") == {"q": 0.0}
+
+
+def test_rndcg_without_positive_gain_is_zero_by_zero() -> None:
+    """R = 1 at the threshold but gain 0 for grade 1: no ideal gain boundary to average
+    (trec_eval: sum / num_changed_ideal_gain = 0/0); nothing relevant: 0."""
+    qrels = {"q": {"a": 1, "b": 0}, "r": {"a": 0}}
+    run = {"q": {"a": 1.0, "b": 0.5}, "r": {"a": 1.0}}
+    res = _evaluate(qrels, run, ["rndcg(gain={1:0})", "rndcg"])
+    assert math.isnan(res.per_query("rndcg(gain={1:0})")["q"])
+    assert res.per_query("rndcg(gain={1:0})")["r"] == 0.0
+    assert res.per_query("rndcg") == {"q": 1.0, "r": 0.0}
+    zero = _evaluate(qrels, run, ["rndcg(gain={1:0})"], undefined="zero")
+    assert zero.per_query("rndcg(gain={1:0})") == {"q": 0.0, "r": 0.0}
+
+
+def test_undefined_is_a_checked_convention_every_trec_profile_keeps() -> None:
+    assert rl.Conventions().undefined == "nan"
+    for name in ("trec_eval", "pytrec_eval", "ranx"):
+        assert rl.PROFILES[name].undefined == "nan"
+    assert rl.PROFILES["ranx"].metric_defaults["bpref"] == {"no_nonrel": "undefined"}
+    with pytest.raises(rl.ConventionError, match="undefined='none'"):
+        rl.Conventions(undefined="none")
+
+
+def test_trec_format_prints_zero_by_zero_as_trec_eval() -> None:
+    """trec_eval prints 0/0 with "%6.4f": glibc's '  -nan'; the mean too.  A NaN that
+    marks a query not evaluated (no_relevant='nan') is left out, as before."""
+    from ranklens.render.report import render_trec
+
+    metrics = ["iprec_at_recall_0.00", "iprec_at_recall_0.30"]
+    res = _evaluate(QRELS_U, RUN_U, metrics, empty_rankings="evaluate")
+    lines = render_trec(res, per_query=True).splitlines()
+    assert "iprec_at_recall_0.00  \tb\t  -nan" in lines
+    assert "iprec_at_recall_0.30  \tb\t0.0000" in lines
+    assert "iprec_at_recall_0.00  \tall\t  -nan" in lines
+    assert "iprec_at_recall_0.30  \tall\t0.5000" in lines
+    skipped = _evaluate(
+        {"a": {"d": 1}, "z": {"y": 0}},
+        {"a": {"d": 1.0}, "z": {"y": 1.0}},
+        ["P@1"],
+        no_relevant="nan",
+    )
+    assert [ln.split("\t")[1] for ln in render_trec(skipped, per_query=True).splitlines()] == [
+        "a",
+        "all",
+    ]
+
+
+# ------------------------------------------------------ trec_eval -c summary num_rel
+
+
+def test_summary_num_rel_under_missing_zero_counts_every_positive_grade() -> None:
+    """a: grades 1, 2; b: grade 1, absent from the run.  At rel_threshold 2 the per-query
+    num_rel are a 1, b 0; trec_eval -c's summary counts every grade > 0: 3."""
+    qrels = {"a": {"d": 1, "e": 2}, "b": {"f": 1}}
+    run = {"a": {"d": 1.0}}
+    metrics = ["num_rel", "num_rel(summary=sum)"]
+    c = _evaluate(qrels, run, metrics, missing="zero", rel_threshold=2)
+    assert c.per_query("num_rel") == {"a": 1.0, "b": 0.0}
+    assert c.summary() == {"num_rel": 3.0, "num_rel(summary=sum)": 1.0}
+    skip = _evaluate(qrels, run, metrics, rel_threshold=2)  # no -c: the sum
+    assert skip.summary() == {"num_rel": 1.0, "num_rel(summary=sum)": 1.0}
+    # profiles of other tools set their own metric defaults: the sum
+    spark = _evaluate(qrels, run, ["num_rel"], profile="spark", rel_threshold=2)
+    assert spark["num_rel"] == 1.0
+    # the Evaluator's batches give the same summary
+    ev = rl.Evaluator(metrics, missing="zero", rel_threshold=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rl.RanklensWarning)
+        ev.update(rl.Qrels.from_dict({"a": qrels["a"]}), rl.Run.from_dict(run))
+        ev.update(rl.Qrels.from_dict({"b": qrels["b"]}), rl.Run.from_dict({}))
+    assert ev.compute().summary() == c.summary()

@@ -43,11 +43,14 @@ Exclusions, each tested where ranklens documents what it does instead:
   its ideal list: gain maps here keep distinct gains at least 1 apart
   (``test_close_gains_are_sorted_exactly``).
 * trec_eval's ``Rndcg`` is 0/0 (nan) for a query with relevant documents but
-  no positive gain; ranklens reports 0 (``test_rndcg_without_positive_gain``).
+  no positive gain, and so is ranklens' under ``undefined='nan'``
+  (``test_rndcg_without_positive_gain``); every NaN of pytrec_eval (interpolated
+  precision of an empty ranking too) must be NaN here, and its aggregate NaN.
 * ranx's ``rbp`` uses raw grades (no rescaling to [0, 1] as trec_eval does):
   the ``ranx`` profile's ``rbp(scale=none)``, compared on graded judgments too.  ranx's
-  ``bpref`` is 0/0 (nan) without judged non-relevant documents: compared where every query has
-  relevant and judged non-relevant documents.
+  ``bpref`` is 0/0 (nan) without judged non-relevant documents, as the profile's
+  ``bpref(no_nonrel=undefined)``; ranx's bpref loop stops at a query without relevant
+  documents (leaving 0 after it), so bpref is compared where every query has one.
 * scikit-learn's ``ignore_ties=True`` orders tied scores by an unstable
   argsort: compared on distinct scores.  ``dcg_score(log_base=...)`` other
   than 2 and negative ``y_true`` have no ranklens counterpart.
@@ -135,16 +138,6 @@ def _trec_case(seed: int) -> tuple[Qrels, RunDict]:
     if not any(run.get(q) for q in qrels):
         run[next(iter(qrels))] = {"d0": 0.5, "d1": 0.25}
     return qrels, run
-
-
-def _nan_on_empty(run: RunDict) -> Callable[[str], bool]:
-    """Queries where pytrec_eval's interpolated precisions may be 0/0 (NaN) and ranklens
-    gives 0: an empty ranking (see test_reference_pytrec_eval)."""
-    return lambda q: not run.get(q)
-
-
-def _either(*tests: Callable[[str], bool] | None) -> Callable[[str], bool]:
-    return lambda q: any(t(q) for t in tests if t is not None)
 
 
 CUTOFFS = (1, 2, 5, 10, 30, 1000)  # the longest ranking has 29 documents
@@ -271,12 +264,6 @@ for _base, _fam in GAIN_FAMILIES.items():
         PARAMETRISED.append((f"{_base}.{_g}", _base, (f"{_fam}(gain={_grammar_gain(_g)})",)))
 
 
-def _no_positive_gain(judgments: dict[str, int], spec: str) -> bool:
-    """Whether no judgment of the query has a positive gain under a gain map."""
-    gm = {int(k): float(v) for k, v in (p.split("=") for p in spec.split(","))}
-    return all(gm.get(g, float(g)) <= 0 for g in judgments.values() if g >= 0)
-
-
 def _check_against(
     expected: dict[str, dict[str, float]],
     key: str,
@@ -296,11 +283,22 @@ def _check_against(
             if math.isnan(want) and nan_ok is not None and nan_ok(q):
                 assert g == 0.0, (where, name, q)
                 continue
-            assert _close(g, want), (where, name, q, g, want)
+            # a NaN (0/0: undefined='nan') only equals a NaN
+            assert _close(g, want) or (math.isnan(g) and math.isnan(want)), (
+                where,
+                name,
+                q,
+                g,
+                want,
+            )
         values_all = [v[key] for v in expected.values()]
-        if not any(math.isnan(v) for v in values_all):
-            agg = _pytrec().compute_aggregated_measure(key, values_all)
-            assert _close(res[name], agg), (where, name, "aggregate")
+        agg = _pytrec().compute_aggregated_measure(key, values_all)
+        if nan_ok is None:  # pytrec_eval's mean of a NaN is NaN, and so is ranklens'
+            assert _close(res[name], agg) or (math.isnan(res[name]) and math.isnan(agg)), (
+                where,
+                name,
+                "aggregate",
+            )
 
 
 @pytest.mark.parametrize("level", [1, 2, 3])
@@ -314,21 +312,10 @@ def test_pytrec_eval_every_measure_and_parameter(seed: int, level: int) -> None:
     expected = _evaluator(qrels, _plain_measures(), level).evaluate(run)
     assert set(next(iter(expected.values()))) == set(PLAIN)
     for key, ns in PLAIN.items():
-        _check_against(expected, key, ns, res, (seed, level), _nan_on_empty(run))
+        _check_against(expected, key, ns, res, (seed, level))
     for trec, key, grammar in PARAMETRISED:
         expected = _evaluator(qrels, {trec}, level).evaluate(run)
-        nan_ok = None
-        if trec.startswith("Rndcg."):
-            spec = trec.split(".", 1)[1]
-            nan_ok = lambda q, spec=spec: _no_positive_gain(qrels[q], spec)  # noqa: E731
-        _check_against(
-            expected,
-            key,
-            (trec, *grammar),
-            res,
-            (seed, level, trec),
-            _either(nan_ok, _nan_on_empty(run)),
-        )
+        _check_against(expected, key, (trec, *grammar), res, (seed, level, trec))
 
 
 def test_every_pytrec_eval_measure_is_compared() -> None:
@@ -403,7 +390,7 @@ def test_pytrec_eval_relevance_level_is_the_rel_parameter(seed: int) -> None:
         res = _evaluate(qrels, run, list(names.values()), profile="pytrec_eval")
         expected = _evaluator(qrels, measures, level).evaluate(run)
         for key, name in names.items():
-            _check_against(expected, key, (name,), res, (seed, level), _nan_on_empty(run))
+            _check_against(expected, key, (name,), res, (seed, level))
 
 
 def _trec_spelling(key: str) -> str:
@@ -429,8 +416,9 @@ def test_pytrec_eval_judged_docs_only_is_the_judged_run(seed: int) -> None:
     ``judged_only=True``, and ranklens on the run without the documents that are
     unjudged (not in the qrels, or judged with a negative grade).  A query left
     with no judged document is still evaluated (an empty ranking), where
-    trec_eval's ``iprec_at_recall`` and ``11pt_avg`` are 0/0 (nan) and ranklens
-    gives 0."""
+    trec_eval's ``iprec_at_recall`` and ``11pt_avg`` are 0/0 (nan), as ranklens'
+    (``undefined='nan'``); on the filtered run such a query is absent and
+    ``missing='zero'`` ranks trec_eval ``-c``'s one stand-in document there: 0."""
     qrels, run = _trec_case(seed)
     judged_run = {
         q: {d: s for d, s in docs.items() if qrels.get(q, {}).get(d, -1) >= 0}
@@ -517,7 +505,7 @@ def test_pytrec_eval_judged_docs_only_is_the_judged_run(seed: int) -> None:
                 else None
             )
             _check_against(expected, key, (name,), res, (seed, level), nan_ok)
-            _check_against(expected, key, (name,), direct, (seed, level, "-J"), nan_ok)
+            _check_against(expected, key, (name,), direct, (seed, level, "-J"))
 
 
 def test_close_gains_are_sorted_exactly() -> None:
@@ -536,11 +524,15 @@ def test_close_gains_are_sorted_exactly() -> None:
 
 def test_rndcg_without_positive_gain() -> None:
     """A query with relevant documents but no positive gain: trec_eval's Rndcg
-    divides 0 by 0 (nan); ranklens reports 0, as its docstring says."""
+    divides 0 by 0 (nan), and so does ranklens under undefined='nan' (every
+    profile's); undefined='zero' reports 0, as its docstring says."""
     qrels = {"q": {"a": 1, "b": 2, "c": 0}, "r": {"a": 3}}
     run = {"q": {"a": 0.9, "b": 0.8, "z": 0.7}, "r": {"a": 1.0}}
     res = _evaluate(qrels, run, ["Rndcg.1=0,2=-1"], profile="pytrec_eval")
-    assert res.per_query("Rndcg.1=0,2=-1") == {"q": 0.0, "r": 1.0}
+    got = res.per_query("Rndcg.1=0,2=-1")
+    assert math.isnan(got["q"]) and got["r"] == 1.0 and math.isnan(res["Rndcg.1=0,2=-1"])
+    zero = _evaluate(qrels, run, ["Rndcg.1=0,2=-1"], profile="pytrec_eval", undefined="zero")
+    assert zero.per_query("Rndcg.1=0,2=-1") == {"q": 0.0, "r": 1.0}
     ref = _evaluator(qrels, {"Rndcg.1=0,2=-1"}, 1).evaluate(run)
     assert math.isnan(ref["q"]["Rndcg"]) and ref["r"]["Rndcg"] == 1.0
 
@@ -634,7 +626,22 @@ def _compare_ranx(qrels: Qrels, run: RunDict, names: dict[str, str], where: Any)
         got = res.per_query(name)
         want = dict(zip(order, np.atleast_1d(expected[measure]).tolist(), strict=True))
         for q in order:
-            assert _close(got[q], want[q]), (where, measure, name, q, got[q], want[q])
+            g, w = got[q], want[q]
+            assert _close(g, w) or (math.isnan(g) and math.isnan(w)), (
+                where,
+                measure,
+                name,
+                q,
+                g,
+                w,
+            )
+        # ranx's mean is numpy's: NaN when a query's value is
+        mean = float(np.mean(np.atleast_1d(expected[measure])))
+        assert _close(res[name], mean) or (math.isnan(res[name]) and math.isnan(mean)), (
+            where,
+            name,
+            "mean",
+        )
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -659,30 +666,37 @@ def test_ranx_rbp_and_bpref(seed: int) -> None:
     qrels, run = _ranx_case(seed, every_query_both=True)
     for level in (1, 2, 3):
         if all(
-            any(g >= level for g in j.values()) and any(g < level for g in j.values())
-            for j in qrels.values()
-        ):  # ranx's bpref is 0/0 otherwise
+            any(g >= level for g in j.values()) for j in qrels.values()
+        ):  # ranx's bpref loop stops at a query without relevant documents otherwise
             _compare_ranx(
                 qrels, run, {f"bpref-l{level}": f"bpref(rel={level})"}, (seed, "bpref", level)
             )
 
 
 def test_ranx_graded_rbp_and_bpref_disagreements() -> None:
-    """What ranx does where the tests above do not compare it: graded rbp sums
-    the raw grades (ranklens rescales a query's gains to [0, 1], as trec_eval),
-    and bpref without judged non-relevant documents is 0/0."""
+    """Graded rbp sums the raw grades (trec_eval rescales a query's gains to [0, 1]),
+    and bpref without judged non-relevant documents is 0/0 (NaN): the ranx profile's
+    ``rbp(scale=none)`` and ``bpref(no_nonrel=undefined)``; trec_eval's bpref counts
+    such a relevant document 1."""
     ranx = pytest.importorskip("ranx")
     qrels = {"a": {"d1": 2, "d2": 0, "d3": 1}, "b": {"d1": 1}}
     run = {"a": {"d1": 0.9, "d2": 0.8, "d3": 0.7}, "b": {"d1": 1.0, "d5": 0.5}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["rbp.8", "bpref"], return_mean=False)
-    res = _evaluate(qrels, run, ["rbp(p=0.8)", "rbp(p=0.8,scale=trec)", "bpref"], profile="ranx")
+    res = _evaluate(
+        qrels,
+        run,
+        ["rbp(p=0.8)", "rbp(p=0.8,scale=trec)", "bpref", "bpref(no_nonrel=one)"],
+        profile="ranx",
+    )
     assert ref["rbp.8"][0] == pytest.approx(0.2 * 2 + 0.2 * 0.64 * 1)
     # the ranx profile sums the raw grades too; trec_eval's rescaling halves them here
     assert res.per_query("rbp(p=0.8)")["a"] == pytest.approx(ref["rbp.8"][0])
     assert res.per_query("rbp(p=0.8,scale=trec)")["a"] == pytest.approx(ref["rbp.8"][0] / 2)
-    assert math.isnan(ref["bpref"][1]) and res.per_query("bpref")["b"] == 1.0
+    assert math.isnan(ref["bpref"][1]) and math.isnan(res.per_query("bpref")["b"])
+    assert res.per_query("bpref")["a"] == pytest.approx(ref["bpref"][0])
+    assert res.per_query("bpref(no_nonrel=one)")["b"] == 1.0
 
 
 # =========================================================================== scikit-learn

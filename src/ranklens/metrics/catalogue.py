@@ -282,6 +282,10 @@ class MetricDef:
     # False: one value of the whole evaluation (e.g. catalog coverage), no value per
     # query or user
     per_query: bool = True
+    # the formula can divide zero by zero on some queries (an empty ranking, no gain, no
+    # judged non-relevant document): the value there is the ``undefined`` convention's
+    # (NaN, or 0), and under undefined='nan' a NaN of it makes its mean NaN
+    zero_by_zero: bool = False
 
     @property
     def required_inputs(self) -> tuple[tuple[Input, ...], ...]:
@@ -583,7 +587,18 @@ _RANKING: tuple[MetricDef, ...] = (
         "binary preference (Buckley & Voorhees)",
         _B + "bpref",
         binary=True,
+        params=(
+            Param(
+                "no_nonrel",
+                "one",
+                "a relevant document of a query without judged non-relevant documents "
+                "(min(R, N) = 0) counts 1 (one: trec_eval) or 1 - 0/0 (undefined: ranx; the "
+                "query's value is then the undefined convention's, NaN or 0)",
+                choices=("one", "undefined"),
+            ),
+        ),
         trec=(TrecName("bpref"),),
+        zero_by_zero=True,
     ),
     MetricDef(
         "iprec",
@@ -593,6 +608,7 @@ _RANKING: tuple[MetricDef, ...] = (
         binary=True,
         cutoff="level",
         trec=(TrecName("iprec_at_recall", kind="level"),),
+        zero_by_zero=True,
     ),
     MetricDef(
         "11pt_avg",
@@ -605,6 +621,7 @@ _RANKING: tuple[MetricDef, ...] = (
             Param("levels", None, "recall levels to average", kind="numbers", minimum=0, maximum=1),
         ),
         trec=(TrecName("11pt_avg", kind="levels"),),
+        zero_by_zero=True,
     ),
     MetricDef(
         "num_ret",
@@ -620,6 +637,16 @@ _RANKING: tuple[MetricDef, ...] = (
         "number of relevant judgments (summed)",
         _B + "num_rel",
         binary=True,
+        params=(
+            Param(
+                "summary",
+                "sum",
+                "the summary: the sum of the per-query values (sum), or under "
+                "missing='zero' every judgment with a grade > 0 whatever the threshold "
+                "(trec: trec_eval 10 -c; the trec_eval profile)",
+                choices=("sum", "trec"),
+            ),
+        ),
         aggregate="sum",
         range=(0.0, INF),
         cutoff="none",
@@ -845,6 +872,7 @@ _RANKING: tuple[MetricDef, ...] = (
         params=(_TREC_GAIN,),
         trec=(TrecName("Rndcg", kind="pairs"),),
         signed_range=None,
+        zero_by_zero=True,
     ),
     MetricDef(
         "rbp",

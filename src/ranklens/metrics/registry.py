@@ -92,8 +92,18 @@ class Metric:
     def aggregation(self, conventions: Conventions) -> str:
         """How the per-query values of this metric aggregate over queries under
         ``conventions`` (whose profile may set a parameter that changes it, e.g.
-        ``gm_map(values=log)``): see :meth:`MetricDef.aggregate_for`."""
-        return self.definition.aggregate_for(self.resolved_params(conventions.metric_defaults))
+        ``gm_map(values=log)``): see :meth:`MetricDef.aggregate_for`.  A metric whose
+        formula can divide 0 by 0 (``zero_by_zero``) takes the ``+nan`` form under
+        ``undefined='nan'`` (a NaN value makes the aggregate NaN), unless
+        ``no_relevant='nan'`` marks queries left out by NaN."""
+        how = self.definition.aggregate_for(self.resolved_params(conventions.metric_defaults))
+        if (
+            self.definition.zero_by_zero
+            and conventions.undefined == "nan"
+            and conventions.no_relevant != "nan"
+        ):
+            return how + "+nan"
+        return how
 
     def _raw(self) -> str:
         """The spelling of a possibly unvalidated metric, for error messages."""

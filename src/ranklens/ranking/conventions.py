@@ -8,7 +8,11 @@ trec_eval 10.  Profiles reproduce other tools:
     ties broken by score descending then document id descending (byte
     order); queries in the qrels but absent from the run are skipped
     (trec_eval without ``-c``); queries with no relevant judgment score 0;
-    relevance threshold 1; no depth limit; iprec with ``lround``.
+    relevance threshold 1; no depth limit; iprec with ``lround``; with
+    ``missing='zero'`` (``-c``) the summary ``num_rel`` counts every judgment with a
+    grade > 0 whatever the threshold (``num_rel(summary=trec)``); a value whose
+    formula divides zero by zero is NaN (``undefined='nan'``), printed ``-nan``, and
+    so is its mean.
 ``pytrec_eval``
     as ``trec_eval`` but scores are rounded to float32 first (pytrec_eval
     passes scores to trec_eval as C floats, turning near-ties into ties),
@@ -17,7 +21,9 @@ trec_eval 10.  Profiles reproduce other tools:
     retrieved (``empty_rankings='evaluate'``: ``num_ret`` 0, ``map`` 0, ...)
     and the geometric-mean metrics report each query's logarithm
     ``log(max(v, 1e-5))`` (``gm_map(values=log)``, ``gm_bpref(values=log)``),
-    whose mean, exponentiated, is trec_eval's ``gm_map``.
+    whose mean, exponentiated, is trec_eval's ``gm_map``.  Interpolated precision
+    of an empty ranking is NaN where trec_eval 9 divides 0 by 0 (recall levels
+    ``x`` with ``floor(x R + 0.9) = 0``; ``undefined='nan'``).
 ``ranx``
     ranx sorts by score descending and keeps documents with equal scores in
     the order they were given (``ties='input'``); queries in the qrels but
@@ -32,7 +38,9 @@ trec_eval 10.  Profiles reproduce other tools:
     ranx counts a judgment with a negative grade as judged non-relevant
     (``negative_grades='nonrelevant'``: in ``bpref`` it ranks above relevant
     documents and counts in N), where trec_eval takes it as pooled but
-    unjudged.
+    unjudged.  ranx's ``bpref`` is ``1 - 0/0`` for a relevant document of a query
+    without judged non-relevant document (``bpref(no_nonrel=undefined)``: NaN under
+    ``undefined='nan'``), where trec_eval counts it 1; ranx's mean of a NaN is NaN.
 ``sklearn``
     ``ndcg_score``/``dcg_score`` average over tied scores (``ties='expected'``)
     and build the ideal list from the scored documents only
@@ -109,6 +117,7 @@ IPREC_ROUNDING = ("lround", "legacy")
 EMPTY_RANKINGS = ("missing", "evaluate")
 NEGATIVE_GRADES = ("unjudged", "nonrelevant")
 SCORE_PRECISION = ("float64", "float32")
+UNDEFINED_VALUES = ("nan", "zero")
 
 
 @dataclass(frozen=True)
@@ -172,6 +181,21 @@ class Conventions:
         bpref, not counted in its N), or ``nonrelevant``, judged non-relevant
         (ranx: it counts in bpref's N and as a non-relevant document above
         relevant ones).  Either way it is not relevant and has gain 0.
+    undefined:
+        What a metric whose formula divides zero by zero returns on a query:
+        ``nan`` (trec_eval 10, pytrec_eval and ranx, whose values are NaN there; a
+        NaN makes the mean NaN too, as their means do, and the trec format prints
+        it ``-nan``) or ``zero``.  The metrics with such a case (the catalogue's
+        ``zero_by_zero``): ``iprec`` and ``11pt_avg`` on a ranking with nothing
+        retrieved, at the recall levels needing no relevant document (precision
+        ``RR / n`` = 0/0; a query absent from the run that ``missing='zero'`` scores
+        is ranked, as by trec_eval ``-c``, as one unjudged document, which
+        ``judged_only`` throws out); ``rndcg`` with relevant judgments but no
+        positive gain (no point to average); ``bpref(no_nonrel=undefined)`` (ranx)
+        when a relevant document is retrieved and no document is judged
+        non-relevant.  Under ``no_relevant='nan'`` every NaN is left out of the
+        mean, as that convention's are.  Every other metric guards its divisions
+        by a rule its docstring states.
     iprec_rounding:
         How interpolated precision finds the rank for a recall level:
         ``lround`` (trec_eval 10) or ``legacy`` (trec_eval 9 and
@@ -180,7 +204,12 @@ class Conventions:
         ``float64`` (exact) or ``float32`` (round scores first, as pytrec_eval).
     metric_defaults:
         Per-metric parameter defaults a profile sets, e.g.
-        ``{"ndcg": {"ideal": "retrieved"}}``; explicit metric parameters win.
+        ``{"ndcg": {"ideal": "retrieved"}}``; explicit metric parameters win.  The
+        default, trec_eval 10's, is ``{"num_rel": {"summary": "trec"}}``: under
+        ``missing='zero'`` (trec_eval ``-c``) the summary ``num_rel`` counts every
+        judgment with a grade > 0, whatever ``rel_threshold`` says
+        (``te_calc_avg_num_rel`` in trec_eval's ``m_num_rel.c``); the per-query
+        values, and every other profile's summary, count at the threshold.
     """
 
     ties: str = "trec"
@@ -193,10 +222,11 @@ class Conventions:
     collection_size: int = 0
     empty_rankings: str = "missing"
     negative_grades: str = "unjudged"
+    undefined: str = "nan"
     iprec_rounding: str = "lround"
     score_precision: str = "float64"
     metric_defaults: dict[str, dict[str, Any]] = field(
-        default_factory=dict, hash=False, compare=True
+        default_factory=lambda: {"num_rel": {"summary": "trec"}}, hash=False, compare=True
     )
     profile: str | None = None
 
@@ -208,6 +238,7 @@ class Conventions:
             ("unjudged", UNJUDGED_POLICIES),
             ("empty_rankings", EMPTY_RANKINGS),
             ("negative_grades", NEGATIVE_GRADES),
+            ("undefined", UNDEFINED_VALUES),
             ("iprec_rounding", IPREC_ROUNDING),
             ("score_precision", SCORE_PRECISION),
         ):
@@ -258,7 +289,7 @@ PROFILES: dict[str, Conventions] = {
         ties="input",
         missing="zero",
         negative_grades="nonrelevant",
-        metric_defaults={"rbp": {"scale": "none"}},
+        metric_defaults={"rbp": {"scale": "none"}, "bpref": {"no_nonrel": "undefined"}},
         profile="ranx",
     ),
     "rectools": Conventions(

@@ -29,15 +29,19 @@ __all__ = ["Result", "evaluate"]
 def aggregate(values: np.ndarray, how: str) -> float:
     """Mean, geometric mean (trec_eval: floor 1e-5), the exponential of the mean
     (``expmean``: a geometric mean of values that are logarithms already, as
-    ``gm_map(values=log)`` gives them) or sum; NaN entries are excluded."""
+    ``gm_map(values=log)`` gives them) or sum; NaN entries are excluded, unless ``how``
+    ends in ``+nan`` (``mean+nan``: a metric's value 0/0 under ``undefined='nan'``),
+    where a NaN makes the aggregate NaN, as trec_eval's, pytrec_eval's and ranx's."""
     return finish_aggregate(*partial_aggregate(values, how), how)
 
 
 def partial_aggregate(values: np.ndarray, how: str) -> tuple[int, float]:
     """What :func:`aggregate` needs of some of the values: how many are defined (not
-    NaN) and their sum (of logarithms, floored at ``GM_FLOOR``, for ``gmean``).  The
-    parts of several batches add up (counts exactly, sums to rounding)."""
-    v = values[~np.isnan(values)]
+    NaN; all of them for a ``+nan`` aggregate, whose sum is then NaN) and their sum (of
+    logarithms, floored at ``GM_FLOOR``, for ``gmean``).  The parts of several batches
+    add up (counts exactly, sums to rounding)."""
+    how, keep_nan = _base(how)
+    v = values if keep_nan else values[~np.isnan(values)]
     if how == "gmean":
         v = np.log(np.maximum(v, GM_FLOOR))
     # added one after another in query order, as trec_eval adds them: numpy's pairwise
@@ -47,6 +51,7 @@ def partial_aggregate(values: np.ndarray, how: str) -> tuple[int, float]:
 
 def finish_aggregate(count: int, total: float, how: str) -> float:
     """The aggregate from :func:`partial_aggregate`'s count and sum (NaN if no value)."""
+    how = _base(how)[0]
     if count == 0:
         return float("nan")
     if how == "sum":
@@ -54,6 +59,12 @@ def finish_aggregate(count: int, total: float, how: str) -> float:
     if how in ("gmean", "expmean"):
         return float(np.exp(total / count))
     return float(total / count)
+
+
+def _base(how: str) -> tuple[str, bool]:
+    """``how`` without its ``+nan`` suffix, and whether it had one."""
+    base = how.removesuffix("+nan")
+    return base, base != how
 
 
 @dataclass(frozen=True)
@@ -74,18 +85,22 @@ class Result:
     report: Mapping[str, int] = field(default_factory=dict)
     run_name: str | None = None
     provenance: Provenance | None = field(default=None, compare=False, repr=False)
+    # per-query values the aggregate of a metric reads where they are not its per-query
+    # values (num_rel(summary=trec) under missing='zero': trec_eval -c's summary)
+    summary_values: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def summary(self) -> dict[str, float]:
         """``{metric: aggregate}`` (mean, or sum / geometric mean where the metric says)."""
-        return {m: aggregate(self.values[m], self.aggregation(m)) for m in self.metrics}
+        return {m: self[m] for m in self.metrics}
 
     def __getitem__(self, metric: str) -> float:
         key = self._key(metric)
-        return aggregate(self.values[key], self.aggregation(key))
+        return aggregate(self.summary_values.get(key, self.values[key]), self.aggregation(key))
 
     def aggregation(self, metric: str) -> str:
         """How ``metric``'s per-query values aggregate under this result's conventions
-        (``mean``, ``gmean``, ``expmean`` or ``sum``; see :func:`aggregate`)."""
+        (``mean``, ``gmean``, ``expmean`` or ``sum``, with ``+nan`` where a NaN value
+        makes the aggregate NaN; see :func:`aggregate`)."""
         return self.parsed[self._key(metric)].aggregation(self.conventions)
 
     def metric_key(self, metric: str) -> str:
@@ -180,6 +195,7 @@ def evaluate(
     collection_size: int | None = None,
     empty_rankings: str | None = None,
     negative_grades: str | None = None,
+    undefined: str | None = None,
     iprec_rounding: str | None = None,
     score_precision: str | None = None,
 ) -> Result:
@@ -230,6 +246,7 @@ def evaluate(
             collection_size=collection_size,
             empty_rankings=empty_rankings,
             negative_grades=negative_grades,
+            undefined=undefined,
             iprec_rounding=iprec_rounding,
             score_precision=score_precision,
         ),
@@ -287,6 +304,7 @@ class Plan:
             report=out.report,
             run_name=run_name,
             provenance=provenance,
+            summary_values=out.summary_values,
         )
 
     @property
@@ -332,6 +350,7 @@ class Computed:
     query_ids: pa.Array
     values: dict[str, np.ndarray]
     report: dict[str, int]
+    summary_values: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def run_jobs(
@@ -384,6 +403,7 @@ def compute_jobs(
         for key in values:
             values[key][none] = np.nan
     report = dict(prep.report)
+    summary_values = _trec_summaries(prep, conv, jobs)
     n = report.get("run_queries_without_judgments", 0)
     query_ids = prep.query_ids
     if n and conv.unjudged == "zero" and prep.unjudged_ids is not None:
@@ -393,12 +413,32 @@ def compute_jobs(
             for job in jobs
             if job.metric.definition.aggregate_for(job.params) == "expmean"
         }
-        query_ids, values = _with_zero_queries(query_ids, values, prep.unjudged_ids, floor)
+        ids = query_ids
+        query_ids, values = _with_zero_queries(ids, values, prep.unjudged_ids, floor)
+        summary_values = _with_zero_queries(ids, summary_values, prep.unjudged_ids)[1]
         report["run_queries_scored_zero_without_judgments"] = n
         report["queries_evaluated"] = len(query_ids)
     for key in values:
         values[key].setflags(write=False)
-    return Computed(query_ids, values, report)
+    return Computed(query_ids, values, report, summary_values)
+
+
+def _trec_summaries(prep: Prepared, conv: Conventions, jobs: list[Job]) -> dict[str, np.ndarray]:
+    """The per-query values the summaries of ``num_rel(summary=trec)`` read under
+    ``missing='zero'``: each query's judgments with a grade > 0, whatever the threshold
+    (trec_eval 10 ``-c``: ``te_calc_avg_num_rel`` counts them in the whole qrels)."""
+    if conv.missing != "zero":
+        return {}
+    keys = [
+        j.key
+        for j in jobs
+        if j.metric.definition.name == "num_rel" and j.params.get("summary") == "trec"
+    ]
+    if not keys:
+        return {}
+    positive = prep.ideal_seg[prep.ideal_rel > 0]
+    counts = np.bincount(positive, minlength=prep.n_queries).astype(np.float64)
+    return {key: counts for key in keys}
 
 
 def top_depth(jobs: list[Job], conv: Conventions) -> int | None:

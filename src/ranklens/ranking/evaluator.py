@@ -265,10 +265,18 @@ def combine(
         v = np.concatenate([b.values[key] for b in batches])[order]
         v.setflags(write=False)
         values[key] = v
+    summary_values = {
+        key: np.concatenate([b.summary_values[key] for b in batches])[order]
+        for key in batches[0].summary_values
+    }
     report = sum_reports([b.report for b in batches])
     if stacklevel is not None:
         warn_unmatched(report, plan.conventions, stacklevel=stacklevel)
-    return plan.result(Computed(ids.take(from_numpy(order)), values, report), run_name, provenance)
+    return plan.result(
+        Computed(ids.take(from_numpy(order)), values, report, summary_values),
+        run_name,
+        provenance,
+    )
 
 
 def sum_reports(reports: Iterable[Mapping[str, int]]) -> dict[str, int]:

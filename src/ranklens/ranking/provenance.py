@@ -76,7 +76,11 @@ def conventions_document(conv: Conventions) -> dict[str, Any]:
 # conventions added after results were first stored: at their default (the behaviour
 # before they existed) they are left out of the document, so that the fingerprint of
 # the same conventions stays what it was
-_LATER_CONVENTIONS = {"empty_rankings": "missing", "negative_grades": "unjudged"}
+_LATER_CONVENTIONS = {
+    "empty_rankings": "missing",
+    "negative_grades": "unjudged",
+    "undefined": "zero",
+}
 
 
 class Provenance:

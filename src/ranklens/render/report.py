@@ -288,6 +288,14 @@ def _trec_value_format(result: Result, metric: str) -> tuple[bool, bool]:
     return defn.aggregate == "sum", defn.aggregate != "gmean" and defn.name != "num_q"
 
 
+def _trec_number(v: float, undefined: bool) -> str | None:
+    """``"%6.4f"`` of ``v``; a NaN is ``-nan`` (glibc's printf of trec_eval's 0/0) where
+    it is an ``undefined='nan'`` value (``undefined``), else None (not printed)."""
+    if v == v:
+        return f"{v:6.4f}"
+    return f"{'-nan':>6}" if undefined else None
+
+
 def render_trec(
     results: Result | Sequence[Result],
     per_query: bool = False,
@@ -299,7 +307,8 @@ def render_trec(
     With ``per_query=True`` the per-query lines come first, query by query,
     each query's metrics in the order given (gm_map, gm_bpref and num_q are
     not printed per query, and a query whose value is NaN is left out, as
-    trec_eval leaves out queries it did not evaluate); then the summary
+    trec_eval leaves out queries it did not evaluate, except a value 0/0 under
+    ``undefined='nan'``, printed ``-nan`` as trec_eval prints it); then the summary
     block (query ``all``), starting with ``runid`` when ``runid=True``, unless
     ``summary=False`` (trec_eval ``-n``).  Summed counts (num_ret, num_rel, ...) print as
     integers.  Several runs print one block after another.
@@ -326,9 +335,12 @@ def render_trec(
                         ]
                     )
                 else:
+                    undefined = r.aggregation(m).endswith("+nan")
                     columns.append(
                         [
-                            None if v != v else f"{head}{display_id(q)}\t{v:6.4f}"
+                            None
+                            if (text := _trec_number(v, undefined)) is None
+                            else f"{head}{display_id(q)}\t{text}"
                             for q, v in zip(r.query_ids, vals, strict=True)
                         ]
                     )
@@ -339,7 +351,8 @@ def render_trec(
             lines.append(f"{'runid':<22}\tall\t{label}")
         for m, v in r.summary().items():
             integer = kinds[m][0] and v == v
-            lines.append(f"{heads[m]}all\t{int(v)}" if integer else f"{heads[m]}all\t{v:6.4f}")
+            text = _trec_number(v, r.aggregation(m).endswith("+nan")) or f"{v:6.4f}"
+            lines.append(f"{heads[m]}all\t{int(v)}" if integer else f"{heads[m]}all\t{text}")
     return "\n".join(lines) + "\n" if lines else ""
 
 

@@ -44,7 +44,8 @@ def _plan(
 
 
 def _partials(plan: Plan) -> Callable[[dict[str, np.ndarray]], Partials]:
-    """A task's partial aggregates of its values (each metric's own aggregate)."""
+    """A task's partial aggregates of its values (each metric's own aggregate; give it
+    the values the aggregates read, ``Computed.summary_values`` over the per-query ones)."""
     how = {k: plan.parsed[k].aggregation(plan.conventions) for k in plan.keys}
 
     def partials(values: dict[str, np.ndarray]) -> Partials:
@@ -141,7 +142,7 @@ def evaluate(
         return (
             values_table(out.query_ids, [out.values[k] for k in keys], [query, *keys]),
             out.report,
-            partials(out.values),
+            partials({**out.values, **out.summary_values}),
         )
 
     joined = by_query(
@@ -250,7 +251,7 @@ def evaluate_interactions(
         return (
             values_table(out.query_ids, [out.values[k] for k in keys], [user, *keys]),
             counts,
-            partials(out.values),
+            partials({**out.values, **out.summary_values}),
         )
 
     joined = by_query(

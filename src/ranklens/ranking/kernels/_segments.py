@@ -98,3 +98,20 @@ def safe_div(num: np.ndarray, den: Any) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
     return out
+
+
+def undefined_value(prep: Prepared) -> float:
+    """The value of a metric whose formula divides zero by zero on a query: NaN or 0, by
+    the ``undefined`` convention (:class:`~ranklens.Conventions`)."""
+    return float("nan") if prep.conventions.undefined == "nan" else 0.0
+
+
+def retrieved_for_trec(prep: Prepared) -> np.ndarray:
+    """The number of documents retrieved per query as trec_eval counts it for a 0/0:
+    a query absent from the run that ``missing='zero'`` scores is ranked, as by
+    trec_eval ``-c``, as one unjudged document (trec_eval's stand-in ranking), unless
+    ``judged_only`` threw that document out (``-J``)."""
+    n = prep.lengths
+    if prep.in_run is None or prep.conventions.judged_only:
+        return n
+    return np.where(prep.in_run, n, np.maximum(n, 1))

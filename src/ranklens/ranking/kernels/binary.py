@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens.ranking._sums import col, cutoff_array, is_vector, value_shape
-from ranklens.ranking.kernels._segments import binary_values, first_relevant_prob, safe_div, within
+from ranklens.ranking.kernels._segments import (
+    binary_values,
+    first_relevant_prob,
+    retrieved_for_trec,
+    safe_div,
+    undefined_value,
+    within,
+)
 
 if TYPE_CHECKING:
     from ranklens.ranking.engine import Prepared
@@ -258,6 +265,12 @@ def bpref(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     under ``negative_grades='nonrelevant'`` (ranx's ``bpref``, the ``ranx``
     profile).  0 when R = 0.  Ties: ordering policies.
 
+    A query without judged non-relevant documents (``N = 0``, so ``min(R, N) = 0``):
+    trec_eval special-cases ``n_d = 0`` and counts each relevant document retrieved 1
+    (``no_nonrel=one``, the default); ranx divides anyway, ``1 - 0/0``
+    (``no_nonrel=undefined``, the ``ranx`` profile), and the query's bpref is then the
+    ``undefined`` convention's value: NaN (ranx; its mean is NaN too) or 0.
+
     >>> import ranklens
     >>> q = ranklens.Qrels.from_dict({"q": {"a": 2, "n": -1, "r": 2, "z": 0}})
     >>> r = ranklens.Run.from_dict({"q": {"n": 0.5, "a": 0.2}})
@@ -265,6 +278,10 @@ def bpref(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     0.5
     >>> ranklens.evaluate(q, r, "bpref", negative_grades="nonrelevant")["bpref"]
     0.25
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "r": 1}})  # N = 0
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.5, "x": 0.2}})
+    >>> [ranklens.evaluate(q, r, m)[m] for m in ("bpref", "bpref(no_nonrel=undefined)")]
+    [0.5, nan]
     """
     thr = _thr(prep, params)
     b = prep.is_rel(thr)
@@ -280,7 +297,11 @@ def bpref(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     contrib = np.where(
         denom > 0, 1.0 - np.minimum(above, nrel[prep.seg]) / np.where(denom > 0, denom, 1.0), 1.0
     )
-    return safe_div(prep.seg_sum(np.where(b, contrib, 0.0)), nrel)
+    value = safe_div(prep.seg_sum(np.where(b, contrib, 0.0)), nrel)
+    if params.get("no_nonrel", "one") == "undefined":  # ranx: 1 - 0/0
+        zero_by_zero = prep.seg_count(b & (denom == 0)) > 0
+        value = np.where(zero_by_zero, undefined_value(prep), value)
+    return value
 
 
 def _rank_for_recall(prep: Prepared, level: float, nrel: np.ndarray) -> np.ndarray:
@@ -300,6 +321,24 @@ def interpolated_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np
     max over an empty set is 0, and for ``n(x) = 0`` it is the maximum
     precision at any rank (1 at x = 0 if the first document is relevant).
     trec_eval ``iprec_at_recall``.  Ties: ordering policies.
+
+    On a ranking with nothing retrieved (``n = 0``: an empty ranking, or one that
+    ``judged_only`` empties) the levels with ``n(x) = 0`` take trec_eval's precision
+    ``RR / n = 0 / 0``: NaN under ``undefined='nan'`` (trec_eval 10, pytrec_eval), 0
+    under ``undefined='zero'``; the other levels are 0.  A query absent from the run
+    that ``missing='zero'`` scores has trec_eval ``-c``'s stand-in ranking of one
+    unjudged document (value 0), unless ``judged_only`` throws it out.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"a": {"d": 1}, "b": {"e": 1, "f": 1, "g": 1}})
+    >>> r = ranklens.Run.from_dict({"a": {"d": 1.0}, "b": {"x": 1.0}})
+    >>> res = ranklens.evaluate(q, r, ["iprec@0.1", "iprec@0.2"], judged_only=True)
+    >>> res.per_query("iprec@0.1"), res.per_query("iprec@0.2")  # lround(0.3), lround(0.6)
+    ({'a': 1.0, 'b': nan}, {'a': 1.0, 'b': 0.0})
+    >>> res["iprec@0.1"], res["iprec@0.2"]  # a NaN makes the mean NaN, as trec_eval's
+    (nan, 0.5)
+    >>> ranklens.evaluate(q, r, "iprec@0.1", judged_only=True, undefined="zero")["iprec@0.1"]
+    0.5
     """
     return _iprec_levels(prep, [float(k)], params)[0]
 
@@ -325,14 +364,25 @@ def _iprec_levels(prep: Prepared, levels: list[float], params: dict[str, Any]) -
         starts[0::2] = prep.offsets[:-1] + short
         best = np.maximum.reduceat(ext, starts)[0::2] if prep.n_queries else np.zeros(0)
         out.append(np.where((short < prep.lengths) & (nrel > 0), best, 0.0))
-    return out
+    if prep.conventions.undefined == "zero" or prep.n_queries == 0:
+        return out
+    # nothing retrieved: the precision RR / n at the levels needing no relevant
+    # document is 0 / 0 (trec_eval: num_rel_ret / num_ret)
+    empty = retrieved_for_trec(prep) == 0
+    if not empty.any():
+        return out
+    return [
+        np.where(empty & (_rank_for_recall(prep, level, nrel) <= 0), np.nan, v)
+        for level, v in zip(levels, out, strict=True)
+    ]
 
 
 def eleven_point(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """11-point interpolated average precision: the mean of ``iprec`` at recall
     0.0, 0.1, ..., 1.0 (``levels=`` gives other points, trec_eval
-    ``11pt_avg..25,.5,.75``).  Same rounding convention as ``iprec``.
-    Ties: ordering policies.
+    ``11pt_avg..25,.5,.75``).  Same rounding convention as ``iprec``, and NaN
+    when one of the levels is (an empty ranking under ``undefined='nan'``, as
+    trec_eval's sum of them).  Ties: ordering policies.
     """
     levels = list(params["levels"]) if params["levels"] else [i / 10 for i in range(11)]
     vals = _iprec_levels(prep, levels, params)
@@ -351,7 +401,22 @@ def num_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 
 def num_rel(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Number of relevant judgments of the query (retrieved or not); summed."""
+    """Number of relevant judgments of the query (retrieved or not); summed.
+
+    ``summary=trec`` (trec_eval 10; the default conventions' and the trec_eval
+    profile's): under ``missing='zero'`` (trec_eval ``-c``) the summary counts every
+    judgment with a grade > 0 whatever the relevance threshold, as trec_eval's
+    ``te_calc_avg_num_rel`` does; the per-query values count at the threshold.
+    ``summary=sum``: the sum of the per-query values.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"a": {"d": 1, "e": 2}, "b": {"f": 1}})
+    >>> r = ranklens.Run.from_dict({"a": {"d": 1.0}})
+    >>> res = ranklens.evaluate(q, r, ["num_rel", "num_rel(summary=sum)"], missing="zero",
+    ...                         rel_threshold=2)
+    >>> res.per_query("num_rel"), res.summary()
+    ({'a': 1.0, 'b': 0.0}, {'num_rel': 3.0, 'num_rel(summary=sum)': 1.0})
+    """
     return prep.num_rel(_thr(prep, params)).astype(np.float64)
 
 

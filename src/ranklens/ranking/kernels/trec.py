@@ -16,7 +16,7 @@ import numpy as np
 
 from ranklens.metrics.catalogue import GM_FLOOR
 from ranklens.ranking._sums import col, cutoff_array, seg_cumsum
-from ranklens.ranking.kernels._segments import safe_div
+from ranklens.ranking.kernels._segments import safe_div, undefined_value
 from ranklens.ranking.kernels.binary import _thr, average_precision, bpref
 from ranklens.ranking.kernels.graded import _discount, gains, ideal_gains, run_gains
 
@@ -205,9 +205,17 @@ def rndcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     At each ideal rank b where the ideal gain changes value (and at the last
     positive ideal gain, b = n): ``DCG@min(b, num_ret) / IDCG@b``; plus
     ``DCG@num_ret / IDCG@n`` when ``num_ret > n + 1`` (trec_eval's rule).
-    The mean of these points; 0 when R = 0, and 0 when no point exists (R > 0
-    at the relevance threshold but no positive gain, e.g. ``Rndcg.1=0``), where
-    trec_eval divides 0 by 0 and reports nan."""
+    The mean of these points; 0 when R = 0.  When no point exists (R > 0 at the
+    relevance threshold but no positive gain, e.g. ``Rndcg.1=0``) trec_eval divides
+    0 by 0: NaN under ``undefined='nan'`` (trec_eval), 0 under ``undefined='zero'``.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 1.0, "b": 0.5}})
+    >>> res = ranklens.evaluate(q, r, ["rndcg", "rndcg(gain={1:0})"])
+    >>> res.per_query("rndcg"), res.per_query("rndcg(gain={1:0})")
+    ({'q': 1.0}, {'q': nan})
+    """
     q = prep.n_queries
     _g, dcg_cum, ig, iseg, idcg_cum = _dcg_curves(prep, params["gain"])
     n = np.bincount(iseg, minlength=q)
@@ -221,12 +229,12 @@ def rndcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     pts = safe_div(dcg_b, idcg_cum[boundary])
     total = np.bincount(bq, weights=pts, minlength=q)
     count = np.bincount(bq, minlength=q).astype(np.float64)
-    extra = prep.lengths > n + 1
     dcg_all = _lookup(dcg_cum, prep.seg, q, np.arange(q), prep.lengths - 1)
     idcg_all = _lookup(idcg_cum, iseg, q, np.arange(q), n - 1)
+    extra = (prep.lengths > n + 1) & (idcg_all > 0)  # trec_eval: a point needs IDCG > 0
     total = total + np.where(extra, safe_div(dcg_all, idcg_all), 0.0)
     count = count + extra
-    out = safe_div(total, count)
+    out = np.where(count > 0, safe_div(total, count), undefined_value(prep))
     return np.where(prep.num_rel(_thr(prep, params)) > 0, out, 0.0)
 
 
