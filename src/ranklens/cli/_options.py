@@ -153,6 +153,7 @@ def _descriptions() -> dict[str, str]:
         elif name is not None and line.startswith("        "):
             out[name] += " " + line.strip()
     for key, text in out.items():
+        text = re.sub(r":[a-z]+:`~?([^`<]+?)\s*(<[^>]*>)?`", r"\1", text)  # :attr:`X <y>` -> X
         text = text.replace("``", "").strip()
         first = re.split(r"(?<!i\.e\.)(?<!e\.g\.)(?<=[.])\s+", text, maxsplit=1)[0]
         out[key] = first
