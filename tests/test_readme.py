@@ -90,6 +90,8 @@ def _scratch() -> None:
         ):
             Path(name).parent.mkdir(exist_ok=True)
             shutil.copy(folder / ("example.qrels" if "qrels" in name else "example.run"), name)
+        for name in ("example.qrels", "example.run", "example_rerank.run"):  # first contact
+            shutil.copy(folder / name, name)
     Path("sums.csv").write_text(
         "variant,count,revenue_sum,revenue_sum_sq\ncontrol,1000,5000,60000\nnew,1000,5400,66000\n"
     )
@@ -139,6 +141,26 @@ def test_command_block_runs(
         result = CliRunner().invoke(main, shlex.split(line)[1:], catch_exceptions=False)
         assert result.exit_code == 0, (line, result.output)
         assert result.output.strip(), line
+
+
+def test_first_contact_lines_are_what_ranklens_example_prints() -> None:
+    """The console block after the setup shows compare, gate and report on the bundled
+    files: the lines ``ranklens example`` prints, with the files' folder left out."""
+    from ranklens.cli import example
+
+    text = README.read_text(encoding="utf-8")
+    after_setup = text.split("```bash\n", 1)[1].split("```", 1)[1]
+    first = re.search(r"```console\n(.*?)```", after_setup, flags=re.S)
+    assert first is not None and after_setup.index(first.group(0)) < after_setup.index("\n## ")
+    shown = _commands(first.group(1), "$ ")
+    assert [line.split()[1] for line in shown] == ["compare", "gate", "report"]
+    paths = example.example_paths()
+    printed = example._try_next(paths, "ranklens")
+    folder = str(Path(paths.qrels).parent) + "/"
+    assert all(shlex.quote(p).startswith(folder) for p in paths)  # plain paths here
+    printed = printed.replace(folder, "")
+    for line in shown:
+        assert f"  {line}\n" in printed, line
 
 
 def test_there_are_console_lines() -> None:
