@@ -52,15 +52,54 @@ def test_every_block_is_run_here() -> None:
 
 @pytest.mark.parametrize("number", range(len(_blocks("python"))))
 def test_python_block_runs_on_its_own(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, number: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, number: int
 ) -> None:
     monkeypatch.chdir(tmp_path)
     block = _blocks("python")[number]
     if "pyspark" in block:
-        # the tests' one local session (skips without Java): the block's getOrCreate()
-        # finds it, and its Python workers run this interpreter
-        request.getfixturevalue("spark")
+        _run_spark_block_as_written(tmp_path, block)
+        return
     exec(compile(block, f"{README}: python block {number + 1}", "exec"), {})
+
+
+def _run_spark_block_as_written(folder: Path, block: str) -> None:
+    """The Spark block runs as a user runs it: in a fresh interpreter (this one, as a
+    virtual environment's python that is not activated) with ``PYSPARK_PYTHON`` unset,
+    so that its workers run whatever the block says (unset, Spark would start
+    ``python3`` from PATH, which does not have ranklens' dependencies).  No warning
+    comes from ranklens; pyspark's own one about pandas >= 3 shows at most once (the
+    session's start)."""
+    import os
+    import site
+    import subprocess
+    import sys
+
+    import ranklens
+
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("pyspark needs a Java runtime and there is no `java` on PATH")
+    script = folder / "spark_block.py"
+    script.write_text(block, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_")}
+    # ranklens as this session imports it, and nothing else of this environment: the
+    # workers of a python3 from PATH must not find this environment's packages
+    env.pop("PYTHONPATH", None)
+    source = str(Path(ranklens.__file__).parent.parent)
+    if source not in site.getsitepackages():
+        env["PYTHONPATH"] = source
+    done = subprocess.run(
+        [sys.executable, "-W", "default", str(script)],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    warned = re.findall(r"^(\S+?\.py):\d+: (\w*Warning): (.*)$", done.stderr, flags=re.M)
+    ranklens_dir = str(Path(ranklens.__file__).parent)
+    assert [w for w in warned if w[0].startswith(ranklens_dir)] == [], warned
+    assert sum("fully support pandas" in w[2] for w in warned) <= 1, warned
 
 
 def _commands(block: str, prompt: str) -> list[str]:
