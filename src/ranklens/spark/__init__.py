@@ -33,6 +33,10 @@ set it before building the session, as the README does::
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
+A worker that cannot import ranklens or its dependencies fails the job with
+:class:`~ranklens.errors.MissingDependencyError` naming the worker's interpreter and
+this fix, instead of the worker's traceback inside a Java one.
+
 pyspark 4 warns (a ``FutureWarning``) that it does not fully support pandas >= 3
 when pandas 3 is installed: once as the session starts (pyspark's own check, left
 alone), and on Arrow transfers, which ranklens's calls leave out
