@@ -52,15 +52,54 @@ def test_every_block_is_run_here() -> None:
 
 @pytest.mark.parametrize("number", range(len(_blocks("python"))))
 def test_python_block_runs_on_its_own(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, number: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, number: int
 ) -> None:
     monkeypatch.chdir(tmp_path)
     block = _blocks("python")[number]
     if "pyspark" in block:
-        # the tests' one local session (skips without Java): the block's getOrCreate()
-        # finds it, and its Python workers run this interpreter
-        request.getfixturevalue("spark")
+        _run_spark_block_as_written(tmp_path, block)
+        return
     exec(compile(block, f"{README}: python block {number + 1}", "exec"), {})
+
+
+def _run_spark_block_as_written(folder: Path, block: str) -> None:
+    """The Spark block runs as a user runs it: in a fresh interpreter (this one, as a
+    virtual environment's python that is not activated) with ``PYSPARK_PYTHON`` unset,
+    so that its workers run whatever the block says (unset, Spark would start
+    ``python3`` from PATH, which does not have ranklens' dependencies).  No warning
+    comes from ranklens; pyspark's own one about pandas >= 3 shows at most once (the
+    session's start)."""
+    import os
+    import site
+    import subprocess
+    import sys
+
+    import ranklens
+
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("pyspark needs a Java runtime and there is no `java` on PATH")
+    script = folder / "spark_block.py"
+    script.write_text(block, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_")}
+    # ranklens as this session imports it, and nothing else of this environment: the
+    # workers of a python3 from PATH must not find this environment's packages
+    env.pop("PYTHONPATH", None)
+    source = str(Path(ranklens.__file__).parent.parent)
+    if source not in site.getsitepackages():
+        env["PYTHONPATH"] = source
+    done = subprocess.run(
+        [sys.executable, "-W", "default", str(script)],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    warned = re.findall(r"^(\S+?\.py):\d+: (\w*Warning): (.*)$", done.stderr, flags=re.M)
+    ranklens_dir = str(Path(ranklens.__file__).parent)
+    assert [w for w in warned if w[0].startswith(ranklens_dir)] == [], warned
+    assert sum("fully support pandas" in w[2] for w in warned) <= 1, warned
 
 
 def _commands(block: str, prompt: str) -> list[str]:
@@ -90,6 +129,8 @@ def _scratch() -> None:
         ):
             Path(name).parent.mkdir(exist_ok=True)
             shutil.copy(folder / ("example.qrels" if "qrels" in name else "example.run"), name)
+        for name in ("example.qrels", "example.run", "example_rerank.run"):  # first contact
+            shutil.copy(folder / name, name)
     Path("sums.csv").write_text(
         "variant,count,revenue_sum,revenue_sum_sq\ncontrol,1000,5000,60000\nnew,1000,5400,66000\n"
     )
@@ -139,6 +180,26 @@ def test_command_block_runs(
         result = CliRunner().invoke(main, shlex.split(line)[1:], catch_exceptions=False)
         assert result.exit_code == 0, (line, result.output)
         assert result.output.strip(), line
+
+
+def test_first_contact_lines_are_what_ranklens_example_prints() -> None:
+    """The console block after the setup shows compare, gate and report on the bundled
+    files: the lines ``ranklens example`` prints, with the files' folder left out."""
+    from ranklens.cli import example
+
+    text = README.read_text(encoding="utf-8")
+    after_setup = text.split("```bash\n", 1)[1].split("```", 1)[1]
+    first = re.search(r"```console\n(.*?)```", after_setup, flags=re.S)
+    assert first is not None and after_setup.index(first.group(0)) < after_setup.index("\n## ")
+    shown = _commands(first.group(1), "$ ")
+    assert [line.split()[1] for line in shown] == ["compare", "gate", "report"]
+    paths = example.example_paths()
+    printed = example._try_next(paths, "ranklens")
+    folder = str(Path(paths.qrels).parent) + "/"
+    assert all(shlex.quote(p).startswith(folder) for p in paths)  # plain paths here
+    printed = printed.replace(folder, "")
+    for line in shown:
+        assert f"  {line}\n" in printed, line
 
 
 def test_there_are_console_lines() -> None:

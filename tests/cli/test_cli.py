@@ -1102,14 +1102,65 @@ def test_runs_on_different_queries_are_said_and_per_query_tables_end_with_all(
 
 
 def test_example_says_where_its_files_are_and_what_to_try(tmp_path: Path) -> None:
+    """Every line under "Try next:" runs as printed, in a shell's words (a subprocess of
+    shlex.split(line, comments=True)), from a fresh folder: evaluate, compare and gate on
+    the two bundled runs (the gate's rule passes: exit 0), report writes example.html."""
+    pytest.importorskip("scipy")  # compare and report need the stats extra
+    pytest.importorskip("statsmodels")
     result = CliRunner().invoke(main, ["example"])
     assert result.exit_code == 0
     text = result.stdout
     assert "The example files:" in text and "Try next:" in text
-    # the suggested command runs as printed
-    line = next(ln for ln in text.splitlines() if "-m ndcg@10 -m P.5 -q" in ln)
-    words = shlex.split(line)
-    args = words[words.index("evaluate") :]  # after the program (a path when not on PATH)
-    again = CliRunner().invoke(main, args)
-    assert again.exit_code == 0 and "all" in again.stdout
+    assert "example_rerank.run" in text and "ranklens[stats]" not in text
+    lines = text.split("Try next:\n", 1)[1].splitlines()
+    commands = [words for words in (shlex.split(ln, comments=True) for ln in lines) if words]
+    verbs = {"evaluate", "compare", "gate", "report", "metrics"}
+    said = [next(w for w in words if w in verbs) for words in commands]
+    assert said == ["evaluate", "evaluate", "compare", "gate", "report", "metrics"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for words in commands:
+        done = subprocess.run(words, cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, (words, done.stdout, done.stderr)
+        assert "Traceback" not in done.stderr, words
+        assert done.stdout.strip() or words[-2:] == ["-o", "example.html"], words
+    gate = commands[said.index("gate")]
+    assert gate[gate.index("--baseline") + 1].endswith("example.run")
+    assert gate[gate.index("gate") + 2].endswith("example_rerank.run")
+    assert "<html" in (tmp_path / "example.html").read_text(encoding="utf-8")[:2000].lower()
     assert "Try next" not in CliRunner().invoke(main, ["example", "--format", "csv"]).stdout
+
+
+def test_example_try_next_says_compare_and_report_need_the_stats_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without scipy/statsmodels the compare and report lines are preceded by a shell
+    comment that names the extra (and the lines stay runnable as printed)."""
+    from ranklens.cli import example
+
+    monkeypatch.setattr(example, "find_spec", lambda name: None)
+    text = example._try_next(example.example_paths(), "ranklens")
+    lines = text.split("Try next:\n", 1)[1].splitlines()
+    note = next(i for i, line in enumerate(lines) if "ranklens[stats]" in line)
+    assert lines[note].strip().startswith("#")
+    assert shlex.split(lines[note], comments=True) == []
+    assert shlex.split(lines[note + 1])[:2] == ["ranklens", "compare"]
+    monkeypatch.setattr(example, "find_spec", lambda name: object())
+    assert "ranklens[stats]" not in example._try_next(example.example_paths(), "ranklens")
+
+
+def test_example_files_keeps_its_two_paths_and_example_paths_adds_the_second_run() -> None:
+    from ranklens.cli.example import example_files, example_paths
+    from ranklens.io import read_trec_qrels, read_trec_run
+
+    paths = example_paths()
+    assert example_files() == (paths.qrels, paths.run)
+    qrels = read_trec_qrels(paths.qrels)
+    first, second = read_trec_run(paths.run), read_trec_run(paths.rerank)
+    assert (first.name, second.name) == ("example_bm25", "example_rerank")
+    assert set(qrels.query_ids) == {f"q{i}" for i in range(1, 9)}
+    # the same 8 judged queries, the same 20 documents per query, in another order
+    one, two = first.to_dict(), second.to_dict()
+    assert set(one) == set(two) == set(qrels.query_ids)
+    for query in one:
+        assert set(one[query]) == set(two[query]) and len(two[query]) == 20, query
+        assert sorted(one[query], key=one[query].get) != sorted(two[query], key=two[query].get)

@@ -224,3 +224,29 @@ def test_errors_and_warnings_are_the_local_ones(spark: Any) -> None:
         rs.evaluate(qrels, run, ["nonsense@3"])
     with pytest.raises(rl.InputError, match="shuffle"):
         rs.evaluate(qrels, run, ["map"], shuffle="sideways")
+
+
+def test_a_worker_python_that_cannot_import_ranklens_is_named() -> None:
+    """A Spark job whose Python worker failed to import a module (the worker runs
+    PYSPARK_PYTHON, python3 from PATH when unset) raises MissingDependencyError naming
+    the worker's interpreter, PYSPARK_PYTHON and the fix; other errors are left alone.
+    (No Spark needed: the job's error text is pyspark's, as a worker's traceback.)"""
+    from types import SimpleNamespace
+
+    from ranklens.errors import MissingDependencyError
+    from ranklens.spark._tasks import _worker_python
+
+    session = SimpleNamespace(sparkContext=SimpleNamespace(pythonExec="python3"))
+    failed = RuntimeError(
+        "[PYTHON_EXCEPTION] An exception was thrown from the Python worker: Traceback "
+        '(most recent call last):\n  File "/x/ranklens/ranking/evaluation.py", line 11, in '
+        "<module>\n    import pyarrow as pa\nModuleNotFoundError: No module named 'pyarrow'\n"
+    )
+    with pytest.raises(MissingDependencyError) as info:
+        _worker_python(failed, session, "ranklens.spark.evaluate()")
+    message = str(info.value)
+    assert message.startswith("ranklens.spark.evaluate(): Spark's Python workers could not")
+    assert "'pyarrow'" in message and "'python3'" in message and "PYSPARK_PYTHON" in message
+    assert "os.environ.setdefault('PYSPARK_PYTHON', sys.executable)" in message
+    assert info.value.package == "pyarrow"
+    assert _worker_python(RuntimeError("Task failed: out of memory"), session, "x") is None

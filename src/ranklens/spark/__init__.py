@@ -24,7 +24,27 @@ The beyond-accuracy metrics that need statistics over all users or the training 
 (:func:`catalog_coverage`, :func:`novelty`, ...) compute those statistics with Spark
 aggregations and finish per user in the tasks, with the local code.
 
-pyspark is imported on first use, never by ``import ranklens``.
+Spark's Python workers run the interpreter named by the ``PYSPARK_PYTHON``
+environment variable, which pyspark reads once, when the SparkContext starts (unset,
+``python3`` from ``PATH``); that interpreter must have ranklens (and numpy, pyarrow)
+installed.  ranklens does not set it: the value is sent with every task to the
+executors, so only the user knows the right one on a cluster.  For a local session
+set it before building the session, as the README does::
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+A worker that cannot import ranklens or its dependencies fails the job with
+:class:`~ranklens.errors.MissingDependencyError` naming the worker's interpreter and
+this fix, instead of the worker's traceback inside a Java one.
+
+pyspark 4 warns (a ``FutureWarning``) that it does not fully support pandas >= 3
+when pandas 3 is installed: once as the session starts (pyspark's own check, left
+alone), and on Arrow transfers, which ranklens's calls leave out
+(:func:`ranklens.spark._tasks.quiet` filters exactly that message; ranklens does not
+use pandas on Spark).
+
+pyspark is imported on first use, never by ``import ranklens``; importing
+``ranklens.spark`` changes nothing either.
 """
 
 from ranklens._shared.lazy import lazy_exports

@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 
 from ranklens import errors
 from ranklens._shared.deps import needs
-from ranklens.errors import InputError, RanklensError
+from ranklens.errors import InputError, MissingDependencyError, RanklensError
 
 __all__ = [
     "SHUFFLES",
@@ -299,9 +299,12 @@ def by_query(
 
             out = tagged.mapInArrow(per_partition, schema)
         out = out.persist(StorageLevel.MEMORY_AND_DISK)
-        infos = [
-            json.loads(r[0]) for r in out.where(sf.col(INFO).isNotNull()).select(INFO).collect()
-        ]
+        try:
+            rows = out.where(sf.col(INFO).isNotNull()).select(INFO).collect()
+        except Exception as exc:  # a worker that cannot import us: say which Python it is
+            _worker_python(exc, session, what)
+            raise
+        infos = [json.loads(r[0]) for r in rows]
     failed = [i for i in infos if "error" in i]
     if failed:
         out.unpersist()
@@ -313,6 +316,28 @@ def by_query(
         _add_partials([i["partials"] for i in infos]),
         out,
     )
+
+
+def _worker_python(exc: Exception, session: Any, what: str) -> None:
+    """Raise :class:`MissingDependencyError` naming ``PYSPARK_PYTHON`` when ``exc`` (a
+    failed Spark job) is a Python worker's ``ModuleNotFoundError``: Spark's workers run
+    the interpreter that variable named when the session started (``python3`` from
+    PATH when unset), and it lacks what ranklens needs.  Any other error: return."""
+    import re
+
+    found = re.search(r"ModuleNotFoundError: No module named '([^']+)'", str(exc))
+    if found is None:
+        return
+    python = getattr(session.sparkContext, "pythonExec", None) or "python3"
+    error = MissingDependencyError(
+        f"{what}: Spark's Python workers could not import {found.group(1)!r}: they run "
+        f"{python!r} (PYSPARK_PYTHON when the session started; python3 from PATH when "
+        "unset), which does not have ranklens and its dependencies.  Set PYSPARK_PYTHON "
+        "to a Python that has them before the session starts (locally: "
+        "os.environ.setdefault('PYSPARK_PYTHON', sys.executable), then build the session)."
+    )
+    error.package = found.group(1).partition(".")[0]
+    raise error from None
 
 
 def _add_partials(parts: list[dict[str, list[Any]]]) -> Partials:
