@@ -72,7 +72,7 @@ def test_standard_input_read_twice_is_refused(monkeypatch: Any) -> None:
 
 def test_evaluate_dash_dash_says_standard_input_is_read_once(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["evaluate", "-", "-", "-m", "p@1"], input="q1 0 d1 1\n")
-    assert res.exit_code == 3, res.output
+    assert res.exit_code == 2, res.output  # the arguments' fault: a usage error
     assert "can be read only once" in res.output and "empty" not in res.output
     ok = CliRunner().invoke(  # one '-' still reads standard input
         main, ["evaluate", "-", str(_run_file(tmp_path)), "-m", "p@1"], input="q1 0 d1 1\n"

@@ -178,7 +178,12 @@ class Evaluator:
                 "query must be in the batches of one of them."
             )
         self._batches += [
-            Computed(b.query_ids, {keys[k]: v for k, v in b.values.items()}, b.report)
+            Computed(
+                b.query_ids,
+                {keys[k]: v for k, v in b.values.items()},
+                b.report,
+                {keys[k]: v for k, v in b.summary_values.items()},
+            )
             for b in other._batches
         ]
         self._fingerprints += other._fingerprints
