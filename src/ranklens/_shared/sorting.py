@@ -25,6 +25,7 @@ __all__ = [
     "contiguous_groups",
     "group_order",
     "in_code_order",
+    "known_pairs",
     "lex_order",
     "pair_index",
     "sorted_with_rows",
@@ -164,17 +165,32 @@ def pair_index(query: pa.Array, doc: pa.Array, compact: bool = False) -> PairInd
     if pa.types.is_dictionary(doc.type):
         width = uniform_blocks(qcode)
         if _distinct_pairs(qcode, n_q, to_numpy(doc.indices), len(doc.dictionary), width):
-
-            def lazy_rank() -> np.ndarray:
-                return in_code_order(_dict_pair_order(qcode, doc, n_q, small)[0], qcode, n_q)
-
-            return PairIndex(query_dict, qcode, lazy_rank, np.zeros(0, np.int64), lambda: width)
+            return known_pairs(query_dict, qcode, doc, lambda: width)
         order, same = _dict_pair_order(qcode, doc, n_q, small)
     else:
         order, same = _string_pair_order(qcode, doc, n_q, small)
     rank = in_code_order(order, qcode, n_q)
     dups = np.sort(order[1:][same]).astype(np.int64) if same.any() else np.zeros(0, np.int64)
     return PairIndex(query_dict, qcode, rank, dups)
+
+
+def known_pairs(
+    query_dict: pa.Array,
+    qcode: np.ndarray,
+    doc: pa.Array,
+    blocks: int | Callable[[], int | None] | None = None,
+) -> PairIndex:
+    """The pair index of rows known to repeat no (query, doc) pair (``query_dict`` and
+    ``qcode`` as :func:`~ranklens._shared.columns.id_codes` gives them): the rows' order
+    by doc id is computed only when something reads ``doc_rank``."""
+    n_q = len(query_dict)
+    small = np.dtype(np.int32 if len(qcode) < 2**31 - 1 else np.int64)
+
+    def lazy_rank() -> np.ndarray:
+        by_doc = _dict_pair_order if pa.types.is_dictionary(doc.type) else _string_pair_order
+        return in_code_order(by_doc(qcode, doc, n_q, small)[0], qcode, n_q)
+
+    return PairIndex(query_dict, qcode, lazy_rank, np.zeros(0, np.int64), blocks)
 
 
 def uniform_blocks(codes: np.ndarray) -> int | None:

@@ -1,0 +1,109 @@
+"""64-bit hashes of text ids and of (code, id) pairs, computed in NumPy from Arrow's
+buffers (a few passes over the bytes, no Python per row).
+
+A hash only proposes: a join or a check for repeated pairs compares hashes first and
+then the ids themselves wherever two hashes are equal, so a collision never changes a
+result (it costs one more comparison).  The hash of an id depends on its bytes only
+(not on the other ids of its column, nor on the column's string type), so the hashes
+of two tables can be compared.
+
+>>> import pyarrow as pa
+>>> h = text_hashes(pa.array(["d1", "d10", "d1", "", "a much longer document id"]))
+>>> bool(h[0] == h[2]), bool(h[0] == h[1]), bool(h[3] == h[0]), h.dtype.name
+(True, False, False, 'uint64')
+>>> bool((h == text_hashes(pa.array(["d1", "d10", "d1", "", "a much longer document id"],
+...                                 type=pa.large_string()))).all())
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from ranklens._shared.arrow import to_numpy
+
+__all__ = ["pair_hashes", "text_hashes"]
+
+_C1 = np.uint64(0xFF51AFD7ED558CCD)
+_C2 = np.uint64(0xC4CEB9FE1A85EC53)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_S33 = np.uint64(33)
+# _MASKS[k] keeps the first k bytes of a little-endian word
+_MASKS = np.array([(1 << 8 * k) - 1 for k in range(9)], dtype=np.uint64)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """MurmurHash3's 64-bit finaliser, in place: a bijection of uint64 that spreads
+    every input bit over the output."""
+    x ^= x >> _S33
+    x *= _C1
+    x ^= x >> _S33
+    x *= _C2
+    x ^= x >> _S33
+    return x
+
+
+def _words(raw: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The 8 bytes of ``raw`` from each position ``at`` as little-endian uint64 (zero
+    bytes past its end): one gather through an unaligned view of the buffer."""
+    n = len(raw)
+    base = max(n - 8, 0)  # the last position with 8 bytes to read
+    if n >= 8:
+        window = np.ndarray(shape=(n - 7,), dtype="<u8", buffer=raw, strides=(1,))
+        out = window[np.minimum(at, base)]
+    else:
+        out = np.zeros(len(at), dtype=np.uint64)
+    rest = np.flatnonzero(at > base) if n >= 8 else np.arange(len(at))
+    if rest.size:  # the last words, read from a zero-padded copy of the buffer's tail
+        tail = np.zeros(24, dtype=np.uint8)
+        tail[: n - base] = raw[base:]
+        window = np.ndarray(shape=(17,), dtype="<u8", buffer=tail, strides=(1,))
+        out[rest] = window[np.minimum(at[rest] - base, 16)]
+    return out
+
+
+def text_hashes(ids: pa.Array) -> np.ndarray:
+    """A 64-bit hash (uint64) of each id of an Arrow string, large string or
+    dictionary-encoded string array without nulls: equal ids have equal hashes."""
+    if pa.types.is_dictionary(ids.type):
+        return text_hashes(ids.dictionary)[to_numpy(ids.indices)]
+    if not pa.types.is_large_string(ids.type):
+        ids = ids.cast(pa.large_string()) if not pa.types.is_string(ids.type) else ids
+    n = len(ids)
+    width = np.dtype(np.int64 if pa.types.is_large_string(ids.type) else np.int32)
+    offsets = np.frombuffer(
+        ids.buffers()[1], dtype=width, count=n + 1, offset=ids.offset * width.itemsize
+    ).astype(np.int64)
+    data = ids.buffers()[2]
+    raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    start = offsets[:-1]
+    length = np.diff(offsets)
+    h = length.astype(np.uint64) * _GOLDEN
+    # the first word of every id (an empty id's is 0), then the further words of the ids
+    # that have them: an id's hash depends on its own bytes only
+    word = _words(raw, start)
+    word &= _MASKS[np.minimum(length, 8)]
+    h ^= word
+    _mix(h)
+    longer = np.flatnonzero(length > 8)
+    skip = 8
+    while longer.size:
+        left = length[longer] - skip
+        word = _words(raw, start[longer] + skip)
+        word &= _MASKS[np.minimum(left, 8)]
+        part = h[longer]
+        part ^= word
+        h[longer] = _mix(part)
+        longer = longer[left > 8]
+        skip += 8
+    return h
+
+
+def pair_hashes(codes: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each (integer code, id hash) pair, e.g. (query code,
+    :func:`text_hashes` of the doc id): equal pairs have equal hashes."""
+    key = codes.astype(np.uint64)
+    key *= _GOLDEN
+    key += hashes
+    return _mix(key)
