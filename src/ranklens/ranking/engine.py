@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, to_numpy
 from ranklens._shared.columns import id_codes, text_order
-from ranklens._shared.hashing import pair_hashes, text_hashes
+from ranklens._shared.hashing import WORD, pair_hashes, text_hashes
 from ranklens._shared.parallel import (
     ahead,
     map_pieces,
@@ -87,9 +87,9 @@ class _JudgmentIndex:
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
-    def doc_hashes(self) -> np.ndarray:
-        """The hash of every row's doc id (:func:`text_hashes`), computed on first use: runs
-        with text doc ids join this way (:func:`_hash_join`)."""
+    def doc_hashes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The hash and length of every row's doc id (:func:`text_hashes`), computed on
+        first use: runs with text doc ids join this way (:func:`_hash_join`)."""
         if "hashes" not in self._memo:
             self._memo["hashes"] = text_hashes(self.doc)
         return self._memo["hashes"]
@@ -554,7 +554,8 @@ def _hash_join(qrels: Qrels, run: Run, idx: _JudgmentIndex) -> tuple[np.ndarray,
     )
     n = len(run)
     bits = np.uint64(_bits(max(n - 1, 0)))
-    keys = pair_hashes(rq_code, text_hashes(run._d))
+    doc_hash, doc_length = text_hashes(run._d)
+    keys = pair_hashes(rq_code, doc_hash)
     keys >>= bits
     keys <<= bits
     keys |= np.arange(n, dtype=np.uint64)
@@ -567,25 +568,34 @@ def _hash_join(qrels: Qrels, run: Run, idx: _JudgmentIndex) -> tuple[np.ndarray,
     to_run = to_numpy(pc.index_in(idx.query_ids, value_set=rq_dict), fill=-1).astype(np.int64)
     qr_code = to_run[idx.row_qcode]
     judged = np.flatnonzero(qr_code >= 0)
-    qkeys = pair_hashes(qr_code[judged], idx.doc_hashes[judged])
+    qdoc_hash, qdoc_length = idx.doc_hashes
+    qkeys = pair_hashes(qr_code[judged], qdoc_hash[judged])
     qkeys >>= bits
-    by_key = np.argsort(qkeys)  # sorted needles: a search that stays in cache
-    judged, qkeys = judged[by_key], qkeys[by_key]
+    qkeys, by_key = sorted_with_rows(qkeys.view(np.int64))  # sorted: a search in cache
+    qkeys = qkeys.view(np.uint64)
+    judged = judged[by_key]
     lo = np.searchsorted(keys, qkeys, side="left")
     if n and not bool((keys[1:] == keys[:-1]).any()):  # every hash once (as a rule)
         count = (keys[np.minimum(lo, n - 1)] == qkeys).astype(np.int64)
     else:
         count = np.searchsorted(keys, qkeys, side="right") - lo
     # every (qrels row, run row) with equal hashes (one run row at most, unless hashes
-    # collide), confirmed on the query codes and the doc ids
+    # collide), confirmed on the query codes and the doc ids: ids of one length up to
+    # WORD bytes by their hashes, longer ones as text
     qrow = np.repeat(judged, count)
     at = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(len(qrow))
     rrow = rows[at]
     same = rq_code[rrow] == qr_code[qrow]
-    rdoc, qdoc = run._d.take(from_numpy(rrow)), qrels._doc.take(from_numpy(qrow))
-    if qdoc.type != rdoc.type:
-        qdoc = qdoc.cast(rdoc.type)
-    same &= to_numpy(pc.equal(rdoc, qdoc))
+    same &= doc_hash[rrow] == qdoc_hash[qrow]
+    length = doc_length[rrow]
+    same &= length == qdoc_length[qrow]
+    text = np.flatnonzero(same & (length > WORD))
+    if text.size:
+        rdoc = run._d.take(from_numpy(rrow[text]))
+        qdoc = qrels._doc.take(from_numpy(qrow[text]))
+        if qdoc.type != rdoc.type:
+            qdoc = qdoc.cast(rdoc.type)
+        same[text] = to_numpy(pc.equal(rdoc, qdoc))
     rel = np.zeros(n, dtype=np.float64)
     found = np.zeros(n, dtype=bool)
     rel[rrow[same]] = qrels._values[qrow[same]]
