@@ -33,36 +33,42 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _S33 = np.uint64(33)
 WORD = 8  # bytes of an id read at a time: an id this long or shorter is its own hash
 # _MASKS[k] keeps the first k bytes of a little-endian word
-_MASKS = np.array([(1 << 8 * k) - 1 for k in range(9)], dtype=np.uint64)
+_MASKS = np.array([(1 << 8 * k) - 1 for k in range(WORD + 1)], dtype=np.uint64)
+# _LENGTHS[k]: length k mixed into the hash of an id of k bytes (WORD: of a longer one)
+_LENGTHS = np.array([k * 0x9E3779B97F4A7C15 % 2**64 for k in range(WORD + 1)], dtype=np.uint64)
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
     """MurmurHash3's 64-bit finaliser, in place: a bijection of uint64 that spreads
     every input bit over the output."""
-    x ^= x >> _S33
-    x *= _C1
-    x ^= x >> _S33
-    x *= _C2
-    x ^= x >> _S33
+    shifted = np.empty_like(x)
+    for factor in (_C1, _C2, None):
+        np.right_shift(x, _S33, out=shifted)
+        x ^= shifted
+        if factor is not None:
+            x *= factor
     return x
 
 
 def _words(raw: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """The 8 bytes of ``raw`` from each position ``at`` as little-endian uint64 (zero
-    bytes past its end): one gather through an unaligned view of the buffer."""
+    """The 8 bytes of ``raw`` from each position ``at`` (ascending, as the offsets of an
+    Arrow string array are) as little-endian uint64, zero bytes past its end: one
+    gather through an unaligned view of the buffer."""
     n = len(raw)
     base = max(n - 8, 0)  # the last position with 8 bytes to read
-    if n >= 8:
+    inside = int(np.searchsorted(at, base, side="right")) if n >= 8 else 0
+    if inside:
         window = np.ndarray(shape=(n - 7,), dtype="<u8", buffer=raw, strides=(1,))
-        out = window[np.minimum(at, base)]
+        out = window[at if inside == len(at) else at[:inside]]
+        if inside < len(at):
+            out = np.concatenate([out, np.empty(len(at) - inside, dtype=np.uint64)])
     else:
-        out = np.zeros(len(at), dtype=np.uint64)
-    rest = np.flatnonzero(at > base) if n >= 8 else np.arange(len(at))
-    if rest.size:  # the last words, read from a zero-padded copy of the buffer's tail
+        out = np.empty(len(at), dtype=np.uint64)
+    if inside < len(at):  # the last words, read from a zero-padded copy of the tail
         tail = np.zeros(24, dtype=np.uint8)
         tail[: n - base] = raw[base:]
         window = np.ndarray(shape=(17,), dtype="<u8", buffer=tail, strides=(1,))
-        out[rest] = window[np.minimum(at[rest] - base, 16)]
+        out[inside:] = window[np.minimum(at[inside:] - base, 16)]
     return out
 
 
@@ -90,17 +96,14 @@ def text_hashes(ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     # the first word of every id (an empty id's is 0) and its length; then the further
     # words of the ids that have them: an id's hash depends on its own bytes only
     h = _words(raw, start)
-    h &= _MASKS[np.minimum(length, WORD)]
-    mixed_length = length.astype(np.uint64)
-    mixed_length *= _GOLDEN
-    h ^= mixed_length
-    del mixed_length
+    h &= np.take(_MASKS, length, mode="clip")
+    h ^= np.take(_LENGTHS, length, mode="clip")
     longer = np.flatnonzero(length > WORD)
     skip = WORD
     while longer.size:
         left = length[longer] - skip
         word = _words(raw, start[longer] + skip)
-        word &= _MASKS[np.minimum(left, WORD)]
+        word &= np.take(_MASKS, left, mode="clip")
         part = _mix(h[longer])
         part ^= word
         h[longer] = part
