@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 import ranklens
+import ranklens._shared.sorting as sorting
 import ranklens.ranking.data as data
 import ranklens.ranking.engine as engine
 from ranklens._shared.hashing import pair_hashes, text_hashes
@@ -71,7 +72,8 @@ def test_colliding_hashes_change_nothing(
         "per_query": lambda codes, h: np.asarray(codes, dtype=np.uint64) << np.uint64(40),
         "constant": lambda codes, h: np.zeros(len(codes), dtype=np.uint64),
     }[hashes]
-    monkeypatch.setattr(engine, "pair_hashes", bad)
+    for module in (engine, sorting):  # the qrels' keys and the run's
+        monkeypatch.setattr(module, "pair_hashes", bad)
     monkeypatch.setattr(data, "LARGE_ROWS", 1)  # the run's pairs are checked in the join
     qrels, run = _tables(long_ids)
     assert run.cached("pairs") is None
@@ -82,7 +84,8 @@ def test_colliding_hashes_change_nothing(
 
 
 def test_colliding_hashes_still_find_repeated_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "pair_hashes", lambda c, h: np.zeros(len(c), dtype=np.uint64))
+    for module in (engine, sorting):
+        monkeypatch.setattr(module, "pair_hashes", lambda c, h: np.zeros(len(c), dtype=np.uint64))
     monkeypatch.setattr(data, "LARGE_ROWS", 1)
     qrels = ranklens.Qrels.from_arrays(["q1"], ["a-long-document-id"], [1])
     run = ranklens.Run.from_arrays(
@@ -107,7 +110,8 @@ def test_long_ids_join_as_text(monkeypatch: pytest.MonkeyPatch, colliding: bool)
             h, length = text_hashes(ids)
             return np.where(length > 8, np.uint64(7), h), length
 
-        monkeypatch.setattr(engine, "text_hashes", alike)
+        for module in (engine, sorting):
+            monkeypatch.setattr(module, "text_hashes", alike)
     qrels = ranklens.Qrels.from_arrays(["q1", "q1"], ["document-1", "document-1x"], [1, 1])
     run = ranklens.Run.from_arrays(
         ["q1"] * 3, ["document-2", "document-10", "document-1"], [3.0, 2.0, 1.0]
@@ -150,3 +154,21 @@ def test_tie_rules_by_hand(monkeypatch: pytest.MonkeyPatch, blocks: bool, deferr
         assert rr(docs, scores, "pessimistic") == pytest.approx(1 / 3)
     assert rr(*given, "input") == pytest.approx(1 / 2)
     assert rr(*shuffled, "input") == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_pair_index_finds_repeats_among_colliding_hashes(
+    monkeypatch: pytest.MonkeyPatch, collide: bool
+) -> None:
+    """A table's repeated pairs are found (and only those) whether the pair hashes are
+    real or all equal: rows 3 and 5 repeat rows 0 and 1."""
+    if collide:
+        monkeypatch.setattr(sorting, "pair_hashes", lambda c, h: np.zeros(len(c), dtype=np.uint64))
+    q = pa.array(["a", "a", "b", "a", "b", "a"])
+    d = pa.array(["x", "a-long-document-id", "x", "x", "y", "a-long-document-id"])
+    assert sorting.pair_index(q, d).dup_rows.tolist() == [3, 5]
+    fine = sorting.pair_index(q.slice(0, 3), d.slice(0, 3))
+    assert fine.dup_rows.size == 0 and not fine.doc_rank_known
+    assert fine.doc_rank.tolist() == [1, 0, 2]  # ("a", "a-long..") < ("a", "x") < ("b", "x")
+    with pytest.raises(DuplicateError, match=r"2 \(query, doc\) pair\(s\)"):
+        ranklens.Qrels.from_arrays(q, d, [1] * 6)

@@ -32,9 +32,9 @@ from ranklens._shared.parallel import (
     run_pieces,
 )
 from ranklens._shared.sorting import (
+    HashedPairs,
     PairIndex,
     known_pairs,
-    pair_index,
     sorted_with_rows,
     uniform_blocks,
 )
@@ -538,14 +538,16 @@ def _split_sort(
 
 def _hash_join(qrels: Qrels, run: Run, idx: _JudgmentIndex) -> tuple[np.ndarray, np.ndarray]:
     """Join a run with text doc ids to the qrels: per run row, its relevance and whether
-    it is judged.  Every (query, doc) pair is hashed (:func:`pair_hashes`), the run's
-    hashes are sorted once (with the row numbers in their low bits) and the qrels' pairs
+    it is judged.  Every (query, doc) pair is hashed and the run's hashes sorted once
+    (:class:`HashedPairs`), and the qrels' pairs
     of the run's queries looked up among them; every match of hashes is confirmed on the
     ids, so a collision changes nothing.  No string is sorted: the doc ids are read to
     hash them and to compare the matched pairs.
 
     A run whose pairs are not checked yet (a large run, see :meth:`Run.validate`) is
-    checked in the same sort (:func:`_check_pairs`) and keeps its pair index."""
+    checked from the same keys (:meth:`HashedPairs.repeats`) and keeps its pair index;
+    a repeated pair raises the :class:`DuplicateError` of :meth:`Run.validate` (which
+    names a reader's lines)."""
     pairs: PairIndex | None = run.cached("pairs")
     rq_dict, rq_code = (
         (pairs.query_dict, pairs.query_code)
@@ -553,17 +555,12 @@ def _hash_join(qrels: Qrels, run: Run, idx: _JudgmentIndex) -> tuple[np.ndarray,
         else id_codes(run._q, compact=True)  # encoded by as_id_column
     )
     n = len(run)
-    bits = np.uint64(_bits(max(n - 1, 0)))
-    doc_hash, doc_length = text_hashes(run._d)
-    keys = pair_hashes(rq_code, doc_hash)
-    keys >>= bits
-    keys <<= bits
-    keys |= np.arange(n, dtype=np.uint64)
-    keys.sort()
-    rows = (keys & ((np.uint64(1) << bits) - np.uint64(1))).astype(np.int64)
-    keys >>= bits  # the hashes' high bits, sorted; rows[i] holds keys[i]
+    hashed = HashedPairs(rq_code, run._d)
+    keys, bits, doc_hash, doc_length = hashed.keys, hashed.bits, hashed.doc_hash, hashed.doc_length
     if pairs is None:
-        _check_pairs(run, rq_dict, rq_code, keys, rows)
+        if hashed.repeats(rq_code, run._d):
+            run.validate()  # raises, naming the pairs as a check on construction does
+        run.keep("pairs", known_pairs(rq_dict, rq_code, run._d))
     # the qrels rows of the run's queries, with their queries in the run's codes
     to_run = to_numpy(pc.index_in(idx.query_ids, value_set=rq_dict), fill=-1).astype(np.int64)
     qr_code = to_run[idx.row_qcode]
@@ -584,7 +581,7 @@ def _hash_join(qrels: Qrels, run: Run, idx: _JudgmentIndex) -> tuple[np.ndarray,
     # WORD bytes by their hashes, longer ones as text
     qrow = np.repeat(judged, count)
     at = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(len(qrow))
-    rrow = rows[at]
+    rrow = hashed.rows(at)
     same = rq_code[rrow] == qr_code[qrow]
     same &= doc_hash[rrow] == qdoc_hash[qrow]
     length = doc_length[rrow]
@@ -601,23 +598,6 @@ def _hash_join(qrels: Qrels, run: Run, idx: _JudgmentIndex) -> tuple[np.ndarray,
     rel[rrow[same]] = qrels._values[qrow[same]]
     found[rrow[same]] = True
     return rel, found
-
-
-def _check_pairs(
-    run: Run, query_dict: pa.Array, qcode: np.ndarray, keys: np.ndarray, rows: np.ndarray
-) -> None:
-    """Check a run's rows for repeated (query, doc) pairs from their pair hashes
-    (``keys`` sorted, ``rows[i]`` the row of ``keys[i]``) and keep its pair index: only
-    the rows whose hash equals another row's are compared as ids.  A repeated pair
-    raises the :class:`DuplicateError` of :meth:`Run.validate` (which names a reader's
-    lines)."""
-    same = np.flatnonzero(keys[1:] == keys[:-1])
-    if same.size:
-        rows_seen = np.unique(np.concatenate([rows[same], rows[same + 1]]))
-        taken = from_numpy(rows_seen)
-        if pair_index(run._q.take(taken), run._d.take(taken)).dup_rows.size:
-            run.validate()  # raises, naming the pairs as a check on construction does
-    run.keep("pairs", known_pairs(query_dict, qcode, run._d))
 
 
 ORDERING_TIES = ORDERED  # the tie policies that order a ranking (the catalogue's set)
