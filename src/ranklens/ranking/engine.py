@@ -1,8 +1,9 @@
 """The prepared, sorted, joined columnar form every ranking metric reads.
 
 :func:`prepare` maps ids to integer codes once, joins the run to the qrels
-(one hash lookup plus one binary search), sorts each query's documents once
-(by the tie policy) and lays the result out CSR-style: ``offsets`` into flat
+(hashes of the (query, doc) pairs sorted once and searched, matches confirmed on
+the ids), sorts each query's documents once by score (the tie policy orders only
+the rows that tie) and lays the result out CSR-style: ``offsets`` into flat
 arrays in rank order.  Per-query judgment statistics come from the qrels.
 Metric kernels are segmented reductions over these arrays; they never loop
 over queries in Python.
@@ -704,7 +705,7 @@ def _tie_keys(
 
     def keys(which: np.ndarray) -> list[tuple[Any, str]]:
         if ties == "input":
-            return [(np.arange(len(which)) if rows is None else rows[which], "ascending")]
+            return [(which if rows is None else rows[which], "ascending")]
         by_doc = (doc(which), "descending")
         if ties == "trec":
             return [by_doc]
