@@ -18,13 +18,16 @@ import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, to_numpy
 from ranklens._shared.columns import id_codes, text_rank
+from ranklens._shared.hashing import pair_hashes, text_hashes
 from ranklens._shared.parallel import map_large, map_pieces, parts_for, pieces, split_points
 
 __all__ = [
+    "HashedPairs",
     "PairIndex",
     "contiguous_groups",
     "group_order",
     "in_code_order",
+    "known_pairs",
     "lex_order",
     "pair_index",
     "sorted_with_rows",
@@ -152,7 +155,10 @@ def pair_index(query: pa.Array, doc: pa.Array, compact: bool = False) -> PairInd
     pairs without sorting every row by text: one sort of the integer codes (per query
     when every query has the same number of rows, as top-``n`` recommendation lists
     do), and the rows' order by doc id is computed only when something reads
-    ``doc_rank``.  Plain string ids: Arrow's (query code, doc) sort is fast only when
+    ``doc_rank``.  Plain string ids are checked by hashing the pairs
+    (:class:`HashedPairs`: a sort of integers, ids compared only where hashes are
+    equal); only repeated pairs are then sorted by text.  Arrow's (query code, doc)
+    sort of plain string ids is fast only when
     the rows are grouped by query, so ungrouped rows are grouped first (a radix sort of
     the codes); large inputs are then cut at a query boundary and the two halves
     sorted on both cores.  ``compact``: the query column is encoded by
@@ -164,17 +170,76 @@ def pair_index(query: pa.Array, doc: pa.Array, compact: bool = False) -> PairInd
     if pa.types.is_dictionary(doc.type):
         width = uniform_blocks(qcode)
         if _distinct_pairs(qcode, n_q, to_numpy(doc.indices), len(doc.dictionary), width):
-
-            def lazy_rank() -> np.ndarray:
-                return in_code_order(_dict_pair_order(qcode, doc, n_q, small)[0], qcode, n_q)
-
-            return PairIndex(query_dict, qcode, lazy_rank, np.zeros(0, np.int64), lambda: width)
+            return known_pairs(query_dict, qcode, doc, lambda: width)
         order, same = _dict_pair_order(qcode, doc, n_q, small)
     else:
+        hashed = HashedPairs(qcode, doc)
+        if not hashed.repeats(qcode, doc):
+            return known_pairs(query_dict, qcode, doc)
         order, same = _string_pair_order(qcode, doc, n_q, small)
     rank = in_code_order(order, qcode, n_q)
     dups = np.sort(order[1:][same]).astype(np.int64) if same.any() else np.zeros(0, np.int64)
     return PairIndex(query_dict, qcode, rank, dups)
+
+
+class HashedPairs:
+    """The (query code, doc id) pairs of a table as hashes (:func:`pair_hashes` of the
+    doc ids' :func:`text_hashes`), sorted: ``keys`` holds the hashes' high bits in
+    ascending order and ``row(i)`` is the row of ``keys[i]``; ``doc_hash`` and
+    ``doc_length`` are the doc ids' hashes and lengths by row.  Joins search these keys
+    and :meth:`repeats` finds repeated pairs from them, reading ids only where two
+    hashes are equal."""
+
+    __slots__ = ("_packed", "bits", "doc_hash", "doc_length", "keys")
+
+    def __init__(self, qcode: np.ndarray, doc: pa.Array) -> None:
+        n = len(qcode)
+        self.bits = np.uint64(max(int(n - 1).bit_length(), 1))
+        self.doc_hash, self.doc_length = text_hashes(doc)
+        packed = pair_hashes(qcode, self.doc_hash)
+        packed >>= self.bits
+        packed <<= self.bits
+        packed |= np.arange(n, dtype=np.uint64)
+        packed.sort()  # the row numbers in the low bits: values sort faster than an argsort
+        self._packed = packed
+        self.keys = packed >> self.bits
+
+    def rows(self, at: np.ndarray) -> np.ndarray:
+        """The rows of ``keys[at]``."""
+        return (self._packed[at] & ((np.uint64(1) << self.bits) - np.uint64(1))).astype(np.int64)
+
+    def repeats(self, qcode: np.ndarray, doc: pa.Array) -> bool:
+        """Whether some (query code, doc) pair of the rows repeats: only the rows whose
+        hash equals another row's are compared, as ids."""
+        same = np.flatnonzero(self.keys[1:] == self.keys[:-1])
+        if not same.size:
+            return False
+        rows = np.unique(self.rows(np.concatenate([same, same + 1])))
+        taken = from_numpy(rows)
+        sub_q = qcode[rows]
+        small = np.dtype(np.int32 if len(rows) < 2**31 - 1 else np.int64)
+        return bool(
+            _string_pair_order(sub_q, doc.take(taken), int(sub_q.max()) + 1, small)[1].any()
+        )
+
+
+def known_pairs(
+    query_dict: pa.Array,
+    qcode: np.ndarray,
+    doc: pa.Array,
+    blocks: int | Callable[[], int | None] | None = None,
+) -> PairIndex:
+    """The pair index of rows known to repeat no (query, doc) pair (``query_dict`` and
+    ``qcode`` as :func:`~ranklens._shared.columns.id_codes` gives them): the rows' order
+    by doc id is computed only when something reads ``doc_rank``."""
+    n_q = len(query_dict)
+    small = np.dtype(np.int32 if len(qcode) < 2**31 - 1 else np.int64)
+
+    def lazy_rank() -> np.ndarray:
+        by_doc = _dict_pair_order if pa.types.is_dictionary(doc.type) else _string_pair_order
+        return in_code_order(by_doc(qcode, doc, n_q, small)[0], qcode, n_q)
+
+    return PairIndex(query_dict, qcode, lazy_rank, np.zeros(0, np.int64), blocks)
 
 
 def uniform_blocks(codes: np.ndarray) -> int | None:

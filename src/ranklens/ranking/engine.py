@@ -1,8 +1,9 @@
 """The prepared, sorted, joined columnar form every ranking metric reads.
 
 :func:`prepare` maps ids to integer codes once, joins the run to the qrels
-(one hash lookup plus one binary search), sorts each query's documents once
-(by the tie policy) and lays the result out CSR-style: ``offsets`` into flat
+(hashes of the (query, doc) pairs sorted once and searched, matches confirmed on
+the ids), sorts each query's documents once by score (the tie policy orders only
+the rows that tie) and lays the result out CSR-style: ``offsets`` into flat
 arrays in rank order.  Per-query judgment statistics come from the qrels.
 Metric kernels are segmented reductions over these arrays; they never loop
 over queries in Python.
@@ -15,8 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property, partial
-from itertools import pairwise
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -25,20 +25,17 @@ import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, to_numpy
 from ranklens._shared.columns import id_codes, text_order
-from ranklens._shared.duplicates import duplicate_error
+from ranklens._shared.hashing import WORD, pair_hashes, text_hashes
 from ranklens._shared.parallel import (
     ahead,
     map_pieces,
     parts_for,
-    pool,
     run_pieces,
-    split_points,
 )
 from ranklens._shared.sorting import (
+    HashedPairs,
     PairIndex,
-    contiguous_groups,
-    group_order,
-    in_code_order,
+    known_pairs,
     sorted_with_rows,
     uniform_blocks,
 )
@@ -91,6 +88,14 @@ class _JudgmentIndex:
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
+    def doc_hashes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The hash and length of every row's doc id (:func:`text_hashes`), computed on
+        first use: runs with text doc ids join this way (:func:`_hash_join`)."""
+        if "hashes" not in self._memo:
+            self._memo["hashes"] = text_hashes(self.doc)
+        return self._memo["hashes"]
+
+    @property
     def doc_keys(self) -> _DocKeys:
         """Built on first use: only runs with dictionary-encoded doc ids join this way."""
         if "keys" not in self._memo:
@@ -114,8 +119,9 @@ def index_ahead(qrels: Qrels, doc_keys: bool = False) -> None:
     """Start building a large qrels' judgment index on a background thread, so that it
     is ready (or nearly) when the first evaluation needs it.  The file readers call
     this once a large qrels is read (the run is read meanwhile); nothing is started
-    for a small qrels, on one core, or twice.  ``doc_keys``: also the keys a run with
-    coded doc ids (integers, categoricals) is joined with."""
+    for a small qrels, on one core, or twice.  ``doc_keys``: the keys a run with coded
+    doc ids (integers, categoricals) is joined with, else the hashes a run with text
+    doc ids is joined with."""
     if (
         parts_for(len(qrels)) < 2
         or qrels.cached("index") is not None
@@ -127,6 +133,8 @@ def index_ahead(qrels: Qrels, doc_keys: bool = False) -> None:
         idx = _build_judgment_index(qrels)
         if doc_keys:
             idx.doc_keys  # noqa: B018  (built and kept on first read)
+        else:
+            idx.doc_hashes  # noqa: B018
         return idx
 
     qrels.keep("index_future", ahead().submit(build))
@@ -529,114 +537,68 @@ def _split_sort(
     return np.concatenate(map_pieces([(i, i + 1) for i in range(len(rows))], sort_part))
 
 
-def _merge_block(
-    rcode: np.ndarray, rdoc: pa.Array, qcode: np.ndarray, qdoc: pa.Array
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One sort of a block of run rows together with the qrels rows of the same queries,
-    by (query code, doc), the qrels rows first among equal pairs (they come first in the
-    sorted table and Arrow's sort is stable: no third key).  A run row right after a
-    qrels row of the same pair is judged; right after a run row of the same pair, it
-    repeats that pair.
+def _hash_join(qrels: Qrels, run: Run, idx: _JudgmentIndex) -> tuple[np.ndarray, np.ndarray]:
+    """Join a run with text doc ids to the qrels: per run row, its relevance and whether
+    it is judged.  Every (query, doc) pair is hashed and the run's hashes sorted once
+    (:class:`HashedPairs`), and the qrels' pairs
+    of the run's queries looked up among them; every match of hashes is confirmed on the
+    ids, so a collision changes nothing.  No string is sorted: the doc ids are read to
+    hash them and to compare the matched pairs.
 
-    Returns, for the run rows (indices local to the block): the judged rows with their
-    qrels rows, the rows in (query, doc) order and which of them repeat their
-    predecessor."""
-    nr, nq = len(rcode), len(qcode)
-    qcode = qcode.astype(rcode.dtype)
-    table = pa.table(
-        {
-            "q": pa.chunked_array([from_numpy(qcode), from_numpy(rcode)]),
-            "d": pa.chunked_array([qdoc, rdoc]),
-        }
+    A run whose pairs are not checked yet (a large run, see :meth:`Run.validate`) is
+    checked from the same keys (:meth:`HashedPairs.repeats`) and keeps its pair index;
+    a repeated pair raises the :class:`DuplicateError` of :meth:`Run.validate` (which
+    names a reader's lines)."""
+    pairs: PairIndex | None = run.cached("pairs")
+    rq_dict, rq_code = (
+        (pairs.query_dict, pairs.query_code)
+        if pairs is not None
+        else id_codes(run._q, compact=True)  # encoded by as_id_column
     )
-    table = table.combine_chunks()  # Arrow sorts one chunk faster than two
-    m = nr + nq
-    order: np.ndarray = _np(
-        pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")])
-    ).astype(np.int32 if m < 2**31 - 1 else np.int64)
-    codes = np.concatenate([qcode, rcode])[order]
-    same = codes[1:] == codes[:-1]
-    del codes
-    doc = table.column("d")
-    step = 1 << 20
-    for start in range(0, m - 1, step):  # neighbouring doc ids, a slice at a time
-        stop = min(start + step, m - 1)
-        block = doc.take(from_numpy(order[start : stop + 1])).chunk(0)
-        same[start:stop] &= _np(pc.equal(block[1:], block[:-1]))
-    is_run = order >= nq
-    follows = np.flatnonzero(same & is_run[1:]) + 1  # run rows that repeat a predecessor
-    judged = follows[~is_run[follows - 1]]
-    repeats = follows[is_run[follows - 1]]
-    run_pos = np.flatnonzero(is_run)
-    repeat = np.zeros(m, dtype=bool)
-    repeat[repeats] = True
-    return order[judged] - nq, order[judged - 1], order[run_pos] - nq, repeat[run_pos]
-
-
-def _merge_join(
-    qrels: Qrels, run: Run, idx: _JudgmentIndex
-) -> tuple[PairIndex, np.ndarray, np.ndarray]:
-    """Join a run whose (query, doc) pairs are not indexed yet to the qrels by sorting
-    both together (no hash look-up of every retrieved doc id), checking the run for
-    repeated pairs on the way.  Returns the run's pair index and, per run row, its
-    relevance and whether it is judged.  Large inputs: two sets of whole queries sorted
-    on both cores."""
-    rq_dict, rq_code = id_codes(run._q, compact=True)  # encoded by as_id_column
     n = len(run)
-    n_codes = len(rq_dict)
-    # the run rows grouped by query, numbered by group in row order (rows that come grouped
-    # are used as they are)
-    perm: np.ndarray | None = None
-    rdoc = run._d
-    rc = contiguous_groups(rq_code, n_codes)
-    if rc is not None:
-        group_of = np.empty(n_codes, dtype=np.int64)
-        group_of[rq_code[np.r_[0, np.flatnonzero(rc[1:] != rc[:-1]) + 1]]] = np.arange(n_codes)
-    else:
-        perm = group_order(rq_code, n_codes)
-        rc = rq_code[perm]
-        rdoc = rdoc.take(from_numpy(perm))
-        group_of = np.arange(n_codes, dtype=np.int64)
-    # the qrels rows of the run's queries, in the same group order
+    hashed = HashedPairs(rq_code, run._d)
+    keys, bits, doc_hash, doc_length = hashed.keys, hashed.bits, hashed.doc_hash, hashed.doc_length
+    if pairs is None:
+        if hashed.repeats(rq_code, run._d):
+            run.validate()  # raises, naming the pairs as a check on construction does
+        run.keep("pairs", known_pairs(rq_dict, rq_code, run._d))
+    # the qrels rows of the run's queries, with their queries in the run's codes
     to_run = to_numpy(pc.index_in(idx.query_ids, value_set=rq_dict), fill=-1).astype(np.int64)
-    to_run[to_run >= 0] = group_of[to_run[to_run >= 0]]
-    qr_code = to_run[idx.row_qcode].astype(rc.dtype)
-    qsel = np.flatnonzero(qr_code >= 0)
-    qsel = qsel[group_order(qr_code[qsel], n_codes)]
-    qcodes = qr_code[qsel]
-    qdoc = qrels._doc.take(from_numpy(qsel))
-    if qdoc.type != rdoc.type:
-        qdoc = qdoc.cast(rdoc.type)
-    parts = list(pairwise(split_points(rc, parts_for(n))))
-
-    def block(a: int, b: int) -> tuple[tuple[np.ndarray, ...], int]:
-        qa = int(np.searchsorted(qcodes, rc[a], side="left")) if b > a else 0
-        qb = int(np.searchsorted(qcodes, rc[b - 1], side="right")) if b > a else 0
-        return _merge_block(
-            rc[a:b], rdoc.slice(a, b - a), qcodes[qa:qb], qdoc.slice(qa, qb - qa)
-        ), qa
-
-    results = map_pieces(parts, block)
-    order = np.empty(n, dtype=np.int64)  # run rows in (group, doc) order
+    qr_code = to_run[idx.row_qcode]
+    judged = np.flatnonzero(qr_code >= 0)
+    qdoc_hash, qdoc_length = idx.doc_hashes
+    qkeys = pair_hashes(qr_code[judged], qdoc_hash[judged])
+    qkeys >>= bits
+    qkeys, by_key = sorted_with_rows(qkeys.view(np.int64))  # sorted: a search in cache
+    qkeys = qkeys.view(np.uint64)
+    judged = judged[by_key]
+    lo = np.searchsorted(keys, qkeys, side="left")
+    if n and not bool((keys[1:] == keys[:-1]).any()):  # every hash once (as a rule)
+        count = (keys[np.minimum(lo, n - 1)] == qkeys).astype(np.int64)
+    else:
+        count = np.searchsorted(keys, qkeys, side="right") - lo
+    # every (qrels row, run row) with equal hashes (one run row at most, unless hashes
+    # collide), confirmed on the query codes and the doc ids: ids of one length up to
+    # WORD bytes by their hashes, longer ones as text
+    qrow = np.repeat(judged, count)
+    at = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(len(qrow))
+    rrow = hashed.rows(at)
+    same = rq_code[rrow] == qr_code[qrow]
+    same &= doc_hash[rrow] == qdoc_hash[qrow]
+    length = doc_length[rrow]
+    same &= length == qdoc_length[qrow]
+    text = np.flatnonzero(same & (length > WORD))
+    if text.size:
+        rdoc = run._d.take(from_numpy(rrow[text]))
+        qdoc = qrels._doc.take(from_numpy(qrow[text]))
+        if qdoc.type != rdoc.type:
+            qdoc = qdoc.cast(rdoc.type)
+        same[text] = to_numpy(pc.equal(rdoc, qdoc))
     rel = np.zeros(n, dtype=np.float64)
     found = np.zeros(n, dtype=bool)
-    repeat = np.zeros(n, dtype=bool)  # in that order: repeats its predecessor's pair
-    for (a, b), ((judged, qrow, rows, rep), qa) in zip(parts, results, strict=True):
-        rows_a = rows + a
-        local = judged + a
-        if perm is not None:
-            rows_a, local = perm[rows_a], perm[local]
-        order[a:b] = rows_a
-        repeat[a:b] = rep
-        rel[local] = qrels._values[qsel[qrow + qa]]
-        found[local] = True
-    if repeat.any():
-        raise run._duplicates_found(duplicate_error(run._q, run._d, order, repeat, "Run", "score"))
-    small = np.int32 if n < 2**31 - 1 else np.int64
-    rank = in_code_order(order.astype(small), rq_code, n_codes)
-    del order, repeat
-    pa.default_memory_pool().release_unused()  # the sorts' buffers, back to the system
-    return PairIndex(rq_dict, rq_code, rank, np.zeros(0, np.int64)), rel, found
+    rel[rrow[same]] = qrels._values[qrow[same]]
+    found[rrow[same]] = True
+    return rel, found
 
 
 ORDERING_TIES = ORDERED  # the tie policies that order a ranking (the catalogue's set)
@@ -648,6 +610,7 @@ def order_rankings(
     score: np.ndarray,
     ties: str,
     *,
+    doc_ids: pa.Array | None = None,
     doc_rank: np.ndarray | Callable[[], np.ndarray] | None = None,
     rows: np.ndarray | None = None,
     rel: np.ndarray | None = None,
@@ -658,48 +621,132 @@ def order_rankings(
     code (ascending, codes in ``[0, n_codes)``) and ranks each query's rows by score
     descending, equal scores under the tie policy ``ties``:
 
-    ``trec``: document id descending in byte order (``doc_rank``: each row's
-    document rank among its query's documents in id order, as trec_eval);
-    ``input``: the order of the rows (``rows``: each row's position in the input,
-    default ``0..n-1``); ``optimistic`` / ``pessimistic``: most / least relevant
-    first (``rel``), then document id descending.
+    ``trec``: document id descending in byte order, as trec_eval; ``input``: the order
+    of the rows (``rows``: each row's position in the input, default ``0..n-1``);
+    ``optimistic`` / ``pessimistic``: most / least relevant first (``rel``), then
+    document id descending.
 
-    ``doc_rank`` may be a function that computes it: it is called only when two rows
-    of a query tie on score (and the rows are not ranked already).  ``depth``: only the
-    first ``depth`` rows of each query (a top-``k`` list).  ``blocks``: ``L`` when the
-    caller knows that the rows come in blocks of ``L``, one query per block and each
-    query in one block (:attr:`~ranklens._shared.sorting.PairIndex.blocks`).
+    The document ids are ``doc_ids`` (text or dictionary-encoded; row ``i``'s is
+    ``doc_ids[rows[i]]``, or ``doc_ids[i]`` without ``rows``) or, instead, ``doc_rank``:
+    each row's rank in the id order among its query's documents (or a function that
+    computes it).  Either is read only for rows that tie on score.
 
-    Rows that already come grouped and ranked are only checked; large inputs are sorted
-    on both cores.  :func:`prepare` and the beyond-accuracy metrics
-    (:mod:`ranklens.recsys.beyond`) order their rankings here."""
+    ``depth``: only the first ``depth`` rows of each query (a top-``k`` list).
+    ``blocks``: ``L`` when the caller knows that the rows come in blocks of ``L``, one
+    query per block and each query in one block
+    (:attr:`~ranklens._shared.sorting.PairIndex.blocks`).
+
+    The rows are sorted by (query, score descending) in input order
+    (:func:`_score_order`: rows that already come grouped and ranked are only checked,
+    large inputs are sorted on both cores) and then only the rows that tie on score are
+    ordered by the tie rule (:func:`_break_ties`).  :func:`prepare` and the
+    beyond-accuracy metrics (:mod:`ranklens.recsys.beyond`) order their rankings here."""
     if ties not in ORDERING_TIES:
         raise AssertionError(ties)  # callers map expected/grouped to trec
+    in_order = ties == "input" and (rows is None or bool(np.all(rows[1:] > rows[:-1])))
+    order = _score_order(qcode, n_codes, score, blocks, stable=in_order)
+    if not in_order:
+        order = _break_ties(order, qcode, score, _tie_keys(ties, doc_ids, doc_rank, rows, rel))
+    return order if depth is None else _top_rows(order, qcode, n_codes, depth)
+
+
+def _score_order(
+    qcode: np.ndarray, n_codes: int, score: np.ndarray, blocks: int | None, stable: bool
+) -> np.ndarray:
+    """Rows by (query code, score descending): no sort when they come so
+    (:func:`_ordered_groups`), else a sort of each block's scores when the rows come in
+    blocks of one width (``blocks``, :func:`_block_order`), else one sort of packed keys
+    (:func:`_packed_order`), else Arrow's sort.  Equal scores keep the input order when
+    ``stable`` (else any order: the tie rule orders them afterwards)."""
     cols: dict[str, Any] = {"q": qcode, "s": score}
-    keys: list[tuple[str, str]] = [("q", "ascending"), ("s", "descending")]
-    if ties in ("optimistic", "pessimistic"):
-        assert rel is not None
-        cols["r"] = rel
-        keys.append(("r", "descending" if ties == "optimistic" else "ascending"))
-    if ties == "input":
-        cols["i"] = np.arange(len(qcode)) if rows is None else rows
-        keys.append(("i", "ascending"))
-    else:
-        assert doc_rank is not None
-        cols["d"] = doc_rank
-        keys.append(("d", "descending"))
-    ready = _ordered_groups(cols, keys, depth, blocks)
-    if ready is not None:
-        return ready
-    if "d" in cols:
-        cols["d"] = _key_column(cols, "d")
-    order: np.ndarray | None = None
-    if ties in ("trec", "input") and len(qcode) > 1:
-        tie = None if ties == "input" else cols["d"]
-        order = _packed_order(np.asarray(qcode), n_codes, np.asarray(score), tie)
+    keys = [("q", "ascending"), ("s", "descending")]
+    order = _ordered_groups(cols, keys, None, blocks)
+    if order is None and blocks is not None and blocks > 1:
+        order = _block_order(np.asarray(qcode), np.asarray(score), blocks, stable)
+    if order is None and len(qcode) > 1:
+        order = _packed_order(np.asarray(qcode), n_codes, np.asarray(score))
     if order is None:
         order = _split_sort(cols, keys, n_codes, checked=True)
-    return order if depth is None else _top_rows(order, qcode, n_codes, depth)
+    return order
+
+
+def _block_order(qcode: np.ndarray, score: np.ndarray, width: int, stable: bool) -> np.ndarray:
+    """Rows by (query code, score descending) when they come in blocks of ``width`` rows,
+    one query per block and each query in one block: each block's scores are sorted on
+    their own (short sorts, in cache) and the blocks put in code order."""
+    by_score = np.argsort(
+        np.negative(score).reshape(-1, width), axis=1, kind="stable" if stable else None
+    )
+    by_code = _code_order(qcode[::width])
+    by_score = by_score[by_code]
+    by_score += (by_code * width)[:, None]
+    return by_score.reshape(-1)
+
+
+TieKeys = Callable[[np.ndarray], list[tuple[Any, str]]]
+
+
+def _tie_keys(
+    ties: str,
+    doc_ids: pa.Array | None,
+    doc_rank: np.ndarray | Callable[[], np.ndarray] | None,
+    rows: np.ndarray | None,
+    rel: np.ndarray | None,
+) -> TieKeys:
+    """The function giving the tie rule's sort keys (column, direction) of some rows."""
+
+    def doc(which: np.ndarray) -> Any:
+        if doc_ids is not None:
+            ids = doc_ids.take(from_numpy(which if rows is None else rows[which]))
+            return ids.dictionary_decode() if pa.types.is_dictionary(ids.type) else ids
+        if doc_rank is None:
+            raise AssertionError("the tie rule needs doc_ids or doc_rank")
+        return np.asarray(doc_rank() if callable(doc_rank) else doc_rank)[which]
+
+    def keys(which: np.ndarray) -> list[tuple[Any, str]]:
+        if ties == "input":
+            return [(which if rows is None else rows[which], "ascending")]
+        by_doc = (doc(which), "descending")
+        if ties == "trec":
+            return [by_doc]
+        if rel is None:
+            raise AssertionError("the tie rule needs rel")
+        return [(rel[which], "descending" if ties == "optimistic" else "ascending"), by_doc]
+
+    return keys
+
+
+def _break_ties(
+    order: np.ndarray, qcode: np.ndarray, score: np.ndarray, keys: TieKeys
+) -> np.ndarray:
+    """``order`` (rows by query and score descending) with the rows of every tie group
+    (one query, one score: neighbours in ``order``) sorted by ``keys`` of those rows.
+    Only the tied rows are read and sorted (a few per cent of a typical run), in one
+    Arrow sort by (tie group, keys)."""
+    n = len(order)
+    if n < 2:
+        return order
+    s = score[order]
+    tie = s[1:] == s[:-1]  # position i + 1 ties position i
+    del s
+    q = qcode[order]
+    tie &= q[1:] == q[:-1]
+    del q
+    if not tie.any():
+        return order
+    tied = np.flatnonzero(np.r_[False, tie] | np.r_[tie, False])
+    starts = np.ones(len(tied), dtype=bool)  # a group starts where it does not tie the last
+    starts[1:] = ~tie[tied[1:] - 1]
+    members = order[tied]
+    cols: dict[str, Any] = {"g": np.cumsum(starts)}
+    sort_keys = [("g", "ascending")]
+    for i, (key, direction) in enumerate(keys(members)):
+        cols[f"k{i}"] = key
+        sort_keys.append((f"k{i}", direction))
+    by_rule = _np(pc.sort_indices(_table(cols), sort_keys=sort_keys))
+    order = order.copy()
+    order[tied] = members[by_rule]
+    return order
 
 
 def _top_rows(order: np.ndarray, qcode: np.ndarray, n_codes: int, depth: int) -> np.ndarray:
@@ -717,44 +764,35 @@ def _bits(x: int) -> int:
     return max(int(x).bit_length(), 1)
 
 
-def _packed_order(
-    qcode: np.ndarray, n_codes: int, score: np.ndarray, tie: np.ndarray | None
-) -> np.ndarray | None:
-    """Rows by (query code, score descending, ``tie`` descending, row), with the keys and
-    the row number packed into one uint64 per row and sorted as plain values (NumPy
-    sorts values several times faster than Arrow's multi-key sort or a lexsort); the
-    score enters as its dense rank.  ``tie`` None: rows in input order.  None when the
-    keys need more than 64 bits.  Large inputs are cut into two sets of whole queries,
-    sorted on both cores."""
+def _packed_order(qcode: np.ndarray, n_codes: int, score: np.ndarray) -> np.ndarray | None:
+    """Rows by (query code, score descending, row), with the keys and the row number
+    packed into one uint64 per row and sorted as plain values (NumPy sorts values several
+    times faster than Arrow's multi-key sort or a lexsort); the score enters as its dense
+    rank.  None when the keys need more than 64 bits.  Large inputs are cut into two
+    sets of whole queries, sorted on both cores."""
     n = qcode.size
     # the keys of a typical input with distinct scores: give up before any work when they
-    # cannot fit (a tie key as wide as the input, e.g. a global document rank)
-    bw = _bits(int(tie.max()) - int(tie.min())) if tie is not None and n else 0
-    if _bits(max(n_codes - 1, 0)) + bw + 2 * _bits(max(n - 1, 0)) > 64:
+    # cannot fit
+    if _bits(max(n_codes - 1, 0)) + 2 * _bits(max(n - 1, 0)) > 64:
         return None
     rows = _query_pieces(qcode, n_codes)
     if rows is not None:
 
         def part(a: int, b: int) -> np.ndarray | None:
             sel = rows[a]
-            order = _packed_block(qcode[sel], score[sel], None if tie is None else tie[sel])
+            order = _packed_block(qcode[sel], score[sel])
             return None if order is None else sel[order]
 
         orders = map_pieces([(i, i + 1) for i in range(len(rows))], part)
         return None if any(o is None for o in orders) else np.concatenate(orders)
-    return _packed_block(qcode, score, tie)
+    return _packed_block(qcode, score)
 
 
-def _packed_block(
-    qcode: np.ndarray, score: np.ndarray, tie: np.ndarray | None
-) -> np.ndarray | None:
+def _packed_block(qcode: np.ndarray, score: np.ndarray) -> np.ndarray | None:
     n = qcode.size
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    lo = int(tie.min()) if tie is not None else 0
-    width = int(tie.max()) - lo + 1 if tie is not None else 1
     bq, bi = _bits(int(qcode.max())), _bits(n - 1)
-    bw = _bits(width - 1) if tie is not None else 0
     by_score = np.argsort(score)
     ordered = score[by_score]
     new = np.empty(n, dtype=bool)
@@ -764,17 +802,15 @@ def _packed_block(
     dense = np.cumsum(new)  # 1 .. n_scores, ascending
     n_scores = int(dense[-1])
     bs = _bits(n_scores - 1)
-    if bq + bs + bw + bi > 64:
+    if bq + bs + bi > 64:
         return None
     desc = np.empty(n, dtype=np.int64)
     desc[by_score] = n_scores - dense  # 0 = the highest score
     del by_score, dense, new
     u64 = np.uint64
-    key = qcode.astype(u64) << u64(bs + bw + bi)
-    key |= desc.astype(u64) << u64(bw + bi)
+    key = qcode.astype(u64) << u64(bs + bi)
+    key |= desc.astype(u64) << u64(bi)
     del desc
-    if tie is not None:
-        key |= (width - 1 - (tie.astype(np.int64) - lo)).astype(u64) << u64(bi)
     key |= np.arange(n, dtype=u64)
     key.sort()
     return (key & u64((1 << bi) - 1)).astype(np.int64)
@@ -841,14 +877,12 @@ def check_not_empty(qrels_rows: int, run_rows: int) -> None:
 @dataclass
 class _RunRows:
     """The run's rows of judged queries, before ordering: query codes into the qrels'
-    queries, scores, the doc-id rank used for ties (a function computing it while the
-    run's pair index has not sorted its documents: only ties need it), the doc ids (or,
-    after a merge join, their grades and judged flags) and which run rows they are
-    (None: all)."""
+    queries, scores, the run's doc ids (of all its rows: read through ``rows``), which
+    run rows they are (None: all) and, for text doc ids, their grades and judged flags
+    (:func:`_hash_join`; coded doc ids are looked up after the ordering)."""
 
     qcode: np.ndarray
     score: np.ndarray
-    doc_rank: np.ndarray | Callable[[], np.ndarray]
     doc: pa.Array
     rows: np.ndarray | None
     joined: tuple[np.ndarray, np.ndarray] | None
@@ -859,12 +893,11 @@ def _judged_run_rows(
     qrels: Qrels, run: Run, idx: _JudgmentIndex, conventions: Conventions, report: dict[str, int]
 ) -> _RunRows:
     """Map the run's distinct query ids onto the qrels' and drop the rows of queries
-    without judgments.  A large run not indexed yet joins the qrels by one sort."""
+    without judgments.  A run with text doc ids is joined to the qrels here (and checked
+    for repeated pairs if it was not yet, :func:`_hash_join`)."""
     joined: tuple[np.ndarray, np.ndarray] | None = None
-    if run.cached("pairs") is None:
-        pairs, rel_row, found_row = _merge_join(qrels, run, idx)
-        run.keep("pairs", pairs)
-        joined = (rel_row, found_row)
+    if not pa.types.is_dictionary(run._d.type):
+        joined = _hash_join(qrels, run, idx)
     pairs = run._pairs
     nq_all = len(idx.query_ids)
     qmap_arr = pc.index_in(pairs.query_dict, value_set=idx.query_ids)
@@ -874,7 +907,6 @@ def _judged_run_rows(
     out = _RunRows(
         qcode=qmap[pairs.query_code],
         score=_score_column(run, conventions),
-        doc_rank=pairs.doc_rank if pairs.doc_rank_known else _doc_rank_of(pairs),
         doc=run._d,
         rows=None,
         joined=joined,
@@ -886,11 +918,8 @@ def _judged_run_rows(
         rows = np.flatnonzero(out.qcode >= 0)
         out.rows = rows
         out.qcode, out.score = out.qcode[rows], out.score[rows]
-        out.doc_rank = _doc_rank_of(pairs, rows) if callable(out.doc_rank) else out.doc_rank[rows]
         if joined is not None:
             out.joined = (joined[0][rows], joined[1][rows])
-        elif not pa.types.is_dictionary(out.doc.type):  # coded ids are read through rows
-            out.doc = out.doc.take(from_numpy(rows))
     report["run_rows_without_judged_query"] = int(len(run) - len(out.qcode))
     return out
 
@@ -918,11 +947,6 @@ def _with_empty_rankings(
     return present
 
 
-def _doc_rank_of(pairs: PairIndex, rows: np.ndarray | None = None) -> Callable[[], np.ndarray]:
-    """A function giving the doc-id rank of ``rows`` (None: all), read when called."""
-    return lambda: pairs.doc_rank if rows is None else pairs.doc_rank[rows]
-
-
 @dataclass
 class _Ranked:
     """Every judged query's ranking in order: scores, grades, judged flags, row counts."""
@@ -942,62 +966,38 @@ def _order_and_judge(
     negative_grades: str = "unjudged",
 ) -> _Ranked:
     """One sort by query, score descending and the tie rule, and the judgments of the
-    retrieved documents (from the merge join, or one hash lookup and one binary
-    search).  The lookup and the sort are independent (unless the tie rule needs the
-    grades), so large inputs run them on two cores.  ``top``: only the first rows of
-    each ranking are kept (and, with dictionary-encoded doc ids, looked up);
-    ``blocks``: the run's block width (:attr:`PairIndex.blocks`); ``negative_grades``:
-    the convention of that name (whether a negative grade is judged)."""
+    retrieved documents: from the hash join (text doc ids), else one hash lookup of the
+    distinct doc ids and one binary search.  ``top``: only the first rows of each
+    ranking are kept (and, with dictionary-encoded doc ids, looked up); ``blocks``: the
+    run's block width (:attr:`PairIndex.blocks`); ``negative_grades``: the convention
+    of that name (whether a negative grade is judged)."""
     nq_all = len(idx.query_ids)
     d_run = rows.doc
-    coded = pa.types.is_dictionary(d_run.type)  # then of every run row (see rows.rows)
+    joined = rows.joined
 
-    def doc_codes() -> np.ndarray:
-        """The judged doc code of each distinct doc id (coded) or of each row."""
-        ids = d_run.dictionary if coded else d_run
-        return to_numpy(pc.index_in(ids, value_set=idx.doc_keys.doc_ids), fill=-1)
-
-    def doc_indices(which: np.ndarray | None) -> np.ndarray:
-        """The dictionary indices of the rows ``which`` (positions among ``rows``)."""
+    def coded_lookup(which: np.ndarray | None) -> np.ndarray:
+        """The judged doc codes of the rows ``which`` (positions among ``rows``, None:
+        all) of a run with dictionary-encoded doc ids: the distinct ids are looked up."""
+        codes = to_numpy(pc.index_in(d_run.dictionary, value_set=idx.doc_keys.doc_ids), fill=-1)
         run_rows = (
             rows.rows if which is None else (which if rows.rows is None else rows.rows[which])
         )
         indices = to_numpy(d_run.indices)
-        return indices if run_rows is None else indices[run_rows]
+        return codes[indices if run_rows is None else indices[run_rows]]
 
-    def lookup() -> np.ndarray:
-        return doc_codes()[doc_indices(None)] if coded else doc_codes()
-
-    joined = rows.joined
-    dcode: np.ndarray | None = None
     if ties in ("optimistic", "pessimistic") and joined is None:
-        dcode = lookup()
-        joined = _lookup_rel(idx, rows.qcode, dcode)
-    sort = partial(
-        order_rankings,
+        joined = _lookup_rel(idx, rows.qcode, coded_lookup(None))
+    order = order_rankings(
         rows.qcode,
         nq_all,
         rows.score,
         ties,
-        doc_rank=rows.doc_rank,
+        doc_ids=d_run,
         rows=rows.rows,
         rel=None if joined is None else joined[0],
         depth=top,
         blocks=blocks,
     )
-    ordered_codes: np.ndarray | None = None
-    if joined is not None:
-        order = sort()
-    elif coded:  # the distinct ids are looked up; the kept rows' codes follow the order
-        order = sort()
-        ordered_codes = doc_codes()[doc_indices(order)]
-    elif parts_for(len(rows.qcode)) > 1:
-        pending = pool().submit(lookup)
-        order = sort()
-        dcode = pending.result()
-    else:
-        dcode = lookup()
-        order = sort()
     # rows are now grouped by query code: the codes follow from the counts
     if blocks is not None and len(rows.qcode):  # one row per block is enough
         counts = np.bincount(rows.qcode[::blocks], minlength=nq_all) * blocks
@@ -1007,12 +1007,9 @@ def _order_and_judge(
         counts = np.minimum(counts, top)
     if joined is not None:
         rel, in_qrels = joined[0][order], joined[1][order]
-    else:
-        if ordered_codes is None:
-            assert dcode is not None
-            ordered_codes = dcode[order]
+    else:  # coded doc ids: the kept rows' codes follow the order
         rel, in_qrels = _lookup_rel(
-            idx, np.repeat(np.arange(nq_all, dtype=np.int64), counts), ordered_codes
+            idx, np.repeat(np.arange(nq_all, dtype=np.int64), counts), coded_lookup(order)
         )
     # a negative grade is a judgment of non-relevance that trec_eval treats as
     # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj); ranx as
