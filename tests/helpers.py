@@ -203,3 +203,24 @@ def doc_gaps(doc: str | None) -> list[str]:
     if ">>>" not in text:
         gaps.append("doctest")
     return gaps
+
+
+#: ranx metric names -> ranklens metric strings (profile ranx), the ones every ranx
+#: comparison reads; the reference test and the peer outputs add their own
+RANX_NAMES = {
+    "hits@5": "hits@5",
+    "hit_rate@3": "hit_rate@3",
+    "precision@5": "p@5",
+    "recall@10": "r@10",
+    "f1@5": "f1@5",
+    "r-precision": "rprec",
+    "mrr": "mrr",
+    "mrr@3": "rr@3",
+    "map": "map",
+    "map@5": "map@5",
+    "ndcg": "ndcg",
+    "ndcg@10": "ndcg@10",
+    "ndcg_burges@10": "ndcg(gain=exp2)@10",
+    "dcg@5": "dcg@5",
+    "dcg_burges@5": "dcg(gain=exp2)@5",
+}

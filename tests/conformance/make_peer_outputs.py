@@ -42,30 +42,18 @@ from typing import Any
 
 if __package__:  # imported by the tests (tests.conformance.make_peer_outputs)
     from .make_fixtures import DATA, read_qrels, read_run
-else:  # run as a script
+else:  # run as a script: the repository root on the path, for tests.helpers
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from make_fixtures import DATA, read_qrels, read_run
+from tests.helpers import RANX_NAMES
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "peers"
 
 #: ranx metric -> ranklens metric (profile ranx)
 RANX_MEASURES = {
-    "hits@5": "hits@5",
-    "hit_rate@3": "hit_rate@3",
-    "precision@5": "p@5",
-    "recall@10": "r@10",
-    "f1@5": "f1@5",
-    "r-precision": "rprec",
-    "mrr": "mrr",
-    "mrr@3": "rr@3",
-    "map": "map",
-    "map@5": "map@5",
-    "ndcg": "ndcg",
-    "ndcg@10": "ndcg@10",
-    "ndcg_burges@10": "ndcg(gain=exp2)@10",
-    "dcg@5": "dcg@5",
-    "dcg_burges@5": "dcg(gain=exp2)@5",
+    **RANX_NAMES,
     "bpref": "bpref",
     "rbp.8": "rbp(p=0.8)",
 }

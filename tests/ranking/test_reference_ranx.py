@@ -31,28 +31,14 @@ import numpy as np
 import pytest
 
 import ranklens
-from tests.helpers import graded_case
+from tests.helpers import RANX_NAMES, graded_case
 
 ranx = pytest.importorskip("ranx")
 
 pytestmark = pytest.mark.reference
 
 MEASURES = {
-    "hits@5": "hits@5",
-    "hit_rate@3": "hit_rate@3",
-    "precision@5": "p@5",
-    "recall@10": "r@10",
-    "f1@5": "f1@5",
-    "r-precision": "rprec",
-    "mrr": "mrr",
-    "mrr@3": "rr@3",
-    "map": "map",
-    "map@5": "map@5",
-    "ndcg": "ndcg",
-    "ndcg@10": "ndcg@10",
-    "ndcg_burges@10": "ndcg(gain=exp2)@10",
-    "dcg@5": "dcg@5",
-    "dcg_burges@5": "dcg(gain=exp2)@5",
+    **RANX_NAMES,
     "precision@5-l2": "p(rel=2)@5",
     "recall@10-l2": "r(rel=2)@10",
     "map-l2": "map(rel=2)",
