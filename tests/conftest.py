@@ -13,8 +13,9 @@ from ranklens.io import read_trec_qrels, read_trec_run
 
 # a session in which a `conformance` test was skipped fails (tests/conformance/skip_guard.py)
 from tests.conformance.skip_guard import (  # noqa: F401
-    pytest_make_collect_report,
-    pytest_runtest_makereport,
+    pytest_collectreport,
+    pytest_configure,
+    pytest_runtest_logreport,
     pytest_sessionfinish,
     pytest_terminal_summary,
 )
@@ -65,3 +66,11 @@ def spark() -> Iterator[Any]:
             yield session
         finally:
             session.stop()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that uses the ``spark`` session runs on one pytest-xdist worker
+    (``--dist loadgroup``), so the suite starts one JVM, not one per worker."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("spark"))

@@ -10,40 +10,36 @@ the top) counts too: its tests would otherwise vanish without a skipped test.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 SKIPPED = pytest.StashKey[list[str]]()
+_CONFIG: list[pytest.Config] = []  # the session's config (hooks below get only the report)
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Generator[None, Any, None]:
-    outcome = yield
-    report = outcome.get_result()
-    if (
-        report.skipped
-        and not hasattr(report, "wasxfail")
-        and item.get_closest_marker("conformance") is not None
-    ):
-        longrepr = report.longrepr
-        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
-        item.config.stash.setdefault(SKIPPED, []).append(f"{item.nodeid}: {reason}")
+def pytest_configure(config: pytest.Config) -> None:
+    _CONFIG[:] = [config]
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, None]:
-    outcome = yield
-    report = outcome.get_result()
-    if (
-        report.skipped
-        and isinstance(collector, pytest.Module)
-        and collector.path.parent.name == "conformance"
-    ):
-        longrepr = report.longrepr
-        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
-        collector.config.stash.setdefault(SKIPPED, []).append(f"{report.nodeid}: {reason}")
+def _record(nodeid: str, longrepr: Any) -> None:
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    _CONFIG[0].stash.setdefault(SKIPPED, []).append(f"{nodeid}: {reason}")
+
+
+# Reports rather than items: with pytest-xdist the workers run the tests and the
+# controller, which decides the exit status, sees only their reports (the markers
+# travel in ``report.keywords``; a skipped module's collect report is forwarded too).
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped and not hasattr(report, "wasxfail") and "conformance" in report.keywords:
+        _record(report.nodeid, report.longrepr)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    path = report.nodeid.split("::")[0]
+    if report.skipped and path.endswith(".py") and Path(path).parent.name == "conformance":
+        _record(report.nodeid, report.longrepr)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

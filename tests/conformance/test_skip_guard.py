@@ -16,14 +16,16 @@ CONFTEST = "from tests.conformance.skip_guard import *  # noqa: F403\n"
 INI = "[pytest]\nmarkers =\n    conformance: needs only the repository\n"
 
 
-def _run(tmp_path: Path, body: str, folder: str = "tiny") -> subprocess.CompletedProcess[str]:
+def _run(
+    tmp_path: Path, body: str, folder: str = "tiny", extra: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
     (tmp_path / "conftest.py").write_text(CONFTEST)
     (tmp_path / "pytest.ini").write_text(INI)
     (tmp_path / folder).mkdir()
     (tmp_path / folder / "test_tiny.py").write_text("import pytest\n\n" + body)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "src")])}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra, str(tmp_path)],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -89,3 +91,24 @@ def test_other_skips_and_xfails_do_not(tmp_path: Path) -> None:
     assert done.returncode == pytest.ExitCode.OK, done.stdout
     assert "1 passed, 1 skipped, 1 xfailed" in done.stdout
     assert "conformance tests skipped" not in done.stdout
+
+
+@pytest.mark.parametrize("folder", ["tiny", "conformance"])
+def test_the_guard_holds_when_workers_run_the_tests(tmp_path: Path, folder: str) -> None:
+    """Under pytest-xdist (the suite's default) the controller sees only reports."""
+    pytest.importorskip("xdist")
+    body = (
+        "pytest.importorskip('no_such_module_here')\n\n"
+        "pytestmark = pytest.mark.conformance\n\n"
+        "def test_evidence():\n"
+        "    pass\n"
+        if folder == "conformance"
+        else "@pytest.mark.conformance\n"
+        "def test_evidence():\n"
+        "    pytest.skip('the expected file is missing')\n\n"
+        "def test_other():\n"
+        "    pass\n"
+    )
+    done = _run(tmp_path, body, folder=folder, extra=("-n", "2"))
+    assert done.returncode == pytest.ExitCode.TESTS_FAILED, done.stdout
+    assert "conformance tests skipped" in done.stdout
