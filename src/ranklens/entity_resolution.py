@@ -123,11 +123,11 @@ def bcubed(
     With ``pred(r)`` and ``true(r)`` the predicted and the true entity of record r
     among n records:
 
-    * ``bcubed_precision = (1/n) sum_r |pred(r) & true(r)| / |pred(r)|``
-      ``= (1/n) sum_ij n_ij^2 / a_i``;
-    * ``bcubed_recall = (1/n) sum_r |pred(r) & true(r)| / |true(r)|``
-      ``= (1/n) sum_ij n_ij^2 / b_j``;
-    * ``bcubed_f1 = 2 P R / (P + R)`` of those two (0 when both are 0).
+    * ``bcubed_precision``: ``(1/n) sum_r |pred(r) & true(r)| / |pred(r)|``, which
+      is ``(1/n) sum_ij n_ij^2 / a_i``;
+    * ``bcubed_recall``: ``(1/n) sum_r |pred(r) & true(r)| / |true(r)|``, which is
+      ``(1/n) sum_ij n_ij^2 / b_j``;
+    * ``bcubed_f1``: ``2 P R / (P + R)`` of those two (0 when both are 0).
 
     ``weighting="record"`` (Bagga & Baldwin, default): the mean of the
     per-record values, as above.  ``weighting="true_entity"``: each true entity
@@ -167,11 +167,11 @@ def cluster_level(
     "Evaluating entity resolution results", PVLDB 3(1), 2010), as
     ``{"precision", "recall", "f1", "n_exact", "n_pred", "n_true"}``:
 
-    * ``cluster_precision = n_exact / n_pred``, the share of predicted entities that
+    * ``cluster_precision``: ``n_exact / n_pred``, the share of predicted entities that
       equal a true entity record for record;
-    * ``cluster_recall = n_exact / n_true``, the share of true entities predicted
+    * ``cluster_recall``: ``n_exact / n_true``, the share of true entities predicted
       exactly;
-    * ``cluster_f1 = 2 P R / (P + R)`` (0 when both are 0).
+    * ``cluster_f1``: ``2 P R / (P + R)`` (0 when both are 0).
 
     A singleton counts as any other entity.  Never 0/0: there is at least one
     record, so one entity on each side (an empty input is an InputError).
@@ -269,9 +269,9 @@ def blocking(
     With ``C`` the candidate pairs, ``M`` the true matches (pairs of records of the
     same true entity) and ``T`` the comparison space (``total_pairs``):
 
-    * ``reduction_ratio = 1 - |C| / T``, the comparisons the blocking saves;
-    * ``pairs_completeness = |C & M| / |M|``, the true matches it keeps (recall);
-    * ``pairs_quality = |C & M| / |C|``, the share of candidates that are true
+    * ``reduction_ratio``: ``1 - |C| / T``, the comparisons the blocking saves;
+    * ``pairs_completeness``: ``|C & M| / |M|``, the true matches it keeps (recall);
+    * ``pairs_quality``: ``|C & M| / |C|``, the share of candidates that are true
       matches (precision).
 
     (Reduction ratio and pairs completeness: Elfeky, Verykios & Elmagarmid,
