@@ -26,6 +26,19 @@ def test_docs_cite_sources_not_internal_seed_numbers() -> None:
     assert found == []
 
 
+def test_docs_do_not_point_at_files_users_do_not_have() -> None:
+    """The package's text never sends a user to the team's planning notes
+    (``DESIGN.md``, ``STYLE.md``), which are not part of it."""
+    pattern = re.compile(r"\b(DESIGN|STYLE)\.md\b")
+    found = [
+        f"{path.relative_to(SRC)}:{n}"
+        for path in sorted(SRC.rglob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []
+
+
 @pytest.mark.parametrize(
     ("name", "message"),
     [
