@@ -494,8 +494,12 @@ def fbeta(
     sample_weight: Any = None,
     zero_division: float | str = "warn",
 ) -> Any:
-    """F-beta (1 + b^2) P R / (b^2 P + R) (``beta`` >= 0, default 1: F1; 0 gives
-    precision, as scikit-learn); see :func:`precision_recall_fscore`.
+    """F-beta ``F = (1 + b^2) P R / (b^2 P + R) = (1 + b^2) TP / ((1 + b^2) TP +
+    b^2 FN + FP)``: recall weighs ``b`` times as much as precision (van Rijsbergen,
+    "Information Retrieval", 1979; scikit-learn's ``fbeta_score``).  ``beta`` >= 0,
+    default 1: F1; 0 gives precision, as scikit-learn.  Conventions as for
+    :func:`f1` (see :func:`precision_recall_fscore`): ``zero_division`` only when
+    ``TP + FP + FN = 0``.
 
     >>> round(fbeta([1, 1, 0, 0], [1, 0, 1, 1], beta=2.0), 4)  # P = 1/3, R = 1/2
     0.4545
