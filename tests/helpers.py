@@ -188,10 +188,12 @@ def one_line_error(result: Any, code: int, *fragments: str, message: str | None 
     return line
 
 
-def doc_gaps(doc: str | None) -> list[str]:
+def doc_gaps(doc: str | None, name: str | None = None, shared: bool = False) -> list[str]:
     """What a metric kernel's docstring lacks of the catalogue's contract: a
     ``formula`` (an equation, a sum or a ratio), a ``source`` (a year, "et al." or
-    the reference tool it reproduces) and a ``doctest`` (an example, ``>>>``)."""
+    the reference tool it reproduces) and a ``doctest`` (an example: a ``>>>`` line
+    with code, not only a comment).  A kernel ``shared`` by several entries names
+    each of them (``name``, in double backquotes) beside its formula (``metric``)."""
     import re
 
     text = doc or ""
@@ -200,8 +202,10 @@ def doc_gaps(doc: str | None) -> list[str]:
         gaps.append("formula")
     if not re.search(r"\b(19|20)\d\d\b|et al\.|Source|trec_eval|scikit-learn|pycocotools", text):
         gaps.append("source")
-    if ">>>" not in text:
+    if not re.search(r"^\s*>>> +[^#\s]", text, re.MULTILINE):
         gaps.append("doctest")
+    if shared and name is not None and f"``{name}``" not in text:
+        gaps.append("metric")
     return gaps
 
 

@@ -427,10 +427,19 @@ def precision(
     sample_weight: Any = None,
     zero_division: float | str = "warn",
 ) -> Any:
-    """Precision TP / (TP + FP); see :func:`precision_recall_fscore` for conventions.
+    """Precision ``P = TP / (TP + FP)``, the share of predicted positives that are
+    truly positive (scikit-learn's ``precision_score``).
+
+    Conventions (see :func:`precision_recall_fscore` and the module notes):
+    ``average`` combines classes (``binary``: ``pos_label`` alone; ``micro``: pooled
+    counts; ``macro``: unweighted mean; ``weighted``: mean by support; None: per
+    class); with nothing predicted positive, ``TP + FP = 0``, the value is
+    ``zero_division`` (default ``"warn"``: 0.0 with a warning).
 
     >>> precision([1, 1, 0, 0], [1, 0, 1, 1])  # 1 of the 3 predicted positives
     0.3333333333333333
+    >>> precision([1, 0], [0, 0], zero_division=1.0)  # nothing predicted positive
+    1.0
     """
     return _prf(
         y_true,
@@ -455,7 +464,14 @@ def recall(
     sample_weight: Any = None,
     zero_division: float | str = "warn",
 ) -> Any:
-    """Recall TP / (TP + FN); see :func:`precision_recall_fscore` for conventions.
+    """Recall ``R = TP / (TP + FN)``, the share of true positives that are predicted
+    positive (scikit-learn's ``recall_score``).
+
+    Conventions as for :func:`precision` (see :func:`precision_recall_fscore`); with
+    no true positive sample, ``TP + FN = 0``, the value is ``zero_division``.
+
+    >>> recall([1, 1, 0, 0], [1, 0, 1, 1])  # 1 of the 2 true positives
+    0.5
 
     Per class, in ``labels`` order, with ``average=None``:
 
@@ -478,8 +494,12 @@ def fbeta(
     sample_weight: Any = None,
     zero_division: float | str = "warn",
 ) -> Any:
-    """F-beta (1 + b^2) P R / (b^2 P + R) (``beta`` >= 0, default 1: F1; 0 gives
-    precision, as scikit-learn); see :func:`precision_recall_fscore`.
+    """F-beta ``F = (1 + b^2) P R / (b^2 P + R) = (1 + b^2) TP / ((1 + b^2) TP +
+    b^2 FN + FP)``: recall weighs ``b`` times as much as precision (van Rijsbergen,
+    "Information Retrieval", 1979; scikit-learn's ``fbeta_score``).  ``beta`` >= 0,
+    default 1: F1; 0 gives precision, as scikit-learn.  Conventions as for
+    :func:`f1` (see :func:`precision_recall_fscore`): ``zero_division`` only when
+    ``TP + FP + FN = 0``.
 
     >>> round(fbeta([1, 1, 0, 0], [1, 0, 1, 1], beta=2.0), 4)  # P = 1/3, R = 1/2
     0.4545
@@ -499,7 +519,19 @@ def f1(
     sample_weight: Any = None,
     zero_division: float | str = "warn",
 ) -> Any:
-    """F1 = 2 P R / (P + R); see :func:`precision_recall_fscore` for conventions."""
+    """F1, the harmonic mean of precision and recall:
+    ``F1 = 2 P R / (P + R) = 2 TP / (2 TP + FP + FN)`` (van Rijsbergen 1979;
+    scikit-learn's ``f1_score``).
+
+    Conventions as for :func:`precision` (see :func:`precision_recall_fscore`): F1
+    is ``zero_division`` only when ``TP + FP + FN = 0``; when precision and recall
+    are both 0 it is 0.
+
+    >>> f1([1, 1, 0, 0], [1, 0, 1, 1])  # TP 1, FP 2, FN 1: 2 / (2 + 2 + 1)
+    0.4
+    >>> f1(["a", "b", "b"], ["a", "a", "b"], average="macro")  # a: 2/3, b: 2/3
+    0.6666666666666666
+    """
     return _prf(
         y_true, y_pred, 1.0, average, pos_label, labels, sample_weight, zero_division, ("f-score",)
     )["fbeta"]
@@ -514,7 +546,10 @@ def accuracy(
     normalize: bool = True,
     per_sample: bool | None = None,
 ) -> Any:
-    """Fraction of samples predicted correctly (weighted mean if weights are given).
+    """Fraction of samples predicted correctly,
+    ``accuracy = (1/n) sum_i [y_i = yhat_i]`` (weighted mean
+    ``sum_i w_i [y_i = yhat_i] / sum_i w_i`` if weights are given; scikit-learn's
+    ``accuracy_score``).  Every class counts alike, so it is never 0/0.
 
     ``normalize=False`` returns the (weighted) number of correct samples
     instead, ``reduction="none"`` the 0/1 correctness of each sample
@@ -714,7 +749,9 @@ def average_precision(
     sets recall to one at every threshold); when samples of ``pos_label``
     exist but all have weight 0 it is undefined (InputError).
 
-    Seed 001's worked example:
+    A worked example (M. S. Ibrahim, "Machine Learning: Evaluation Metrics",
+    course notes, 2023): by descending score the positives are at ranks 1, 3, 4
+    and 8, so AP = ``(1 + 2/3 + 3/4 + 4/8) / 4``:
 
     >>> y = [1, 0, 0, 1, 0, 0, 1, 1]
     >>> s = [0.8, 0.6, 0.3, 0.2, 0.9, 0.75, 0.81, 0.92]

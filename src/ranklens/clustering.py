@@ -99,33 +99,84 @@ def pair_confusion(labels_true: Any, labels_pred: Any) -> dict[str, int]:
 
 
 def pair_precision(labels_true: Any, labels_pred: Any, *, zero_division: float = 0.0) -> float:
-    """TP / (TP + FP): share of predicted co-clustered pairs that are truly together.
-    ``zero_division`` when the prediction puts every point alone."""
+    """Pair-counting precision ``TP / (TP + FP)``: the share of pairs the prediction
+    puts together that are truly together (Manning, Raghavan & Schütze,
+    "Introduction to Information Retrieval", 2008, section 16.3).
+    ``zero_division`` when the prediction puts every point alone (no predicted
+    pair).
+
+    Manning et al.'s example (17 points, classes x=0, o=1, diamond=2; TP = 20,
+    FP = 20, FN = 24):
+
+    >>> t = [0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 2, 0, 0, 2, 2, 2]
+    >>> p = [0] * 6 + [1] * 6 + [2] * 5
+    >>> pair_precision(t, p)  # 20 / 40
+    0.5
+    >>> pair_precision([0, 0, 1], [0, 1, 2], zero_division=1.0)  # no predicted pair
+    1.0
+    """
     tp, fp, _, _ = pairs(labels_true, labels_pred)
     return ratio(tp, tp + fp, zero_division)
 
 
 def pair_recall(labels_true: Any, labels_pred: Any, *, zero_division: float = 0.0) -> float:
-    """TP / (TP + FN): share of truly co-clustered pairs that are predicted together."""
+    """Pair-counting recall ``TP / (TP + FN)``: the share of truly co-clustered pairs
+    that are predicted together (Manning, Raghavan & Schütze 2008, section 16.3).
+    ``zero_division`` when the truth puts every point alone (no true pair).
+
+    >>> t = [0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 2, 0, 0, 2, 2, 2]  # Manning et al.'s
+    >>> p = [0] * 6 + [1] * 6 + [2] * 5
+    >>> round(pair_recall(t, p), 4)  # 20 / 44
+    0.4545
+    """
     tp, _, fn, _ = pairs(labels_true, labels_pred)
     return ratio(tp, tp + fn, zero_division)
 
 
 def pair_f1(labels_true: Any, labels_pred: Any, *, zero_division: float = 0.0) -> float:
-    """Harmonic mean of pair precision and recall, 2 TP / (2 TP + FP + FN)."""
+    """Pair-counting F1, the harmonic mean of pair precision and recall:
+    ``F1 = 2 TP / (2 TP + FP + FN)`` (Manning, Raghavan & Schütze 2008, section
+    16.3).  ``zero_division`` only when ``TP + FP + FN = 0`` (no predicted and no
+    true pair); 0 when precision and recall are both 0.
+
+    >>> t = [0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 2, 0, 0, 2, 2, 2]  # Manning et al.'s
+    >>> p = [0] * 6 + [1] * 6 + [2] * 5
+    >>> round(pair_f1(t, p), 4)  # 40 / (40 + 20 + 24)
+    0.4762
+    """
     tp, fp, fn, _ = pairs(labels_true, labels_pred)
     return ratio(2 * tp, 2 * tp + fp + fn, zero_division)
 
 
 def jaccard(labels_true: Any, labels_pred: Any, *, zero_division: float = 0.0) -> float:
-    """Pair-counting Jaccard index TP / (TP + FP + FN)."""
+    """Pair-counting Jaccard index ``J = TP / (TP + FP + FN)``: the pairs together in
+    both over the pairs together in either (Halkidi, Batistakis & Vazirgiannis,
+    "On clustering validation techniques", J. Intell. Inf. Syst. 17, 2001).  Pairs
+    apart in both (TN) do not count.  ``zero_division`` when ``TP + FP + FN = 0``.
+
+    >>> t = [0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 2, 0, 0, 2, 2, 2]  # Manning et al.'s
+    >>> p = [0] * 6 + [1] * 6 + [2] * 5
+    >>> jaccard(t, p)  # 20 / (20 + 20 + 24)
+    0.3125
+    """
     tp, fp, fn, _ = pairs(labels_true, labels_pred)
     return ratio(tp, tp + fp + fn, zero_division)
 
 
 def purity(labels_true: Any, labels_pred: Any) -> float:
-    """Purity = (1/N) sum over predicted clusters of the size of its most
-    frequent true class.  1 when every point is its own cluster."""
+    """Purity ``= (1/N) sum_i max_j n_ij``: each predicted cluster i counts the
+    points of its most frequent true class j (Manning, Raghavan & Schütze,
+    "Introduction to Information Retrieval", 2008, section 16.3).  1 when every
+    point is its own cluster (purity rewards splitting; pair it with a recall-like
+    score).  Never 0/0 (at least one point).
+
+    >>> t = [0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 2, 0, 0, 2, 2, 2]  # Manning et al.'s
+    >>> p = [0] * 6 + [1] * 6 + [2] * 5
+    >>> round(purity(t, p), 4)  # (5 + 4 + 3) / 17
+    0.7059
+    >>> purity([0, 0, 1], [0, 1, 2])  # singletons
+    1.0
+    """
     c = cells(labels_true, labels_pred)
     best = np.zeros(len(c.pred_sizes), dtype=np.int64)
     np.maximum.at(best, c.pred, c.counts)
@@ -150,7 +201,17 @@ def _unit(value: Any) -> float:
 
 
 def rand_index(labels_true: Any, labels_pred: Any) -> float:
-    """Rand index (TP + TN) / C(n) (scikit-learn's ``rand_score``)."""
+    """Rand index ``RI = (TP + TN) / C(n)`` over the ``C(n) = n (n - 1) / 2`` pairs
+    of points: the share of pairs on which the two partitions agree (together in
+    both, or apart in both) (Rand, "Objective criteria for the evaluation of
+    clustering methods", JASA 66, 1971; scikit-learn's ``rand_score``).  1.0 for
+    fewer than two points (no pair), as scikit-learn.
+
+    >>> t = [0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 2, 0, 0, 2, 2, 2]  # Manning et al.'s
+    >>> p = [0] * 6 + [1] * 6 + [2] * 5
+    >>> round(rand_index(t, p), 4)  # (20 + 72) / 136
+    0.6765
+    """
     with needs("ml", "ranklens.clustering.rand_index"):
         from sklearn.metrics import rand_score
 
@@ -158,7 +219,22 @@ def rand_index(labels_true: Any, labels_pred: Any) -> float:
 
 
 def adjusted_rand_index(labels_true: Any, labels_pred: Any) -> float:
-    """Adjusted Rand index (Hubert & Arabie), chance-corrected; can be negative."""
+    """Adjusted Rand index (Hubert & Arabie, "Comparing partitions", J. Classification
+    2, 1985; scikit-learn's ``adjusted_rand_score``), the Rand index corrected for
+    chance: ``ARI = (sum_ij C(n_ij) - E) / ((sum_i C(a_i) + sum_j C(b_j)) / 2 - E)``
+    with ``E = sum_i C(a_i) sum_j C(b_j) / C(n)`` (cells ``n_ij``, cluster sizes
+    ``a_i``, class sizes ``b_j``, ``C(m) = m (m - 1) / 2``).  1 for identical
+    partitions, about 0 for random ones, and it can be negative (down to -0.5).
+    When the denominator is 0 (both partitions a single cluster, or both all
+    singletons) it is 1.0, as scikit-learn.
+
+    >>> t = [0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 2, 0, 0, 2, 2, 2]  # Manning et al.'s
+    >>> p = [0] * 6 + [1] * 6 + [2] * 5
+    >>> round(adjusted_rand_index(t, p), 4)  # E = 40 * 44 / 136: (20 - E) / (42 - E)
+    0.2429
+    >>> adjusted_rand_index([0, 0, 1, 1], [0, 1, 0, 1])  # (0 - 1/3) / (1 - 1/3)
+    -0.5
+    """
     with needs("ml", "ranklens.clustering.adjusted_rand_index"):
         from sklearn.metrics import adjusted_rand_score
 
@@ -166,8 +242,24 @@ def adjusted_rand_index(labels_true: Any, labels_pred: Any) -> float:
 
 
 def nmi(labels_true: Any, labels_pred: Any, *, average_method: str = "arithmetic") -> float:
-    """Normalized mutual information I(T; P) / mean(H(T), H(P)); ``average_method``
-    arithmetic ((H(C) + H(K)) / 2, the default), geometric, min or max."""
+    """Normalized mutual information ``NMI = I(T; P) / mean(H(T), H(P))`` with the
+    entropies and mutual information of the true classes T and predicted clusters
+    P (natural logarithms; the base cancels); ``average_method`` arithmetic
+    (``(H(T) + H(P)) / 2``, the default), geometric (``sqrt(H(T) H(P))``; Strehl &
+    Ghosh, "Cluster ensembles", JMLR 3, 2002), min or max (Vinh, Epps & Bailey,
+    JMLR 11, 2010); scikit-learn's ``normalized_mutual_info_score``.  With a single
+    class and a single cluster (both entropies 0) it is 1.0, as scikit-learn.  The
+    arithmetic NMI equals the V-measure (:func:`v_measure`).
+
+    Four points in two classes, each predicted alone: ``I = H(T) = ln 2``,
+    ``H(P) = ln 4``:
+
+    >>> nmi([0, 0, 1, 1], [0, 1, 2, 3])  # ln 2 / (1.5 ln 2)
+    0.6666666666666666
+    >>> [round(nmi([0, 0, 1, 1], [0, 1, 2, 3], average_method=m), 4)
+    ...  for m in ("geometric", "min", "max")]  # 1/sqrt(2), 1, 1/2
+    [0.7071, 1.0, 0.5]
+    """
     with needs("ml", "ranklens.clustering.nmi"):
         from sklearn.metrics import normalized_mutual_info_score
 
@@ -178,8 +270,20 @@ def nmi(labels_true: Any, labels_pred: Any, *, average_method: str = "arithmetic
 
 
 def v_measure(labels_true: Any, labels_pred: Any, *, beta: float = 1.0) -> float:
-    """V-measure: weighted harmonic mean of homogeneity and completeness,
-    (1 + beta) h c / (beta h + c) (Rosenberg & Hirschberg 2007); ``beta`` >= 0."""
+    """V-measure: weighted harmonic mean of homogeneity ``h = 1 - H(T|P) / H(T)``
+    (each cluster holds one class) and completeness ``c = 1 - H(P|T) / H(P)``
+    (each class sits in one cluster), ``V = (1 + beta) h c / (beta h + c)``
+    (Rosenberg & Hirschberg 2007; scikit-learn's ``v_measure_score``); ``beta`` >= 0
+    weighs completeness (beta > 1) or homogeneity (beta < 1).  ``h`` is 1 when
+    ``H(T) = 0``, ``c`` when ``H(P) = 0``; V is 0 when ``h + c = 0``.
+
+    Two classes, every point predicted alone: ``h = 1``, ``c = ln 2 / ln 4 = 1/2``:
+
+    >>> v_measure([0, 0, 1, 1], [0, 1, 2, 3])  # 2 * 1 * 0.5 / 1.5
+    0.6666666666666666
+    >>> round(v_measure([0, 0, 1, 1], [0, 1, 2, 3], beta=2.0), 4)  # 3 * 0.5 / 2.5
+    0.6
+    """
     with needs("ml", "ranklens.clustering.v_measure"):
         from sklearn.metrics import v_measure_score
 
@@ -188,7 +292,17 @@ def v_measure(labels_true: Any, labels_pred: Any, *, beta: float = 1.0) -> float
 
 
 def fowlkes_mallows(labels_true: Any, labels_pred: Any) -> float:
-    """Fowlkes-Mallows index sqrt(pair precision * pair recall)."""
+    """Fowlkes-Mallows index ``FMI = TP / sqrt((TP + FP)(TP + FN))``, the geometric
+    mean of pair precision and pair recall (Fowlkes & Mallows, "A method for
+    comparing two hierarchical clusterings", JASA 78, 1983; scikit-learn's
+    ``fowlkes_mallows_score``).  0 when ``TP = 0``, so whenever either partition
+    has no pair together, even for two identical partitions into singletons.
+
+    >>> t = [0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 2, 0, 0, 2, 2, 2]  # Manning et al.'s
+    >>> p = [0] * 6 + [1] * 6 + [2] * 5
+    >>> round(fowlkes_mallows(t, p), 4)  # 20 / sqrt(40 * 44)
+    0.4767
+    """
     with needs("ml", "ranklens.clustering.fowlkes_mallows"):
         from sklearn.metrics import fowlkes_mallows_score
 
@@ -295,7 +409,18 @@ def silhouette(
 
 
 def davies_bouldin(X: Any, labels: Any) -> float:
-    """Davies-Bouldin index (lower is better), scikit-learn's."""
+    """Davies-Bouldin index (lower is better; Davies & Bouldin, "A cluster separation
+    measure", IEEE TPAMI 1(2), 1979; scikit-learn's ``davies_bouldin_score``):
+    ``DB = (1/k) sum_i max_{j != i} (s_i + s_j) / d(c_i, c_j)`` over the k clusters,
+    with ``s_i`` the mean Euclidean distance of cluster i's points to its centroid
+    ``c_i``.  Two clusters with the same centroid add 0 (scikit-learn's
+    convention); 0 when every ``s_i`` is 0.  Needs 2 to n - 1 clusters.
+
+    Two clusters of two points 2 apart, centroids 4 apart: ``(1 + 1) / 4``:
+
+    >>> davies_bouldin([[0, 0], [0, 2], [4, 0], [4, 2]], [0, 0, 1, 1])
+    0.5
+    """
     with needs("ml", "ranklens.clustering.davies_bouldin"):
         from sklearn.metrics import davies_bouldin_score
 
@@ -305,7 +430,20 @@ def davies_bouldin(X: Any, labels: Any) -> float:
 
 
 def calinski_harabasz(X: Any, labels: Any) -> float:
-    """Calinski-Harabasz variance ratio (higher is better), scikit-learn's."""
+    """Calinski-Harabasz variance ratio (higher is better; Caliński & Harabasz, "A
+    dendrite method for cluster analysis", Communications in Statistics 3(1), 1974;
+    scikit-learn's ``calinski_harabasz_score``):
+    ``CH = (B / (k - 1)) / (W / (n - k))`` with the between-cluster dispersion
+    ``B = sum_i n_i ||c_i - c||^2`` and the within-cluster dispersion
+    ``W = sum_x ||x - c_(cluster of x)||^2`` (centroids ``c_i``, overall mean ``c``).
+    1.0 when ``W = 0`` (every point on its centroid; scikit-learn's convention).
+    Needs 2 to n - 1 clusters.
+
+    >>> calinski_harabasz([[0, 0], [0, 2], [4, 0], [4, 2]], [0, 0, 1, 1])  # (16/1) / (4/2)
+    8.0
+    >>> calinski_harabasz([[0, 0], [0, 0], [1, 1], [1, 1]], [0, 0, 1, 1])  # W = 0
+    1.0
+    """
     with needs("ml", "ranklens.clustering.calinski_harabasz"):
         from sklearn.metrics import calinski_harabasz_score
 

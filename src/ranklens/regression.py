@@ -197,8 +197,19 @@ def mae(
     reduction: str = "mean",
     per_sample: bool | None = None,
 ) -> Any:
-    """Mean absolute error ``(1/n) sum |y_i - yhat_i|`` (weighted mean with weights);
-    ``reduction="none"``: each sample's ``|y_i - yhat_i|``."""
+    """Mean absolute error ``MAE = (1/n) sum_i |y_i - yhat_i|`` (with weights the
+    weighted mean ``sum_i w_i |y_i - yhat_i| / sum_i w_i``); scikit-learn's
+    ``mean_absolute_error``.  ``reduction="none"``: each sample's
+    ``|y_i - yhat_i|``.  For 2-d input ``multioutput`` combines the outputs (see the
+    module notes).  Never 0/0: ``y_true`` holds at least one sample.
+
+    >>> mae([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])  # (0.5 + 0.5 + 0 + 1) / 4
+    0.5
+    >>> mae([3, -0.5, 2, 7], [2.5, 0.0, 2, 8], sample_weight=[0, 0, 1, 1])  # (0 + 1) / 2
+    0.5
+    >>> mae([[1, 2], [3, 4]], [[1, 4], [3, 4]], multioutput="raw_values").tolist()
+    [0.0, 1.0]
+    """
     with needs("ml", "ranklens.regression.mae"):
         from sklearn.metrics import mean_absolute_error
 
@@ -224,8 +235,16 @@ def mse(
     reduction: str = "mean",
     per_sample: bool | None = None,
 ) -> Any:
-    """Mean squared error ``(1/n) sum (y_i - yhat_i)^2``; ``reduction="none"``: each
-    sample's ``(y_i - yhat_i)^2``."""
+    """Mean squared error ``MSE = (1/n) sum_i (y_i - yhat_i)^2`` (weighted mean with
+    weights); scikit-learn's ``mean_squared_error``.  ``reduction="none"``: each
+    sample's ``(y_i - yhat_i)^2``.  ``multioutput`` as for :func:`mae`; an MSE
+    beyond float64's range is inf with a warning (module notes).
+
+    >>> mse([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])  # (0.25 + 0.25 + 0 + 1) / 4
+    0.375
+    >>> mse([3, -0.5, 2, 7], [2.5, 0.0, 2, 8], reduction="none").tolist()
+    [0.25, 0.25, 0.0, 1.0]
+    """
     with needs("ml", "ranklens.regression.mse"):
         from sklearn.metrics import mean_squared_error
 
@@ -245,8 +264,17 @@ def mse(
 def rmse(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, multioutput: Any = "uniform_average"
 ) -> Any:
-    """Root mean squared error ``sqrt(MSE)``; for 2-d input the root is taken
-    per output, then averaged (scikit-learn's ``root_mean_squared_error``)."""
+    """Root mean squared error ``RMSE = sqrt((1/n) sum_i (y_i - yhat_i)^2)``, in the
+    unit of ``y`` (weighted mean inside the root with weights); for 2-d input the
+    root is taken per output, then the outputs are combined as ``multioutput``
+    says (scikit-learn's ``root_mean_squared_error``; not the root of the averaged
+    MSE).
+
+    >>> round(rmse([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]), 6)  # sqrt(0.375)
+    0.612372
+    >>> rmse([[0, 0], [0, 0]], [[3, 1], [3, 1]])  # (sqrt(9) + sqrt(1)) / 2
+    2.0
+    """
     with needs("ml", "ranklens.regression.rmse"):
         from sklearn.metrics import root_mean_squared_error
 
@@ -257,9 +285,21 @@ def rmse(
 def r2(
     y_true: Any, y_pred: Any, *, sample_weight: Any = None, multioutput: Any = "uniform_average"
 ) -> Any:
-    """Coefficient of determination ``1 - SS_res / SS_tot`` (can be negative).
-    Needs at least two samples.  ``multioutput`` also takes
-    ``"variance_weighted"``."""
+    """Coefficient of determination ``R^2 = 1 - SS_res / SS_tot`` with
+    ``SS_res = sum_i (y_i - yhat_i)^2`` and ``SS_tot = sum_i (y_i - mean(y))^2``
+    (weighted sums with weights); scikit-learn's ``r2_score``.  It can be negative
+    (worse than predicting the mean).  A constant ``y_true`` (``SS_tot = 0``) gives
+    1.0 for a perfect prediction and 0.0 otherwise (scikit-learn's
+    ``force_finite``).  Needs at least two samples.  ``multioutput`` also takes
+    ``"variance_weighted"``.
+
+    >>> round(r2([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]), 6)  # 1 - 1.5 / 29.1875
+    0.948608
+    >>> r2([1, 1], [1, 1]), r2([1, 1], [1, 2])  # constant y_true
+    (1.0, 0.0)
+    >>> r2([1, 2, 3], [3, 2, 1])  # 1 - 8 / 2
+    -3.0
+    """
     with needs("ml", "ranklens.regression.r2"):
         from sklearn.metrics import r2_score
 

@@ -40,8 +40,7 @@ values lie in the declared range, a list built to be better on every axis scores
 better in the declared direction, and the inputs they declare are exactly those
 they need.  COCO's numbers (``coco_ap``, ``coco_ar``) take COCO-layout tables of
 the detection cases.  Every entry's docstring has a formula, a source and a
-doctest, and its kernel imports (known gaps are strict xfails,
-:data:`DOC_GAPS`).
+doctest, and its kernel imports (a kernel serving several entries names each).
 
 The kernel's data arguments are found by the table of ``ranklens score``
 (:data:`ranklens.cli.score.DOMAINS`; detection's below), its value in a dict
@@ -811,55 +810,10 @@ def test_every_family_metric_is_covered() -> None:
 
 # ------------------------------------------------------------------------- documentation
 
-# entries whose kernel docstring lacks part of the contract today (strict xfail: the
-# fix turns it into a failure, and the entry goes with the fix)
-DOC_GAPS: dict[str, str] = {
-    "clf_precision": "source",
-    "clf_recall": "source",
-    "clf_f1": "source, doctest",
-    "accuracy": "source",
-    "mae": "source, doctest",
-    "mse": "source, doctest",
-    "rmse": "formula, doctest",
-    "r2": "source, doctest",
-    "davies_bouldin": "formula, doctest",
-    "calinski_harabasz": "formula, doctest",
-    "rand_index": "doctest",
-    "ari": "formula, source, doctest",
-    "nmi": "source, doctest",
-    "v_measure": "doctest",
-    "fowlkes_mallows": "formula, source, doctest",
-    "purity": "source, doctest",
-    "pair_jaccard": "source, doctest",
-    "pair_precision": "source, doctest",
-    "pair_recall": "source, doctest",
-    "pair_f1": "source, doctest",
-    "bcubed_precision": "source, doctest",
-    "bcubed_recall": "source, doctest",
-    "bcubed_f1": "source, doctest",
-    "cluster_precision": "source, doctest",
-    "cluster_recall": "source, doctest",
-    "cluster_f1": "source, doctest",
-    "reduction_ratio": "source",
-    "pairs_completeness": "source",
-    "pairs_quality": "source",
-    "iou": "source",
-    "det_map": "source, doctest",
-}
-
 NON_RANKING = [d for d in CATALOGUE if d.domain != "ranking"]
 
 
-def _doc_params() -> list[Any]:
-    out = []
-    for d in NON_RANKING:
-        why = DOC_GAPS.get(d.name)
-        marks = [pytest.mark.xfail(strict=True, reason=f"docstring lacks: {why}")] if why else []
-        out.append(pytest.param(d, marks=marks, id=d.name))
-    return out
-
-
-@pytest.mark.parametrize("defn", _doc_params())
+@pytest.mark.parametrize("defn", NON_RANKING, ids=lambda d: d.name)
 def test_every_entry_has_a_kernel_and_documents_its_formula_source_and_example(
     defn: MetricDef,
 ) -> None:
@@ -867,7 +821,8 @@ def test_every_entry_has_a_kernel_and_documents_its_formula_source_and_example(
 
     assert callable(defn.kernel), f"{defn.name}: {defn.impl} does not import"
     assert defn.domain in rl.metrics.catalogue.FAMILIES
-    gaps = doc_gaps(defn.kernel.__doc__)
+    shared = sum(d.impl == defn.impl for d in CATALOGUE) > 1
+    gaps = doc_gaps(defn.kernel.__doc__, defn.name, shared)
     assert not gaps, f"{defn.name}: the docstring of {defn.impl} lacks {gaps}"
 
 

@@ -545,56 +545,14 @@ def test_top_k_rankings_equal_whole_rankings(
 
 # ------------------------------------------------------------------------- documentation
 
-# ranking entries whose kernel docstring lacks part of the contract today (strict xfail:
-# the fix turns it into a failure, and the entry goes with the fix)
-DOC_GAPS: dict[str, str] = {
-    "r": "doctest",
-    "f1": "doctest",
-    "ap": "doctest",
-    "rr": "doctest",
-    "success": "doctest",
-    "arhr": "source, doctest",
-    "mar": "source, doctest",
-    "rprec": "doctest",
-    "11pt_avg": "doctest",
-    "num_ret": "formula, source, doctest",
-    "num_rel_ret": "formula, source, doctest",
-    "hits": "formula, source, doctest",
-    "num_nonrel_judged_ret": "formula, source, doctest",
-    "cg": "doctest",
-    "err": "doctest",
-    "fcp": "doctest",
-    "kendall_tau": "source, doctest",
-    "spearman_rho": "formula, source, doctest",
-    "num_q": "formula, source, doctest",
-    "relative_p": "doctest",
-    "set_map": "doctest",
-    "rprec_mult": "doctest",
-    "infap": "doctest",
-    "bing": "doctest",
-    "g": "doctest",
-    "ndcg_rel": "doctest",
-    "rbp_resid": "formula, doctest",
-    "unj": "doctest",
-    "gm_bpref": "doctest",
-}
 
-
-def _doc_params() -> list[Any]:
-    out = []
-    for d in RANKING:
-        why = DOC_GAPS.get(d.name)
-        marks = [pytest.mark.xfail(strict=True, reason=f"docstring lacks: {why}")] if why else []
-        out.append(pytest.param(d, marks=marks, id=d.name))
-    return out
-
-
-@pytest.mark.parametrize("defn", _doc_params())
+@pytest.mark.parametrize("defn", RANKING, ids=lambda d: d.name)
 def test_every_ranking_entry_documents_its_formula_source_and_example(defn: MetricDef) -> None:
     from tests.helpers import doc_gaps
 
     assert callable(defn.kernel), f"{defn.name}: {defn.impl} does not import"
-    gaps = doc_gaps(defn.kernel.__doc__)
+    shared = sum(d.impl == defn.impl for d in CATALOGUE) > 1
+    gaps = doc_gaps(defn.kernel.__doc__, defn.name, shared)
     assert not gaps, f"{defn.name}: the docstring of {defn.impl} lacks {gaps}"
 
 

@@ -101,15 +101,39 @@ def mean_average_precision(
     method: str = "voc2010",
     fmt: str = "xyxy",
 ) -> dict[str, Any]:
-    """Per-class AP and their mean (classes without ground truth are skipped).
+    """Per-class AP and their mean, ``mAP = (1/|K|) sum_{c in K} AP_c`` over the
+    classes K with ground truth that is not ignored (PASCAL VOC, Everingham et al.,
+    "The PASCAL Visual Object Classes (VOC) Challenge", IJCV 88, 2010).
 
     ``gt``: ``{"image", "label", "boxes"}`` arrays and optional
     ``"ignore"`` (difficult / crowd: matching it neither helps nor hurts);
     ``det``: ``{"image", "label", "boxes", "scores"}``.  Matching is greedy
-    per (image, class), see :func:`match_detections`.
+    per (image, class), see :func:`match_detections`: a detection is a true
+    positive when its best-overlapping box has IoU >= ``iou_threshold`` and is not
+    taken yet, else a false positive.  Per class, the detections ranked by
+    descending score (ties: input order) give precision ``P_n = TP_n / n`` and
+    recall ``R_n = TP_n / n_gt``, and AP interpolates that curve by ``method``
+    (:func:`interpolated_ap`): ``voc2007`` the mean over recall 0, 0.1, ..., 1 of
+    the best precision at recall >= r; ``voc2010`` (default) the area under the
+    precision envelope, ``sum_n (R_n - R_(n-1)) max_(m>=n) P_m``; ``coco`` the
+    101-point mean.  A class with ground truth but no detection has AP 0; a class
+    with detections but no ground truth is left out.
 
     Returns ``{"map": float, "ap": {label: AP}}``; InputError when no class has
     ground truth that is not ignored (mAP is then undefined).
+
+    One image: the cat's first box is found (precision 1 at recall 1/2), its
+    second box is missed and a false detection follows; the dog is found:
+
+    >>> gt = {"image": [0, 0, 0], "label": ["cat", "cat", "dog"],
+    ...       "boxes": [[0, 0, 2, 2], [10, 10, 12, 12], [20, 20, 22, 22]]}
+    >>> det = {"image": [0, 0, 0], "label": ["cat", "cat", "dog"],
+    ...        "boxes": [[0, 0, 2, 2], [5, 5, 6, 6], [20, 20, 22, 22]],
+    ...        "scores": [0.9, 0.8, 0.7]}
+    >>> mean_average_precision(gt, det)  # cat: 1/2 * 1; dog: 1
+    {'map': 0.75, 'ap': {'cat': 0.5, 'dog': 1.0}}
+    >>> round(mean_average_precision(gt, det, method="voc2007")["ap"]["cat"], 4)  # 6/11
+    0.5455
     """
     check_choice("method", method, INTERPOLATIONS)
     check_number("iou_threshold", iou_threshold, low=0, high=1, high_open=False)

@@ -56,7 +56,10 @@ def _check_degenerate(name: str, a: np.ndarray, degenerate: str) -> np.ndarray:
 
 
 def iou(boxes1: Any, boxes2: Any, *, fmt: str = "xyxy", degenerate: str = "error") -> np.ndarray:
-    """Pairwise IoU = area(A & B) / area(A | B), an ``(n, m)`` array.
+    """Pairwise IoU = area(A & B) / area(A | B), an ``(n, m)`` array: the Jaccard
+    index of two boxes (Jaccard 1912), the overlap criterion of PASCAL VOC
+    (Everingham et al., IJCV 88, 2010) and COCO (pycocotools' ``maskUtils.iou``
+    for boxes, without crowd regions).
 
     Degenerate boxes: a box of zero area (x1 == x2 or y1 == y2) is valid and
     has IoU 0 with everything (also with an identical zero-area box: 0/0 is
@@ -66,6 +69,8 @@ def iou(boxes1: Any, boxes2: Any, *, fmt: str = "xyxy", degenerate: str = "error
 
     >>> iou([[0, 0, 2, 2]], [[0, 0, 2, 2], [2, 2, 3, 3]], fmt="xyxy").tolist()
     [[1.0, 0.0]]
+    >>> iou([[0, 0, 2, 2]], [[1, 0, 2, 2]], fmt="xywh").tolist()  # 2x2 and 2x2, overlap 1x2
+    [[0.3333333333333333]]
     """
     check_choice("degenerate", degenerate, ("error", "zero"))
     a = _check_degenerate("boxes1", box_convert(boxes1, fmt, name="boxes1"), degenerate)

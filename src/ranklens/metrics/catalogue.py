@@ -312,7 +312,11 @@ class MetricDef:
 
     @property
     def doc(self) -> str:
-        return (self.kernel.__doc__ or self.summary).strip()
+        """The kernel's docstring (its summary without one), dedented as ``help()``
+        shows it."""
+        import inspect
+
+        return inspect.cleandoc(self.kernel.__doc__ or self.summary)
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.all_params if p.name == name), None)

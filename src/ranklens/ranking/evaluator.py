@@ -2,7 +2,7 @@
 workers, ``compute`` once, with exactly the numbers of one :func:`ranklens.evaluate`.
 
 A ranking metric's value for a query depends only on that query's judgments and
-ranking (the design principle of ``DESIGN.md``), so a batch holding *whole*
+ranking (a design principle of ranklens), so a batch holding *whole*
 queries (all their judgments and all their run rows) is evaluated on its own and
 the per-query values concatenate.  The aggregates (mean, geometric mean, sum) and
 the report's counts are computed from the concatenation, as one call would.  Only

@@ -51,11 +51,16 @@ def precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Precision at k: ``P@k = (sum_{i<=k} b_i) / k``.
 
     The denominator is ``k`` even when fewer than k documents are retrieved
-    (trec_eval ``P_k``).  Without a cutoff, precision over the whole ranking:
-    ``num_rel_ret / num_ret`` (trec_eval ``set_P``; 0 for an empty ranking).
-    Ties: any ordering policy, and ``expected`` (linear in ``b``).
+    (trec_eval ``P_k``, ``m_P.c``).  Without a cutoff, precision over the whole
+    ranking: ``num_rel_ret / num_ret`` (trec_eval ``set_P``, ``m_set_P.c``; 0 for an
+    empty ranking).  Unjudged documents are non-relevant.  Ties: any ordering
+    policy, and ``expected`` (linear in ``b``).
 
-    >>> # worked example: relevance by rank 1,0,1,1,0,1,0,0 -> P@4 = 3/4
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> ranklens.evaluate(q, r, ["p@4", "p", "p@10"]).summary()  # 3/4, 3/5, 3/10
+    {'p@4': 0.75, 'p': 0.6, 'p@10': 0.3}
     """
     hits = _hits(prep, k, params)
     if k is None:
@@ -66,8 +71,16 @@ def precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 def recall(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Recall at k: ``R@k = (sum_{i<=k} b_i) / R``; 0 when ``R = 0``.
 
-    Without a cutoff, recall of the whole ranking (trec_eval ``set_recall``).
+    ``R`` counts every relevant judgment of the query, retrieved or not; unjudged
+    documents are non-relevant.  Without a cutoff, recall of the whole ranking
+    (trec_eval ``recall_k`` and ``set_recall``, ``m_recall.c`` / ``m_set_recall.c``).
     Ties: ordering policies and ``expected``.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> ranklens.evaluate(q, r, ["r@2", "r@3", "r"]).summary()  # R = 4: 1/4, 2/4, 3/4
+    {'r@2': 0.25, 'r@3': 0.5, 'r': 0.75}
     """
     return safe_div(_hits(prep, k, params), col(prep.num_rel(_thr(prep, params)), k))
 
@@ -77,8 +90,16 @@ def f_measure(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     ``R = R@k`` (``beta=1``: F1 = 2 TP / (k + R)); 0 when P + R = 0.
 
     Without a cutoff, over the whole ranking with ``P = num_rel_ret/num_ret``
-    (trec_eval ``set_F``).  Ties: ordering policies and ``expected`` (for
-    ``k`` set, F is linear in TP).
+    (trec_eval ``set_F``, ``m_set_F.c``; van Rijsbergen's F, 1979).  In counts,
+    ``F = (1 + beta^2) TP / ((1 + beta^2) TP + beta^2 FN + FP)``.  Ties: ordering
+    policies and ``expected`` (for ``k`` set, F is linear in TP).
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> res = ranklens.evaluate(q, r, ["f1@4", "f1", "f1(beta=2)"])
+    >>> {m: round(v, 4) for m, v in res.summary().items()}  # 6/(4+4), 6/(5+4), 15/(15+4+2)
+    {'f1@4': 0.75, 'f1': 0.6667, 'f1(beta=2)': 0.7143}
     """
     beta2 = float(params["beta"]) ** 2
     hits = _hits(prep, k, params)
@@ -106,6 +127,26 @@ def average_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndar
     retrieved at once and every relevant document in it gets the precision at
     the group's end; scikit-learn's threshold view).  ``norm=retrieved`` with a
     cutoff is not defined under ``expected`` (the normaliser is random too).
+    Unjudged documents are non-relevant.  Buckley & Voorhees, "Retrieval System
+    Evaluation" (2005); trec_eval ``m_map.c`` and ``m_map_cut.c``.
+
+    Relevant at ranks 1, 3 and 4 of R = 4: ``1 + 2/3 + 3/4 = 29/12``, over R, over
+    the 3 retrieved, and at k = 2 over R and over ``min(R, 2)``:
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> res = ranklens.evaluate(q, r, ["ap", "ap(norm=retrieved)", "ap@2", "ap(norm=min_r_k)@2"])
+    >>> {m: round(v, 4) for m, v in res.summary().items()}
+    {'ap': 0.6042, 'ap(norm=retrieved)': 0.8056, 'ap@2': 0.25, 'ap(norm=min_r_k)@2': 0.5}
+
+    The relevant a tied with b: at rank 1 or 2 with even odds (``expected``:
+    ``(1 + 1/2) / 2``), or precision at the group's end (``grouped``: 1/2):
+
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 1.0, "b": 1.0}})
+    >>> ranklens.evaluate(q, r, ["ap(ties=expected)", "ap(ties=grouped)"]).summary()
+    {'ap(ties=expected)': 0.75, 'ap(ties=grouped)': 0.5}
     """
     thr = _thr(prep, params)
     ties = params["ties"]
@@ -157,12 +198,22 @@ def _ap_norm(prep: Prepared, k: Any, norm: str, thr: float, retrieved: Any) -> n
 
 
 def reciprocal_rank(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Reciprocal rank of the first relevant document within the top k
-    (``1/rank``; 0 if none).  MRR is its mean.  trec_eval ``recip_rank``.
+    """Reciprocal rank of the first relevant document within the top k:
+    ``RR@k = 1 / min{i <= k : b_i = 1}``, 0 if there is none (an empty ranking,
+    nothing relevant retrieved, or R = 0).  MRR is its mean (Voorhees, TREC-8
+    question answering, 1999).  trec_eval ``recip_rank`` (``m_recip_rank.c``).
+    Unjudged documents are non-relevant.
 
     Ties: ordering policies and ``expected`` (the probability that each
     position of the first tie group holding a relevant document is the first
     relevant one is hypergeometric).
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2}})
+    >>> r = ranklens.Run.from_dict({"q": {"b": 0.9, "e": 0.8, "c": 0.7}})
+    >>> res = ranklens.evaluate(q, r, ["rr", "rr@2"])  # c at rank 3; none in the top 2
+    >>> round(res["rr"], 4), res["rr@2"]
+    (0.3333, 0.0)
     """
     if params["ties"] != "expected":
         rank = _first_relevant_rank(prep, _thr(prep, params), k)
@@ -185,9 +236,20 @@ def _first_relevant_rank(prep: Prepared, thr: float, k: Any) -> np.ndarray:
 
 
 def success(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Success / hit rate at k: 1 if a relevant document is in the top k, else 0
-    (trec_eval ``success``, ranx ``hit_rate``).  Ties: ordering policies and
-    ``expected`` (the probability of a hit).
+    """Success / hit rate at k: ``S@k = 1`` if ``sum_{i<=k} b_i > 0``, else 0
+    (trec_eval ``success``, ``m_success.c``; ranx ``hit_rate``).  0 for an empty
+    ranking and for a query without relevant judgments; unjudged documents are
+    non-relevant.  Ties: ordering policies and ``expected`` (the probability of a
+    hit).
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2}})
+    >>> r = ranklens.Run.from_dict({"q": {"b": 0.9, "e": 0.8, "c": 0.7}})
+    >>> ranklens.evaluate(q, r, ["success@2", "success@3"]).summary()  # c at rank 3
+    {'success@2': 0.0, 'success@3': 1.0}
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.5, "b": 0.5}})  # a tie: a first 1 time in 2
+    >>> ranklens.evaluate(q, r, "success(ties=expected)@1")["success(ties=expected)@1"]
+    0.5
     """
     if params["ties"] != "expected":
         return (_first_relevant_rank(prep, _thr(prep, params), k) > 0).astype(np.float64)
@@ -196,9 +258,19 @@ def success(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 
 def arhr(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Average reciprocal hit rank at k: ``sum_{i<=k} b_i / i`` per query
-    (Karypis 2001: the sum of the reciprocal ranks of all hits; its mean over
-    queries is ARHR).  Ties: ordering policies and ``expected``.
+    """Average reciprocal hit rank at k: ``ARHR@k = sum_{i<=k} b_i / i`` per query
+    (Karypis, "Evaluation of item-based top-N recommendation algorithms", CIKM
+    2001; Deshpande & Karypis, ACM TOIS 22(1), 2004: the sum of the reciprocal ranks
+    of all hits; its mean over queries is ARHR).  Not normalised: it can exceed 1.  0 for an empty
+    ranking; unjudged documents are non-relevant.  Ties: ordering policies and
+    ``expected``.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> res = ranklens.evaluate(q, r, ["arhr", "arhr@3"])  # 1 + 1/3 + 1/4; 1 + 1/3
+    >>> round(res["arhr"], 4), round(res["arhr@3"], 4)
+    (1.5833, 1.3333)
     """
     if params["ties"] != "expected":
         sp = prep.relevant(_thr(prep, params))
@@ -215,8 +287,22 @@ def average_recall(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray
     the number of relevant documents in the top k (0 if none): recall
     averaged over the ranks that hold a hit.
     ``mode=all``: ``AR@k = (1/k) sum_{i=1..k} R@i``, recall averaged over every
-    rank 1..k (ranks beyond the end of the ranking keep the final recall).
-    Ties: ordering policies.
+    rank 1..k (ranks beyond the end of the ranking keep the final recall; without
+    a cutoff, over the n retrieved ranks).  ``R@i`` is 0 when R = 0, so is AR;
+    an empty ranking gives 0.  Unjudged documents are non-relevant.
+    Ties: ordering policies.  Source: the "Evaluation Frameworks" notes on
+    recommender metrics ("Average Recall@k ... MAR@k"); no paper fixes one
+    definition, hence both modes.
+
+    Hits at ranks 1, 3 and 4 of R = 4: ``(1/4 + 2/4 + 3/4) / 3``; over ranks 1..4,
+    ``(1/4 + 1/4 + 2/4 + 3/4) / 4``; over 1..6, ranks 5 and 6 keep 3/4:
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> res = ranklens.evaluate(q, r, ["mar@4", "mar(mode=all)@4", "mar(mode=all)@6"])
+    >>> {m: round(v, 4) for m, v in res.summary().items()}
+    {'mar@4': 0.5, 'mar(mode=all)@4': 0.4375, 'mar(mode=all)@6': 0.5417}
     """
     thr = _thr(prep, params)
     b = prep.is_rel(thr)
@@ -237,8 +323,20 @@ def average_recall(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray
 
 
 def r_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """R-precision: precision at rank R (``(sum_{i<=R} b_i) / R``); 0 when R = 0.
-    trec_eval ``Rprec``.  Ties: ordering policies and ``expected``.
+    """R-precision: precision at rank R, ``Rprec = (sum_{i<=R} b_i) / R``; 0 when
+    R = 0.  The denominator is R even when fewer than R documents are retrieved;
+    unjudged documents are non-relevant.  trec_eval ``Rprec`` (``m_Rprec.c``;
+    Buckley & Voorhees 2005).  Ties: ordering policies and ``expected``.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> ranklens.evaluate(q, r, "rprec")["rprec"]  # R = 4: a, c, d in the top 4
+    0.75
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1}})  # R = 1, a tied with b
+    >>> r = ranklens.Run.from_dict({"q": {"a": 1.0, "b": 1.0}})
+    >>> ranklens.evaluate(q, r, "rprec(ties=expected)")["rprec(ties=expected)"]
+    0.5
     """
     thr = _thr(prep, params)
     nrel = prep.num_rel(thr)
@@ -378,11 +476,24 @@ def _iprec_levels(prep: Prepared, levels: list[float], params: dict[str, Any]) -
 
 
 def eleven_point(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """11-point interpolated average precision: the mean of ``iprec`` at recall
-    0.0, 0.1, ..., 1.0 (``levels=`` gives other points, trec_eval
-    ``11pt_avg..25,.5,.75``).  Same rounding convention as ``iprec``, and NaN
-    when one of the levels is (an empty ranking under ``undefined='nan'``, as
+    """11-point interpolated average precision:
+    ``11pt_avg = (1/11) sum_{x in 0.0, 0.1, ..., 1.0} iprec(x)`` (``levels=`` gives
+    other points, trec_eval ``11pt_avg..25,.5,.75``; ``m_11pt_avg.c``; Salton &
+    McGill 1983).  Same rounding convention as ``iprec`` (``iprec_rounding``), and
+    NaN when one of the levels is (an empty ranking under ``undefined='nan'``, as
     trec_eval's sum of them).  Ties: ordering policies.
+
+    Precision by rank 1, 1/2, 2/3, 3/4, 3/5 with R = 4: levels 0-0.3 need at most
+    one relevant document (1), 0.4-0.8 two or three (3/4), 0.9 and 1 four (0):
+    ``(4 + 5 * 3/4) / 11``; trec_eval 9's rounding needs four from 0.8 on:
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> round(ranklens.evaluate(q, r, "11pt_avg")["11pt_avg"], 4)
+    0.7045
+    >>> round(ranklens.evaluate(q, r, "11pt_avg", iprec_rounding="legacy")["11pt_avg"], 4)
+    0.6136
     """
     levels = list(params["levels"]) if params["levels"] else [i / 10 for i in range(11)]
     vals = _iprec_levels(prep, levels, params)
@@ -396,7 +507,18 @@ def eleven_point(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 
 def num_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Number of retrieved documents (within the cutoff); summed over queries."""
+    """Number of retrieved documents within the cutoff: ``num_ret@k = min(n, k)``
+    for a ranking of n documents (n without k), judged or not; the summary is the
+    sum over queries (trec_eval ``num_ret``, ``m_num_ret.c``).  An empty ranking
+    counts 0.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"a": {"d": 1}, "b": {"e": 1, "f": 0}})
+    >>> r = ranklens.Run.from_dict({"a": {"d": 0.9, "x": 0.8, "y": 0.7}, "b": {"f": 0.9, "e": 0.8}})
+    >>> res = ranklens.evaluate(q, r, ["num_ret", "num_ret@2"])
+    >>> res.per_query("num_ret"), res.summary()  # 3 + 2; min(3, 2) + min(2, 2)
+    ({'a': 3.0, 'b': 2.0}, {'num_ret': 5.0, 'num_ret@2': 4.0})
+    """
     return num_retrieved(prep, k)
 
 
@@ -421,11 +543,36 @@ def num_rel(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 
 def num_rel_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Number of relevant documents retrieved (within the cutoff); summed."""
+    """Relevant documents retrieved within the cutoff: ``sum_{i<=k} b_i``.
+
+    Two metrics read it.  ``num_rel_ret`` (trec_eval ``num_rel_ret``,
+    ``m_num_rel_ret.c``): the summary is the sum over queries.  ``hits`` (ranx's
+    ``hits``): the same count per query, its summary the mean over queries.
+    Unjudged documents are non-relevant; an empty ranking counts 0.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"a": {"d": 1}, "b": {"e": 1, "f": 0}})
+    >>> r = ranklens.Run.from_dict({"a": {"d": 0.9, "x": 0.8, "y": 0.7}, "b": {"f": 0.9, "e": 0.8}})
+    >>> res = ranklens.evaluate(q, r, ["num_rel_ret", "num_rel_ret@1", "hits", "hits@1"])
+    >>> res.per_query("num_rel_ret@1"), res.summary()  # a: d at 1; b: e at 2
+    ({'a': 1.0, 'b': 0.0}, {'num_rel_ret': 2.0, 'num_rel_ret@1': 1.0, 'hits': 1.0, 'hits@1': 0.5})
+    """
     return prep.relevant(_thr(prep, params)).count_in(prep.n_queries, k)
 
 
 def num_nonrel_judged_ret(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Number of judged non-relevant documents retrieved; summed over queries."""
+    """Judged non-relevant documents retrieved within the cutoff:
+    ``sum_{i<=k} [judged_i and not b_i]`` (judged with a grade below the
+    threshold; unjudged documents do not count, nor do negative grades unless
+    ``negative_grades='nonrelevant'`` judges them); the summary is the sum over
+    queries (trec_eval ``num_nonrel_judged_ret``, ``m_num_nonrel_judged_ret.c``).
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"a": {"d": 1}, "b": {"e": 1, "f": 0}})
+    >>> r = ranklens.Run.from_dict({"a": {"d": 0.9, "x": 0.8, "y": 0.7}, "b": {"f": 0.9, "e": 0.8}})
+    >>> res = ranklens.evaluate(q, r, "num_nonrel_judged_ret")  # x, y unjudged; f judged 0
+    >>> res.per_query("num_nonrel_judged_ret"), res["num_nonrel_judged_ret"]
+    ({'a': 0.0, 'b': 1.0}, 1.0)
+    """
     b = prep.judged & ~prep.is_rel(_thr(prep, params))
     return prep.sum_k(b.astype(np.float64), k)

@@ -180,8 +180,17 @@ def ndcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 def cg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Cumulative gain at k: ``CG@k = sum_{i<=k} g(rel_i)`` (order inside the
-    top k does not matter).  Ties: ordering policies and ``expected``.
-    Järvelin & Kekäläinen, ACM TOIS 20(4), 2002."""
+    top k does not matter; the whole ranking without k).  Gains as for
+    :func:`dcg` (unjudged and negatively graded documents gain 0); an empty
+    ranking gives 0.  Not normalised.  Ties: ordering policies and ``expected``.
+    Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 3, "b": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"b": 2.0, "x": 1.5, "a": 1.0}})
+    >>> ranklens.evaluate(q, r, ["cg@1", "cg@3", "cg(gain=exp2)@3"]).summary()  # 1; 1 + 3; 1 + 7
+    {'cg@1': 1.0, 'cg@3': 4.0, 'cg(gain=exp2)@3': 8.0}
+    """
     return prep.sum_k(_run_gains(prep, params), k)
 
 
@@ -194,7 +203,17 @@ def err(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     of gdeval, the TREC Web track's reference ERR); a judged grade above it is
     an error, so set ``err(max_rel=...)`` for other scales.  A fixed scale
     keeps a query's ERR independent of the other queries evaluated with it.
+    Unjudged documents stop no one (``R = 0``); an empty ranking gives 0.
     Ties: ordering policies.
+
+    On a 0-2 scale: b (grade 1) stops 1/4 of users, a (grade 2) 3/4 of the rest,
+    ``1/4 + (1/2)(3/4)(3/4)``; on the default 0-4 scale ``1/16 + (1/2)(15/16)(3/16)``:
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 2, "b": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"b": 2.0, "a": 1.0}})
+    >>> ranklens.evaluate(q, r, ["err(max_rel=2)@1", "err(max_rel=2)", "err"]).summary()
+    {'err(max_rel=2)@1': 0.25, 'err(max_rel=2)': 0.53125, 'err': 0.150390625}
     """
     gmax = float(params["max_rel"])
     top = float(prep.ideal_rel.max()) if len(prep.ideal_rel) else 0.0

@@ -112,7 +112,16 @@ def fcp(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     are left out (``ignore``) or count half each way (``half``).  A query with
     no pair of different grades has no FCP (NaN, left out of the mean).  The
     mean over queries is the per-query average; Surprise instead pools the
-    counts over users before dividing.
+    counts over users before dividing.  Pairs tied on grade are not counted.
+
+    a (2) above b (1) and c (0): concordant; b and c tied on score:
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 2, "b": 1, "c": 0}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.5, "c": 0.5}})
+    >>> ms = ["fcp", "fcp(score_ties=ignore)", "fcp(score_ties=half)"]
+    >>> {m: round(v, 4) for m, v in ranklens.evaluate(q, r, ms).summary().items()}
+    {'fcp': 0.6667, 'fcp(score_ties=ignore)': 1.0, 'fcp(score_ties=half)': 0.8333}
     """
     it = _Items(prep, params["unjudged"])
     conc, disc, tied_s, _ = it.pair_counts()
@@ -129,9 +138,23 @@ def fcp(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 def kendall_tau(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Kendall's tau-b between scores and grades per query:
-    ``(n_c - n_d) / sqrt((n_0 - n_s)(n_0 - n_g))`` with ``n_0 = n(n-1)/2`` and
-    ``n_s``/``n_g`` the pairs tied on score/grade (as ``scipy.stats.kendalltau``).
-    NaN when either side is constant (fewer than 2 distinct values)."""
+    ``tau_b = (n_c - n_d) / sqrt((n_0 - n_s)(n_0 - n_g))`` with ``n_0 = n(n-1)/2``
+    over the n documents taking part and ``n_s``/``n_g`` the pairs tied on
+    score/grade; a pair tied on either side is neither concordant nor discordant
+    (Kendall, "The treatment of ties in ranking problems", Biometrika 33, 1945;
+    as ``scipy.stats.kendalltau``, variant b).  NaN when either side is constant
+    (fewer than 2 distinct values, or fewer than 2 documents), left out of the
+    mean.  ``unjudged`` says whether retrieved documents outside the qrels take
+    part (with grade 0).
+
+    Two concordant pairs, b and c tied on score: ``2 / sqrt((3 - 1)(3 - 0))``:
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 2, "b": 1, "c": 0}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.5, "c": 0.5}})
+    >>> round(ranklens.evaluate(q, r, "kendall_tau")["kendall_tau"], 4)
+    0.8165
+    """
     it = _Items(prep, params["unjudged"])
     conc, disc, _tied_s_only, tied_g = it.pair_counts()
     n0 = it.n * (it.n - 1) / 2
@@ -148,8 +171,22 @@ def kendall_tau(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 def spearman_rho(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Spearman's rho between scores and grades per query: the Pearson
-    correlation of their average ranks (ties share the mean rank, as
-    ``scipy.stats.spearmanr``).  NaN when either side is constant."""
+    correlation of their average ranks,
+    ``rho = sum (x_i - m)(y_i - m) / sqrt(sum (x_i - m)^2 sum (y_i - m)^2)`` with
+    ``x_i``/``y_i`` the ranks of document i by score/grade, tied values sharing
+    their mean rank, and ``m = (n + 1) / 2`` (Spearman, "The proof and measurement
+    of association between two things", 1904; as ``scipy.stats.spearmanr``).  NaN
+    when either side is constant (or fewer than 2 documents), left out of the
+    mean.  ``unjudged`` as for :func:`kendall_tau`.
+
+    Score ranks 1, 2.5, 2.5 against grade ranks 1, 2, 3: ``1.5 / sqrt(1.5 * 2)``:
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 2, "b": 1, "c": 0}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.5, "c": 0.5}})
+    >>> round(ranklens.evaluate(q, r, "spearman_rho")["spearman_rho"], 4)
+    0.866
+    """
     it = _Items(prep, params["unjudged"])
     rs = it.average_ranks(it.score, sorted_desc=True)
     rg = it.average_ranks(it.grade, sorted_desc=False)

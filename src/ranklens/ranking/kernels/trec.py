@@ -25,13 +25,38 @@ if TYPE_CHECKING:
 
 
 def num_q(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Number of queries evaluated (1 per query; summed)."""
+    """Number of queries evaluated: 1 per query, ``num_q = sum_q 1`` (trec_eval
+    ``num_q``, ``m_num_q.c``).  The queries are those the evaluation scores: by
+    default the queries of both the run and the qrels; ``missing='zero'`` adds
+    those of the qrels that the run lacks (trec_eval ``-c``).  A query with an
+    empty ranking counts as any other when ``empty_rankings`` keeps it.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"a": {"d": 1}, "b": {"e": 1}, "c": {"f": 1}})
+    >>> r = ranklens.Run.from_dict({"a": {"d": 1.0}, "b": {"x": 1.0}})
+    >>> ranklens.evaluate(q, r, "num_q")["num_q"]  # a and b
+    2.0
+    >>> ranklens.evaluate(q, r, "num_q", missing="zero")["num_q"]  # and c, absent from the run
+    3.0
+    """
     return np.ones(prep.n_queries)
 
 
 def relative_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Relative precision: ``rel@k / min(k, R)`` (trec_eval ``relative_P``); without
-    k, ``RR / min(n, R)`` (``set_relative_P``).  0 when the denominator is 0."""
+    """Relative precision: ``relative_P@k = rel@k / min(k, R)``, the precision at k
+    relative to the best a ranking can reach there (trec_eval ``relative_P``,
+    ``m_rel_P.c``); without k, ``RR / min(n, R)`` (``set_relative_P``,
+    ``m_set_rel_P.c``).  0 when the denominator is 0 (R = 0, or an empty ranking
+    without k).  Unjudged documents are non-relevant.  Ties: ordering policies.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> ranklens.evaluate(q, r, ["relative_p@2", "relative_p@10", "relative_p"]).summary()
+    {'relative_p@2': 0.5, 'relative_p@10': 0.75, 'relative_p': 0.75}
+
+    (R = 4: 1 of min(2, 4); 3 of min(10, 4); 3 of min(5, 4).)
+    """
     thr = _thr(prep, params)
     hits = prep.sum_k(prep.is_rel(thr).astype(np.float64), k)
     nrel = col(prep.num_rel(thr).astype(np.float64), k)
@@ -40,8 +65,17 @@ def relative_precision(prep: Prepared, k: Any, params: dict[str, Any]) -> np.nda
 
 
 def set_map(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Set MAP (trec_eval ``set_map``): ``RR^2 / (n R)`` = set precision x set recall;
-    0 when n or R is 0."""
+    """Set MAP (trec_eval ``set_map``, ``m_set_map.c``): ``set_map = RR^2 / (n R)``,
+    the set precision ``RR / n`` times the set recall ``RR / R``; 0 when n or R is 0
+    (an empty ranking, no relevant judgment).  The order of the ranking does not
+    matter; unjudged documents are non-relevant.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> ranklens.evaluate(q, r, "set_map")["set_map"]  # 3^2 / (5 * 4)
+    0.45
+    """
     thr = _thr(prep, params)
     rr = prep.seg_sum(prep.is_rel(thr).astype(np.float64))
     return safe_div(rr * rr, prep.lengths * prep.num_rel(thr).astype(np.float64))
@@ -50,8 +84,17 @@ def set_map(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 def rprec_mult(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """Precision at a multiple x of R (written ``rprec_mult@0.2``; trec_eval
     ``Rprec_mult_0.20``): ``P@c`` with ``c = floor(x R + 0.9)`` (trec_eval keeps
-    its old rounding here); 0 when c = 0.  The denominator is c even past the
-    end of the ranking."""
+    its old rounding here; ``m_Rprec_mult.c``); 0 when c = 0.  The denominator is c
+    even past the end of the ranking.  ``rprec_mult@1`` is R-precision.  Unjudged
+    documents are non-relevant.  Ties: ordering policies.
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> ms = ["rprec_mult@0.5", "rprec_mult@1", "rprec_mult@2"]
+    >>> ranklens.evaluate(q, r, ms).summary()  # R = 4: P@2 = 1/2, P@4 = 3/4, P@8 = 3/8
+    {'rprec_mult@0.5': 0.5, 'rprec_mult@1': 0.75, 'rprec_mult@2': 0.375}
+    """
     thr = _thr(prep, params)
     c = np.floor(float(k) * prep.num_rel(thr) + 0.9)
     hits = prep.seg_sum(prep.is_rel(thr).astype(np.float64), prep.pos < c[prep.seg])
@@ -98,7 +141,19 @@ def infap(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     documents above it, add 1 if j = 0, else
     ``1/(j+1) + (j/(j+1)) ((rel-1+nr+u)/j) ((rel-1+eps)/(rel-1+nr+2 eps))``
     with ``eps = 1e-5``.  Documents not in the qrels only take up ranks.
-    infAP = sum / R (0 when R = 0).  Equals AP when nothing is unjudged.
+    infAP = sum / R (0 when R = 0, or for an empty ranking).  Equals AP (up to eps)
+    when no retrieved document is graded negative.  trec_eval ``m_infap.c``.
+    Ties: ordering policies.
+
+    The negatively graded u ("pooled but unjudged") above c: infAP infers that c
+    is as good as at rank 2 (AP counts u non-relevant: ``(1 + 2/3) / 2``):
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "u": -1, "c": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "u": 0.8, "c": 0.7}})
+    >>> res = ranklens.evaluate(q, r, ["infap", "ap"])
+    >>> round(res["infap"], 4), round(res["ap"], 4)
+    (1.0, 0.8333)
     """
     thr = _thr(prep, params)
     b = prep.is_rel(thr)
@@ -119,9 +174,20 @@ def infap(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 
 def bin_g(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Binary G (trec_eval ``binG``): for each relevant document at rank k with m
-    relevant documents in the top k, add ``1 / log2(2 + k - m)``; divide by R
-    (0 when nothing relevant is retrieved)."""
+    """Binary G (trec_eval ``binG``, ``m_binG.c``), G with binary gains:
+    ``binG = (1/R) sum_{relevant at rank k} 1 / log2(2 + k - m_k)`` with ``m_k``
+    the relevant documents in the top k, so a relevant document costs only the
+    non-relevant ones above it.  0 when nothing relevant is retrieved (or R = 0);
+    unjudged documents are non-relevant.  Ties: ordering policies.
+
+    Relevant at ranks 1, 3, 4 of R = 4: ``(1/log2(2) + 1/log2(3) + 1/log2(3)) / 4``:
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> round(ranklens.evaluate(q, r, "bing")["bing"], 4)
+    0.5655
+    """
     thr = _thr(prep, params)
     b = prep.is_rel(thr)
     m = prep.cum_rel(thr)
@@ -154,7 +220,19 @@ def g_measure(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     With ``g_k`` the gain at rank k, ``S_k = sum_{i<=k} g_i`` and
     ``C_k = sum_{i<=k} max(I_i, 1)`` over the ideal gains ``I`` (``I_i = 0``
     past the last positive ideal gain): ``G = sum_{k: g_k != 0} g_k /
-    log2(2 + C_k - S_k) / sum_i I_i``; 0 when the ideal sum is 0."""
+    log2(2 + C_k - S_k) / sum_i I_i``; 0 when the ideal sum is 0 (and for an empty
+    ranking).  Gains as for trec_eval's ``ndcg`` (a ``gain`` mapping, unjudged
+    documents 0).  trec_eval ``m_G.c`` (Buckley, 2008).  Ties: ordering policies.
+
+    Gains 1, 0, 2, 1, 0 by rank against the ideal 2, 1, 1, 1: each gain meets
+    ``C_k - S_k = 1``, so ``(1 + 2 + 1) / log2(3) / 5``:
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> round(ranklens.evaluate(q, r, "g")["g"], 4)
+    0.5047
+    """
     gain = params["gain"]
     g = run_gains(prep, gain)
     ig, iseg, _ipos = ideal_gains(prep, gain)
@@ -184,7 +262,21 @@ def ndcg_rel(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
     With ``n`` positive-gain judgments and ``n_r`` of them retrieved:
     ``S = sum_{retrieved k with gain > 0} DCG@k / IDCG@min(k, n) +
-    (n - n_r) DCG@num_ret / IDCG@n``; value ``S / n`` (0 when S <= 0)."""
+    (n - n_r) DCG@num_ret / IDCG@n``; value ``S / n`` (0 when S <= 0, so for an
+    empty ranking or a query without positive gains).  Gains as for trec_eval's
+    ``ndcg``; trec_eval ``m_ndcg_rel.c`` (nDCG of Järvelin & Kekäläinen 2002,
+    averaged at the relevant documents).  Ties: ordering policies.
+
+    Gains 1, 0, 2, 1, 0 by rank, ideal 2, 1, 1, 1 (f is not retrieved): nDCG at
+    ranks 1, 3 and 4, and the final nDCG for f,
+    ``(1/2 + 2/3.1309 + 2 * 2.4307/3.5616) / 4``:
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1, "f": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> round(ranklens.evaluate(q, r, "ndcg_rel")["ndcg_rel"], 4)
+    0.6259
+    """
     q = prep.n_queries
     g, dcg_cum, _ig, iseg, idcg_cum = _dcg_curves(prep, params["gain"])
     n = np.bincount(iseg, minlength=q)
@@ -301,9 +393,24 @@ def rbp(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 
 def rbp_resid(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """RBP residual (trec_eval ``rbp_resid``): the RBP weight that unjudged
-    documents and the unranked tail could add: ``p^n + (1 - p) sum_{k
-    unjudged} p^(k-1)`` when some retrieved document is unjudged, else 0."""
+    """RBP residual (trec_eval ``rbp_resid``, ``m_rbp_resid.c``; Moffat & Zobel
+    2008): the RBP weight that unjudged documents and the unranked tail could add,
+    ``resid = p^n + (1 - p) * sum over unjudged ranks k of p^(k-1)`` for a ranking
+    of n documents, when some retrieved document is unjudged; 0 otherwise (as
+    trec_eval, which then leaves the tail's ``p^n`` out too).  Persistence ``p``
+    as for :func:`rbp`.
+
+    e (rank 5 of 5) is unjudged: ``0.5^5 + 0.5 * 0.5^4``; the top 4 are judged:
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> ranklens.evaluate(q, r, "rbp_resid(p=0.5)")["rbp_resid(p=0.5)"]
+    0.0625
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6}})
+    >>> ranklens.evaluate(q, r, "rbp_resid(p=0.5)")["rbp_resid(p=0.5)"]
+    0.0
+    """
     p = float(params["p"])
     unj = ~prep.judged
     w = prep.seg_sum(_powers(prep, p) * (1.0 - p), unj)
@@ -312,9 +419,18 @@ def rbp_resid(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 
 def unjudged(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """Fraction of unjudged documents in the top k (trec_eval ``unj_k``):
-    ``(# unjudged in the top min(k, n)) / k``; without k, over the whole ranking
-    (divided by n)."""
+    """Fraction of unjudged documents in the top k (trec_eval ``unj_k``,
+    ``m_unjudged.c``): ``unj@k = (# unjudged in the top min(k, n)) / k``, the
+    missing ranks past the end counting as judged; without k, over the whole
+    ranking (divided by n; 0 for an empty ranking).  Unjudged: not in the qrels,
+    or graded negative (unless ``negative_grades='nonrelevant'``).
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 2, "d": 1}})
+    >>> r = ranklens.Run.from_dict({"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5}})
+    >>> ranklens.evaluate(q, r, ["unj@4", "unj@10", "unj"]).summary()  # e: 0/4, 1/10, 1/5
+    {'unj@4': 0.0, 'unj@10': 0.1, 'unj': 0.2}
+    """
     cnt = prep.sum_k((~prep.judged).astype(np.float64), k)
     return cnt / cutoff_array(k) if k is not None else safe_div(cnt, prep.lengths)
 
@@ -349,7 +465,23 @@ def gm_map(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 
 def gm_bpref(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
-    """bpref aggregated by geometric mean (trec_eval ``gm_bpref``), floor 1e-5:
-    ``exp(mean(log(max(bpref, 1e-5))))``; per query the bpref (``values=value``) or
-    ``log(max(bpref, 1e-5))`` (``values=log``, pytrec_eval), as for :func:`gm_map`."""
+    """bpref aggregated by geometric mean (trec_eval ``gm_bpref``, ``m_gm_bpref.c``;
+    bpref of Buckley & Voorhees 2004), floor 1e-5:
+    ``gm_bpref = exp(mean(log(max(bpref, 1e-5))))``; per query the bpref
+    (``values=value``) or ``log(max(bpref, 1e-5))`` (``values=log``, pytrec_eval), as
+    for :func:`gm_map`.  bpref's conventions apply (unjudged documents skipped; 0
+    when R = 0, which the floor turns into 1e-5).
+
+    a: its relevant d above the non-relevant n (bpref 1); b: e below m (bpref 0,
+    floored): ``sqrt(1 * 1e-5)``:
+
+    >>> import ranklens
+    >>> q = ranklens.Qrels.from_dict({"a": {"d": 1, "n": 0}, "b": {"e": 1, "m": 0}})
+    >>> r = ranklens.Run.from_dict({"a": {"d": 1.0, "n": 0.5}, "b": {"m": 1.0, "e": 0.5}})
+    >>> res = ranklens.evaluate(q, r, ["gm_bpref", "gm_bpref(values=log)"])
+    >>> res.per_query("gm_bpref"), round(res.per_query("gm_bpref(values=log)")["b"], 4)
+    ({'a': 1.0, 'b': 0.0}, -11.5129)
+    >>> round(res["gm_bpref"], 6), round(res["gm_bpref(values=log)"], 6)
+    (0.003162, 0.003162)
+    """
     return _per_query_gm(bpref(prep, k, params), params)
