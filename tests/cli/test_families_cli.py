@@ -374,6 +374,50 @@ def test_segments_give_the_python_numbers(by: str, random_case: dict[str, Path])
     assert {r["segment"] for r in py.rows()} >= {"all", "warm"}
 
 
+@pytest.mark.parametrize("by", ["user", "item"])
+def test_segments_with_beyond_accuracy_inputs_give_the_python_numbers(
+    by: str, random_case: dict[str, Path]
+) -> None:
+    """--segments item once refused --categories (the library failed with a TypeError
+    on the keywords); both segmentations take every input."""
+    c = random_case
+    metrics = ["mrr", "arp@5", "ild@5", "serendipity(threshold=0.5)@5"]
+    with warnings.catch_warnings():  # users without a profile: said, and left out
+        warnings.simplefilter("ignore", RanklensWarning)
+        py = evaluate_segments(
+            str(c["recs"]),
+            str(c["held"]),
+            metrics,
+            train=str(c["train"]),
+            categories=str(c["categories"]),
+            category="genre",
+            by=by,
+            hot_threshold=8,
+        )
+    res = invoke(
+        "recsys",
+        c["held"],
+        c["recs"],
+        *[a for m in metrics for a in ("-m", m)],
+        "--train",
+        c["train"],
+        "--categories",
+        c["categories"],
+        "--category-col",
+        "genre",
+        "--segments",
+        by,
+        "--hot-threshold",
+        "8",
+        "--format",
+        "json",
+    )
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["segments"] == py.rows()
+    assert set(doc["segments"][0]) == {"segment", "n_queries", *metrics}
+
+
 def test_segments_need_the_training_log(small: dict[str, Path]) -> None:
     res = invoke("recsys", small["held"], small["recs"], "--segments", "user")
     assert res.exit_code == 2 and "--train FILE" in res.stderr

@@ -230,14 +230,6 @@ def recsys_cmd(**params: Any) -> None:
             from ranklens.recsys import evaluate_segments
 
             train = kwargs.pop("train")
-            if segments == "item":  # its evaluation reads no beyond-accuracy input
-                unread = [n for n in _input_names() if n != "train" and kwargs.pop(n) is not None]
-                kwargs.pop("category")
-                if unread:
-                    raise click.UsageError(
-                        f"--segments item evaluates ranking metrics only, which read no "
-                        f"--{unread[0].replace('_', '-')}; leave it out or use --segments user."
-                    )
             table = evaluate_segments(
                 recommendations, held_out, names, train=train, by=segments, **hot, **kwargs
             )
