@@ -7,6 +7,7 @@ needed only by the metrics that read them."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -214,3 +215,45 @@ def test_a_missing_input_is_named_by_its_keyword(by: str) -> None:
     c = _case(0)
     with pytest.raises(ranklens.InputError, match="'ild@3' needs item_features="):
         evaluate_segments(c["recs"], c["held"], ["ild@3"], train=c["train"], by=by)
+
+
+# ------------------------------------------------ held-out interactions only when read
+
+
+@NO_PROFILE
+@pytest.mark.parametrize("metric", BEYOND)
+def test_held_out_interactions_only_for_the_metrics_that_read_them(metric: str) -> None:
+    """Every beyond-accuracy metric of the catalogue: without the held-out interactions
+    it is evaluated over every recommended user, or, when its catalogue entry reads
+    them (serendipity), refused naming it and interactions=."""
+    c = _case(1)
+    kw = _kwargs(c, metric, 1)
+    defn = next(d for d in CATALOGUE if d.domain == "recsys" and metric.startswith(d.name))
+    if "held_out" in defn.inputs:
+        with pytest.raises(ranklens.InputError, match=re.escape(f"'{metric}' needs interactions=")):
+            evaluate_interactions(c["recs"], None, [metric], **kw)
+        return
+    ev = evaluate_interactions(c["recs"], None, [metric], **kw)
+    assert ev.result.query_ids == tuple(sorted(set(c["recs"]["user_id"])))
+    # the values of the lists alone: those of the evaluation with held-out interactions
+    # that keeps every listed user (unjudged="zero")
+    full = evaluate_interactions(c["recs"], c["held"], [metric], unjudged="zero", **kw)
+    listed = set(c["recs"]["user_id"])
+    if defn.per_query:
+        want = {u: v for u, v in full.result.per_query(metric).items() if u in listed}
+        got = ev.result.per_query(metric)
+        assert got.keys() == want.keys()
+        np.testing.assert_allclose(
+            [got[u] for u in want], list(want.values()), rtol=1e-12, equal_nan=True
+        )
+    else:
+        assert ev.totals[metric] == pytest.approx(full.totals[metric], rel=1e-12)
+
+
+def test_user_segments_without_held_out_interactions() -> None:
+    """u1, u2, u3 have a training profile of one interaction each: all warm; arp@2 of
+    their lists (a 4, b 2, c 2, d 1 training interactions): u1 3, u2 1.5, u3 4."""
+    t = evaluate_segments(RECS, None, ["arp@2"], train=TRAIN)
+    assert t.values["arp@2"] == pytest.approx({"all": 8.5 / 3, "warm": 8.5 / 3})
+    with pytest.raises(ranklens.InputError, match="'mrr' needs the held-out interactions"):
+        evaluate_segments(RECS, None, ["mrr"], train=TRAIN)

@@ -10,7 +10,7 @@ import contextlib
 import dataclasses
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
@@ -235,10 +235,13 @@ def record_results(
     results: Sequence[Any],
     names: Sequence[str] | None = None,
     verdict: Any = None,
+    totals: Mapping[str, float] | None = None,
+    details: Mapping[str, Any] | None = None,
 ) -> None:
     """Record ``results`` (named ``names``, default their run names) in the request's
     ``--store`` (nothing without one), with the ``verdict`` of the gate that judged
-    them; say so on stderr unless ``--quiet``."""
+    them, and the ``totals`` and ``details`` of the evaluation (see
+    :meth:`ranklens.history.Store.record`); say so on stderr unless ``--quiet``."""
     path, tags = request.output.store, dict(request.output.tags)
     if path is None or not results:
         return
@@ -248,7 +251,16 @@ def record_results(
     runs = names if names is not None else [r.run_name for r in results]
     with Store(path) as store:
         ids = [
-            store.record(r, tags=tags, command=command, commit=sha, run=n, verdict=verdict)
+            store.record(
+                r,
+                tags=tags,
+                command=command,
+                commit=sha,
+                run=n,
+                verdict=verdict,
+                totals=totals,
+                details=details,
+            )
             for r, n in zip(results, runs, strict=True)
         ]
     if not request.output.quiet:
