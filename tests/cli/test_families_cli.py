@@ -539,6 +539,45 @@ def test_recsys_takes_one_or_two_files(small: dict[str, Path]) -> None:
     assert "[HELD_OUT] RECOMMENDATIONS" in invoke("recsys", "--help").stdout
 
 
+def test_recsys_records_and_reports_its_inputs_and_the_gate_compares_them(
+    small: dict[str, Path], tmp_path: Path
+) -> None:
+    """The training log a novelty depends on is fingerprinted in the JSON report and
+    the stored record; a gate between records of other training logs is refused (3)
+    naming --allow-different-inputs, as other qrels are."""
+    db = tmp_path / "r.db"
+    other = _write(
+        tmp_path / "other.csv", "user_id,item_id", [("u3", "a"), ("u4", "b"), ("u4", "c")]
+    )
+    docs = []
+    for train in (small["train"], other):
+        res = invoke(
+            "recsys",
+            small["held"],
+            small["recs"],
+            *("-m", "mrr", "-m", "novelty", "--train", train, "--store", db),
+            *("--format", "json", "--quiet"),
+        )
+        assert res.exit_code == 0, res.output
+        docs.append(json.loads(res.stdout)["runs"][0]["provenance"])
+    py = evaluate_interactions(
+        str(small["recs"]), str(small["held"]), ["novelty"], train=str(small["train"])
+    )
+    assert py.result.provenance is not None
+    assert docs[0]["inputs"] == py.result.provenance.inputs  # {"train": ...}
+    assert list(docs[0]["inputs"]) == ["train"]
+    assert docs[0]["inputs"] != docs[1]["inputs"] and docs[0]["qrels"] == docs[1]["qrels"]
+    shown = invoke("history", db, "show", "1").stdout
+    assert f"inputs: train {docs[0]['inputs']['train'][:16]}" in shown
+    gate = ["gate", small["held"], f"{db}#2", "--baseline", f"{db}#1"]
+    refused = invoke(*gate, "--max-drop", "novelty=10")
+    assert refused.exit_code == 3, refused.output
+    assert "train: fingerprints" in refused.stderr and "--allow-different-inputs" in refused.stderr
+    allowed = invoke(*gate, "--max-drop", "novelty=10", "--allow-different-inputs")
+    assert allowed.exit_code == 0, allowed.output
+    assert invoke(*gate, "--max-drop", "mrr=0.1").exit_code == 0  # mrr reads no log
+
+
 # ------------------------------------------------------------------------- splitters
 
 

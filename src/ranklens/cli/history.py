@@ -209,6 +209,9 @@ def _render_record(rec: Any, result: Any, per_query: bool, fmt: str) -> str:
                 f"qrels {qrels}, run {run} ({p['run_form']}), "
                 f"conventions {p['conventions_fingerprint'][:16]}"
             )
+            inputs = p.get("inputs") or {}
+            if inputs:  # what a recommender's beyond-accuracy metrics read
+                pre.append("inputs: " + ", ".join(f"{k} {str(v)[:16]}" for k, v in inputs.items()))
         if per_query:
             body: list[list[Cell | str]] = [
                 [display_id(q), *(number(result.values[m][i]) for m in result.metrics)]

@@ -422,14 +422,16 @@ def _output(
     from ranklens.render.report import render
 
     main = render(result, fmt, per_query=per_query)
-    if not totals:
-        return main
-    if fmt == "json":
+    if fmt == "json":  # with the totals, and the fingerprints of every input
         doc = json.loads(main)
         doc["runs"][0]["summary"].update(totals)
+        if result.provenance is not None:
+            doc["runs"][0]["provenance"] = result.provenance.as_dict()
         from ranklens.render.table import to_json
 
         return to_json(doc)
+    if not totals:
+        return main
     if fmt == "trec":
         return (
             main.rstrip("\n")

@@ -328,13 +328,15 @@ def beyond_inputs(
 
     if not beyond:
         return None
-    return inputs.BeyondInputs(
+    data = inputs.BeyondInputs(
         None,
         inputs.train_columns(given["train"], user, item),
         inputs.catalog_ids(given["catalog"], item),
         inputs.item_features(given["item_features"], item),
         inputs.item_categories(given["categories"], item, category),
     )
+    read = inputs.inputs_read(beyond, {n: v is not None for n, v in given.items()})
+    return replace(data, fingerprints=inputs.input_fingerprints(data, read))
 
 
 def evaluate_tables(
@@ -415,6 +417,7 @@ def evaluate_tables(
             run_form="input" if conv.ties == "input" else "canonical",
             metrics=canonical,
             conventions=conventions_document(conv),
+            inputs=None if data is None else data.fingerprints,
         ),
     )
     return InteractionEvaluation(result, report, totals, tuple(notes))
