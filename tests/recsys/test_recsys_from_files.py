@@ -411,7 +411,7 @@ def test_segments_equal_evaluate_by_segment(by: str) -> None:
 def test_segments_refuse_what_they_cannot_split() -> None:
     with pytest.raises(ranklens.InputError, match="coverage"):
         evaluate_segments(RECS, HELD, ["coverage"], train=TRAIN)
-    with pytest.raises(ranklens.InputError, match="by='item'.*pass interactions="):
+    with pytest.raises(ranklens.InputError, match=r"by='item'.*pass interactions="):
         evaluate_segments(RECS, None, ["arp"], train=TRAIN, by="item")
 
 
