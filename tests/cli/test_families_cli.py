@@ -575,6 +575,12 @@ def test_recsys_records_and_reports_its_inputs_and_the_gate_compares_them(
     assert "train: fingerprints" in refused.stderr and "--allow-different-inputs" in refused.stderr
     allowed = invoke(*gate, "--max-drop", "novelty=10", "--allow-different-inputs")
     assert allowed.exit_code == 0, allowed.output
+    # as a record of other qrels is, one of other inputs is said on stderr
+    warned = f"{db}#1 was evaluated with other inputs than {db}#2 (train: fingerprints"
+    assert warned in " ".join(allowed.stderr.split())
+    compared = invoke("compare", small["held"], f"{db}#1", f"{db}#2", "-m", "novelty")
+    assert compared.exit_code == 0, compared.output
+    assert "was evaluated with other inputs than" in " ".join(compared.stderr.split())
     assert invoke(*gate, "--max-drop", "mrr=0.1").exit_code == 0  # mrr reads no log
 
 

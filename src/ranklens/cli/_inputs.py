@@ -163,6 +163,7 @@ def read_systems(request: Request, qrels: Any, stored: bool = True) -> dict[str,
     from ranklens.history import load_ref, split_ref
 
     systems: list[Any] = []
+    first: tuple[str, Any] | None = None  # the first stored record with inputs
     for path in request.inputs.runs:
         ref = split_ref(path) if stored else None
         if ref is None:
@@ -176,8 +177,28 @@ def read_systems(request: Request, qrels: Any, stored: bool = True) -> dict[str,
                 f"fingerprints {str(prov.qrels)[:12]} and {qrels.fingerprint()[:12]}); "
                 "its numbers may not compare with the others'."
             )
+        if prov is not None and prov.inputs:
+            if first is None:
+                first = (path, prov)
+            else:
+                _warn_other_inputs(path, prov, *first)
         systems.append(result)
     return _named(systems, request.inputs.runs)
+
+
+def _warn_other_inputs(path: str, prov: Any, first_path: str, first: Any) -> None:
+    """A stored record whose metrics read other inputs (a recommender's training log,
+    catalog, ...) than the first stored record's: said, as other qrels are."""
+    shared = [n for n in prov.inputs if n in first.inputs]
+    differ, _ = prov.different_inputs(first, shared)
+    if differ:
+        what = "; ".join(
+            f"{n}: fingerprints {prov.inputs[n][:12]} and {first.inputs[n][:12]}" for n in differ
+        )
+        echo_warning(
+            f"{path} was evaluated with other inputs than {first_path} ({what}); the "
+            "numbers of the metrics that read them may not compare."
+        )
 
 
 def evaluate_runs(request: Request, qrels: Any, metrics: Sequence[str]) -> dict[str, Any]:

@@ -6,7 +6,10 @@ The command is :func:`ranklens.recsys.evaluate_interactions` (and, with
 options that give what beyond-accuracy metrics read (``--train``, ``--catalog``,
 ``--item-features``, ``--categories``) are generated from the catalogue's
 :data:`~ranklens.metrics.catalogue.INPUTS`, and a metric whose input is missing is
-a usage error naming the option, before any file is read.
+a usage error naming the option (or ``HELD_OUT``, which may be left out when no
+metric reads it), before any file is read.  ``--store`` records the evaluation of
+every user with the metrics of all lists together (the record's totals) and, with
+``--segments``, the segment table (the record's details).
 """
 
 from __future__ import annotations
@@ -150,7 +153,8 @@ def _column_options(fn: Any) -> Any:
     type=click.Choice(("user", "item")),
     default=None,
     help="Evaluate per cold / warm / hot segment of users or of held-out items, "
-    "labelled from --train (cold: no training interaction).",
+    "labelled from --train (cold: no training interaction); --store records the "
+    "evaluation of every user with the segment table.",
 )
 @click.option(
     "--hot-threshold",
