@@ -374,11 +374,214 @@ def test_segments_give_the_python_numbers(by: str, random_case: dict[str, Path])
     assert {r["segment"] for r in py.rows()} >= {"all", "warm"}
 
 
+@pytest.mark.parametrize("by", ["user", "item"])
+def test_segments_with_beyond_accuracy_inputs_give_the_python_numbers(
+    by: str, random_case: dict[str, Path]
+) -> None:
+    """--segments item once refused --categories (the library failed with a TypeError
+    on the keywords); both segmentations take every input."""
+    c = random_case
+    metrics = ["mrr", "arp@5", "ild@5", "serendipity(threshold=0.5)@5"]
+    with warnings.catch_warnings():  # users without a profile: said, and left out
+        warnings.simplefilter("ignore", RanklensWarning)
+        py = evaluate_segments(
+            str(c["recs"]),
+            str(c["held"]),
+            metrics,
+            train=str(c["train"]),
+            categories=str(c["categories"]),
+            category="genre",
+            by=by,
+            hot_threshold=8,
+        )
+    res = invoke(
+        "recsys",
+        c["held"],
+        c["recs"],
+        *[a for m in metrics for a in ("-m", m)],
+        "--train",
+        c["train"],
+        "--categories",
+        c["categories"],
+        "--category-col",
+        "genre",
+        "--segments",
+        by,
+        "--hot-threshold",
+        "8",
+        "--format",
+        "json",
+    )
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["segments"] == py.rows()
+    assert set(doc["segments"][0]) == {"segment", "n_queries", *metrics}
+
+
 def test_segments_need_the_training_log(small: dict[str, Path]) -> None:
     res = invoke("recsys", small["held"], small["recs"], "--segments", "user")
     assert res.exit_code == 2 and "--train FILE" in res.stderr
     hot = invoke("recsys", small["held"], small["recs"], "--hot-threshold", "2")
     assert hot.exit_code == 2 and "--segments" in hot.stderr
+
+
+# -------------------------------------------------- --store, and no HELD_OUT (issue 27)
+
+
+def _history(store: Path, *args: Any) -> Any:
+    res = invoke("history", store, *args, "--format", "json")
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_recsys_store_records_the_totals(small: dict[str, Path], tmp_path: Path) -> None:
+    """mrr 0.5, arp 1.5, catalog coverage 0.75 (the small case, by hand): the coverage
+    of all lists together is kept with the per-user means."""
+    db = tmp_path / "r.db"
+    res = invoke(
+        "recsys",
+        small["held"],
+        small["recs"],
+        *("-m", "mrr", "-m", "arp", "-m", "catalog_coverage"),
+        *("--train", small["train"], "--store", db, "--tag", "model=v1", "--quiet"),
+    )
+    assert res.exit_code == 0, res.output
+    (rec,) = _history(db)["records"]
+    assert rec["command"] == "recsys" and rec["tags"] == {"model": "v1"}
+    assert rec["mrr"] == 0.5 and rec["arp"] == 1.5 and rec["catalog_coverage"] == 0.75
+    shown = _history(db, "show", rec["id"])
+    assert shown["summary"] == {"mrr": 0.5, "arp": 1.5, "catalog_coverage": 0.75}
+    text = invoke("history", db, "show", str(rec["id"]))
+    assert "catalog_coverage (all lists)" in text.stdout
+
+
+@pytest.mark.parametrize("by", ["user", "item"])
+def test_recsys_segments_are_stored(by: str, random_case: dict[str, Path], tmp_path: Path) -> None:
+    """--store with --segments (once refused): the record is the evaluation of every
+    user (the segment 'all'), with the segment table in its details; history lists it
+    with its command and 'show' prints the table."""
+    c = random_case
+    db = tmp_path / "r.db"
+    args = [
+        *("recsys", c["held"], c["recs"], "-m", "mrr", "-m", "arp@5", "--train", c["train"]),
+        *("--segments", by, "--hot-threshold", "8", "--format", "json", "--quiet"),
+    ]
+    printed = invoke(*args)
+    stored = invoke(*args, "--store", db)
+    assert printed.exit_code == 0 and stored.exit_code == 0, stored.output
+    rows = json.loads(stored.stdout)["segments"]
+    assert json.loads(printed.stdout)["segments"] == rows
+    (rec,) = _history(db)["records"]
+    assert rec["command"] == "recsys"
+    every = next(r for r in rows if r["segment"] == "all")
+    assert rec["n_queries"] == every["n_queries"]
+    assert rec["mrr"] == every["mrr"] and rec["arp@5"] == every["arp@5"]
+    shown = _history(db, "show", rec["id"])
+    assert shown["details"]["segments"]["by"] == by
+    assert shown["details"]["segments"]["hot_threshold"] == 8
+    assert shown["details"]["segments"]["rows"] == rows
+    text = invoke("history", db, "show", str(rec["id"])).stdout
+    assert f"segments of {by}s" in text and "warm" in text
+
+
+def test_recsys_without_held_out(small: dict[str, Path], tmp_path: Path) -> None:
+    """RECOMMENDATIONS alone, when every metric reads only the lists: training users
+    u3, u4, u5; a is in 2 of their profiles, b and c in 1: u1 [a, b] and u2 [a, c]
+    have novelty (log2(3/2) + log2(3)) / 2; a, b, c of a, b, c, d recommended."""
+    db = tmp_path / "r.db"
+    res = invoke(
+        "recsys",
+        small["recs"],
+        *("-m", "novelty", "-m", "catalog_coverage", "--train", small["train"]),
+        *("--format", "json", "--quiet", "--store", db),
+    )
+    want = {"novelty": (math.log2(1.5) + math.log2(3)) / 2, "catalog_coverage": 0.75}
+    assert _summary(res) == pytest.approx(want, rel=1e-12)
+    py = evaluate_interactions(
+        str(small["recs"]), None, ["novelty", "catalog_coverage"], train=str(small["train"])
+    )
+    assert _summary(res) == py.summary()
+    (rec,) = _history(db)["records"]
+    assert rec["command"] == "recsys" and rec["n_queries"] == 2
+    seg = invoke(
+        "recsys", small["recs"], "-m", "novelty", "--train", small["train"], "--segments", "user"
+    )
+    assert seg.exit_code == 0, seg.output
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["-m", "ndcg@3", "-m", "novelty"], ["'ndcg@3'", "HELD_OUT"]),
+        ([], ["'ndcg@10' (a default metric; -m chooses others)", "HELD_OUT"]),
+        (["-m", "serendipity(threshold=0.5)", "--categories", "CATS"], ["serendipity", "HELD_OUT"]),
+        (["-m", "novelty", "--missing", "skip"], ["--missing", "no HELD_OUT"]),
+        (["-m", "novelty", "--relevance-col", "rel"], ["--relevance-col", "no HELD_OUT"]),
+        (["-m", "novelty", "--segments", "item"], ["--segments item", "HELD_OUT"]),
+    ],
+)
+def test_recsys_without_held_out_names_what_needs_it(
+    small: dict[str, Path], args: list[str], words: list[str]
+) -> None:
+    cats = _write(small["train"].parent / "cats.csv", "item_id,category", [("a", "x")])
+    args = [str(cats) if a == "CATS" else a for a in args]
+    res = invoke("recsys", small["recs"], "--train", small["train"], *args)
+    assert res.exit_code == 2, res.output
+    for w in words:
+        assert w in res.stderr
+    assert "Traceback" not in res.output
+
+
+def test_recsys_takes_one_or_two_files(small: dict[str, Path]) -> None:
+    for files in ([], [small["held"], small["recs"], small["recs"]]):
+        res = invoke("recsys", *files, "-m", "novelty", "--train", small["train"])
+        assert res.exit_code == 2 and "HELD_OUT RECOMMENDATIONS" in res.stderr
+    assert "[HELD_OUT] RECOMMENDATIONS" in invoke("recsys", "--help").stdout
+
+
+def test_recsys_records_and_reports_its_inputs_and_the_gate_compares_them(
+    small: dict[str, Path], tmp_path: Path
+) -> None:
+    """The training log a novelty depends on is fingerprinted in the JSON report and
+    the stored record; a gate between records of other training logs is refused (3)
+    naming --allow-different-inputs, as other qrels are."""
+    db = tmp_path / "r.db"
+    other = _write(
+        tmp_path / "other.csv", "user_id,item_id", [("u3", "a"), ("u4", "b"), ("u4", "c")]
+    )
+    docs = []
+    for train in (small["train"], other):
+        res = invoke(
+            "recsys",
+            small["held"],
+            small["recs"],
+            *("-m", "mrr", "-m", "novelty", "--train", train, "--store", db),
+            *("--format", "json", "--quiet"),
+        )
+        assert res.exit_code == 0, res.output
+        docs.append(json.loads(res.stdout)["runs"][0]["provenance"])
+    py = evaluate_interactions(
+        str(small["recs"]), str(small["held"]), ["novelty"], train=str(small["train"])
+    )
+    assert py.result.provenance is not None
+    assert docs[0]["inputs"] == py.result.provenance.inputs  # {"train": ...}
+    assert list(docs[0]["inputs"]) == ["train"]
+    assert docs[0]["inputs"] != docs[1]["inputs"] and docs[0]["qrels"] == docs[1]["qrels"]
+    shown = invoke("history", db, "show", "1").stdout
+    assert f"inputs: train {docs[0]['inputs']['train'][:16]}" in shown
+    gate = ["gate", small["held"], f"{db}#2", "--baseline", f"{db}#1"]
+    refused = invoke(*gate, "--max-drop", "novelty=10")
+    assert refused.exit_code == 3, refused.output
+    assert "train: fingerprints" in refused.stderr and "--allow-different-inputs" in refused.stderr
+    allowed = invoke(*gate, "--max-drop", "novelty=10", "--allow-different-inputs")
+    assert allowed.exit_code == 0, allowed.output
+    # as a record of other qrels is, one of other inputs is said on stderr
+    warned = f"{db}#1 was evaluated with other inputs than {db}#2 (train: fingerprints"
+    assert warned in " ".join(allowed.stderr.split())
+    compared = invoke("compare", small["held"], f"{db}#1", f"{db}#2", "-m", "novelty")
+    assert compared.exit_code == 0, compared.output
+    assert "was evaluated with other inputs than" in " ".join(compared.stderr.split())
+    assert invoke(*gate, "--max-drop", "mrr=0.1").exit_code == 0  # mrr reads no log
 
 
 # ------------------------------------------------------------------------- splitters

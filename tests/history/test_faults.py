@@ -185,10 +185,10 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "results.db"
     _valid_store(path)
     con = sqlite3.connect(path)
-    con.execute("UPDATE ranklens_schema SET version = 3")
+    con.execute("UPDATE ranklens_schema SET version = 4")
     con.commit()
     con.close()
-    with pytest.raises(StoreError, match="schema version 3; this ranklens reads versions 1, 2"):
+    with pytest.raises(StoreError, match="schema version 4; this ranklens reads versions 1, 2, 3"):
         Store(path)
 
 

@@ -179,5 +179,5 @@ def test_the_file_is_sqlite_in_wal_mode_with_a_schema_version(tmp_path: Path) ->
         store.record(_result(1, "x"))
     con = sqlite3.connect(path)
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert con.execute("SELECT version FROM ranklens_schema").fetchall() == [(2,)]
+    assert con.execute("SELECT version FROM ranklens_schema").fetchall() == [(3,)]
     con.close()

@@ -27,14 +27,17 @@ def _result() -> ranklens.Result:
     return ranklens.evaluate(QRELS, RUN, ["p@1"])
 
 
-def _v1_store(path: Path) -> None:
-    """A store as ranklens wrote it before schema 2: no verdict column, version 1."""
+def _v1_store(path: Path, version: int = 1) -> None:
+    """A store as ranklens wrote it before schema 2 (no verdict column, version 1) or
+    before schema 3 (no details column, version 2)."""
     with Store(path) as store:
         store.record(_result(), command="evaluate", commit=None)
     con = sqlite3.connect(path)
-    con.execute("ALTER TABLE records DROP COLUMN verdict")
+    con.execute("ALTER TABLE records DROP COLUMN details")
+    if version == 1:
+        con.execute("ALTER TABLE records DROP COLUMN verdict")
     con.execute("DELETE FROM ranklens_schema")
-    con.execute("INSERT INTO ranklens_schema VALUES (1, '2026-01-01T00:00:00+00:00')")
+    con.execute(f"INSERT INTO ranklens_schema VALUES ({version}, '2026-01-01T00:00:00+00:00')")
     con.commit()
     con.close()
 
@@ -62,19 +65,29 @@ def test_a_gates_verdict_and_command_are_kept(tmp_path: Path) -> None:
     assert other.command == "evaluate" and other.verdict is None and other.passed is None
 
 
-def test_a_store_of_the_previous_schema_opens_and_is_upgraded(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_store_of_a_previous_schema_opens_and_is_upgraded(tmp_path: Path, version: int) -> None:
     path = tmp_path / "old.db"
-    _v1_store(path)
-    assert "verdict" not in _columns(path)
+    _v1_store(path, version)
+    assert "details" not in _columns(path)
+    assert ("verdict" in _columns(path)) is (version == 2)
     with Store(path) as store:
         (old,) = store.records()
         assert old.command == "evaluate" and old.verdict is None
         assert old.result().per_query("p@1") == {"q1": 1.0, "q2": 0.0}
-        rid = store.record(_result(), verdict={"passed": True, "headline": "ok"})
-        assert store.get(rid).passed is True
-    assert "verdict" in _columns(path)
+        assert old.details is None and old.totals == {}
+        rid = store.record(
+            _result(),
+            verdict={"passed": True, "headline": "ok"},
+            totals={"coverage": 0.25},
+            details={"segments": {"by": "user"}},
+        )
+        new = store.get(rid)
+        assert new.passed is True and new.totals == {"coverage": 0.25}
+        assert new.details == {"segments": {"by": "user"}}
+    assert {"verdict", "details"} <= _columns(path)
     con = sqlite3.connect(path)
-    assert con.execute("SELECT max(version) FROM ranklens_schema").fetchone()[0] == 2
+    assert con.execute("SELECT max(version) FROM ranklens_schema").fetchone()[0] == 3
     con.close()
 
 
@@ -92,6 +105,7 @@ def test_a_read_only_store_is_read_and_refuses_writes_by_name(
         assert store.read_only
         (rec,) = store.records()
         assert rec.verdict is None and rec.result().per_query("p@1")["q1"] == 1.0
+        assert rec.details is None
         with pytest.raises(StoreError, match=r"is read-only.*chmod u\+w") as info:
             store.record(_result())
         with pytest.raises(StoreError, match="is read-only"):

@@ -37,10 +37,19 @@ import numpy as np
 import pyarrow as pa
 
 from ranklens._shared.arrow import from_numpy
-from ranklens._shared.columns import text_rank
+from ranklens._shared.columns import sorted_id_codes, text_rank
 from ranklens._shared.sorting import PairIndex
 
-__all__ = ["FORMS", "canonical_digest", "combine", "input_digest", "json_digest"]
+__all__ = [
+    "FORMS",
+    "canonical_digest",
+    "combine",
+    "ids_digest",
+    "input_digest",
+    "json_digest",
+    "keyed_digest",
+    "pairs_digest",
+]
 
 #: The forms a table's digest is taken over (module docs).
 FORMS = ("canonical", "input")
@@ -99,6 +108,71 @@ def canonical_digest(doc: pa.Array, values: np.ndarray, pairs: PairIndex) -> str
     h.update(counts[by_text].astype("<i8").tobytes())
     _update_strings(h, doc.take(from_numpy(perm)))
     _update_values(h, values[perm])
+    return h.hexdigest()
+
+
+def ids_digest(ids: Any, what: str) -> str:
+    """SHA-256 (hex) of a set of ids (a catalog): the distinct ids, as text, in byte
+    order; their order and repeats do not change it.
+
+    >>> ids_digest(["b", "a", "a"], "catalog") == ids_digest(["a", "b"], "catalog")
+    True
+    """
+    distinct, _ = sorted_id_codes(ids, what)
+    h = _digest("ids", len(distinct))
+    _update_strings(h, distinct)
+    return h.hexdigest()
+
+
+def pairs_digest(first: Any, second: Any, what: str) -> str:
+    """SHA-256 (hex) of rows of two id columns as a multiset (a training log of (user,
+    item) rows): each distinct pair, in byte order, with how many rows it has; the
+    order of the rows does not change it, their repeats do.
+
+    >>> a = pairs_digest(["u1", "u2", "u1"], ["i1", "i1", "i1"], "train")
+    >>> a == pairs_digest(["u1", "u1", "u2"], ["i1", "i1", "i1"], "train")
+    True
+    >>> a == pairs_digest(["u1", "u2"], ["i1", "i1"], "train")
+    False
+    """
+    a, a_codes = sorted_id_codes(first, f"{what} first column")
+    b, b_codes = sorted_id_codes(second, f"{what} second column")
+    pairs, counts = np.unique(
+        a_codes.astype(np.int64) * max(len(b), 1) + b_codes, return_counts=True
+    )
+    h = _digest("pairs", len(a_codes))
+    h.update(f"{len(a)}\0{len(b)}\0".encode())
+    _update_strings(h, a)
+    _update_strings(h, b)
+    h.update(pairs.astype("<i8").tobytes())
+    h.update(counts.astype("<i8").tobytes())
+    return h.hexdigest()
+
+
+def keyed_digest(ids: Any, values: Any, what: str) -> str:
+    """SHA-256 (hex) of rows keyed by id (item features, item categories): the rows
+    sorted by id (as text, in byte order), their values a numeric matrix (one row per
+    id, as float64) or a column of text; the order of the rows does not change it.
+
+    >>> keyed_digest(["b", "a"], ["x", "y"], "categories") == keyed_digest(
+    ...     ["a", "b"], ["y", "x"], "categories")
+    True
+    >>> m = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> keyed_digest(["a", "b"], m, "features") == keyed_digest(["b", "a"], m, "features")
+    False
+    """
+    distinct, codes = sorted_id_codes(ids, f"{what} ids")
+    order = np.argsort(codes, kind="stable")
+    h = _digest("keyed", len(codes))
+    _update_strings(h, distinct)
+    h.update(codes[order].astype("<i8").tobytes())
+    if isinstance(values, np.ndarray) and values.dtype.kind in "fiub":
+        matrix = values.reshape(len(codes), -1)
+        h.update(f"matrix\0{matrix.shape[1]}\0".encode())
+        _update_values(h, matrix[order].ravel())
+    else:
+        h.update(b"text\0")
+        _update_strings(h, pa.array([str(v) for v in values], pa.string()).take(from_numpy(order)))
     return h.hexdigest()
 
 

@@ -10,7 +10,7 @@ import contextlib
 import dataclasses
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
@@ -163,6 +163,7 @@ def read_systems(request: Request, qrels: Any, stored: bool = True) -> dict[str,
     from ranklens.history import load_ref, split_ref
 
     systems: list[Any] = []
+    first: tuple[str, Any] | None = None  # the first stored record with inputs
     for path in request.inputs.runs:
         ref = split_ref(path) if stored else None
         if ref is None:
@@ -176,8 +177,28 @@ def read_systems(request: Request, qrels: Any, stored: bool = True) -> dict[str,
                 f"fingerprints {str(prov.qrels)[:12]} and {qrels.fingerprint()[:12]}); "
                 "its numbers may not compare with the others'."
             )
+        if prov is not None and prov.inputs:
+            if first is None:
+                first = (path, prov)
+            else:
+                _warn_other_inputs(path, prov, *first)
         systems.append(result)
     return _named(systems, request.inputs.runs)
+
+
+def _warn_other_inputs(path: str, prov: Any, first_path: str, first: Any) -> None:
+    """A stored record whose metrics read other inputs (a recommender's training log,
+    catalog, ...) than the first stored record's: said, as other qrels are."""
+    shared = [n for n in prov.inputs if n in first.inputs]
+    differ, _ = prov.different_inputs(first, shared)
+    if differ:
+        what = "; ".join(
+            f"{n}: fingerprints {prov.inputs[n][:12]} and {first.inputs[n][:12]}" for n in differ
+        )
+        echo_warning(
+            f"{path} was evaluated with other inputs than {first_path} ({what}); the "
+            "numbers of the metrics that read them may not compare."
+        )
 
 
 def evaluate_runs(request: Request, qrels: Any, metrics: Sequence[str]) -> dict[str, Any]:
@@ -235,10 +256,13 @@ def record_results(
     results: Sequence[Any],
     names: Sequence[str] | None = None,
     verdict: Any = None,
+    totals: Mapping[str, float] | None = None,
+    details: Mapping[str, Any] | None = None,
 ) -> None:
     """Record ``results`` (named ``names``, default their run names) in the request's
     ``--store`` (nothing without one), with the ``verdict`` of the gate that judged
-    them; say so on stderr unless ``--quiet``."""
+    them, and the ``totals`` and ``details`` of the evaluation (see
+    :meth:`ranklens.history.Store.record`); say so on stderr unless ``--quiet``."""
     path, tags = request.output.store, dict(request.output.tags)
     if path is None or not results:
         return
@@ -248,7 +272,16 @@ def record_results(
     runs = names if names is not None else [r.run_name for r in results]
     with Store(path) as store:
         ids = [
-            store.record(r, tags=tags, command=command, commit=sha, run=n, verdict=verdict)
+            store.record(
+                r,
+                tags=tags,
+                command=command,
+                commit=sha,
+                run=n,
+                verdict=verdict,
+                totals=totals,
+                details=details,
+            )
             for r, n in zip(results, runs, strict=True)
         ]
     if not request.output.quiet:

@@ -2,7 +2,8 @@
 
 Exit codes: 0 every rule passed, 1 a rule failed (a regression), 2 usage error,
 3 bad input data (including results that do not compare: other qrels, other
-conventions, unless ``--allow-different-qrels`` / ``--allow-different-conventions``).
+conventions, other inputs of a recommender's metrics, unless ``--allow-different-qrels``
+/ ``--allow-different-conventions`` / ``--allow-different-inputs``).
 """
 
 from __future__ import annotations
@@ -126,6 +127,12 @@ def _rules(
     is_flag=True,
     help="Compare with a baseline computed under other conventions.",
 )
+@click.option(
+    "--allow-different-inputs",
+    is_flag=True,
+    help="Compare with a baseline whose metrics read another training log, catalog, item "
+    "features or categories (stored 'ranklens recsys' records).",
+)
 @request_options(
     formats=_gate_formats(),
     deprecated_formats={"text": "table"},
@@ -147,6 +154,7 @@ def gate_cmd(
     seed: int | None,
     allow_different_qrels: bool,
     allow_different_conventions: bool,
+    allow_different_inputs: bool,
 ) -> None:
     """Check the CANDIDATE run on QRELS against rules and a --baseline.
 
@@ -176,6 +184,7 @@ def gate_cmd(
                 seed=seed,
                 allow_different_qrels=allow_different_qrels,
                 allow_different_conventions=allow_different_conventions,
+                allow_different_inputs=allow_different_inputs,
                 **request.convention_kwargs(),
             )
     output = request.output.path

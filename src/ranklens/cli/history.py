@@ -77,9 +77,11 @@ def history_cmd(
 ) -> None:
     """List the records of the results store PATH, or show one: PATH show ID.
 
-    Records are made by 'ranklens evaluate|compare|gate --store PATH'.  A
+    Records are made by 'ranklens evaluate|compare|gate|recsys --store PATH'.  A
     record is named PATH#ID wherever a run is compared with (compare, gate
-    --baseline).
+    --baseline).  A recsys record holds the metrics of all lists together
+    (catalog coverage ...) with the per-user means, and, with --segments, the
+    segment table, which 'show' prints after them.
     """
     from ranklens.history import Store
 
@@ -123,7 +125,8 @@ def _verdict_word(passed: bool | None) -> str | None:
 def _render_list(records: list[Any], metric: str | None, fmt: str) -> str:
     from ranklens.render.table import Table, display_id, number, render_as
 
-    metrics = [metric] if metric else list(dict.fromkeys(m for r in records for m in r.metrics))
+    # the per-query metrics' means and the totals (metrics of the whole evaluation)
+    metrics = [metric] if metric else list(dict.fromkeys(m for r in records for m in r.summary))
 
     def rows() -> list[dict[str, Any]]:
         return [
@@ -186,7 +189,9 @@ def _render_record(rec: Any, result: Any, per_query: bool, fmt: str) -> str:
         "conventions": rec.conventions,
         "report": rec.report,
         "provenance": rec.provenance,
+        **({} if rec.details is None else {"details": rec.details}),
     }
+    totals = rec.totals
 
     def layout() -> Table:
         pre: list[Cell | str] = [
@@ -204,14 +209,26 @@ def _render_record(rec: Any, result: Any, per_query: bool, fmt: str) -> str:
                 f"qrels {qrels}, run {run} ({p['run_form']}), "
                 f"conventions {p['conventions_fingerprint'][:16]}"
             )
+            inputs = p.get("inputs") or {}
+            if inputs:  # what a recommender's beyond-accuracy metrics read
+                pre.append("inputs: " + ", ".join(f"{k} {str(v)[:16]}" for k, v in inputs.items()))
         if per_query:
             body: list[list[Cell | str]] = [
                 [display_id(q), *(number(result.values[m][i]) for m in result.metrics)]
                 for i, q in enumerate(result.query_ids)
             ]
             return Table(["query", *result.metrics], body, preamble=pre)
-        body = [[m, number(v)] for m, v in rec.summary.items()]
-        return Table(["metric", f"mean over {rec.n_queries} queries"], body, preamble=pre)
+        body = [
+            [f"{m} (all lists)" if m in totals else m, number(v)] for m, v in rec.summary.items()
+        ]
+        notes = (
+            ["(all lists): a metric of the whole evaluation, not a mean over queries."]
+            if totals
+            else []
+        )
+        return Table(
+            ["metric", f"mean over {rec.n_queries} queries"], body, preamble=pre, notes=notes
+        )
 
     def flat() -> Any:
         if per_query:
@@ -226,4 +243,35 @@ def _render_record(rec: Any, result: Any, per_query: bool, fmt: str) -> str:
             doc["per_query"] = result.per_query_all()
         return doc
 
-    return render_as(fmt, layout=layout, records=flat, document=document)
+    text = render_as(fmt, layout=layout, records=flat, document=document)
+    segments = (rec.details or {}).get("segments")
+    if fmt in ("table", "markdown") and isinstance(segments, dict) and not per_query:
+        text = text.rstrip("\n") + "\n\n" + _segment_table(segments, fmt)
+    return text
+
+
+def _segment_table(segments: dict[str, Any], fmt: str) -> str:
+    """The segment table a ``recsys --segments`` record holds, as that command prints
+    it."""
+    from ranklens.render.table import Table, display_id, number, render_layout
+
+    rows = list(segments.get("rows") or [])
+    by = str(segments.get("by", ""))
+    metrics = [k for k in (rows[0] if rows else {}) if k not in ("segment", "n_queries")]
+    body: list[list[Any]] = [
+        [
+            display_id(str(r.get("segment"))),
+            str(r.get("n_queries")),
+            *(number(r[m]) for m in metrics),
+        ]
+        for r in rows
+    ]
+    return render_layout(
+        Table(
+            ["segment", f"{by}s", *metrics],
+            body,
+            preamble=[f"segments of {by}s (--segments {by}):"],
+        ),
+        fmt,
+        None,
+    )

@@ -6,7 +6,10 @@ The command is :func:`ranklens.recsys.evaluate_interactions` (and, with
 options that give what beyond-accuracy metrics read (``--train``, ``--catalog``,
 ``--item-features``, ``--categories``) are generated from the catalogue's
 :data:`~ranklens.metrics.catalogue.INPUTS`, and a metric whose input is missing is
-a usage error naming the option, before any file is read.
+a usage error naming the option (or ``HELD_OUT``, which may be left out when no
+metric reads it), before any file is read.  ``--store`` records the evaluation of
+every user with the metrics of all lists together (the record's totals) and, with
+``--segments``, the segment table (the record's details).
 """
 
 from __future__ import annotations
@@ -107,8 +110,9 @@ def _column_options(fn: Any) -> Any:
 
 
 @click.command("recsys")
-@click.argument("held_out", metavar="HELD_OUT", type=click.Path(dir_okay=False))
-@click.argument("recommendations", metavar="RECOMMENDATIONS", type=click.Path(dir_okay=False))
+@click.argument(
+    "files", metavar="[HELD_OUT] RECOMMENDATIONS", nargs=-1, type=click.Path(dir_okay=False)
+)
 @click.option(
     "-m",
     "--metric",
@@ -149,7 +153,8 @@ def _column_options(fn: Any) -> Any:
     type=click.Choice(("user", "item")),
     default=None,
     help="Evaluate per cold / warm / hot segment of users or of held-out items, "
-    "labelled from --train (cold: no training interaction).",
+    "labelled from --train (cold: no training interaction); --store records the "
+    "evaluation of every user with the segment table.",
 )
 @click.option(
     "--hot-threshold",
@@ -172,6 +177,10 @@ def recsys_cmd(**params: Any) -> None:
     """Evaluate RECOMMENDATIONS (user, item, score or rank) against HELD_OUT
     interactions (user, item[, grade]), with ranking and beyond-accuracy metrics.
 
+    HELD_OUT may be left out when every metric reads only the lists and what
+    --train, --catalog, --item-features or --categories give (novelty, coverage,
+    diversity ...): then every recommended user is evaluated.
+
     HELD_OUT rows without a grade column are relevant (implicit feedback).  Users
     with held-out interactions but no list score 0 (--missing skip leaves them
     out); users with a list but no held-out interaction are left out (--unjudged
@@ -179,7 +188,7 @@ def recsys_cmd(**params: Any) -> None:
     entropy, Gini) are printed after the per-user ones.  Files may be CSV, TSV,
     Parquet or JSON Lines (ids read as text), or TREC.
     """
-    held_out, recommendations = params.pop("held_out"), params.pop("recommendations")
+    held_out, recommendations = _files(params.pop("files"))
     given = tuple(params.pop("metrics") or ())
     check_measures(given)
     names = [m for text in given for m in split_measures(text)] or list(DEFAULT_METRICS)
@@ -202,7 +211,9 @@ def recsys_cmd(**params: Any) -> None:
     unjudged = params.pop("unjudged")
     conventions = take_conventions(params)  # the others
     check_output(output)
-    beyond = _check_metrics(names, k, params, segments, hot, fmt, per_query, store)
+    if held_out is None:
+        _check_without_held_out(names, k, given, complete, missing, unjudged)
+    beyond = _check_metrics(names, k, params, segments, hot, fmt, per_query, held_out)
     kwargs: dict[str, Any] = {
         "user": params.pop("query_col"),
         "item": params.pop("doc_col"),
@@ -230,33 +241,97 @@ def recsys_cmd(**params: Any) -> None:
             from ranklens.recsys import evaluate_segments
 
             train = kwargs.pop("train")
-            if segments == "item":  # its evaluation reads no beyond-accuracy input
-                unread = [n for n in _input_names() if n != "train" and kwargs.pop(n) is not None]
-                kwargs.pop("category")
-                if unread:
-                    raise click.UsageError(
-                        f"--segments item evaluates ranking metrics only, which read no "
-                        f"--{unread[0].replace('_', '-')}; leave it out or use --segments user."
-                    )
             table = evaluate_segments(
                 recommendations, held_out, names, train=train, by=segments, **hot, **kwargs
             )
-            write_output(_segment_output(table, fmt), output)
-            return
-        from ranklens.recsys import evaluate_interactions
+        else:
+            from ranklens.recsys import evaluate_interactions
 
-        ev = evaluate_interactions(recommendations, held_out, names, **kwargs)
+            ev = evaluate_interactions(recommendations, held_out, names, **kwargs)
+    name = run_names([recommendations], [None])[0]
+    # the store's record: the result of every user (with --segments, the segment "all")
+    request = Request(
+        Inputs(held_out or "", (recommendations,)),  # "": no HELD_OUT
+        output=Output(fmt, output, quiet, store, tags),
+    )
+    if segments is not None:
+        write_output(_segment_output(table, fmt), output)
+        rows = table.rows()
+        details = {"segments": {"by": table.by, **hot, "rows": rows}}
+        every = dataclasses.replace(table.results["all"], run_name=name)
+        record_results(request, "recsys", [every], details=details)
+        return
     if not quiet:
         for note in ev.notes:
             click.echo(f"ranklens: {_in_options(note)}", err=True)
-    name = run_names([recommendations], [None])[0]
     result = dataclasses.replace(ev.result, run_name=name)
     totals = dict(ev.totals)
     write_output(_output(result, totals, fmt, per_query, beyond), output)
-    request = Request(
-        Inputs(held_out, (recommendations,)), output=Output(fmt, output, quiet, store, tags)
+    record_results(request, "recsys", [result], totals=totals)
+
+
+def _files(files: Sequence[str]) -> tuple[str | None, str]:
+    """HELD_OUT (None when left out) and RECOMMENDATIONS."""
+    if len(files) == 2:
+        return files[0], files[1]
+    if len(files) == 1:
+        return None, files[0]
+    raise click.UsageError(
+        "give HELD_OUT RECOMMENDATIONS (the held-out interactions, then the lists), or "
+        "RECOMMENDATIONS alone when every metric reads only the lists"
+        + (f"; got {len(files)} files." if files else ".")
     )
-    record_results(request, "recsys", [result])
+
+
+def _check_without_held_out(
+    names: Sequence[str],
+    k: int | None,
+    given: Sequence[str],
+    complete: bool,
+    missing: str | None,
+    unjudged: str | None,
+) -> None:
+    """Without HELD_OUT: every metric reads no held-out interaction (else a usage error
+    naming the metric and HELD_OUT), and no option about them is given."""
+    from ranklens.errors import MetricNameError
+    from ranklens.recsys.inputs import parse_metrics
+
+    try:
+        ranking, beyond = parse_metrics(list(names), k)
+    except MetricNameError:
+        return  # said by _check_metrics in the command's words
+    needs = (
+        ranking[:1]
+        or [
+            (key, m)
+            for key, m in beyond
+            if any(i.name == "held_out" for group in m.definition.required_inputs for i in group)
+        ][:1]
+    )
+    if needs:
+        key = needs[0][0]
+        default = "" if given else " (a default metric; -m chooses others)"
+        raise click.UsageError(
+            f"metric {key!r}{default} needs the held-out interactions: give HELD_OUT "
+            "before RECOMMENDATIONS, or only metrics that read the lists alone (novelty, "
+            "catalog_coverage, ild, ...; 'ranklens metrics --family recsys')."
+        )
+    ctx = click.get_current_context()
+    cli_given = [
+        p.opts[0]
+        for p in ctx.command.params
+        if isinstance(p, click.Option)
+        and p.name in ("relevance_col", "repeats")
+        and ctx.get_parameter_source(p.name) == click.core.ParameterSource.COMMANDLINE
+    ]
+    cli_given += [
+        o for o, v in (("-c", complete), ("--missing", missing), ("--unjudged", unjudged)) if v
+    ]
+    if cli_given:
+        raise click.UsageError(
+            f"{cli_given[0]} says how HELD_OUT is read or scored, and no HELD_OUT is given; "
+            "leave it out or give HELD_OUT before RECOMMENDATIONS."
+        )
 
 
 def _input_names() -> list[str]:
@@ -287,7 +362,7 @@ def _check_metrics(
     hot: Mapping[str, Any],
     fmt: str,
     per_query: bool,
-    store: str | None,
+    held_out: str | None,
 ) -> list[str]:
     """The metrics parse and have their inputs, the options go together: a usage
     error naming the option, before any file is read.  Returns the keys of the
@@ -302,7 +377,7 @@ def _check_metrics(
             str(exc).replace("evaluate_interactions takes", "ranklens recsys takes")
         ) from None
     given = {name: params.get(name) is not None for name in _input_names()}
-    given["held_out"] = True
+    given["held_out"] = held_out is not None
     for key, group in missing_inputs(beyond, given)[:1]:
         options = " or ".join(f"{i.option} FILE" for i in group if i.option is not None)
         what = "; or ".join(i.doc for i in group)
@@ -317,10 +392,12 @@ def _check_metrics(
                 f"--segments {segments} labels {segments}s cold, warm or hot from the training "
                 "log; give --train FILE."
             )
-        if store is not None or per_query:
+        if per_query:
+            raise click.UsageError("--segments prints one row per segment; leave out -q.")
+        if segments == "item" and held_out is None:
             raise click.UsageError(
-                "--segments prints one row per segment; leave out "
-                f"{'--store' if store is not None else '-q'}."
+                "--segments item splits the held-out interactions by item; give HELD_OUT "
+                "before RECOMMENDATIONS, or use --segments user."
             )
         if fmt not in ("table", "markdown", "latex", "csv", "json"):
             raise click.UsageError(
@@ -349,14 +426,16 @@ def _output(
     from ranklens.render.report import render
 
     main = render(result, fmt, per_query=per_query)
-    if not totals:
-        return main
-    if fmt == "json":
+    if fmt == "json":  # with the totals, and the fingerprints of every input
         doc = json.loads(main)
         doc["runs"][0]["summary"].update(totals)
+        if result.provenance is not None:
+            doc["runs"][0]["provenance"] = result.provenance.as_dict()
         from ranklens.render.table import to_json
 
         return to_json(doc)
+    if not totals:
+        return main
     if fmt == "trec":
         return (
             main.rstrip("\n")

@@ -40,6 +40,7 @@ def gate(
     seed: int | np.random.Generator | None = None,
     allow_different_qrels: bool = False,
     allow_different_conventions: bool = False,
+    allow_different_inputs: bool = False,
     **conventions: Any,
 ) -> Verdict:
     """Check a candidate system against rules: floors, maximum drops from a baseline
@@ -69,10 +70,13 @@ def gate(
     ci, n_resamples, seed:
         Interval method of the differences (``t``, ``percentile``, ``bca``; see
         :func:`ranklens.comparison.mean_ci`), with its resamples and seed.
-    allow_different_qrels, allow_different_conventions:
+    allow_different_qrels, allow_different_conventions, allow_different_inputs:
         The gate refuses (:class:`~ranklens.errors.ProvenanceError`) results
         whose provenance shows other qrels, or other conventions, than the
-        candidate's; these let it compare them anyway (the verdict says so).
+        candidate's, or other inputs read by the rules' metrics (a recommender's
+        training log, catalog, item features or categories:
+        :attr:`ranklens.ranking.provenance.Provenance.inputs`); these let it compare
+        them anyway (the verdict says so).
 
     Differences are candidate minus baseline, on the queries both have a value
     for (a query missing from one, or undefined in one, is left out of both and
@@ -135,6 +139,7 @@ def gate(
         []
         if base is None
         else _check_provenance(cand, base, allow_different_qrels, allow_different_conventions)
+        + _check_inputs(cand, base, metrics, allow_different_inputs)
     )
     outcomes: list[RuleOutcome] = []
     tests: list[tuple[int, float]] = []  # (outcome index, raw p) of the NI rules
@@ -332,6 +337,51 @@ def _check_provenance(cand: Result, base: Result, allow_qrels: bool, allow_conv:
         )
     if pc.run == pb.run and pc.run_form == pb.run_form:
         notes.append("the candidate and the baseline have the same run content.")
+    return notes
+
+
+def _check_inputs(cand: Result, base: Result, metrics: list[str], allow: bool) -> list[str]:
+    """Refuse results whose metrics read other inputs besides the qrels (a recommender's
+    training log, catalog, ...: the inputs of the metrics' catalogue entries) unless
+    ``allow``; the notes of what was allowed or could not be checked."""
+    from ranklens.metrics.catalogue import INPUTS
+
+    pc, pb = cand.provenance, base.provenance
+    if pc is None or pb is None:
+        return []  # said by _check_provenance
+    names = [
+        i.name
+        for m in metrics
+        for group in get_metric(m).definition.required_inputs
+        for i in group
+        if i.name != "held_out"  # the qrels
+    ]
+    differ, unknown = pc.different_inputs(pb, names)
+    notes = []
+    if unknown:
+        which = "candidate" if not pc.inputs else "baseline"
+        notes.append(
+            f"the {which} records no fingerprint of its {', '.join(unknown)} (made by a "
+            "ranklens that did not record them), so they could not be compared."
+        )
+    if not differ:
+        return notes
+
+    def said(name: str) -> str:
+        c, b = pc.inputs.get(name), pb.inputs.get(name)
+        if c is None or b is None:
+            return f"{name}: read by the {'baseline' if c is None else 'candidate'} only"
+        return f"{name}: fingerprints {c[:12]} and {b[:12]}"
+
+    what = "; ".join(said(n) for n in differ)
+    if not allow:
+        raise ProvenanceError(
+            f"the candidate and the baseline were evaluated with different inputs of "
+            f"{', '.join(metrics)} ({what}; {INPUTS[differ[0]].name}: "
+            f"{INPUTS[differ[0]].doc}), so their numbers do not compare; evaluate both with "
+            "the same inputs, or pass allow_different_inputs=True to compare them anyway."
+        )
+    notes.append(f"compared despite different inputs ({what}), as allowed.")
     return notes
 
 

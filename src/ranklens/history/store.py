@@ -3,8 +3,10 @@
 Each record is one evaluation of one run: its summary, every per-query value,
 its provenance (:mod:`ranklens.ranking.provenance`), the time (UTC), the git
 commit of the working directory when there is one, the command that made it
-(``evaluate``, ``gate``, ...), the verdict of a gate that recorded it, and the
-user's tags.
+(``evaluate``, ``gate``, ...), the verdict of a gate that recorded it, the
+user's tags, and what else the command computed: the values of metrics of the whole
+evaluation with no per-query value (a recommender's catalog coverage: "totals") and
+a JSON document of details (``ranklens recsys --segments``: the segment table).
 
 The file is SQLite in WAL mode (readers never wait for a writer).  A record is
 written in one transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``): a writer killed
@@ -15,22 +17,27 @@ it is: SQLite's ``application_id`` is ranklens' own and the table
 file that is not one, is refused with a :class:`~ranklens.errors.StoreError`
 naming the file.
 
-Layout (schema version 2)::
+Layout (schema version 3)::
 
     ranklens_schema(version, created)
     records(id, created, run, command, git_commit, version, n_queries, metrics,
             conventions, report, provenance, query_ids,   -- ids: Arrow IPC blob
-            verdict)                                      -- JSON, or NULL
+            verdict,                                      -- JSON, or NULL
+            details)                                      -- JSON, or NULL
     metric_values(record_id, position, metric, value, per_query)  -- values: .npy blob
     tags(record_id, key, value)
 
 Per-query values are stored compactly: one ``.npy`` blob (float64) per
 (record, metric) and one Arrow IPC blob of the query ids per record, so 100,000
-queries x 10 metrics is one small transaction of 11 blobs.
+queries x 10 metrics is one small transaction of 11 blobs.  A total (a metric of the
+whole evaluation) is a ``metric_values`` row with its value and no per-query value
+(an empty blob), after the record's ``metrics``: it is in the record's ``summary``
+and ``trend``, not in its :class:`ranklens.Result`.
 
-A store of schema version 1 (ranklens before the ``verdict`` column) is upgraded
-in place when it is opened for writing (one transaction adds the column), and is
-read as it is when it is read-only (its records have no verdict).  A read-only
+A store of schema version 1 (ranklens before the ``verdict`` column) or 2 (before
+the ``details`` column) is upgraded in place when it is opened for writing (one
+transaction adds the columns), and is read as it is when it is read-only (its
+records have no verdict or details).  A read-only
 store (no write permission on the file or its folder) opens for reading; writing a
 record into it is a :class:`~ranklens.errors.StoreError` that says so.
 
@@ -77,8 +84,8 @@ __all__ = [
 
 #: The schema version this ranklens writes and reads (it also reads, and upgrades,
 #: the versions in :data:`READS`).
-SCHEMA_VERSION = 2
-READS = (1, 2)
+SCHEMA_VERSION = 3
+READS = (1, 2, 3)
 #: SQLite ``application_id`` of a ranklens store ("RkLH").
 APPLICATION_ID = 0x526B4C48
 #: The largest record id (SQLite's largest integer).
@@ -104,7 +111,8 @@ CREATE TABLE records (
     report TEXT NOT NULL,
     provenance TEXT,
     query_ids BLOB NOT NULL,
-    verdict TEXT
+    verdict TEXT,
+    details TEXT
 );
 CREATE TABLE metric_values (
     record_id INTEGER NOT NULL REFERENCES records(id) ON DELETE CASCADE,
@@ -271,6 +279,15 @@ class StoredRecord:
     #: the verdict of the gate that recorded this result (``Verdict.as_dict()``: its
     #: ``passed``, ``headline``, ``rules`` ...); None when no gate recorded it
     verdict: dict[str, Any] | None = field(repr=False, default=None)
+    #: what else the command computed, as it recorded it (``ranklens recsys
+    #: --segments``: ``{"segments": {"by": ..., "rows": [...]}}``); None: nothing
+    details: dict[str, Any] | None = field(repr=False, default=None)
+
+    @property
+    def totals(self) -> dict[str, float]:
+        """The metrics of the whole evaluation, with no per-query value (in
+        ``summary`` after the per-query metrics' means)."""
+        return {m: v for m, v in self.summary.items() if m not in self.metrics}
 
     @property
     def passed(self) -> bool | None:
@@ -302,6 +319,7 @@ class Store:
         self.path = str(path)
         self._timeout = timeout
         self._verdicts = True  # the records table has the verdict column (schema 2)
+        self._details = True  # and the details column (schema 3)
         p = Path(self.path)
         if p.is_dir():
             raise StoreError(
@@ -468,15 +486,20 @@ class Store:
             self._upgrade()
         columns = {r[1] for r in self._con.execute("PRAGMA table_info(records)")}
         self._verdicts = "verdict" in columns
+        self._details = "details" in columns
 
     def _upgrade(self) -> None:
-        """Schema 1 -> 2 in one transaction: the records' verdict column (another
-        process may be doing the same)."""
+        """Schema 1 or 2 -> 3 in one transaction: the records' verdict column (schema 2)
+        and details column (schema 3) (another process may be doing the same)."""
         con = self._con
         con.execute("BEGIN IMMEDIATE")
         try:
-            if con.execute("SELECT max(version) FROM ranklens_schema").fetchone()[0] == 1:
-                con.execute("ALTER TABLE records ADD COLUMN verdict TEXT")
+            version = con.execute("SELECT max(version) FROM ranklens_schema").fetchone()[0]
+            if version < SCHEMA_VERSION:
+                columns = {r[1] for r in con.execute("PRAGMA table_info(records)")}
+                for column in ("verdict", "details"):
+                    if column not in columns:
+                        con.execute(f"ALTER TABLE records ADD COLUMN {column} TEXT")
                 con.execute(
                     "INSERT INTO ranklens_schema VALUES (?, ?)", (SCHEMA_VERSION, _stamp(_now()))
                 )
@@ -507,6 +530,8 @@ class Store:
         commit: str | None = "auto",
         run: str | None = None,
         verdict: Any = None,
+        totals: Mapping[str, float] | None = None,
+        details: Mapping[str, Any] | None = None,
     ) -> int:
         """Store ``result`` (one transaction) and return its record id.
 
@@ -516,7 +541,10 @@ class Store:
         directory, if any; None: none); ``run`` names the run (default:
         ``result.run_name``); ``verdict`` the :class:`ranklens.gates.Verdict` (or its
         ``as_dict()``) of the gate that judged ``result``, kept with the record
-        (:attr:`StoredRecord.verdict`).
+        (:attr:`StoredRecord.verdict`); ``totals`` the values of metrics of the whole
+        evaluation, with no per-query value (:attr:`StoredRecord.totals`; e.g. a
+        recommender's catalog coverage); ``details`` a JSON object of what else the
+        command computed (:attr:`StoredRecord.details`).
         """
         if not isinstance(result, Result):
             raise InputError(f"Store.record takes a ranklens.Result, got {type(result).__name__}.")
@@ -524,11 +552,15 @@ class Store:
         if not isinstance(command, str) or not command.strip():
             raise InputError(f"command must be non-empty text, got {command!r}.")
         verdict_json = _verdict_json(verdict)
+        totals = _check_totals(totals, result)
+        details_json = _details_json(details)
         clean = _check_tags(tags)
         sha = git_commit() if commit == "auto" else commit
         prov = None if result.provenance is None else json.dumps(result.provenance.as_dict())
         summary = result.summary()
         blobs = [(i, m, summary[m], _npy(result.values[m])) for i, m in enumerate(result.metrics)]
+        none = _npy(np.zeros(0))
+        blobs += [(len(blobs) + i, m, v, none) for i, (m, v) in enumerate(totals.items())]
         ids = _ids_blob(result.query_ids)
         pause = float(os.environ.get(_PAUSE_ENV, "0") or 0)
         con = self._con
@@ -537,8 +569,8 @@ class Store:
             try:
                 cur = con.execute(
                     "INSERT INTO records (created, run, command, git_commit, version, n_queries,"
-                    " metrics, conventions, report, provenance, query_ids, verdict) VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " metrics, conventions, report, provenance, query_ids, verdict, details) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         _stamp(_now()),
                         run if run is not None else result.run_name,
@@ -552,6 +584,7 @@ class Store:
                         prov,
                         ids,
                         verdict_json,
+                        details_json,
                     ),
                 )
                 rid = int(cur.lastrowid or 0)
@@ -615,8 +648,8 @@ class Store:
                 args.append(_stamp(t))
         sql = (
             "SELECT r.id, r.created, r.run, r.command, r.git_commit, r.version, "
-            f"r.n_queries, r.metrics, r.conventions, r.report, r.provenance, {self._verdict} "
-            "FROM records r"
+            f"r.n_queries, r.metrics, r.conventions, r.report, r.provenance, {self._verdict}, "
+            f"{self._detail} FROM records r"
         )
         if where:
             sql += " WHERE " + " AND ".join(where)
@@ -637,7 +670,8 @@ class Store:
             )
         rows = self._query(
             "SELECT id, created, run, command, git_commit, version, n_queries, metrics, "
-            f"conventions, report, provenance, {self._verdict} FROM records r WHERE id = ?",
+            f"conventions, report, provenance, {self._verdict}, {self._detail} FROM records r "
+            "WHERE id = ?",
             [int(record_id)],
         )
         if not rows:
@@ -738,7 +772,11 @@ class Store:
         ):
             tags[rid][k] = v
         out = []
-        for rid, created, run, command, sha, version, nq, metrics, conv, report, prov, ver in rows:
+        for row in rows:
+            rid, created, run, command, sha, version, nq, metrics, conv, report, prov, ver = row[
+                :12
+            ]
+            det = row[12]
             out.append(
                 StoredRecord(
                     id=int(rid),
@@ -756,6 +794,7 @@ class Store:
                     provenance=None if prov is None else self._json(rid, "provenance", prov, dict),
                     path=self.path,
                     verdict=None if ver is None else self._json(rid, "verdict", ver, dict),
+                    details=None if det is None else self._json(rid, "details", det, dict),
                 )
             )
         return out
@@ -764,6 +803,11 @@ class Store:
     def _verdict(self) -> str:
         """The verdict column in a query (NULL in a read-only store of schema 1)."""
         return "r.verdict" if self._verdicts else "NULL"
+
+    @property
+    def _detail(self) -> str:
+        """The details column in a query (NULL in a read-only store of schema 1 or 2)."""
+        return "r.details" if self._details else "NULL"
 
     def _json(self, record: Any, column: str, text: Any, kind: type) -> Any:
         """A record's JSON column read back; a value changed outside ranklens (not JSON,
@@ -803,6 +847,42 @@ def _verdict_json(verdict: Any) -> str | None:
         return json.dumps(doc, default=_plain)
     except (TypeError, ValueError) as exc:
         raise InputError(f"verdict: cannot store it as JSON ({exc}).") from None
+
+
+def _check_totals(totals: Mapping[str, float] | None, result: Result) -> dict[str, float]:
+    """The totals as stored: metric keys of text, not among the result's metrics, with
+    real values."""
+    if totals is None:
+        return {}
+    if not isinstance(totals, Mapping):
+        raise InputError(
+            f"totals must be a mapping {{metric: value}}, got {type(totals).__name__}."
+        )
+    out = {}
+    for m, v in totals.items():
+        if not isinstance(m, str) or not m or m in result.metrics:
+            raise InputError(
+                f"totals: {m!r} must be a metric key (non-empty text) that is not one of the "
+                f"result's per-query metrics {list(result.metrics)}."
+            )
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise InputError(f"totals: the value of {m!r} must be a number, got {v!r}.")
+        out[m] = float(v)
+    return out
+
+
+def _details_json(details: Mapping[str, Any] | None) -> str | None:
+    """A record's details as stored: JSON of the mapping."""
+    if details is None:
+        return None
+    if not isinstance(details, Mapping):
+        raise InputError(
+            f"details must be a mapping (a JSON object), got {type(details).__name__}."
+        )
+    try:
+        return json.dumps(dict(details), default=_plain)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"details: cannot store them as JSON ({exc}).") from None
 
 
 def _plain(value: Any) -> Any:

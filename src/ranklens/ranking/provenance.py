@@ -3,9 +3,13 @@
 Every :class:`~ranklens.Result` of :func:`ranklens.evaluate` and of
 :class:`~ranklens.Evaluator` carries a :class:`Provenance`: SHA-256 fingerprints
 of the qrels content, of the run content, of the metrics and of the
-conventions, and the ranklens version.  Two results whose ``qrels`` and
-``conventions`` fingerprints agree were computed on the same judgments under the
-same rules, so their numbers compare (what :func:`ranklens.gate` checks).
+conventions, and the ranklens version.  A recommender evaluation
+(:func:`ranklens.recsys.evaluate_interactions`) also fingerprints the other inputs
+its beyond-accuracy metrics read (``inputs``: the training log, the catalog, the
+item features, the item categories), which a gate compares as it compares qrels.
+Two results whose ``qrels`` and ``conventions`` fingerprints agree were computed on
+the same judgments under the same rules, so their numbers compare (what
+:func:`ranklens.gate` checks).
 
 Fingerprints of the data (:meth:`ranklens.Qrels.fingerprint`,
 :meth:`ranklens.Run.fingerprint`) are of the rows sorted by (query, doc): the
@@ -40,7 +44,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ranklens._shared.fingerprints import combine, json_digest
@@ -101,6 +105,11 @@ class Provenance:
         The ranklens version that computed the result.
     batches:
         How many batches an :class:`~ranklens.Evaluator` saw (1 for ``evaluate``).
+    inputs:
+        ``{input name: fingerprint}`` of the inputs besides the qrels and the run that
+        the metrics read (names of :data:`ranklens.metrics.catalogue.INPUTS`:
+        ``train``, ``catalog``, ``item_features``, ``categories``); empty when they
+        read none.
     """
 
     __slots__ = (
@@ -110,6 +119,7 @@ class Provenance:
         "_run_table",
         "batches",
         "conventions",
+        "inputs",
         "metrics",
         "run_form",
         "version",
@@ -125,6 +135,7 @@ class Provenance:
         conventions: Mapping[str, Any],
         version: str | None = None,
         batches: int = 1,
+        inputs: Mapping[str, str] | None = None,
     ) -> None:
         self._qrels_table = _refer(qrels)
         self._run_table = _refer(run)
@@ -135,6 +146,7 @@ class Provenance:
         self.conventions = dict(conventions)
         self.version = version or ranklens_version()
         self.batches = batches
+        self.inputs = dict(inputs or {})
 
     @classmethod
     def of_evaluation(
@@ -222,6 +234,36 @@ class Provenance:
         batches = 1 if other is None else other.batches
         return False if self.batches == 1 and batches == 1 else None
 
+    def different_inputs(
+        self, other: Provenance, names: Iterable[str]
+    ) -> tuple[list[str], list[str]]:
+        """Which of the inputs ``names`` (e.g. those a metric reads) differ from
+        ``other``'s, and which cannot be told: ``(differ, unknown)``.  An input differs
+        when both fingerprints are known and unequal, or when one result read it and the
+        other, which records its inputs, did not; it is unknown when the result without
+        it records no input at all (made by a ranklens before inputs were recorded).
+
+        >>> a = Provenance(qrels=None, run=None, run_form="canonical", metrics=(),
+        ...                conventions={}, inputs={"train": "a" * 64})
+        >>> b = Provenance(qrels=None, run=None, run_form="canonical", metrics=(),
+        ...                conventions={}, inputs={"train": "b" * 64})
+        >>> old = Provenance(qrels=None, run=None, run_form="canonical", metrics=(),
+        ...                  conventions={})
+        >>> a.different_inputs(b, ["train", "catalog"]), a.different_inputs(old, ["train"])
+        ((['train'], []), ([], ['train']))
+        """
+        differ: list[str] = []
+        unknown: list[str] = []
+        for name in dict.fromkeys(names):
+            mine, theirs = self.inputs.get(name), other.inputs.get(name)
+            if mine == theirs:
+                continue
+            if (mine is None and not self.inputs) or (theirs is None and not other.inputs):
+                unknown.append(name)
+            else:
+                differ.append(name)
+        return differ, unknown
+
     @property
     def conventions_fingerprint(self) -> str:
         """Digest of the rules (the profile's name is left out: ``profile='trec_eval'``
@@ -239,8 +281,10 @@ class Provenance:
         return json_digest(self.as_dict())
 
     def as_dict(self) -> dict[str, Any]:
-        """Every field as JSON-ready data (:meth:`from_dict` reads it back)."""
-        return {
+        """Every field as JSON-ready data (:meth:`from_dict` reads it back); ``inputs``
+        only when there are some (so that a result that reads none keeps the
+        fingerprint it had before inputs were recorded)."""
+        doc = {
             "qrels": self.qrels,
             "run": self.run,
             "run_form": self.run_form,
@@ -250,6 +294,9 @@ class Provenance:
             "version": self.version,
             "batches": self.batches,
         }
+        if self.inputs:
+            doc["inputs"] = dict(self.inputs)
+        return doc
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> Provenance:
@@ -262,6 +309,7 @@ class Provenance:
                 conventions=dict(doc["conventions"]),
                 version=str(doc["version"]),
                 batches=int(doc.get("batches", 1)),
+                inputs={str(k): str(v) for k, v in dict(doc.get("inputs") or {}).items()},
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,8 @@ from ranklens.ranking.data import Qrels, Run
 __all__ = [
     "BeyondInputs",
     "check_inputs",
+    "input_fingerprints",
+    "inputs_read",
     "missing_inputs",
     "parse_metrics",
     "per_user_values",
@@ -156,13 +158,63 @@ def check_inputs(beyond: list[tuple[str, Metric]], given: Mapping[str, bool]) ->
 @dataclass(frozen=True)
 class BeyondInputs:
     """The data beyond-accuracy metrics read besides the recommendations, as the
-    metric functions take it."""
+    metric functions take it, and the fingerprints of those the metrics read
+    (:func:`input_fingerprints`)."""
 
     qrels: Qrels | None
     train: tuple[Any, Any] | None  # (users, items) of the training log
     catalog: Any  # item ids, or None
     features: Any  # (item ids, matrix) or None
     categories: Mapping[Any, Any] | None
+    fingerprints: Mapping[str, str] = field(default_factory=dict)
+
+
+def inputs_read(beyond: list[tuple[str, Metric]], given: Mapping[str, bool]) -> list[str]:
+    """The names of the inputs (besides the held-out interactions) the metrics read:
+    of each group of a metric's catalogue ``inputs``, the first one ``given`` (as the
+    metric functions are called: the catalog, else the training log's items; item
+    features, else categories)."""
+    read: dict[str, None] = {}
+    for _, m in beyond:
+        for group in m.definition.required_inputs:
+            first = next((i.name for i in group if given.get(i.name, False)), None)
+            if first is not None and first != "held_out":
+                read[first] = None
+    return list(read)
+
+
+def input_fingerprints(data: BeyondInputs, names: Sequence[str]) -> dict[str, str]:
+    """``{name: SHA-256}`` of the inputs ``names`` of ``data``, by content (see
+    :mod:`ranklens._shared.fingerprints`): the training log as a multiset of (user,
+    item) rows, the catalog as a set of ids, item features and categories as rows
+    keyed by item; the order of rows and the encoding of ids do not change them."""
+    from ranklens._shared.fingerprints import ids_digest, keyed_digest, pairs_digest
+
+    out: dict[str, str] = {}
+    for name in names:
+        if name == "train" and data.train is not None:
+            out[name] = pairs_digest(*data.train, "train")
+        elif name == "catalog" and data.catalog is not None:
+            out[name] = ids_digest(_id_values(data.catalog), "catalog")
+        elif name == "item_features" and data.features is not None:
+            ids, matrix = (
+                data.features
+                if isinstance(data.features, tuple)
+                else (
+                    list(data.features),
+                    np.array([np.asarray(v, dtype=np.float64) for v in data.features.values()]),
+                )
+            )
+            out[name] = keyed_digest(_id_values(ids), np.asarray(matrix), "item_features")
+        elif name == "categories" and data.categories is not None:
+            cats = data.categories
+            out[name] = keyed_digest(list(cats), list(cats.values()), "categories")
+    return out
+
+
+def _id_values(ids: Any) -> Any:
+    """Ids given as a set (a catalog may be one) as a list; others as they are."""
+    return sorted(ids, key=str) if isinstance(ids, (set, frozenset)) else ids
 
 
 def train_columns(train: Any, user: str, item: str) -> tuple[Any, Any] | None:

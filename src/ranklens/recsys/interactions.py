@@ -22,7 +22,7 @@ rank)`` and held-out interactions ``(user, item[, weight])`` as tables and runs
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -215,38 +215,149 @@ def evaluate_interactions(
 
     unjudged = check_options(repeats, missing, duplicates, unjudged, unjudged_users)
     ranking, beyond = inputs.parse_metrics(metrics, k)
-    if ranking and interactions is None:
+    given = {
+        "train": train,
+        "catalog": catalog,
+        "item_features": item_features,
+        "categories": categories,
+    }
+    check_needs(ranking, beyond, interactions is not None, given)
+    tables = read_tables(
+        recommendations,
+        interactions,
+        user=user,
+        item=item,
+        score=score,
+        rank=rank,
+        weight=weight,
+        repeats=repeats,
+        duplicates=duplicates,
+    )
+    data = beyond_inputs(beyond, given, user=user, item=item, category=category)
+    return evaluate_tables(
+        tables, ranking, beyond, data, missing=missing, unjudged=unjudged, conventions=conventions
+    )
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The tables of one recommender evaluation as read: the held-out interactions as
+    :class:`Qrels` (None without them), the recommendations as a :class:`Run`, how many
+    held-out rows were merged, and the notes on how they were read."""
+
+    qrels: Qrels | None
+    run: Run
+    merged: int = 0
+    notes: tuple[str, ...] = ()
+
+
+def check_needs(
+    ranking: list[tuple[str, Any]],
+    beyond: list[tuple[str, Any]],
+    held_out: bool,
+    given: Mapping[str, Any],
+) -> None:
+    """Every metric has what it reads, before any data is read: the held-out
+    interactions for a ranking metric (and for the beyond-accuracy ones that read
+    relevance), the inputs of its catalogue entry; else an :class:`InputError` naming
+    the metric and the keyword."""
+    from ranklens.recsys import inputs
+
+    if ranking and not held_out:
         raise InputError(
             f"metric {ranking[0][0]!r} needs the held-out interactions; pass interactions=."
         )
     inputs.check_inputs(
-        beyond,
-        {
-            "held_out": interactions is not None,
-            "train": train is not None,
-            "catalog": catalog is not None,
-            "item_features": item_features is not None,
-            "categories": categories is not None,
-        },
+        beyond, {"held_out": held_out, **{n: v is not None for n, v in given.items()}}
     )
+
+
+def read_tables(
+    recommendations: Any,
+    interactions: Any,
+    *,
+    user: str,
+    item: str,
+    score: str | None,
+    rank: str | None,
+    weight: str | None,
+    repeats: str,
+    duplicates: str,
+) -> Tables:
+    """The recommendations and the held-out interactions (frames or files) as
+    :class:`Tables`."""
+    from ranklens.recsys import inputs
+
     notes: list[str] = []
     recs = inputs.read_input(recommendations, "recommendations", (user, item), "score")
     score, rank, note = inputs.recommendation_columns(recs, score, rank)
     if note:
         notes.append(note)
-    if interactions is not None:
-        held, weight = inputs.read_held_out(interactions, user, item, weight)
-        qrels, run, merged = interaction_tables(
-            recs,
-            held,
-            user=user,
-            item=item,
-            score=score,
-            rank=rank,
-            weight=weight,
-            repeats=repeats,
-            duplicates=duplicates,
+    if interactions is None:
+        run = recommendation_run(
+            recs, user=user, item=item, score=score, rank=rank, duplicates=duplicates
         )
+        return Tables(None, run, 0, tuple(notes))
+    held, weight = inputs.read_held_out(interactions, user, item, weight)
+    qrels, run, merged = interaction_tables(
+        recs,
+        held,
+        user=user,
+        item=item,
+        score=score,
+        rank=rank,
+        weight=weight,
+        repeats=repeats,
+        duplicates=duplicates,
+    )
+    return Tables(qrels, run, merged, tuple(notes))
+
+
+def beyond_inputs(
+    beyond: list[tuple[str, Any]],
+    given: Mapping[str, Any],
+    *,
+    user: str,
+    item: str,
+    category: str,
+) -> Any:
+    """The inputs the beyond-accuracy metrics read (``given``: ``{input name: table,
+    path or None}``), read once as :class:`ranklens.recsys.inputs.BeyondInputs`, with
+    the fingerprints of those the metrics read; None without such metrics."""
+    from ranklens.recsys import inputs
+
+    if not beyond:
+        return None
+    data = inputs.BeyondInputs(
+        None,
+        inputs.train_columns(given["train"], user, item),
+        inputs.catalog_ids(given["catalog"], item),
+        inputs.item_features(given["item_features"], item),
+        inputs.item_categories(given["categories"], item, category),
+    )
+    read = inputs.inputs_read(beyond, {n: v is not None for n, v in given.items()})
+    return replace(data, fingerprints=inputs.input_fingerprints(data, read))
+
+
+def evaluate_tables(
+    tables: Tables,
+    ranking: list[tuple[str, Any]],
+    beyond: list[tuple[str, Any]],
+    data: Any,
+    *,
+    missing: str,
+    unjudged: str,
+    conventions: Mapping[str, Any],
+) -> InteractionEvaluation:
+    """:func:`evaluate_interactions` on tables already read (``data``: what
+    :func:`beyond_inputs` read; ``tables.qrels`` is the relevance the beyond-accuracy
+    metrics read too)."""
+    from ranklens.recsys import inputs
+
+    conventions = dict(conventions)
+    notes = list(tables.notes)
+    qrels, run = tables.qrels, tables.run
+    if qrels is not None:
         import warnings
 
         from ranklens.errors import RanklensWarning
@@ -257,16 +368,14 @@ def evaluate_interactions(
             # users without interactions are the documented rule here, counted below
             warnings.simplefilter("ignore", RanklensWarning)
             res = evaluate(qrels, run, asked, missing=missing, unjudged=unjudged, **conventions)
-        report = interaction_report(res.report, len(res.query_ids), merged, run.dropped_duplicates)
+        report = interaction_report(
+            res.report, len(res.query_ids), tables.merged, run.dropped_duplicates
+        )
         conv = res.conventions
         evaluated = res.query_ids
         values = {key: res.values[str(m)] for key, m in ranking}
         run_report: Mapping[str, int] = res.report
     else:
-        qrels = None
-        run = recommendation_run(
-            recs, user=user, item=item, score=score, rank=rank, duplicates=duplicates
-        )
         conv = resolve_conventions(
             conventions.pop("conventions", None), conventions.pop("profile", None), conventions
         )
@@ -279,14 +388,10 @@ def evaluate_interactions(
         run_report = {}
     totals: dict[str, float] = {}
     if beyond:
-        data = inputs.BeyondInputs(
-            qrels,
-            inputs.train_columns(train, user, item),
-            inputs.catalog_ids(catalog, item),
-            inputs.item_features(item_features, item),
-            inputs.item_categories(categories, item, category),
-        )
-        if catalog is None and any(m.definition.inputs == ("catalog|train",) for _, m in beyond):
+        data = replace(data, qrels=qrels)
+        if data.catalog is None and any(
+            m.definition.inputs == ("catalog|train",) for _, m in beyond
+        ):
             notes.append("the catalog is the items of the training log (train=).")
         # the lists of the evaluated users (every metric is over the same users)
         lists = run if qrels is None else run.take_queries(list(evaluated))
@@ -312,6 +417,7 @@ def evaluate_interactions(
             run_form="input" if conv.ties == "input" else "canonical",
             metrics=canonical,
             conventions=conventions_document(conv),
+            inputs=None if data is None else data.fingerprints,
         ),
     )
     return InteractionEvaluation(result, report, totals, tuple(notes))

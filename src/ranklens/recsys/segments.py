@@ -16,6 +16,7 @@ with the keywords of :func:`ranklens.recsys.evaluate_interactions`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -151,6 +152,21 @@ def _restrict_qrels(qrels: Qrels, keep_docs: np.ndarray) -> Qrels:
     )
 
 
+def _labels(ids: Any, seg_map: Mapping[str, str]) -> np.ndarray:
+    """The label of each id (text) in ``seg_map``, ``"unlabelled"`` where it has none."""
+    ids = np.asarray(ids, dtype=object).astype(str)
+    keys = np.array(list(seg_map), dtype=str)
+    out = np.full(ids.size, UNLABELLED, dtype=object)
+    if keys.size == 0 or ids.size == 0:
+        return out
+    labels = np.array(list(seg_map.values()), dtype=object)
+    sorter = np.argsort(keys)
+    pos = np.minimum(np.searchsorted(keys, ids, sorter=sorter), keys.size - 1)
+    found = keys[sorter[pos]] == ids
+    out[found] = labels[sorter[pos[found]]]
+    return out
+
+
 def _segment_order(segments: Mapping[Any, str]) -> tuple[dict[str, str], list[str]]:
     """The segments as ``{id as text: label}`` and the labels in order (cold, warm, hot,
     then the others sorted)."""
@@ -165,7 +181,7 @@ def user_segments(res: Result, seg_map: Mapping[str, str], order: list[str]) -> 
     aggregate over the users of each segment (users without a label form
     ``"unlabelled"``)."""
     order = list(order)
-    labels = np.array([seg_map.get(q, UNLABELLED) for q in res.query_ids], dtype=object)
+    labels = _labels(res.query_ids, seg_map)
     if (labels == UNLABELLED).any():
         order.append(UNLABELLED)
     values: dict[str, dict[str, float]] = {}
@@ -219,25 +235,44 @@ def evaluate_by_segment(
     seg_map, order = _segment_order(segments)
     if by == "user":
         return user_segments(evaluate(qrels, run, names, **evaluate_kwargs), seg_map, order)
-    docs = np.asarray(qrels.to_arrow().column("doc").to_pylist(), dtype=object).astype(str)
-    judged = np.unique(docs)
-    doc_labels = np.array([seg_map.get(d, UNLABELLED) for d in judged], dtype=object)
-    if (doc_labels == UNLABELLED).any():
-        order.append(UNLABELLED)
+    order = item_order(qrels, seg_map, order)
     results: dict[str, Result] = {"all": evaluate(qrels, run, names, **evaluate_kwargs)}
-    for s in order:
-        keep = judged[doc_labels == s]
-        if keep.size == 0:
-            continue
-        sub = _restrict_qrels(qrels, keep)
+    for s, sub in item_qrels(qrels, seg_map, order):
         results[s] = evaluate(sub, run.take_queries(sub.query_ids), names, **evaluate_kwargs)
+    return item_table(results, order)
+
+
+def item_order(qrels: Qrels, seg_map: Mapping[str, str], order: list[str]) -> list[str]:
+    """The segments of the judged items in order, ``"unlabelled"`` last when a judged
+    item has no label."""
+    judged = np.unique(_ids(qrels.to_arrow().column("doc"), "qrels doc column"))
+    if (_labels(judged, seg_map) == UNLABELLED).any():
+        return [*order, UNLABELLED]
+    return list(order)
+
+
+def item_qrels(
+    qrels: Qrels, seg_map: Mapping[str, str], order: list[str]
+) -> Iterable[tuple[str, Qrels]]:
+    """``(segment, the judgments of its items)`` of every segment with a judged item."""
+    judged = np.unique(_ids(qrels.to_arrow().column("doc"), "qrels doc column"))
+    labels = _labels(judged, seg_map)
+    for s in order:
+        keep = judged[labels == s]
+        if keep.size:
+            yield s, _restrict_qrels(qrels, keep)
+
+
+def item_table(results: Mapping[str, Result], order: list[str]) -> SegmentTable:
+    """The :class:`SegmentTable` of one result per item segment (``"all"``: every
+    judgment); a segment without a judged item has NaN values and no query."""
     keys = results["all"].metrics
     values = {
         k: {s: (results[s].summary()[k] if s in results else float("nan")) for s in ("all", *order)}
         for k in keys
     }
     counts = {s: (len(results[s].query_ids) if s in results else 0) for s in ("all", *order)}
-    return SegmentTable("item", ("all", *order), tuple(keys), values, counts, results)
+    return SegmentTable("item", ("all", *order), tuple(keys), values, counts, dict(results))
 
 
 def evaluate_segments(
@@ -266,27 +301,35 @@ def evaluate_segments(
 
     ``by="user"``: one evaluation, then each metric's aggregate over each segment's
     users (ranking and per-user beyond-accuracy metrics).  ``by="item"``: the
-    held-out interactions restricted to each item segment and evaluated again
-    (ranking metrics only: "how well do we find the cold items users went on to
-    like"), as :func:`evaluate_by_segment`.  Metrics of all lists together
-    (coverage, entropy, Gini) have no per-user values and are refused.
+    held-out interactions restricted to each item segment and evaluated again, as
+    :func:`evaluate_by_segment` does ("how well do we find the cold items users went
+    on to like"): each segment's row is :func:`evaluate_interactions` on the held-out
+    interactions with that segment's items, so a ranking metric is over those
+    judgments, a per-user beyond-accuracy metric is the mean over the users who have
+    one (novelty, ILD, ... of their whole lists), and serendipity counts the
+    segment's relevant items only.  Metrics of all lists together (coverage,
+    entropy, Gini) have no per-user values and are refused.  Without
+    ``interactions`` (None) only ``by="user"`` works, with metrics that read no
+    held-out interactions.
 
     >>> recs = {"user_id": ["u1", "u2"], "item_id": ["a", "b"], "score": [1.0, 1.0]}
     >>> held = {"user_id": ["u1", "u2"], "item_id": ["a", "c"]}
     >>> train = {"user_id": ["u1"], "item_id": ["x"]}
     >>> evaluate_segments(recs, held, ["p@1"], train=train).values["p@1"]
     {'all': 0.5, 'cold': 0.0, 'warm': 1.0}
+    >>> by_item = evaluate_segments(recs, held, ["p@1", "arp"], train=train, by="item")
+    >>> by_item.values["p@1"], by_item.counts  # a and c were never seen in training
+    ({'all': 0.5, 'cold': 0.5}, {'all': 2, 'cold': 2})
     """
-    from ranklens.recsys.inputs import (
-        parse_metrics,
-        read_held_out,
-        read_input,
-        recommendation_columns,
-    )
+    from ranklens.recsys.inputs import parse_metrics, per_user_values, read_input
     from ranklens.recsys.interactions import (
+        Tables,
+        beyond_inputs,
+        check_needs,
         check_options,
         evaluate_interactions,
-        interaction_tables,
+        evaluate_tables,
+        read_tables,
     )
 
     if by not in ("user", "item"):
@@ -299,16 +342,17 @@ def evaluate_segments(
             "and have no per-user values to split by segment; evaluate them with "
             "evaluate_interactions."
         )
-    if by == "item" and beyond:
-        raise InputError(
-            f"evaluate_segments: by='item' restricts the held-out interactions, which "
-            f"beyond-accuracy metrics such as {beyond[0][0]!r} do not read; use by='user'."
-        )
     if train is None:
         raise InputError("evaluate_segments: pass train= (the training log) to label segments.")
+    if by == "item" and interactions is None:
+        raise InputError(
+            "evaluate_segments: by='item' splits the held-out interactions by item; pass "
+            "interactions=."
+        )
     log = columns_from_frame(
         read_input(train, "train", (user, item)), {"user": user, "item": item}, "train"
     )
+    train = {user: log["user"], item: log["item"]}  # read once
     if by == "user":
         ev = evaluate_interactions(
             recommendations, interactions, metrics, train=train, user=user, item=item, **options
@@ -317,42 +361,98 @@ def evaluate_segments(
             log["user"], ev.result.query_ids, hot_threshold=hot_threshold, hot_quantile=hot_quantile
         )
         return user_segments(ev.result, *_segment_order(labels))
-    if interactions is None:
-        raise InputError("evaluate_segments: by='item' needs the held-out interactions.")
-    recs = read_input(recommendations, "recommendations", (user, item), "score")
-    score, rank, _ = recommendation_columns(
-        recs, options.pop("score", "score"), options.pop("rank", None)
-    )
-    weight = options.pop("weight", None)
+    # by item: every keyword of evaluate_interactions, read once; each segment's
+    # held-out interactions evaluated as evaluate_interactions evaluates them
+    given = {n: options.pop(n, None) for n in ("catalog", "item_features", "categories")}
+    given["train"] = train
+    category = options.pop("category", "category")
+    columns = {
+        n: options.pop(n, d) for n, d in (("score", "score"), ("rank", None), ("weight", None))
+    }
     repeats, duplicates = options.pop("repeats", "sum"), options.pop("duplicates", "error")
     missing = options.pop("missing", "zero")
-    unjudged = check_options(repeats, missing, duplicates, options.pop("unjudged", "skip"))
+    unjudged = check_options(
+        repeats,
+        missing,
+        duplicates,
+        options.pop("unjudged", "skip"),
+        options.pop("unjudged_users", None),
+    )
     options.pop("k", None)  # applied by parse_metrics
-    held, weight = read_held_out(interactions, user, item, weight)
-    qrels, run, _ = interaction_tables(
-        recs,
-        held,
+    check_needs(ranking, beyond, True, given)
+    tables = read_tables(
+        recommendations,
+        interactions,
         user=user,
         item=item,
-        score=score,
-        rank=rank,
-        weight=weight,
         repeats=repeats,
         duplicates=duplicates,
+        **columns,
     )
+    data = beyond_inputs(beyond, given, user=user, item=item, category=category)
+    assert tables.qrels is not None  # interactions were given
+
+    # per segment: the ranking metrics on the segment's judgments; the beyond-accuracy
+    # metrics are values of the users' lists (those that read relevance, serendipity,
+    # with the segment's judgments), taken from the evaluation of all judgments for the
+    # segment's users, as by="user" takes them
+    kwargs: dict[str, Any] = {"missing": missing, "unjudged": unjudged, "conventions": options}
+    every = evaluate_tables(tables, ranking, beyond, data, **kwargs).result
+    relevance = [(key, m) for key, m in beyond if _reads_held_out(m)]
+    lists = tables.run.take_queries(list(every.query_ids))
+
+    def part(qrels: Qrels) -> Result:
+        sub = Tables(qrels, tables.run.take_queries(qrels.query_ids))
+        res = evaluate_tables(sub, ranking, [], None, **kwargs).result
+        values = dict(every.values)
+        if relevance:
+            values.update(
+                per_user_values(
+                    relevance,
+                    lists,
+                    every.query_ids,
+                    dataclasses.replace(data, qrels=qrels),
+                    {"ties": every.conventions.ties},
+                )[0]
+            )
+        return _with_values(res, every, values, [key for key, _ in beyond])
+
     labels = label_segments(
         log["item"],
-        qrels.to_arrow().column("doc"),
+        tables.qrels.to_arrow().column("doc"),
         hot_threshold=hot_threshold,
         hot_quantile=hot_quantile,
     )
-    return evaluate_by_segment(
-        qrels,
-        run,
-        [key for key, _ in ranking],
-        labels,
-        by="item",
-        missing=missing,
-        unjudged=unjudged,
-        **options,
+    seg_map, order = _segment_order(labels)
+    order = item_order(tables.qrels, seg_map, order)
+    results = {"all": every}
+    for s, sub in item_qrels(tables.qrels, seg_map, order):
+        results[s] = part(sub)
+    return item_table(results, order)
+
+
+def _reads_held_out(m: Any) -> bool:
+    return any(i.name == "held_out" for group in m.definition.required_inputs for i in group)
+
+
+def _with_values(
+    res: Result, every: Result, values: Mapping[str, np.ndarray], keys: list[str]
+) -> Result:
+    """``res`` with the values of ``keys`` of its users taken from ``values`` (of the
+    users of ``every``, a superset of its users), the metrics in ``every``'s order."""
+    from ranklens._shared.arrow import to_numpy
+
+    if not keys:
+        return res
+    pos = to_numpy(
+        pc.index_in(
+            pa.array(res.query_ids, pa.string()), value_set=pa.array(every.query_ids, pa.string())
+        )
+    )
+    mine = {**res.values, **{k: values[k][pos] for k in keys}}
+    return dataclasses.replace(
+        res,
+        metrics=every.metrics,
+        values={k: mine[k] for k in every.metrics},
+        parsed={k: every.parsed[k] for k in every.metrics},
     )

@@ -435,6 +435,15 @@ def _fingerprints(systems: list[System]) -> Table:
     def short(value: str | None) -> str:
         return "—" if value is None else value[:16]
 
+    # the other inputs a recommender's metrics read (training log, catalog, ...)
+    inputs = list(
+        dict.fromkeys(
+            n
+            for s in systems
+            if s.result.provenance is not None
+            for n in s.result.provenance.inputs
+        )
+    )
     rows: list[list[Cell | str]] = []
     for s in systems:
         p = s.result.provenance
@@ -442,18 +451,19 @@ def _fingerprints(systems: list[System]) -> Table:
             [
                 s.name,
                 *(
-                    ["—"] * 4
+                    ["—"] * (4 + len(inputs))
                     if p is None
                     else [
                         short(p.qrels),
                         short(p.run),
                         p.run_form,
                         short(p.conventions_fingerprint),
+                        *(short(p.inputs.get(n)) for n in inputs),
                     ]
                 ),
             ]
         )
-    return Table(["run", "qrels", "run content", "run form", "conventions"], rows)
+    return Table(["run", "qrels", "run content", "run form", "conventions", *inputs], rows)
 
 
 # ------------------------------------------------------------------------- page
