@@ -65,6 +65,9 @@ def ranker_names(runs: Any, where: str, *, low: int, high: int | None) -> list[t
                 f"{where}: ranker {name!r} is a {type(r).__name__}; pass a ranklens.Run "
                 "(e.g. ranklens.read_run(path) or Run.from_dict({query: {doc: score}}))."
             )
+    want = f"{low}" if high == low else f"at least {low}" if high is None else f"{low} to {high}"
+    if len(items) < low or (high is not None and len(items) > high):
+        raise InputError(f"{where}: takes {want} rankers, got {len(items)}.")
     names = [n for n, _ in items]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
@@ -72,9 +75,6 @@ def ranker_names(runs: Any, where: str, *, low: int, high: int | None) -> list[t
             f"{where}: two rankers are named {repeated[0]!r}; pass runs as a mapping "
             "{name: Run} with distinct names."
         )
-    want = f"{low}" if high == low else f"at least {low}" if high is None else f"{low} to {high}"
-    if len(items) < low or (high is not None and len(items) > high):
-        raise InputError(f"{where}: takes {want} rankers, got {len(items)}.")
     return items
 
 
@@ -84,18 +84,18 @@ def dense_rankings(runs: list[Any], depth: int | None, ties: str) -> Rankings:
     from ranklens.ranking.engine import order_rankings
 
     tables = [r.to_arrow() for r in runs]
-    qcols = [t.column("query").cast(pa.large_string()) for t in tables]
-    dcols = [t.column("doc").cast(pa.large_string()) for t in tables]
+    qcols = [t.column("query").combine_chunks().cast(pa.large_string()) for t in tables]
+    dcols = [t.column("doc").combine_chunks().cast(pa.large_string()) for t in tables]
     empty = sorted({q for r in runs for q in r.empty_queries})
-    all_q = pa.chunked_array([*qcols, pa.array(empty, type=pa.large_string())])
-    qenc = pc.dictionary_encode(all_q.combine_chunks())
+    all_q = pa.concat_arrays([*qcols, pa.array(empty, type=pa.large_string())])
+    qenc = pc.dictionary_encode(all_q)
     qrank = text_rank(qenc.dictionary).astype(np.int64)
     n_q = len(qenc.dictionary)
     order = np.empty(n_q, dtype=np.int64)
     order[qrank] = np.arange(n_q)
     queries = qenc.dictionary.take(from_numpy(order)).cast(pa.large_string())
     qcode_all = qrank[to_numpy(qenc.indices).astype(np.int64)]
-    denc = pc.dictionary_encode(pa.chunked_array(dcols).combine_chunks())
+    denc = pc.dictionary_encode(pa.concat_arrays(dcols))
     dcode_all = to_numpy(denc.indices).astype(np.int64)
     m = len(runs)
     per_run: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -106,13 +106,12 @@ def dense_rankings(runs: list[Any], depth: int | None, ties: str) -> Rankings:
         qc = qcode_all[start : start + n]
         dc = dcode_all[start : start + n]
         start += n
-        rows = order_rankings(
-            qc,
-            n_q,
-            np.asarray(run.scores),
-            ties,
-            doc_ids=t.column("doc").combine_chunks(),
-            depth=depth,
+        rows = (
+            order_rankings(
+                qc, n_q, np.asarray(run.scores), ties, doc_ids=dcols[len(per_run)], depth=depth
+            )
+            if n
+            else np.zeros(0, dtype=np.int64)
         )
         counts = np.bincount(qc[rows], minlength=n_q)
         longest = max(longest, int(counts.max()) if n else 0)
