@@ -5,6 +5,8 @@ same way share it)."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ranklens._shared.deps import needs
@@ -98,6 +100,17 @@ def solve(
     return lists, p / p.sum(), True
 
 
+@lru_cache(maxsize=4096)
+def _solved(
+    a: tuple[int, ...], b: tuple[int, ...], k: int, function: str
+) -> tuple[list[tuple[tuple[int, ...], tuple[int, ...]]], np.ndarray, bool]:
+    """:func:`solve`, kept for patterns seen before (the same pair of lists comes back
+    for every impression and every call): read-only results."""
+    lists, p, relaxed = solve(list(a), list(b), k, function)
+    p.setflags(write=False)
+    return lists, p, relaxed
+
+
 def optimized(
     lists: Rankings, qrow: np.ndarray, u: np.ndarray, k: int, function: str
 ) -> tuple[np.ndarray, np.ndarray, int]:
@@ -132,7 +145,7 @@ def optimized(
             continue
         a = [int(x) for x in pat[:depth] if x < 2 * depth]
         b = [int(x) for x in pat[depth:] if x < 2 * depth]
-        allowed, p, relaxed = solve(a, b, k, function)
+        allowed, p, relaxed = _solved(tuple(a), tuple(b), k, function)
         if relaxed:
             biased += int(np.count_nonzero(which == g))
         pick = np.searchsorted(np.cumsum(p)[:-1], u[rows], side="right")
