@@ -21,7 +21,7 @@ against losses (:func:`ranklens.online.stats.sign_test`).  With more than two ra
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -90,7 +90,13 @@ class InterleavingAnalysis:
             out[at[p.b], at[p.a]] = -p.delta
         return out
 
+    def to_arrow(self) -> pa.Table:
+        """One row per pair of rankers (the fields of :class:`Preference`)."""
+        rows = [asdict(p) for p in self.pairs]
+        return pa.table({f.name: [r[f.name] for r in rows] for f in fields(Preference)})
+
     def to_dict(self) -> dict[str, Any]:
+        """Every field, the pairs as dicts (JSON-ready but for NaN)."""
         d = asdict(self)
         d["rankers"] = list(self.rankers)
         d["pairs"] = [asdict(p) for p in self.pairs]

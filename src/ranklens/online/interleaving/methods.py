@@ -72,7 +72,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 import pyarrow as pa
 
-from ranklens._shared.arrow import from_numpy
+from ranklens._shared.arrow import from_numpy, to_numpy
 from ranklens._shared.validate import check_choice, check_int, check_number
 from ranklens.errors import InputError
 from ranklens.online.interleaving._lists import Rankings, dense_rankings, ranker_names
@@ -153,6 +153,110 @@ class Interleaving:
             for r, name in enumerate(self.rankers):
                 cols[f"p_{name}"] = from_numpy(np.ascontiguousarray(self.probability[:, r]))
         return pa.table(cols)
+
+    @classmethod
+    def from_arrow(
+        cls,
+        table: Any,
+        *,
+        method: str,
+        k: int | None = None,
+        credit_function: str = "linear",
+        seed: int = 0,
+        where: str = "Interleaving.from_arrow",
+    ) -> Interleaving:
+        """The interleaving a table of :meth:`to_arrow`'s columns describes (a file the
+        command line wrote, read back): rows grouped by (``query``, ``impression``;
+        ``impression`` optional, 0) in ``position`` order; the rankers are named by the
+        ``rank_<ranker>`` columns; ``p_<ranker>`` columns are needed for
+        ``probabilistic``.  ``k`` (optimized's rank of a document outside a top-k list,
+        ``k + 1``) defaults to the longest list.  Extra columns are ignored."""
+        import pyarrow.compute as pc
+
+        check_choice("method", method, INTERLEAVE_METHODS, where=where)
+        cols = list(table.column_names)
+        for need in ("query", "position", "doc", "team"):
+            if need not in cols:
+                raise InputError(
+                    f"{where}: the table has no column {need!r} (it has {cols}); write it "
+                    "with Interleaving.to_arrow() or 'ranklens interleave lists'."
+                )
+        rankers = tuple(c[len("rank_") :] for c in cols if c.startswith("rank_"))
+        if len(rankers) < 2:
+            raise InputError(
+                f"{where}: the table needs a rank_<ranker> column per ranker (two or more); "
+                f"it has {cols}."
+            )
+        n = table.num_rows
+        query = table.column("query").combine_chunks().cast(pa.large_string())
+        imp = (
+            to_numpy(table.column("impression").combine_chunks().cast(pa.int64()))
+            if "impression" in cols
+            else np.zeros(n, dtype=np.int64)
+        )
+        position = to_numpy(table.column("position").combine_chunks().cast(pa.int64()))
+        qenc = pc.dictionary_encode(query)
+        qcode = to_numpy(qenc.indices).astype(np.int64)
+        order = np.lexsort((position, imp, qcode))
+        key = np.stack([qcode[order], imp[order]], axis=1)
+        new = np.ones(n, dtype=bool)
+        new[1:] = (key[1:] != key[:-1]).any(axis=1)
+        starts = np.flatnonzero(new)
+        offsets = np.append(starts, n).astype(np.int64)
+        expect = np.arange(n) - np.repeat(starts, np.diff(offsets)) + 1
+        bad = np.flatnonzero(position[order] != expect)
+        if bad.size:
+            i = int(order[bad[0]])
+            raise InputError(
+                f"{where}: row {i + 1} (query {query[i].as_py()!r}, impression "
+                f"{int(imp[i])}) has position {int(position[i])}; the positions of an "
+                "impression must be 1, 2, 3, ... once each."
+            )
+        take = from_numpy(order)
+        team_names = table.column("team").combine_chunks().cast(pa.large_string())
+        team_names = team_names.take(take).to_pylist()
+        lookup = {name: i for i, name in enumerate(rankers)}
+        unknown = sorted({t for t in team_names if t and t not in lookup})
+        if unknown:
+            raise InputError(
+                f"{where}: team {unknown[0]!r} is not a ranker of the table "
+                f"({', '.join(rankers)}, from its rank_<ranker> columns)."
+            )
+        team = np.array([lookup.get(t or "", -1) for t in team_names], dtype=np.int16)
+
+        def matrix(prefix: str, dtype: Any) -> np.ndarray:
+            return np.stack(
+                [
+                    to_numpy(table.column(f"{prefix}{r}").combine_chunks()).astype(dtype)[order]
+                    for r in rankers
+                ],
+                axis=1,
+            )
+
+        probability = None
+        if method == "probabilistic":
+            missing = [f"p_{r}" for r in rankers if f"p_{r}" not in cols]
+            if missing:
+                raise InputError(
+                    f"{where}: method='probabilistic' credits clicks with each ranker's "
+                    f"probability; the table has no column {missing[0]!r}."
+                )
+            probability = matrix("p_", np.float64)
+        lengths = np.diff(offsets)
+        return cls(
+            method=method,
+            rankers=rankers,
+            k=int(k) if k is not None else int(lengths.max(initial=0)),
+            seed=seed,
+            query=query.take(from_numpy(order[starts])),
+            impression=imp[order[starts]],
+            offsets=offsets,
+            doc=table.column("doc").combine_chunks().cast(pa.large_string()).take(take),
+            team=team,
+            rank=matrix("rank_", np.int64),
+            probability=probability,
+            credit_function=credit_function if method == "optimized" else None,
+        )
 
     def to_pylist(self) -> list[dict[str, Any]]:
         """One dict per impression: ``query``, ``impression``, ``docs`` and ``teams``
