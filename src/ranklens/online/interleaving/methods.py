@@ -48,8 +48,11 @@ Methods
     ``k + 1``), minimising the insensitivity of Schuth et al. (2014, section 3.3)
     (the variance, over the rankers, of each list's credit under clicks with
     probability ``1 / position``).  The program is solved once per distinct overlap
-    pattern of the two top-``k`` lists, not once per query.  ``team`` is the ranker
-    whose next document it was, ``-1`` when it was both rankers'.
+    pattern of the two top-``k`` lists, not once per query, and kept for later calls;
+    a pattern has up to ``2**k`` allowed lists, about 0.1 s of work at ``k = 10``, so
+    rankers whose top lists overlap differently on every query cost that per query.
+    ``team`` is the ranker whose next document it was, ``-1`` when it was both
+    rankers'.
 
 Randomness: every random number is a function of (``seed``, query id, impression,
 draw), see :mod:`ranklens.online.interleaving._streams`; so a query's lists do not
