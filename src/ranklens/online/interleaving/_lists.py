@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, to_numpy
 from ranklens._shared.columns import text_rank
+from ranklens._shared.sorting import uniform_blocks
 from ranklens.errors import InputError
 
 __all__ = ["Rankings", "dense_rankings", "ranker_names"]
@@ -108,7 +109,13 @@ def dense_rankings(runs: list[Any], depth: int | None, ties: str) -> Rankings:
         start += n
         rows = (
             order_rankings(
-                qc, n_q, np.asarray(run.scores), ties, doc_ids=dcols[len(per_run)], depth=depth
+                qc,
+                n_q,
+                np.asarray(run.scores),
+                ties,
+                doc_ids=dcols[len(per_run)],
+                depth=depth,
+                blocks=uniform_blocks(qc),  # lists of one length: each sorted on its own
             )
             if n
             else np.zeros(0, dtype=np.int64)

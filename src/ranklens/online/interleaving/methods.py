@@ -485,12 +485,14 @@ def _result(
 
 def _advance(local: np.ndarray, used: np.ndarray, ptr: np.ndarray) -> None:
     """Move every pointer past the documents already shown (and the padding)."""
-    n, _, depth = local.shape
-    rows = np.arange(n)[:, None]
+    n, m, depth = local.shape
+    flat_local = local.reshape(-1)
+    flat_used = used.reshape(-1)
+    base = (np.arange(n, dtype=np.int64) * (m * depth))[:, None] + np.arange(m) * depth
+    row_base = (np.arange(n, dtype=np.int64) * used.shape[1])[:, None]
     while True:
-        at = np.minimum(ptr, depth - 1)
-        cur = np.take_along_axis(local, at[:, :, None], axis=2)[:, :, 0]
-        stale = (ptr < depth) & used[rows, cur]
+        cur = flat_local[base + np.minimum(ptr, depth - 1)]
+        stale = (ptr < depth) & flat_used[row_base + cur]
         if not stale.any():
             return
         ptr += stale
