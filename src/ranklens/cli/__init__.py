@@ -118,6 +118,11 @@ _COMMANDS = {
     ),
     "detect": ("ranklens.cli.detect", "detect_cmd", "COCO mAP and the other COCO numbers."),
     "ab": ("ranklens.cli.ab", "ab", "A/B tests: assign units to variants and analyse them."),
+    "interleave": (
+        "ranklens.cli.interleave",
+        "interleave_group",
+        "Interleaving: lists to show from RUNS, and the analysis of the clicks on them.",
+    ),
     "gate": (
         "ranklens.cli.gate",
         "gate_cmd",

@@ -18,7 +18,7 @@ import click
 from ranklens.cli._common import echo_warning, run_names, stage, warnings_to_stderr
 from ranklens.cli._options import Request
 
-__all__ = ["evaluate_runs", "read_qrels", "read_systems", "record_results"]
+__all__ = ["evaluate_runs", "read_qrels", "read_runs", "read_systems", "record_results"]
 
 #: The note the library gives when it reads a column named ``rank`` as ranks.
 _RANKS_NOTE = r".*reading column .* as ranks"
@@ -155,6 +155,12 @@ def _named(systems: Sequence[Any], paths: Sequence[str]) -> dict[str, Any]:
             system.name = name  # a Run read here
         out[name] = system
     return out
+
+
+def read_runs(request: Request) -> dict[str, Any]:
+    """``{run name: Run}`` for the request's run files (no qrels, no stored records),
+    each read whole and named as every command names runs."""
+    return _named([_read_run(request, path) for path in request.inputs.runs], request.inputs.runs)
 
 
 def read_systems(request: Request, qrels: Any, stored: bool = True) -> dict[str, Any]:

@@ -38,7 +38,9 @@ __all__ = [
     "output_option",
     "quiet_option",
     "request_options",
+    "run_input_options",
     "store_options",
+    "take_run_request",
 ]
 
 
@@ -370,41 +372,63 @@ def check_budget(paths: Sequence[str | None], memory: str | None) -> None:
             )
 
 
-def input_options(fn: Any) -> Any:
-    """The options that say how to read qrels and run files."""
+def _input_option_list() -> list[tuple[str, Callable[[Any], Any]]]:
+    """The options of :func:`input_options`, in order, each with its parameter name."""
     formats = ", ".join(_input_formats())
-    for opt in reversed(
-        [
+    return [
+        (
+            "query_col",
             click.option(
                 "--query-col", default=None, help="Query id column of CSV/Parquet/JSONL files."
             ),
+        ),
+        (
+            "doc_col",
             click.option(
                 "--doc-col", default=None, help="Document id column of CSV/Parquet/JSONL files."
             ),
+        ),
+        (
+            "score_col",
             click.option(
                 "--score-col",
                 default=None,
                 help="Score column of run files (higher is better).",
             ),
+        ),
+        (
+            "rank_col",
             click.option(
                 "--rank-col",
                 default=None,
                 help="Rank column of run files (1 = best), instead of a score column; a run "
                 "table with no score column and a column named 'rank' is read as ranks.",
             ),
+        ),
+        (
+            "relevance_col",
             click.option("--relevance-col", default=None, help="Relevance column of qrels files."),
+        ),
+        (
+            "qrels_format",
             click.option(
                 "--qrels-format",
                 type=click.Choice(_input_formats()),
                 default=None,
                 help=f"Qrels format if the suffix does not say: {formats}.",
             ),
+        ),
+        (
+            "run_format",
             click.option(
                 "--run-format",
                 type=click.Choice(_input_formats()),
                 default=None,
                 help=f"Run format if the suffix does not say: {formats}.",
             ),
+        ),
+        (
+            "duplicates",
             click.option(
                 "--duplicates",
                 type=click.Choice(_duplicate_policies()),
@@ -413,9 +437,27 @@ def input_options(fn: Any) -> Any:
                 help="A (query, doc) pair given twice: an error, or keep the highest "
                 "value, the first or the last row.",
             ),
-        ]
-    ):
+        ),
+    ]
+
+
+def input_options(fn: Any) -> Any:
+    """The options that say how to read qrels and run files."""
+    for _, opt in reversed(_input_option_list()):
         fn = opt(fn)
+    return fn
+
+
+#: What the run options of :func:`run_input_options` leave out of :func:`input_options`.
+_QRELS_ONLY = ("relevance_col", "qrels_format")
+
+
+def run_input_options(fn: Any) -> Any:
+    """The options of :func:`input_options` that say how to read run files, for a
+    command that reads runs and no qrels (``ranklens interleave lists``)."""
+    for name, opt in reversed(_input_option_list()):
+        if name not in _QRELS_ONLY:
+            fn = opt(fn)
     return fn
 
 
@@ -471,6 +513,22 @@ def _take_inputs(qrels: str, runs: Sequence[str], params: dict[str, Any]) -> Inp
                 "are fixed; leave it out."
             )
     return inputs
+
+
+def take_run_request(runs: Sequence[str], params: dict[str, Any]) -> Request:
+    """The :class:`Request` of a command that reads ``runs`` and no qrels (``qrels`` is
+    empty): the run options of ``params`` (taken out of it), checked as
+    :func:`input_options`' are."""
+    from ranklens.cli._common import check_output
+
+    for name in ("qrels_format", "relevance_col"):
+        params.setdefault(name, None)
+    inputs = _take_inputs(runs[0], runs, params)
+    inputs = dataclasses.replace(inputs, qrels="")
+    output = params.pop("output", None)
+    check_output(output)
+    quiet = bool(params.pop("quiet", False))
+    return Request(inputs, output=Output(params.pop("fmt", None) or "", output, quiet))
 
 
 # ------------------------------------------------------------------- output options

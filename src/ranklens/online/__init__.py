@@ -12,6 +12,9 @@
   unit) and :func:`analyze_stats` (per-variant sums, what a warehouse ``GROUP BY
   variant`` query gives; :func:`stats_columns` names them) give the same numbers
   from aggregates (:mod:`ranklens.online.aggregates`).
+- Interleaving and multileaving (:mod:`ranklens.online.interleaving`): the lists
+  to show from two or more rankers' runs (team-draft, balanced, probabilistic,
+  optimized), credit for the clicks on them and the analysis of many impressions.
 - Statistics: vectorised tests (:mod:`ranklens.online.stats`), the mSPRT
   (:mod:`ranklens.online.sequential`) and power / sample size
   (:mod:`ranklens.online.power_analysis`).
@@ -64,6 +67,7 @@ if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__
         normal_comparison,
         relative_difference,
         sample_ratio_mismatch,
+        sign_test,
         two_proportion_ztest,
         welch_ttest,
     )
@@ -110,6 +114,7 @@ __getattr__, __dir__ = lazy_exports(
             "normal_comparison",
             "relative_difference",
             "sample_ratio_mismatch",
+            "sign_test",
             "two_proportion_ztest",
             "welch_ttest",
         ),
@@ -156,6 +161,7 @@ __all__ = [
     "relative_difference",
     "sample_ratio_mismatch",
     "sample_size",
+    "sign_test",
     "stats_columns",
     "two_proportion_ztest",
     "welch_ttest",

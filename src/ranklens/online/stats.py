@@ -54,6 +54,7 @@ __all__ = [
     "normal_comparison",
     "relative_difference",
     "sample_ratio_mismatch",
+    "sign_test",
     "two_proportion_ztest",
     "welch_ttest",
 ]
@@ -618,3 +619,34 @@ def sample_ratio_mismatch(
         threshold=float(threshold),
         mismatch=bool(p < threshold) if np.isfinite(p) else False,
     )
+
+
+def sign_test(wins: Any, losses: Any) -> np.ndarray:
+    """Exact two-sided sign test (binomial test of ``wins`` against ``losses`` with
+    success probability 1/2; ties are left out before calling it).
+
+    With ``n = wins + losses`` and ``X ~ Binomial(n, 1/2)``::
+
+        p = min(1, 2 * P(X <= min(wins, losses)))
+
+    the two-sided p-value of :func:`scipy.stats.binomtest` (the distribution is
+    symmetric, so doubling the smaller tail is exact).  Vectorised: ``wins`` and
+    ``losses`` broadcast together.  NaN where ``n = 0`` (nothing to test); counts that
+    are negative, fractional, NaN or infinite raise :class:`~ranklens.errors.InputError`.
+    Used by interleaving analysis (Chapelle, Joachims, Radlinski & Yue 2012, "Large-scale
+    validation and analysis of interleaved search evaluation", TOIS 30(1), section 5).
+
+    >>> sign_test([9, 5], [1, 5]).round(4).tolist()
+    [0.0215, 1.0]
+    """
+    with needs("stats", "ranklens.online.stats.sign_test"):
+        from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+
+    w = "sign_test"
+    wi = _counts(wins, "wins", w)
+    lo = _counts(losses, "losses", w)
+    wi, lo = _broadcast(w, wins=wi, losses=lo)
+    n = wi + lo
+    with np.errstate(invalid="ignore"):
+        p = np.minimum(1.0, 2.0 * stats.binom.cdf(np.minimum(wi, lo), n, 0.5))
+    return np.asarray(np.where(n > 0, p, np.nan), dtype=np.float64)
