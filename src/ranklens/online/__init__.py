@@ -12,6 +12,13 @@
   unit) and :func:`analyze_stats` (per-variant sums, what a warehouse ``GROUP BY
   variant`` query gives; :func:`stats_columns` names them) give the same numbers
   from aggregates (:mod:`ranklens.online.aggregates`).
+- Off-policy evaluation (:mod:`ranklens.online.ope`): the value of a new policy from
+  the log of an old one: :func:`ope` (direct method, IPS, self-normalised and clipped
+  IPS, doubly robust, self-normalised DR, switch-DR, DR with shrinkage) over arrays,
+  :func:`ope_tables` over a log table and a policy table, :func:`slate_ope` for
+  rankings (standard, independent-item and reward-interaction IPS), each estimate
+  with its interval, effective sample size and support warnings
+  (:class:`OffPolicyEvaluation`).
 - Statistics: vectorised tests (:mod:`ranklens.online.stats`), the mSPRT
   (:mod:`ranklens.online.sequential`) and power / sample size
   (:mod:`ranklens.online.power_analysis`).
@@ -47,6 +54,14 @@ if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__
         bucket_units,
     )
     from ranklens.online.metrics import EventAggregate, OnlineMetric, parse_metric
+    from ranklens.online.ope import (
+        OffPolicyEvaluation,
+        PolicyEstimate,
+        ope,
+        ope_tables,
+        policy_from_scores,
+        slate_ope,
+    )
     from ranklens.online.power_analysis import (
         MDEResult,
         SampleSizeResult,
@@ -93,6 +108,14 @@ __getattr__, __dir__ = lazy_exports(
             "bucket_units",
         ),
         "ranklens.online.metrics": ("EventAggregate", "OnlineMetric", "parse_metric"),
+        "ranklens.online.ope": (
+            "OffPolicyEvaluation",
+            "PolicyEstimate",
+            "ope",
+            "ope_tables",
+            "policy_from_scores",
+            "slate_ope",
+        ),
         "ranklens.online.power_analysis": (
             "MDEResult",
             "SampleSizeResult",
@@ -132,8 +155,10 @@ __all__ = [
     "HashAlgorithm",
     "MDEResult",
     "MetricComparison",
+    "OffPolicyEvaluation",
     "OnlineMetric",
     "Plan",
+    "PolicyEstimate",
     "SRMResult",
     "SampleSizeResult",
     "SequentialTest",
@@ -150,12 +175,16 @@ __all__ = [
     "mixture_tau",
     "msprt",
     "normal_comparison",
+    "ope",
+    "ope_tables",
     "parse_metric",
+    "policy_from_scores",
     "power",
     "ratio_unit_std",
     "relative_difference",
     "sample_ratio_mismatch",
     "sample_size",
+    "slate_ope",
     "stats_columns",
     "two_proportion_ztest",
     "welch_ttest",
