@@ -167,7 +167,11 @@ class Estimator:
     @property
     def label(self) -> str:
         """The name as written: ``ips``, ``switch-dr(5)``."""
-        return self.name if self.param is None else f"{self.name}({self.param:g})"
+        if self.param is None:
+            return self.name
+        p = self.param
+        text = str(int(p)) if p.is_integer() and abs(p) < 1e15 else repr(p)
+        return f"{self.name}({text})"
 
     @property
     def needs_model(self) -> bool:
