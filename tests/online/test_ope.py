@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -13,7 +15,14 @@ import pytest
 
 from ranklens.errors import InputError, RanklensWarning
 from ranklens.online import delta_method_ratio
-from ranklens.online.ope import ope, ope_tables, parse_estimator, policy_from_scores, slate_ope
+from ranklens.online.ope import (
+    OffPolicyEvaluation,
+    ope,
+    ope_tables,
+    parse_estimator,
+    policy_from_scores,
+    slate_ope,
+)
 
 # four rounds, two actions; target (0.8, 0.2) everywhere; model q = (0.5, 1.0)
 R = [1.0, 0.0, 1.0, 1.0]
@@ -24,7 +33,9 @@ Q = [[0.5, 1.0]] * 4
 ALL = ["dm", "ips", "snips", "clipped-ips(1)", "dr", "sndr", "switch-dr(1)", "dr-os(1)"]
 
 
-def _quiet(fn, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+def _quiet(
+    fn: Callable[..., OffPolicyEvaluation], *args: Any, **kwargs: Any
+) -> OffPolicyEvaluation:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # clean data: no warning at all
         return fn(*args, **kwargs)
@@ -228,7 +239,7 @@ def test_model_estimators_need_a_prediction_of_the_logged_action() -> None:
     policy = pa.table({"round": [1], "action": ["x"], "probability": [1.0], "prediction": [0.3]})
     with pytest.raises(InputError, match="no row for its logged action 'y'"):
         ope_tables(log, policy, estimators="dr")
-    with pytest.raises(InputError, match="need.* the reward model's predictions"):
+    with pytest.raises(InputError, match=r"need.* the reward model's predictions"):
         ope_tables(log, policy.drop(["prediction"]), estimators="dm")
 
 
@@ -362,7 +373,7 @@ def test_slate_hand_computed() -> None:
 
 
 def test_slate_needs_its_propensities() -> None:
-    with pytest.raises(InputError, match="slate-rips weight.* by pscore_cascade"):
+    with pytest.raises(InputError, match=r"slate-rips weight.* by pscore_cascade"):
         slate_ope(
             [1], [0], [1.0], estimators="slate-rips", pscore=[0.5], evaluation_policy_pscore=[0.5]
         )
@@ -385,7 +396,7 @@ def test_unbiased_estimators_over_many_logs() -> None:
     model = np.clip(mu + rng.normal(0, 0.15, mu.shape), 0, 1)  # a wrong reward model
     unbiased = ["ips", "dr", "clipped-ips(100)", "switch-dr(100)", "dr-os(inf)"]
     consistent = ["snips", "sndr"]
-    est = {name: [] for name in unbiased + consistent}
+    est: dict[str, list[float]] = {name: [] for name in unbiased + consistent}
     covered = {name: 0 for name in unbiased + consistent}
     for _ in range(logs):
         x = rng.integers(0, n_ctx, n)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ SLATE = sorted(c for c in OUTPUTS if c.startswith("slate"))
 RTOL = 1e-12
 
 
-def _load(case: str) -> dict[str, np.ndarray]:
+def _load(case: str) -> dict[str, Any]:
     with np.load(HERE / f"{case}.npz") as data:
         return {k: data[k] for k in data.files}
 
