@@ -219,7 +219,7 @@ def test_tables_keyed_by_context() -> None:
     ("log_cols", "policy_cols", "message"),
     [
         ({"propensity": [0.0, 0.5]}, {}, "row 0 is 0, not a probability in (0, 1]"),
-        ({}, {"probability": [0.7, 1.0]}, "row 0: the policy's probabilities for round"),
+        ({}, {"probability": [0.7, 1.0]}, "row 0 is round '1', whose probabilities"),
         ({"round": [1, 1]}, {}, "row 1 repeats round '1'"),
         ({}, {"round": [1, 1], "action": ["x", "x"]}, "row 1 repeats the probability"),
         ({"reward": [1.0, float("nan")]}, {}, "log column 'reward': row 1 is NaN"),
@@ -237,7 +237,7 @@ def test_table_errors_name_the_row(
 def test_model_estimators_need_a_prediction_of_the_logged_action() -> None:
     log = pa.table({"round": [1], "action": ["y"], "reward": [1.0], "propensity": [0.5]})
     policy = pa.table({"round": [1], "action": ["x"], "probability": [1.0], "prediction": [0.3]})
-    with pytest.raises(InputError, match="no row for its logged action 'y'"):
+    with pytest.raises(InputError, match="row 0 is action 'y', which the policy table"):
         ope_tables(log, policy, estimators="dr")
     with pytest.raises(InputError, match=r"need.* the reward model's predictions"):
         ope_tables(log, policy.drop(["prediction"]), estimators="dm")

@@ -118,6 +118,11 @@ _COMMANDS = {
     ),
     "detect": ("ranklens.cli.detect", "detect_cmd", "COCO mAP and the other COCO numbers."),
     "ab": ("ranklens.cli.ab", "ab", "A/B tests: assign units to variants and analyse them."),
+    "ope": (
+        "ranklens.cli.ope",
+        "ope_cmd",
+        "Off-policy evaluation: the value of a POLICY from the LOG of another (IPS, DR, ...).",
+    ),
     "gate": (
         "ranklens.cli.gate",
         "gate_cmd",

@@ -1017,7 +1017,7 @@ def ope_tables(
         if dup is not None:
             raise InputError(
                 f"log column {key!r}: row {dup[1]} repeats round {_name(lk_ids, dup[1])!r} "
-                f"(first at row {dup[0]}); each round is one row: give distinct round ids, "
+                "(given on an earlier row); each round is one row: give distinct round ids, "
                 "or key the policy by context=<column>."
             )
     if position is not None:
@@ -1054,11 +1054,11 @@ def ope_tables(
     if off.size:
         i = int(off[0])
         raise InputError(
-            f"log: row {i}: the policy's probabilities for {pnames['key']} "
-            f"{_name(keys, int(lk[i]))!r}{'' if position is None else ' at its position'} sum "
-            f"to {sums[group_l[i]]:.8g}, not 1 ({off.size} round(s) in all); give the target's "
-            "distribution over actions for every round (rows absent from the policy table "
-            "count as probability 0)."
+            f"{_log_key(key)}: row {i} is {pnames['key']} {_name(keys, int(lk[i]))!r}, whose "
+            f"probabilities in the policy table{'' if position is None else ' at its position'} "
+            f"sum to {sums[group_l[i]]:.8g}, not 1 ({off.size} round(s) in all); give the "
+            "target's distribution over actions for every round (actions absent from the "
+            "policy table have probability 0)."
         )
     lcode = (lk * n_act + la) * n_pos + lpos
     at = np.searchsorted(sorted_codes, lcode)
@@ -1075,8 +1075,8 @@ def ope_tables(
         if miss.size:
             i = int(miss[0])
             raise InputError(
-                f"log: row {i}: the policy table has no row for its logged action "
-                f"{_name(acts, int(la[i]))!r}, so the reward model's prediction for it is "
+                f"log column {action!r}: row {i} is action {_name(acts, int(la[i]))!r}, which "
+                "the policy table has no row for, so the reward model's prediction for it is "
                 f"unknown ({miss.size} round(s) in all); {', '.join(needs_model)} need it: "
                 "add the row with probability 0 and the prediction."
             )
@@ -1102,6 +1102,10 @@ def ope_tables(
         max_weight=max_weight,
         rounds=lk_ids,
     )
+
+
+def _log_key(key: str | None) -> str:
+    return "log" if key is None else f"log column {key!r}"
 
 
 def _finite(x: np.ndarray, what: str) -> None:
