@@ -17,7 +17,7 @@ from ranklens.errors import InputError, RanklensWarning
 from ranklens.online import delta_method_ratio
 from ranklens.online.ope import (
     OffPolicyEvaluation,
-    ope,
+    ope_arrays,
     ope_tables,
     parse_estimator,
     policy_from_scores,
@@ -45,7 +45,7 @@ def test_hand_computed_estimates() -> None:
     """w = (1.6, 0.4, 0.8, 1.6), sum 4.4; m = 0.8 * 0.5 + 0.2 * 1 = 0.6;
     r - q = (0.5, -1, 0, 0.5), sum of w (r - q) = 1.2."""
     res = _quiet(
-        ope, R, A, P, PI, estimated_rewards=Q, estimators=ALL, logging_dist=[[0.5, 0.5]] * 4
+        ope_arrays, R, A, P, PI, estimated_rewards=Q, estimators=ALL, logging_dist=[[0.5, 0.5]] * 4
     )
     got = {e.estimator: e.estimate for e in res.estimates}
     shrunk = (1.6 / 3.56) * 0.5 * 2 - 0.4 / 1.16  # w / (w^2 + 1) (r - q)
@@ -74,14 +74,16 @@ def test_hand_computed_estimates() -> None:
 def test_self_normalised_standard_error_is_the_delta_method() -> None:
     w = np.array([1.6, 0.4, 0.8, 1.6])
     _, var = delta_method_ratio(w * np.array(R), w)
-    res = _quiet(ope, R, A, P, PI, estimators="snips", logging_dist=[[0.5, 0.5]] * 4)
+    res = _quiet(ope_arrays, R, A, P, PI, estimators="snips", logging_dist=[[0.5, 0.5]] * 4)
     assert res.get("snips").std_error == pytest.approx(math.sqrt(float(var)), rel=1e-12)
 
 
 def test_t_interval_is_the_mean_of_the_values() -> None:
     from scipy import stats
 
-    res = _quiet(ope, R, A, P, PI, estimators="ips", alpha=0.1, logging_dist=[[0.5, 0.5]] * 4)
+    res = _quiet(
+        ope_arrays, R, A, P, PI, estimators="ips", alpha=0.1, logging_dist=[[0.5, 0.5]] * 4
+    )
     e = res.get("ips")
     h = stats.t.ppf(0.95, 3) * math.sqrt(1.76 / 3 / 4)
     assert (e.ci_lower, e.ci_upper) == pytest.approx((1.0 - h, 1.0 + h), rel=1e-12)
@@ -93,8 +95,12 @@ def test_bootstrap_intervals_are_seeded_and_bracket_the_estimate() -> None:
     a = rng.integers(0, 3, n)
     r = rng.random(n)
     pi = np.tile([0.2, 0.3, 0.5], (n, 1))
-    one = ope(r, a, np.full(n, 1 / 3), pi, estimators=["ips", "snips"], ci="percentile", seed=3)
-    two = ope(r, a, np.full(n, 1 / 3), pi, estimators=["ips", "snips"], ci="percentile", seed=3)
+    one = ope_arrays(
+        r, a, np.full(n, 1 / 3), pi, estimators=["ips", "snips"], ci="percentile", seed=3
+    )
+    two = ope_arrays(
+        r, a, np.full(n, 1 / 3), pi, estimators=["ips", "snips"], ci="percentile", seed=3
+    )
     assert one.to_dict() == two.to_dict()
     for e in one.estimates:
         assert e.ci_lower < e.estimate < e.ci_upper
@@ -108,7 +114,7 @@ def test_positions_and_position_independent_policy() -> None:
     pi[:, 0, 0] = 1.0  # position 0: always action 0
     pi[:, 1, 1] = 1.0  # position 1: always action 1
     res = _quiet(
-        ope,
+        ope_arrays,
         [1.0, 3.0],
         [0, 0],
         [0.5, 0.25],
@@ -175,7 +181,7 @@ def test_tables_give_the_numbers_of_the_arrays() -> None:
         "q_hat": rng.normal(size=(n, n_a, n_p)),
     }
     log, policy = _long_tables(case)
-    a = ope(
+    a = ope_arrays(
         case["reward"],
         case["action"],
         case["pscore"],
@@ -270,7 +276,7 @@ def test_errors(kwargs: dict[str, object], message: str) -> None:
         "estimators": "ips",
     }
     with pytest.raises(InputError, match=message):
-        ope(**(args | kwargs))  # type: ignore[arg-type]
+        ope_arrays(**(args | kwargs))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -299,7 +305,7 @@ def test_estimator_aliases_and_infinity() -> None:
 
 def test_tiny_propensity_warning() -> None:
     with pytest.warns(RanklensWarning, match=r"tiny propensities: 1 of 4 rounds .* round 2"):
-        res = ope(
+        res = ope_arrays(
             R,
             A,
             [0.5, 0.5, 0.0001, 0.5],
@@ -311,7 +317,7 @@ def test_tiny_propensity_warning() -> None:
     assert res.max_weight == pytest.approx(2000.0)
     # the threshold is a parameter
     _quiet(
-        ope,
+        ope_arrays,
         R,
         A,
         [0.5, 0.5, 0.0001, 0.5],
@@ -326,11 +332,11 @@ def test_support_deficiency_warning() -> None:
     """The target puts 0.2 on action 1 where the logger never acts."""
     logging = [[1.0, 0.0]] * 4
     with pytest.warns(RanklensWarning, match="support deficiency: .* puts 0.2 of its"):
-        res = ope(R, [0, 0, 0, 0], [1.0] * 4, PI, estimators="ips", logging_dist=logging)
+        res = ope_arrays(R, [0, 0, 0, 0], [1.0] * 4, PI, estimators="ips", logging_dist=logging)
     assert res.support_deficit == pytest.approx(0.2)
     # without the logger's distribution: action 1 never appears in the log
     with pytest.warns(RanklensWarning, match="support deficiency"):
-        res = ope(R, [0, 0, 0, 0], [1.0] * 4, PI, estimators="ips")
+        res = ope_arrays(R, [0, 0, 0, 0], [1.0] * 4, PI, estimators="ips")
     assert res.support_deficit == pytest.approx(0.2)
     assert len(res.warnings) == 1
 
@@ -403,7 +409,7 @@ def test_unbiased_estimators_over_many_logs() -> None:
         cum = logger[x].cumsum(axis=1)
         a = np.minimum((rng.random(n)[:, None] > cum).sum(axis=1), n_a - 1)
         r = (rng.random(n) < mu[x, a]).astype(float)
-        res = ope(
+        res = ope_arrays(
             r,
             a,
             logger[x, a],

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ranklens.online.ope import ope, slate_ope
+from ranklens.online.ope import ope_arrays, slate_ope
 
 HERE = Path(__file__).parent / "obp"
 OUTPUTS = json.loads((HERE / "obp_outputs.json").read_text())["cases"]
@@ -35,7 +35,7 @@ def test_bandit_estimators_equal_obp(case: str) -> None:
     expected = OUTPUTS[case]["obp"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # support deficiency on random data is expected
-        res = ope(
+        res = ope_arrays(
             d["reward"],
             d["action"],
             d["pscore"],
@@ -88,7 +88,7 @@ def test_the_unbiased_estimators_are_near_the_truth_on_obps_data() -> None:
     unbiased estimator (a check of the intervals on data we did not make)."""
     for case in ("bandit_binary", "bandit_continuous"):
         d = _load(case)
-        res = ope(
+        res = ope_arrays(
             d["reward"],
             d["action"],
             d["pscore"],

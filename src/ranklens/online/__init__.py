@@ -13,7 +13,7 @@
   variant`` query gives; :func:`stats_columns` names them) give the same numbers
   from aggregates (:mod:`ranklens.online.aggregates`).
 - Off-policy evaluation (:mod:`ranklens.online.ope`): the value of a new policy from
-  the log of an old one: :func:`ope` (direct method, IPS, self-normalised and clipped
+  the log of an old one: :func:`ope_arrays` (direct method, IPS, self-normalised and clipped
   IPS, doubly robust, self-normalised DR, switch-DR, DR with shrinkage) over arrays,
   :func:`ope_tables` over a log table and a policy table, :func:`slate_ope` for
   rankings (standard, independent-item and reward-interaction IPS), each estimate
@@ -57,7 +57,7 @@ if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__
     from ranklens.online.ope import (
         OffPolicyEvaluation,
         PolicyEstimate,
-        ope,
+        ope_arrays,
         ope_tables,
         policy_from_scores,
         slate_ope,
@@ -111,7 +111,7 @@ __getattr__, __dir__ = lazy_exports(
         "ranklens.online.ope": (
             "OffPolicyEvaluation",
             "PolicyEstimate",
-            "ope",
+            "ope_arrays",
             "ope_tables",
             "policy_from_scores",
             "slate_ope",
@@ -175,7 +175,7 @@ __all__ = [
     "mixture_tau",
     "msprt",
     "normal_comparison",
-    "ope",
+    "ope_arrays",
     "ope_tables",
     "parse_metric",
     "policy_from_scores",

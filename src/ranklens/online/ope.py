@@ -115,7 +115,7 @@ __all__ = [
     "Estimator",
     "OffPolicyEvaluation",
     "PolicyEstimate",
-    "ope",
+    "ope_arrays",
     "ope_tables",
     "parse_estimator",
     "policy_from_scores",
@@ -231,7 +231,7 @@ def _estimators(specs: str | Sequence[str | Estimator], slate: bool) -> list[Est
     out = [parse_estimator(s) for s in items]
     wrong = [e.label for e in out if (e.name in SLATE_ESTIMATORS) != slate]
     if wrong:
-        fn, other = ("slate_ope", "ope") if slate else ("ope", "slate_ope")
+        fn, other = ("slate_ope", "ope_arrays") if slate else ("ope_arrays", "slate_ope")
         raise InputError(
             f"{fn}: estimator(s) {', '.join(wrong)} belong to {other}; {fn} takes "
             f"{', '.join(SLATE_ESTIMATORS if slate else ESTIMATORS)}."
@@ -263,7 +263,7 @@ class PolicyEstimate:
 
 @dataclass(frozen=True, eq=False)
 class OffPolicyEvaluation:
-    """Result of :func:`ope`, :func:`slate_ope` and :func:`ope_tables`.
+    """Result of :func:`ope_arrays`, :func:`slate_ope` and :func:`ope_tables`.
 
     ``estimates`` in the order asked; ``n`` rounds (slates); ``ci`` the interval
     method at level ``1 - alpha``; ``ess`` the effective sample size of the plain
@@ -623,7 +623,7 @@ def _cube(x: Any, name: str, where: str, n: int) -> np.ndarray:
 # --------------------------------------------------------------------------- bandits
 
 
-def ope(
+def ope_arrays(
     reward: Any,
     action: Any,
     propensity: Any,
@@ -656,14 +656,14 @@ def ope(
     Three rounds, two actions; the target always takes action 1, the logger took
     each with probability 1/2, so ``w = (0, 2, 2)`` and IPS is ``(0 + 2 + 0) / 3``:
 
-    >>> res = ope([1.0, 1.0, 0.0], [0, 1, 1], [0.5, 0.5, 0.5],
+    >>> res = ope_arrays([1.0, 1.0, 0.0], [0, 1, 1], [0.5, 0.5, 0.5],
     ...           [[0.0, 1.0], [0.0, 1.0], [0.0, 1.0]], estimators=["ips", "snips"])
     >>> [(e.estimator, round(e.estimate, 4)) for e in res.estimates]
     [('ips', 0.6667), ('snips', 0.5)]
     >>> round(res.ess, 4)
     2.0
     """
-    where = "ope"
+    where = "ope_arrays"
     alpha, ci = _settings(alpha, ci, n_resamples, max_weight, where)
     ests = _estimators(estimators, slate=False)
     r = _vector(reward, "reward", where)
@@ -810,7 +810,7 @@ def slate_ope(
     position; ``slate-iips``, ``slate-sniips``), ``pscore_cascade`` / ``..._cascade``
     (the items at positions up to this one; ``slate-rips``, ``slate-snrips``).  The
     estimate is the mean over slates of the sum of a slate's weighted rewards; the
-    interval and ESS as for :func:`ope`, over slates (the ESS of the row weights).
+    interval and ESS as for :func:`ope_arrays`, over slates (the ESS of the row weights).
     There is no support check for slates (only the shown slates' probabilities are
     given).
 
@@ -917,7 +917,7 @@ def ope_tables(
     seed: int | np.random.Generator | None = 0,
     max_weight: float = 1000.0,
 ) -> OffPolicyEvaluation:
-    """:func:`ope` from two tables (pandas, polars, pyarrow): the ``log``, one row per
+    """:func:`ope_arrays` from two tables (pandas, polars, pyarrow): the ``log``, one row per
     round, and the target ``policy`` in long form, one row per (round, action[,
     position]) it gives probability to, with the reward model's ``prediction`` for the
     model-based estimators.
