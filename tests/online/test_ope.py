@@ -257,7 +257,7 @@ def test_model_estimators_need_a_prediction_of_the_logged_action() -> None:
     [
         ({"propensity": [0.5, 0.0, 0.25, 0.5]}, "propensity at round 1 is 0"),
         ({"action_dist": [[0.8, 0.3]] * 4}, "action_dist at round 0 .* sums to 1.1"),
-        ({"action_dist": [[1.2, -0.2]] * 4}, "not a probability in"),
+        ({"action_dist": [[1.2, -0.2]] * 4}, "round 0 holds .*, not probabilities in"),
         ({"action": [0, 2, 1, 0]}, "action at round 1 is 2, outside 0..1"),
         ({"reward": [1.0, 0.0, 1.0]}, "propensity has 4 value"),
         ({"estimators": "dr"}, "dr need.* a reward model: pass estimated_rewards"),

@@ -446,14 +446,20 @@ def _estimate_all(
                 k = (e - s - 1) // 2
                 with np.errstate(divide="ignore", invalid="ignore"):
                     boot[:, j] = block[:, 0] + (block[:, 1 : 1 + k] / block[:, 1 + k :]).sum(1)
-    out = []
-    for j, ((label, t), (est, lin)) in enumerate(zip(terms, values, strict=True)):
-        se = float(lin.std(ddof=1) / math.sqrt(n)) if n >= 2 else math.nan
-        if boot is None:
-            lo, hi = mean_ci(lin, "t", level=level)
-        else:
-            lo, hi = mean_ci(lin, ci, level=level, boot=boot[:, j : j + 1])
-        out.append(PolicyEstimate(label, est, se, float(lo), float(hi), _ess(t.weights, n), int(n)))
+    lins = np.empty((len(terms), n))  # one row per estimator: contiguous reductions
+    for j, (_, lin) in enumerate(values):
+        lins[j] = lin
+    se = lins.std(axis=1, ddof=1) / math.sqrt(n) if n >= 2 else np.full(len(terms), np.nan)
+    if boot is None:
+        lo, hi = mean_ci(lins.T, "t", level=level)
+    else:
+        lo, hi = mean_ci(lins.T, ci, level=level, boot=boot)
+    out = [
+        PolicyEstimate(
+            label, est, float(se[j]), float(lo[j]), float(hi[j]), _ess(t.weights, n), int(n)
+        )
+        for j, ((label, t), (est, _)) in enumerate(zip(terms, values, strict=True))
+    ]
     return tuple(out)
 
 
@@ -600,7 +606,9 @@ def _index(x: Any, name: str, where: str, n: int, size: int, what: str) -> np.nd
     return codes
 
 
-def _cube(x: Any, name: str, where: str, n: int) -> np.ndarray:
+def _cube(x: Any, name: str, where: str, n: int, check: bool = True) -> np.ndarray:
+    """(rounds, actions, positions) floats; ``check``: finite (else the caller checks
+    what it uses)."""
     from ranklens._shared.validate import floats
 
     arr = floats(x, name, where)
@@ -611,8 +619,8 @@ def _cube(x: Any, name: str, where: str, n: int) -> np.ndarray:
             f"{where}: {name} must have shape (rounds, actions) or (rounds, actions, "
             f"positions) with {n} rounds, got {arr.shape}."
         )
-    bad = np.argwhere(~np.isfinite(arr))
-    if bad.size:
+    if check and not np.isfinite(arr).all():
+        bad = np.argwhere(~np.isfinite(arr))
         raise InputError(
             f"{where}: {name} is NaN or infinite at round {int(bad[0][0])}, action "
             f"{int(bad[0][1])}; every value must be a finite number."
@@ -681,9 +689,17 @@ def ope_arrays(
         else _index(position, "position", where, n, n_pos, "position")
     )
     rows = np.arange(n)
-    at = pi[rows, :, k]  # (n, actions): the target at each round's position
-    _probabilities(at.min(axis=1), "action_dist", where, zero=True)
-    _probabilities(at.max(axis=1), "action_dist", where, zero=True)
+    # (n, actions): the target at each round's position (a view with one position)
+    at = pi[:, :, 0] if n_pos == 1 else pi[rows, :, k]
+    low, high = at.min(), at.max()  # NaN fails both tests
+    if not (low >= 0 and high <= 1):
+        bad = np.flatnonzero(((at < 0) | (at > 1) | np.isnan(at)).any(axis=1))
+        i = int(bad[0])
+        raise InputError(
+            f"{where}: action_dist at round {i} holds {at[i].tolist()[:10]}, not probabilities "
+            f"in [0, 1] ({bad.size} round(s) in all); pass probabilities, not scores "
+            "(policy_from_scores turns scores into them)."
+        )
     sums = at.sum(axis=1)
     off = np.flatnonzero(np.abs(sums - 1.0) > _SUM_TOL)
     if off.size:
@@ -693,7 +709,7 @@ def ope_arrays(
             f"not 1 ({off.size} round(s) in all); each round's probabilities over actions "
             "must sum to 1."
         )
-    w = pi[rows, a, k] / p
+    w = at[rows, a] / p
     model = factual = None
     if any(e.needs_model for e in ests):
         if estimated_rewards is None:
@@ -702,14 +718,21 @@ def ope_arrays(
                 f"{where}: {', '.join(need)} need(s) a reward model: pass "
                 "estimated_rewards=<its predictions, shaped like action_dist>."
             )
-        q = _cube(estimated_rewards, "estimated_rewards", where, n)
+        q = _cube(estimated_rewards, "estimated_rewards", where, n, check=False)
         if q.shape != pi.shape:
             raise InputError(
                 f"{where}: estimated_rewards has shape {q.shape}, action_dist {pi.shape}; "
                 "give the model's prediction for every round, action and position."
             )
-        model = (at * q[rows, :, k]).sum(axis=1)
-        factual = q[rows, a, k]
+        qat = q[:, :, 0] if n_pos == 1 else q[rows, :, k]
+        model = np.einsum("ij,ij->i", at, qat)
+        factual = qat[rows, a]
+        if not (np.isfinite(model).all() and np.isfinite(factual).all()):
+            i, j = (int(x) for x in np.argwhere(~np.isfinite(qat))[0])
+            raise InputError(
+                f"{where}: estimated_rewards is NaN or infinite at round {i}, action {j}; "
+                "every value must be a finite number."
+            )
     if logging_dist is not None:
         b = _cube(logging_dist, "logging_dist", where, n)
         if b.shape != pi.shape:
@@ -717,11 +740,14 @@ def ope_arrays(
                 f"{where}: logging_dist has shape {b.shape}, action_dist {pi.shape}; "
                 "give the logger's probabilities of every round, action and position."
             )
-        deficit = float((at * (b[rows, :, k] <= 0)).sum() / n)
+        bat = b[:, :, 0] if n_pos == 1 else b[rows, :, k]
+        deficit = float(np.einsum("ij,ij->", at, (bat <= 0).astype(np.float64)) / n)
     else:
-        seen = np.zeros((n_actions, n_pos), dtype=bool)
-        seen[a, k] = True
-        deficit = float((at * ~seen[:, k].T).sum() / n)
+        unseen = np.ones((n_actions, n_pos), dtype=bool)
+        unseen[a, k] = False
+        deficit = 0.0
+        if unseen.any():  # the mass on actions never logged at the round's position
+            deficit = float(np.einsum("ij,ij->", at, unseen[:, k].T.astype(np.float64)) / n)
     return _evaluate_rounds(
         ests,
         reward=r,
