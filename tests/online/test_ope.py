@@ -229,6 +229,7 @@ def test_tables_keyed_by_context() -> None:
         ({"round": [1, 1]}, {}, "row 1 repeats round '1'"),
         ({}, {"round": [1, 1], "action": ["x", "x"]}, "row 1 repeats the probability"),
         ({"reward": [1.0, float("nan")]}, {}, "log column 'reward': row 1 is NaN"),
+        ({}, {"round": [1, 3]}, "policy column 'round': row 1 is round '3', which the log"),
     ],
 )
 def test_table_errors_name_the_row(

@@ -3,7 +3,8 @@ own synthetic data: bandits (binary and continuous rewards; a log with positions
 negative and graded rewards) and slates (position-based and cascade click models, and
 none), every estimator and hyperparameter.  The data and OBP's numbers are committed
 (``tests/online/obp/``, made by ``make_obp_outputs.py`` in a side environment), so a
-plain clone checks them."""
+plain clone checks them; ``test_live_obp_on_fresh_data`` (marked ``reference``) draws
+new data with the live OBP of that side environment when it is there."""
 
 from __future__ import annotations
 
@@ -24,15 +25,17 @@ SLATE = sorted(c for c in OUTPUTS if c.startswith("slate"))
 RTOL = 1e-12
 
 
-def _load(case: str) -> dict[str, Any]:
-    with np.load(HERE / f"{case}.npz") as data:
+def _load(case: str, folder: Path = HERE) -> dict[str, Any]:
+    with np.load(folder / f"{case}.npz") as data:
         return {k: data[k] for k in data.files}
 
 
 @pytest.mark.parametrize("case", BANDIT)
 def test_bandit_estimators_equal_obp(case: str) -> None:
-    d = _load(case)
-    expected = OUTPUTS[case]["obp"]
+    _check_bandit(_load(case), OUTPUTS[case]["obp"])
+
+
+def _check_bandit(d: dict[str, Any], expected: dict[str, float]) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # support deficiency on random data is expected
         res = ope_arrays(
@@ -52,8 +55,10 @@ def test_bandit_estimators_equal_obp(case: str) -> None:
 
 @pytest.mark.parametrize("case", SLATE)
 def test_slate_estimators_equal_obp(case: str) -> None:
-    d = _load(case)
-    expected = OUTPUTS[case]["obp"]
+    _check_slate(_load(case), OUTPUTS[case]["obp"])
+
+
+def _check_slate(d: dict[str, Any], expected: dict[str, float]) -> None:
     res = slate_ope(
         d["slate"],
         d["position"],
@@ -100,3 +105,27 @@ def test_the_unbiased_estimators_are_near_the_truth_on_obps_data() -> None:
         truth = OUTPUTS[case]["truth"]
         for e in res.estimates:
             assert e.ci_lower <= truth <= e.ci_upper, (case, e)
+
+
+@pytest.mark.reference
+def test_live_obp_on_fresh_data(tmp_path: Path) -> None:
+    """OBP draws new data (other seeds) in its side environment and estimates; ranklens
+    must agree on every case.  OBP 0.5.7 needs Python < 3.11 and ranklens >= 3.11, so
+    it runs in its own interpreter: ``RANKLENS_OBP_PYTHON``, default
+    ``/tmp/ope-side/bin/python`` (benchmarks/README.md says how to make it)."""
+    import os
+    import subprocess
+
+    python = os.environ.get("RANKLENS_OBP_PYTHON", "/tmp/ope-side/bin/python")
+    if not Path(python).exists():
+        pytest.skip(f"Open Bandit Pipeline's side environment ({python}) is not there")
+    subprocess.run(
+        [python, str(HERE / "make_obp_outputs.py"), "--out", tmp_path, "--seed-offset", "101"],
+        check=True,
+        capture_output=True,
+    )
+    fresh = json.loads((tmp_path / "obp_outputs.json").read_text())["cases"]
+    assert set(fresh) == set(OUTPUTS)
+    for case, out in fresh.items():
+        check = _check_bandit if case.startswith("bandit") else _check_slate
+        check(_load(case, tmp_path), out["obp"])

@@ -950,8 +950,10 @@ def ope_tables(
 
     The policy's rows are keyed by the log's ``round`` column (default ``"round"``;
     ``round=None``: rounds are the log's rows 0..n-1, and the policy's ``round``
-    column holds those numbers), or, with ``context``, by a context column (a user):
-    every round of that context has that context's distribution.  An action the policy
+    column holds those numbers; a policy row of a round the log does not have is an
+    error), or, with ``context``, by a context column (a user): every round of that
+    context has that context's distribution (contexts the log does not have are
+    not used).  An action the policy
     has no row for has probability 0; the model-based estimators need a prediction
     for every action with probability and for each logged action (give the logged
     action a row of probability 0 if the target never takes it).  With ``position``
@@ -1073,6 +1075,17 @@ def ope_tables(
             f"{pnames['key']} {_name(keys, int(pk[row]))!r}"
             f"{'' if position is None else ' and that position'}; give each once."
         )
+    if context is None:  # a policy row of a round the log does not have is a mistake
+        in_log = np.zeros(n_key, dtype=bool)
+        in_log[lk] = True
+        stray = np.flatnonzero(~in_log[pk])
+        if stray.size:
+            j = int(stray[0])
+            raise InputError(
+                f"policy column {pnames['key']!r}: row {j} is round "
+                f"{_name(keys, int(pk[j]))!r}, which the log does not have ({stray.size} "
+                "row(s) in all); give the policy of the logged rounds only."
+            )
     group_p = pk * n_pos + ppos
     sums = np.bincount(group_p, weights=prob, minlength=n_key * n_pos)
     group_l = lk * n_pos + lpos

@@ -190,19 +190,27 @@ def slate_case(seed: int, click_model: str | None, reward_type: str, n_rounds: i
 
 
 def main() -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser(description="OBP's reference data and outputs")
+    ap.add_argument("--out", type=Path, default=HERE, help="folder to write (default: here)")
+    ap.add_argument("--seed-offset", type=int, default=0, help="added to every case's seed")
+    args = ap.parse_args()
+    o = args.seed_offset
     cases = {
-        "bandit_binary": bandit_case(12345, "binary", 3000),
-        "bandit_continuous": bandit_case(7, "continuous", 2000),
-        "bandit_positions": position_case(11, 1500, 6, 3),
-        "slate_pbm": slate_case(3, "pbm", "binary", 800),
-        "slate_cascade": slate_case(5, "cascade", "binary", 800),
-        "slate_plain": slate_case(9, None, "continuous", 800),
+        "bandit_binary": bandit_case(12345 + o, "binary", 3000),
+        "bandit_continuous": bandit_case(7 + o, "continuous", 2000),
+        "bandit_positions": position_case(11 + o, 1500, 6, 3),
+        "slate_pbm": slate_case(3 + o, "pbm", "binary", 800),
+        "slate_cascade": slate_case(5 + o, "cascade", "binary", 800),
+        "slate_plain": slate_case(9 + o, None, "continuous", 800),
     }
     outputs = {"obp_version": obp.__version__, "cases": {}}
     for name, case in cases.items():
-        np.savez_compressed(HERE / f"{name}.npz", **case["arrays"])
+        np.savez_compressed(args.out / f"{name}.npz", **case["arrays"])
         outputs["cases"][name] = {k: v for k, v in case.items() if k != "arrays"}
-    (HERE / "obp_outputs.json").write_text(json.dumps(outputs, indent=1, sort_keys=True) + "\n")
+    text = json.dumps(outputs, indent=1, sort_keys=True) + "\n"
+    (args.out / "obp_outputs.json").write_text(text)
 
 
 if __name__ == "__main__":
