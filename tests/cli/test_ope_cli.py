@@ -150,3 +150,30 @@ def test_support_warning_on_stderr(tmp_path: Path) -> None:
     doc = json.loads(res.stdout)
     assert doc["support_deficit"] == pytest.approx(0.25)  # (0.5 + 0) / 2
     assert doc["estimates"][0]["estimate"] == pytest.approx(0.25)  # (0.5 * 1 + 0) / 2
+
+
+def test_slates(tmp_path: Path) -> None:
+    """Two slates of two positions (1-based labels): the hand-computed slate IPS and
+    independent IPS; a missing policy row names the log's line."""
+    log = tmp_path / "log.csv"
+    log.write_text(
+        "slate,position,reward,pscore,pscore_item_position\n"
+        "a,1,1,0.2,0.5\na,2,0,0.2,0.5\nb,1,1,0.4,0.5\nb,2,1,0.4,0.5\n"
+    )
+    policy = tmp_path / "policy.csv"
+    policy.write_text(
+        "slate,position,pscore,pscore_item_position\n"
+        "b,2,0.2,0.5\na,1,0.4,0.5\na,2,0.4,1.0\nb,1,0.2,0.25\n"
+    )
+    args = ["--slate-col", "slate", "-e", "slate-ips", "-e", "slate-iips", "--format", "json"]
+    res = invoke("ope", log, policy, *args)
+    assert res.exit_code == 0, res.output
+    got = {e["estimator"]: e["estimate"] for e in json.loads(res.stdout)["estimates"]}
+    # weights: slate a 2, 2; b 0.5, 0.5 | item-position: a 1, 2; b 0.5, 1
+    assert got == pytest.approx({"slate-ips": (2 + 0.5 + 0.5) / 2, "slate-iips": 2.5 / 2})
+    policy.write_text("slate,position,pscore,pscore_item_position\na,1,0.4,0.5\n")
+    res = invoke("ope", log, policy, *args)
+    assert res.exit_code == 3
+    assert f"{log}:3: log column 'slate' (position '2') has no row in the policy" in res.stderr
+    res = invoke("ope", log, policy, "--slate-col", "slate", "-e", "slate-rips")
+    assert res.exit_code == 3 and "pscore_cascade" in res.stderr

@@ -61,6 +61,7 @@ if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__
         ope_tables,
         policy_from_scores,
         slate_ope,
+        slate_ope_tables,
     )
     from ranklens.online.power_analysis import (
         MDEResult,
@@ -115,6 +116,7 @@ __getattr__, __dir__ = lazy_exports(
             "ope_tables",
             "policy_from_scores",
             "slate_ope",
+            "slate_ope_tables",
         ),
         "ranklens.online.power_analysis": (
             "MDEResult",
@@ -185,6 +187,7 @@ __all__ = [
     "sample_ratio_mismatch",
     "sample_size",
     "slate_ope",
+    "slate_ope_tables",
     "stats_columns",
     "two_proportion_ztest",
     "welch_ttest",

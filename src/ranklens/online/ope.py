@@ -120,6 +120,7 @@ __all__ = [
     "parse_estimator",
     "policy_from_scores",
     "slate_ope",
+    "slate_ope_tables",
 ]
 
 #: bandit estimators: name -> (needs a reward model, its parameter or "")
@@ -1140,6 +1141,121 @@ def ope_tables(
         seed=seed,
         max_weight=max_weight,
         rounds=lk_ids,
+    )
+
+
+def slate_ope_tables(
+    log: Any,
+    policy: Any,
+    *,
+    estimators: str | Sequence[str | Estimator] = ("slate-ips", "slate-iips", "slate-rips"),
+    slate: str = "slate",
+    position: str = "position",
+    reward: str = "reward",
+    alpha: float = 0.05,
+    ci: str = "t",
+    n_resamples: int = 2000,
+    seed: int | np.random.Generator | None = 0,
+    max_weight: float = 1000.0,
+) -> OffPolicyEvaluation:
+    """:func:`slate_ope` from two tables: the ``log``, one row per shown (``slate``,
+    ``position``) with its ``reward`` and the logger's probabilities, and the target
+    ``policy``, one row per (slate, position) of the log with the target's
+    probabilities of the same things.  The probability columns are named as Open
+    Bandit Pipeline names them, in both tables: ``pscore`` (the whole slate),
+    ``pscore_item_position`` (the item at its position), ``pscore_cascade`` (the items
+    down to this position); only those the estimators need are read.  Positions are
+    labels (``1, 2, 3`` or ``top``...), compared as text.
+
+    >>> import pyarrow as pa
+    >>> log = pa.table({"slate": [1, 1], "position": [1, 2], "reward": [1.0, 0.0],
+    ...                 "pscore": [0.25, 0.25]})
+    >>> policy = pa.table({"slate": [1, 1], "position": [1, 2], "pscore": [0.5, 0.5]})
+    >>> slate_ope_tables(log, policy, estimators="slate-ips").get("slate-ips").estimate
+    2.0
+    """
+    from ranklens._shared.columns import as_float_column, id_codes
+    from ranklens._shared.frames import columns_from_frame, materialise
+    from ranklens.online._data import as_ids
+
+    _settings(alpha, ci, n_resamples, max_weight, "slate_ope_tables")
+    ests = _estimators(estimators, slate=True)
+    kinds = list(dict.fromkeys(SLATE_ESTIMATORS[e.name] for e in ests))
+    log, policy = materialise(log), materialise(policy)
+    keys = {"slate": slate, "position": position}
+    lc = columns_from_frame(log, {**keys, "reward": reward, **{k: k for k in kinds}}, "log")
+    pc_ = columns_from_frame(policy, {**keys, **{k: k for k in kinds}}, "policy")
+    r = as_float_column(lc["reward"], f"log column {reward!r}")
+    _finite(r, f"log column {reward!r}")
+    n = r.size
+    if n == 0:
+        raise InputError("log: the table has no rows; there is nothing to estimate.")
+    codes = []
+    log_ids = {}
+    for role, name in keys.items():
+        log_ids[role] = as_ids(lc[role], f"log column {name!r}")
+        both = pa.concat_arrays([log_ids[role], as_ids(pc_[role], f"policy column {name!r}")])
+        values, c = id_codes(both)
+        codes.append((len(values), c.astype(np.int64)))
+    (_, sc), (n_pos, kc) = codes
+    cell = sc * n_pos + kc
+    lcell, pcell = cell[:n], cell[n:]
+    for table, cells in (("log", lcell), ("policy", pcell)):
+        dup = _first_repeat(cells)
+        if dup is not None:
+            raise InputError(
+                f"{table} column {slate!r}: row {dup[1]} repeats a (slate, position) of an "
+                "earlier row; give each shown position once."
+            )
+    order = np.argsort(pcell, kind="stable")
+    at = np.minimum(np.searchsorted(pcell[order], lcell), pcell.size - 1)
+    found = pcell[order][at] == lcell
+    if not found.all():
+        i = int(np.flatnonzero(~found)[0])
+        raise InputError(
+            f"log column {slate!r}: row {i} (position {_name(log_ids['position'], i)!r}) has no "
+            f"row in the policy table ({int((~found).sum())} row(s) in all); give the "
+            "target's probabilities of every logged (slate, position)."
+        )
+    if pcell.size > n:
+        in_log = np.zeros(pcell.size, dtype=bool)
+        in_log[order[at]] = True
+        j = int(np.flatnonzero(~in_log)[0])
+        raise InputError(
+            f"policy column {slate!r}: row {j} is a (slate, position) the log does not have; "
+            "give the policy of the logged slates only."
+        )
+    hit = order[at]
+    probs: dict[str, Any] = {}
+    for kind in kinds:
+        lp = as_float_column(lc[kind], f"log column {kind!r}")
+        tp = as_float_column(pc_[kind], f"policy column {kind!r}")[hit]
+        _finite(lp, f"log column {kind!r}")
+        bad = np.flatnonzero(~((lp > 0) & (lp <= 1)))
+        if bad.size:
+            raise InputError(
+                f"log column {kind!r}: row {int(bad[0])} is {lp[bad[0]]:.6g}, not a probability "
+                f"in (0, 1] ({bad.size} row(s) in all); log the probability of what was shown."
+            )
+        bad = np.flatnonzero(~((tp >= 0) & (tp <= 1)))
+        if bad.size:
+            raise InputError(
+                f"policy column {kind!r}: row {int(hit[bad[0]])} is {tp[bad[0]]:.6g}, not a "
+                f"probability in [0, 1] ({bad.size} row(s) in all)."
+            )
+        probs[kind] = lp
+        probs[f"evaluation_policy_{kind}"] = tp
+    return slate_ope(
+        sc[:n],
+        kc[:n],
+        r,
+        estimators=ests,
+        alpha=alpha,
+        ci=ci,
+        n_resamples=n_resamples,
+        seed=seed,
+        max_weight=max_weight,
+        **probs,
     )
 
 
