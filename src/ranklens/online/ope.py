@@ -634,6 +634,11 @@ def _index(x: Any, name: str, where: str, n: int, size: int, what: str) -> np.nd
     return codes
 
 
+def _cells(arr: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """``arr[i, j]`` for the flat indices ``i * columns + j`` (one gather)."""
+    return np.take(arr.reshape(-1), flat)
+
+
 def _cube(x: Any, name: str, where: str, n: int, check: bool = True) -> np.ndarray:
     """(rounds, actions, positions) floats; ``check``: finite (else the caller checks
     what it uses)."""
@@ -728,7 +733,7 @@ def ope_arrays(
             f"in [0, 1] ({bad.size} round(s) in all); pass probabilities, not scores "
             "(policy_from_scores turns scores into them)."
         )
-    sums = at.sum(axis=1)
+    sums = at @ np.ones(n_actions)  # (a row sum over few columns is slow in numpy)
     off = np.flatnonzero(np.abs(sums - 1.0) > _SUM_TOL)
     if off.size:
         i = int(off[0])
@@ -737,7 +742,8 @@ def ope_arrays(
             f"not 1 ({off.size} round(s) in all); each round's probabilities over actions "
             "must sum to 1."
         )
-    w = at[rows, a] / p
+    flat = rows * n_actions + a  # the logged action's cell of each round
+    w = _cells(at, flat) / p
     model = factual = None
     if any(e.needs_model for e in ests):
         if estimated_rewards is None:
@@ -754,7 +760,7 @@ def ope_arrays(
             )
         qat = q[:, :, 0] if n_pos == 1 else q[rows, :, k]
         model = np.einsum("ij,ij->i", at, qat)
-        factual = qat[rows, a]
+        factual = _cells(qat, flat)
         if not (np.isfinite(model).all() and np.isfinite(factual).all()):
             i, j = (int(x) for x in np.argwhere(~np.isfinite(qat))[0])
             raise InputError(
