@@ -25,6 +25,10 @@ estimator                     estimate
                               ``mean(m_i + L w_i / (w_i^2 + L) (r_i - q_i))`` (``L = inf``: DR)
 ============================  ===================================================================
 
+Entry points: :func:`ope_arrays` (arrays shaped as Open Bandit Pipeline's),
+:func:`ope_tables` (a log table and a policy table, as ``ranklens ope`` reads them),
+:func:`slate_ope` and :func:`slate_ope_tables` for slates.
+
 Rankings and slates (:func:`slate_ope`): a slate ``s`` shows items at positions
 ``k = 1..K`` with a reward per position; the estimators weight each position's reward by
 the ratio of the target's to the logger's probability of what was shown, under three
