@@ -781,8 +781,8 @@ def ope_arrays(
         bat = b[:, :, 0] if n_pos == 1 else b[rows, :, k]
         deficit = float(np.einsum("ij,ij->", at, (bat <= 0).astype(np.float64)) / n)
     else:
-        unseen = np.ones((n_actions, n_pos), dtype=bool)
-        unseen[a, k] = False
+        logged = np.bincount(a * n_pos + k, minlength=n_actions * n_pos)
+        unseen = (logged == 0).reshape(n_actions, n_pos)
         deficit = 0.0
         if unseen.any():  # the mass on actions never logged at the round's position
             deficit = float(np.einsum("ij,ij->", at, unseen[:, k].T.astype(np.float64)) / n)
