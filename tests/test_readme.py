@@ -154,6 +154,19 @@ def _scratch() -> None:
         "user_id,item_id,timestamp\n"
         + "".join(f"{users[n % 8]},{items[n % 12]},{n}\n" for n in range(40))
     )
+    # off-policy evaluation: a uniform logger over 3 items, a policy that prefers i2
+    Path("logged.csv").write_text(
+        "round,action,reward,propensity\n"
+        + "".join(f"r{n},i{n % 3},{(n * 7) % 5 // 3},0.3333333333333333\n" for n in range(30))
+    )
+    Path("policy.csv").write_text(
+        "round,action,probability,prediction\n"
+        + "".join(
+            f"r{n},i{a},{p},{0.2 * a}\n"
+            for n in range(30)
+            for a, p in ((0, 0.2), (1, 0.3), (2, 0.5))
+        )
+    )
 
 
 _RUNNABLE = [(lang, number) for lang in ("console", "yaml") for number in range(len(_blocks(lang)))]

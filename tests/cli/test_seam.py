@@ -189,7 +189,7 @@ def test_one_vocabulary(name: str) -> None:
 @pytest.mark.parametrize(
     "name",
     ["evaluate", "compare", "gate", "report", "plot", "score", "detect", "ab assign",
-     "ab analyze"],
+     "ab analyze", "ope"],
 )  # fmt: skip
 def test_quiet_and_memory_wherever_inputs_are_read(name: str) -> None:
     opts = _options(dict(_commands())[name])

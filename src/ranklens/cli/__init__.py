@@ -123,6 +123,11 @@ _COMMANDS = {
         "interleave_group",
         "Interleaving: lists to show from RUNS, and the analysis of the clicks on them.",
     ),
+    "ope": (
+        "ranklens.cli.ope",
+        "ope_cmd",
+        "Off-policy evaluation: the value of a POLICY from the LOG of another (IPS, DR, ...).",
+    ),
     "gate": (
         "ranklens.cli.gate",
         "gate_cmd",

@@ -418,6 +418,41 @@ def _text_columns(
     return out
 
 
+_ROW = re.compile(r"\brow (\d+)\b")
+
+
+@contextmanager
+def lines_named(tables: dict[str, InputTable]) -> Iterator[None]:
+    """A library error about a table read from a file names the file, and a row of
+    it (0-based in the library) by the file's 1-based line (``events column 'value':
+    row 3 is NaN`` -> ``events.csv:5: events column 'value' is NaN``).  ``tables``
+    maps the first word of the library's messages (``events``, ``log``) to the table."""
+    try:
+        yield
+    except InputError as exc:
+        text = str(exc)
+        first = re.match(r"^(\w+)\b", text)
+        if first is None or first.group(1) not in tables:
+            raise
+        table = tables[first.group(1)]
+        row = _ROW.search(text)
+        if row is None:
+            raise type(exc)(f"{table.path}: {text}") from None
+        where = table.where(int(row.group(1)))
+        # "<table ...>: row N is NaN" -> "<where>: <table ...> is NaN"; elsewhere in the
+        # sentence, "row N" -> "line L" (Parquet: "row N", 1-based)
+        if text[row.start() - 2 : row.start()] == ": " and ":" not in text[: row.start() - 2]:
+            text = text[: row.start() - 2] + " " + text[row.end() + 1 :]
+        else:
+            spot = where[len(table.path) :].lstrip(":").strip()
+            text = (
+                text[: row.start()]
+                + (f"line {spot}" if spot.isdigit() else spot)
+                + text[row.end() :]
+            )
+        raise type(exc)(f"{where}: {text}") from None
+
+
 def read_document(path: str, what: str) -> Any:
     """A JSON document (TOML for a .toml file) from a file or ``-``; errors name the
     file and the 1-based line."""

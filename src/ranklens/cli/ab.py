@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import math
 import os
-import re
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
 
 from ranklens.cli._common import (
     GuardedGroup,
-    InputTable,
     check_output,
+    lines_named,
     progress,
     read_document,
     read_input_table,
@@ -688,7 +686,7 @@ def _analyze_logs(
         tables["covariates"] = read_input_table(
             covariates, "covariates", text=[(unit, "--unit-column")]
         )
-    with _lines_named(tables), stage("analysing"):
+    with lines_named(tables), stage("analysing"):
         return analyze(
             tables["exposures"].table,
             tables["events"].table,
@@ -720,7 +718,7 @@ def _analyze_table(
     with stage(f"reading {path}"):
         table = read_input_table(path, source, text=text)
     variant = _variant_name(table.columns, variant_column, experiment)
-    with _lines_named({source: table}):
+    with lines_named({source: table}):
         if source == "units":
             return analyze_units(
                 table.table, metrics, covariates=covariates, unit=unit, variant=variant, **options
@@ -757,41 +755,6 @@ def _analysis_plan(plan_path: str | None, experiment: str | None, weights: str |
             f"the plan has {len(p.experiments)} experiments; choose one with --experiment NAME."
         )
     return p.experiments[0]
-
-
-_TABLE = re.compile(r"^(exposures|events|covariates|units|stats)\b")
-_ROW = re.compile(r"\brow (\d+)\b")
-
-
-@contextmanager
-def _lines_named(tables: dict[str, InputTable]) -> Iterator[None]:
-    """A library error about a table read from a file names the file, and a row of
-    it (0-based in the library) by the file's 1-based line (``events column 'value':
-    row 3 is NaN`` -> ``events.csv:5: events column 'value' is NaN``)."""
-    try:
-        yield
-    except InputError as exc:
-        text = str(exc)
-        m = _TABLE.match(text)
-        if m is None or m.group(1) not in tables:
-            raise
-        table = tables[m.group(1)]
-        row = _ROW.search(text)
-        if row is None:
-            raise type(exc)(f"{table.path}: {text}") from None
-        where = table.where(int(row.group(1)))
-        # "<table ...>: row N is NaN" -> "<where>: <table ...> is NaN"; elsewhere in the
-        # sentence, "row N" -> "line L" (Parquet: "row N", 1-based)
-        if text[row.start() - 2 : row.start()] == ": " and ":" not in text[: row.start() - 2]:
-            text = text[: row.start() - 2] + " " + text[row.end() + 1 :]
-        else:
-            spot = where[len(table.path) :].lstrip(":").strip()
-            text = (
-                text[: row.start()]
-                + (f"line {spot}" if spot.isdigit() else spot)
-                + text[row.end() :]
-            )
-        raise type(exc)(f"{where}: {text}") from None
 
 
 def _number_or_text(text: str | None) -> Any:

@@ -15,6 +15,13 @@
 - Interleaving and multileaving (:mod:`ranklens.online.interleaving`): the lists
   to show from two or more rankers' runs (team-draft, balanced, probabilistic,
   optimized), credit for the clicks on them and the analysis of many impressions.
+- Off-policy evaluation (:mod:`ranklens.online.ope`): the value of a new policy from
+  the log of an old one: :func:`ope_arrays` (direct method, IPS, self-normalised and clipped
+  IPS, doubly robust, self-normalised DR, switch-DR, DR with shrinkage) over arrays,
+  :func:`ope_tables` over a log table and a policy table, :func:`slate_ope` for
+  rankings (standard, independent-item and reward-interaction IPS), each estimate
+  with its interval, effective sample size and support warnings
+  (:class:`OffPolicyEvaluation`).
 - Statistics: vectorised tests (:mod:`ranklens.online.stats`), the mSPRT
   (:mod:`ranklens.online.sequential`) and power / sample size
   (:mod:`ranklens.online.power_analysis`).
@@ -50,6 +57,15 @@ if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__
         bucket_units,
     )
     from ranklens.online.metrics import EventAggregate, OnlineMetric, parse_metric
+    from ranklens.online.ope import (
+        OffPolicyEvaluation,
+        PolicyEstimate,
+        ope_arrays,
+        ope_tables,
+        policy_from_scores,
+        slate_ope,
+        slate_ope_tables,
+    )
     from ranklens.online.power_analysis import (
         MDEResult,
         SampleSizeResult,
@@ -97,6 +113,15 @@ __getattr__, __dir__ = lazy_exports(
             "bucket_units",
         ),
         "ranklens.online.metrics": ("EventAggregate", "OnlineMetric", "parse_metric"),
+        "ranklens.online.ope": (
+            "OffPolicyEvaluation",
+            "PolicyEstimate",
+            "ope_arrays",
+            "ope_tables",
+            "policy_from_scores",
+            "slate_ope",
+            "slate_ope_tables",
+        ),
         "ranklens.online.power_analysis": (
             "MDEResult",
             "SampleSizeResult",
@@ -137,8 +162,10 @@ __all__ = [
     "HashAlgorithm",
     "MDEResult",
     "MetricComparison",
+    "OffPolicyEvaluation",
     "OnlineMetric",
     "Plan",
+    "PolicyEstimate",
     "SRMResult",
     "SampleSizeResult",
     "SequentialTest",
@@ -155,13 +182,18 @@ __all__ = [
     "mixture_tau",
     "msprt",
     "normal_comparison",
+    "ope_arrays",
+    "ope_tables",
     "parse_metric",
+    "policy_from_scores",
     "power",
     "ratio_unit_std",
     "relative_difference",
     "sample_ratio_mismatch",
     "sample_size",
     "sign_test",
+    "slate_ope",
+    "slate_ope_tables",
     "stats_columns",
     "two_proportion_ztest",
     "welch_ttest",

@@ -1,4 +1,5 @@
-"""Render an A/B test's analysis (:class:`~ranklens.online.ExperimentAnalysis`) as text.
+"""Render an A/B test's analysis (:class:`~ranklens.online.ExperimentAnalysis`) and an
+off-policy evaluation (:class:`~ranklens.online.OffPolicyEvaluation`) as text.
 
 Formats (:data:`FORMATS`):
 
@@ -14,6 +15,11 @@ Formats (:data:`FORMATS`):
     :meth:`ExperimentAnalysis.to_arrow`: one row per comparison, full precision.
 ``json``
     :meth:`ExperimentAnalysis.to_dict`.
+
+An off-policy evaluation (:func:`render_ope`) in the same formats: one row per
+estimator (estimate, standard error, interval, effective sample size), the rounds,
+the interval method and the weights' diagnostics before the table and the warnings
+after it; ``csv`` is :meth:`OffPolicyEvaluation.to_arrow`, ``json`` its ``to_dict``.
 """
 
 from __future__ import annotations
@@ -23,9 +29,10 @@ from typing import TYPE_CHECKING
 from ranklens.render.table import LAYOUTS, Cell, Table, p_value, percent, render_as, significant
 
 if TYPE_CHECKING:  # the renderer does not import the result class at runtime
+    from ranklens.online.ope import OffPolicyEvaluation
     from ranklens.online.results import ExperimentAnalysis, MetricComparison
 
-__all__ = ["FORMATS", "analysis_table", "render"]
+__all__ = ["FORMATS", "analysis_table", "ope_table", "render", "render_ope"]
 
 FORMATS: tuple[str, ...] = (*LAYOUTS, "csv", "json")
 _VERDICT_STYLE = {"increase": "green", "decrease": "red"}
@@ -94,6 +101,50 @@ def render(result: ExperimentAnalysis, fmt: str = "table", color: bool | None = 
     return render_as(
         fmt,
         layout=lambda: analysis_table(result),
+        records=result.to_arrow,
+        document=result.to_dict,
+        color=color,
+    )
+
+
+def ope_table(result: OffPolicyEvaluation) -> Table:
+    """One row per estimator; the rounds, the interval and the weights before the
+    table, the warnings after it."""
+    level = f"{1 - result.alpha:.0%}"
+    method = {"t": "t (own variance)", "percentile": "bootstrap percentile", "bca": "BCa"}
+    header = ["estimator", "estimate", "std. error", f"{level} CI", "ESS"]
+    rows: list[list[Cell | str]] = [
+        [
+            e.estimator,
+            significant(e.estimate),
+            significant(e.std_error),
+            f"[{significant(e.ci_lower)}, {significant(e.ci_upper)}]",
+            f"{e.ess:.1f}",
+        ]
+        for e in result.estimates
+    ]
+    unit = "slates" if result.kind == "slate" else "rounds"
+    about = (
+        f"{result.n} {unit}; interval: {method.get(result.ci, result.ci)}; importance "
+        f"weights: ESS {result.ess:.1f}, largest {significant(result.max_weight)}"
+    )
+    if result.support_deficit is not None:
+        about += f"; target mass off the logger's support {significant(result.support_deficit)}"
+    return Table(
+        header,
+        rows,
+        n_labels=1,
+        preamble=[about],
+        notes=[f"warning: {w}" for w in result.warnings],
+    )
+
+
+def render_ope(result: OffPolicyEvaluation, fmt: str = "table", color: bool | None = None) -> str:
+    """Render an off-policy evaluation in one of :data:`FORMATS`; the text ends with a
+    newline."""
+    return render_as(
+        fmt,
+        layout=lambda: ope_table(result),
         records=result.to_arrow,
         document=result.to_dict,
         color=color,
