@@ -27,16 +27,17 @@ pair up query by query, so none is refused.
 
 >>> import numpy as np
 >>> s = scale_of("sum")
->>> s.kind, s.contrast, s.from_mean(0.25, 4)
+>>> s.kind, s.contrast, float(s.from_mean(0.25, 4))
 ('sum', 'difference', 1.0)
 >>> g = scale_of("gmean")
->>> g.contrast, round(g.value(np.array([0.25, 1.0])), 6), round(g.from_mean(0.0, 2), 6)
+>>> g.contrast, round(g.value(np.array([0.25, 1.0])), 6), float(g.from_mean(0.0, 2))
 ('ratio', 0.5, 1.0)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -76,23 +77,25 @@ class Scale:
         """The per-query terms the tests and intervals read (see the module's text)."""
         return summands(np.asarray(values, dtype=np.float64), self.how)
 
-    def from_mean(self, m: float | np.ndarray, n: int) -> float | np.ndarray:
-        """A mean of :meth:`per_query` terms over ``n`` queries (a point or an interval's
-        end) on the metric's own scale: as it is, ``n`` times it, or its ``exp``."""
+    def from_mean(self, m: Any, n: int) -> np.ndarray:
+        """Means of :meth:`per_query` terms over ``n`` queries (points or an interval's
+        ends) on the metric's own scale: as they are, ``n`` times them, or their
+        ``exp``."""
+        m = np.asarray(m, dtype=np.float64)
         if self.kind == "sum":
             return n * m
         if self.kind == "geometric":
             return np.exp(m)
         return m
 
-    def as_difference(self, d: float | np.ndarray, n: int, other: float) -> float | np.ndarray:
-        """A mean ``d`` of per-query differences of :meth:`per_query` terms over ``n``
-        queries (a point or an interval's end) as a difference of the values in the
+    def as_difference(self, d: Any, n: int, other: float) -> np.ndarray:
+        """Means ``d`` of per-query differences of :meth:`per_query` terms over ``n``
+        queries (points or an interval's ends) as differences of the values in the
         metric's units: ``d``, ``n * d``, or for a geometric mean
         ``other * (exp(d) - 1)``, the ratio's change in units of ``other`` (the other
         system's value, taken as given)."""
         if self.kind == "geometric":
-            return other * np.expm1(d)
+            return other * np.expm1(np.asarray(d, dtype=np.float64))
         return self.from_mean(d, n)
 
     def margin(self, m: float, n: int, other: float, sign: float = 1.0) -> float:

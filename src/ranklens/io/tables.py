@@ -431,7 +431,7 @@ def read_qrels(
     >>> folder = tempfile.mkdtemp()
     >>> path = os.path.join(folder, "held_out.csv")
     >>> with open(path, "w") as f:
-    ...     _ = f.write("user_id,item_id\nu1,007\nu1,42\nu2,007\n")
+    ...     _ = f.write("user_id,item_id\\nu1,007\\nu1,42\\nu2,007\\n")
     >>> read_qrels(path, implicit=True).to_dict()
     {'u1': {'007': 1.0, '42': 1.0}, 'u2': {'007': 1.0}}
     """

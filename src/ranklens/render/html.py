@@ -350,7 +350,7 @@ def _summary_single(
             if v.size
             else (float("nan"), float("nan"))
         )
-        lo, hi = sc.from_mean(lo, v.size), sc.from_mean(hi, v.size)
+        lo, hi = (float(x) for x in sc.from_mean([lo, hi], v.size))
         row.append(Cell(number(res[m]), small=f"[{number(lo)}, {number(hi)}]"))
     level = f"{1.0 - alpha:.0%} {ci} intervals over {max(counts, default=0)} queries"
     notes = [
