@@ -119,8 +119,11 @@ def test_non_inferiority_of_a_lower_is_better_metric() -> None:
     v = gate(
         QRELS, CAND, BASE, {"non_inferiority": {"num_nonrel_judged_ret@1": 0.5}}, correction="none"
     )
-    # lower is better: x = -(c - b) + margin must be shown positive
-    expected = stats.ttest_rel(b + 0.5, c, alternative="greater").pvalue
+    # lower is better: x = -(c - b) + margin must be shown positive; the metric is a sum
+    # (evaluate reports the sum over queries), so the margin 0.5 is on the sum: the
+    # difference of the sums, n * mean(c - b), must stay below 0.5, i.e. a per-query
+    # margin of 0.5 / n
+    expected = stats.ttest_rel(b + 0.5 / len(c), c, alternative="greater").pvalue
     assert v.outcomes[0].p_value == pytest.approx(expected)
 
 

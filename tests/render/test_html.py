@@ -298,14 +298,15 @@ def test_stored_results_and_one_run(case: Any) -> None:
     assert data["metrics"] == METRICS and data["runs"] == ["bm25", HOSTILE_RUN]  # run names
     cmp = ranklens.compare(None, [a, b], seed=1, n_resamples=200)
     assert parsed.tables["summary"][0][2][1].startswith(number(cmp.mean(HOSTILE_RUN, "ndcg@10")))
-    # one run: means and intervals, no test; a sum has no interval
+    # one run: values and intervals, no test; a sum's interval is n times its mean's
+    # (every query retrieves 20 documents: 40 x 20 = 800, an interval of no width)
     one = _parse(html_report(qrels, {"bm25": runs["bm25"]}, ["p@5", "num_ret"]))
     res = ranklens.evaluate(qrels, runs["bm25"], ["p@5", "num_ret"])
     v = res.values["p@5"]
     lo, hi = mean_ci(v, "t", 0.95)
     assert one.tables["summary"][0][1][1:] == [
         f"{number(v.mean())} [{number(lo)}, {number(hi)}]",
-        number(res["num_ret"]),
+        "800.0000 [800.0000, 800.0000]",
     ]
     assert _data(one)["baseline"] is None
 

@@ -30,75 +30,31 @@ def _quiet_notes(request: Request) -> None:
         warnings.filterwarnings("ignore", message=_RANKS_NOTE)
 
 
+#: The note the library gives when it reads a table without grades as implicit feedback.
+_IMPLICIT_NOTE = r".* has no relevance column: every row is a relevant document"
+
+
 def read_qrels(request: Request) -> Any:
-    """The request's qrels (a large file refused before it is read)."""
+    """The request's qrels (a large file refused before it is read); a table without a
+    grade column is read as held-out interactions of implicit feedback
+    (:func:`ranklens.io.read_qrels` with ``implicit='auto'``: every row a relevant
+    document of grade 1, repeated pairs folded and reported; the note that says so is
+    not shown under ``--quiet``, the folded rows are)."""
     from ranklens import io
-    from ranklens.errors import InputError
     from ranklens.io.stream import qrels_memory
 
     inputs = request.inputs
     qrels_memory(inputs.qrels, inputs.memory)  # large qrels refused before they are read
-    with warnings_to_stderr(), stage(f"reading {inputs.qrels}"):
-        try:
-            return io.read_qrels(
-                inputs.qrels,
-                format=inputs.format_of(inputs.qrels),
-                duplicates=inputs.duplicates,
-                **inputs.qrels_columns(),
-            )
-        except InputError:
-            implicit = _implicit_qrels(request)
-            if implicit is None:
-                raise
-            return implicit
-
-
-class _Graded(Exception):
-    """The qrels table has a grade column: not implicit."""
-
-
-def _implicit_qrels(request: Request) -> Any:
-    """A qrels table with no grade column (none named by --relevance-col, none of the
-    usual names) read as held-out interactions of implicit feedback: every row is a
-    relevant document of grade 1, and a pair given several times is one (said on
-    stderr unless --quiet).  None when the table has a grade column, or is not a
-    table (the reading error stands)."""
-    import numpy as np
-
-    from ranklens.io.tables import DOC_NAMES, QUERY_NAMES, RELEVANCE_NAMES, pick_roles, read_table
-    from ranklens.ranking.data import Qrels
-
-    inputs = request.inputs
-    path = inputs.qrels
-    fmt = inputs.format_of(path)
-    if inputs.relevance_col is not None or fmt not in ("csv", "tsv", "parquet", "jsonl"):
-        return None
-
-    def pick(columns: list[str]) -> dict[str, str]:
-        if any(c.lower() in RELEVANCE_NAMES for c in columns):
-            raise _Graded
-        return pick_roles(
-            path,
-            columns,
-            {
-                "query": (inputs.query_col, QUERY_NAMES, "query"),
-                "doc": (inputs.doc_col, DOC_NAMES, "doc"),
-            },
+    with warnings_to_stderr(), warnings.catch_warnings(), stage(f"reading {inputs.qrels}"):
+        if request.output.quiet:
+            warnings.filterwarnings("ignore", message=_IMPLICIT_NOTE)
+        return io.read_qrels(
+            inputs.qrels,
+            format=inputs.format_of(inputs.qrels),
+            duplicates=inputs.duplicates,
+            implicit="auto",
+            **inputs.qrels_columns(),
         )
-
-    try:
-        table, _ = read_table(path, fmt, pick, text=("query", "doc"))
-    except _Graded:
-        return None
-    query, doc = table.columns  # in the order picked: query, doc (distinct columns)
-    if not request.output.quiet:
-        click.echo(
-            f"ranklens: {path} has no relevance column: every row is a relevant document "
-            "of grade 1 (implicit feedback; a pair given several times is one); pass "
-            "--relevance-col NAME to read grades.",
-            err=True,
-        )
-    return Qrels(query, doc, np.ones(table.num_rows), duplicates="max")
 
 
 def _read_run(request: Request, path: str, staged: bool = True) -> Any:

@@ -13,6 +13,7 @@ import numpy as np
 from ranklens._shared.corrections import correction_phrase
 from ranklens._shared.deps import needs
 from ranklens.comparison import stats as st
+from ranklens.comparison.scales import Scale, scale_of
 from ranklens.errors import InputError, MetricNameError, RanklensWarning
 from ranklens.ranking.data import Qrels, Run
 from ranklens.ranking.evaluation import Result, evaluate
@@ -42,10 +43,17 @@ TIE_TOLERANCE = 1e-12
 class PairTest:
     """One paired comparison: ``system`` against ``other`` on ``metric``.
 
-    Differences are ``system - other`` per query; ``relative`` is
-    ``mean_diff / mean(other)`` (NaN when that mean is 0); ``wins`` counts the
-    queries where ``system`` is higher (by more than 1e-12), ``losses`` where it
-    is lower, ``ties`` the rest.
+    ``mean_diff`` is the contrast of the two systems' values on the metric's own scale
+    (:mod:`ranklens.comparison.scales`), named by ``contrast``: for a mean the mean
+    per-query difference ``system - other``; for a sum (``num_q``, ``num_rel``, ...) the
+    difference of the sums (``n`` times the mean difference); for a geometric mean
+    (``gm_map``, ``gm_bpref``) the ``ratio`` of the geometric means, ``system / other``
+    (1 is no change), tested on the per-query logarithms.  ``diff_ci_low`` and
+    ``diff_ci_high`` bound it on the same scale; ``relative`` is the fractional change
+    ``(value - other's value) / other's value`` (NaN when that is 0); ``cohens_d`` is on
+    the tested per-query terms.  ``wins`` counts the queries where ``system`` is higher
+    (by more than 1e-12 on the tested scale), ``losses`` where it is lower, ``ties``
+    the rest.
     """
 
     system: str
@@ -63,13 +71,24 @@ class PairTest:
     wins: int
     ties: int
     losses: int
+    contrast: str = "difference"
+
+    @property
+    def shift(self) -> float:
+        """The contrast as a signed change: the difference, or the log of the ratio."""
+        if self.contrast == "ratio":
+            return float(np.log(self.mean_diff)) if self.mean_diff > 0 else float("nan")
+        return self.mean_diff
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """The result of :func:`compare`: means, intervals, tests and effect sizes.
+    """The result of :func:`compare`: values, intervals, tests and effect sizes.
 
-    ``means``, ``ci_low`` and ``ci_high`` are (systems x metrics) arrays;
+    ``means``, ``ci_low`` and ``ci_high`` are (systems x metrics) arrays: each
+    system's value of each metric is its own aggregate, the number
+    :func:`ranklens.evaluate` reports (a mean, or a sum or geometric mean where the
+    metric says: ``aggregates`` names it per metric), on the compared queries;
     ``pairs`` holds every test made (against the baseline, or every pair when
     ``baseline`` is None).  ``test``, ``correction``, ``alpha``, ``ci``,
     ``ci_level``, ``n_resamples`` and ``seed`` record how it was produced.
@@ -91,6 +110,7 @@ class Comparison:
     ci_high: np.ndarray
     pairs: tuple[PairTest, ...]
     results: Mapping[str, Result] = field(repr=False, default_factory=dict)
+    aggregates: Mapping[str, str] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ lookups
 
@@ -100,7 +120,11 @@ class Comparison:
         return {s: _letter(i) for i, s in enumerate(self.systems)}
 
     def mean(self, system: str, metric: str) -> float:
+        """``system``'s value of ``metric``: its own aggregate over the compared queries
+        (a mean, sum or geometric mean, as :func:`ranklens.evaluate` reports it)."""
         return float(self.means[self._si(system), self._mi(metric)])
+
+    value = mean
 
     def pair(self, system: str, other: str, metric: str) -> PairTest:
         """The test of ``system`` vs ``other`` on ``metric`` (in either order:
@@ -126,9 +150,9 @@ class Comparison:
         for p in self.pairs:
             if p.metric != metric or not p.significant or sign == 0:
                 continue
-            if p.system == system and sign * p.mean_diff > 0:
+            if p.system == system and sign * p.shift > 0:
                 out.append(p.other)
-            elif p.other == system and sign * p.mean_diff < 0:
+            elif p.other == system and sign * p.shift < 0:
                 out.append(p.system)
         return sorted(out, key=self.systems.index)
 
@@ -189,6 +213,7 @@ class Comparison:
                     "ci_low": float(self.ci_low[i, j]),
                     "ci_high": float(self.ci_high[i, j]),
                     "better_than": ",".join(self.better_than(s, m)),
+                    "aggregate": self.aggregates.get(m, "mean"),
                 }
                 if self.baseline is not None:
                     p = None if s == self.baseline else self.pair(s, self.baseline, m)
@@ -205,6 +230,7 @@ class Comparison:
                     row["significant"] = None if p is None else bool(p.significant)
                     for k in ("wins", "ties", "losses"):
                         row[k] = None if p is None else int(getattr(p, k))
+                    row["contrast"] = None if p is None else p.contrast
                 rows.append(row)
         return rows
 
@@ -247,14 +273,18 @@ def _letter(i: int) -> str:
 
 
 def _reverse(p: PairTest) -> PairTest:
+    if p.contrast == "ratio":  # other / system
+        contrast, low, high = 1 / p.mean_diff, 1 / p.diff_ci_high, 1 / p.diff_ci_low
+    else:
+        contrast, low, high = -p.mean_diff, -p.diff_ci_high, -p.diff_ci_low
     return PairTest(
         p.other,
         p.system,
         p.metric,
         p.n_queries,
-        -p.mean_diff,
-        -p.diff_ci_high,
-        -p.diff_ci_low,
+        contrast,
+        low,
+        high,
         float("nan"),
         -p.cohens_d,
         p.p_value,
@@ -263,6 +293,7 @@ def _reverse(p: PairTest) -> PairTest:
         p.losses,
         p.ties,
         p.wins,
+        p.contrast,
     )
 
 
@@ -366,10 +397,24 @@ def _matrix(results: Mapping[str, Result], metric: str) -> tuple[np.ndarray, int
     for r in res:
         pos = {q: i for i, q in enumerate(r.query_ids)}
         take = np.fromiter((pos[q] for q in ids), dtype=np.int64, count=len(ids))
-        cols.append(np.asarray(r.values[metric], dtype=np.float64)[take])
+        cols.append(np.asarray(r.aggregated_values(metric), dtype=np.float64)[take])
     x = np.column_stack(cols) if ids else np.zeros((0, len(res)))
     undefined = np.isnan(x).any(axis=1)
     return x[~undefined], int(undefined.sum())
+
+
+def _scale(results: Mapping[str, Result], metric: str) -> Scale:
+    """The scale of ``metric``'s aggregate, the same in every system (results evaluated
+    under conventions that aggregate it differently do not compare)."""
+    hows = {name: r.aggregation(metric) for name, r in results.items()}
+    kinds = {h.removesuffix("+nan") for h in hows.values()}
+    if len(kinds) > 1:
+        raise InputError(
+            f"{metric}: the systems' values aggregate differently ({hows}), so their "
+            "summaries do not compare; evaluate them under the same conventions (e.g. the "
+            "same profile or the same values= parameter)."
+        )
+    return scale_of(next(iter(hows.values())))
 
 
 # ---------------------------------------------------------------------- entry point
@@ -390,7 +435,16 @@ def compare(
     ci_level: float | None = None,
     **conventions: Any,
 ) -> Comparison:
-    """Compare systems on per-query values: means, intervals, paired tests, effects.
+    """Compare systems on per-query values: values, intervals, paired tests, effects.
+
+    Each system's value of a metric is the number :func:`ranklens.evaluate` reports
+    for it: its own aggregate (a mean; a sum for ``num_q``, ``num_rel`` and the other
+    counts; a geometric mean for ``gm_map`` and ``gm_bpref``).  Tests, intervals and
+    contrasts are on that scale (:mod:`ranklens.comparison.scales`): a sum's contrast
+    is the difference of the sums (``n`` times the mean difference; the tests'
+    p-values are those of the per-query values), a geometric mean's is the ratio of
+    the geometric means, tested and bounded on the per-query logarithms (trec_eval's
+    floor 1e-5); :attr:`PairTest.contrast` says which.
 
     Parameters
     ----------
@@ -477,6 +531,7 @@ def compare(
     raw: list[dict[str, Any]] = []
     n_queries: dict[str, int] = {}
     total = len(set().union(*(set(r.query_ids) for r in results.values())))
+    scales = {m: _scale(results, m) for m in metric_names}
     for j, m in enumerate(metric_names):
         x, undefined = _matrix(results, m)
         n = x.shape[0]
@@ -499,34 +554,43 @@ def compare(
             )
         if n == 0:
             raise InputError(f"{m}: no query has a value in every system; nothing to compare.")
+        sc = scales[m]
+        # the tests, intervals and effect sizes read the per-query terms of the metric's
+        # own aggregate (logarithms for a geometric mean); a sum's terms are its values
+        # (n times their mean is the sum; a paired test's p-value is the same for values
+        # all multiplied by n, so they are tested as they are)
+        u = sc.per_query(x)
         sys_idx = np.array([p[0] for p in index_pairs])
         oth_idx = np.array([p[1] for p in index_pairs])
-        a, bb = x[:, oth_idx], x[:, sys_idx]
+        a, bb = u[:, oth_idx], u[:, sys_idx]
         d = bb - a
         pvals = st.paired_pvalues(a, bb, test, R, rng)
-        means[:, j] = x.mean(axis=0)
+        # each system's value is the number evaluate reports (its aggregate, same code)
+        values = [sc.value(x[:, i]) for i in range(S)]
+        means[:, j] = values
         need_boot = ci != "t" and n >= 2
-        both = np.column_stack([x, d])
+        both = np.column_stack([u, d])
         boot = st.bootstrap_means(both, R, rng) if need_boot else None
         lo, hi = st.mean_ci(both, ci, level, R, rng, boot=boot)
+        lo, hi = sc.from_mean(lo, n), sc.from_mean(hi, n)
         lows[:, j], highs[:, j] = lo[:S], hi[:S]
         effect = st.cohens_d_paired(a, bb)
         for k, (si, oi) in enumerate(index_pairs):
-            base_mean = float(x[:, oi].mean())
             raw.append(
                 dict(
                     system=systems[si],
                     other=systems[oi],
                     metric=m,
                     n_queries=n,
-                    mean_diff=float(d[:, k].mean()),
+                    mean_diff=sc.contrast_of(values[si], values[oi]),
                     diff_ci_low=float(lo[S + k]),
                     diff_ci_high=float(hi[S + k]),
-                    relative=float(d[:, k].mean() / base_mean) if base_mean != 0 else float("nan"),
+                    relative=sc.relative(values[si], values[oi]),
                     cohens_d=float(effect[k]),
                     p_value=float(pvals[k]),
                     wins=int((d[:, k] > TIE_TOLERANCE).sum()),
                     losses=int((d[:, k] < -TIE_TOLERANCE).sum()),
+                    contrast=sc.contrast,
                 )
             )
     adjusted = st.correct([r["p_value"] for r in raw], correction, alpha)
@@ -551,6 +615,7 @@ def compare(
         n_resamples=R,
         seed=int(seed) if isinstance(seed, (int, np.integer)) else None,
         n_queries=n_queries,
+        aggregates={m: sc.how.removesuffix("+nan") for m, sc in scales.items()},
         means=means,
         ci_low=lows,
         ci_high=highs,

@@ -78,14 +78,22 @@ def gate(
         :attr:`ranklens.ranking.provenance.Provenance.inputs`); these let it compare
         them anyway (the verdict says so).
 
-    Differences are candidate minus baseline, on the queries both have a value
-    for (a query missing from one, or undefined in one, is left out of both and
-    the verdict's notes say how many).  A drop is a change in the metric's worse
-    direction.  Non-inferiority with margin ``m`` tests, per query,
+    Values are the metric's own aggregate, the number :func:`ranklens.evaluate`
+    reports (a mean; a sum for the counts ``num_q``, ``num_rel``, ...; a geometric mean
+    for ``gm_map``, ``gm_bpref``).  Differences are candidate minus baseline values, on
+    the queries both have a value for (a query missing from one, or undefined in one,
+    is left out of both and the verdict's notes say how many).  A drop is a change in
+    the metric's worse direction.  Non-inferiority with margin ``m`` tests, per query,
     ``x = s * (candidate - baseline) + m`` (``s`` is +1 when higher is better,
     -1 otherwise) with a one-sided paired t-test of mean(x) > 0
     (:func:`ranklens.comparison.paired_ttest` with ``alternative="greater"``);
-    every x equal gives p = 0 when it is positive, else 1.
+    every x equal gives p = 0 when it is positive, else 1.  Intervals and tests are on
+    the metric's scale (:mod:`ranklens.comparison.scales`, as in
+    :func:`ranklens.compare`): for a sum, ``n`` times the mean difference's interval
+    and the margin ``m / n`` per query; for a geometric mean, the per-query
+    logarithms, the interval ``baseline * (exp(bound) - 1)`` and the margin
+    ``-log(1 - s * m / baseline) * s`` of the log ratio, the baseline's value taken
+    as given.
 
     Examples
     --------
@@ -146,7 +154,7 @@ def gate(
     for rule in ruleset.rules:
         key = _key(cand, rule.metric, "candidate")
         how = cand.aggregation(key)
-        value = aggregate(np.asarray(cand.values[key]), how)
+        value = aggregate(np.asarray(cand.aggregated_values(key)), how)  # evaluate's number
         if rule.kind == "min":
             outcomes.append(_floor(rule, value))
             continue
@@ -248,8 +256,8 @@ def _paired(cand: Result, ck: str, base: Result, bk: str) -> tuple[np.ndarray, n
     many queries of either were left out."""
     cq, bq = np.array(cand.query_ids, dtype=str), np.array(base.query_ids, dtype=str)
     _, ci, bi = np.intersect1d(cq, bq, assume_unique=True, return_indices=True)
-    c = np.asarray(cand.values[ck], dtype=np.float64)[ci]
-    b = np.asarray(base.values[bk], dtype=np.float64)[bi]
+    c = np.asarray(cand.aggregated_values(ck), dtype=np.float64)[ci]
+    b = np.asarray(base.aggregated_values(bk), dtype=np.float64)[bi]
     ok = ~(np.isnan(c) | np.isnan(b))
     total = len(np.union1d(cq, bq))
     return c[ok], b[ok], int(total - ok.sum())
@@ -420,16 +428,25 @@ def _compared(
     (decided after the correction: :func:`_decide_ni`); and, when the interval of the
     difference was not computed (only a max_drop rule, which is decided without it, goes
     on without the statistics extra), a note that says so."""
+    from ranklens.comparison.scales import scale_of
     from ranklens.comparison.stats import mean_ci, paired_ttest
 
     n = len(c)
-    cm, bm = aggregate(c, how), aggregate(b, how)
+    # on the metric's own scale (ranklens.comparison.scales, as compare's): the values
+    # are its aggregates; the interval and the test read the per-query terms of that
+    # aggregate (logarithms for a geometric mean), mapped back to the values' units
+    sc = scale_of(how)
+    cm, bm = sc.value(c), sc.value(b)
+    d = sc.per_query(c) - sc.per_query(b)
     diff = cm - bm
     lo = hi = float("nan")
     no_ci = None
     if n >= 2:
         try:
-            lo, hi = mean_ci(c - b, ci, 1 - alpha, n_resamples, rng)
+            lo, hi = (
+                float(sc.as_difference(x, n, bm))
+                for x in mean_ci(d, ci, 1 - alpha, n_resamples, rng)
+            )
         except MissingDependencyError as exc:
             if rule.kind != "max_drop":  # the non-inferiority test needs the statistics
                 raise
@@ -466,7 +483,7 @@ def _compared(
         if n >= 2 and no_ci is None:  # else the verdict's note says it was not computed
             text += f"; {ci_text}"
         return RuleOutcome(rule, False, text, **fields), None, no_ci  # type: ignore[arg-type]
-    x = sign * (c - b) + rule.threshold
+    x = sign * d + sc.margin(rule.threshold, n, bm, sign)
     if n < 2:
         p = float("nan")
     elif np.all(x == x[0]):

@@ -104,13 +104,18 @@ class Rule:
         self._check_reachable(metric)
 
     def _check_reachable(self, metric: Any) -> None:
-        """Refuse a rule that can never pass or never fail, by the metric's declared
-        range (the catalogue's ``range``: ``ndcg`` is in [0, 1])."""
+        """Refuse a rule that can never pass or never fail, by the range of the metric's
+        summary (the catalogue's ``range``: ``ndcg`` is in [0, 1]; for values that are
+        logarithms, ``gm_map(values=log)``, the ``exp`` of it, as they are summarised)."""
         defn = metric.definition
-        rng = defn.value_range(metric.resolved_params())
+        params = metric.resolved_params()
+        rng = defn.value_range(params)
         if rng is None:
             return
         lo, hi = float(rng[0]), float(rng[1])
+        if defn.aggregate_for(params) == "expmean":
+            # per-query logarithms; the rule reads their summary, exp of their mean
+            lo, hi = math.exp(lo), math.exp(hi)
         t, width = self.threshold, hi - lo
         span = f"{self.metric} is in [{lo:g}, {hi:g}]"
         why = ""

@@ -39,6 +39,7 @@ from ranklens.ranking.engine import index_ahead
 
 __all__ = [
     "TABLE_FORMATS",
+    "implicit_qrels",
     "read_frame",
     "read_qrels",
     "read_run",
@@ -409,29 +410,145 @@ def read_qrels(
     doc: str | None = None,
     relevance: str | None = None,
     duplicates: str = "error",
+    implicit: bool | str = False,
 ) -> Qrels:
-    """Read qrels from any supported format (chosen by suffix unless ``format``)."""
+    """Read qrels from any supported format (chosen by suffix unless ``format``).
+
+    ``implicit``: held-out interactions of implicit feedback, a table of (query, doc)
+    rows without grades (``user_id,item_id``): every row is a relevant judgment of grade
+    1.  ``False`` (default) needs a grade column (named by ``relevance``, else one of
+    the usual names: ``relevance``, ``label``, ``rating``, ...); ``True`` reads the table
+    so, and refuses one with a grade column (its grades would be lost) or a TREC / JSON
+    qrels file (which holds grades); ``"auto"`` reads a table so when it has no grade
+    column (none named, none of the usual names), with a
+    :class:`~ranklens.RanklensWarning` saying so, and any other file as usual (what
+    the command line does).  Read so, a (query, doc) pair given on several rows is one
+    judgment (every row has grade 1, so each ``duplicates`` policy keeps the same one)
+    and a :class:`~ranklens.RanklensWarning` names how many rows were folded and the
+    1-based line of the first.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "held_out.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("user_id,item_id\\nu1,007\\nu1,42\\nu2,007\\n")
+    >>> read_qrels(path, implicit=True).to_dict()
+    {'u1': {'007': 1.0, '42': 1.0}, 'u2': {'007': 1.0}}
+    """
     fmt, _ = detect_format(path, format)
     name = str(path)
+    mode = _implicit_mode(implicit)
+    if mode == "yes" and fmt in ("trec", "json"):
+        raise InputError(
+            f"{name}: a {fmt.upper()} qrels file holds grades, and implicit=True reads a "
+            "table of (query, doc) rows without them (csv, tsv, parquet or jsonl); leave "
+            "implicit out to read the grades."
+        )
     if fmt == "trec":
         _no_columns_for_trec(name, query=query, doc=doc, relevance=relevance)
         return read_trec_qrels(path, duplicates=duplicates)
     with named_errors(name):
         if fmt == "json":
             return Qrels.from_dict(_read_json_dict(name))
-        cols, first = _read_table(
-            name,
-            fmt,
-            {
-                "query": (query, QUERY_NAMES, "query"),
-                "doc": (doc, DOC_NAMES, "doc"),
-                "relevance": (relevance, RELEVANCE_NAMES, "relevance"),
-            },
-        )
-        rel = _to_float(name, cols["relevance"], "relevance", first)
-        qrels = Qrels(cols["query"], cols["doc"], rel, duplicates=duplicates)
+        roles: Roles = {
+            "query": (query, QUERY_NAMES, "query"),
+            "doc": (doc, DOC_NAMES, "doc"),
+            "relevance": (relevance, RELEVANCE_NAMES, "relevance"),
+        }
+        names: dict[str, str] = {}
+
+        def pick(columns: list[str]) -> dict[str, str]:
+            graded = _grade_column(columns, relevance)
+            if mode == "yes" and graded is not None:
+                raise InputError(
+                    f"column {graded!r} holds grades, and implicit=True would read every "
+                    "row as grade 1 and lose them; leave implicit out to read them."
+                )
+            wanted = dict(roles)
+            if mode == "yes" or (mode == "auto" and graded is None):
+                del wanted["relevance"]
+            names.update(pick_roles(name, columns, wanted))
+            return names
+
+        table, first = read_table(name, fmt, pick, text=("query", "doc"))
+        cols = {role: table.column(n) for role, n in names.items()}
+        if "relevance" not in cols:
+            if mode == "auto":
+                warnings.warn(
+                    f"{name} has no relevance column: every row is a relevant document of "
+                    "grade 1 (implicit feedback; a pair given several times is one "
+                    "judgment); pass relevance=<column name> to read grades.",
+                    RanklensWarning,
+                    stacklevel=user_stacklevel(),
+                )
+            qrels = implicit_qrels(name, cols["query"], cols["doc"], first, duplicates)
+        else:
+            rel = _to_float(name, cols["relevance"], "relevance", first)
+            qrels = Qrels(cols["query"], cols["doc"], rel, duplicates=duplicates)
         index_ahead(qrels)  # a large qrels: its judgment index is built while the run is read
         return qrels
+
+
+def _implicit_mode(implicit: Any) -> str:
+    """``implicit=`` as ``no``, ``yes`` or ``auto`` (anything else refused)."""
+    if implicit is False:
+        return "no"
+    if implicit is True:
+        return "yes"
+    if implicit == "auto":
+        return "auto"
+    raise InputError(f"implicit must be False, True or 'auto', got {implicit!r}.")
+
+
+def _grade_column(columns: list[str], relevance: str | None) -> str | None:
+    """The table's grade column: the one named (``relevance``), else the first of the
+    usual names present (case-insensitively), else None."""
+    if relevance is not None:
+        return relevance
+    lower = {c.lower(): c for c in columns}
+    return next((lower[n] for n in RELEVANCE_NAMES if n in lower), None)
+
+
+def implicit_qrels(
+    path: str,
+    query: Any,
+    doc: Any,
+    first: int | np.ndarray,
+    duplicates: str = "error",
+) -> Qrels:
+    """Judgments of implicit feedback: every (query, doc) row of a table a relevant
+    document of grade 1, a pair given on several rows one judgment.  The folded rows
+    are reported by a :class:`~ranklens.RanklensWarning` naming their number and the
+    1-based line of the first (``first``: the file line of the first row, or every
+    row's line); ``duplicates`` is checked to be a known policy, and every policy
+    keeps the same judgment (all grades are 1)."""
+    from ranklens._shared.duplicates import DUPLICATE_POLICIES, format_pairs
+    from ranklens._shared.sorting import pair_index
+
+    if duplicates not in DUPLICATE_POLICIES:
+        raise InputError(
+            f"{path}: duplicates={duplicates!r} is not a known policy; use "
+            f"{', '.join(map(repr, DUPLICATE_POLICIES[:-1]))} or {DUPLICATE_POLICIES[-1]!r}."
+        )
+    n = len(query)
+    qrels = Qrels(query, doc, np.ones(n), duplicates="first")
+    folded = qrels.dropped_duplicates
+    if folded:
+        q = query.combine_chunks() if isinstance(query, pa.ChunkedArray) else query
+        d = doc.combine_chunks() if isinstance(doc, pa.ChunkedArray) else doc
+        row = int(pair_index(q, d).dup_rows.min())  # the first row repeating an earlier one
+        if isinstance(first, np.ndarray):
+            where = f"line {int(first[row])}"
+        else:  # Parquet has no lines (first is 0): its row
+            where = f"line {first + row}" if first > 0 else f"row {row + 1}"
+        warnings.warn(
+            f"{path}: {folded} row(s) repeat the (query, doc) pair of an earlier row and "
+            "were folded into its judgment (implicit feedback, grade 1); the first is "
+            f"{where}, {format_pairs(q, d, np.array([row]))}.",
+            RanklensWarning,
+            stacklevel=user_stacklevel(),
+        )
+    return qrels
 
 
 def _no_columns_for_trec(path: str, **columns: str | None) -> None:

@@ -41,12 +41,24 @@ def partial_aggregate(values: np.ndarray, how: str) -> tuple[int, float]:
     logarithms, floored at ``GM_FLOOR``, for ``gmean``).  The parts of several batches
     add up (counts exactly, sums to rounding)."""
     how, keep_nan = _base(how)
-    v = values if keep_nan else values[~np.isnan(values)]
-    if how == "gmean":
-        v = np.log(np.maximum(v, GM_FLOOR))
+    v = summands(values if keep_nan else values[~np.isnan(values)], how)
     # added one after another in query order, as trec_eval adds them: numpy's pairwise
     # sum can round a mean that lies halfway between two printed decimals the other way
     return int(v.size), float(np.add.accumulate(v)[-1]) if v.size else 0.0
+
+
+def summands(values: np.ndarray, how: str) -> np.ndarray:
+    """The per-query terms that the aggregate ``how`` averages or adds: the values
+    themselves, or for ``gmean`` their logarithms with trec_eval's floor,
+    ``log(max(v, GM_FLOOR))`` (an ``expmean`` metric's values are logarithms already).
+    Paired comparisons test these (:mod:`ranklens.comparison.scales`).
+
+    >>> summands(np.array([0.5, 0.0]), "gmean").round(4).tolist()
+    [-0.6931, -11.5129]
+    """
+    if _base(how)[0] == "gmean":
+        return np.log(np.maximum(values, GM_FLOOR))
+    return values
 
 
 def finish_aggregate(count: int, total: float, how: str) -> float:
@@ -95,7 +107,14 @@ class Result:
 
     def __getitem__(self, metric: str) -> float:
         key = self._key(metric)
-        return aggregate(self.summary_values.get(key, self.values[key]), self.aggregation(key))
+        return aggregate(self.aggregated_values(key), self.aggregation(key))
+
+    def aggregated_values(self, metric: str) -> np.ndarray:
+        """The per-query values that ``metric``'s aggregate reads (one per query, in
+        :attr:`query_ids` order): its per-query values, or where the summary reads
+        others (``num_rel(summary=trec)`` under ``missing='zero'``) those."""
+        key = self._key(metric)
+        return self.summary_values.get(key, self.values[key])
 
     def aggregation(self, metric: str) -> str:
         """How ``metric``'s per-query values aggregate under this result's conventions

@@ -116,8 +116,18 @@ def evaluate_files(
         judged, qrels_bytes = qrels, len(qrels) * QRELS_ROW
     else:
         qrels_bytes = qrels_memory(qrels, memory)
-        columns = {} if trec_qrels else dict(query=query, doc=doc, relevance=relevance)
-        judged = read_qrels(qrels, format=qrels_format, duplicates=duplicates, **columns)
+        judged = (
+            read_qrels(qrels, format=qrels_format, duplicates=duplicates)
+            if trec_qrels
+            else read_qrels(
+                qrels,
+                format=qrels_format,
+                duplicates=duplicates,
+                query=query,
+                doc=doc,
+                relevance=relevance,
+            )
+        )
     if fmt == "trec":
         query = doc = score = rank = None  # the names are the qrels table's
     fits = fits_in_memory(run, budget, qrels_bytes, fmt)

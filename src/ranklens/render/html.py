@@ -276,7 +276,7 @@ def _single(
 
 def _summary_compared(cmp: Any) -> str:
     """compare's own table, and every test against the baseline."""
-    from ranklens.render.comparison import comparison_table
+    from ranklens.render.comparison import aggregate_notes, comparison_table
 
     rows: list[list[Cell | str]] = []
     for p in cmp.pairs:
@@ -285,7 +285,7 @@ def _summary_compared(cmp: Any) -> str:
                 p.system,
                 p.metric,
                 Cell(
-                    number(p.mean_diff),
+                    ("ratio " if p.contrast == "ratio" else "") + number(p.mean_diff),
                     small=f"[{number(p.diff_ci_low)}, {number(p.diff_ci_high)}]",
                 ),
                 percent(p.relative),
@@ -317,7 +317,8 @@ def _summary_compared(cmp: Any) -> str:
         notes=[
             f"* significant at alpha {cmp.alpha:g} after the "
             f"{cmp.correction} correction; W/T/L: queries won, tied and lost "
-            "against the baseline."
+            "against the baseline.",
+            *aggregate_notes(cmp.aggregates),
         ],
     )
     return (
@@ -330,27 +331,33 @@ def _summary_compared(cmp: Any) -> str:
 def _summary_single(
     system: System, names: list[str], ci: str, alpha: float, n_resamples: int, seed: Any
 ) -> tuple[str, str]:
-    """Means and intervals of one run (no test: nothing to compare with)."""
+    """Values and intervals of one run (no test: nothing to compare with); a value is
+    the metric's own aggregate, its interval on that scale (as compare's)."""
+    from ranklens.comparison.scales import scale_of
     from ranklens.comparison.stats import mean_ci
+    from ranklens.render.comparison import aggregate_notes
 
     res = system.result
     row: list[Cell | str] = [system.name]
     counts = []
     for m in names:
-        v = np.asarray(res.values[m], dtype=np.float64)
-        v = v[~np.isnan(v)]
+        sc = scale_of(res.aggregation(m))
+        v = np.asarray(res.aggregated_values(m), dtype=np.float64)
+        v = sc.per_query(v[~np.isnan(v)])
         counts.append(v.size)
-        if res.parsed[m].definition.aggregate != "mean":  # a sum or a geometric mean
-            row.append(Cell(number(res[m])))
-            continue
         lo, hi = (
             mean_ci(v, ci, 1.0 - alpha, n_resamples, seed)
             if v.size
             else (float("nan"), float("nan"))
         )
+        lo, hi = (float(x) for x in sc.from_mean([lo, hi], v.size))
         row.append(Cell(number(res[m]), small=f"[{number(lo)}, {number(hi)}]"))
     level = f"{1.0 - alpha:.0%} {ci} intervals over {max(counts, default=0)} queries"
-    table = Table(["run", *names], [row], notes=[f"Mean [{level}]; one run, so no test."])
+    notes = [
+        f"Value [{level}]; one run, so no test.",
+        *aggregate_notes({m: res.aggregation(m) for m in names}),
+    ]
+    table = Table(["run", *names], [row], notes=notes)
     return to_html(table), f"one run; {level}."
 
 

@@ -58,6 +58,7 @@ def per_query_section(systems: list[System], metrics: list[str], cmp: Any) -> st
     ``w``/``l``/``t`` as compare counts wins, losses and ties, ``-`` where either
     value is missing or undefined), and the biggest wins and losses of every run on
     every metric (``cmp`` is the :class:`~ranklens.Comparison`, None for one run)."""
+    from ranklens.comparison.scales import scale_of
     from ranklens.comparison.systems import TIE_TOLERANCE
 
     union, present, values = _aligned(systems, metrics)
@@ -84,7 +85,10 @@ def per_query_section(systems: list[System], metrics: list[str], cmp: Any) -> st
             both = present[r] & present[base]
             d = values[m][r] - values[m][base]
             deltas.append(_shown(d, both))
-            code = np.where(d > TIE_TOLERANCE, "w", np.where(d < -TIE_TOLERANCE, "l", "t"))
+            # counted on the terms compare tests (a geometric mean's floored logarithms)
+            sc = scale_of(cmp.aggregates.get(m, "mean"))
+            t = sc.per_query(values[m][r]) - sc.per_query(values[m][base])
+            code = np.where(t > TIE_TOLERANCE, "w", np.where(t < -TIE_TOLERANCE, "l", "t"))
             outcomes.append("".join(np.where(both & ~np.isnan(d), code, "-").tolist()))
             tops.append(
                 (
