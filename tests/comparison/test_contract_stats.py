@@ -535,6 +535,19 @@ ONLINE_STATS_SPECS: dict[str, Spec] = {
         ),
         check=_check_srm,
     ),
+    "ranklens.online.stats.sign_test": Spec(
+        ost.sign_test,
+        lambda rng: {
+            "wins": rng.integers(0, 30, size=5),
+            "losses": rng.integers(0, 30, size=5),
+        },
+        strict=("wins", "losses"),
+        impossible=(
+            ({"wins": [-1, 2]}, r"wins"),
+            ({"losses": [1.5, 2]}, r"losses"),
+        ),
+        check=lambda r, kw: bool(np.all((r >= 0) & (r <= 1) | np.isnan(r))),
+    ),
 }
 
 
