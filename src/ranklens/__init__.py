@@ -48,10 +48,10 @@ if TYPE_CHECKING:  # for type checkers and readers; at run time they come from _
         precision_recall_curve,
     )
     from ranklens.ranking.data import Qrels, Run
-    from ranklens.ranking.intents import DiversityQrels
     from ranklens.ranking.evaluation import Result, evaluate
     from ranklens.ranking.evaluator import Evaluator
     from ranklens.ranking.files import evaluate_files
+    from ranklens.ranking.intents import DiversityQrels
     from ranklens.render.html import html_report
 
 # Every public name but the exception types is imported on first use, from its module

@@ -25,7 +25,13 @@ import pyarrow.csv as pacsv
 from ranklens._shared.columns import scores_from_ranks
 from ranklens._shared.files import atomic_path
 from ranklens._shared.frames import pick_column
-from ranklens.errors import FormatError, InputError, RanklensWarning, user_stacklevel
+from ranklens.errors import (
+    DuplicateError,
+    FormatError,
+    InputError,
+    RanklensWarning,
+    user_stacklevel,
+)
 from ranklens.io._files import (
     check_readable,
     detect_format,
@@ -409,13 +415,51 @@ def read_qrels(
     doc: str | None = None,
     relevance: str | None = None,
     duplicates: str = "error",
+    intents: bool = False,
+    intent: str | None = None,
+    weights: Any = None,
 ) -> Qrels:
-    """Read qrels from any supported format (chosen by suffix unless ``format``)."""
+    """Read qrels from any supported format (chosen by suffix unless ``format``).
+
+    ``intents=True``: diversity qrels, judged per intent (TREC ``query intent doc
+    relevance``, or a table with an intent column, named by ``intent`` or found by its
+    name), read as a :class:`~ranklens.DiversityQrels` whose intent weights are
+    ``weights`` (a weights file, a mapping or a table; None: uniform); see
+    :mod:`ranklens.io.diversity`.  A repeated (query, intent, doc) is an error."""
+    if intents or intent is not None or weights is not None:
+        from ranklens.io.diversity import read_diversity_qrels
+
+        if duplicates != "error":
+            raise InputError(
+                f"{path}: duplicates={duplicates!r} does not apply to diversity qrels, where "
+                "a (query, doc) pair has one row per intent; a repeated (query, intent, "
+                "doc) is an error."
+            )
+        return read_diversity_qrels(
+            path,
+            format=format,
+            query=query,
+            intent=intent,
+            doc=doc,
+            relevance=relevance,
+            weights=weights,
+        )
     fmt, _ = detect_format(path, format)
     name = str(path)
     if fmt == "trec":
         _no_columns_for_trec(name, query=query, doc=doc, relevance=relevance)
-        return read_trec_qrels(path, duplicates=duplicates)
+        try:
+            return read_trec_qrels(path, duplicates=duplicates)
+        except DuplicateError as exc:
+            from ranklens.io.diversity import intent_column_used
+
+            if intent_column_used(path):  # the second column is not all 0: intents
+                raise DuplicateError(
+                    f"{exc} The second column is not all 0: if it holds intents (TREC "
+                    "diversity qrels, query intent doc relevance), pass intents=True "
+                    "(command line: --qrels-format diversity)."
+                ) from None
+            raise
     with named_errors(name):
         if fmt == "json":
             return Qrels.from_dict(_read_json_dict(name))

@@ -1042,6 +1042,9 @@ _DIVERSITY: tuple[MetricDef, ...] = tuple(
     )
 )
 
+#: The intent-aware metrics (they read a DiversityQrels' intents).
+INTENT_AWARE = frozenset(d.name for d in _DIVERSITY)
+
 RANKING = tuple(replace(d, vector_k=d.name in _VECTOR_K) for d in _RANKING + _DIVERSITY)
 
 # --------------------------------------------------------------------------- other families

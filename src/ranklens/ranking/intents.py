@@ -221,7 +221,7 @@ class DiversityQrels(Qrels):
         )
 
     @classmethod
-    def from_dict(  # type: ignore[override]
+    def from_dict(
         cls,
         data: Mapping[Any, Mapping[Any, Mapping[Any, Any]]],
         *,

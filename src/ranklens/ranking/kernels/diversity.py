@@ -155,8 +155,8 @@ def _from_intents(prep: Prepared, thr: float, weights: str) -> _Judged:
     use = slot_seg_all >= 0
     dense = np.cumsum(use) - 1  # slot -> dense index among the evaluated queries' slots
     slot_seg = slot_seg_all[use]
-    uniform = weights == "uniform" or table.slot_weight is None
-    slot_w = np.ones(len(slot_seg)) if uniform else table.slot_weight[use]
+    given = table.slot_weight
+    slot_w = np.ones(len(slot_seg)) if weights == "uniform" or given is None else given[use]
     # the qrels' relevant intent rows (every judged document of the evaluated queries)
     rel_rows = _relevant(table.grade, thr)
     rel_rows &= use[table.slot]
