@@ -28,8 +28,11 @@ every metric but ``nNRBP``, which is 0/0 (NaN, ndeval prints ``nan``; the
 ``undefined`` convention); a run query without judgments is skipped and a judged
 query absent from the run is left out (``missing='skip'``; ndeval ``-c`` is
 ``missing='zero'``); ``-M depth`` is the ``depth`` convention; ``-traditional``
-(score descending, then doc id descending) is ``ties='trec'`` and ndeval's default
-(the run's rank column) is ``ties='input'`` on rows in rank order.  One difference:
+(score descending, then doc id descending) is ``ties='trec'``, and ndeval's default
+order (the run's rank column) is that of a run whose scores are ``-rank``
+(:meth:`Run.from_frame` ``rank=``).  ndeval prints a row of zeros for a run query
+without judgments and leaves it out of its mean; here it is left out (or scored 0
+and counted, ``unjudged='zero'``).  One difference:
 ndeval leaves its ``ERR-IA@1`` and ``alpha-DCG@1`` un-normalised (its loop
 normalising them starts at rank 2), here every cutoff is normalised.
 """
@@ -513,10 +516,11 @@ def nrbp(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 def nnrbp(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     """NRBP over that of the greedy ideal ranking (ndeval ``nNRBP``).
 
-    ``nNRBP = sum_i s_i beta^{i-1} / sum_i s*_i beta^{i-1}``; a query without a
-    relevant judgment divides 0 by 0, as does every query at ``alpha=0, beta=1``
-    (where every NRBP is 0): NaN, or 0 under ``undefined='zero'`` (ndeval prints
-    ``nan``).  Clarke, Kolla & Vechtomova, ICTIR 2009.
+    ``nNRBP = sum_i s_i beta^{i-1} / sum_i s*_i beta^{i-1}``; a ranking of a query
+    without a relevant judgment divides 0 by 0, as does every ranking at ``alpha=0,
+    beta=1`` (where every NRBP is 0): NaN, or 0 under ``undefined='zero'`` (ndeval
+    prints ``nan``); a query absent from the run that ``missing='zero'`` scores is 0
+    (ndeval ``-c``).  Clarke, Kolla & Vechtomova, ICTIR 2009.
 
     >>> import ranklens
     >>> qrels = ranklens.DiversityQrels.from_dict({"q": {"1": {"a": 1}, "2": {"b": 1}}})
@@ -532,11 +536,13 @@ def nnrbp(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     decay = _decay(beta, int(ir.max(initial=0)) + 1)
     den = _per_query(prep.n_queries, iq, ig * decay[ir])
     out = _ratio(num, den)
-    out[j.total_w <= 0] = undefined_value(prep)
+    # 0/0 on a ranking (ndeval computes nothing for a query absent from the run: 0)
+    ranked = np.ones(prep.n_queries, dtype=bool) if prep.in_run is None else prep.in_run
+    out[(j.total_w <= 0) & ranked] = undefined_value(prep)
     if 1.0 - (1.0 - float(params["alpha"])) * beta == 0.0:
         # alpha = 0 and beta = 1: NRBP's factor (1 - (1 - alpha) beta) is 0, so is
         # every NRBP, and ndeval's ratio of them is 0/0
-        out[:] = undefined_value(prep)
+        out[ranked] = undefined_value(prep)
     return out
 
 
