@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import warnings
@@ -166,9 +167,7 @@ def test_ndeval_cases_cover_what_the_fixture_promises() -> None:
     # ties in scores, and a rank column that disagrees with the scores
     rows = read_run(DIV / "main.run")
     assert len({(r[0], r[3]) for r in rows}) < len(rows)
-    assert any(
-        (a[2] < b[2]) != (a[3] > b[3]) for a, b in zip(rows, rows[1:], strict=False) if a[0] == b[0]
-    )
+    assert any((a[2] < b[2]) != (a[3] > b[3]) for a, b in itertools.pairwise(rows) if a[0] == b[0])
 
 
 @pytest.mark.parametrize("case", ["traditional", "c", "M5", "alpha_beta"])
