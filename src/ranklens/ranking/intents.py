@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy, to_numpy
-from ranklens._shared.columns import as_float_column, as_id_column
+from ranklens._shared.columns import as_float_column, as_id_column, text_order
 from ranklens._shared.frames import columns_from_frame
 from ranklens.errors import DuplicateError, InputError
 from ranklens.ranking.data import Qrels
@@ -80,10 +80,26 @@ def _changes(*cols: np.ndarray) -> np.ndarray:
 
 
 def _codes(arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
-    """Distinct strings in byte order and each row's index into them."""
-    uniq = pc.unique(arr)
-    uniq = uniq.take(pc.array_sort_indices(uniq))
-    return uniq, to_numpy(pc.index_in(arr, value_set=uniq)).astype(np.int64)
+    """Distinct ids (large strings) in byte order and each row's index into them: one
+    hash pass (a dictionary-encoded column: its own codes) and a sort of the distinct
+    ids."""
+    enc = arr if pa.types.is_dictionary(arr.type) else pc.dictionary_encode(arr)
+    if isinstance(enc, pa.ChunkedArray):
+        enc = enc.combine_chunks()
+    values = _text(enc.dictionary)
+    order = text_order(values)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return values.take(from_numpy(order)), rank[to_numpy(enc.indices).astype(np.int64)]
+
+
+def _sort_rows(
+    qc: np.ndarray, dc: np.ndarray, ic: np.ndarray, nq: int, nd: int, ni: int
+) -> np.ndarray:
+    """The rows by (query, doc, intent) code: one sort of packed keys where they fit."""
+    if max(nq, 1) * max(nd, 1) * max(ni, 1) < 2**62:
+        return np.argsort((qc * max(nd, 1) + dc) * max(ni, 1) + ic)
+    return np.lexsort((ic, dc, qc))
 
 
 class DiversityQrels(Qrels):
@@ -113,9 +129,9 @@ class DiversityQrels(Qrels):
         name: str | None = None,
     ) -> None:
         what = type(self).__name__
-        q = _text(as_id_column(query, f"{what} query column"))
-        i = _text(as_id_column(intent, f"{what} intent column"))
-        d = _text(as_id_column(doc, f"{what} doc column"))
+        q = as_id_column(query, f"{what} query column")
+        i = as_id_column(intent, f"{what} intent column")
+        d = as_id_column(doc, f"{what} doc column")
         v = as_float_column(relevance, f"{what} relevance column")
         if not (len(q) == len(i) == len(d) == len(v)):
             raise InputError(
@@ -133,7 +149,7 @@ class DiversityQrels(Qrels):
         uq, qc = _codes(q)
         ud, dc = _codes(d)
         ui, ic = _codes(i)
-        order = np.lexsort((ic, dc, qc))  # by query, doc (byte order), intent
+        order = _sort_rows(qc, dc, ic, len(uq), len(ud), len(ui))  # query, doc, intent
         qs, ds, is_ = qc[order], dc[order], ic[order]
         dup = ~_changes(qs, ds, is_)
         if dup.any():
@@ -149,16 +165,24 @@ class DiversityQrels(Qrels):
         grades = v[order]
         collapsed = np.maximum.reduceat(grades, starts) if len(starts) else np.zeros(0, np.float64)
         super().__init__(
-            uq.take(from_numpy(qs[starts])),
+            pa.DictionaryArray.from_arrays(from_numpy(qs[starts].astype(np.int32)), uq),
             ud.take(from_numpy(ds[starts])),
             np.ascontiguousarray(collapsed, dtype=np.float64),
             name=name,
         )
         # (query, intent) slots, sorted by query then intent id
-        slot_key = qs * max(len(ui), 1) + is_
-        slots, slot_of = np.unique(slot_key, return_inverse=True)
-        slot_q = slots // max(len(ui), 1)
-        slot_i = slots % max(len(ui), 1)
+        ni = max(len(ui), 1)
+        slot_key = qs * ni + is_
+        if len(uq) * ni <= 4 * len(slot_key) + 1024:  # a dense table of the pairs
+            used = np.zeros(len(uq) * ni, dtype=bool)
+            used[slot_key] = True
+            slots = np.flatnonzero(used)
+            dense = np.cumsum(used) - 1
+            slot_of = dense[slot_key]
+        else:
+            slots, slot_of = np.unique(slot_key, return_inverse=True)
+        slot_q = slots // ni
+        slot_i = slots % ni
         # the rows come sorted by (query, doc): a query's rows are in doc id order
         row_q = qs[starts]
         first_row = np.searchsorted(row_q, row_q, side="left")

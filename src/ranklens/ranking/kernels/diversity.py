@@ -209,12 +209,22 @@ def _decay(base: float, n: int) -> np.ndarray:
 
 def _rank_gains(prep: Prepared, params: dict[str, Any], depth: int | None) -> tuple[Any, ...]:
     """The novelty gain ``s_i`` of every ranked document within ``depth`` (None: all),
-    as (flat position, query, 0-based rank, gain) of the documents with a relevant
-    intent, in rank order."""
+    as (query, 0-based rank, gain) of the documents with a relevant intent, in rank
+    order (computed once for every rank, kept per alpha, threshold and weights)."""
+    key = ("rank_gains", _threshold(prep, params), params.get("weights"), float(params["alpha"]))
+    if key not in prep._memo:
+        prep._memo[key] = _all_rank_gains(prep, params)
+    seg, rank, s = prep._memo[key]
+    if depth is None:
+        return seg, rank, s
+    keep = rank < depth
+    return seg[keep], rank[keep], s[keep]
+
+
+def _all_rank_gains(prep: Prepared, params: dict[str, Any]) -> tuple[np.ndarray, ...]:
     j = _judged(prep, params)
     alpha = float(params["alpha"])
-    keep = slice(None) if depth is None else j.rank < depth
-    pos, slot = j.pos[keep], j.slot[keep]
+    pos, slot = j.pos, j.slot
     # c_ij: the earlier relevant documents of the same intent (pairs by intent, rank)
     by_slot = np.lexsort((pos, slot))
     s_sorted = slot[by_slot]
@@ -232,7 +242,7 @@ def _rank_gains(prep: Prepared, params: dict[str, Any], depth: int | None) -> tu
     new[1:] = pos[1:] != pos[:-1]
     upos = pos[new]
     s = np.bincount(np.cumsum(new) - 1, weights=g, minlength=len(upos))
-    return upos, prep.seg[upos], prep.pos[upos], s
+    return prep.seg[upos], prep.pos[upos], s
 
 
 def _discount(rank: np.ndarray) -> np.ndarray:
@@ -246,14 +256,19 @@ def _discount(rank: np.ndarray) -> np.ndarray:
 def _ideal(prep: Prepared, params: dict[str, Any], depth: int | None) -> tuple[Any, ...]:
     """The greedy ideal ranking's gains: (query, 0-based rank, gain) of its first
     ``depth`` documents (None: every document with a gain), ranks ascending within each
-    query (kept per alpha, threshold, weights and depth)."""
+    query.  The whole ideal ranking is searched once per alpha, threshold and weights
+    (the cutoffs and NRBP read it; its tail costs little, the queries' rankings
+    running out one after another)."""
     j = _judged(prep, params)
     alpha = float(params["alpha"])
-    key = ("ideal_ia", _threshold(prep, params), params.get("weights"), alpha, depth)
+    key = ("ideal_ia", _threshold(prep, params), params.get("weights"), alpha)
     if key not in prep._memo:
-        prep._memo[key] = _greedy(j, 1.0 - alpha, depth)
-    out: tuple[Any, ...] = prep._memo[key]
-    return out
+        prep._memo[key] = _greedy(j, 1.0 - alpha, None)
+    q, r, g = prep._memo[key]
+    if depth is None:
+        return q, r, g
+    keep = r < depth
+    return q[keep], r[keep], g[keep]
 
 
 def _greedy(j: _Judged, keep: float, depth: int | None) -> tuple[np.ndarray, ...]:
@@ -301,7 +316,14 @@ def _greedy(j: _Judged, keep: float, depth: int | None) -> tuple[np.ndarray, ...
     if multi_q.any():
         pm = multi_q[j.cand_seg]
         q, rr, g = _greedy_search(
-            doc_id[pm], j.cand_rank[pm], j.cand_slot[pm], j.cand_seg[pm], j.slot_w, keep, depth
+            doc_id[pm],
+            j.cand_rank[pm],
+            j.cand_slot[pm],
+            j.cand_seg[pm],
+            j.slot_w,
+            j.slot_seg,
+            keep,
+            depth,
         )
         segs.append(q)
         ranks.append(rr)
@@ -321,40 +343,113 @@ def _greedy_search(
     slot: np.ndarray,
     seg: np.ndarray,
     slot_w: np.ndarray,
+    slot_seg: np.ndarray,
     keep: float,
     depth: int | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The greedy search over the (doc, intent) pairs of some queries (pairs sorted by
-    query, doc, intent): one vectorised step per rank."""
+    """The greedy search over the relevant (doc, intent) pairs of some queries (sorted
+    by query, doc, intent): one vectorised step per rank, all queries at once.
+
+    The documents of a query relevant to the same intents always gain alike, so they
+    form one candidate (a *class*) that the greedy takes from, greatest doc id first,
+    until it is empty: the search reads classes, not documents (ndeval's ties to the
+    greatest doc id are those of the classes' next documents)."""
     gain = slot_w.astype(np.float64).copy()  # each intent's current gain w keep^c
+    # documents: their query, rank among the query's doc ids, intent set
+    new = np.ones(len(doc), dtype=bool)
+    new[1:] = doc[1:] != doc[:-1]
+    first_pair = np.flatnonzero(new)
+    dseg, drank = seg[first_pair], doc_rank[first_pair]
+    local = slot - np.searchsorted(slot_seg, seg)  # intent index within its query
+    wide = local >= 63  # more intents than a bit mask holds: no grouping there
+    bits = np.left_shift(np.uint64(1), np.minimum(local, 62).astype(np.uint64))
+    mask = np.bitwise_or.reduceat(bits, first_pair) if len(first_pair) else bits[:0]
+    alone = np.zeros(len(first_pair), dtype=np.int64)
+    if wide.any():
+        wide_doc = np.zeros(len(first_pair), dtype=bool)
+        wide_doc[np.searchsorted(first_pair, np.flatnonzero(wide), side="right") - 1] = True
+        alone[wide_doc] = np.flatnonzero(wide_doc) + 1
+    # classes: (query, intent set), members by rank descending: one sort of packed keys
+    _, mcode = np.unique(mask, return_inverse=True)
+    mcode = mcode.reshape(-1).astype(np.int64)
+    if wide.any():  # each document of such a query is a class of its own
+        mcode = np.where(alone > 0, int(mcode.max(initial=0)) + alone, mcode)
+    n_codes = int(mcode.max(initial=0)) + 1
+    top_rank = int(drank.max(initial=0)) + 1
+    if (int(dseg.max(initial=0)) + 1) * n_codes * top_rank < 2**62:
+        by_class = np.argsort((dseg * n_codes + mcode) * top_rank + (top_rank - 1 - drank))
+    else:
+        by_class = np.lexsort((-drank, mcode, dseg))
+    cs, cm = dseg[by_class], mcode[by_class]
+    head = np.ones(len(by_class), dtype=bool)
+    head[1:] = (cs[1:] != cs[:-1]) | (cm[1:] != cm[:-1])
+    cls_start = np.flatnonzero(head)
+    cls_size = np.diff(np.append(cls_start, len(by_class)))
+    member_rank = drank[by_class]
+    cseg = cs[cls_start]
+    taken = np.zeros(len(cls_start), dtype=np.int64)
+    rep_rank = member_rank[cls_start]
+    # each class's intents: those of its first document (pairs by class, then intent)
+    rep_doc = by_class[cls_start]
+    n_pairs = np.diff(np.append(first_pair, len(doc)))[rep_doc]
+    pair_cls = np.repeat(np.arange(len(cls_start)), n_pairs)
+    at = np.repeat(first_pair[rep_doc] - np.cumsum(n_pairs) + n_pairs, n_pairs)
+    pslot = slot[at + np.arange(len(at))]
     out_q: list[np.ndarray] = []
     out_g: list[np.ndarray] = []
     out_r: list[np.ndarray] = []
+    dead = np.zeros(len(cseg), dtype=bool)  # emptied, or of a query that is done
+    n_dead = 0
     step = 0
-    while len(doc) and (depth is None or step < depth):
-        # each candidate's gain: its intents' gains added one after another
-        new = np.ones(len(doc), dtype=bool)
-        new[1:] = doc[1:] != doc[:-1]
-        starts = np.flatnonzero(new)
-        gid = np.cumsum(new) - 1
-        score = np.bincount(gid, weights=gain[slot], minlength=len(starts))
-        dseg = seg[starts]
-        drank = doc_rank[starts]
-        qstart = np.flatnonzero(np.r_[True, dseg[1:] != dseg[:-1]])
+    qstart = qid = pair_start = np.zeros(0, dtype=np.int64)
+    fresh = True
+    while len(cseg) and (depth is None or step < depth):
+        n = len(cseg)
+        if fresh:  # the query blocks and each class's pairs, after a compaction
+            qnew = np.ones(n, dtype=bool)
+            np.not_equal(cseg[1:], cseg[:-1], out=qnew[1:])
+            qstart = np.flatnonzero(qnew)
+            qid = np.cumsum(qnew) - 1
+            pair_start = np.searchsorted(pair_cls, np.arange(n + 1))
+            fresh = False
+        # each class's gain: its intents' gains added one after another
+        score = np.bincount(pair_cls, weights=gain[pslot], minlength=n)
+        if n_dead:
+            score[dead] = -1.0
         best = np.maximum.reduceat(score, qstart)
-        qid = np.cumsum(np.r_[True, dseg[1:] != dseg[:-1]]) - 1
         cand = score == best[qid]
-        top = np.maximum.reduceat(np.where(cand, drank, -1), qstart)
-        chosen = cand & (drank == top[qid])
+        top = np.maximum.reduceat(np.where(cand, rep_rank, -1), qstart)
+        chosen = np.flatnonzero(cand & (rep_rank == top[qid]))
         live = best > 0  # a query whose best gain is 0 is done
-        out_q.append(dseg[qstart][live])
+        out_q.append(cseg[qstart][live])
         out_g.append(best[live])
         out_r.append(np.full(int(live.sum()), step, dtype=np.int64))
-        chosen_pairs = chosen[gid]
-        gain[slot[chosen_pairs]] *= keep
-        stay = ~chosen_pairs & live[qid][gid]
-        doc, doc_rank, slot, seg = doc[stay], doc_rank[stay], slot[stay], seg[stay]
         step += 1
+        if not live.any():
+            break
+        # the chosen classes (one per live query) give a document and decay its intents
+        chosen = chosen[live[qid[chosen]]]
+        lo, hi = pair_start[chosen], pair_start[chosen + 1]
+        cnt = hi - lo
+        gain[pslot[np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(int(cnt.sum()))]] *= keep
+        taken[chosen] += 1
+        more = chosen[taken[chosen] < cls_size[chosen]]
+        rep_rank[more] = member_rank[cls_start[more] + taken[more]]
+        empty = chosen[taken[chosen] >= cls_size[chosen]]
+        dead[empty] = True
+        if not live.all():
+            dead |= ~live[qid]
+        n_dead = int(dead.sum())
+        if n_dead > n // 4:  # compact: leave out the dead classes and their pairs
+            kept = ~dead
+            stay = kept[pair_cls]
+            pair_cls = (np.cumsum(kept) - 1)[pair_cls[stay]]
+            pslot = pslot[stay]
+            cseg, rep_rank = cseg[kept], rep_rank[kept]
+            taken, cls_size, cls_start = taken[kept], cls_size[kept], cls_start[kept]
+            dead = np.zeros(len(cseg), dtype=bool)
+            n_dead = 0
+            fresh = True
     if not out_q:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     return np.concatenate(out_q), np.concatenate(out_r), np.concatenate(out_g)
@@ -409,7 +504,7 @@ def alpha_dcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     True
     """
     kk = _cutoff(k)
-    _, seg, rank, s = _rank_gains(prep, params, kk)
+    seg, rank, s = _rank_gains(prep, params, kk)
     num = _per_query(prep.n_queries, seg, s * _discount(rank))
     j = _judged(prep, params)
     den = _ideal_ideal(j.total_w, 1.0 - float(params["alpha"]), kk, "dcg")
@@ -434,7 +529,7 @@ def alpha_ndcg(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     True
     """
     kk = _cutoff(k)
-    _, seg, rank, s = _rank_gains(prep, params, kk)
+    seg, rank, s = _rank_gains(prep, params, kk)
     num = _per_query(prep.n_queries, seg, s * _discount(rank))
     iq, ir, ig = _ideal(prep, params, kk)
     den = _per_query(prep.n_queries, iq, ig * _discount(ir))
@@ -457,7 +552,7 @@ def err_ia(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     0.6
     """
     kk = _cutoff(k)
-    _, seg, rank, s = _rank_gains(prep, params, kk)
+    seg, rank, s = _rank_gains(prep, params, kk)
     num = _per_query(prep.n_queries, seg, s / (rank + 1.0))
     j = _judged(prep, params)
     den = _ideal_ideal(j.total_w, 1.0 - float(params["alpha"]), kk, "err")
@@ -478,7 +573,7 @@ def nerr_ia(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     0.3333333333333333
     """
     kk = _cutoff(k)
-    _, seg, rank, s = _rank_gains(prep, params, kk)
+    seg, rank, s = _rank_gains(prep, params, kk)
     num = _per_query(prep.n_queries, seg, s / (rank + 1.0))
     iq, ir, ig = _ideal(prep, params, kk)
     den = _per_query(prep.n_queries, iq, ig / (ir + 1.0))
@@ -486,7 +581,7 @@ def nerr_ia(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
 
 def _nrbp_sum(prep: Prepared, params: dict[str, Any]) -> np.ndarray:
-    _, seg, rank, s = _rank_gains(prep, params, None)
+    seg, rank, s = _rank_gains(prep, params, None)
     beta = float(params["beta"])
     decay = _decay(beta, int(prep.lengths.max(initial=0)) + 1)
     return _per_query(prep.n_queries, seg, s * decay[rank])
