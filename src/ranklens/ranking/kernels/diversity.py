@@ -213,12 +213,25 @@ def _rank_gains(prep: Prepared, params: dict[str, Any], depth: int | None) -> tu
     order (computed once for every rank, kept per alpha, threshold and weights)."""
     key = ("rank_gains", _threshold(prep, params), params.get("weights"), float(params["alpha"]))
     if key not in prep._memo:
-        prep._memo[key] = _all_rank_gains(prep, params)
-    seg, rank, s = prep._memo[key]
+        prep._memo[key] = _by_rank(*_all_rank_gains(prep, params))
+    return _top(prep._memo[key], depth)
+
+
+def _by_rank(seg: np.ndarray, rank: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(query, rank, value) entries ordered by rank (a stable sort: each query's entries
+    stay in rank order), so that the entries above a cutoff are a prefix."""
+    small = rank.astype(np.int16) if int(rank.max(initial=0)) < 2**15 else rank
+    order = np.argsort(small, kind="stable")
+    return seg[order], rank[order], value[order]
+
+
+def _top(entries: tuple[np.ndarray, ...], depth: int | None) -> tuple[np.ndarray, ...]:
+    """The entries (ordered by rank) above the 0-based rank ``depth`` (None: all)."""
     if depth is None:
-        return seg, rank, s
-    keep = rank < depth
-    return seg[keep], rank[keep], s[keep]
+        return entries
+    seg, rank, value = entries
+    n = int(np.searchsorted(rank, depth))
+    return seg[:n], rank[:n], value[:n]
 
 
 def _all_rank_gains(prep: Prepared, params: dict[str, Any]) -> tuple[np.ndarray, ...]:
@@ -226,7 +239,7 @@ def _all_rank_gains(prep: Prepared, params: dict[str, Any]) -> tuple[np.ndarray,
     alpha = float(params["alpha"])
     pos, slot = j.pos, j.slot
     # c_ij: the earlier relevant documents of the same intent (pairs by intent, rank)
-    by_slot = np.lexsort((pos, slot))
+    by_slot = np.argsort(slot * (len(prep.rel) + 1) + pos)  # distinct keys
     s_sorted = slot[by_slot]
     first = np.ones(len(s_sorted), dtype=bool)
     first[1:] = s_sorted[1:] != s_sorted[:-1]
@@ -263,12 +276,8 @@ def _ideal(prep: Prepared, params: dict[str, Any], depth: int | None) -> tuple[A
     alpha = float(params["alpha"])
     key = ("ideal_ia", _threshold(prep, params), params.get("weights"), alpha)
     if key not in prep._memo:
-        prep._memo[key] = _greedy(j, 1.0 - alpha, None)
-    q, r, g = prep._memo[key]
-    if depth is None:
-        return q, r, g
-    keep = r < depth
-    return q[keep], r[keep], g[keep]
+        prep._memo[key] = _by_rank(*_greedy(j, 1.0 - alpha, None))
+    return _top(prep._memo[key], depth)
 
 
 def _greedy(j: _Judged, keep: float, depth: int | None) -> tuple[np.ndarray, ...]:
@@ -330,11 +339,7 @@ def _greedy(j: _Judged, keep: float, depth: int | None) -> tuple[np.ndarray, ...
         gains.append(g)
     if not segs:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    q = np.concatenate(segs)
-    r = np.concatenate(ranks)
-    g = np.concatenate(gains)
-    order = np.lexsort((r, q))
-    return q[order], r[order], g[order]
+    return np.concatenate(segs), np.concatenate(ranks), np.concatenate(gains)
 
 
 def _greedy_search(
