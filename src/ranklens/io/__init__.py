@@ -17,10 +17,11 @@ from ranklens._shared.lazy import lazy_exports
 TYPE_CHECKING = False  # type checkers take any name TYPE_CHECKING as true
 if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__)
     from ranklens.io._files import COMPRESSIONS, FORMATS, detect_format, numbers, read_bytes
-    from ranklens.io.diversity import read_diversity_qrels, read_intent_weights
     from ranklens.io.tables import (
         TABLE_FORMATS,
+        read_diversity_qrels,
         read_frame,
+        read_intent_weights,
         read_qrels,
         read_run,
         write_frame,
@@ -33,10 +34,11 @@ _lazy_getattr, __dir__ = lazy_exports(
     __name__,
     {
         "ranklens.io._files": ("COMPRESSIONS", "FORMATS", "detect_format", "numbers", "read_bytes"),
-        "ranklens.io.diversity": ("read_diversity_qrels", "read_intent_weights"),
         "ranklens.io.tables": (
             "TABLE_FORMATS",
+            "read_diversity_qrels",
             "read_frame",
+            "read_intent_weights",
             "read_qrels",
             "read_run",
             "write_frame",
