@@ -133,6 +133,21 @@ def test_intent_weights() -> None:
     assert res["map_ia"] == pytest.approx(0.4 * 0.5 + 0.1 * 0.5 + 0.3 + 0.2)
 
 
+def test_ndcg_ia_by_hand() -> None:
+    qrels = rl.DiversityQrels.from_dict(
+        {"q": {"1": {"a": 2, "c": 1}, "2": {"b": 1, "c": 3}, "3": {"a": 0, "x": -1}}},
+        weights={"q": {"1": 0.25, "2": 0.75, "3": 5.0}},  # intent 3: no positive gain
+    )
+    run = rl.Run.from_dict({"q": {"c": 3.0, "a": 2.0, "x": 1.0}})
+    res = _eval(qrels, run, ["ndcg_ia@2", "ndcg_ia(weights=uniform)@2", "ndcg_ia(gain=exp2)@1"])
+    one = (1 + 2 / L3) / (2 + 1 / L3)  # intent 1: gains 1 (c), 2 (a); ideal 2, 1
+    two = 3 / (3 + 1 / L3)  # intent 2: gain 3 (c); ideal 3, 1
+    assert res["ndcg_ia@2"] == pytest.approx(0.25 * one + 0.75 * two, rel=1e-12)
+    assert res["ndcg_ia(weights=uniform)@2"] == pytest.approx((one + two) / 2, rel=1e-12)
+    # exp2 at 1: intent 1: 1 / 3 (c's 2^1 - 1 over a's 2^2 - 1); intent 2: 1
+    assert res["ndcg_ia(gain=exp2)@1"] == pytest.approx(0.25 / 3 + 0.75, rel=1e-12)
+
+
 # ---------------------------------------------------------- the conventions they share
 
 
@@ -155,6 +170,8 @@ def test_a_plain_qrels_is_one_intent_per_query() -> None:
         "p_ia@5": "p@5",
         "strec@5": "success@5",
         "map_ia": "ap",
+        "ndcg_ia@5": "ndcg@5",
+        "ndcg_ia(gain=exp2)@3": "ndcg(gain=exp2)@3",
     }
     res = _eval(Q, R, [*pairs, *pairs.values()], no_relevant="zero")
     for ours, other in pairs.items():

@@ -997,6 +997,15 @@ _DIVERSITY: tuple[MetricDef, ...] = tuple(
             top_k=True,
         ),
         MetricDef(
+            "ndcg_ia",
+            "intent-aware nDCG at k: the intents' nDCG@k, weighted (Agrawal et al.)",
+            _D + "ndcg_ia",
+            aliases=("ndcg-ia", "n_dcg_ia"),
+            cutoff="required",
+            params=(_GAIN, _WEIGHTS),
+            top_k=True,
+        ),
+        MetricDef(
             "nrbp",
             "novelty- and rank-biased precision (ndeval NRBP)",
             _D + "nrbp",
