@@ -116,7 +116,9 @@ def evaluate_files(
         judged, qrels_bytes = qrels, len(qrels) * QRELS_ROW
     else:
         qrels_bytes = qrels_memory(qrels, memory)
-        columns = {} if trec_qrels else dict(query=query, doc=doc, relevance=relevance)
+        columns: dict[str, Any] = (
+            {} if trec_qrels else dict(query=query, doc=doc, relevance=relevance)
+        )
         judged = read_qrels(qrels, format=qrels_format, duplicates=duplicates, **columns)
     if fmt == "trec":
         query = doc = score = rank = None  # the names are the qrels table's
