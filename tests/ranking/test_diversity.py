@@ -349,3 +349,18 @@ def test_cli_errors_and_notes(tmp_path: Path) -> None:
         main, ["evaluate", str(tmp_path / "p.qrels"), str(r), "-m", "strec@1", "--quiet"]
     )
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_streamed_in_blocks_equals_in_memory() -> None:
+    """evaluate_files streams a run larger than its memory budget in blocks of whole
+    queries (DiversityQrels.take_queries per block): the same per-query values."""
+    folder = Path(__file__).resolve().parents[1] / "conformance" / "diversity"
+    qrels = rl.io.read_qrels(folder / "main.qrels", intents=True)
+    names = ["alpha_ndcg@5", "nnrbp", "map_ia", "ndcg_ia@3", "strec@10"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rl.RanklensWarning)
+        streamed = rl.evaluate_files(qrels, folder / "main.run", names, memory="1KB")
+        whole = rl.evaluate(qrels, rl.io.read_run(folder / "main.run"), names)
+    assert streamed.query_ids == whole.query_ids
+    for n in names:
+        np.testing.assert_array_equal(streamed.values[n], whole.values[n])
