@@ -307,9 +307,14 @@ def test_the_command_line_uses_no_private_attribute_of_the_library() -> None:
 
 # ---------------------------------------------------------------------------------- io
 
-#: What ``io`` may use of the engine: the data model, and ``index_ahead`` (qrels read
-#: from a file start building their judgment index in the background).
-IO_MAY_USE = {"ranklens.ranking.data": None, "ranklens.ranking.engine": {"index_ahead"}}
+#: What ``io`` may use of the engine: the data model (``ranking.data``, and
+#: ``ranking.intents``: diversity qrels), and ``index_ahead`` (qrels read from a file
+#: start building their judgment index in the background).
+IO_MAY_USE = {
+    "ranklens.ranking.data": None,
+    "ranklens.ranking.intents": None,
+    "ranklens.ranking.engine": {"index_ahead"},
+}
 
 
 @pytest.mark.parametrize("module", [m for m in MODULES if m.startswith("ranklens.io")])

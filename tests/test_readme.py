@@ -167,6 +167,13 @@ def _scratch() -> None:
             for a, p in ((0, 0.2), (1, 0.3), (2, 0.5))
         )
     )
+    # diversity qrels of the example's queries (query intent doc relevance) and weights
+    qrels = [line.split() for line in Path("qrels.txt").read_text().splitlines() if line]
+    Path("diversity.qrels").write_text(
+        "".join(f"{q} {n % 3} {d} {g}\n" for n, (q, _, d, g) in enumerate(qrels))
+    )
+    topics = sorted({q for q, *_ in qrels})
+    Path("weights.txt").write_text("".join(f"{q} {i} {1 + i}\n" for q in topics for i in range(3)))
 
 
 _RUNNABLE = [(lang, number) for lang in ("console", "yaml") for number in range(len(_blocks(lang)))]

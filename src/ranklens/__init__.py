@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # for type checkers and readers; at run time they come from _
     from ranklens.ranking.evaluation import Result, evaluate
     from ranklens.ranking.evaluator import Evaluator
     from ranklens.ranking.files import evaluate_files
+    from ranklens.ranking.intents import DiversityQrels
     from ranklens.render.html import html_report
 
 # Every public name but the exception types is imported on first use, from its module
@@ -71,6 +72,7 @@ __getattr__, __dir__ = lazy_exports(
             "precision_recall_curve",
         ),
         "ranklens.ranking.data": ("Qrels", "Run"),
+        "ranklens.ranking.intents": ("DiversityQrels",),
         "ranklens.ranking.evaluation": ("Result", "evaluate"),
         "ranklens.ranking.evaluator": ("Evaluator",),
         "ranklens.render.html": ("html_report",),
@@ -88,6 +90,7 @@ __all__ = [
     "ConventionError",
     "Conventions",
     "CutoffResult",
+    "DiversityQrels",
     "DuplicateError",
     "Evaluator",
     "FormatError",

@@ -197,6 +197,19 @@ def test_hand_computed_per_query(main_result, metric):
 
 # families whose hand-computed values live in dedicated tests below
 TESTED_ELSEWHERE = {"fcp", "kendall_tau", "spearman_rho", "gm_map", "gm_bpref"}
+# the intent-aware metrics: tests/ranking/test_diversity.py
+TESTED_ELSEWHERE |= {
+    "alpha_ndcg",
+    "alpha_dcg",
+    "err_ia",
+    "nerr_ia",
+    "nrbp",
+    "nnrbp",
+    "map_ia",
+    "p_ia",
+    "strec",
+    "ndcg_ia",
+}
 
 
 def test_every_registry_family_has_hand_computed_values():

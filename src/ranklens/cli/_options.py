@@ -63,6 +63,11 @@ class Inputs:
     duplicates: str = "error"
     memory: str | None = None
     temp_dir: str | None = None
+    # diversity qrels (judged per intent): --intents / --qrels-format diversity,
+    # --intent-col, --intent-weights
+    intents: bool = False
+    intent_col: str | None = None
+    intent_weights: str | None = None
 
     detected: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)
     """Each input's (format, compression), detected once when the request is built."""
@@ -84,10 +89,17 @@ class Inputs:
         )
 
     def qrels_columns(self) -> dict[str, Any]:
-        """The column keywords of ``read_qrels`` (none for TREC)."""
+        """The column keywords of ``read_qrels`` (none for TREC), and its intent keywords
+        for diversity qrels."""
+        intents: dict[str, Any] = (
+            {"intents": True, "intent": self.intent_col, "weights": self.intent_weights}
+            if self.intents
+            else {}
+        )
         if self.format_of(self.qrels) == "trec":
-            return {}
-        return {"query": self.query_col, "doc": self.doc_col, "relevance": self.relevance_col}
+            return intents
+        cols = {"query": self.query_col, "doc": self.doc_col, "relevance": self.relevance_col}
+        return cols | intents
 
 
 @dataclass(frozen=True)
@@ -413,9 +425,30 @@ def _input_option_list() -> list[tuple[str, Callable[[Any], Any]]]:
             "qrels_format",
             click.option(
                 "--qrels-format",
-                type=click.Choice(_input_formats()),
+                type=click.Choice((*_input_formats(), "diversity")),
                 default=None,
-                help=f"Qrels format if the suffix does not say: {formats}.",
+                help=f"Qrels format if the suffix does not say: {formats}; diversity: TREC "
+                "diversity qrels (query intent doc relevance), as --intents.",
+            ),
+            click.option(
+                "--intents",
+                is_flag=True,
+                default=None,
+                help="The qrels judge each document per intent (subtopic): TREC `query "
+                "intent doc relevance` lines, or a table with an intent column. Needed by "
+                "the intent-aware metrics (alpha_ndcg, err_ia, nrbp, map_ia, p_ia, strec).",
+            ),
+            click.option(
+                "--intent-col",
+                default=None,
+                help="Intent column of CSV/Parquet/JSONL diversity qrels (implies --intents).",
+            ),
+            click.option(
+                "--intent-weights",
+                type=click.Path(dir_okay=False),
+                default=None,
+                help="Intent weights: `query intent weight` lines or a table (implies "
+                "--intents; default: uniform).",
             ),
         ),
         (
@@ -462,6 +495,9 @@ def run_input_options(fn: Any) -> Any:
 
 
 _INPUT_PARAMS = (
+    "intents",
+    "intent_col",
+    "intent_weights",
     "qrels_format",
     "run_format",
     "query_col",
@@ -479,6 +515,11 @@ def _take_inputs(qrels: str, runs: Sequence[str], params: dict[str, Any]) -> Inp
 
     given = {k: params.pop(k, None) for k in _INPUT_PARAMS}
     given["duplicates"] = given["duplicates"] or "error"
+    if given["qrels_format"] == "diversity":  # TREC diversity qrels
+        given["qrels_format"], given["intents"] = "trec", True
+    given["intents"] = bool(
+        given["intents"] or given["intent_col"] is not None or given["intent_weights"]
+    )
     memory, temp_dir = params.pop("memory", None), params.pop("temp_dir", None)
     detected = {qrels: detect_format(qrels, given["qrels_format"])}
     detected |= {p: detect_format(p, given["run_format"]) for p in runs if p not in detected}
@@ -504,7 +545,7 @@ def _take_inputs(qrels: str, runs: Sequence[str], params: dict[str, Any]) -> Inp
             "really holds scores)."
         )
     files = [p for p in paths if "#" not in p or p == qrels]  # (not stored records)
-    for name in ("query", "doc", "score", "rank", "relevance"):
+    for name in ("query", "doc", "score", "rank", "relevance", "intent"):
         if getattr(inputs, f"{name}_col") is not None and all(
             inputs.format_of(p) == "trec" for p in files
         ):

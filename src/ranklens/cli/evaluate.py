@@ -26,6 +26,24 @@ def _report_formats() -> tuple[str, ...]:
     return tuple(FORMATS)
 
 
+def _note_no_intents(request: Request, qrels: Any) -> None:
+    """An intent-aware metric on qrels read without intents takes each query as one
+    intent: say so (unless --quiet), with the option that reads the intent column."""
+    from ranklens.metrics import get_metric
+    from ranklens.metrics.catalogue import INTENT_AWARE
+    from ranklens.ranking.intents import DiversityQrels
+
+    if request.output.quiet or isinstance(qrels, DiversityQrels):
+        return
+    if any(get_metric(m).definition.name in INTENT_AWARE for m in request.metrics):
+        click.echo(
+            f"ranklens: {request.inputs.qrels} is read without intents, so the intent-aware "
+            "metrics take each query as one intent; pass --qrels-format diversity (TREC "
+            "`query intent doc relevance`) or --intents to read its intent column.",
+            err=True,
+        )
+
+
 def _metric_names(given: Sequence[str], fmt: str) -> list[str]:
     """The metrics of ``-m`` (``runid`` is a line, not a metric), else the default ones
     (trec_eval's official set with --format trec, in trec_eval's order there)."""
@@ -74,6 +92,7 @@ def evaluate_cmd(request: Request, per_query: bool, no_summary: bool) -> None:
     )
     with progress(request.output.quiet):
         qrels = read_qrels(request)
+        _note_no_intents(request, qrels)
         results = list(evaluate_runs(request, qrels, request.metrics).values())
     _warn_different_queries(results)
     write_output(

@@ -19,7 +19,9 @@ if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__
     from ranklens.io._files import COMPRESSIONS, FORMATS, detect_format, numbers, read_bytes
     from ranklens.io.tables import (
         TABLE_FORMATS,
+        read_diversity_qrels,
         read_frame,
+        read_intent_weights,
         read_qrels,
         read_run,
         write_frame,
@@ -34,7 +36,9 @@ _lazy_getattr, __dir__ = lazy_exports(
         "ranklens.io._files": ("COMPRESSIONS", "FORMATS", "detect_format", "numbers", "read_bytes"),
         "ranklens.io.tables": (
             "TABLE_FORMATS",
+            "read_diversity_qrels",
             "read_frame",
+            "read_intent_weights",
             "read_qrels",
             "read_run",
             "write_frame",
@@ -57,7 +61,9 @@ __all__ = [
     "detect_format",
     "numbers",
     "read_bytes",
+    "read_diversity_qrels",
     "read_frame",
+    "read_intent_weights",
     "read_qrels",
     "read_run",
     "read_trec_qrels",

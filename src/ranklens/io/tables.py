@@ -25,7 +25,13 @@ import pyarrow.csv as pacsv
 from ranklens._shared.columns import scores_from_ranks
 from ranklens._shared.files import atomic_path
 from ranklens._shared.frames import pick_column
-from ranklens.errors import FormatError, InputError, RanklensWarning, user_stacklevel
+from ranklens.errors import (
+    DuplicateError,
+    FormatError,
+    InputError,
+    RanklensWarning,
+    user_stacklevel,
+)
 from ranklens.io._files import (
     check_readable,
     detect_format,
@@ -40,7 +46,9 @@ from ranklens.ranking.engine import index_ahead
 __all__ = [
     "TABLE_FORMATS",
     "implicit_qrels",
+    "read_diversity_qrels",
     "read_frame",
+    "read_intent_weights",
     "read_qrels",
     "read_run",
     "read_table",
@@ -411,6 +419,9 @@ def read_qrels(
     relevance: str | None = None,
     duplicates: str = "error",
     implicit: bool | str = False,
+    intents: bool = False,
+    intent: str | None = None,
+    weights: Any = None,
 ) -> Qrels:
     """Read qrels from any supported format (chosen by suffix unless ``format``).
 
@@ -427,6 +438,12 @@ def read_qrels(
     and a :class:`~ranklens.RanklensWarning` names how many rows were folded and the
     1-based line of the first.
 
+    ``intents=True``: diversity qrels, judged per intent (TREC ``query intent doc
+    relevance``, or a table with an intent column, named by ``intent`` or found by its
+    name), read as a :class:`~ranklens.DiversityQrels` whose intent weights are
+    ``weights`` (a weights file, a mapping or a table; None: uniform); see
+    :mod:`ranklens.io.diversity`.  A repeated (query, intent, doc) is an error.
+
     >>> import os, tempfile
     >>> folder = tempfile.mkdtemp()
     >>> path = os.path.join(folder, "held_out.csv")
@@ -435,6 +452,27 @@ def read_qrels(
     >>> read_qrels(path, implicit=True).to_dict()
     {'u1': {'007': 1.0, '42': 1.0}, 'u2': {'007': 1.0}}
     """
+    if intents or intent is not None or weights is not None:
+        if implicit is not False:
+            raise InputError(
+                f"{path}: implicit= reads (query, doc) rows without grades, and intents= "
+                "diversity qrels with a grade per intent; pass one of them."
+            )
+        if duplicates != "error":
+            raise InputError(
+                f"{path}: duplicates={duplicates!r} does not apply to diversity qrels, where "
+                "a (query, doc) pair has one row per intent; a repeated (query, intent, "
+                "doc) is an error."
+            )
+        return read_diversity_qrels(
+            path,
+            format=format,
+            query=query,
+            intent=intent,
+            doc=doc,
+            relevance=relevance,
+            weights=weights,
+        )
     fmt, _ = detect_format(path, format)
     name = str(path)
     mode = _implicit_mode(implicit)
@@ -446,7 +484,18 @@ def read_qrels(
         )
     if fmt == "trec":
         _no_columns_for_trec(name, query=query, doc=doc, relevance=relevance)
-        return read_trec_qrels(path, duplicates=duplicates)
+        try:
+            return read_trec_qrels(path, duplicates=duplicates)
+        except DuplicateError as exc:
+            from ranklens.io._intents import intent_column_used
+
+            if intent_column_used(path):  # the second column is not all 0: intents
+                raise DuplicateError(
+                    f"{exc} The second column is not all 0: if it holds intents (TREC "
+                    "diversity qrels, query intent doc relevance), pass intents=True "
+                    "(command line: --qrels-format diversity)."
+                ) from None
+            raise
     with named_errors(name):
         if fmt == "json":
             return Qrels.from_dict(_read_json_dict(name))
@@ -771,3 +820,127 @@ def write_frame(
         with contextlib.suppress(OSError):
             os.remove(tmp)
         raise
+
+
+def read_diversity_qrels(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    query: str | None = None,
+    intent: str | None = None,
+    doc: str | None = None,
+    relevance: str | None = None,
+    weights: Any = None,
+) -> Any:
+    """Read diversity qrels from any supported format (chosen by suffix unless
+    ``format``); ``weights``: intent weights (a path to a weights file, a mapping or a
+    table; None: uniform)."""
+    from ranklens.io._intents import INTENT_NAMES
+    from ranklens.io._trec_format import QRELS, Layout
+    from ranklens.io.trec import checked_columns
+    from ranklens.ranking.intents import DiversityQrels
+
+    fmt, _ = detect_format(path, format)
+    name = str(path)
+    if isinstance(weights, (str, os.PathLike)):
+        weights = read_intent_weights(weights)
+    if fmt == "trec":
+        given = [k for k, v in (("query", query), ("intent", intent), ("doc", doc)) if v]
+        if given or relevance:
+            raise InputError(
+                f"{name}: a TREC diversity qrels file has fixed columns (query intent doc "
+                f"relevance), so {(given or ['relevance'])[0]}=<column> does not apply; "
+                "leave it out."
+            )
+        data = read_bytes(path)  # read once: the two passes read the same bytes
+        docs = checked_columns(path, QRELS, data)
+        # the same lines, the intent read where the doc is
+        intents = checked_columns(
+            path, Layout("qrels", 4, 0, 1, 3, "relevance", QRELS.header), data
+        )
+        with named_errors(name):
+            return DiversityQrels(
+                docs.query, intents.doc, docs.doc, docs.value, weights=weights, name=None
+            )
+    with named_errors(name):
+        if fmt == "json":
+            return DiversityQrels.from_dict(_read_json_dict(name), weights=weights)
+        cols, first = _read_table(
+            name,
+            fmt,
+            {
+                "query": (query, QUERY_NAMES, "query"),
+                "intent": (intent, INTENT_NAMES, "intent"),
+                "doc": (doc, DOC_NAMES, "doc"),
+                "relevance": (relevance, RELEVANCE_NAMES, "relevance"),
+            },
+        )
+        rel = _to_float(name, cols["relevance"], "relevance", first)
+        return DiversityQrels(
+            cols["query"], cols["intent"], cols["doc"], rel, weights=weights, name=None
+        )
+
+
+def read_intent_weights(path: str | os.PathLike[str], *, format: str | None = None) -> pa.Table:
+    """Read intent weights: ``query intent weight`` lines (TREC-like, ``#`` comments),
+    or a CSV/TSV/Parquet/JSON Lines table with query, intent and weight columns.
+    Returns a table with those three columns (ids as text, weights float64)."""
+    from ranklens.io._intents import INTENT_NAMES
+
+    fmt, _ = detect_format(path, format)
+    name = str(path)
+    if fmt in ("csv", "tsv", "parquet", "jsonl"):
+        with named_errors(name):
+            cols, first = _read_table(
+                name,
+                fmt,
+                {
+                    "query": (None, QUERY_NAMES, "query"),
+                    "intent": (None, INTENT_NAMES, "intent"),
+                    "weight": (None, ("weight", "probability", "prob", "p"), "weight"),
+                },
+            )
+            w = _to_float(name, cols["weight"], "weight", first)
+            return pa.table({"query": cols["query"], "intent": cols["intent"], "weight": w})
+    if fmt == "json":
+        raise InputError(
+            f"{name}: intent weights are read from `query intent weight` lines or a table; "
+            "from Python, pass a mapping {query: {intent: weight}}."
+        )
+    try:
+        text = bytes(read_bytes(path)).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{name}: the file is not valid UTF-8 text.") from None
+    qs: list[str] = []
+    is_: list[str] = []
+    ws: list[float] = []
+    for line_no, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) < 3:
+            raise InputError(
+                f"{name}:{line_no}: expected `query intent weight`, got {line.strip()!r}."
+            )
+        try:
+            weight = float(fields[2])
+        except ValueError:
+            raise InputError(
+                f"{name}:{line_no}: the weight {fields[2]!r} is not a number."
+            ) from None
+        if not np.isfinite(weight) or weight < 0:
+            raise InputError(
+                f"{name}:{line_no}: the weight {fields[2]!r} must be a finite number >= 0."
+            )
+        qs.append(fields[0])
+        is_.append(fields[1])
+        ws.append(weight)
+    if not qs:
+        raise InputError(f"{name}: no intent weight in the file; expected `query intent weight`.")
+    return pa.table(
+        {
+            "query": pa.array(qs, type=pa.large_string()),
+            "intent": pa.array(is_, type=pa.large_string()),
+            "weight": np.array(ws, dtype=np.float64),
+        }
+    )

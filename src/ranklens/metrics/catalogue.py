@@ -939,7 +939,126 @@ _RANKING: tuple[MetricDef, ...] = (
     ),
 )
 
-RANKING = tuple(replace(d, vector_k=d.name in _VECTOR_K) for d in _RANKING)
+# ------------------------------------------------ ranking: intent-aware and diversity
+# (issue 23 part 1) metrics of per-intent judgments (ranklens.DiversityQrels; a plain
+# Qrels is one intent per query), as ndeval (TREC Web track) computes them
+_D = "ranklens.ranking.kernels.diversity:"
+_ALPHA = Param(
+    "alpha",
+    0.5,
+    "redundancy penalty: a document's gain for an intent shrinks by the factor "
+    "(1 - alpha) per document above it relevant to that intent (ndeval -alpha)",
+    kind="number",
+    minimum=0.0,
+    maximum=1.0,
+)
+_BETA = Param("beta", 0.5, "NRBP's patience (ndeval -beta)", kind="number", minimum=0, maximum=1)
+_WEIGHTS = Param(
+    "weights",
+    "qrels",
+    "intent weights: the qrels' (uniform if they give none), or uniform",
+    choices=("qrels", "uniform"),
+)
+_DIVERSITY: tuple[MetricDef, ...] = tuple(
+    replace(d, binary=True)
+    for d in (
+        MetricDef(
+            "alpha_ndcg",
+            "alpha-nDCG at k: novelty-discounted DCG over the greedy ideal's (ndeval)",
+            _D + "alpha_ndcg",
+            aliases=("alpha-ndcg", "a_ndcg", "alphandcg"),
+            cutoff="required",
+            params=(_ALPHA, _WEIGHTS),
+            range=(0.0, INF),  # the greedy ideal ranking is not always the best one
+            top_k=True,
+        ),
+        MetricDef(
+            "alpha_dcg",
+            "alpha-DCG at k over the ideal ideal ranking's (ndeval alpha-DCG)",
+            _D + "alpha_dcg",
+            aliases=("alpha-dcg",),
+            cutoff="required",
+            params=(_ALPHA, _WEIGHTS),
+            top_k=True,
+        ),
+        MetricDef(
+            "err_ia",
+            "intent-aware expected reciprocal rank at k (ndeval ERR-IA)",
+            _D + "err_ia",
+            aliases=("err-ia",),
+            cutoff="required",
+            params=(_ALPHA, _WEIGHTS),
+            top_k=True,
+        ),
+        MetricDef(
+            "nerr_ia",
+            "ERR-IA at k over the greedy ideal ranking's (ndeval nERR-IA)",
+            _D + "nerr_ia",
+            aliases=("nerr-ia",),
+            cutoff="required",
+            params=(_ALPHA, _WEIGHTS),
+            range=(0.0, INF),
+            top_k=True,
+        ),
+        MetricDef(
+            "ndcg_ia",
+            "intent-aware nDCG at k: the intents' nDCG@k, weighted (Agrawal et al.)",
+            _D + "ndcg_ia",
+            aliases=("ndcg-ia", "n_dcg_ia"),
+            cutoff="required",
+            params=(_GAIN, _WEIGHTS),
+            top_k=True,
+        ),
+        MetricDef(
+            "nrbp",
+            "novelty- and rank-biased precision (ndeval NRBP)",
+            _D + "nrbp",
+            cutoff="none",
+            params=(_ALPHA, _BETA, _WEIGHTS),
+        ),
+        MetricDef(
+            "nnrbp",
+            "NRBP over the greedy ideal ranking's (ndeval nNRBP)",
+            _D + "nnrbp",
+            aliases=("n_nrbp",),
+            cutoff="none",
+            params=(_ALPHA, _BETA, _WEIGHTS),
+            range=(0.0, INF),
+            zero_by_zero=True,
+        ),
+        MetricDef(
+            "map_ia",
+            "intent-aware average precision (MAP-IA is its mean; ndeval MAP-IA)",
+            _D + "map_ia",
+            aliases=("map-ia", "ap_ia", "ap-ia"),
+            cutoff="none",
+            params=(_WEIGHTS,),
+        ),
+        MetricDef(
+            "p_ia",
+            "intent-aware precision at k (ndeval P-IA)",
+            _D + "p_ia",
+            aliases=("p-ia", "precision_ia"),
+            cutoff="required",
+            params=(_WEIGHTS,),
+            top_k=True,
+        ),
+        MetricDef(
+            "strec",
+            "subtopic (intent) recall at k: share of the intents covered (ndeval strec)",
+            _D + "subtopic_recall",
+            aliases=("subtopic_recall", "st_recall", "strecall", "s-recall", "intent_recall"),
+            cutoff="required",
+            params=(_WEIGHTS,),
+            top_k=True,
+        ),
+    )
+)
+
+#: The intent-aware metrics (they read a DiversityQrels' intents).
+INTENT_AWARE = frozenset(d.name for d in _DIVERSITY)
+
+RANKING = tuple(replace(d, vector_k=d.name in _VECTOR_K) for d in _RANKING + _DIVERSITY)
 
 # --------------------------------------------------------------------------- other families
 

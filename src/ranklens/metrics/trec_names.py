@@ -65,7 +65,10 @@ def _split_values(param: str) -> list[str]:
 
 def expand_trec_name(name: str) -> list[str]:
     """Split a trec_eval name with several cutoffs/levels into one name each
-    (``P.5,10`` -> ``P.5``, ``P.10``); other names come back unchanged."""
+    (``P.5,10`` -> ``P.5``, ``P.10``); other names come back unchanged (grammar names
+    too: ``p_ia@5`` is not trec_eval's ``P`` with a parameter)."""
+    if any(c in name for c in "@()"):
+        return [name]  # grammar syntax; no trec_eval name contains these
     m = _PATTERN.match(name.strip())
     if not m or m.group("param") is None:
         return [name]

@@ -15,7 +15,7 @@ prepared and evaluated on its own and the per-query results concatenated.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -44,6 +44,7 @@ from ranklens.metrics.catalogue import ORDERED
 from ranklens.ranking._sums import sum_at
 from ranklens.ranking.conventions import Conventions
 from ranklens.ranking.data import Qrels, Run
+from ranklens.ranking.intents import DiversityQrels, IntentTable
 
 __all__ = [
     "ORDERING_TIES",
@@ -54,6 +55,10 @@ __all__ = [
     "order_rankings",
     "prepare",
 ]
+
+
+# a join's relevance, in-qrels flag and (when asked) qrels row of each run row
+_Joined = tuple[np.ndarray, np.ndarray, np.ndarray | None]
 
 
 def _np(arr: Any) -> np.ndarray:
@@ -72,6 +77,7 @@ class _DocKeys:
     doc_ids: pa.Array  # distinct judged doc ids (any order)
     keys: np.ndarray  # sorted int64 key qcode * ndocs + dcode
     key_rel: np.ndarray  # relevance aligned with keys
+    key_row: np.ndarray  # the qrels row of each key
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,7 +108,7 @@ class _JudgmentIndex:
             ud, dcode = id_codes(self.doc)
             keys = self.row_qcode * max(len(ud), 1) + dcode.astype(np.int64)
             sorted_keys, order = sorted_with_rows(keys)
-            self._memo["keys"] = _DocKeys(ud, sorted_keys, self.values[order])
+            self._memo["keys"] = _DocKeys(ud, sorted_keys, self.values[order], order)
         return self._memo["keys"]
 
 
@@ -207,6 +213,10 @@ class Prepared:
     # per query: the run ranks it (or names it, empty_rankings='evaluate'); False for a
     # query absent from the run that missing='zero' scores (None: not known)
     in_run: np.ndarray | None = None
+    # the qrels row of each ranked document (-1: not in the qrels), kept when the qrels
+    # are a DiversityQrels: the intent-aware metrics join their intent rows through it
+    qrels_row: np.ndarray | None = None
+    intents: IntentTable | None = None
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     # --- shape helpers ------------------------------------------------------------------
@@ -369,14 +379,15 @@ class Sparse:
 
 
 def _lookup_rel(
-    idx: _JudgmentIndex, qcode: np.ndarray, dcode: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+    idx: _JudgmentIndex, qcode: np.ndarray, dcode: np.ndarray, with_rows: bool = False
+) -> _Joined:
     """Relevance of each (query code, doc code) row and whether it is in the qrels:
     a binary search of the judged rows' keys; large inputs in two halves on both
-    cores."""
+    cores.  ``with_rows``: also the qrels row of each (-1: not in the qrels)."""
     n = len(dcode)
     rel = np.zeros(n, dtype=np.float64)
     found = np.zeros(n, dtype=bool)
+    qrow = np.full(n, -1, dtype=np.int64) if with_rows else None
     dk = idx.doc_keys
     ndocs = max(len(dk.doc_ids), 1)
 
@@ -388,9 +399,11 @@ def _lookup_rel(
         ok = dk.keys[hit] == key
         rel[cand[ok]] = dk.key_rel[hit[ok]]
         found[cand[ok]] = True
+        if qrow is not None:
+            qrow[cand[ok]] = dk.key_row[hit[ok]]
 
     run_pieces(n, part)
-    return rel, found
+    return rel, found, qrow
 
 
 def _query_pieces(q: np.ndarray, n_codes: int) -> list[np.ndarray] | None:
@@ -537,10 +550,11 @@ def _split_sort(
     return np.concatenate(map_pieces([(i, i + 1) for i in range(len(rows))], sort_part))
 
 
-def _hash_join(qrels: Qrels, run: Run, idx: _JudgmentIndex) -> tuple[np.ndarray, np.ndarray]:
+def _hash_join(qrels: Qrels, run: Run, idx: _JudgmentIndex, with_rows: bool = False) -> _Joined:
     """Join a run with text doc ids to the qrels: per run row, its relevance and whether
-    it is judged.  Every (query, doc) pair is hashed and the run's hashes sorted once
-    (:class:`HashedPairs`), and the qrels' pairs
+    it is judged (``with_rows``: and its qrels row, -1 if none).  Every (query, doc)
+    pair is hashed and the run's hashes sorted once (:class:`HashedPairs`), and the
+    qrels' pairs
     of the run's queries looked up among them; every match of hashes is confirmed on the
     ids, so a collision changes nothing.  No string is sorted: the doc ids are read to
     hash them and to compare the matched pairs.
@@ -598,7 +612,11 @@ def _hash_join(qrels: Qrels, run: Run, idx: _JudgmentIndex) -> tuple[np.ndarray,
     found = np.zeros(n, dtype=bool)
     rel[rrow[same]] = qrels._values[qrow[same]]
     found[rrow[same]] = True
-    return rel, found
+    rows_of: np.ndarray | None = None
+    if with_rows:
+        rows_of = np.full(n, -1, dtype=np.int64)
+        rows_of[rrow[same]] = qrow[same]
+    return rel, found, rows_of
 
 
 ORDERING_TIES = ORDERED  # the tie policies that order a ranking (the catalogue's set)
@@ -860,7 +878,10 @@ def prepare(
     if conventions.judged_only:
         ranked = _judged_only(ranked, report)
     selected = _select_queries(present, idx, conventions, report)
-    return _restrict(ranked, selected, idx, conventions, report, rows.unjudged_ids, present)
+    out = _restrict(ranked, selected, idx, conventions, report, rows.unjudged_ids, present)
+    if isinstance(qrels, DiversityQrels):
+        out = replace(out, intents=qrels.intents)
+    return out
 
 
 def check_not_empty(qrels_rows: int, run_rows: int) -> None:
@@ -885,8 +906,9 @@ class _RunRows:
     score: np.ndarray
     doc: pa.Array
     rows: np.ndarray | None
-    joined: tuple[np.ndarray, np.ndarray] | None
+    joined: _Joined | None
     unjudged_ids: pa.Array
+    with_rows: bool = False  # the qrels row of every ranked document is wanted
 
 
 def _judged_run_rows(
@@ -895,9 +917,10 @@ def _judged_run_rows(
     """Map the run's distinct query ids onto the qrels' and drop the rows of queries
     without judgments.  A run with text doc ids is joined to the qrels here (and checked
     for repeated pairs if it was not yet, :func:`_hash_join`)."""
-    joined: tuple[np.ndarray, np.ndarray] | None = None
+    joined: _Joined | None = None
+    with_rows = isinstance(qrels, DiversityQrels)
     if not pa.types.is_dictionary(run._d.type):
-        joined = _hash_join(qrels, run, idx)
+        joined = _hash_join(qrels, run, idx, with_rows)
     pairs = run._pairs
     nq_all = len(idx.query_ids)
     qmap_arr = pc.index_in(pairs.query_dict, value_set=idx.query_ids)
@@ -910,6 +933,7 @@ def _judged_run_rows(
         doc=run._d,
         rows=None,
         joined=joined,
+        with_rows=with_rows,
         unjudged_ids=(
             pairs.query_dict.filter(from_numpy(qmap < 0)) if n_unjudged else pairs.query_dict[:0]
         ),
@@ -919,7 +943,11 @@ def _judged_run_rows(
         out.rows = rows
         out.qcode, out.score = out.qcode[rows], out.score[rows]
         if joined is not None:
-            out.joined = (joined[0][rows], joined[1][rows])
+            out.joined = (
+                joined[0][rows],
+                joined[1][rows],
+                None if joined[2] is None else joined[2][rows],
+            )
     report["run_rows_without_judged_query"] = int(len(run) - len(out.qcode))
     return out
 
@@ -955,6 +983,12 @@ class _Ranked:
     rel: np.ndarray
     judged: np.ndarray
     counts: np.ndarray
+    qrow: np.ndarray | None = None  # the qrels row of each document (DiversityQrels)
+
+    def kept(self, mask: np.ndarray, counts: np.ndarray) -> _Ranked:
+        """The rows where ``mask`` holds, with the new per-query ``counts``."""
+        qrow = None if self.qrow is None else self.qrow[mask]
+        return _Ranked(self.score[mask], self.rel[mask], self.judged[mask], counts, qrow)
 
 
 def _order_and_judge(
@@ -986,7 +1020,7 @@ def _order_and_judge(
         return codes[indices if run_rows is None else indices[run_rows]]
 
     if ties in ("optimistic", "pessimistic") and joined is None:
-        joined = _lookup_rel(idx, rows.qcode, coded_lookup(None))
+        joined = _lookup_rel(idx, rows.qcode, coded_lookup(None), rows.with_rows)
     order = order_rankings(
         rows.qcode,
         nq_all,
@@ -1005,17 +1039,22 @@ def _order_and_judge(
         counts = np.bincount(rows.qcode, minlength=nq_all)
     if top is not None:
         counts = np.minimum(counts, top)
+    qrow: np.ndarray | None = None
     if joined is not None:
         rel, in_qrels = joined[0][order], joined[1][order]
+        qrow = None if joined[2] is None else joined[2][order]
     else:  # coded doc ids: the kept rows' codes follow the order
-        rel, in_qrels = _lookup_rel(
-            idx, np.repeat(np.arange(nq_all, dtype=np.int64), counts), coded_lookup(order)
+        rel, in_qrels, qrow = _lookup_rel(
+            idx,
+            np.repeat(np.arange(nq_all, dtype=np.int64), counts),
+            coded_lookup(order),
+            rows.with_rows,
         )
     # a negative grade is a judgment of non-relevance that trec_eval treats as
     # "pooled but unjudged" wherever judged-ness matters (bpref, infAP, unj); ranx as
     # judged non-relevant (negative_grades='nonrelevant')
     judged = in_qrels if negative_grades == "nonrelevant" else in_qrels & (rel >= 0)
-    return _Ranked(score=rows.score[order], rel=rel, judged=judged, counts=counts)
+    return _Ranked(score=rows.score[order], rel=rel, judged=judged, counts=counts, qrow=qrow)
 
 
 def _apply_depth(r: _Ranked, depth: int, report: dict[str, int]) -> _Ranked:
@@ -1027,7 +1066,7 @@ def _apply_depth(r: _Ranked, depth: int, report: dict[str, int]) -> _Ranked:
     report["rows_beyond_depth"] = int(len(keep) - keep.sum())
     if keep.all():
         return r
-    return _Ranked(r.score[keep], r.rel[keep], r.judged[keep], np.minimum(r.counts, depth))
+    return r.kept(keep, np.minimum(r.counts, depth))
 
 
 def _judged_only(r: _Ranked, report: dict[str, int]) -> _Ranked:
@@ -1039,7 +1078,7 @@ def _judged_only(r: _Ranked, report: dict[str, int]) -> _Ranked:
         return r
     nq = len(r.counts)
     counts = np.bincount(np.repeat(np.arange(nq), r.counts)[r.judged], minlength=nq)
-    return _Ranked(r.score[r.judged], r.rel[r.judged], r.judged[r.judged], counts)
+    return r.kept(r.judged, counts)
 
 
 def _some_ids(ids: list[Any], total: int | None = None) -> str:
@@ -1107,13 +1146,14 @@ def _restrict(
     """The :class:`Prepared` table of the selected queries (renumbered densely);
     ``present``: which of all judged queries the run ranks or names."""
     counts = r.counts
-    score, rel, judged = r.score, r.rel, r.judged
+    score, rel, judged, qrow = r.score, r.rel, r.judged, r.qrow
     icounts = np.diff(idx.offsets)
     ideal_rel = idx.rel_sorted
     query_ids = idx.query_ids
     if not selected.all():
         keep_rows = np.repeat(selected, counts)
         score, rel, judged = score[keep_rows], rel[keep_rows], judged[keep_rows]
+        qrow = None if qrow is None else qrow[keep_rows]
         ideal_rel = ideal_rel[selected[idx.qcode]]
         icounts = icounts[selected]
         query_ids = query_ids.filter(from_numpy(selected))
@@ -1136,4 +1176,5 @@ def _restrict(
         report=report,
         unjudged_ids=unjudged_ids,
         in_run=present if selected.all() else present[selected],
+        qrels_row=qrow,
     )
