@@ -1,4 +1,5 @@
-"""Render an :class:`~ranklens.judging.agreement.Agreement` as text.
+"""Render an :class:`~ranklens.judging.agreement.Agreement` (and a
+:class:`~ranklens.judging.ppi.PPIResult`, :func:`render_ppi`) as text.
 
 Formats (:data:`FORMATS`):
 
@@ -21,8 +22,9 @@ from ranklens.render.table import LAYOUTS, Table, number, render_as
 
 if TYPE_CHECKING:  # the renderer does not import the result class at runtime
     from ranklens.judging.agreement import Agreement
+    from ranklens.judging.ppi import PPIResult
 
-__all__ = ["FORMATS", "layout", "render"]
+__all__ = ["FORMATS", "layout", "ppi_layout", "render", "render_ppi"]
 
 FORMATS: tuple[str, ...] = (*LAYOUTS, "csv", "json")
 
@@ -91,4 +93,53 @@ def render(res: Agreement, fmt: str = "table", color: bool | None = None) -> str
         records=lambda: _records(res),
         document=res.to_dict,
         color=color,
+    )
+
+
+# --------------------------------------------------------------------------- PPI
+
+
+def ppi_layout(res: PPIResult, what: str = "mean") -> Table:
+    """The prediction-powered estimate and the human-labels-only one, a row each."""
+    pct = f"{res.level:.0%}"
+    rows: list[list[Any]] = [
+        [
+            f"prediction-powered (lambda {res.lam:.4g})",
+            number(res.estimate),
+            number(res.low),
+            number(res.high),
+            number(res.se),
+            f"{res.effective_n:.1f}",
+        ],
+        [
+            "human labels only",
+            number(res.classical),
+            number(res.classical_low),
+            number(res.classical_high),
+            number(res.classical_se),
+            str(res.n),
+        ],
+    ]
+    pre: list[Any] = [
+        f"{what}: {res.n} queries with human and cheap labels, {res.N} with cheap labels only"
+    ]
+    notes = [
+        f"{pct} intervals (normal); effective n: the human labels alone that would give "
+        "the same standard error."
+    ]
+    header = [what, "estimate", "low", "high", "se", "effective n"]
+    return Table(header, rows, 1, pre, notes)
+
+
+def render_ppi(res: PPIResult, fmt: str = "table", what: str = "mean") -> str:
+    """A :class:`~ranklens.judging.ppi.PPIResult` in one of :data:`FORMATS` (csv: one
+    row with every field; json: every field)."""
+    import pyarrow as pa
+
+    doc = {"what": what, **res.to_dict()}
+    return render_as(
+        fmt,
+        layout=lambda: ppi_layout(res, what),
+        records=lambda: pa.Table.from_pylist([doc]),
+        document=lambda: doc,
     )
