@@ -228,3 +228,36 @@ def test_bootstrap_is_seeded() -> None:
     one = agreement(qa, qb, n_resamples=300, seed=7)
     two = agreement(qa, qb, n_resamples=300, seed=7)
     assert one.kappa_boot_ci == two.kappa_boot_ci and one.alpha_ci == two.alpha_ci
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("seed", SEEDS)
+def test_three_sources_per_query_fleiss_matches_statsmodels(seed: int) -> None:
+    ir = pytest.importorskip("statsmodels.stats.inter_rater")
+    rng = np.random.default_rng(seed)
+    n_q, n_d, m = int(rng.integers(1, 6)), int(rng.integers(2, 10)), 3
+    grades = rng.integers(-1, 3, (n_q, n_d, m))
+    grades[..., 1:] = np.where(
+        rng.random((n_q, n_d, m - 1)) < 0.6, grades[..., :1], grades[..., 1:]
+    )
+    sources = [
+        Qrels.from_arrays(
+            [f"q{q}" for q in range(n_q) for _ in range(n_d)],
+            [f"d{d}" for _ in range(n_q) for d in range(n_d)],
+            grades[:, :, s].ravel(),
+        )
+        for s in range(m)
+    ]
+    res = agreement(*sources, n_resamples=100)
+    cats = np.unique(grades)
+    for i, q in enumerate(res.queries):
+        table, _ = ir.aggregate_raters(np.searchsorted(cats, grades[int(q[1:])]), n_cat=len(cats))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = ir.fleiss_kappa(table, method="fleiss")
+        assert res.per_query_kappa[i] == pytest.approx(ref, abs=1e-12, nan_ok=True)
+    table, _ = ir.aggregate_raters(np.searchsorted(cats, grades.reshape(-1, m)), n_cat=len(cats))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = ir.fleiss_kappa(table, method="fleiss")
+    assert res.kappa == pytest.approx(ref, abs=1e-12, nan_ok=True)

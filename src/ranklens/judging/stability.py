@@ -176,7 +176,10 @@ def ordering_stability(
         raise InputError(f"{where}: need two or more systems, got {len(systems)}.")
     va = _scores([a[s] for s in systems], "a", where)
     vb = _scores([b[s] for s in systems], "b", where)
-    from scipy import stats
+    from ranklens._shared.deps import needs
+
+    with needs("stats", "ranklens.judging.stability.ordering_stability"):
+        from scipy import stats
 
     kt = stats.kendalltau(va, vb)
     i, j = np.triu_indices(len(systems), k=1)
