@@ -138,6 +138,17 @@ _COMMANDS = {
         "history_cmd",
         "List the records of a results store, or show one.",
     ),
+    # labels from several sources (issue 26, part 2)
+    "agree": (
+        "ranklens.cli.judge",
+        "agree_cmd",
+        "Agreement of two or more QRELS: kappa, Krippendorff's alpha, confusion table.",
+    ),
+    "ppi": (
+        "ranklens.cli.judge",
+        "ppi_cmd",
+        "Prediction-powered mean of a per-query metric: few human labels, many cheap ones.",
+    ),
 }
 
 
