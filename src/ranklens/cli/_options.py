@@ -430,6 +430,9 @@ def _input_option_list() -> list[tuple[str, Callable[[Any], Any]]]:
                 help=f"Qrels format if the suffix does not say: {formats}; diversity: TREC "
                 "diversity qrels (query intent doc relevance), as --intents.",
             ),
+        ),
+        (
+            "intents",
             click.option(
                 "--intents",
                 is_flag=True,
@@ -438,11 +441,17 @@ def _input_option_list() -> list[tuple[str, Callable[[Any], Any]]]:
                 "intent doc relevance` lines, or a table with an intent column. Needed by "
                 "the intent-aware metrics (alpha_ndcg, err_ia, nrbp, map_ia, p_ia, strec).",
             ),
+        ),
+        (
+            "intent_col",
             click.option(
                 "--intent-col",
                 default=None,
                 help="Intent column of CSV/Parquet/JSONL diversity qrels (implies --intents).",
             ),
+        ),
+        (
+            "intent_weights",
             click.option(
                 "--intent-weights",
                 type=click.Path(dir_okay=False),
@@ -482,7 +491,7 @@ def input_options(fn: Any) -> Any:
 
 
 #: What the run options of :func:`run_input_options` leave out of :func:`input_options`.
-_QRELS_ONLY = ("relevance_col", "qrels_format")
+_QRELS_ONLY = ("relevance_col", "qrels_format", "intents", "intent_col", "intent_weights")
 
 
 def run_input_options(fn: Any) -> Any:

@@ -453,7 +453,7 @@ def read_qrels(
     {'u1': {'007': 1.0, '42': 1.0}, 'u2': {'007': 1.0}}
     """
     if intents or intent is not None or weights is not None:
-        if implicit is not False:
+        if implicit is True:  # "auto" (the command line's) reads diversity qrels as given
             raise InputError(
                 f"{path}: implicit= reads (query, doc) rows without grades, and intents= "
                 "diversity qrels with a grade per intent; pass one of them."
