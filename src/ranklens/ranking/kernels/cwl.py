@@ -443,7 +443,8 @@ def cwl_bpm(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     >>> import ranklens
     >>> q = ranklens.Qrels.from_dict({"q": {"a": 0, "b": 1}})
     >>> r = ranklens.Run.from_dict({"q": {"a": 3.0, "b": 2.0, "c": 1.0}})
-    >>> res = ranklens.evaluate(q, r, ["cwl_bpm(budget=10,t=1)", "cwl_bpm(budget=10,output=ed,t=1)"])
+    >>> ms = ["cwl_bpm(budget=10,t=1)", "cwl_bpm(budget=10,output=ed,t=1)"]
+    >>> res = ranklens.evaluate(q, r, ms)
     >>> [round(v, 4) for v in res.summary().values()]  # stops at rank 2: W = (1/2, 1/2)
     [0.5, 2.0]
     """
