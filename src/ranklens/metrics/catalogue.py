@@ -235,6 +235,8 @@ FAMILIES: dict[str, str] = {
     "detection": "object detection: boxes against ground-truth boxes",
     "online": "A/B-test metrics per randomised unit, from exposure and event logs "
     "(ranklens.online.analyze computes them)",
+    "overlap": "run to run: two rankings of the same queries compared, no qrels "
+    "(ranklens.compare_runs)",
 }
 
 
@@ -1708,6 +1710,67 @@ ONLINE: tuple[MetricDef, ...] = tuple(
     )
 )
 
+# --------------------------------------------------------------------------- run-to-run
+# (issue 23 part 4: two rankings of the same queries compared; ranklens.ranking.overlap)
+
+_OV = "ranklens.ranking.overlap:"
+OVERLAP: tuple[MetricDef, ...] = (
+    MetricDef(
+        "rbo",
+        "rank-biased overlap of two runs' rankings (Webber et al. 2010)",
+        _OV + "rbo_kernel",
+        aliases=("rank_biased_overlap",),
+        params=(
+            Param(
+                "p",
+                0.9,
+                "persistence",
+                kind="number",
+                minimum=0.0,
+                maximum=1.0,
+                open_minimum=True,
+                open_maximum=True,
+            ),
+            Param(
+                "variant",
+                "ext",
+                "ext (extrapolated, eq. 32), trunc (the seen prefix), min = lower and "
+                "upper (bounds), res (residual)",
+                choices=("ext", "trunc", "min", "lower", "upper", "res"),
+            ),
+        ),
+        domain="overlap",
+        higher_is_better=None,
+    ),
+    MetricDef(
+        "run_jaccard",
+        "Jaccard index of two runs' (top-k) document sets",
+        _OV + "jaccard_kernel",
+        aliases=("jaccard_runs",),
+        domain="overlap",
+        higher_is_better=None,
+    ),
+    MetricDef(
+        "run_kendall_tau",
+        "Kendall's tau between two runs' scores of the same documents",
+        _OV + "kendall_tau_kernel",
+        aliases=("kendall_tau_runs",),
+        params=(
+            Param("variant", "b", "tau-b or tau-c (scipy's variant)", choices=("b", "c")),
+            Param(
+                "items",
+                "common",
+                "common: the documents both runs rank; union: every document either "
+                "ranks (a missing one below the run's lowest score)",
+                choices=("common", "union"),
+            ),
+        ),
+        domain="overlap",
+        range=(-1.0, 1.0),
+        higher_is_better=None,
+    ),
+)
+
 CATALOGUE: tuple[MetricDef, ...] = (
     RANKING
     + RECSYS
@@ -1717,4 +1780,5 @@ CATALOGUE: tuple[MetricDef, ...] = (
     + ENTITY_RESOLUTION
     + DETECTION
     + ONLINE
+    + OVERLAP
 )
