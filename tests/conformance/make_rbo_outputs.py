@@ -10,9 +10,9 @@ in the test extras (``benchmarks/README.md`` says how to make it)::
 It writes ``peers/rbo.json``: per query two strict rankings (lists of document ids,
 best first; ``rbo`` takes no ties) of 0 to 30 documents drawn from a small pool, so
 lists overlap, differ in length and may be empty, and per ``p`` the package's
-``rbo_ext(p)`` (Webber et al.'s eq. 32, ranklens ``rbo(variant=ext)``), and per cutoff
+``rbo_ext(p)`` (Webber et al.'s extrapolated RBO, ranklens ``rbo(variant=ext)``), and per cutoff
 ``k`` its ``rbo(k, p)`` (the truncated sum, ranklens ``rbo(variant=trunc)@k``) and
-``rbo(k, p, ext=True)`` (eq. 30 at depth ``min(len, k)``; ranklens ``rbo@k`` where
+``rbo(k, p, ext=True)`` (extrapolated at depth ``min(len, k)``; ranklens ``rbo@k`` where
 both lists hold ``k`` documents).  ``tests/ranking/test_reference_overlap.py`` reads
 it; it needs only the standard library and the package.
 """

@@ -128,6 +128,11 @@ _COMMANDS = {
         "history_cmd",
         "List the records of a results store, or show one.",
     ),
+    "overlap": (
+        "ranklens.cli.overlap",
+        "overlap_cmd",
+        "Compare RUN_A's and RUN_B's rankings: rank-biased overlap, Jaccard@k, Kendall's tau.",
+    ),
 }
 
 

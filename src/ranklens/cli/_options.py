@@ -370,28 +370,31 @@ def check_budget(paths: Sequence[str | None], memory: str | None) -> None:
             )
 
 
-def input_options(fn: Any) -> Any:
-    """The options that say how to read qrels and run files."""
+def input_options(fn: Any, qrels: bool = True) -> Any:
+    """The options that say how to read qrels and run files (``qrels=False``: run
+    files only)."""
     formats = ", ".join(_input_formats())
-    for opt in reversed(
-        [
-            click.option(
-                "--query-col", default=None, help="Query id column of CSV/Parquet/JSONL files."
-            ),
-            click.option(
-                "--doc-col", default=None, help="Document id column of CSV/Parquet/JSONL files."
-            ),
-            click.option(
-                "--score-col",
-                default=None,
-                help="Score column of run files (higher is better).",
-            ),
-            click.option(
-                "--rank-col",
-                default=None,
-                help="Rank column of run files (1 = best), instead of a score column; a run "
-                "table with no score column and a column named 'rank' is read as ranks.",
-            ),
+    options = [
+        click.option(
+            "--query-col", default=None, help="Query id column of CSV/Parquet/JSONL files."
+        ),
+        click.option(
+            "--doc-col", default=None, help="Document id column of CSV/Parquet/JSONL files."
+        ),
+        click.option(
+            "--score-col",
+            default=None,
+            help="Score column of run files (higher is better).",
+        ),
+        click.option(
+            "--rank-col",
+            default=None,
+            help="Rank column of run files (1 = best), instead of a score column; a run "
+            "table with no score column and a column named 'rank' is read as ranks.",
+        ),
+    ]
+    if qrels:
+        options += [
             click.option("--relevance-col", default=None, help="Relevance column of qrels files."),
             click.option(
                 "--qrels-format",
@@ -399,22 +402,24 @@ def input_options(fn: Any) -> Any:
                 default=None,
                 help=f"Qrels format if the suffix does not say: {formats}.",
             ),
-            click.option(
-                "--run-format",
-                type=click.Choice(_input_formats()),
-                default=None,
-                help=f"Run format if the suffix does not say: {formats}.",
-            ),
-            click.option(
-                "--duplicates",
-                type=click.Choice(_duplicate_policies()),
-                default="error",
-                show_default=True,
-                help="A (query, doc) pair given twice: an error, or keep the highest "
-                "value, the first or the last row.",
-            ),
         ]
-    ):
+    options += [
+        click.option(
+            "--run-format",
+            type=click.Choice(_input_formats()),
+            default=None,
+            help=f"Run format if the suffix does not say: {formats}.",
+        ),
+        click.option(
+            "--duplicates",
+            type=click.Choice(_duplicate_policies()),
+            default="error",
+            show_default=True,
+            help="A (query, doc) pair given twice: an error, or keep the highest "
+            "value, the first or the last row.",
+        ),
+    ]
+    for opt in reversed(options):
         fn = opt(fn)
     return fn
 
@@ -438,12 +443,12 @@ def _take_inputs(qrels: str, runs: Sequence[str], params: dict[str, Any]) -> Inp
     given = {k: params.pop(k, None) for k in _INPUT_PARAMS}
     given["duplicates"] = given["duplicates"] or "error"
     memory, temp_dir = params.pop("memory", None), params.pop("temp_dir", None)
-    detected = {qrels: detect_format(qrels, given["qrels_format"])}
+    detected = {qrels: detect_format(qrels, given["qrels_format"])} if qrels else {}
     detected |= {p: detect_format(p, given["run_format"]) for p in runs if p not in detected}
     inputs = Inputs(
         qrels, tuple(runs), memory=memory, temp_dir=temp_dir, detected=detected, **given
     )
-    paths = [qrels, *runs]
+    paths = [qrels, *runs] if qrels else list(runs)
     if paths.count("-") > 1:
         raise click.UsageError(
             "- (standard input) is given more than once; standard input can be read only "
@@ -597,6 +602,8 @@ def request_options(
     runs_of: Callable[[dict[str, Any]], tuple[str, ...]] | None = None,
     metric_help: str = "A metric (repeatable): ndcg@10, map, P.5, ... ('ranklens metrics' "
     "lists them). Default: ndcg@10 map mrr p@10 recall@100.",
+    qrels: bool = True,
+    conventions: bool = True,
 ) -> Callable[[Any], Any]:
     """The shared options of a command that reads QRELS and RUNS (its arguments
     ``qrels`` and ``runs``, or ``candidate``/``baseline`` for gate), and the one place
@@ -606,14 +613,16 @@ def request_options(
     ``formats``: the ``--format`` choices (None: no ``--format``); ``metrics``: a
     ``-m/--metric`` option, expanded by ``expand(given, fmt)``; ``store``:
     ``--store``/``--tag``; ``runs_of(params)``: the run paths when the command's
-    arguments are not ``runs``."""
+    arguments are not ``runs``; ``qrels=False``: a command without qrels (its request's
+    ``inputs.qrels`` is empty); ``conventions=False``: no convention options (a command
+    that compares runs with each other declares the few it reads itself)."""
 
     def decorate(fn: Any) -> Any:
         @functools.wraps(fn)
         def run(**params: Any) -> Any:
             from ranklens.cli._common import check_output
 
-            qrels = params.pop("qrels")
+            qrels_path = params.pop("qrels") if qrels else ""
             paths = tuple(params.pop("runs")) if runs_of is None else runs_of(params)
             fmt = params.pop("fmt", None) if formats is not None else None
             given = tuple(params.pop("metrics", ()) or ()) if metrics else ()
@@ -624,13 +633,13 @@ def request_options(
                 check_measures(given)
                 names = tuple(expand(given, fmt or "") if expand is not None else given)
             path, tags = take_store(params) if store else (None, {})
-            conventions = take_conventions(params)
-            inputs = _take_inputs(qrels, paths, params)
+            conv = take_conventions(params) if conventions else None
+            inputs = _take_inputs(qrels_path, paths, params)
             output = params.pop("output", None)
             check_output(output)
             quiet = bool(params.pop("quiet", False))
             out = Output(fmt or "", output, quiet, path, tags)
-            return fn(Request(inputs, names, conventions, out, given), **params)
+            return fn(Request(inputs, names, conv, out, given), **params)
 
         options: list[Callable[[Any], Any]] = []
         if metrics:
@@ -646,8 +655,9 @@ def request_options(
         if formats is not None:
             options.append(format_option(formats, "table", deprecated_formats))
         options.append(functools.partial(output_option, required=output_required, text=output_text))
-        options.append(convention_options)
-        options.append(input_options)
+        if conventions:
+            options.append(convention_options)
+        options.append(functools.partial(input_options, qrels=qrels))
         options.append(memory_options)
         if store:
             options.append(store_options)

@@ -1734,7 +1734,7 @@ OVERLAP: tuple[MetricDef, ...] = (
             Param(
                 "variant",
                 "ext",
-                "ext (extrapolated, eq. 32), trunc (the seen prefix), min = lower and "
+                "ext (extrapolated), trunc (the seen prefix), min = lower and "
                 "upper (bounds), res (residual)",
                 choices=("ext", "trunc", "min", "lower", "upper", "res"),
             ),

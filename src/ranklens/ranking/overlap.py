@@ -280,14 +280,14 @@ def rbo_kernel(pair: Pair, k: Any, params: dict[str, Any]) -> np.ndarray:
     both top-``d`` lists) and ``p`` the persistence.  With ``s <= l`` the two lists'
     lengths (after the cutoff ``k``):
 
-    * ``ext`` (eq. 32, extrapolated; equal lengths: eq. 30; the ``rbo`` package's
-      ``rbo_ext``): ``(1-p)/p [sum_{d<=l} X_d p^d / d + sum_{s<d<=l} X_s (d-s) p^d
+    * ``ext`` (extrapolated, the paper's eq. 32 as the ``rbo`` package's ``rbo_ext``
+      cites it): ``(1-p)/p [sum_{d<=l} X_d p^d / d + sum_{s<d<=l} X_s (d-s) p^d
       / (s d)] + ((X_l - X_s) / l + X_s / s) p^l``;
-    * ``trunc`` (eq. 7 at depth ``s``; the ``rbo`` package's ``rbo(k, p)``):
+    * ``trunc`` (RBO at depth ``s``; the ``rbo`` package's ``rbo(k, p)``):
       ``(1-p) sum_{d<=s} p^(d-1) A_d``, the RBO of the seen prefix;
-    * ``min`` = ``lower`` (eq. 11 at depth ``s``): the RBO if nothing past depth ``s``
+    * ``min`` = ``lower`` (RBO_min at depth ``s``): the RBO if nothing past depth ``s``
       matches, ``(1-p)/p [sum_{d<=s} (X_d - X_s) p^d / d - X_s ln(1-p)]``;
-    * ``res`` (eq. 13 at depth ``s``): the most the unseen ranks can add,
+    * ``res`` (RBO_res at depth ``s``): the most the unseen ranks can add,
       ``p^f + 2(1-p)/p sum_{s<d<=f} (d-s) p^d / d - X_s (1-p)/p [ln(1/(1-p)) -
       sum_{d<=f} p^d / d]`` with ``f = 2s - X_s``;
     * ``upper`` = ``min + res``.
