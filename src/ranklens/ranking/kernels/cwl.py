@@ -39,7 +39,7 @@ at a time, with no loop over queries.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -78,16 +78,21 @@ _DENSE_CELLS = 1 << 21
 """The most cells of one dense (queries x depth) slice."""
 
 
-@dataclass(frozen=True)
 class Block:
-    """A slice of queries as dense (queries x depth) matrices."""
+    """A slice of queries as dense (queries x depth) matrices (the constant ones as
+    broadcast views, the cumulative gain computed on first use)."""
 
-    g: np.ndarray  # gain at each rank (0 past the ranking)
-    cost: np.ndarray  # cost of each rank
-    cg: np.ndarray  # cumulative gain (inclusive)
-    cc: np.ndarray  # cumulative cost (inclusive)
-    rank: np.ndarray  # 1-based ranks, shape (depth,)
-    rels: np.ndarray  # number of judgments with a positive gain, per query
+    def __init__(self, g: np.ndarray, cost: float, rank: np.ndarray, rels: np.ndarray) -> None:
+        self.g = g  # gain at each rank (0 past the ranking)
+        self.cost = np.broadcast_to(cost, g.shape)  # cost of each rank
+        self.cc = np.broadcast_to(np.cumsum(np.full(len(rank), cost)), g.shape)
+        self.rank = rank  # 1-based ranks, shape (depth,)
+        self.rels = rels  # number of judgments with a positive gain, per query
+
+    @cached_property
+    def cg(self) -> np.ndarray:
+        """Cumulative gain (inclusive)."""
+        return np.cumsum(self.g, axis=1)
 
 
 # a model gives ("c", continuation) or ("w", weights) for a block
@@ -112,8 +117,7 @@ def _measure(prep: Prepared, params: dict[str, Any], model: Model) -> np.ndarray
         rows = slice(bounds[i], bounds[i + 1])
         g = np.zeros((n, depth))
         g[seg[rows] - first, pos[rows]] = gv[rows]
-        c = np.full((n, depth), cost)
-        blk = Block(g, c, np.cumsum(g, axis=1), np.cumsum(c, axis=1), rank, rels[first : first + n])
+        blk = Block(g, cost, rank, rels[first : first + n])
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             out[first : first + n] = _outputs(blk, *model(blk), how)
     return out
