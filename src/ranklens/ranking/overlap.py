@@ -157,12 +157,22 @@ class OverlapResult:
 # ----------------------------------------------------------------------- the pair
 
 
-def _codes(a: pa.Array, b: pa.Array) -> tuple[np.ndarray, np.ndarray, pa.Array]:
-    """Shared dense codes of two string arrays, and the distinct values."""
+def _codes(
+    a: pa.Array, b: pa.Array, in_order: bool = False
+) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    """Shared dense codes of two string arrays, and the distinct values (with
+    ``in_order``: codes in the values' sorted order, the values sorted)."""
     both = pa.chunked_array([a.cast(pa.large_string()), b.cast(pa.large_string())])
     enc = pc.dictionary_encode(both).combine_chunks()
     idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    return idx[: len(a)], idx[len(a) :], enc.dictionary
+    values = enc.dictionary
+    if in_order:
+        order = pc.array_sort_indices(values).to_numpy()
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        idx = rank[idx]
+        values = values.take(pa.array(order))
+    return idx[: len(a)], idx[len(a) :], values
 
 
 def pair_runs(
@@ -185,12 +195,17 @@ def pair_runs(
         raise InputError(
             f"queries must be one of {', '.join(map(repr, QUERIES))}, got {queries!r}."
         )
-    qa, qb, qnames = _codes(run_a._query, run_b._query)
-    da, db, _ = _codes(run_a._doc, run_b._doc)
     extra = sorted(set(run_a.empty_queries) | set(run_b.empty_queries))
-    names = qnames.to_pylist()
-    known = set(names)
-    names += [q for q in extra if q not in known]
+    qa, qb, qnames = _codes(
+        pa.concat_arrays(
+            [run_a._query.cast(pa.large_string()), pa.array(extra, pa.large_string())]
+        ),
+        run_b._query,
+        in_order=True,
+    )
+    qa = qa[: len(run_a.scores)]  # (the empty queries only take their place in the order)
+    da, db, _ = _codes(run_a._doc, run_b._doc)
+    names = qnames.to_pylist()  # sorted: codes are in id order
     nq, nd = len(names), int(max(da.max(initial=-1), db.max(initial=-1))) + 1
 
     def ranked(q: np.ndarray, d: np.ndarray, run: Any) -> tuple[np.ndarray, ...]:
@@ -204,7 +219,12 @@ def pair_runs(
     aq, ad, as_, ar, na = ranked(qa, da, run_a)
     bq, bd, bs, br, nb = ranked(qb, db, run_b)
     ka, kb = aq * nd + ad, bq * nd + bd
-    _, ia, ib = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
+    # the documents both rank: a's (query, doc) keys looked up among b's, sorted once
+    by_key = np.argsort(kb)
+    sorted_b = kb[by_key]
+    at = np.minimum(np.searchsorted(sorted_b, ka), max(len(kb) - 1, 0))
+    ia = np.flatnonzero(sorted_b[at] == ka) if len(kb) else np.zeros(0, dtype=np.int64)
+    ib = by_key[at[ia]]
     a_other = np.full(len(ka), NOT_RANKED, dtype=np.int64)
     a_other[ia] = br[ib]
     b_other = np.full(len(kb), NOT_RANKED, dtype=np.int64)
@@ -220,16 +240,15 @@ def pair_runs(
     for q in run_b.empty_queries:
         named_b[index[q]] = True
     keep = (named_a & named_b) if queries == "both" else (named_a | named_b)
-    # queries in id order
-    order = np.array(sorted(np.flatnonzero(keep), key=lambda i: names[i]), dtype=np.int64)
+    order = np.flatnonzero(keep)  # in id order (the codes are)
     new = np.full(nq, -1, dtype=np.int64)
     new[order] = np.arange(len(order))
 
     def kept(seg: np.ndarray, *cols: np.ndarray) -> tuple[np.ndarray, ...]:
+        if len(order) == nq:
+            return (seg, *cols)
         m = new[seg] >= 0
-        s = new[seg[m]]
-        o = np.argsort(s, kind="stable")
-        return (s[o], *(c[m][o] for c in cols))
+        return (new[seg[m]], *(c[m] for c in cols))
 
     seg, rka, rkb, sa, sb = kept(aq[ia], ar[ia], br[ib], as_[ia], bs[ib])
     a_seg, a_rank, a_score, a_oth = kept(aq, ar, as_, a_other)
