@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # for type checkers and readers; at run time they come from _
     from ranklens.ranking.evaluator import Evaluator
     from ranklens.ranking.files import evaluate_files
     from ranklens.ranking.intents import DiversityQrels
+    from ranklens.ranking.overlap import OverlapResult, compare_runs
     from ranklens.render.html import html_report
 
 # Every public name but the exception types is imported on first use, from its module
@@ -75,6 +76,7 @@ __getattr__, __dir__ = lazy_exports(
         "ranklens.ranking.intents": ("DiversityQrels",),
         "ranklens.ranking.evaluation": ("Result", "evaluate"),
         "ranklens.ranking.evaluator": ("Evaluator",),
+        "ranklens.ranking.overlap": ("OverlapResult", "compare_runs"),
         "ranklens.render.html": ("html_report",),
     },
     # the subpackages, as ``ranklens.comparison``, ``ranklens.online`` etc. (imported on
@@ -98,6 +100,7 @@ __all__ = [
     "Metric",
     "MetricNameError",
     "MetricParameterError",
+    "OverlapResult",
     "PRCurve",
     "Qrels",
     "RanklensDeprecationWarning",
@@ -107,6 +110,7 @@ __all__ = [
     "Run",
     "UnsupportedError",
     "compare",
+    "compare_runs",
     "evaluate",
     "evaluate_cutoffs",
     "evaluate_files",

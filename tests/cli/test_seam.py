@@ -358,7 +358,9 @@ def _catalogue_metrics() -> list[str]:
         suffix = {"required": "@3", "optional": "@3", "level": "@0.5", "multiple": "@1"}.get(
             defn.cutoff, ""
         )
-        out.append(defn.name + suffix)
+        # the C/W/L models that need gains in [0, 1] (the grades here reach 3)
+        unit = defn.name.startswith(("cwl_inst", "cwl_nerr"))
+        out.append(defn.name + ("(gain=binary)" if unit else "") + suffix)
     return out
 
 

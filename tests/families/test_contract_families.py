@@ -802,6 +802,7 @@ def test_every_family_metric_is_covered() -> None:
         | OWN_HARNESS
         | {d.name for d in RECSYS}
         | {d.name for d in ONLINE}
+        | {d.name for d in OVERLAP}
     )
     for d in FAMILIES:
         assert _data_args(d), f"{d.name}: no data argument found for {d.impl}"
@@ -1156,3 +1157,81 @@ def test_online_parameters_checked_and_defaults_agree(defn: MetricDef) -> None:
     # a missing event type is our error, not a TypeError
     with pytest.raises(rl.RanklensError):
         defn.kernel(**{p.name: p.default for p in defn.params})
+
+
+# ------------------------------------------------------------------------- run to run
+
+OVERLAP = [d for d in CATALOGUE if d.domain == "overlap"]
+
+
+def _overlap_runs(seed: int) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """Two runs: shared and own documents, tied scores, lists of 0-12 documents
+    (empty rankings), a query of one run only."""
+    rng = np.random.default_rng(seed)
+    ra: dict[str, dict[str, float]] = {}
+    rb: dict[str, dict[str, float]] = {}
+    for q in range(15):
+        pool = [f"d{i}" for i in range(int(rng.integers(1, 15)))]
+        for run in (ra, rb):
+            n = int(rng.integers(0, min(12, len(pool)) + 1))
+            docs = rng.choice(pool, size=n, replace=False)
+            run[f"q{q}"] = {str(d): float(np.round(rng.normal(), 1)) for d in docs}
+    ra["only_a"] = {"d0": 1.0}
+    return ra, rb
+
+
+def _overlap_variants(defn: MetricDef) -> list[str]:
+    out = [defn.name]
+    for p in defn.params:
+        vals = list(p.choices or ()) if p.kind == "choice" else [0.01, 0.5, 0.99]
+        out += [f"{defn.name}({p.name}={v})" for v in vals]
+    return [f"{m}{k}" for m in out for k in ("", "@1", "@3")]
+
+
+@pytest.mark.parametrize("defn", OVERLAP, ids=lambda d: d.name)
+def test_overlap_values_in_range_identical_runs_agree_and_row_order_is_free(
+    defn: MetricDef,
+) -> None:
+    names = _overlap_variants(defn)
+    lo, hi = defn.range or (-INF, INF)
+    for seed in (0, 1, 2):
+        ra, rb = _overlap_runs(seed)
+        for queries in ("both", "either"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", rl.RanklensWarning)
+                res = rl.compare_runs(
+                    rl.Run.from_dict(ra), rl.Run.from_dict(rb), names, queries=queries
+                )
+            for name in names:
+                v = res.values[name]
+                finite = v[~np.isnan(v)]
+                assert ((finite >= lo - 1e-12) & (finite <= hi + 1e-12)).all(), name
+                if defn.name != "run_kendall_tau":
+                    assert not np.isnan(v).any(), name
+        # rows in another order: the same values (ties broken by doc id)
+        rows = [(q, d, s) for q, docs in ra.items() for d, s in docs.items()]
+        perm = np.random.default_rng(seed).permutation(len(rows))
+        shuffled = rl.Run.from_arrays(
+            *map(list, zip(*[rows[i] for i in perm], strict=True)),
+            empty_queries=[q for q, docs in ra.items() if not docs],
+        )
+        same = rl.compare_runs(rl.Run.from_dict(ra), shuffled, names)
+        ident = rl.compare_runs(rl.Run.from_dict(ra), rl.Run.from_dict(ra), names)
+        for name in names:
+            np.testing.assert_array_equal(same.values[name], ident.values[name], err_msg=name)
+            v = ident.values[name]
+            if "variant=" in name and "variant=ext" not in name and defn.name == "rbo":
+                continue  # trunc and the bounds of identical lists are below / above 1
+            if "variant=c" in name:
+                continue  # tau-c of identical lists with ties is below 1
+            assert np.all(np.isnan(v) | (np.abs(v - 1.0) < 1e-12)), name
+
+
+@pytest.mark.parametrize("defn", OVERLAP, ids=lambda d: d.name)
+def test_overlap_invalid_parameters_raise_naming_the_parameter(defn: MetricDef) -> None:
+    for p in defn.params:
+        bads: list[Any] = ["bogus", 3, None] if p.kind == "choice" else ["x", NAN, INF, 0, 1]
+        for bad in bads:
+            with pytest.raises(rl.MetricParameterError, match=repr(p.name)):
+                rl.get_metric(Metric(defn.name, None, ((p.name, bad),)))
+    assert callable(defn.kernel)

@@ -149,6 +149,11 @@ _COMMANDS = {
         "ppi_cmd",
         "Prediction-powered mean of a per-query metric: few human labels, many cheap ones.",
     ),
+    "overlap": (
+        "ranklens.cli.overlap",
+        "overlap_cmd",
+        "Compare RUN_A's and RUN_B's rankings: rank-biased overlap, Jaccard@k, Kendall's tau.",
+    ),
 }
 
 

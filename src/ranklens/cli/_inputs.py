@@ -18,7 +18,14 @@ import click
 from ranklens.cli._common import echo_warning, run_names, stage, warnings_to_stderr
 from ranklens.cli._options import Request
 
-__all__ = ["evaluate_runs", "read_qrels", "read_runs", "read_systems", "record_results"]
+__all__ = [
+    "evaluate_runs",
+    "read_qrels",
+    "read_run_file",
+    "read_runs",
+    "read_systems",
+    "record_results",
+]
 
 #: The note the library gives when it reads a column named ``rank`` as ranks.
 _RANKS_NOTE = r".*reading column .* as ranks"
@@ -76,6 +83,12 @@ def _read_run(request: Request, path: str, staged: bool = True) -> Any:
             duplicates=inputs.duplicates,
             **inputs.run_columns(path),
         )
+
+
+def read_run_file(request: Request, path: str) -> Any:
+    """The run file ``path`` of the request, read whole (a command that reads runs
+    without qrels: ``ranklens overlap``)."""
+    return _read_run(request, path)
 
 
 def _check_fits(request: Request, path: str) -> None:

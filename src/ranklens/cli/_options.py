@@ -483,8 +483,11 @@ def _input_option_list() -> list[tuple[str, Callable[[Any], Any]]]:
     ]
 
 
-def input_options(fn: Any) -> Any:
-    """The options that say how to read qrels and run files."""
+def input_options(fn: Any, qrels: bool = True) -> Any:
+    """The options that say how to read qrels and run files (``qrels=False``: run
+    files only, as :func:`run_input_options`)."""
+    if not qrels:
+        return run_input_options(fn)
     for _, opt in reversed(_input_option_list()):
         fn = opt(fn)
     return fn
@@ -530,12 +533,12 @@ def _take_inputs(qrels: str, runs: Sequence[str], params: dict[str, Any]) -> Inp
         given["intents"] or given["intent_col"] is not None or given["intent_weights"]
     )
     memory, temp_dir = params.pop("memory", None), params.pop("temp_dir", None)
-    detected = {qrels: detect_format(qrels, given["qrels_format"])}
+    detected = {qrels: detect_format(qrels, given["qrels_format"])} if qrels else {}
     detected |= {p: detect_format(p, given["run_format"]) for p in runs if p not in detected}
     inputs = Inputs(
         qrels, tuple(runs), memory=memory, temp_dir=temp_dir, detected=detected, **given
     )
-    paths = [qrels, *runs]
+    paths = [qrels, *runs] if qrels else list(runs)
     if paths.count("-") > 1:
         raise click.UsageError(
             "- (standard input) is given more than once; standard input can be read only "
@@ -705,6 +708,8 @@ def request_options(
     runs_of: Callable[[dict[str, Any]], tuple[str, ...]] | None = None,
     metric_help: str = "A metric (repeatable): ndcg@10, map, P.5, ... ('ranklens metrics' "
     "lists them). Default: ndcg@10 map mrr p@10 recall@100.",
+    qrels: bool = True,
+    conventions: bool = True,
 ) -> Callable[[Any], Any]:
     """The shared options of a command that reads QRELS and RUNS (its arguments
     ``qrels`` and ``runs``, or ``candidate``/``baseline`` for gate), and the one place
@@ -714,14 +719,16 @@ def request_options(
     ``formats``: the ``--format`` choices (None: no ``--format``); ``metrics``: a
     ``-m/--metric`` option, expanded by ``expand(given, fmt)``; ``store``:
     ``--store``/``--tag``; ``runs_of(params)``: the run paths when the command's
-    arguments are not ``runs``."""
+    arguments are not ``runs``; ``qrels=False``: a command without qrels (its request's
+    ``inputs.qrels`` is empty); ``conventions=False``: no convention options (a command
+    that compares runs with each other declares the few it reads itself)."""
 
     def decorate(fn: Any) -> Any:
         @functools.wraps(fn)
         def run(**params: Any) -> Any:
             from ranklens.cli._common import check_output
 
-            qrels = params.pop("qrels")
+            qrels_path = params.pop("qrels") if qrels else ""
             paths = tuple(params.pop("runs")) if runs_of is None else runs_of(params)
             fmt = params.pop("fmt", None) if formats is not None else None
             given = tuple(params.pop("metrics", ()) or ()) if metrics else ()
@@ -732,13 +739,13 @@ def request_options(
                 check_measures(given)
                 names = tuple(expand(given, fmt or "") if expand is not None else given)
             path, tags = take_store(params) if store else (None, {})
-            conventions = take_conventions(params)
-            inputs = _take_inputs(qrels, paths, params)
+            conv = take_conventions(params) if conventions else None
+            inputs = _take_inputs(qrels_path, paths, params)
             output = params.pop("output", None)
             check_output(output)
             quiet = bool(params.pop("quiet", False))
             out = Output(fmt or "", output, quiet, path, tags)
-            return fn(Request(inputs, names, conventions, out, given), **params)
+            return fn(Request(inputs, names, conv, out, given), **params)
 
         options: list[Callable[[Any], Any]] = []
         if metrics:
@@ -754,8 +761,9 @@ def request_options(
         if formats is not None:
             options.append(format_option(formats, "table", deprecated_formats))
         options.append(functools.partial(output_option, required=output_required, text=output_text))
-        options.append(convention_options)
-        options.append(input_options)
+        if conventions:
+            options.append(convention_options)
+        options.append(functools.partial(input_options, qrels=qrels))
         options.append(memory_options)
         if store:
             options.append(store_options)

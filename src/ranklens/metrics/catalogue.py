@@ -235,6 +235,8 @@ FAMILIES: dict[str, str] = {
     "detection": "object detection: boxes against ground-truth boxes",
     "online": "A/B-test metrics per randomised unit, from exposure and event logs "
     "(ranklens.online.analyze computes them)",
+    "overlap": "run to run: two rankings of the same queries compared, no qrels "
+    "(ranklens.compare_runs)",
 }
 
 
@@ -1058,7 +1060,163 @@ _DIVERSITY: tuple[MetricDef, ...] = tuple(
 #: The intent-aware metrics (they read a DiversityQrels' intents).
 INTENT_AWARE = frozenset(d.name for d in _DIVERSITY)
 
-RANKING = tuple(replace(d, vector_k=d.name in _VECTOR_K) for d in _RANKING + _DIVERSITY)
+# --------------------------------------------------------------------------- C/W/L measures
+# (issue 23 part 2: cwl_eval's user models; kernels in ranklens.ranking.kernels.cwl)
+
+_CWL = "ranklens.ranking.kernels.cwl:"
+_CWL_OUTPUT = Param(
+    "output",
+    "eu",
+    "what the user model reports (cwl_eval's columns): eu expected utility per item, "
+    "etu expected total utility, ec expected cost per item, etc expected total cost, "
+    "ed expected depth",
+    choices=("eu", "etu", "ec", "etc", "ed"),
+)
+_CWL_DEPTH = Param(
+    "depth",
+    1000,
+    "ranks the user model covers: rankings are cut there and padded to it with gain 0 "
+    "(cwl_eval's --max_depth)",
+    kind="int",
+    minimum=1,
+)
+_CWL_COST = Param(
+    "cost",
+    1.0,
+    "cost of every item, ranked or padding (cwl_eval without a costs file: 1)",
+    kind="number",
+    minimum=0.0,
+    open_minimum=True,
+)
+_CWL_T = Param(
+    "t", 1.0, "gain the user wants (cwl_eval's T)", kind="number", minimum=0.0, open_minimum=True
+)
+_CWL_COMMON = (_CWL_OUTPUT, _GAIN, _CWL_DEPTH, _CWL_COST)
+_CWL_RANGE: tuple[tuple[tuple[str, Any], tuple[float, float] | None], ...] = tuple(
+    (("output", o), None) for o in ("etu", "ec", "etc", "ed")
+)
+
+
+def _cwl(
+    name: str, summary: str, *params: Param, cutoff: str = "none", common: tuple[Param, ...] = ()
+) -> MetricDef:
+    return MetricDef(
+        name,
+        summary,
+        _CWL + name,
+        cutoff=cutoff,
+        params=params + (common or _CWL_COMMON),
+        range=None,
+        signed_range=None,
+        range_when=_CWL_RANGE,
+        range_from_gains=(("output", "eu"),),
+    )
+
+
+_CWL_MEASURES: tuple[MetricDef, ...] = (
+    _cwl("cwl_p", "C/W/L precision at k (cwl_eval P@k)", cutoff="required"),
+    _cwl("cwl_rr", "C/W/L reciprocal rank (cwl_eval RR)"),
+    _cwl("cwl_ap", "C/W/L average precision (cwl_eval AP)"),
+    replace(
+        _cwl("cwl_trap", "C/W/L AP over the relevant retrieved (cwl_eval TrAP)"),
+        range_from_gains=(),
+    ),
+    _cwl("cwl_rbp", "C/W/L rank-biased precision (cwl_eval RBP)", _P),
+    _cwl(
+        "cwl_npv",
+        "C/W/L net present value (cwl_eval NPV)",
+        Param("rate", 0.1, "discount rate", kind="number", minimum=0.0),
+    ),
+    _cwl("cwl_ndcg", "C/W/L scaled DCG at k (cwl_eval NDCG-k)", cutoff="required"),
+    _cwl(
+        "cwl_set",
+        "C/W/L search economic measure at k (cwl_eval SET)",
+        Param(
+            "beta",
+            0.5,
+            "diminishing returns",
+            kind="number",
+            minimum=0.0,
+            maximum=1.0,
+            open_minimum=True,
+        ),
+        cutoff="required",
+    ),
+    _cwl("cwl_inst", "C/W/L INST, adaptive to the gain wanted (cwl_eval INST)", _CWL_T),
+    _cwl("cwl_insq", "C/W/L INSQ (cwl_eval INSQ)", _CWL_T),
+    _cwl(
+        "cwl_tbg",
+        "C/W/L time-biased gain (cwl_eval TBG)",
+        Param(
+            "halflife",
+            224.0,
+            "half-life, in cost units",
+            kind="number",
+            minimum=0.0,
+            open_minimum=True,
+        ),
+    ),
+    _cwl(
+        "cwl_umeasure",
+        "C/W/L U-measure (cwl_eval U)",
+        Param(
+            "budget",
+            1000.0,
+            "reading budget, in cost units (cwl_eval's L)",
+            kind="number",
+            minimum=0.0,
+            open_minimum=True,
+        ),
+        common=(_CWL_OUTPUT, _GAIN, replace(_CWL_DEPTH, minimum=2), _CWL_COST),
+    ),
+    _cwl(
+        "cwl_bpm",
+        "C/W/L bejeweled player model (cwl_eval BPM static and dynamic)",
+        _CWL_T,
+        Param(
+            "budget", 10.0, "cost the user will spend (cwl_eval's K)", kind="number", minimum=0.0
+        ),
+        Param("hb", 0.0, "goal change per unit of gain above gain_med (0: static)", kind="number"),
+        Param("gain_med", 0.5, "median gain (dynamic model)", kind="number"),
+    ),
+    _cwl(
+        "cwl_ift_goal",
+        "C/W/L information foraging, goal (cwl_eval IFT-C1)",
+        _CWL_T,
+        Param("b1", 0.9, "intercept", kind="number", minimum=0.0),
+        Param("r1", 10.0, "rationality", kind="number", minimum=0.0),
+    ),
+    _cwl(
+        "cwl_ift_rate",
+        "C/W/L information foraging, rate (cwl_eval IFT-C2)",
+        Param("a", 0.2, "rate of gain wanted", kind="number"),
+        Param("b2", 0.9, "intercept", kind="number", minimum=0.0),
+        Param("r2", 10.0, "rationality", kind="number", minimum=0.0),
+    ),
+    _cwl(
+        "cwl_ift",
+        "C/W/L information foraging, goal and rate (cwl_eval IFT-C1-C2)",
+        _CWL_T,
+        Param("b1", 0.9, "intercept of the goal", kind="number", minimum=0.0),
+        Param("r1", 10.0, "rationality of the goal", kind="number", minimum=0.0),
+        Param("a", 0.2, "rate of gain wanted", kind="number"),
+        Param("b2", 0.9, "intercept of the rate", kind="number", minimum=0.0),
+        Param("r2", 10.0, "rationality of the rate", kind="number", minimum=0.0),
+    ),
+    _cwl("cwl_nerr8", "C/W/L not-quite ERR at k, eq. 8 (cwl_eval NERReq8)", cutoff="required"),
+    _cwl("cwl_nerr9", "C/W/L not-quite ERR at k, eq. 9 (cwl_eval NERReq9)", cutoff="required"),
+    _cwl(
+        "cwl_nerr10",
+        "C/W/L not-quite ERR, eq. 10 (cwl_eval NERReq10)",
+        Param("phi", 0.9, "patience", kind="number", minimum=0.0, maximum=1.0),
+    ),
+    _cwl("cwl_nerr11", "C/W/L not-quite ERR, eq. 11 (cwl_eval NERReq11)", _CWL_T),
+)
+
+
+RANKING = tuple(
+    replace(d, vector_k=d.name in _VECTOR_K) for d in _RANKING + _DIVERSITY + _CWL_MEASURES
+)
 
 # --------------------------------------------------------------------------- other families
 
@@ -1677,6 +1835,67 @@ ONLINE: tuple[MetricDef, ...] = tuple(
     )
 )
 
+# --------------------------------------------------------------------------- run-to-run
+# (issue 23 part 4: two rankings of the same queries compared; ranklens.ranking.overlap)
+
+_OV = "ranklens.ranking.overlap:"
+OVERLAP: tuple[MetricDef, ...] = (
+    MetricDef(
+        "rbo",
+        "rank-biased overlap of two runs' rankings (Webber et al. 2010)",
+        _OV + "rbo_kernel",
+        aliases=("rank_biased_overlap",),
+        params=(
+            Param(
+                "p",
+                0.9,
+                "persistence",
+                kind="number",
+                minimum=0.0,
+                maximum=1.0,
+                open_minimum=True,
+                open_maximum=True,
+            ),
+            Param(
+                "variant",
+                "ext",
+                "ext (extrapolated), trunc (the seen prefix), min = lower and "
+                "upper (bounds), res (residual)",
+                choices=("ext", "trunc", "min", "lower", "upper", "res"),
+            ),
+        ),
+        domain="overlap",
+        higher_is_better=None,
+    ),
+    MetricDef(
+        "run_jaccard",
+        "Jaccard index of two runs' (top-k) document sets",
+        _OV + "jaccard_kernel",
+        aliases=("jaccard_runs",),
+        domain="overlap",
+        higher_is_better=None,
+    ),
+    MetricDef(
+        "run_kendall_tau",
+        "Kendall's tau between two runs' scores of the same documents",
+        _OV + "kendall_tau_kernel",
+        aliases=("kendall_tau_runs",),
+        params=(
+            Param("variant", "b", "tau-b or tau-c (scipy's variant)", choices=("b", "c")),
+            Param(
+                "items",
+                "common",
+                "common: the documents both runs rank; union: every document either "
+                "ranks (a missing one below the run's lowest score)",
+                choices=("common", "union"),
+            ),
+        ),
+        domain="overlap",
+        range=(-1.0, 1.0),
+        higher_is_better=None,
+    ),
+)
+
 CATALOGUE: tuple[MetricDef, ...] = (
     RANKING
     + RECSYS
@@ -1686,4 +1905,5 @@ CATALOGUE: tuple[MetricDef, ...] = (
     + ENTITY_RESOLUTION
     + DETECTION
     + ONLINE
+    + OVERLAP
 )
