@@ -206,7 +206,8 @@ def fused_run(
     doc_text = None
     if ties == "trec":
         doc_text = stack.doc_ids.take(from_numpy(dcode))
-    order = order_rankings(qcode, nq, score, ties, doc_ids=doc_text, rows=first, depth=depth)
+    rows = first if ties == "input" else None
+    order = order_rankings(qcode, nq, score, ties, doc_ids=doc_text, rows=rows, depth=depth)
     q = qcode[order]
     query = pa.DictionaryArray.from_arrays(from_numpy(q.astype(np.int32)), stack.query_ids)
     doc = pa.DictionaryArray.from_arrays(

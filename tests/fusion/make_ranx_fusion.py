@@ -1,0 +1,154 @@
+"""Write ``ranx_fusion.json``: ranx's fused runs, trained parameters and fusion
+optimisations on the cases of :mod:`tests.fusion.cases`, which
+``test_reference_ranx_fusion.py`` checks ranklens against without ranx.
+
+Run from the repository root with ranx installed (0.3.21 made the committed file)::
+
+    PYTHONPATH=src python tests/fusion/make_ranx_fusion.py          # rewrite
+    PYTHONPATH=src python tests/fusion/make_ranx_fusion.py --check  # compare
+
+The first run compiles ranx's numba functions (minutes); later runs read numba's
+cache.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.fusion.cases import (  # noqa: E402
+    NORMS,
+    SCORE_ONLY,
+    TRAINED,
+    fusion_case,
+    padded,
+    params_for,
+)
+
+OUT = Path(__file__).with_name("ranx_fusion.json")
+METHODS = (
+    "sum", "mnz", "anz", "max", "min", "med", "gmnz", "rrf", "isr", "log_isr", "logn_isr",
+    "bordafuse", "w_bordafuse", "wsum", "wmnz", "mixed", "rbc",
+    "bayesfuse", "posfuse", "probfuse", "segfuse", "slidefuse", "mapfuse",
+)  # fmt: skip
+CASES = [(1, True), (2, True), (3, True), (101, False)]
+OPTIMISE = [  # (case seed, method, norm, metric)
+    (1, "wsum", "min-max", "ndcg@10"),
+    (2, "rrf", "min-max", "map"),
+    (3, "gmnz", "zmuv", "ndcg"),
+    (1, "probfuse", "min-max", "ndcg@5"),
+    (2, "mixed", "sum", "mrr"),
+]
+
+
+def _rows(run: Any) -> list[list[Any]]:
+    return [[q, d, float(s)] for q, docs in sorted(run.to_dict().items()) for d, s in docs.items()]
+
+
+def _arrays(x: Any) -> Any:
+    import numpy as np
+
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, (list, tuple)):
+        return [_arrays(v) for v in x]
+    if isinstance(x, np.floating):
+        return float(x)
+    return x
+
+
+def _trained(qrels: Any, norm_runs: list[Any], method: str, params: dict[str, Any]) -> dict[str, Any]:
+    from ranx import fusion as f
+
+    if method == "bayesfuse":
+        return {"log_odds": f.bayesfuse_train(qrels, norm_runs)}
+    if method in ("posfuse", "slidefuse"):
+        return {"probs": f.posfuse_train(qrels, norm_runs)}
+    if method == "segfuse":
+        return {"probs": f.segfuse_train(qrels, norm_runs)}
+    if method == "probfuse":
+        return {"probs": f.probfuse_train(qrels, norm_runs, params["n_segments"])}
+    return {"map_scores": f.mapfuse_train(qrels, norm_runs)}
+
+
+def make() -> dict[str, Any]:
+    from ranx import Qrels, Run, fuse, optimize_fusion
+    from ranx.normalization import norm_switch
+
+    out: dict[str, Any] = {"cases": [], "optimize": []}
+    for seed, ties in CASES:
+        qrels_d, runs_d = fusion_case(seed, ties=ties)
+        runs_p = padded(runs_d)
+        case: dict[str, Any] = {
+            "seed": seed,
+            "ties": ties,
+            "fused": {},
+            "trained": {},
+            "params": {},
+        }
+        for method in METHODS:
+            params = params_for(method, len(runs_d), seed)
+            case["params"][method] = params
+            for norm in NORMS:
+                if norm == "borda" and method not in SCORE_ONLY:
+                    continue  # ranx ranks the documents borda adds in a set's order
+                runs = [Run(r, name=f"r{i}") for i, r in enumerate(runs_p)]
+                qrels = Qrels(qrels_d)
+                given = {k: v for k, v in params.items() if k != "n_segments"}
+                key = f"{method}|{norm}"
+                if method in TRAINED:
+                    if norm is None:
+                        norm_runs = runs
+                    else:
+                        norm_runs = [norm_switch(norm)(r) for r in runs]
+                    trained = _trained(qrels, norm_runs, method, params)
+                    case["trained"][key] = _arrays(trained)
+                    given |= trained
+                fused = fuse(runs, norm=norm, method=method, params=given)
+                case["fused"][key] = _rows(fused)
+        out["cases"].append(case)
+    for seed, method, norm, metric in OPTIMISE:
+        qrels_d, runs_d = fusion_case(seed, ties=True)
+        runs = [Run(r) for r in padded(runs_d)]
+        best, report = optimize_fusion(
+            Qrels(qrels_d),
+            runs,
+            norm=norm,
+            method=method,
+            metric=metric,
+            show_progress=False,
+            return_optimization_report=True,
+        )
+        best = {k: v for k, v in best.items() if k != "probs"}
+        out["optimize"].append(
+            {
+                "seed": seed,
+                "method": method,
+                "norm": norm,
+                "metric": metric,
+                "best": _arrays(best),
+                "trials": [[str(c), float(s)] for c, s in zip(report.configs, report.results)],
+            }
+        )
+    return out
+
+
+def main() -> int:
+    warnings.simplefilter("ignore")
+    text = json.dumps(make(), indent=None, separators=(",", ":")) + "\n"
+    if "--check" in sys.argv:
+        same = OUT.read_text() == text
+        print("same" if same else f"{OUT} differs from what ranx gives now")
+        return 0 if same else 1
+    OUT.write_text(text)
+    print(f"wrote {OUT} ({len(text)} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
