@@ -39,6 +39,7 @@ __all__ = [
     "quiet_option",
     "request_options",
     "store_options",
+    "take_inputs",
 ]
 
 
@@ -438,12 +439,12 @@ def _take_inputs(qrels: str, runs: Sequence[str], params: dict[str, Any]) -> Inp
     given = {k: params.pop(k, None) for k in _INPUT_PARAMS}
     given["duplicates"] = given["duplicates"] or "error"
     memory, temp_dir = params.pop("memory", None), params.pop("temp_dir", None)
-    detected = {qrels: detect_format(qrels, given["qrels_format"])}
+    detected = {qrels: detect_format(qrels, given["qrels_format"])} if qrels else {}
     detected |= {p: detect_format(p, given["run_format"]) for p in runs if p not in detected}
     inputs = Inputs(
         qrels, tuple(runs), memory=memory, temp_dir=temp_dir, detected=detected, **given
     )
-    paths = [qrels, *runs]
+    paths = [qrels, *runs] if qrels else list(runs)
     if paths.count("-") > 1:
         raise click.UsageError(
             "- (standard input) is given more than once; standard input can be read only "
@@ -471,6 +472,13 @@ def _take_inputs(qrels: str, runs: Sequence[str], params: dict[str, Any]) -> Inp
                 "are fixed; leave it out."
             )
     return inputs
+
+
+def take_inputs(runs: Sequence[str], params: dict[str, Any], qrels: str | None = None) -> Inputs:
+    """The :class:`Inputs` of a command whose QRELS are optional (``ranklens fuse``'s
+    ``--qrels``), from the :func:`input_options` in ``params`` (taken out of it);
+    without qrels, ``Inputs.qrels`` is ``""``."""
+    return _take_inputs(qrels or "", runs, params)
 
 
 # ------------------------------------------------------------------- output options
