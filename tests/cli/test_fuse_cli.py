@@ -23,8 +23,7 @@ def invoke(*args: Any) -> Result:
 def files(tmp_path: Path) -> dict[str, Path]:
     a = tmp_path / "a.run"
     a.write_text(
-        "q1 Q0 d1 1 3.0 a\nq1 Q0 d2 2 2.0 a\nq1 Q0 d3 3 1.0 a\nq2 Q0 d5 1 0.5 a\n"
-        "q2 Q0 d6 2 0.5 a\n"
+        "q1 Q0 d1 1 3.0 a\nq1 Q0 d2 2 2.0 a\nq1 Q0 d3 3 1.0 a\nq2 Q0 d5 1 0.5 a\nq2 Q0 d6 2 0.5 a\n"
     )
     b = tmp_path / "b.run"
     b.write_text("q1 Q0 d2 1 9 b\nq1 Q0 d4 2 8 b\nq3 Q0 d9 1 1 b\n")
@@ -85,7 +84,8 @@ def test_trained_method_learns_from_qrels(files: dict[str, Path]) -> None:
 def test_optimize_writes_the_best_run_and_says_the_settings(files: dict[str, Path]) -> None:
     out = files["dir"] / "best.run"
     res = invoke("fuse", files["a"], files["b"], files["c"], "-m", "wsum", "--optimize",
-                 "--qrels", files["qrels"], "--metric", "map", "--step", "0.5", "-o", out)  # fmt: skip
+                 "--qrels", files["qrels"], "--metric", "map", "--step", "0.5",
+                 "-o", out)  # fmt: skip
     assert res.exit_code == 0, res.output
     found = optimize_fusion(io.read_qrels(files["qrels"]), _runs(files), "wsum", "map", step=0.5)
     weights = ",".join(map(str, found.best_params["weights"]))

@@ -56,7 +56,9 @@ def fusion_case(seed: int, *, ties: bool = True) -> tuple[dict[str, dict[str, in
     for q in queries:
         docs = [f"d{j}" for j in rng.permutation(pool_size)[: int(rng.integers(1, 9))]]
         docs.append("never-retrieved")
-        qrels[q] = {d: int(g) for d, g in zip(docs, rng.integers(-1, 4, size=len(docs)), strict=True)}
+        qrels[q] = {
+            d: int(g) for d, g in zip(docs, rng.integers(-1, 4, size=len(docs)), strict=True)
+        }
     return qrels, runs
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.fusion.cases import (  # noqa: E402
+from tests.fusion.cases import (
     NORMS,
     SCORE_ONLY,
     TRAINED,
@@ -62,7 +62,9 @@ def _arrays(x: Any) -> Any:
     return x
 
 
-def _trained(qrels: Any, norm_runs: list[Any], method: str, params: dict[str, Any]) -> dict[str, Any]:
+def _trained(
+    qrels: Any, norm_runs: list[Any], method: str, params: dict[str, Any]
+) -> dict[str, Any]:
     from ranx import fusion as f
 
     if method == "bayesfuse":
@@ -76,42 +78,40 @@ def _trained(qrels: Any, norm_runs: list[Any], method: str, params: dict[str, An
     return {"map_scores": f.mapfuse_train(qrels, norm_runs)}
 
 
-def make() -> dict[str, Any]:
-    from ranx import Qrels, Run, fuse, optimize_fusion
+def ranx_case(seed: int, ties: bool) -> dict[str, Any]:
+    """ranx's fused runs (every method and normalisation) and trained parameters on
+    the case ``seed``."""
+    from ranx import Qrels, Run, fuse
     from ranx.normalization import norm_switch
 
-    out: dict[str, Any] = {"cases": [], "optimize": []}
-    for seed, ties in CASES:
-        qrels_d, runs_d = fusion_case(seed, ties=ties)
-        runs_p = padded(runs_d)
-        case: dict[str, Any] = {
-            "seed": seed,
-            "ties": ties,
-            "fused": {},
-            "trained": {},
-            "params": {},
-        }
-        for method in METHODS:
-            params = params_for(method, len(runs_d), seed)
-            case["params"][method] = params
-            for norm in NORMS:
-                if norm == "borda" and method not in SCORE_ONLY:
-                    continue  # ranx ranks the documents borda adds in a set's order
-                runs = [Run(r, name=f"r{i}") for i, r in enumerate(runs_p)]
-                qrels = Qrels(qrels_d)
-                given = {k: v for k, v in params.items() if k != "n_segments"}
-                key = f"{method}|{norm}"
-                if method in TRAINED:
-                    if norm is None:
-                        norm_runs = runs
-                    else:
-                        norm_runs = [norm_switch(norm)(r) for r in runs]
-                    trained = _trained(qrels, norm_runs, method, params)
-                    case["trained"][key] = _arrays(trained)
-                    given |= trained
-                fused = fuse(runs, norm=norm, method=method, params=given)
-                case["fused"][key] = _rows(fused)
-        out["cases"].append(case)
+    qrels_d, runs_d = fusion_case(seed, ties=ties)
+    runs_p = padded(runs_d)
+    case: dict[str, Any] = {"seed": seed, "ties": ties, "fused": {}, "trained": {}, "params": {}}
+    for method in METHODS:
+        params = params_for(method, len(runs_d), seed)
+        case["params"][method] = params
+        for norm in NORMS:
+            if norm == "borda" and method not in SCORE_ONLY:
+                continue  # ranx ranks the documents borda adds in a set's order
+            runs = [Run(r, name=f"r{i}") for i, r in enumerate(runs_p)]
+            qrels = Qrels(qrels_d)
+            given = {k: v for k, v in params.items() if k != "n_segments"}
+            key = f"{method}|{norm}"
+            if method in TRAINED:
+                norm_runs = runs if norm is None else [norm_switch(norm)(r) for r in runs]
+                trained = _trained(qrels, norm_runs, method, params)
+                case["trained"][key] = _arrays(trained)
+                given |= trained
+            fused = fuse(runs, norm=norm, method=method, params=given)
+            case["fused"][key] = _rows(fused)
+    return case
+
+
+def make() -> dict[str, Any]:
+    from ranx import Qrels, Run, optimize_fusion
+
+    out: dict[str, Any] = {"cases": [ranx_case(seed, ties) for seed, ties in CASES]}
+    out["optimize"] = []
     for seed, method, norm, metric in OPTIMISE:
         qrels_d, runs_d = fusion_case(seed, ties=True)
         runs = [Run(r) for r in padded(runs_d)]
@@ -132,7 +132,9 @@ def make() -> dict[str, Any]:
                 "norm": norm,
                 "metric": metric,
                 "best": _arrays(best),
-                "trials": [[str(c), float(s)] for c, s in zip(report.configs, report.results)],
+                "trials": [
+                    [str(c), float(s)] for c, s in zip(report.configs, report.results, strict=True)
+                ],
             }
         )
     return out

@@ -93,7 +93,9 @@ EXPECTED = {  # (method, params) -> {doc: fused score}, by hand
 def _plain(params: object) -> dict[str, object] | None:
     if params is None:
         return None
-    return {k: (np.array(v, dtype=object).tolist() if isinstance(v, tuple) else v) for k, v in params}  # type: ignore[attr-defined]
+    return {
+        k: (np.array(v, dtype=object).tolist() if isinstance(v, tuple) else v) for k, v in params
+    }  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(("method", "params"), list(EXPECTED), ids=lambda x: str(x)[:40])

@@ -66,7 +66,9 @@ def _params(texts: Sequence[str], weights: str | None) -> dict[str, Any]:
         out[name] = parts if "," in value or name == "weights" else parts[0]
     if weights is not None:
         if "weights" in out:
-            raise click.UsageError("--weights and --param weights=... both give the weights; give one.")
+            raise click.UsageError(
+                "--weights and --param weights=... both give the weights; give one."
+            )
         try:
             out["weights"] = [float(w) for w in weights.split(",")]
         except ValueError:

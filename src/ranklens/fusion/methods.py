@@ -121,7 +121,13 @@ METHODS: dict[str, Method] = {
             cite=_ASLAM,
         ),
         Method(
-            "wsum", "Weighted sum", "score", "wsum", ("weights",), formula="sum_r w_r s_r", cite=_FOX
+            "wsum",
+            "Weighted sum",
+            "score",
+            "wsum",
+            ("weights",),
+            formula="sum_r w_r s_r",
+            cite=_FOX,
         ),
         Method(
             "wmnz",
@@ -240,8 +246,7 @@ def method_spec(name: str, where: str = "fuse") -> Method:
     key = METHOD_ALIASES.get(str(name).lower(), str(name).lower())
     if key not in METHODS:
         raise InputError(
-            f"{where}: method={name!r} is not a fusion method; use one of "
-            f"{', '.join(METHODS)}."
+            f"{where}: method={name!r} is not a fusion method; use one of {', '.join(METHODS)}."
         )
     return METHODS[key]
 
@@ -320,7 +325,9 @@ def check_params(
         if name in out:
             v = _floats(out[name], f"params['{name}']", where)
             if v.ndim != 0:
-                raise InputError(f"{where}: params['{name}'] must be one number, got {out[name]!r}.")
+                raise InputError(
+                    f"{where}: params['{name}'] must be one number, got {out[name]!r}."
+                )
             out[name] = float(v)
     if "sigma" in out and not 0.0 <= out["sigma"] <= 1.0:
         raise InputError(f"{where}: params['sigma'] must be in [0, 1], got {out['sigma']}.")
@@ -417,7 +424,7 @@ def _contribution(method: Method, st: Stack, p: dict[str, Any]) -> np.ndarray:
 
 def _n_candidates(st: Stack) -> np.ndarray:
     """The number of distinct documents the runs return for each query."""
-    keys, _, _, _ = candidates(st)
+    keys, _, _ = candidates(st)
     return np.bincount(keys // max(st.n_docs, 1), minlength=st.n_queries)
 
 
@@ -436,18 +443,15 @@ def _combine(
     missing: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each candidate's fused score: (its query code, doc code, score, first row)."""
-    keys, first, inv, perm = candidates(st)
+    keys, first, inv = candidates(st)
     nd = max(st.n_docs, 1)
     cand_q, cand_d = keys // nd, keys % nd
-    starts = np.flatnonzero(np.r_[True, inv[perm][1:] != inv[perm][:-1]]) if inv.size else inv
-    cnt = np.diff(np.r_[starts, inv.size]).astype(np.float64)
+    nc = keys.size
+    cnt = np.bincount(inv, minlength=nc).astype(np.float64)
     kind, r = method.combination, st.n_runs
 
     def total(x: np.ndarray) -> np.ndarray:
-        if x.size == 0:
-            return np.zeros(0)
-        out: np.ndarray = np.add.reduceat(x[perm], starts)
-        return out
+        return np.bincount(inv, weights=x, minlength=nc)
 
     if kind == "sum":
         fused = total(vals)
@@ -476,27 +480,26 @@ def _combine(
         fused = total(w[st.run] * (vals - row_fill)) + (w[:, None] * fill).sum(axis=0)[cand_q]
     elif kind in ("max", "min"):
         fn = np.maximum if kind == "max" else np.minimum
-        fused = fn.reduceat(vals[perm], starts) if vals.size else np.zeros(0)
+        fused = np.full(nc, -np.inf if kind == "max" else np.inf)
+        fn.at(fused, inv, vals)
         if missing == "zero":
             fused = np.where(cnt < r, fn(fused, 0.0), fused)
     elif kind == "med":
-        fused = _median(vals, inv, starts, cnt, r if missing == "zero" else None)
+        fused = _median(vals, inv, cnt, r if missing == "zero" else None)
     else:
         raise AssertionError(kind)
     return cand_q, cand_d, np.asarray(fused, dtype=np.float64), first
 
 
-def _median(
-    vals: np.ndarray, inv: np.ndarray, starts: np.ndarray, cnt: np.ndarray, n_runs: int | None
-) -> np.ndarray:
+def _median(vals: np.ndarray, inv: np.ndarray, cnt: np.ndarray, n_runs: int | None) -> np.ndarray:
     """The median of each candidate's values (with ``n_runs``: the absent runs as 0)."""
     if n_runs is not None:  # add a zero for every absent run
         n_zero = (n_runs - cnt).astype(np.int64)
         inv = np.concatenate([inv, np.repeat(np.arange(cnt.size), n_zero)])
         vals = np.concatenate([vals, np.zeros(int(n_zero.sum()))])
         cnt = np.full(cnt.size, float(n_runs))
-        starts = np.zeros(cnt.size, dtype=np.int64)
-        np.cumsum(cnt[:-1].astype(np.int64), out=starts[1:])
+    starts = np.zeros(cnt.size, dtype=np.int64)
+    np.cumsum(cnt[:-1].astype(np.int64), out=starts[1:])
     order = np.lexsort((vals, inv))
     v = vals[order]
     c = cnt.astype(np.int64)
@@ -624,6 +627,4 @@ def fuse(
 
         trained = train_stack(st, spec, p, where="fuse", qrels=qrels, rel_threshold=rel_threshold)
         p = check_params(spec, given | trained, n_runs)
-    return fuse_stack(
-        st, spec, p, ties=ties, missing=missing, name=name or spec.name, depth=depth
-    )
+    return fuse_stack(st, spec, p, ties=ties, missing=missing, name=name or spec.name, depth=depth)

@@ -24,7 +24,9 @@ documents any run returns for the query; a denominator is never smaller than
 from __future__ import annotations
 
 import numpy as np
+import pyarrow.compute as pc
 
+from ranklens._shared.arrow import from_numpy, to_numpy
 from ranklens.fusion.stack import Stack, segment_starts
 from ranklens.ranking.engine import order_rankings
 
@@ -54,22 +56,23 @@ def _reduce(ufunc: np.ufunc, values: np.ndarray, starts: np.ndarray) -> np.ndarr
     return out
 
 
-def candidates(stack: Stack) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct (query, doc) candidates of the stack: their keys (sorted), the
-    row of each one's first appearance (in run order, then rank order), each row's
-    candidate index, and the row order that groups rows by candidate (run order kept
-    within a candidate)."""
+def candidates(stack: Stack) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (query, doc) candidates of the stack in order of first appearance
+    (run order, then rank order: ranx's insertion order): their keys, the row where
+    each first appears, and each row's candidate index.  One hash pass (Arrow's
+    dictionary encoding of the int64 keys), no sort."""
     key = stack.key()
-    perm = np.argsort(key, kind="stable")
-    sk = key[perm]
-    new = np.empty(sk.size, dtype=bool)
-    if sk.size:
-        new[0] = True
-        np.not_equal(sk[1:], sk[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    inv = np.empty(key.size, dtype=np.int64)
-    inv[perm] = np.cumsum(new) - 1
-    return sk[starts], perm[starts], inv, perm
+    if key.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    enc = pc.dictionary_encode(from_numpy(key))
+    inv = to_numpy(enc.indices).astype(np.int64)
+    keys = to_numpy(enc.dictionary).astype(np.int64)
+    seen = np.maximum.accumulate(inv)
+    new = np.empty(inv.size, dtype=bool)
+    new[0] = True
+    np.greater(inv[1:], seen[:-1], out=new[1:])
+    return keys, np.flatnonzero(new), inv
 
 
 def normalise(stack: Stack, norm: str) -> Stack:
@@ -125,7 +128,7 @@ def _reranked(stack: Stack, score: np.ndarray) -> Stack:
 def _borda(stack: Stack) -> Stack:
     """Borda normalisation: every run gets every candidate of the query (see the
     module's notes), then each ranking is ordered by the new scores."""
-    keys, first, inv, _ = candidates(stack)
+    keys, first, inv = candidates(stack)
     nd = max(stack.n_docs, 1)
     cand_q = keys // nd
     n_cand = np.bincount(cand_q, minlength=stack.n_queries)  # C per query

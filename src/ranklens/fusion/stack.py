@@ -85,7 +85,7 @@ class Stack:
         """Each row's (query, doc) pair as one int64 key."""
         return self.qcode * max(self.n_docs, 1) + self.dcode
 
-    def with_rows(self, **cols: np.ndarray) -> Stack:
+    def with_rows(self, **cols: Any) -> Stack:
         return dataclasses.replace(self, **cols)
 
 
@@ -111,7 +111,8 @@ def _check_runs(runs: Sequence[Any], where: str) -> list[Run]:
         )
     if len(runs) < 2:
         raise InputError(
-            f"{where}: fusion needs two or more runs, got {len(runs)}; pass runs=[run_a, run_b, ...]."
+            f"{where}: fusion needs two or more runs, got {len(runs)}; pass "
+            "runs=[run_a, run_b, ...]."
         )
     return list(runs)
 
@@ -210,9 +211,7 @@ def fused_run(
     order = order_rankings(qcode, nq, score, ties, doc_ids=doc_text, rows=rows, depth=depth)
     q = qcode[order]
     query = pa.DictionaryArray.from_arrays(from_numpy(q.astype(np.int32)), stack.query_ids)
-    doc = pa.DictionaryArray.from_arrays(
-        from_numpy(dcode[order].astype(np.int32)), stack.doc_ids
-    )
+    doc = pa.DictionaryArray.from_arrays(from_numpy(dcode[order].astype(np.int32)), stack.doc_ids)
     seen = np.zeros(nq, dtype=bool)
     seen[q] = True
     missing = stack.query_ids.filter(from_numpy(~seen)).to_pylist()

@@ -57,7 +57,9 @@ def _hits(st: Stack, where: str) -> tuple[np.ndarray, np.ndarray, int]:
     return rows, hit, n_q
 
 
-def _per_run(st: Stack, rows: np.ndarray, index: np.ndarray, weights: np.ndarray, width: int) -> Any:
+def _per_run(
+    st: Stack, rows: np.ndarray, index: np.ndarray, weights: np.ndarray, width: int
+) -> Any:
     """``bincount`` of ``index`` (within ``[0, width)``) per run over ``rows``."""
     at = st.run[rows] * width + index[rows]
     return np.bincount(at, weights=weights[rows], minlength=st.n_runs * width).reshape(
@@ -127,9 +129,7 @@ def _mapfuse(st: Stack, qrels: Qrels, rel_threshold: float) -> np.ndarray:
         m = st.run == r
         if not m.any():
             continue
-        q = pa.DictionaryArray.from_arrays(
-            from_numpy(st.qcode[m].astype(np.int32)), st.query_ids
-        )
+        q = pa.DictionaryArray.from_arrays(from_numpy(st.qcode[m].astype(np.int32)), st.query_ids)
         d = pa.DictionaryArray.from_arrays(from_numpy(st.dcode[m].astype(np.int32)), st.doc_ids)
         run = Run.from_arrays(q, d, st.score[m])
         res = evaluate(qrels, run, "map", profile="ranx", rel_threshold=rel_threshold)
@@ -206,9 +206,13 @@ def train_fusion(
             "methods are bayesfuse, posfuse, probfuse, segfuse, slidefuse and mapfuse."
         )
     if not isinstance(qrels, Qrels):
-        raise InputError(f"train_fusion: qrels must be a ranklens.Qrels, got {type(qrels).__name__}.")
+        raise InputError(
+            f"train_fusion: qrels must be a ranklens.Qrels, got {type(qrels).__name__}."
+        )
     st = stack_runs(runs, ties=ties, qrels=qrels, rel_threshold=rel_threshold, where="train_fusion")
     st = normalise(st, norm_name(norm, "train_fusion"))
     given = {k: v for k, v in (params or {}).items() if k in spec.training}
     given = check_params(spec, given, st.n_runs, "train_fusion", require=False)
-    return train_stack(st, spec, given, where="train_fusion", qrels=qrels, rel_threshold=rel_threshold)
+    return train_stack(
+        st, spec, given, where="train_fusion", qrels=qrels, rel_threshold=rel_threshold
+    )
