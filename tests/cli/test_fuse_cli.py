@@ -101,7 +101,7 @@ def test_random_search_is_repeatable(files: dict[str, Path]) -> None:
                      files["qrels"], "--search", "random", "--n-trials", "5", "--seed", "7",
                      "-o", out, "--quiet")  # fmt: skip
         assert res.exit_code == 0, res.output
-        assert res.stderr == ""
+        assert res.stderr == ""  # --quiet: no note
         outs.append(out.read_text())
     assert outs[0] == outs[1]
 

@@ -212,6 +212,12 @@ def fuse_cmd(
         from ranklens import io
 
         io.write_run(fused, output)
+    if not quiet:
+        click.echo(
+            f"ranklens: wrote {output}: {method} of {len(systems)} runs, "
+            f"{fused.num_queries} queries, {len(fused)} documents",
+            err=True,
+        )
 
 
 def _check_settings(
