@@ -88,6 +88,7 @@ def ranx_case(seed: int, ties: bool) -> dict[str, Any]:
     runs_p = padded(runs_d)
     case: dict[str, Any] = {"seed": seed, "ties": ties, "fused": {}, "trained": {}, "params": {}}
     for method in METHODS:
+        print(f"case {seed}: {method}", file=sys.stderr, flush=True)
         params = params_for(method, len(runs_d), seed)
         case["params"][method] = params
         for norm in NORMS:
