@@ -17,7 +17,7 @@ import pytest
 
 from ranklens import InputError, Qrels, Run
 from ranklens.fusion import METHODS, NORMS, fuse, optimize_fusion, train_fusion
-from ranklens.fusion.methods import MIN_LOG_ODDS
+from ranklens.fusion.spec import MIN_LOG_ODDS
 
 A = Run.from_dict({"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}})
 B = Run.from_dict({"q": {"d2": 9.0, "d4": 8.0}})

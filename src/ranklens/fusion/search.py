@@ -31,14 +31,9 @@ import numpy as np
 
 from ranklens._shared.validate import check_choice
 from ranklens.errors import InputError
-from ranklens.fusion.methods import (
-    MISSING,
-    check_params,
-    fuse_stack,
-    method_spec,
-    norm_name,
-)
+from ranklens.fusion.methods import fuse_stack
 from ranklens.fusion.norms import normalise
+from ranklens.fusion.spec import MISSING, check_params, method_spec, norm_name
 from ranklens.fusion.stack import TIES, stack_runs
 from ranklens.fusion.training import train_stack
 from ranklens.ranking.data import Qrels, Run

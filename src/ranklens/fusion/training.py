@@ -196,7 +196,7 @@ def train_fusion(
     [[0.5, 0.5], [0.5]]
     """
     from ranklens._shared.validate import check_choice
-    from ranklens.fusion.methods import check_params, method_spec, norm_name
+    from ranklens.fusion.spec import check_params, method_spec, norm_name
 
     check_choice("ties", ties, TIES, where="train_fusion")
     spec = method_spec(method, "train_fusion")
