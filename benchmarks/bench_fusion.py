@@ -6,7 +6,8 @@ Run from the repository root::
     python benchmarks/bench_fusion.py --queries 1000 --quick
 
 Both libraries fuse the same three runs (each ranks ``--docs`` of ``1.5 * --docs``
-documents per query, so the runs overlap but differ) with the same method and
+documents per query, so the runs overlap but differ; rows in rank order, as run
+files come, or in random order with ``--unranked``) with the same method and
 normalisation; both start from their own run objects, built before the timing
 (``ranklens.Run.from_frame``; ``ranx.Run.from_df``).  ranx's numba functions are
 compiled by a warm-up on 50 queries before anything is timed, so the JIT is *not*
@@ -60,7 +61,11 @@ def _peak_mb(fn: Any) -> float:
     return (_status_kb("VmHWM") - base) / 1024
 
 
-def make_frames(n_queries: int, n_docs: int, seed: int) -> tuple[Any, list[Any]]:
+def make_frames(
+    n_queries: int, n_docs: int, seed: int, ranked: bool = True
+) -> tuple[Any, list[Any]]:
+    """Three runs (``ranked``: each query's rows in rank order, as run files come)
+    and qrels judging the first run's documents 0 or 1."""
     import pandas as pd
 
     rng = np.random.default_rng(seed)
@@ -70,8 +75,10 @@ def make_frames(n_queries: int, n_docs: int, seed: int) -> tuple[Any, list[Any]]
     for _ in range(3):
         docs = np.argsort(rng.random((n_queries, pool)), axis=1)[:, :n_docs].ravel()
         d = np.array([f"d{j}" for j in range(pool)], dtype=object)[docs]
-        score = rng.random(q.size).round(6)
-        frames.append(pd.DataFrame({"q_id": q, "doc_id": d, "score": score}))
+        score = rng.random((n_queries, n_docs)).round(6)
+        if ranked:
+            score = -np.sort(-score, axis=1)
+        frames.append(pd.DataFrame({"q_id": q, "doc_id": d, "score": score.ravel()}))
     rel = rng.integers(0, 2, q.size)
     qrels = pd.DataFrame({"q_id": q, "doc_id": frames[0]["doc_id"].to_numpy(), "score": rel})
     return qrels, frames
@@ -84,6 +91,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="one repeat, no memory")
     ap.add_argument("--methods", default=None, help="comma-separated subset of the methods")
+    ap.add_argument(
+        "--unranked", action="store_true", help="rows of a query in random order, not ranked"
+    )
     args = ap.parse_args()
     repeat = 1 if args.quick else args.repeat
     warnings.simplefilter("ignore")
@@ -93,7 +103,7 @@ def main() -> None:
     import ranklens
     from ranklens.fusion import fuse, train_fusion
 
-    qrels_df, frames = make_frames(args.queries, args.docs, 0)
+    qrels_df, frames = make_frames(args.queries, args.docs, 0, ranked=not args.unranked)
     cols = {"query": "q_id", "doc": "doc_id"}
     ours = [ranklens.Run.from_frame(f, **cols, score="score") for f in frames]
     our_qrels = ranklens.Qrels.from_frame(qrels_df, **cols, relevance="score")

@@ -335,3 +335,26 @@ def test_errors_say_what_and_how(call: object, fragment: str) -> None:
     with pytest.raises(InputError) as exc:
         call()  # type: ignore[operator]
     assert fragment in str(exc.value)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_trec_ties_against_a_plain_python_rrf(seed: int) -> None:
+    """``ties="trec"`` (not ranx's): each ranking by score descending, then doc id
+    descending; RRF computed here query by query in plain Python."""
+    from tests.fusion.cases import fusion_case
+
+    _, runs_d = fusion_case(seed, ties=True)
+    want: dict[str, dict[str, float]] = {}
+    for run in runs_d:
+        for q, docs in run.items():
+            ranked = sorted(docs, key=lambda d: (docs[d], d), reverse=True)
+            for p, d in enumerate(ranked):
+                want.setdefault(q, {})[d] = want.get(q, {}).get(d, 0.0) + 1 / (60 + p + 1)
+    runs = [Run.from_dict(r) for r in runs_d]
+    got = {q: d for q, d in fuse(runs, "rrf", ties="trec").to_dict().items() if d}
+    assert got.keys() == {q for q, d in want.items() if d}
+    for q in got:
+        assert got[q] == pytest.approx(want[q], rel=1e-12)
+        # the fused ranking: score descending, then doc id descending
+        order = sorted(got[q], key=lambda d: (got[q][d], d), reverse=True)
+        assert list(got[q]) == order
