@@ -53,13 +53,15 @@ def _rows(run: Any) -> list[list[Any]]:
 def _arrays(x: Any) -> Any:
     import numpy as np
 
+    if isinstance(x, dict):
+        return {k: _arrays(v) for k, v in x.items()}
     if isinstance(x, np.ndarray):
         return x.tolist()
-    if isinstance(x, (list, tuple)):
-        return [_arrays(v) for v in x]
-    if isinstance(x, np.floating):
-        return float(x)
-    return x
+    if isinstance(x, (np.floating, np.integer)):
+        return x.item()
+    if isinstance(x, (str, int, float)):
+        return x
+    return [_arrays(v) for v in x]  # lists, tuples, numba typed lists
 
 
 def _trained(

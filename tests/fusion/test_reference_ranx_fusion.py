@@ -15,7 +15,8 @@ ranklens is given the runs as they are (a query a run lacks stays absent); ranx 
 every run to name every query, so it is given the missing ones as empty rankings:
 the two must agree, which checks that convention too.  Fused scores agree to 1e-9
 (relative); the order of the fused documents too, where ranx's scores are exactly
-equal (ties in first-appearance order) or apart by more than rounding.
+equal (ties in first-appearance order) or apart by more than rounding (not after
+``borda``, where ranx's order of tied documents follows a Python set).
 """
 
 from __future__ import annotations
@@ -89,7 +90,9 @@ FUSED = [(i, key) for i, case in enumerate(DATA["cases"]) for key in case["fused
 )
 def test_fuse_equals_ranx(index: int, key: str) -> None:
     case = DATA["cases"][index]
-    _same_run(_ours(case, key), case["fused"][key], check_order=case["ties"])
+    # after borda normalisation ranx's tie order follows a Python set: not compared
+    check_order = case["ties"] and not key.endswith("|borda")
+    _same_run(_ours(case, key), case["fused"][key], check_order=check_order)
 
 
 TRAINS = [(i, key) for i, case in enumerate(DATA["cases"]) for key in case["trained"]]
@@ -142,6 +145,11 @@ def test_optimize_equals_ranx(index: int) -> None:
     assert [s for _, s in found.trials] == pytest.approx(
         [s for _, s in spec["trials"]], rel=1e-9, abs=1e-12
     )
+    # ranx keeps the last of the best scores
+    scores = [s for _, s in spec["trials"]]
+    ranx_best = [c for c, s in spec["trials"] if s == max(scores)][-1]
+    setting = {k: v for k, v in found.best_params.items() if k in found.trials[0][0]}
+    assert _config(setting) == ranx_best
     for name, value in spec["best"].items():
         mine = found.best_params[name]
         assert (list(mine) if isinstance(value, list) else mine) == value
@@ -158,4 +166,4 @@ def test_agrees_with_live_ranx(seed: int, ties: bool) -> None:
         warnings.simplefilter("ignore")
         case = ranx_case(seed, ties)
     for key, rows in case["fused"].items():
-        _same_run(_ours(case, key), rows, check_order=ties)
+        _same_run(_ours(case, key), rows, check_order=ties and not key.endswith("|borda"))
