@@ -1,14 +1,14 @@
 """Random fusion cases shared by the ranx reference tests and the script that
 writes ranx's outputs (``make_ranx_fusion.py``).
 
-A case is two to four runs over up to six queries as ``{query: {doc: score}}``
+A case is two to four runs over three to five queries as ``{query: {doc: score}}``
 dicts, and graded qrels over every query.  Each run leaves out some queries (given
 to ranx as empty rankings: ranx needs every run to name the same queries, and a
 query a run lacks is an empty ranking under ranklens' convention) and names some
 with no document; documents come from a pool per query, so the runs return
 different documents.  ``ties``: scores from a few quarter steps, negative ones
 among them, on rankings of at most 15 documents (ranx's sort is stable only
-there), else distinct scores on rankings of up to 40.  Grades run from -1 to 3
+there), else distinct scores on rankings of up to 20.  Grades run from -1 to 3
 and some judged documents are never retrieved, some retrieved ones never judged.
 """
 
@@ -31,8 +31,8 @@ TRAINED = ("bayesfuse", "posfuse", "probfuse", "segfuse", "slidefuse", "mapfuse"
 def fusion_case(seed: int, *, ties: bool = True) -> tuple[dict[str, dict[str, int]], list[RunDict]]:
     rng = np.random.default_rng(seed)
     n_runs = int(rng.integers(2, 5))
-    n_queries = int(rng.integers(3, 7))
-    pool_size = 15 if ties else 40
+    n_queries = int(rng.integers(3, 6))
+    pool_size = 15 if ties else 20
     queries = [f"q{i}" for i in range(n_queries)]
     runs: list[RunDict] = []
     for _ in range(n_runs):

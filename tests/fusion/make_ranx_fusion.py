@@ -8,7 +8,11 @@ Run from the repository root with ranx installed (0.3.21 made the committed file
     PYTHONPATH=src python tests/fusion/make_ranx_fusion.py --check  # compare
 
 The first run compiles ranx's numba functions (minutes); later runs read numba's
-cache.
+cache.  ranx's ``zmuv`` normalisation loses every ranking of a run that has an empty
+one (numba's mean of an empty array in its parallel loop, no error raised), so the
+``zmuv`` references normalise the runs without their empty rankings (see
+``_normalised``): ranklens normalises an empty ranking to nothing and the others as
+usual.
 """
 
 from __future__ import annotations
@@ -36,18 +40,47 @@ METHODS = (
     "bordafuse", "w_bordafuse", "wsum", "wmnz", "mixed", "rbc",
     "bayesfuse", "posfuse", "probfuse", "segfuse", "slidefuse", "mapfuse",
 )  # fmt: skip
-CASES = [(1, True), (2, True), (3, True), (101, False)]
+CASES = [(1, True), (2, True), (101, False)]
 OPTIMISE = [  # (case seed, method, norm, metric)
     (1, "wsum", "min-max", "ndcg@10"),
     (2, "rrf", "min-max", "map"),
-    (3, "gmnz", "zmuv", "ndcg"),
+    (3, "gmnz", "max", "ndcg"),
     (1, "probfuse", "min-max", "ndcg@5"),
     (2, "mixed", "sum", "mrr"),
 ]
 
 
-def _rows(run: Any) -> list[list[Any]]:
-    return [[q, d, float(s)] for q, docs in sorted(run.to_dict().items()) for d, s in docs.items()]
+def _rows(run: Any) -> dict[str, list[list[Any]]]:
+    """``{query: [[doc, score], ...]}`` in ranx's order (queries without documents left
+    out)."""
+    return {
+        q: [[d, float(s)] for d, s in docs.items()]
+        for q, docs in sorted(run.to_dict().items())
+        if docs
+    }
+
+
+def _normalised(runs: list[Any], norm: str | None) -> list[Any]:
+    """ranx's normalisation of each run.  ranx's ``zmuv`` drops every ranking of a run
+    that has an empty one (numba's mean of an empty array inside its parallel loop), so
+    for ``zmuv`` the runs are normalised without their empty rankings, which are added
+    back afterwards."""
+    from ranx import Run
+    from ranx.normalization import norm_switch
+
+    if norm is None:
+        return runs
+    if norm == "borda":
+        return list(norm_switch(norm)(runs))
+    if norm != "zmuv":
+        return [norm_switch(norm)(r) for r in runs]
+    out = []
+    for r in runs:
+        full = r.to_dict()
+        ranked = Run({q: d for q, d in full.items() if d})
+        normal = norm_switch("zmuv")(ranked).to_dict()
+        out.append(Run({q: dict(normal.get(q, {})) for q in sorted(full)}))
+    return out
 
 
 def _arrays(x: Any) -> Any:
@@ -84,7 +117,6 @@ def ranx_case(seed: int, ties: bool) -> dict[str, Any]:
     """ranx's fused runs (every method and normalisation) and trained parameters on
     the case ``seed``."""
     from ranx import Qrels, Run, fuse
-    from ranx.normalization import norm_switch
 
     qrels_d, runs_d = fusion_case(seed, ties=ties)
     runs_p = padded(runs_d)
@@ -100,12 +132,15 @@ def ranx_case(seed: int, ties: bool) -> dict[str, Any]:
             qrels = Qrels(qrels_d)
             given = {k: v for k, v in params.items() if k != "n_segments"}
             key = f"{method}|{norm}"
+            norm_runs = _normalised(runs, norm)
             if method in TRAINED:
-                norm_runs = runs if norm is None else [norm_switch(norm)(r) for r in runs]
                 trained = _trained(qrels, norm_runs, method, params)
                 case["trained"][key] = _arrays(trained)
                 given |= trained
-            fused = fuse(runs, norm=norm, method=method, params=given)
+            if norm == "zmuv":  # normalised above (see _normalised)
+                fused = fuse(norm_runs, norm=None, method=method, params=given)
+            else:
+                fused = fuse(runs, norm=norm, method=method, params=given)
             case["fused"][key] = _rows(fused)
     return case
 

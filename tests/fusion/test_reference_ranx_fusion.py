@@ -13,8 +13,10 @@ the trained methods learn, and five grid optimisations.  A plain clone checks th
 
 ranklens is given the runs as they are (a query a run lacks stays absent); ranx needs
 every run to name every query, so it is given the missing ones as empty rankings:
-the two must agree, which checks that convention too.  Fused scores agree to 1e-9
-(relative); the order of the fused documents too, where ranx's scores are exactly
+the two must agree, which checks that convention too.  ranx's ``zmuv`` loses every
+ranking of a run that has an empty one (numba's mean of an empty array in a parallel
+loop); its references are made without the empty rankings (``make_ranx_fusion.py``).
+Fused scores agree to 1e-9 (relative); the order of the fused documents too, where ranx's scores are exactly
 equal (ties in first-appearance order) or apart by more than rounding (not after
 ``borda``, where ranx's order of tied documents follows a Python set).
 """
@@ -50,10 +52,8 @@ def _ours(case: dict[str, Any], key: str) -> Run:
     return fuse(runs, method, _norm(norm), params or None, qrels=qrels)
 
 
-def _same_run(got: Run, want_rows: list[list[Any]], check_order: bool) -> None:
-    want: dict[str, list[tuple[str, float]]] = {}
-    for q, d, s in want_rows:
-        want.setdefault(q, []).append((d, s))
+def _same_run(got: Run, want_rows: dict[str, list[list[Any]]], check_order: bool) -> None:
+    want = {q: [(d, s) for d, s in rows] for q, rows in want_rows.items()}
     ours = {q: docs for q, docs in got.to_dict().items() if docs}
     assert sorted(ours) == sorted(want)
     for q, pairs in want.items():
