@@ -16,9 +16,10 @@ every run to name every query, so it is given the missing ones as empty rankings
 the two must agree, which checks that convention too.  ranx's ``zmuv`` loses every
 ranking of a run that has an empty one (numba's mean of an empty array in a parallel
 loop); its references are made without the empty rankings (``make_ranx_fusion.py``).
-Fused scores agree to 1e-9 (relative); the order of the fused documents too, where ranx's scores are exactly
-equal (ties in first-appearance order) or apart by more than rounding (not after
-``borda``, where ranx's order of tied documents follows a Python set).
+Fused scores agree to 1e-9 (relative); the order of the fused documents too, where
+ranx's scores are exactly equal (ties in first-appearance order) or apart by more
+than rounding (not after ``borda``, where ranx's order of tied documents follows a
+Python set).
 """
 
 from __future__ import annotations
