@@ -61,6 +61,13 @@ def _peak_mb(fn: Any) -> float:
     return (_status_kb("VmHWM") - base) / 1024
 
 
+def _objects(df: Any) -> Any:
+    """ranx wants object-dtype id columns (pandas 3 infers its string dtype)."""
+    for col in ("q_id", "doc_id"):
+        df[col] = df[col].astype(object)
+    return df
+
+
 def make_frames(
     n_queries: int, n_docs: int, seed: int, ranked: bool = True
 ) -> tuple[Any, list[Any]]:
@@ -78,9 +85,11 @@ def make_frames(
         score = rng.random((n_queries, n_docs)).round(6)
         if ranked:
             score = -np.sort(-score, axis=1)
-        frames.append(pd.DataFrame({"q_id": q, "doc_id": d, "score": score.ravel()}))
+        frames.append(_objects(pd.DataFrame({"q_id": q, "doc_id": d, "score": score.ravel()})))
     rel = rng.integers(0, 2, q.size)
-    qrels = pd.DataFrame({"q_id": q, "doc_id": frames[0]["doc_id"].to_numpy(), "score": rel})
+    qrels = _objects(
+        pd.DataFrame({"q_id": q, "doc_id": frames[0]["doc_id"].to_numpy(), "score": rel})
+    )
     return qrels, frames
 
 

@@ -258,11 +258,14 @@ def fuse(
     name:
         The fused run's name (default: the method's name).
 
-    Conventions: ranx's throughout, with two named departures where ranx's result
-    depends on a Python set's order (after ``borda`` normalisation, the documents a
-    run did not return rank after its own in order of first appearance) or on
-    unstable sorting (rankings of more than 15 documents with tied scores: ranx's
-    sort is not stable there; ours keeps ``ties``).
+    Conventions: ranx's throughout.  Where ranx's result depends on a Python set's
+    order, ours follows a rule: after ``borda`` normalisation the documents a run did
+    not return rank after its own, in order of first appearance (ranx: set order, which
+    the rank-based methods then read), and BordaFuse's tied fused documents come in
+    order of first appearance in the runs' own rankings.  Where ranx sorts unstably
+    (rankings of more than 15 documents with tied scores), ours keeps ``ties``.  ranx's
+    ``zmuv`` loses every ranking of a run that has an empty one; ours normalises the
+    others as usual.
 
     Examples
     --------
