@@ -125,7 +125,7 @@ def test_other_output_formats(files: dict[str, Path]) -> None:
         (["-m", "rrf", "--param", "k=x"], "is not a number"),
         (["-m", "wsum", "--weights", "a,b"], "one number per run"),
         (["-m", "rrf", "--optimize"], "give --qrels FILE"),
-        (["-m", "nope"], "Invalid value for '-m'"),
+        (["-m", "nope"], "-m nope: not a fusion method"),
         (["-m", "sum", "--norm", "l2"], "Invalid value for '--norm'"),
     ],
 )

@@ -35,6 +35,9 @@ from tests.fusion.cases import (
 )
 
 OUT = Path(__file__).with_name("ranx_fusion.json")
+#: BayesFuse's log-odds are constant between its cut-offs (0, 5, 10, 15, 20, 30, 100,
+#: 200, 500, 1000): the file keeps the value at each segment's start
+BAYES_STARTS = (0, 5, 10, 15, 20, 30, 100, 200, 500)
 METHODS = (
     "sum", "mnz", "anz", "max", "min", "med", "gmnz", "rrf", "isr", "log_isr", "logn_isr",
     "bordafuse", "w_bordafuse", "wsum", "wmnz", "mixed", "rbc",
@@ -135,7 +138,10 @@ def ranx_case(seed: int, ties: bool) -> dict[str, Any]:
             norm_runs = _normalised(runs, norm)
             if method in TRAINED:
                 trained = _trained(qrels, norm_runs, method, params)
-                case["trained"][key] = _arrays(trained)
+                kept = dict(trained)
+                if "log_odds" in kept:  # constant within each cut-off segment: one value each
+                    kept["log_odds"] = [[a[c] for c in BAYES_STARTS] for a in kept["log_odds"]]
+                case["trained"][key] = _arrays(kept)
                 given |= trained
             if norm == "zmuv":  # normalised above (see _normalised)
                 fused = fuse(norm_runs, norm=None, method=method, params=given)

@@ -85,7 +85,7 @@ def _params(texts: Sequence[str], weights: str | None) -> dict[str, Any]:
     "-m",
     "--method",
     required=True,
-    type=click.Choice(_methods()),
+    metavar="METHOD",
     help="The fusion method: " + ", ".join(_methods()) + ".",
 )
 @click.option(
@@ -193,6 +193,10 @@ def fuse_cmd(
     from ranklens.cli._common import check_output
     from ranklens.cli._inputs import read_qrels, read_systems
 
+    if method not in _methods():
+        raise click.UsageError(
+            f"-m {method}: not a fusion method; use one of {', '.join(_methods())}."
+        )
     if output is None:
         raise click.UsageError("give -o FILE: the file to write the fused run to.")
     check_output(output)
