@@ -82,7 +82,9 @@ def make_frames(
     for _ in range(3):
         docs = np.argsort(rng.random((n_queries, pool)), axis=1)[:, :n_docs].ravel()
         d = np.array([f"d{j}" for j in range(pool)], dtype=object)[docs]
-        score = rng.random((n_queries, n_docs)).round(6)
+        # distinct scores: ranx's sort of a ranking of more than 15 documents is not
+        # stable, so tied scores would rank differently there (see ranklens.fusion.fuse)
+        score = rng.random((n_queries, n_docs))
         if ranked:
             score = -np.sort(-score, axis=1)
         frames.append(_objects(pd.DataFrame({"q_id": q, "doc_id": d, "score": score.ravel()})))
