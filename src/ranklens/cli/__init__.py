@@ -133,6 +133,11 @@ _COMMANDS = {
         "gate_cmd",
         "Check a CANDIDATE run against rules and a baseline (exit 1: a regression).",
     ),
+    "fuse": (
+        "ranklens.cli.fuse",
+        "fuse_cmd",
+        "Fuse two or more RUNS into one run file (RRF, CombSUM, BordaFuse, ...; --optimize).",
+    ),
     "history": (
         "ranklens.cli.history",
         "history_cmd",

@@ -40,6 +40,7 @@ __all__ = [
     "request_options",
     "run_input_options",
     "store_options",
+    "take_inputs",
     "take_run_request",
 ]
 
@@ -574,14 +575,16 @@ def take_run_request(runs: Sequence[str], params: dict[str, Any]) -> Request:
     :func:`input_options`' are."""
     from ranklens.cli._common import check_output
 
-    for name in ("qrels_format", "relevance_col"):
-        params.setdefault(name, None)
-    inputs = _take_inputs(runs[0], runs, params)
-    inputs = dataclasses.replace(inputs, qrels="")
+    inputs = take_inputs(runs, params)
     output = params.pop("output", None)
     check_output(output)
     quiet = bool(params.pop("quiet", False))
     return Request(inputs, output=Output(params.pop("fmt", None) or "", output, quiet))
+def take_inputs(runs: Sequence[str], params: dict[str, Any], qrels: str | None = None) -> Inputs:
+    """The :class:`Inputs` of a command whose QRELS are optional (``ranklens fuse``'s
+    ``--qrels``), from the :func:`input_options` in ``params`` (taken out of it);
+    without qrels, ``Inputs.qrels`` is ``""``."""
+    return _take_inputs(qrels or "", runs, params)
 
 
 # ------------------------------------------------------------------- output options
