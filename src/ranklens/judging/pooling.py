@@ -62,6 +62,12 @@ class Pool:
     ``priority``: the best rank over the runs (``depth``) or the fused score
     (``rrf``/``rbp``); ``contributed[i, j]``: whether run ``j`` retrieved row ``i``'s
     document (within the depth, for ``depth``; at any rank for ``rrf``/``rbp``).
+    ``ap_prior``: the document's AP-prior weight (Aslam, Pavlu & Yilmaz 2006), the mean
+    over the runs of ``(1 + H(Z) - H(r - 1)) / (2 Z)`` for a run that ranks it at ``r`` of
+    ``Z`` documents (``H`` the harmonic numbers; 0 for a run that does not retrieve it):
+    the sampling weight of statAP (:func:`ranklens.judging.sample_pool`).
+    ``best_rank``: the document's best rank over the runs (at any depth; the depth-``k``
+    pool is the documents with ``best_rank <= k``).
     ``query_ids`` lists every query a run names, those with an empty pool too.
     """
 
@@ -74,6 +80,8 @@ class Pool:
     query_ids: tuple[str, ...]
     strategy: str
     depth: int
+    ap_prior: np.ndarray
+    best_rank: np.ndarray
 
     def __len__(self) -> int:
         return len(self.rank)
@@ -199,6 +207,7 @@ def pool(
     np.cumsum(np.bincount(seg, minlength=nr * max(nq, 1)), out=starts[1:])
     rank = np.arange(len(rows), dtype=np.int64) - starts[seg] + 1
     r_run, r_q, r_d = run_of[rows], qcode[rows], dcode[rows]
+    prior_keys, prior, best = _ap_prior(r_q * max(nd, 1) + r_d, rank, starts, seg, nr)
     if strategy == "depth":
         keep = rank <= depth
         r_run, r_q, r_d, rank = r_run[keep], r_q[keep], r_d[keep], rank[keep]
@@ -243,6 +252,7 @@ def pool(
         dealt = idx[np.lexsort((p_q[idx], pos[idx]))][:budget]
         keep = np.zeros(len(p_q), dtype=bool)
         keep[dealt] = True
+    at = np.searchsorted(prior_keys, (p_q * max(nd, 1) + p_d)[keep])
     return Pool(
         query=qids.take(from_numpy(p_q[keep])),
         doc=dids.take(from_numpy(p_d[keep])),
@@ -253,7 +263,26 @@ def pool(
         query_ids=tuple(named),
         strategy=strategy,
         depth=depth,
+        ap_prior=prior[at],
+        best_rank=best[at],
     )
+
+
+def _ap_prior(
+    key: np.ndarray, rank: np.ndarray, starts: np.ndarray, seg: np.ndarray, n_runs: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (query, doc) keys, each one's AP-prior weight averaged over the
+    runs and its best rank (every ranked row: ``rank`` 1-based, ``seg`` its (run, query)
+    segment)."""
+    if len(key) == 0:
+        return np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64)
+    length = np.diff(starts)[seg]  # Z: the length of the row's ranking
+    harmonic = np.r_[0.0, np.cumsum(1.0 / np.arange(1, int(length.max()) + 1))]
+    w = (1.0 + harmonic[length] - harmonic[rank - 1]) / (2.0 * length)
+    keys, inverse = np.unique(key, return_inverse=True)
+    best = np.full(len(keys), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(best, inverse, rank)
+    return keys, np.bincount(inverse, weights=w, minlength=len(keys)) / n_runs, best
 
 
 def _ranked(
