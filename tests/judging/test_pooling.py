@@ -92,7 +92,7 @@ def test_bad_arguments_name_the_keyword(kw: dict[str, object], word: str) -> Non
 def test_bad_runs() -> None:
     with pytest.raises(InputError, match="no runs"):
         pool([])
-    with pytest.raises(InputError, match="not a ranklens.Run"):
+    with pytest.raises(InputError, match=r"not a ranklens\.Run"):
         pool([{"q": {"d": 1.0}}])  # type: ignore[list-item]
 
 

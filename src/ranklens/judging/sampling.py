@@ -2,8 +2,9 @@
 
 Two strata per query: the depth-``judged_depth`` pool (the documents some run ranks
 within ``judged_depth``, :attr:`~ranklens.judging.Pool.best_rank`; the depth-``k``
-stratum of infAP and statAP's fully judged top) is all judged (inclusion probability 1); the rest are sampled, ``size`` documents per query (or ``rate`` of the
-stratum, rounded half up), without replacement:
+stratum of infAP and statAP's fully judged top) is all judged (inclusion probability
+1); the rest are sampled, ``size`` documents per query (or ``rate`` of the stratum,
+rounded half up), without replacement:
 
 * ``design="uniform"`` (infAP, Yilmaz & Aslam 2006): a simple random sample, so every
   document of a query's stratum of ``N`` has inclusion probability ``n / N``.
