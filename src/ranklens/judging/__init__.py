@@ -8,14 +8,24 @@ from ranklens._shared.lazy import lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ranklens.judging.labels import Labels, read_labels, write_label_file
     from ranklens.judging.pooling import Pool, pool
     from ranklens.judging.sampling import Sample, sample_pool
 
-__all__ = ["Pool", "Sample", "pool", "sample_pool"]
+__all__ = [
+    "Labels",
+    "Pool",
+    "Sample",
+    "pool",
+    "read_labels",
+    "sample_pool",
+    "write_label_file",
+]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "ranklens.judging.labels": ("Labels", "read_labels", "write_label_file"),
         "ranklens.judging.pooling": ("Pool", "pool"),
         "ranklens.judging.sampling": ("Sample", "sample_pool"),
     },
