@@ -33,7 +33,7 @@ def test_round_trip(tmp_path: Path, suffix: str) -> None:
     assert [r["title"] for r in got] == [titles.get(r["doc"], blank) for r in got]
     assert "n" not in table.column_names
     # the assessor fills in the labels: every row but the last
-    labels = [2, 0, 1, 1][: table.num_rows - 1] + [None]
+    labels = [*[2, 0, 1, 1][: table.num_rows - 1], None]
     filled = table.set_column(
         table.column_names.index("label"), "label", pa.array(labels, pa.float64())
     )

@@ -55,7 +55,7 @@ def _documents_table(documents: Any) -> pa.Table:
     if isinstance(documents, dict):
         return pa.table({"doc": list(documents), "text": list(documents.values())})
     if hasattr(documents, "to_arrow"):  # polars
-        return documents.to_arrow()  # type: ignore[no-any-return]
+        return documents.to_arrow()
     if hasattr(documents, "columns"):  # pandas
         return pa.Table.from_pandas(documents, preserve_index=False)
     raise InputError(
@@ -126,9 +126,7 @@ def write_label_file(
     """
     from ranklens.io import write_frame
 
-    if isinstance(rows, Sample):
-        table = rows.to_arrow()
-    elif isinstance(rows, Pool):
+    if isinstance(rows, (Pool, Sample)):
         table = rows.to_arrow()
     else:
         raise InputError(
