@@ -128,6 +128,13 @@ _COMMANDS = {
         "history_cmd",
         "List the records of a results store, or show one.",
     ),
+    # building the ground truth (issue 26): what to label
+    "pool": ("ranklens.cli.judging", "pool_cmd", "Pool RUNS into a file of documents to label."),
+    "sample": (
+        "ranklens.cli.judging",
+        "sample_cmd",
+        "Sample the pool of RUNS to label, with inclusion probabilities.",
+    ),
 }
 
 
