@@ -175,8 +175,9 @@ def test_one_vocabulary(name: str) -> None:
     if "-q" in opts:
         assert opts["-q"].name == "per_query", name
     fmt = opts.get("--format")
-    # assign and the splitters write data only (--format: the data files' format)
-    if fmt is not None and name != "ab assign" and not name.startswith("split "):
+    # assign, the splitters, pool and sample write data only (--format: the data files')
+    data_only = name in ("ab assign", "pool", "sample") or name.startswith("split ")
+    if fmt is not None and not data_only:
         assert isinstance(fmt.type, click.Choice) and "table" in fmt.type.choices, name
     if "--store" in opts and not opts["--store"].hidden:
         assert "Record" in (opts["--store"].help or ""), name
