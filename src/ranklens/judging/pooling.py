@@ -29,8 +29,7 @@ Differences from trectools, named: trectools weighs ``rrf``/``rbp`` by the rank
 *column* of the run file; ranklens by the position in the run's order (the same
 numbers when the file's ranks are 1, 2, ... in that order, as trec_eval writes them).
 trectools' ``rrf``/``rbp`` pools key queries by ``int(query)``; ranklens keeps ids as
-text.  Scores are summed in a fixed order (the largest contribution first), so the
-pool does not depend on the order of the runs.
+text.  Weights are summed in the order of the runs, as trectools (pandas) sums them.
 """
 
 from __future__ import annotations
@@ -44,6 +43,7 @@ import pyarrow as pa
 
 from ranklens._shared.arrow import from_numpy
 from ranklens._shared.columns import sorted_id_codes
+from ranklens._shared.sorting import uniform_blocks
 from ranklens._shared.validate import check_choice
 from ranklens.errors import InputError
 from ranklens.ranking.data import Run
@@ -207,44 +207,44 @@ def pool(
     np.cumsum(np.bincount(seg, minlength=nr * max(nq, 1)), out=starts[1:])
     rank = np.arange(len(rows), dtype=np.int64) - starts[seg] + 1
     r_run, r_q, r_d = run_of[rows], qcode[rows], dcode[rows]
-    prior_keys, prior, best = _ap_prior(r_q * max(nd, 1) + r_d, rank, starts, seg, nr)
+    del rows
+    w = max(nd, 1)
+    # every (query, doc) pair once, in (query, doc) order; ``inv``: each row's pair
+    keys, inv = np.unique(r_q * w + r_d, return_inverse=True)
+    n_pairs = len(keys)
+    best = np.full(n_pairs, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(best, inv, rank)
+    prior = _ap_prior(inv, n_pairs, rank, starts, seg, nr)
+    contributed = np.zeros((n_pairs, nr), dtype=bool)
     if strategy == "depth":
-        keep = rank <= depth
-        r_run, r_q, r_d, rank = r_run[keep], r_q[keep], r_d[keep], rank[keep]
-        value = -rank.astype(np.float64)  # higher is better: the best rank wins
-    elif strategy == "rrf":
-        value = 1.0 / (float(rrf_k) + rank)
+        within = rank <= depth
+        contributed[inv[within], r_run[within]] = True
+        fused = -best.astype(np.float64)  # higher is better: the best rank wins
     else:
-        value = (1.0 - rbp_p) * np.power(float(rbp_p), (rank - 1).astype(np.float64))
-    key = r_q * max(nd, 1) + r_d
-    # pairs in key order, each pair's contributions largest first (a fixed sum order)
-    by = np.lexsort((-value, key))
-    key, value, r_run = key[by], value[by], r_run[by]
-    head = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.int64)
-    pair_of = np.cumsum(np.r_[True, key[1:] != key[:-1]]) - 1 if len(key) else key
-    contributed = np.zeros((len(head), nr), dtype=bool)
-    contributed[pair_of, r_run] = True
-    if strategy == "depth" or (strategy == "rbp" and rbp_merge == "max"):
-        fused = value[head] if len(head) else np.zeros(0)  # largest first: the max
-    else:
-        fused = np.add.reduceat(value, head) if len(head) else np.zeros(0)
-    p_key = key[head]
-    p_q, p_d = p_key // max(nd, 1), p_key % max(nd, 1)
+        contributed[inv, r_run] = True
+        if strategy == "rrf":
+            value = 1.0 / (float(rrf_k) + rank)
+        else:
+            value = (1.0 - rbp_p) * np.power(float(rbp_p), (rank - 1).astype(np.float64))
+        if strategy == "rbp" and rbp_merge == "max":
+            fused = np.zeros(n_pairs)
+            np.maximum.at(fused, inv, value)
+        else:  # summed in the order of the runs, as trectools (pandas) sums them
+            fused = np.bincount(inv, weights=value, minlength=n_pairs).astype(np.float64)
+    p_q, p_d = keys // w, keys % w
     n_runs = contributed.sum(axis=1)
-    doc_key = -p_d if ties == "trec" else p_d
     if strategy == "depth":
-        order = np.lexsort((doc_key, -n_runs, -fused, p_q))
-        priority = -fused
+        order = _depth_order(p_q, best, n_runs, p_d, nd, nr, depth, ties)
+        priority = best.astype(np.float64)
     else:
-        order = np.lexsort((doc_key, -fused, p_q))
+        order = _weight_order(p_q, fused, ties)
         priority = fused
     p_q, p_d, priority, contributed = p_q[order], p_d[order], priority[order], contributed[order]
+    prior, best = prior[order], best[order]
     qstart = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(np.bincount(p_q, minlength=nq), out=qstart[1:])
     pos = np.arange(len(p_q), dtype=np.int64) - qstart[p_q]
-    keep = np.ones(len(p_q), dtype=bool)
-    if strategy != "depth":
-        keep &= pos < depth
+    keep = best <= depth if strategy == "depth" else pos < depth
     if budget_per_query is not None:
         keep &= pos < budget_per_query
     if budget is not None:
@@ -252,7 +252,6 @@ def pool(
         dealt = idx[np.lexsort((p_q[idx], pos[idx]))][:budget]
         keep = np.zeros(len(p_q), dtype=bool)
         keep[dealt] = True
-    at = np.searchsorted(prior_keys, (p_q * max(nd, 1) + p_d)[keep])
     return Pool(
         query=qids.take(from_numpy(p_q[keep])),
         doc=dids.take(from_numpy(p_d[keep])),
@@ -263,26 +262,57 @@ def pool(
         query_ids=tuple(named),
         strategy=strategy,
         depth=depth,
-        ap_prior=prior[at],
-        best_rank=best[at],
+        ap_prior=prior[keep],
+        best_rank=best[keep],
     )
 
 
 def _ap_prior(
-    key: np.ndarray, rank: np.ndarray, starts: np.ndarray, seg: np.ndarray, n_runs: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct (query, doc) keys, each one's AP-prior weight averaged over the
-    runs and its best rank (every ranked row: ``rank`` 1-based, ``seg`` its (run, query)
-    segment)."""
-    if len(key) == 0:
-        return np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64)
+    inv: np.ndarray,
+    n_pairs: int,
+    rank: np.ndarray,
+    starts: np.ndarray,
+    seg: np.ndarray,
+    n_runs: int,
+) -> np.ndarray:
+    """Each (query, doc) pair's AP-prior weight averaged over the runs (every ranked row:
+    ``inv`` its pair, ``rank`` 1-based, ``seg`` its (run, query) segment)."""
+    if len(inv) == 0:
+        return np.zeros(n_pairs)
     length = np.diff(starts)[seg]  # Z: the length of the row's ranking
     harmonic = np.r_[0.0, np.cumsum(1.0 / np.arange(1, int(length.max()) + 1))]
     w = (1.0 + harmonic[length] - harmonic[rank - 1]) / (2.0 * length)
-    keys, inverse = np.unique(key, return_inverse=True)
-    best = np.full(len(keys), np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(best, inverse, rank)
-    return keys, np.bincount(inverse, weights=w, minlength=len(keys)) / n_runs, best
+    return np.bincount(inv, weights=w, minlength=n_pairs) / n_runs
+
+
+def _depth_order(
+    q: np.ndarray,
+    best: np.ndarray,
+    n_runs: np.ndarray,
+    d: np.ndarray,
+    nd: int,
+    nr: int,
+    depth: int,
+    ties: str,
+) -> np.ndarray:
+    """Pairs by query, best rank, runs descending, then doc by the tie rule (one sort of
+    packed keys when they fit in 63 bits)."""
+    doc = (nd - 1) - d if ties == "trec" else d
+    b = np.minimum(best, depth + 1)  # beyond the depth: all alike (they are cut)
+    span = (int(q.max(initial=0)) + 1) * (depth + 2) * (nr + 1) * max(nd, 1)
+    if span < 2**62:
+        packed = ((q * (depth + 2) + b) * (nr + 1) + (nr - n_runs)) * max(nd, 1) + doc
+        return np.argsort(packed, kind="stable")
+    return np.lexsort((doc, -n_runs, b, q))
+
+
+def _weight_order(q: np.ndarray, fused: np.ndarray, ties: str) -> np.ndarray:
+    """Pairs (in (query, doc) order) by query, weight descending, then doc by the tie
+    rule: a stable sort keeps ascending docs (trectools); reversed first, descending."""
+    if ties == "trectools":
+        return np.lexsort((-fused, q))
+    rev = np.arange(len(q) - 1, -1, -1)
+    return rev[np.lexsort((-fused[rev], q[rev]))]
 
 
 def _ranked(
@@ -296,4 +326,6 @@ def _ranked(
     # the tie rule puts the larger doc key first: byte order descending (trec), or its
     # reverse (trectools: ascending)
     doc_rank = dcode if ties == "trec" else (nd - 1) - dcode
-    return np.asarray(order_rankings(seg, n_seg, score, "trec", doc_rank=doc_rank), np.int64)
+    blocks = uniform_blocks(seg)  # top-n lists of one length: short sorts per block
+    order = order_rankings(seg, n_seg, score, "trec", doc_rank=doc_rank, blocks=blocks)
+    return np.asarray(order, np.int64)
