@@ -114,12 +114,13 @@ def write_label_file(
     exact doc id (empty where a doc is not there).
 
     >>> import os, tempfile
+    >>> from pathlib import Path
     >>> from ranklens import Run
     >>> from ranklens.judging import pool
     >>> p = pool([Run.from_dict({"q1": {"007": 2.0, "7": 1.0}})], depth=2)
     >>> path = os.path.join(tempfile.mkdtemp(), "to_label.csv")
     >>> write_label_file(p, path, documents={"007": "Licence to kill"})
-    >>> print(open(path).read().strip())
+    >>> print(Path(path).read_text().strip())
     "query","doc","rank","priority","n_runs","runs","text","label"
     "q1","007",1,1,1,"run1","Licence to kill",
     "q1","7",2,2,1,"run1",,
@@ -164,8 +165,9 @@ def read_labels(
     filled with grades) back as :class:`Labels`.
 
     >>> import os, tempfile
+    >>> from pathlib import Path
     >>> path = os.path.join(tempfile.mkdtemp(), "labelled.csv")
-    >>> _ = open(path, "w").write(
+    >>> _ = Path(path).write_text(
     ...     "query,doc,stratum,inclusion,label\\nq1,007,0,1.0,2\\nq1,7,1,0.25,\\nq2,x,1,0.5,0\\n"
     ... )
     >>> got = read_labels(path)
