@@ -90,7 +90,8 @@ def main() -> None:
         f"(topX: {args.topx_queries:,} queries)"
     )
     print(
-        f"{'case':<22}{'ranklens s':>12}{'trectools s':>13}{'ratio':>9}{'MiB ours':>10}{'MiB theirs':>12}"
+        f"{'case':<22}{'ranklens s':>12}{'trectools s':>13}{'ratio':>9}"
+        f"{'MiB ours':>10}{'MiB theirs':>12}"
     )
     cases = [
         ("topX 10", args.topx_queries, {"strategy": "topX", "topX": 10}, {"strategy": "depth"}),
