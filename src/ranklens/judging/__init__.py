@@ -8,16 +8,20 @@ from ranklens._shared.lazy import lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ranklens.judging.er import PairSample, sample_clusters, sample_pairs
     from ranklens.judging.labels import Labels, read_labels, write_label_file
     from ranklens.judging.pooling import Pool, pool
     from ranklens.judging.sampling import Sample, sample_pool
 
 __all__ = [
     "Labels",
+    "PairSample",
     "Pool",
     "Sample",
     "pool",
     "read_labels",
+    "sample_clusters",
+    "sample_pairs",
     "sample_pool",
     "write_label_file",
 ]
@@ -25,6 +29,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "ranklens.judging.er": ("PairSample", "sample_clusters", "sample_pairs"),
         "ranklens.judging.labels": ("Labels", "read_labels", "write_label_file"),
         "ranklens.judging.pooling": ("Pool", "pool"),
         "ranklens.judging.sampling": ("Sample", "sample_pool"),

@@ -138,13 +138,13 @@ def sample_pool(
         selected[rows] = pos < want[g]
         inclusion[rows] = want[g] / np.maximum(big_n[g], 1)
     else:
-        pi = _capped(pool.ap_prior[rows], g, want, nq)
+        pi = capped_inclusion(pool.ap_prior[rows], g, want, nq)
         inclusion[rows] = pi
-        selected[rows] = _systematic(pi, g, start, want, rng.random(nq))
+        selected[rows] = systematic_draw(pi, g, start, want, rng.random(nq))
     return Sample(pool, selected, stratum, inclusion, design, int(seed))
 
 
-def _capped(p: np.ndarray, g: np.ndarray, want: np.ndarray, nq: int) -> np.ndarray:
+def capped_inclusion(p: np.ndarray, g: np.ndarray, want: np.ndarray, nq: int) -> np.ndarray:
     """Inclusion probabilities ``min(1, c_g p)`` summing to ``want[g]`` per group."""
     pi = np.zeros(len(p))
     fixed = np.zeros(len(p), dtype=bool)
@@ -162,7 +162,7 @@ def _capped(p: np.ndarray, g: np.ndarray, want: np.ndarray, nq: int) -> np.ndarr
     return pi
 
 
-def _systematic(
+def systematic_draw(
     pi: np.ndarray, g: np.ndarray, start: np.ndarray, want: np.ndarray, u: np.ndarray
 ) -> np.ndarray:
     """Systematic sampling: in each group the points ``u + j`` (``j = 0 .. n-1``) fall
