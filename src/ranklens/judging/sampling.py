@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ranklens._shared.arrow import from_numpy
 from ranklens._shared.validate import check_choice
@@ -116,8 +117,10 @@ def sample_pool(
     n = len(pool)
     stratum = (pool.best_rank > judged_depth).astype(np.int8)
     # the sampled stratum's rows, grouped by query (the pool's rows are)
-    _, qcode = np.unique(np.asarray(pool.query.to_pylist(), dtype=object), return_inverse=True)
-    qcode = qcode.astype(np.int64)
+    qcode = np.zeros(n, dtype=np.int64)
+    if n > 1:
+        change = pc.not_equal(pool.query.slice(1), pool.query.slice(0, n - 1))
+        np.cumsum(change.to_numpy(zero_copy_only=False), out=qcode[1:])
     nq = int(qcode.max()) + 1 if n else 0
     lower = stratum == 1
     big_n = np.bincount(qcode[lower], minlength=nq)
