@@ -175,9 +175,11 @@ def test_one_vocabulary(name: str) -> None:
     if "-q" in opts:
         assert opts["-q"].name == "per_query", name
     fmt = opts.get("--format")
-    # assign, the splitters and interleave lists write data only (--format: the data
-    # files' format)
-    data_only = name in ("ab assign", "interleave lists") or name.startswith("split ")
+    # assign, the splitters, interleave lists, pool and sample write data only (--format:
+    # the data files' format)
+    data_only = name in ("ab assign", "interleave lists", "pool", "sample") or name.startswith(
+        "split "
+    )
     if fmt is not None and not data_only:
         assert isinstance(fmt.type, click.Choice) and "table" in fmt.type.choices, name
     if "--store" in opts and not opts["--store"].hidden:

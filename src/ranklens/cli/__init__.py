@@ -159,6 +159,13 @@ _COMMANDS = {
         "overlap_cmd",
         "Compare RUN_A's and RUN_B's rankings: rank-biased overlap, Jaccard@k, Kendall's tau.",
     ),
+    # building the ground truth (issue 26): what to label
+    "pool": ("ranklens.cli.judging", "pool_cmd", "Pool RUNS into a file of documents to label."),
+    "sample": (
+        "ranklens.cli.judging",
+        "sample_cmd",
+        "Sample the pool of RUNS to label, with inclusion probabilities.",
+    ),
 }
 
 
