@@ -19,7 +19,8 @@ ir_measures               ranklens
 ``NumQ``                  ``num_q``
 ``SetP``, ``SetR``        ``p``, ``r`` (no cutoff: the whole ranking)
 ``SetP(relative=True)``   ``relative_p``; ``SetRelP`` too
-``SetF(beta=b)``          ``f1(beta=b)``
+``SetF(beta=x)``          ``f1(beta=sqrt(x))`` (ir_measures passes its beta to
+                          trec_eval's ``set_F.x``, whose ``x`` is beta squared)
 ``SetAP``                 ``set_map``
 ``nDCG(gains={..})``      ``ndcg(gain={..})``; ``dcg='log2'`` is the default,
                           ``dcg='exp-log2'`` is ``gain=exp2``
@@ -105,6 +106,10 @@ def translate_irm_name(
         )
     if key in ("setp", "setrelp") and "relative" in out and _true(out.pop("relative")):
         target = "relative_p"
+    if key == "setf" and isinstance(out.get("beta"), (int, float)):
+        # ir_measures hands its beta to trec_eval's set_F.x, whose x weighs
+        # (x + 1) P R / (x P + R): x is beta^2
+        out["beta"] = out["beta"] ** 0.5 if out["beta"] >= 0 else out["beta"]
     if key == "numret" and "rel" in out:
         target = "num_rel_ret"
     if key == "ndcg":

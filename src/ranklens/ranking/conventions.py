@@ -304,6 +304,7 @@ PROFILES: dict[str, Conventions] = {
         profile="pytrec_eval",
     ),
     "ir_measures": Conventions(
+        missing="zero",
         iprec_rounding="legacy",
         score_precision="float32",
         empty_rankings="evaluate",
