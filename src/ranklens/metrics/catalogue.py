@@ -961,7 +961,7 @@ _RANKING_IRM: tuple[MetricDef, ...] = (
         aliases=("compatibility",),
         cutoff="none",
         params=(
-            Param("p", 0.95, "persistence", kind="number", minimum=0, maximum=1, open_minimum=True),
+            Param("p", 0.95, "persistence", kind="number", minimum=0, maximum=1),
             Param(
                 "normalize",
                 "true",

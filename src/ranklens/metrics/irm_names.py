@@ -90,9 +90,9 @@ def translate_irm_name(
         if low == "judged_only":
             if _true(value):
                 raise MetricParameterError(
-                    f"in metric {text!r}: ir_measures' judged_only=True is a convention in "
-                    "ranklens, for every metric at once: pass judged_only=True (command line: "
-                    "--judged-only) and remove it from the metric."
+                    f"in metric {text!r}: ir_measures' per-metric flag judged_only is a "
+                    "convention in ranklens, for every metric at once: remove it from the "
+                    "metric and pass judged_only=True."
                 )
             continue  # judged_only=False is every metric's default
         out[low] = value
