@@ -70,6 +70,10 @@ def test_judged_by_hand() -> None:
     assert res.per_query("Judged@10")["q"] == pytest.approx(2 / 4)  # of min(10, 4)
     trec = ranklens.evaluate(q, r, ["judged@1"])  # trec ties: b first
     assert trec.per_query("judged@1")["q"] == 0.0
+    # expected over the orders of a, b: half the time a is first
+    assert ranklens.evaluate(q, r, ["judged(ties=expected)@1"]).summary() == {
+        "judged(ties=expected)@1": 0.5
+    }
 
 
 def test_compat_by_hand() -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens.ranking._sums import cutoff_array, is_vector
-from ranklens.ranking.kernels._segments import safe_div
+from ranklens.ranking.kernels._segments import group_mean, safe_div
 
 if TYPE_CHECKING:
     from ranklens.ranking.engine import Prepared
@@ -34,8 +34,9 @@ def judged(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
     Every grade is a judgment, a negative one too (ir_measures; trec_eval's ``unj``
     takes a negative grade as unjudged and divides by k, so ``1 - unj@k`` differs
     when ``n < k``).  An empty ranking scores 0 (ir_measures divides 0 by 0 there).
-    Ties: ordering policies; ir_measures orders equal scores by document id
-    ascending (``ties='doc_asc'``, the ``ir_measures`` profile's default for it).
+    Ties: ordering policies and ``expected`` (each position counts its tie group's
+    mean); ir_measures orders equal scores by document id ascending
+    (``ties='doc_asc'``, the ``ir_measures`` profile's default for it).
     Source: ir_measures' ``judged`` provider (MacAvaney et al., ECIR 2022).
 
     >>> import ranklens
@@ -46,7 +47,10 @@ def judged(prep: Prepared, k: Any, params: dict[str, Any]) -> np.ndarray:
 
     (a and c are judged: 1 of the top 2; 2 of min(10, 3) = 3; 2 of 3.)
     """
-    cnt = prep.sum_k(_in_qrels(prep).astype(np.float64), k)
+    judged_at = _in_qrels(prep).astype(np.float64)
+    if params.get("ties") == "expected":
+        judged_at = group_mean(prep, judged_at)
+    cnt = prep.sum_k(judged_at, k)
     n = prep.lengths.astype(np.float64)
     if k is None:
         return safe_div(cnt, n)
