@@ -28,7 +28,7 @@ __all__ = ["CATALOGUE", "FAMILIES", "INPUTS", "Input", "MetricDef", "Param", "Ru
 INF = float("inf")
 
 # tie policies (see ranklens.ranking.conventions)
-ORDERED = frozenset({"trec", "input", "optimistic", "pessimistic"})
+ORDERED = frozenset({"trec", "input", "optimistic", "pessimistic", "doc_asc"})
 EXPECTED = ORDERED | {"expected"}
 
 
@@ -528,7 +528,9 @@ _RANKING: tuple[MetricDef, ...] = (
                 "(relevant documents retrieved within k) is random too.",
                 with_cutoff=True,
                 adjust=False,
-                only=(("ties", ("trec", "input", "optimistic", "pessimistic", "grouped")),),
+                only=(
+                    ("ties", ("trec", "input", "optimistic", "pessimistic", "doc_asc", "grouped")),
+                ),
             ),
         ),
         trec=(TrecName("map", (("norm", "r"),)), TrecName("map_cut", (("norm", "r"),), "cutoff")),
@@ -1213,9 +1215,42 @@ _CWL_MEASURES: tuple[MetricDef, ...] = (
     _cwl("cwl_nerr11", "C/W/L not-quite ERR, eq. 11 (cwl_eval NERReq11)", _CWL_T),
 )
 
+# --- ir_measures' own measures (issue 23 part 3): its Python providers' Judged@k and
+# Compat; the ir_measures profile orders their ties by document id ascending
+_IRM = "ranklens.ranking.kernels.irm:"
+_RANKING_IRM: tuple[MetricDef, ...] = (
+    MetricDef(
+        "judged",
+        "fraction of the top k with a judgment, of min(k, n) (ir_measures Judged@k)",
+        _IRM + "judged",
+        aliases=("judged_rate",),
+        ties=EXPECTED,
+        higher_is_better=None,
+        top_k=True,
+    ),
+    MetricDef(
+        "compat",
+        "compatibility: rank-biased overlap with the ideal ranking (Clarke et al. 2021)",
+        _IRM + "compat",
+        aliases=("compatibility",),
+        cutoff="none",
+        params=(
+            Param("p", 0.95, "persistence", kind="number", minimum=0, maximum=1),
+            Param(
+                "normalize",
+                "true",
+                "divide by the ideal ranking's own overlap (true) or not (false)",
+                choices=("true", "false"),
+            ),
+        ),
+    ),
+)
+_VECTOR_K = _VECTOR_K | {"judged"}
+
 
 RANKING = tuple(
-    replace(d, vector_k=d.name in _VECTOR_K) for d in _RANKING + _DIVERSITY + _CWL_MEASURES
+    replace(d, vector_k=d.name in _VECTOR_K)
+    for d in _RANKING + _DIVERSITY + _CWL_MEASURES + _RANKING_IRM
 )
 
 # --------------------------------------------------------------------------- other families

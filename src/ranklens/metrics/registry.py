@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ranklens.errors import MetricNameError, MetricParameterError
 from ranklens.metrics.catalogue import CATALOGUE, MetricDef, Param
 from ranklens.metrics.grammar import format_value, parse_name
+from ranklens.metrics.irm_names import translate_irm_name
 from ranklens.metrics.trec_names import TREC_NAMES, translate_trec_name
 
 if TYPE_CHECKING:
@@ -218,7 +219,8 @@ def build_metric(
 
 
 def get_metric(spec: str | Metric, *, every_cutoff: bool = False) -> Metric:
-    """Parse a metric string (our grammar or a trec_eval measure name).
+    """Parse a metric string (our grammar, a trec_eval measure name, or ir_measures'
+    spelling, :mod:`ranklens.metrics.irm_names`).
 
     ``every_cutoff``: the metric comes without ``@k`` because it is evaluated
     at every cutoff (:func:`ranklens.evaluate_cutoffs`)."""
@@ -241,6 +243,5 @@ def get_metric(spec: str | Metric, *, every_cutoff: bool = False) -> Metric:
             spec, family, params, cutoff, pinned=[n for n, _ in params], every_cutoff=every_cutoff
         )
     parsed = parse_name(spec)
-    return build_metric(
-        spec, parsed.family, parsed.params, parsed.cutoff, every_cutoff=every_cutoff
-    )
+    family, params, cutoff = translate_irm_name(spec, parsed.family, parsed.params, parsed.cutoff)
+    return build_metric(spec, family, params, cutoff, every_cutoff=every_cutoff)

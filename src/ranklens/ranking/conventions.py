@@ -24,6 +24,14 @@ trec_eval 10.  Profiles reproduce other tools:
     whose mean, exponentiated, is trec_eval's ``gm_map``.  Interpolated precision
     of an empty ranking is NaN where trec_eval 9 divides 0 by 0 (recall levels
     ``x`` with ``floor(x R + 0.9) = 0``; ``undefined='nan'``).
+``ir_measures``
+    ir_measures 0.4 (``ir_measures.calc_aggregate`` / ``iter_calc``): the
+    ``pytrec_eval`` profile for the measures it hands to pytrec_eval, and for the
+    measures of its own Python providers (``judged``, ``compat``) equal scores
+    ordered by document id ascending (``judged(ties=doc_asc)``,
+    ``compat(ties=doc_asc)``).  ir_measures' spelling (``nDCG@10``, ``P(rel=2)@5``,
+    ``Judged@10``, ``Compat(p=0.8)``, ``NumRet``, ``SetP``, ...) is read in every
+    profile (:mod:`ranklens.metrics.irm_names`); this profile gives its values.
 ``ranx``
     ranx sorts by score descending and keeps documents with equal scores in
     the order they were given (``ties='input'``); queries in the qrels but
@@ -109,7 +117,15 @@ from ranklens.errors import ConventionError
 
 __all__ = ["PROFILES", "Conventions", "check_convention_names", "resolve_conventions"]
 
-TIE_POLICIES = ("trec", "input", "optimistic", "pessimistic", "expected", "grouped")
+TIE_POLICIES = (
+    "trec",
+    "input",
+    "optimistic",
+    "pessimistic",
+    "expected",
+    "grouped",
+    "doc_asc",
+)
 MISSING_POLICIES = ("zero", "skip", "error")
 NO_RELEVANT_POLICIES = ("zero", "skip", "nan", "error")
 UNJUDGED_POLICIES = ("skip", "zero")
@@ -136,7 +152,9 @@ class Conventions:
         2008), defined for the metrics whose docstring says so;
         ``grouped``: a group of tied documents is retrieved at once (the
         threshold view of scikit-learn's ``average_precision_score``),
-        defined for ``ap`` only.
+        defined for ``ap`` only; ``doc_asc``: document id ascending (byte
+        order), as ir_measures' Python providers (``Judged``, ``Compat``) order
+        equal scores.
     missing:
         Queries in the qrels that the run does not contain: ``skip`` them
         (trec_eval), score them as an empty ranking, i.e. ``zero`` (trec_eval
@@ -284,6 +302,19 @@ PROFILES: dict[str, Conventions] = {
         empty_rankings="evaluate",
         metric_defaults={"gm_map": {"values": "log"}, "gm_bpref": {"values": "log"}},
         profile="pytrec_eval",
+    ),
+    "ir_measures": Conventions(
+        missing="zero",
+        iprec_rounding="legacy",
+        score_precision="float32",
+        empty_rankings="evaluate",
+        metric_defaults={
+            "gm_map": {"values": "log"},
+            "gm_bpref": {"values": "log"},
+            "judged": {"ties": "doc_asc"},
+            "compat": {"ties": "doc_asc"},
+        },
+        profile="ir_measures",
     ),
     "ranx": Conventions(
         ties="input",

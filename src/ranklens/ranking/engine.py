@@ -639,7 +639,8 @@ def order_rankings(
     code (ascending, codes in ``[0, n_codes)``) and ranks each query's rows by score
     descending, equal scores under the tie policy ``ties``:
 
-    ``trec``: document id descending in byte order, as trec_eval; ``input``: the order
+    ``trec``: document id descending in byte order, as trec_eval; ``doc_asc``: document
+    id ascending in byte order (ir_measures' Python providers); ``input``: the order
     of the rows (``rows``: each row's position in the input, default ``0..n-1``);
     ``optimistic`` / ``pessimistic``: most / least relevant first (``rel``), then
     document id descending.
@@ -724,6 +725,8 @@ def _tie_keys(
     def keys(which: np.ndarray) -> list[tuple[Any, str]]:
         if ties == "input":
             return [(which if rows is None else rows[which], "ascending")]
+        if ties == "doc_asc":
+            return [(doc(which), "ascending")]
         by_doc = (doc(which), "descending")
         if ties == "trec":
             return [by_doc]

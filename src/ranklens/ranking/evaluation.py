@@ -194,7 +194,7 @@ def check_tables(qrels: Any, run: Any) -> None:
 
 def _ordering(ties: str) -> str:
     """The sort a tie policy needs (expected/grouped work on the trec order)."""
-    return ties if ties in ("input", "optimistic", "pessimistic") else "trec"
+    return ties if ties in ("input", "optimistic", "pessimistic", "doc_asc") else "trec"
 
 
 def evaluate(
