@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import ranklens as rl
+from ranklens.metrics.catalogue import CATALOGUE
 
 
 def ev(qrels, run, metrics, **kw):
@@ -212,6 +213,9 @@ TESTED_ELSEWHERE |= {
 }
 # by hand in tests/ranking/test_ir_measures_names.py
 TESTED_ELSEWHERE |= {"judged", "compat"}
+# the C/W/L measures: against cwl_eval's committed outputs (tests/ranking/test_reference_cwl.py)
+# and their hand-worked doctests
+TESTED_ELSEWHERE |= {d.name for d in CATALOGUE if d.name.startswith("cwl_")}
 
 
 def test_every_registry_family_has_hand_computed_values():
