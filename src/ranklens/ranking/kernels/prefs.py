@@ -139,11 +139,17 @@ def prefs_values(
     run_query: np.ndarray,
     run_doc: np.ndarray,
     run_score: np.ndarray,
+    *,
+    empty_rankings: bool = False,
+    depth: int | None = None,
 ) -> tuple[list[str], dict[str, np.ndarray]]:
     """Per-query values of every ``prefs_*`` measure, trec_eval 10's way.
 
     Returns the evaluated queries (those with both a run and judgments, in
     ``strcmp`` order) and, per measure of :data:`PREFS_MEASURES`, their values.
+    ``empty_rankings=True`` (trec_eval ``-c``) also evaluates the judged queries the
+    run lacks, as empty rankings; run queries without judgments are never evaluated.
+    ``depth`` (trec_eval ``-M``) keeps each query's first ``depth`` documents only.
 
     >>> import numpy as np
     >>> s = lambda *x: np.array(x, dtype=str)
@@ -159,7 +165,7 @@ def prefs_values(
     qp, qr = _codes(pref_query, run_query)
     dp, dr = _codes(pref_doc, run_doc)
     qnames = np.unique(np.concatenate([pref_query, run_query])) if len(qp) + len(qr) else qp
-    both = np.intersect1d(qp, qr)
+    both = np.unique(qp) if empty_rankings else np.intersect1d(qp, qr)
     keep_p = np.isin(qp, both)
     keep_r = np.isin(qr, both)
     qp, dp = qp[keep_p], dp[keep_p]
@@ -174,6 +180,9 @@ def prefs_values(
     order = np.lexsort((dr, -sr, qidx_r))
     run_pos = np.empty(order.shape[0], dtype=np.int64)
     run_pos[order] = _segment_pos(qidx_r[order])
+    if depth is not None:
+        top = run_pos < depth
+        qidx_r, dr, run_pos = qidx_r[top], dr[top], run_pos[top]
     run_key = qidx_r * ndoc + dr
     rk_order = np.argsort(run_key, kind="stable")
     run_key_sorted = run_key[rk_order]
@@ -251,22 +260,52 @@ def prefs_values(
     pair_g.append(pg[pref])
     pair_r1.append(r1[pref])
     pair_r2.append(r2[pref])
-    # recalculation of prefs_avgjg_Rnonrel when N > R (m_prefs_avgjg_Rnonrel.c)
+    # recalculation of prefs_avgjg_Rnonrel when N > R (m_prefs_avgjg_Rnonrel.c):
+    # the preferences among all ECs but the last, plus every line against the
+    # "first R lines of the last EC" -- which trec_eval reads from its pool of the
+    # query's EC lines, so past a last EC shorter than R it reads on into the next
+    # judgment group's lines (reproduced; past the query's last line it would read
+    # stale memory, and there the pairs are left out)
     jr = ejr[a]
-    in_last = ec[b] == last_ec[pg]
-    sel_a = (ec[a] < ec[b]) & ~in_last
-    sel = sel_a | (in_last & (ec_pos[b] < jgs.num_rel[pg]))
+    sel_a = (ec[a] < ec[b]) & (ec[b] != last_ec[pg])
     ful = (r1 < r2) & (r1 < jr)
-    jgs.rc_ful += _count(pg, ng, sel & ful)
-    jgs.rc_poss += _count(pg, ng, sel)
+    jgs.rc_ful += _count(pg, ng, sel_a & ful)
+    jgs.rc_poss += _count(pg, ng, sel_a)
     both_ret = eret[a] & eret[b]
-    sel_r = (sel_a & both_ret) | (in_last & (ec_pos[b] < jgs.num_rel_ret[pg]) & both_ret)
-    jgs.rc_ful_ret += _count(pg, ng, sel_r & (r1 < r2))
-    jgs.rc_poss_ret += _count(pg, ng, sel_r)
+    jgs.rc_ful_ret += _count(pg, ng, sel_a & both_ret & (r1 < r2))
+    jgs.rc_poss_ret += _count(pg, ng, sel_a & both_ret)
+    eq = gquery[eg]
+    q_end = np.zeros(nq + 1, dtype=np.int64)
+    np.maximum.at(q_end, eq, np.arange(1, eg.shape[0] + 1))
+    last_start = np.zeros(ng, dtype=np.int64)
+    is_last = ec == last_ec[eg]
+    first_of_last = is_last & (ec_pos == 0)
+    last_start[eg[first_of_last]] = np.flatnonzero(first_of_last)
+    for retonly in (False, True):
+        width = (jgs.num_rel_ret if retonly else jgs.num_rel)[eg]
+        xa = np.repeat(np.arange(eg.shape[0], dtype=np.int64), width)
+        t = np.arange(xa.shape[0], dtype=np.int64) - np.repeat(np.cumsum(width) - width, width)
+        gx = eg[xa]
+        y = last_start[gx] + t
+        valid = y < q_end[eq[xa]]
+        y = np.minimum(y, max(eg.shape[0] - 1, 0))
+        rx, ry = erank[xa], erank[y]
+        if retonly:
+            # trec_eval stops at the first line of the slice not retrieved
+            bad = valid & ~(ry < ejr[xa])
+            blk = np.repeat(np.arange(width.shape[0]), width)
+            first_bad = np.full(width.shape[0], np.iinfo(np.int64).max)
+            np.minimum.at(first_bad, blk[bad], t[bad])
+            valid &= (t < first_bad[blk]) & eret[xa]
+            jgs.rc_ful_ret += _count(gx, ng, valid & (rx < ry))
+            jgs.rc_poss_ret += _count(gx, ng, valid)
+        else:
+            jgs.rc_ful += _count(gx, ng, valid & (rx < ry) & (rx < ejr[xa]))
+            jgs.rc_poss += _count(gx, ng, valid)
 
     # --- preference-array judgment groups: transitive closure per jg --------------
     for g in np.flatnonzero(is_pa):
-        _pa_group(g, gid, jsgc, rel, rank, int(njr[gquery[g]]), jgs, pair_g, pair_r1, pair_r2)
+        _pa_group(int(g), gid, jsgc, rel, rank, int(njr[gquery[g]]), jgs, pair_g, pair_r1, pair_r2)
 
     # --- count every preference -----------------------------------------------------
     pg = np.concatenate(pair_g)
@@ -301,15 +340,15 @@ def _pa_group(
     docs, local = np.unique(rank[rows], return_inverse=True)
     n = docs.shape[0]
     rel_of = np.full(n, -1.0)
-    for i in range(rows.shape[0]):  # consistency check in file order, as trec_eval
-        r = rel[rows[i]]
-        old = rel_of[local[i]]
+    for k in range(rows.shape[0]):  # consistency check in trec_eval's (sorted) order
+        r = rel[rows[k]]
+        old = rel_of[local[k]]
         if (old > 0.0 and r == 0.0) or (old == 0.0 and r > 0.0):
             raise InputError(
                 "a document has both a 0 and a non-0 rel_level in one judgment group; "
                 "a judgment group must judge each document consistently"
             )
-        rel_of[local[i]] = r
+        rel_of[local[k]] = r
     sub, lr = jsgc[rows], rel[rows]
     same_sub = sub[:, None] == sub[None, :]
     m = np.zeros((n, n), dtype=bool)
