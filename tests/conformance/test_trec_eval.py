@@ -348,7 +348,7 @@ def test_every_output_file_is_in_the_manifest() -> None:
     listed = {c.name for c in ALL_CASES} | {"MANIFEST.tsv"}
     listed |= {f"{c.id}.stderr" for c in ALL_CASES if c.exit_status != 0}
     assert {p.name for p in OUT.iterdir()} == listed
-    for case in ALL_CASES:
+    for case in RANKED:  # trec_eval -R prefs prints the queries before the one it stops at
         size = len((OUT / case.name).read_bytes())
         assert (size == 0) == (case.exit_status != 0), case.name
 
