@@ -15,7 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
+from ranklens.cli import main
 from ranklens.errors import InputError, MetricNameError
 from ranklens.io import read_trec_run
 from ranklens.io.prefs import Prefs, read_prefs, read_qrels_prefs
@@ -225,3 +227,43 @@ def test_qrels_prefs_reads_iter_as_judgment_group(tmp_path: Path) -> None:
     assert p.jg.tolist() == ["7", "8"] and p.jsg.tolist() == ["0", "0"]
     assert p.doc.tolist() == ["d1", "d1"] and p.rel_level.tolist() == [1.0, 0.0]
     assert len(PREFS_MEASURES) == 14 and np.all(p.query == "q")
+
+
+def _cli_args(command: str) -> list[str]:
+    """``ranklens evaluate`` arguments for a trec_eval ``-R`` command line."""
+    args = shlex.split(command)[1:]
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-R":
+            out += ["--qrels-format", args[i + 1]]
+            i += 1
+        elif a in ("-M", "-m"):
+            out += [a, args[i + 1]]
+            i += 1
+        elif a.startswith("-"):
+            out.append(a)
+        else:
+            out.append(str(DATA / a))
+        i += 1
+    return ["evaluate", *out, "--format", "trec"]
+
+
+@pytest.mark.parametrize("case", [c for c in PREFS_CASES if c.exit_status == 0], ids=str)
+def test_every_line_from_the_command_line(case: Case) -> None:
+    result = CliRunner().invoke(main, _cli_args(case.command))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == (OUT / case.name).read_text(encoding="utf-8")
+
+
+def test_command_line_errors() -> None:
+    base = [str(DATA / "prefs.prefs"), str(DATA / "prefs.run"), "--qrels-format", "prefs"]
+    table = CliRunner().invoke(main, ["evaluate", *base])
+    assert table.exit_code == 2 and "--format trec" in table.stderr
+    other = CliRunner().invoke(main, ["evaluate", *base, "--format", "trec", "-m", "ndcg"])
+    assert other.exit_code == 2 and "-m ndcg" in other.stderr and "all_prefs" in other.stderr
+    swapped = [str(DATA / "prefs.run"), str(DATA / "prefs.run"), "--qrels-format", "prefs"]
+    bad = CliRunner().invoke(main, ["evaluate", *swapped, "--format", "trec"])
+    assert bad.exit_code == 3 and "prefs.run:1:" in bad.stderr
+    assert "Traceback" not in bad.stderr
