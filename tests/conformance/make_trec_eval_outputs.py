@@ -87,6 +87,10 @@ CASES: dict[str, str] = {
     "prefs.c": f"-c -m all_prefs -R prefs {PREFS}",
     "prefs.missing": f"-q -m all_prefs -R prefs {PREFS}",
     "qrels_prefs.qc": f"-q -c -m all_prefs -R qrels_prefs {QPREFS}",
+    # relstring: text per query (default cutoff 10; -M cuts the ranking first)
+    "main.relstring": f"-q -m relstring {M}",
+    "main.relstring5M3": f"-q -M 3 -m relstring.5 {M}",
+    "ids.relstring": f"-q -m relstring.1200 {IDS}",
     "qrels_prefs.qcM5": f"-q -c -M 5 -m prefs_simp -m prefs_pair_imp -R qrels_prefs {QPREFS}",
 }
 

@@ -19,9 +19,11 @@ from click.testing import CliRunner
 
 from ranklens.cli import main
 from ranklens.errors import InputError, MetricNameError
-from ranklens.io import read_trec_run
+from ranklens.io import read_trec_qrels, read_trec_run
 from ranklens.io.prefs import Prefs, read_prefs, read_qrels_prefs
+from ranklens.ranking.conventions import Conventions
 from ranklens.ranking.prefs import PREFS_MEASURES, evaluate_prefs
+from ranklens.ranking.relstring import relstring, relstring_lines
 from tests.conformance.trec_output import Case, read_manifest
 
 pytestmark = pytest.mark.conformance
@@ -267,3 +269,33 @@ def test_command_line_errors() -> None:
     bad = CliRunner().invoke(main, ["evaluate", *swapped, "--format", "trec"])
     assert bad.exit_code == 3 and "prefs.run:1:" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+# ------------------------------------------------------------------------- relstring
+
+RELSTRING_CASES = [c for c in ALL_CASES if "relstring" in c.command]
+
+
+@pytest.mark.parametrize("case", RELSTRING_CASES, ids=str)
+def test_relstring_as_trec_eval(case: Case) -> None:
+    args = shlex.split(case.command)[1:]
+    qrels, run = (DATA / a for a in args[-2:])
+    measure = args[args.index("-m") + 1]
+    cutoff = int(measure.split(".")[1]) if "." in measure else 10
+    depth = int(args[args.index("-M") + 1]) if "-M" in args else None
+    strings = relstring(
+        read_trec_qrels(qrels), read_trec_run(run), cutoff, Conventions(depth=depth)
+    )
+    want = (OUT / case.name).read_text(encoding="utf-8").splitlines()
+    assert relstring_lines(strings, cutoff) == want
+
+
+def test_relstring_by_hand() -> None:
+    """Ranking a (2), b (0), x (not judged), c (12), d (-1), e (-2): '20->..'."""
+    from ranklens.ranking.data import Qrels, Run
+
+    q = Qrels.from_dict({"q": {"a": 2, "b": 0, "c": 12, "d": -1, "e": -2}})
+    r = Run.from_dict({"q": {"a": 6.0, "b": 5.0, "x": 4.0, "c": 3.0, "d": 2.0, "e": 1.0}})
+    assert relstring(q, r) == {"q": "20->.."}
+    assert relstring(q, r, cutoff=2) == {"q": "20"}
+    assert relstring_lines({"q": "20"}) == ["relstring             \tq\t'20'"]
