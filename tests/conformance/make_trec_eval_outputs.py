@@ -87,6 +87,8 @@ CASES: dict[str, str] = {
     "prefs.c": f"-c -m all_prefs -R prefs {PREFS}",
     "prefs.missing": f"-q -m all_prefs -R prefs {PREFS}",
     "qrels_prefs.qc": f"-q -c -m all_prefs -R qrels_prefs {QPREFS}",
+    # judgment groups (-R qrels_jg): the second qrels column is the assessor
+    "qrels_jg.qc": f"-q -c -m qrels_jg -R qrels_jg {QPREFS}",
     # relstring: text per query (default cutoff 10; -M cuts the ranking first)
     "main.relstring": f"-q -m relstring {M}",
     "main.relstring5M3": f"-q -M 3 -m relstring.5 {M}",

@@ -11,6 +11,7 @@ rescaling), and bad input is refused with the file and line.
 from __future__ import annotations
 
 import shlex
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -18,13 +19,15 @@ import pytest
 from click.testing import CliRunner
 
 from ranklens.cli import main
-from ranklens.errors import InputError, MetricNameError
+from ranklens.errors import InputError, MetricNameError, RanklensWarning
 from ranklens.io import read_trec_qrels, read_trec_run
-from ranklens.io.prefs import Prefs, read_prefs, read_qrels_prefs
+from ranklens.io.prefs import Prefs, read_prefs, read_qrels_jg, read_qrels_prefs
 from ranklens.ranking.conventions import Conventions
+from ranklens.ranking.data import Run
+from ranklens.ranking.judgment_groups import evaluate_avgjg
 from ranklens.ranking.prefs import PREFS_MEASURES, evaluate_prefs
 from ranklens.ranking.relstring import relstring, relstring_lines
-from tests.conformance.trec_output import Case, read_manifest
+from tests.conformance.trec_output import Case, close, read_manifest, read_values
 
 pytestmark = pytest.mark.conformance
 
@@ -32,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 OUT = HERE / "trec_eval"
 _, ALL_CASES = read_manifest(OUT / "MANIFEST.tsv")
-PREFS_CASES = [c for c in ALL_CASES if " -R " in c.command]
+PREFS_CASES = [c for c in ALL_CASES if " -R prefs " in c.command or " -R qrels_prefs " in c.command]
 
 
 def _run(path: Path) -> tuple[list[str], list[str], list[float], str]:
@@ -292,10 +295,55 @@ def test_relstring_as_trec_eval(case: Case) -> None:
 
 def test_relstring_by_hand() -> None:
     """Ranking a (2), b (0), x (not judged), c (12), d (-1), e (-2): '20->..'."""
-    from ranklens.ranking.data import Qrels, Run
+    from ranklens.ranking.data import Qrels
 
     q = Qrels.from_dict({"q": {"a": 2, "b": 0, "c": 12, "d": -1, "e": -2}})
     r = Run.from_dict({"q": {"a": 6.0, "b": 5.0, "x": 4.0, "c": 3.0, "d": 2.0, "e": 1.0}})
     assert relstring(q, r) == {"q": "20->.."}
     assert relstring(q, r, cutoff=2) == {"q": "20"}
     assert relstring_lines({"q": "20"}) == ["relstring             \tq\t'20'"]
+
+
+# --------------------------------------------------------------- judgment groups
+
+JG_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+JG_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+
+
+def _avgjg_names() -> dict[str, str]:
+    """ranklens metric -> trec_eval's -m qrels_jg name."""
+    return (
+        {"map": "map_avgjg"}
+        | {f"P.{c}": f"P_avgjg_{c}" for c in JG_CUTS}
+        | {f"Rprec_mult.{m}": f"Rprec_mult_avgjg_{m:.2f}" for m in JG_MULTS}
+    )
+
+
+@pytest.mark.parametrize("case", [c for c in ALL_CASES if "qrels_jg" in c.command], ids=str)
+def test_judgment_group_averages_as_trec_eval(case: Case) -> None:
+    args = shlex.split(case.command)[1:]
+    judgments = read_qrels_jg(DATA / args[-2])
+    run = read_trec_run(DATA / args[-1])
+    names = _avgjg_names()
+    missing = "zero" if "-c" in args else "skip"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RanklensWarning)
+        got = evaluate_avgjg(judgments, run, list(names), profile="trec_eval", missing=missing)
+    want = read_values((OUT / case.name).read_text(encoding="utf-8"))
+    checked = 0
+    for metric, trec_name in names.items():
+        assert set(got[metric]) == set(want[trec_name]), trec_name
+        for q, value in want[trec_name].items():
+            assert close(got[metric][q], value, 5e-5), (trec_name, q, got[metric][q], value)
+            checked += 1
+    assert checked == len(names) * (len(set(judgments.query_ids)) + 1)
+
+
+def test_judgment_groups_by_hand() -> None:
+    """Assessor a judges d1 relevant, b judges d2: P@1 of the run d1, d2 is 1 for a and
+    0 for b, 1/2 averaged; map is (1 + 1/2) / 2."""
+    j = Prefs.from_rows([("q", "a", "0", "d1", 1), ("q", "b", "0", "d2", 1)])
+    run = Run.from_dict({"q": {"d1": 2.0, "d2": 1.0}})
+    got = evaluate_avgjg(j, run, ["P.1", "map"], profile="trec_eval")
+    assert got["P.1"] == {"q": 0.5, "all": 0.5}
+    assert got["map"]["q"] == pytest.approx(0.75)

@@ -36,3 +36,32 @@ def test_trec_eval_prefs_output_reproduced(case: str) -> None:
     )
     want = (CONFORMANCE / case.split("[")[0]).read_text(encoding="utf-8").splitlines()
     assert result.trec_lines(per_query=True, runid=run.name) == want
+
+
+@NEEDS_CONFORMANCE
+def test_trec_eval_qrels_jg_output_reproduced() -> None:
+    """out.test.qrels_jg: map, P and Rprec_mult averaged over qrels.123's judgment
+    groups (trec_eval -q -m qrels_jg -R qrels_jg qrels.123 results.test)."""
+    import warnings
+
+    from ranklens.errors import RanklensWarning
+    from ranklens.io.prefs import read_qrels_jg
+    from ranklens.ranking.judgment_groups import evaluate_avgjg
+    from tests.conformance.trec_output import close, read_values
+
+    names = {"map": "map_avgjg"} | {
+        f"P.{c}": f"P_avgjg_{c}" for c in (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+    }
+    names |= {f"Rprec_mult.{m / 5:.1f}": f"Rprec_mult_avgjg_{m / 5:.2f}" for m in range(1, 11)}
+    want = read_values((CONFORMANCE / "out.test.qrels_jg").read_text(encoding="utf-8"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RanklensWarning)
+        got = evaluate_avgjg(
+            read_qrels_jg(CONFORMANCE / "qrels.123"),
+            read_trec_run(CONFORMANCE / "results.test"),
+            list(names),
+            profile="trec_eval",
+        )
+    for metric, trec_name in names.items():
+        for q, value in want[trec_name].items():
+            assert close(got[metric][q], value, 5e-5), (trec_name, q)

@@ -19,7 +19,7 @@ import numpy as np
 
 from ranklens.errors import InputError
 
-__all__ = ["Prefs", "read_prefs", "read_qrels_prefs"]
+__all__ = ["Prefs", "read_prefs", "read_qrels_jg", "read_qrels_prefs"]
 
 
 @dataclass(frozen=True)
@@ -97,3 +97,11 @@ def read_qrels_prefs(path: str | os.PathLike[str]) -> Prefs:
     """Read a qrels file as preferences (trec_eval ``-R qrels_prefs``): the second
     column is the judgment group, every line is in sub-group ``"0"``."""
     return _read(path, 4, "qrels (qid iter docno rel)")
+
+
+def read_qrels_jg(path: str | os.PathLike[str]) -> Prefs:
+    """Read a trec_eval ``-R qrels_jg`` file: a qrels file whose second column is the
+    judgment group (``jg``); the grade is ``rel_level``.  The same reading as
+    :func:`read_qrels_prefs` (one definition), for
+    :func:`ranklens.ranking.judgment_groups.evaluate_avgjg`."""
+    return read_qrels_prefs(path)
