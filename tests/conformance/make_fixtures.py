@@ -212,7 +212,74 @@ def files() -> dict[str, str]:
     r_lines.insert(40, "#another comment")
     out["ids.qrels"] = "\n".join(q_lines) + "\n"
     out["ids.run"] = "\n".join(r_lines) + "\n"
+    out.update(prefs_files())
     return out
+
+
+def prefs_files() -> dict[str, str]:
+    """Preference judgments (trec_eval ``-R prefs``), a qrels read as preferences
+    (``-R qrels_prefs``) and a run for both.
+
+    Queries p1-p6 have judgment groups with one sub-group (equivalence classes:
+    levels -1 to 3, ties within a level, judged documents the run misses); p7-p9
+    have groups of two or three sub-groups that agree with one hidden order of the
+    documents, so that the closure adds transitive preferences; p10 mixes both
+    kinds; p11 is judged but not in the run (evaluated under ``-c``); p12 is in the
+    run only.  The run ties scores (trec_eval breaks them by docno *ascending* here)
+    and retrieves unjudged documents; p5 retrieves no judged document, p6 all.
+    """
+    rng = np.random.default_rng(23)
+    prefs: list[str] = []
+    qrels: list[str] = []
+    run: list[str] = []
+    docs = [f"d{i:02d}" for i in range(1, 41)] + ["D7", "d100", "d9x"]
+    for qn in range(1, 13):
+        q = f"p{qn}"
+        pool = [str(d) for d in rng.choice(docs, size=18, replace=False)]
+        judged = pool[:12]
+        if qn <= 6 or qn == 10:
+            for jg in ["A"] if qn in (1, 5) else ["A", "B", "C"][: 2 + qn % 2]:
+                sub = [
+                    str(d) for d in rng.choice(judged, size=int(rng.integers(3, 10)), replace=False)
+                ]
+                for d in sub:
+                    prefs.append(f"{q} {jg} 0 {d} {int(rng.integers(-1, 4))}")
+        if qn in (7, 8, 9, 10, 11):
+            hidden = {d: float(rng.random()) for d in judged}
+            for jg in ["X", "Y"][: 1 + qn % 2]:
+                for jsg in ["s1", "s2", "s3"][: 2 + qn % 2]:
+                    sub = [
+                        str(d)
+                        for d in rng.choice(judged, size=int(rng.integers(3, 7)), replace=False)
+                    ]
+                    k = float(rng.integers(2, 5))
+                    for d in sub:
+                        u = hidden[d]
+                        level = 0 if u < 0.3 else 1 + int((u - 0.3) * k)
+                        prefs.append(f"{q} {jg} {jsg} {d} {level}")
+        for it in ("0", "1")[: 1 + qn % 2]:
+            for d in rng.choice(judged, size=int(rng.integers(2, 9)), replace=False):
+                qrels.append(f"{q} {it} {d} {int(rng.integers(-1, 4))}")
+        if qn == 11:
+            continue
+        if qn == 5:
+            ranked = pool[12:]
+        elif qn == 6:
+            ranked = judged
+        else:
+            ranked = [
+                str(d) for d in rng.choice(pool, size=int(rng.integers(6, 16)), replace=False)
+            ]
+        scores = rng.integers(0, 6, size=len(ranked)) / 2  # ties
+        for rank, (d, s) in enumerate(zip(ranked, scores, strict=True), start=1):
+            run.append(f"{q} Q0 {d} {rank} {_score(float(s))} prefs")
+    prefs.insert(3, "# a comment line")
+    order = rng.permutation(len(prefs))
+    return {
+        "prefs.prefs": "\n".join(prefs[i] for i in order) + "\n",
+        "prefs.qrels": "\n".join(qrels) + "\n",
+        "prefs.run": "\n".join(run) + "\n",
+    }
 
 
 def read_qrels(path: Path) -> Qrels:

@@ -31,6 +31,8 @@ OUT = HERE / "trec_eval"
 M = "main.qrels main.run"
 C = "main_c.qrels main.run"
 IDS = "ids.qrels ids.run"
+PREFS = "prefs.prefs prefs.run"
+QPREFS = "prefs.qrels prefs.run"
 
 #: case name -> trec_eval arguments (files relative to tests/conformance/data)
 CASES: dict[str, str] = {
@@ -79,6 +81,19 @@ CASES: dict[str, str] = {
     # odd ids and file layout
     "ids": IDS,
     "ids.aq": f"-q -m all_trec {IDS}",
+    # preference judgments (-R prefs, -R qrels_prefs); p11 is judged but not in the
+    # run, so these need -c (without it trec_eval 10 exits 4, as in main.missing)
+    "prefs.qc": f"-q -c -m all_prefs -R prefs {PREFS}",
+    "prefs.c": f"-c -m all_prefs -R prefs {PREFS}",
+    "prefs.missing": f"-q -m all_prefs -R prefs {PREFS}",
+    "qrels_prefs.qc": f"-q -c -m all_prefs -R qrels_prefs {QPREFS}",
+    # judgment groups (-R qrels_jg): the second qrels column is the assessor
+    "qrels_jg.qc": f"-q -c -m qrels_jg -R qrels_jg {QPREFS}",
+    # relstring: text per query (default cutoff 10; -M cuts the ranking first)
+    "main.relstring": f"-q -m relstring {M}",
+    "main.relstring5M3": f"-q -M 3 -m relstring.5 {M}",
+    "ids.relstring": f"-q -m relstring.1200 {IDS}",
+    "qrels_prefs.qcM5": f"-q -c -M 5 -m prefs_simp -m prefs_pair_imp -R qrels_prefs {QPREFS}",
 }
 
 

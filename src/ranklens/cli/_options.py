@@ -69,6 +69,9 @@ class Inputs:
     intents: bool = False
     intent_col: str | None = None
     intent_weights: str | None = None
+    # trec_eval -R: "prefs" (preference judgments) or "qrels_prefs" (qrels read as
+    # preferences), from --qrels-format prefs|qrels_prefs; None: ordinary qrels
+    prefs: str | None = None
 
     detected: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)
     """Each input's (format, compression), detected once when the request is built."""
@@ -385,7 +388,7 @@ def check_budget(paths: Sequence[str | None], memory: str | None) -> None:
             )
 
 
-def _input_option_list() -> list[tuple[str, Callable[[Any], Any]]]:
+def _input_option_list() -> list[tuple[Any, ...]]:  # (name, option, ...)
     """The options of :func:`input_options`, in order, each with its parameter name."""
     formats = ", ".join(_input_formats())
     return [
@@ -426,10 +429,12 @@ def _input_option_list() -> list[tuple[str, Callable[[Any], Any]]]:
             "qrels_format",
             click.option(
                 "--qrels-format",
-                type=click.Choice((*_input_formats(), "diversity")),
+                type=click.Choice((*_input_formats(), "diversity", "prefs", "qrels_prefs")),
                 default=None,
                 help=f"Qrels format if the suffix does not say: {formats}; diversity: TREC "
-                "diversity qrels (query intent doc relevance), as --intents.",
+                "diversity qrels (query intent doc relevance), as --intents; prefs / qrels_prefs: "
+                "trec_eval -R prefs (query jg jsg doc rel_level) / -R qrels_prefs, for the "
+                "prefs_* measures with --format trec.",
             ),
         ),
         (
@@ -501,9 +506,10 @@ _QRELS_ONLY = ("relevance_col", "qrels_format", "intents", "intent_col", "intent
 def run_input_options(fn: Any) -> Any:
     """The options of :func:`input_options` that say how to read run files, for a
     command that reads runs and no qrels (``ranklens interleave lists``)."""
-    for name, opt in reversed(_input_option_list()):
+    for name, *opts in reversed(_input_option_list()):
         if name not in _QRELS_ONLY:
-            fn = opt(fn)
+            for opt in reversed(opts):
+                fn = opt(fn)
     return fn
 
 
@@ -530,6 +536,8 @@ def _take_inputs(qrels: str, runs: Sequence[str], params: dict[str, Any]) -> Inp
     given["duplicates"] = given["duplicates"] or "error"
     if given["qrels_format"] == "diversity":  # TREC diversity qrels
         given["qrels_format"], given["intents"] = "trec", True
+    if given["qrels_format"] in ("prefs", "qrels_prefs"):  # trec_eval -R
+        given["prefs"], given["qrels_format"] = given["qrels_format"], "trec"
     given["intents"] = bool(
         given["intents"] or given["intent_col"] is not None or given["intent_weights"]
     )

@@ -48,6 +48,8 @@ def _metric_names(given: Sequence[str], fmt: str) -> list[str]:
     """The metrics of ``-m`` (``runid`` is a line, not a metric), else the default ones
     (trec_eval's official set with --format trec, in trec_eval's order there)."""
     named = [m for text in given for m in split_measures(text) if m != "runid"]
+    if named and all(m == "all_prefs" or m.startswith("prefs_") for m in named):
+        return named  # trec_eval's preference measures (--qrels-format prefs), checked there
     names = expand_measures(named or list(TREC_OFFICIAL if fmt == "trec" else DEFAULT_METRICS))
     if fmt == "trec":  # trec_eval prints its measures in its own order, whatever -m says
         names = sorted(names, key=trec_position)
@@ -83,6 +85,9 @@ def evaluate_cmd(request: Request, per_query: bool, no_summary: bool) -> None:
             "-n leaves out the summary, so give -q too (each query's "
             "values), or there is nothing to print."
         )
+    if request.inputs.prefs is not None:
+        _evaluate_prefs(request, per_query, no_summary)
+        return
     _point_to_recsys(request)
     fmt = request.output.fmt
     given = request.metric_args
@@ -100,6 +105,50 @@ def evaluate_cmd(request: Request, per_query: bool, no_summary: bool) -> None:
         request.output.path,
     )
     record_results(request, "evaluate", results)
+
+
+def _evaluate_prefs(request: Request, per_query: bool, no_summary: bool) -> None:
+    """trec_eval -R prefs / -R qrels_prefs: the prefs_* measures, trec_eval's lines."""
+    from ranklens.io import read_trec_run
+    from ranklens.io.prefs import read_prefs, read_qrels_prefs
+    from ranklens.ranking.prefs import PREFS_MEASURES, evaluate_prefs
+
+    if request.output.fmt != "trec":
+        raise click.UsageError(
+            f"--qrels-format {request.inputs.prefs} computes trec_eval's prefs_* measures, "
+            "printed as trec_eval prints them: give --format trec."
+        )
+    named = [m for text in request.metric_args for m in split_measures(text) if m != "runid"]
+    everything = not named or "all_prefs" in named
+    unknown = [m for m in named if m != "all_prefs" and m not in PREFS_MEASURES]
+    if unknown:
+        raise click.UsageError(
+            f"-m {unknown[0]}: with --qrels-format {request.inputs.prefs} give all_prefs or "
+            f"prefs measures: {', '.join(PREFS_MEASURES)}."
+        )
+    reader = read_prefs if request.inputs.prefs == "prefs" else read_qrels_prefs
+    conventions = request.conventions
+    lines: list[str] = []
+    with progress(request.output.quiet):
+        prefs = reader(request.inputs.qrels)
+        for path in request.inputs.runs:
+            run = read_trec_run(path)
+            table = run.to_arrow()
+            result = evaluate_prefs(
+                prefs,
+                table["query"].to_numpy(zero_copy_only=False),
+                table["doc"].to_numpy(zero_copy_only=False),
+                table["score"].to_numpy(),
+                measures=None if everything else named,
+                empty_rankings=conventions is not None and conventions.missing == "zero",
+                depth=None if conventions is None else conventions.depth,
+            )
+            lines += result.trec_lines(
+                per_query=per_query,
+                summary=not no_summary,
+                runid=run.name if everything else None,
+            )
+    write_output("\n".join(lines) + "\n", request.output.path)
 
 
 def _point_to_recsys(request: Request) -> None:

@@ -1,0 +1,16 @@
+runid                 	all	prefs
+num_q                 	all	11
+prefs_num_prefs_poss  	all	284
+prefs_num_prefs_ful   	all	97
+prefs_num_prefs_ful_ret	all	41
+prefs_simp            	all	0.3513
+prefs_pair            	all	0.3506
+prefs_avgjg           	all	0.3580
+prefs_avgjg_Rnonrel   	all	0.3586
+prefs_simp_ret        	all	0.4227
+prefs_pair_ret        	all	0.4084
+prefs_avgjg_ret       	all	0.3703
+prefs_avgjg_Rnonrel_ret	all	0.4128
+prefs_simp_imp        	all	0.5089
+prefs_pair_imp        	all	0.5113
+prefs_avgjg_imp       	all	0.4867
