@@ -588,6 +588,8 @@ def take_run_request(runs: Sequence[str], params: dict[str, Any]) -> Request:
     check_output(output)
     quiet = bool(params.pop("quiet", False))
     return Request(inputs, output=Output(params.pop("fmt", None) or "", output, quiet))
+
+
 def take_inputs(runs: Sequence[str], params: dict[str, Any], qrels: str | None = None) -> Inputs:
     """The :class:`Inputs` of a command whose QRELS are optional (``ranklens fuse``'s
     ``--qrels``), from the :func:`input_options` in ``params`` (taken out of it);
