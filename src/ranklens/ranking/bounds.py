@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -136,6 +136,35 @@ class JudgedBounds:
                 row["residual"] = self.residual[m].summary()[self.residual[m].metrics[0]]
             out[m] = row
         return out
+
+    def labels(self, metric: str) -> tuple[str, str]:
+        """The column labels of ``metric``'s two fills: ``"<metric> fill 0"`` and
+        ``"<metric> fill <grade>"``."""
+        return f"{metric} fill 0", f"{metric} fill {self.grade:g}"
+
+    def as_result(self) -> Result:
+        """One :class:`~ranklens.Result` with every metric followed by its two fills
+        (:meth:`labels`), which every table format renders beside the value; the value
+        result itself when the run retrieves no unjudged document of a judged query.
+
+        >>> import ranklens
+        >>> q = ranklens.Qrels.from_dict({"q": {"a": 1}})
+        >>> r = ranklens.Run.from_dict({"q": {"a": 2.0, "x": 1.0}})
+        >>> ranklens.judged_bounds(q, r, "p@2").as_result().summary()
+        {'p@2': 0.5, 'p@2 fill 0': 0.5, 'p@2 fill 1': 1.0}
+        """
+        if not self.any_unjudged:
+            return self.value
+        names: list[str] = []
+        values: dict[str, np.ndarray] = {}
+        parsed: dict[str, Metric] = {}
+        for m in self.metrics:
+            lo, hi = self.labels(m)
+            for name, res in ((m, self.value), (lo, self.fill_zero), (hi, self.fill_grade)):
+                names.append(name)
+                values[name] = res.values[m]
+                parsed[name] = res.parsed[m]
+        return replace(self.value, metrics=tuple(names), values=values, parsed=parsed)
 
     def per_query(self, metric: str) -> dict[str, tuple[float, float, float]]:
         """``{query: (value, fill_0, fill_g)}`` of one metric."""
