@@ -34,6 +34,7 @@ from ranklens.errors import InputError
 
 __all__ = [
     "PowerCheck",
+    "comparison_power",
     "minimum_detectable_difference",
     "paired_power",
     "power_check",
@@ -244,3 +245,23 @@ def power_check(
         queries_needed=needed,
         alpha=a,
     )
+
+
+def comparison_power(cmp: Any, *, power: float = 0.8) -> dict[tuple[str, str, str], PowerCheck]:
+    """:func:`power_check` of every paired test of a :class:`~ranklens.Comparison`,
+    ``{(system, other, metric): PowerCheck}``, on the queries the test used (those every
+    system has, with a defined value) at the comparison's ``alpha``, two-sided.  A pair
+    whose differences are all equal (sd 0) or that has fewer than two queries is left
+    out (no power question to ask)."""
+    from ranklens.comparison.systems import _matrix
+
+    out: dict[tuple[str, str, str], PowerCheck] = {}
+    col = {s: i for i, s in enumerate(cmp.systems)}
+    for metric in cmp.metrics:
+        x, _ = _matrix({s: cmp.results[s] for s in cmp.systems}, metric)
+        for pair in (p for p in cmp.pairs if p.metric == metric):
+            d = x[:, col[pair.system]] - x[:, col[pair.other]]
+            if d.size < 2 or float(np.ptp(d)) == 0:
+                continue
+            out[(pair.system, pair.other, metric)] = power_check(d, alpha=cmp.alpha, power=power)
+    return out
