@@ -71,6 +71,12 @@ def fill_unjudged(qrels: Qrels, run: Run, grade: float) -> tuple[Qrels, np.ndarr
     >>> filled.to_dict(), added.tolist()
     ({'q': {'a': 1.0, 'b': 0.0}}, [1])
     """
+    new = _unjudged_pairs(qrels, run)
+    return _filled(qrels, new, grade), _added_per_query(qrels, new)
+
+
+def _unjudged_pairs(qrels: Qrels, run: Run) -> tuple[pa.Array, pa.Array]:
+    """The run's ``(query, doc)`` pairs of judged queries that the qrels lack."""
     rq, rd = run._query.cast(pa.large_string()), run._doc.cast(pa.large_string())
     qq, qd = qrels._query.cast(pa.large_string()), qrels._doc.cast(pa.large_string())
     judged_q = pc.is_in(rq, value_set=pc.unique(qq))
@@ -78,18 +84,23 @@ def fill_unjudged(qrels: Qrels, run: Run, grade: float) -> tuple[Qrels, np.ndarr
     right = pa.table({"q": qq, "d": qd, "hit": pa.repeat(True, len(qq))})
     joined = left.join(right, keys=["q", "d"], join_type="left outer")
     new = joined.filter(pc.is_null(joined["hit"]))
-    q_new = new["q"].combine_chunks()
-    d_new = new["d"].combine_chunks()
-    filled = Qrels.from_arrays(
-        pa.concat_arrays([qq, q_new]),
-        pa.concat_arrays([qd, d_new]),
+    return new["q"].combine_chunks(), new["d"].combine_chunks()
+
+
+def _filled(qrels: Qrels, new: tuple[pa.Array, pa.Array], grade: float) -> Qrels:
+    q_new, d_new = new
+    return Qrels.from_arrays(
+        pa.concat_arrays([qrels._query.cast(pa.large_string()), q_new]),
+        pa.concat_arrays([qrels._doc.cast(pa.large_string()), d_new]),
         np.concatenate([qrels.relevance, np.full(len(q_new), float(grade))]),
         name=qrels.name,
     )
+
+
+def _added_per_query(qrels: Qrels, new: tuple[pa.Array, pa.Array]) -> np.ndarray:
     ids = pa.array(qrels.query_ids, type=pa.large_string())
-    where = to_numpy(pc.index_in(q_new, value_set=ids)).astype(np.int64)
-    added = np.bincount(where, minlength=len(ids)).astype(np.int64)
-    return filled, added
+    where = to_numpy(pc.index_in(new[0], value_set=ids)).astype(np.int64)
+    return np.bincount(where, minlength=len(ids)).astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -215,8 +226,9 @@ def judged_bounds(
     wanted = metric_list(metrics)
     keys = [m if isinstance(m, str) else str(m) for m in wanted]
     value = evaluate(qrels, run, keys, **conventions)  # warns (once) as evaluate does
-    zero, added = fill_unjudged(qrels, run, 0.0)
-    high = fill_unjudged(qrels, run, float(grade))[0]
+    pairs = _unjudged_pairs(qrels, run)  # one join, two fills
+    zero, high = _filled(qrels, pairs, 0.0), _filled(qrels, pairs, float(grade))
+    added = _added_per_query(qrels, pairs)
     residual: dict[str, Result] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RanklensWarning)  # the same warnings again
