@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # for type checkers and readers; at run time they come from _
     from ranklens.comparison.systems import Comparison, compare
     from ranklens.gates.core import gate
     from ranklens.metrics.registry import REGISTRY, Metric, get_metric
+    from ranklens.ranking.bounds import JudgedBounds, judged_bounds
     from ranklens.ranking.conventions import PROFILES, Conventions
     from ranklens.ranking.cutoffs import (
         CutoffResult,
@@ -74,6 +75,7 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "ranklens.ranking.data": ("Qrels", "Run"),
         "ranklens.ranking.intents": ("DiversityQrels",),
+        "ranklens.ranking.bounds": ("JudgedBounds", "judged_bounds"),
         "ranklens.ranking.evaluation": ("Result", "evaluate"),
         "ranklens.ranking.evaluator": ("Evaluator",),
         "ranklens.ranking.overlap": ("OverlapResult", "compare_runs"),
@@ -97,6 +99,7 @@ __all__ = [
     "Evaluator",
     "FormatError",
     "InputError",
+    "JudgedBounds",
     "Metric",
     "MetricNameError",
     "MetricParameterError",
@@ -117,5 +120,6 @@ __all__ = [
     "gate",
     "get_metric",
     "html_report",
+    "judged_bounds",
     "precision_recall_curve",
 ]

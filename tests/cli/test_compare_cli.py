@@ -271,3 +271,28 @@ def test_runs_are_named_alike_by_evaluate_compare_and_gate(tmp_path: Path) -> No
     )
     assert gate.exit_code == 0, gate.output
     assert "again against good" in gate.stdout
+
+
+def test_compare_power_note(tmp_path: Path) -> None:
+    import ranklens as rl
+    from ranklens.comparison import power_check
+
+    files = system_files(tmp_path, n_queries=8, noise={"a": 1.0, "b": 1.1}, seed=3)
+    args = ["compare", files["qrels"], files["a"], files["b"], "-m", "map", "--seed", "1"]
+    res = _invoke(*args, "--n-resamples", "200")
+    assert res.exit_code == 0, res.output  # type: ignore[attr-defined]
+    qrels = rl.io.read_qrels(files["qrels"])
+    va, vb = (
+        rl.evaluate(qrels, rl.io.read_run(files[n]), ["map"]).values["map"] for n in ("a", "b")
+    )
+    check = power_check(vb - va, power=0.9)
+    assert check.underpowered  # 8 queries, systems this close
+    res = _invoke(*args, "--n-resamples", "200", "--power", "0.9")
+    assert f"power: b vs a on map: {check.note()}" in res.output  # type: ignore[attr-defined]
+    # json keeps stdout machine-readable: the note goes to stderr
+    res = _invoke(*args, "--n-resamples", "200", "--format", "json")
+    assert res.exit_code == 0
+    json.loads(res.stdout)  # type: ignore[attr-defined]
+    assert "ranklens: note: power: b vs a on map" in res.stderr  # type: ignore[attr-defined]
+    res = _invoke(*args, "--power", "0.01")
+    assert res.exit_code == 2 and "--power" in res.output  # type: ignore[attr-defined]

@@ -60,12 +60,14 @@ from ranklens.errors import InputError, RanklensError, RanklensWarning  # noqa: 
 compare_pkg = importlib.import_module("ranklens.comparison")
 online_pkg = importlib.import_module("ranklens.online")
 opw = importlib.import_module("ranklens.online.power_analysis")
+cpw = importlib.import_module("ranklens.comparison.power")
 oseq = importlib.import_module("ranklens.online.sequential")
 ost = importlib.import_module("ranklens.online.stats")
 
 MODULES = (
     "ranklens.comparison.stats",
     "ranklens.comparison.systems",
+    "ranklens.comparison.power",
     "ranklens.online.stats",
     "ranklens.online.power_analysis",
     "ranklens.online.sequential",
@@ -749,12 +751,92 @@ SEQUENTIAL_SPECS: dict[str, Spec] = {
     ),
 }
 
-SPECS: dict[str, Spec] = {**COMPARE_SPECS, **ONLINE_STATS_SPECS, **POWER_SPECS, **SEQUENTIAL_SPECS}
+
+# ------------------------------------------------------------ ranklens.comparison.power
+def _pilot_kw(rng: np.random.Generator) -> dict[str, Any]:
+    n = int(rng.integers(5, 60))
+    return {
+        "differences": rng.normal(rng.uniform(-0.05, 0.05), rng.uniform(0.05, 0.3), n),
+        "alpha": float(rng.choice([0.01, 0.05])),
+        "power": float(rng.choice([0.7, 0.8, 0.9])),
+    }
+
+
+def _check_tss(res: Any, kw: dict[str, Any]) -> None:
+    sd = float(np.std(kw["differences"], ddof=1))
+    es = kw["delta"] / sd
+    assert isinstance(res, int) and res >= 2
+    assert cpw.paired_power(es, res, alpha=kw["alpha"]) >= kw["power"] - 1e-12
+    if res > 2:
+        assert cpw.paired_power(es, res - 1, alpha=kw["alpha"]) < kw["power"]
+
+
+def _check_mdd(res: Any, kw: dict[str, Any]) -> None:
+    d = kw["differences"]
+    es = res / float(np.std(d, ddof=1))
+    assert cpw.paired_power(es, d.size, alpha=kw["alpha"]) == pytest.approx(kw["power"], abs=1e-9)
+
+
+def _check_power_check(res: Any, kw: dict[str, Any]) -> None:
+    _prob(res.power_at_observed)
+    assert res.n == len(kw["differences"]) and res.minimum_detectable > 0
+    assert res.underpowered == (abs(res.observed) < res.minimum_detectable)
+
+
+PILOT_SPECS: dict[str, Spec] = {
+    "ranklens.comparison.power.paired_power": Spec(
+        cpw.paired_power,
+        lambda rng: {
+            "effect_size": float(rng.uniform(-1, 1)),
+            "n": int(rng.integers(2, 200)),
+            "alpha": 0.05,
+        },
+        strict=("effect_size", "n", "alpha"),
+        impossible=(({"n": 1}, r"\bn\b"), ({"alpha": 1.0}, r"alpha"), ({"n": 2.5}, r"\bn\b")),
+        check=lambda r, kw: (_prob(r), _inside(kw["alpha"] / 2, r, 1)),
+    ),
+    "ranklens.comparison.power.topic_set_size": Spec(
+        cpw.topic_set_size,
+        lambda rng: {**_pilot_kw(rng), "delta": float(rng.uniform(0.02, 0.2))},
+        strict=("differences", "delta", "alpha", "power"),
+        impossible=(
+            ({"delta": 0.0}, r"delta"),
+            ({"power": 0.01}, r"power"),
+            ({"differences": [0.1]}, r"differences"),
+            ({"differences": [0.1, 0.1]}, r"all equal"),
+        ),
+        check=_check_tss,
+    ),
+    "ranklens.comparison.power.minimum_detectable_difference": Spec(
+        cpw.minimum_detectable_difference,
+        _pilot_kw,
+        strict=("differences", "alpha", "power"),
+        impossible=(({"n": 1}, r"\bn\b"), ({"alpha": 0.0}, r"alpha"), ({"power": 1.0}, r"power")),
+        check=_check_mdd,
+    ),
+    "ranklens.comparison.power.power_check": Spec(
+        cpw.power_check,
+        _pilot_kw,
+        strict=("differences", "alpha", "power"),
+        impossible=(({"differences": [1.0]}, r"differences"), ({"power": 1.2}, r"power")),
+        check=_check_power_check,
+    ),
+}
+
+SPECS: dict[str, Spec] = {
+    **COMPARE_SPECS,
+    **ONLINE_STATS_SPECS,
+    **POWER_SPECS,
+    **SEQUENTIAL_SPECS,
+    **PILOT_SPECS,
+}
 # NaN rule other than "NaN out": msprt skips a look whose difference or variance is NaN
 NAN_SKIPS_LOOK = {"ranklens.online.sequential.msprt": ("diff", "variance")}
 
 # public functions of MODULES that are not in SPECS, and where their contract is tested
 NOT_IN_SPECS: dict[str, str] = {
+    "ranklens.comparison.power.comparison_power": "power_check of a Comparison's pairs: "
+    "test_compare_power_note (tests/cli/test_compare_cli.py)",
     "ranklens.comparison.systems.compare": "end to end: test_compare_drops_undefined_queries_"
     "for_every_system, test_compare_impossible_inputs",
     "ranklens.comparison.systems.named_systems": "input naming, no statistics: "

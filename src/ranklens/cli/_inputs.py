@@ -19,6 +19,7 @@ from ranklens.cli._common import echo_warning, run_names, stage, warnings_to_std
 from ranklens.cli._options import Request
 
 __all__ = [
+    "evaluate_bounds",
     "evaluate_runs",
     "read_qrels",
     "read_run_file",
@@ -223,6 +224,25 @@ def evaluate_runs(request: Request, qrels: Any, metrics: Sequence[str]) -> dict[
                 )
             )
     return _named(results, inputs.runs)
+
+
+def evaluate_bounds(
+    request: Request, qrels: Any, metrics: Sequence[str], grade: float
+) -> dict[str, Any]:
+    """``{run name: Result}`` with every metric beside its two unjudged fills
+    (:meth:`ranklens.JudgedBounds.as_result`; ``evaluate --bounds``): each run read
+    whole."""
+    from ranklens import judged_bounds
+
+    out = []
+    for path in request.inputs.runs:
+        with warnings_to_stderr(prefix=f"{path}: "), stage(f"evaluating {path} (bounds)"):
+            run = _read_run(request, path, staged=False)
+            bounds = judged_bounds(
+                qrels, run, list(metrics), grade=grade, **request.convention_kwargs()
+            )
+            out.append(bounds.as_result())
+    return _named(out, request.inputs.runs)
 
 
 def record_results(

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ranklens.cli._common import echo_warning, progress, write_output
-from ranklens.cli._inputs import evaluate_runs, read_qrels, record_results
+from ranklens.cli._inputs import evaluate_bounds, evaluate_runs, read_qrels, record_results
 from ranklens.cli._measures import (
     DEFAULT_METRICS,
     NICKNAMES,
@@ -66,13 +66,30 @@ def _metric_names(given: Sequence[str], fmt: str) -> list[str]:
     is_flag=True,
     help="With -q: leave out the aggregate over the queries (trec_eval -n).",
 )
+@click.option(
+    "--bounds",
+    is_flag=True,
+    help="Beside each metric, its value with every unjudged retrieved document judged "
+    "non-relevant (fill 0) and judged relevant (fill G, --bounds-grade): true bounds for "
+    "P@k, success, RR, DCG, RBP; for AP and nDCG the relevant fill can be the lower one. "
+    "Shown when the run retrieves unjudged documents.",
+)
+@click.option(
+    "--bounds-grade",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="With --bounds: the grade the relevant fill gives every unjudged document.",
+)
 @request_options(
     formats=_report_formats(),
     expand=_metric_names,
     metric_help="A metric (repeatable): ndcg@10, map, P.5, all_trec, ... "
     "Default: ndcg@10 map mrr p@10 recall@100 (trec_eval's set with --format trec).",
 )
-def evaluate_cmd(request: Request, per_query: bool, no_summary: bool) -> None:
+def evaluate_cmd(
+    request: Request, per_query: bool, no_summary: bool, bounds: bool, bounds_grade: float
+) -> None:
     """Evaluate one or more RUNS against QRELS.
 
     Several runs print one table, one row per run.  Files may be TREC, CSV,
@@ -98,7 +115,16 @@ def evaluate_cmd(request: Request, per_query: bool, no_summary: bool) -> None:
     with progress(request.output.quiet):
         qrels = read_qrels(request)
         _note_no_intents(request, qrels)
-        results = list(evaluate_runs(request, qrels, request.metrics).values())
+        if bounds:
+            if fmt == "trec":
+                raise click.UsageError(
+                    "--bounds adds columns that trec_eval's format has no place for; "
+                    "choose another --format (table, json, csv, markdown, latex)."
+                )
+            found = evaluate_bounds(request, qrels, request.metrics, bounds_grade)
+            results = list(found.values())
+        else:
+            results = list(evaluate_runs(request, qrels, request.metrics).values())
     _warn_different_queries(results)
     write_output(
         render(results, fmt, per_query=per_query, runid=runid, summary=not no_summary),

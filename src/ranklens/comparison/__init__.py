@@ -21,6 +21,13 @@ from ranklens._shared.lazy import lazy_exports
 
 TYPE_CHECKING = False  # type checkers take any name TYPE_CHECKING as true
 if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__)
+    from ranklens.comparison.power import (
+        PowerCheck,
+        minimum_detectable_difference,
+        paired_power,
+        power_check,
+        topic_set_size,
+    )
     from ranklens.comparison.stats import (
         CI_METHODS,
         CORRECTIONS,
@@ -38,6 +45,13 @@ if TYPE_CHECKING:  # at run time each name is imported on first use (__getattr__
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "ranklens.comparison.power": (
+            "PowerCheck",
+            "minimum_detectable_difference",
+            "paired_power",
+            "power_check",
+            "topic_set_size",
+        ),
         "ranklens.comparison.stats": (
             "CI_METHODS",
             "CORRECTIONS",
@@ -60,12 +74,17 @@ __all__ = [
     "TESTS",
     "Comparison",
     "PairTest",
+    "PowerCheck",
     "bootstrap_test",
     "cohens_d_paired",
     "compare",
     "correct",
     "mean_ci",
+    "minimum_detectable_difference",
+    "paired_power",
     "paired_ttest",
+    "power_check",
     "randomization_test",
+    "topic_set_size",
     "wilcoxon_test",
 ]

@@ -288,6 +288,10 @@ class MetricDef:
     # judged non-relevant document): the value there is the ``undefined`` convention's
     # (NaN, or 0), and under undefined='nan' a NaN of it makes its mean NaN
     zero_by_zero: bool = False
+    # (part 3 of issue 26, unjudged bounds) the values with every unjudged retrieved
+    # document judged non-relevant and judged at a grade g are true bounds: the value
+    # under any completion of the judgments lies between them (see FILL_BOUNDED)
+    fill_bounds: bool = False
 
     @property
     def required_inputs(self) -> tuple[tuple[Input, ...], ...]:
@@ -1247,9 +1251,20 @@ _RANKING_IRM: tuple[MetricDef, ...] = (
 )
 _VECTOR_K = _VECTOR_K | {"judged"}
 
-
+# --- issue 26 part 3 (how far to trust a metric): metrics whose two fills bound them --
+# A ranking metric is a true bound of its fills when it is non-decreasing in the grade of
+# every retrieved document and reads nothing else of the judgments (no number of relevant
+# documents, no ideal ranking, no judged/unjudged distinction): filling every unjudged
+# retrieved document with grade 0 gives its least value, with grade g its greatest.
+# Not AP, R, F, nDCG, R-prec, bpref, infAP (R and the ideal gains grow with the fill),
+# nor ERR (its gains are scaled by the query's highest grade).  rbp(scale=trec) rescales
+# a query's gains by its highest grade when that exceeds 1: a true bound for g <= 1 only
+# (ranklens.ranking.bounds.fill_bounded says so per metric and grade).
+FILL_BOUNDED = frozenset(
+    {"p", "success", "rr", "arhr", "num_rel_ret", "hits", "dcg", "cg", "rbp", "num_ret"}
+)
 RANKING = tuple(
-    replace(d, vector_k=d.name in _VECTOR_K)
+    replace(d, vector_k=d.name in _VECTOR_K, fill_bounds=d.name in FILL_BOUNDED)
     for d in _RANKING + _DIVERSITY + _CWL_MEASURES + _RANKING_IRM
 )
 

@@ -48,13 +48,13 @@ Controlled Experiments", 2020, ch. 17; Deng, Knoblich & Lu, KDD 2018.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, get_args
 
 import numpy as np
 
 from ranklens._shared.deps import needs
+from ranklens._shared.tpower import t_power
 from ranklens._shared.validate import (
     check_alpha,
     check_choice,
@@ -235,27 +235,16 @@ def _power_at(
     The t power is computed here with the same formula, but the lower tail of the
     two-sided test as the upper tail of ``-T`` (``nct.sf(c, df, -nc)``): scipy's
     ``nct.cdf`` far in the tail is NaN, which made statsmodels return NaN powers for
-    valid inputs (e.g. ``es = 0.06`` with 40,000 and 20,000 units)."""
+    valid inputs (e.g. ``es = 0.06`` with 40,000 and 20,000 units;
+    :func:`ranklens._shared.tpower.t_power`)."""
     if kind != "mean":
         return float(
             _solver(kind).power(
                 effect_size=es, nobs1=n1, alpha=alpha, ratio=ratio, alternative=alternative
             )
         )
-    with needs("stats", "ranklens.online power analysis"):
-        from scipy import stats  # type: ignore[import-untyped, unused-ignore]
-
     n2 = n1 * ratio
-    df = n1 + n2 - 2
-    nc = es * math.sqrt(n1 * n2 / (n1 + n2))
-    with warnings.catch_warnings():
-        # Boost's series for the noncentral t may report slow convergence in the far tail,
-        # where the tail is 0 or 1 to double precision anyway
-        warnings.simplefilter("ignore", RuntimeWarning)
-        if alternative == "larger":
-            return float(stats.nct.sf(stats.t.isf(alpha, df), df, nc))
-        c = stats.t.isf(alpha / 2, df)
-        return float(min(1.0, stats.nct.sf(c, df, nc) + stats.nct.sf(c, df, -nc)))
+    return t_power(es * math.sqrt(n1 * n2 / (n1 + n2)), n1 + n2 - 2, alpha, alternative)
 
 
 def _increasing_root(f: Any, x0: float, low: float) -> float:
