@@ -358,7 +358,7 @@ def test_unknown_parameter_lists_the_known_ones():
         ("p(rel=high)@5", r"'rel' must be a finite number"),
         ("err(max_rel=-1)", r"'max_rel' must be a number in \[0, inf\]"),
         ("mar(mode=3)@5", r"'mode' must be one of 'relevant', 'all'"),
-        ("err(ties=expected)@5", r"'ties' must be one of 'input', 'optimistic'"),
+        ("err(ties=expected)@5", r"'ties' must be one of 'doc_asc', 'input', 'optimistic'"),
     ],
 )
 def test_wrong_parameter_values(name, expect):

@@ -284,6 +284,9 @@ FAMILIES = (
 # every public function of the families and every public method of their public classes
 # ("family.function", "family.Class.method") -> a call with small valid inputs (names
 # defined in BLOCKER)
+#: an off-policy evaluation, for its methods
+OPE = "rl.online.ope_arrays([1, 0], [0, 1], [.5, .5], [[.5, .5]] * 2)"
+
 CALLS: dict[str, str] = {
     "classification.accuracy": "rl.classification.accuracy(T, P)",
     "classification.average_precision": "rl.classification.average_precision(T, [.1, .4, .3, .8])",
@@ -340,6 +343,16 @@ CALLS: dict[str, str] = {
     "comparison.bootstrap_test": "rl.comparison.bootstrap_test([0.1, 0.2, -0.1], 50, seed=0)",
     "comparison.cohens_d_paired": "rl.comparison.cohens_d_paired([1, 2, 3], [2, 2, 5])",
     "comparison.compare": "rl.compare(q, {'a': r, 'b': r2}, ['p@1'], seed=0)",
+    "comparison.Comparison.value": "rl.compare(q, {'a': r, 'b': r2}, ['p@1'], seed=0).value("
+    "'a', 'p@1')",
+    "comparison.PowerCheck.note": "rl.comparison.power_check([0.1, 0.2, -0.1, 0.3]).note()",
+    "comparison.minimum_detectable_difference": "rl.comparison.minimum_detectable_difference("
+    "std=1.0, n=20)",
+    "comparison.paired_power": "rl.comparison.paired_power(0.5, 20)",
+    "comparison.power_check": "rl.comparison.power_check([0.1, 0.2, -0.1, 0.3])",
+    "comparison.topic_set_size": "rl.comparison.topic_set_size(delta=0.5, std=1.0)",
+    "entity_resolution.sampled_estimates": "rl.entity_resolution.sampled_estimates([0, 0, 1], "
+    "[0, 1, 2], [5, 5, 5])",
     "comparison.correct": "rl.comparison.correct([0.01, 0.2])",
     "comparison.mean_ci": "rl.comparison.mean_ci([1.0, 2.0, 4.0])",
     "comparison.paired_ttest": "rl.comparison.paired_ttest([1, 2, 3], [2, 2, 5])",
@@ -360,6 +373,24 @@ CALLS: dict[str, str] = {
     "'count': [20, 20], 'y_sum': [20.0, 22.0], 'y_sum_sq': [40.0, "
     "50.0]}, 'y=mean(y)')",
     "online.stats_columns": "rl.online.stats_columns('y=mean(y)')",
+    "online.ope_arrays": OPE,
+    "online.OffPolicyEvaluation.get": OPE + ".get('ips')",
+    "online.OffPolicyEvaluation.render": OPE + ".render()",
+    "online.OffPolicyEvaluation.to_arrow": OPE + ".to_arrow()",
+    "online.OffPolicyEvaluation.to_dict": OPE + ".to_dict()",
+    "online.OffPolicyEvaluation.to_frame": OPE + ".to_frame()",
+    "online.OffPolicyEvaluation.to_json": OPE + ".to_json()",
+    "online.ope_tables": "rl.online.ope_tables({'round': ['a', 'b'], 'action': ['x', 'y'], "
+    "'reward': [1, 0], 'propensity': [0.5, 0.5]}, {'round': ['a', 'a', 'b', 'b'], "
+    "'action': ['x', 'y', 'x', 'y'], 'probability': [0.9, 0.1, 0.9, 0.1]})",
+    "online.policy_from_scores": "rl.online.policy_from_scores([[0.1, 0.9], [0.8, 0.2]])",
+    "online.sign_test": "rl.online.sign_test(9, 1)",
+    "online.slate_ope": "rl.online.slate_ope([0, 0, 1, 1], [0, 1, 0, 1], [1, 0, 0, 1], "
+    "estimators='slate-ips', pscore=[0.25] * 4, evaluation_policy_pscore=[0.5] * 4)",
+    "online.slate_ope_tables": "rl.online.slate_ope_tables({'slate': [0, 0, 1, 1], "
+    "'position': [0, 1, 0, 1], 'reward': [1, 0, 0, 1], 'pscore': [0.25] * 4}, "
+    "{'slate': [0, 0, 1, 1], 'position': [0, 1, 0, 1], 'pscore': [0.5] * 4}, "
+    "estimators='slate-ips')",
     "online.assign": "rl.online.assign(UNITS, EXP)",
     "online.bucket_units": "rl.online.bucket_units(UNITS, 'salt')",
     "online.cuped_theta": "rl.online.cuped_theta([1.0, 2.0, 4.0], [1.0, 1.5, 3.0])",

@@ -82,8 +82,10 @@ def test_progress_with_a_percentage_on_a_terminal(tmp_path: Path, command: str) 
     shown = _shown(err)
     # evaluate reads each run when its turn comes: "evaluating RUN: reading", then
     # "evaluating RUN: evaluating"; compare reads them all first
-    read = f"evaluating {a}: reading" if command == "evaluate" else f"reading {a}"
-    assert read in shown and "100%" in shown
+    # (which frames a terminal shows depends on the refresh thread's timing: on a busy
+    # machine, e.g. beside other pytest-xdist workers, only some stages are drawn)
+    read = [f"evaluating {r}: " for r in (a, b)] if command == "evaluate" else [f"reading {a}"]
+    assert any(r in shown for r in read) and "100%" in shown
     assert ("evaluating" in shown) and (command == "evaluate" or "resampling" in shown)
     # the same numbers as without a terminal, where stderr stays empty
     code, plain, quiet_err = _run(args, terminal=False)

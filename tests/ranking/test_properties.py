@@ -23,17 +23,24 @@ import ranklens as rl
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-NAN_ALLOWED = {"fcp", "kendall_tau", "spearman_rho"}
+# nnrbp: 0/0 on a query without a relevant judgment (ndeval prints nan)
+NAN_ALLOWED = {"fcp", "kendall_tau", "spearman_rho", "nnrbp"}
 ORDERED_TIES = ("trec", "input", "optimistic", "pessimistic")
 
 # the ranking families (other domains have their own entry points)
 RANKING = {n: d for n, d in rl.REGISTRY.items() if d.domain == "ranking"}
 
 
+#: C/W/L models whose gains must lie in [0, 1]: the generated grades (up to 3) fit only
+#: under gain=binary
+UNIT_GAINS = ("cwl_inst", "cwl_nerr8", "cwl_nerr9", "cwl_nerr10", "cwl_nerr11")
+
+
 def _metric_names() -> list[str]:
     """Every registry family with a cutoff where it takes one, plus parameter variants."""
     names: list[str] = []
-    for name, defn in RANKING.items():
+    for family, defn in RANKING.items():
+        name = f"{family}(gain=binary)" if family in UNIT_GAINS else family
         if defn.cutoff == "optional":
             names += [name, f"{name}@1", f"{name}@3"]
         elif defn.cutoff == "none":
@@ -483,12 +490,25 @@ def _value_for(param):
     """A strategy of valid values of one parameter (its default included)."""
     if param.kind == "choice":
         return st.sampled_from(list(param.choices))
-    if param.kind == "number":
+    if param.kind in ("number", "int"):
         lo = -1e6 if param.minimum is None else param.minimum
         hi = 1e6 if param.maximum is None else param.maximum
+        ints = st.integers(
+            math.floor(lo) + 1 if param.open_minimum else math.ceil(lo),
+            math.ceil(hi) - 1 if param.open_maximum else math.floor(hi),
+        )
+        if param.kind == "int":
+            return ints
         return st.one_of(
-            st.integers(math.ceil(lo), math.floor(hi)),
-            st.floats(lo, hi, allow_nan=False, allow_infinity=False),
+            ints,
+            st.floats(
+                lo,
+                hi,
+                allow_nan=False,
+                allow_infinity=False,
+                exclude_min=param.open_minimum,
+                exclude_max=param.open_maximum,
+            ),
         )
     if param.kind == "gainmap":
         return st.one_of(
@@ -524,6 +544,8 @@ def metric_specs(draw):
         k = draw(st.floats(0, 1, allow_nan=False))
     elif defn.cutoff == "multiple":
         k = draw(st.floats(1e-3, 100, allow_nan=False))
+    elif defn.cutoff == "required":  # the intent-aware metrics (alpha_ndcg@k, ...)
+        k = draw(st.integers(1, 10_000))
     else:
         k = None
     return family, spelling, values, k

@@ -65,7 +65,6 @@ _NOT_HERE = {
     "inst": "INST",
     "insq": "INSQ",
     "bpm": "BPM",
-    "accuracy": "Accuracy",
 }
 
 
