@@ -31,7 +31,6 @@ What cwl_eval is given, and why (ranklens names each difference a parameter):
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from importlib import metadata
@@ -243,18 +242,12 @@ def files() -> dict[str, bytes]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare instead of writing")
-    args = parser.parse_args()
-    for name, data in files().items():
-        path = OUT.parent / name
-        if args.check:
-            if path.read_bytes() != data:
-                print(f"{path} differs from what cwl_eval gives", file=sys.stderr)
-                return 1
-        else:
-            path.write_bytes(data)
-    return 0
+    if __package__:  # imported by the tests
+        from tests.conformance.regenerate import write_or_check
+    else:  # run as a script: its folder is on sys.path
+        from regenerate import write_or_check  # type: ignore[no-redef]
+
+    return write_or_check(files, OUT.parent, "cwl_eval", __doc__ or "")
 
 
 if __name__ == "__main__":

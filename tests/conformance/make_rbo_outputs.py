@@ -19,7 +19,6 @@ it; it needs only the standard library and the package.
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import random
@@ -80,18 +79,12 @@ def files() -> dict[str, bytes]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare instead of writing")
-    args = parser.parse_args()
-    for name, data in files().items():
-        path = OUT.parent / name
-        if args.check:
-            if path.read_bytes() != data:
-                print(f"{path} differs from what rbo gives", file=sys.stderr)
-                return 1
-        else:
-            path.write_bytes(data)
-    return 0
+    if __package__:  # imported by the tests
+        from tests.conformance.regenerate import write_or_check
+    else:  # run as a script: its folder is on sys.path
+        from regenerate import write_or_check  # type: ignore[no-redef]
+
+    return write_or_check(files, OUT.parent, "rbo", __doc__ or "")
 
 
 if __name__ == "__main__":
