@@ -567,3 +567,15 @@ def run_names(paths: Sequence[str], runs: Sequence[Any]) -> list[str]:
             name = f"{base}-{i}"
         out.append(name)
     return out
+
+
+def parse_each(specs: Sequence[str], parse: Callable[[str], Any], option: str) -> list[Any]:
+    """``parse`` of every text given to ``option``; a spec the library refuses is a usage
+    error naming the option (exit 2)."""
+    out = []
+    for spec in specs:
+        try:
+            out.append(parse(spec))
+        except RanklensError as exc:
+            raise click.BadParameter(str(exc), param_hint=option) from None
+    return out

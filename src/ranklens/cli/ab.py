@@ -23,6 +23,7 @@ from ranklens.cli._common import (
     GuardedGroup,
     check_output,
     lines_named,
+    parse_each,
     progress,
     read_document,
     read_input_table,
@@ -39,7 +40,7 @@ from ranklens.cli._options import (
     output_option,
     quiet_option,
 )
-from ranklens.errors import InputError, RanklensError
+from ranklens.errors import InputError
 from ranklens.render.online import FORMATS as ANALYSIS_FORMATS
 
 __all__ = ["ab"]
@@ -731,13 +732,7 @@ def _analyze_table(
 def _parse_metrics(specs: Sequence[str]) -> list[Any]:
     from ranklens.online.metrics import parse_metric
 
-    metrics = []
-    for spec in specs:
-        try:
-            metrics.append(parse_metric(spec))
-        except RanklensError as exc:
-            raise click.BadParameter(str(exc), param_hint="--metric") from None
-    return metrics
+    return parse_each(specs, parse_metric, "--metric")
 
 
 def _analysis_plan(plan_path: str | None, experiment: str | None, weights: str | None) -> Any:

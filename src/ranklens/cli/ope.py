@@ -25,6 +25,7 @@ import click
 from ranklens.cli._common import (
     check_output,
     lines_named,
+    parse_each,
     progress,
     read_input_table,
     stage,
@@ -40,7 +41,6 @@ from ranklens.cli._options import (
     output_option,
     quiet_option,
 )
-from ranklens.errors import RanklensError
 from ranklens.render.online import FORMATS
 
 __all__ = ["ope_cmd"]
@@ -49,13 +49,7 @@ __all__ = ["ope_cmd"]
 def _estimators(specs: Sequence[str]) -> list[Any]:
     from ranklens.online.ope import parse_estimator
 
-    out = []
-    for spec in specs:
-        try:
-            out.append(parse_estimator(spec))
-        except RanklensError as exc:
-            raise click.BadParameter(str(exc), param_hint="--estimator") from None
-    return out
+    return parse_each(specs, parse_estimator, "--estimator")
 
 
 @click.command("ope")
